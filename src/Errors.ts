@@ -1,0 +1,277 @@
+/**
+ * The typed failures of every stage, and the one mapping from a call's failure to the text the
+ * model sees (claude-code-spec §4.3, §1.4, §2.10).
+ */
+import { Schema } from "effect"
+
+// ---------------------------------------------------------------------------------------------
+// Per-call failures: each ends one tool_use with an error tool_result.
+// ---------------------------------------------------------------------------------------------
+
+/** Stage 0, lookup: the model named a tool that is not in the pool. */
+export class UnknownTool extends Schema.TaggedError<UnknownTool>()("UnknownTool", {
+  toolName: Schema.String,
+  hint: Schema.optionalWith(Schema.String, { exact: true })
+}) {
+  override get message() {
+    return `No such tool available: ${this.toolName}`
+  }
+}
+
+/** Stage 1, schema: the input does not match the tool's schema (or is not a JSON object). */
+export class InvalidToolInput extends Schema.TaggedError<InvalidToolInput>()("InvalidToolInput", {
+  toolName: Schema.String,
+  issues: Schema.Array(Schema.String)
+}) {
+  override get message() {
+    return `${this.toolName} failed due to the following ${this.issues.length === 1 ? "issue" : "issues"}:\n${this.issues.join("\n")}`
+  }
+}
+
+/** Stage 2, the tool's own `validateInput` refused the input. */
+export class InputRejected extends Schema.TaggedError<InputRejected>()("InputRejected", {
+  toolName: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return this.reason
+  }
+}
+
+/** Stage 3, a PreToolUse hook blocked the call (exit code 2 or a JSON deny). */
+export class HookBlocked extends Schema.TaggedError<HookBlocked>()("HookBlocked", {
+  toolName: Schema.String,
+  event: Schema.String,
+  /** Set for an exit-2 block: the hook command, shown in brackets. */
+  command: Schema.optionalWith(Schema.String, { exact: true }),
+  reason: Schema.String
+}) {
+  override get message() {
+    return this.command === undefined
+      ? `${this.event}:${this.toolName} hook error: ${this.reason}`
+      : `${this.event}:${this.toolName} hook error: [${this.command}]: ${this.reason}`
+  }
+}
+
+/** A hook answered `continue: false`: the call does not run. */
+export class HookStopped extends Schema.TaggedError<HookStopped>()("HookStopped", {
+  toolName: Schema.String,
+  event: Schema.String,
+  stopReason: Schema.String
+}) {
+  override get message() {
+    return `Execution stopped by ${this.event} hook${this.stopReason === "" ? "" : `: ${this.stopReason}`}`
+  }
+}
+
+/** Stage 4, a permission rule, the mode, or a safety check denied the call. */
+export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("PermissionDenied", {
+  toolName: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return this.reason
+  }
+}
+
+/** Stage 4, an "ask" that the user (or an approver) answered with no. */
+export class NotApproved extends Schema.TaggedError<NotApproved>()("NotApproved", {
+  toolName: Schema.String,
+  feedback: Schema.optionalWith(Schema.String, { exact: true })
+}) {
+  override get message() {
+    return this.feedback === undefined || this.feedback === ""
+      ? REJECT_MESSAGE
+      : `${REJECT_MESSAGE_WITH_FEEDBACK}${this.feedback}`
+  }
+}
+
+/** Stage 5, the tool ran and failed (a non-zero exit, an MCP `isError`, a typed tool error). */
+export class ToolFailed extends Schema.TaggedError<ToolFailed>()("ToolFailed", {
+  toolName: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return truncateMiddle(this.reason, 10_000)
+  }
+}
+
+/** Stage 5, the tool threw or died unexpectedly: a bug, not an expected failure. */
+export class ToolDefect extends Schema.TaggedError<ToolDefect>()("ToolDefect", {
+  toolName: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `Error calling tool (${this.toolName}): ${this.reason}`
+  }
+}
+
+/** The user interrupted the turn while this call was queued or running. */
+export class Interrupted extends Schema.TaggedError<Interrupted>()("Interrupted", {
+  toolName: Schema.String
+}) {
+  override get message() {
+    return REJECT_MESSAGE
+  }
+}
+
+/** A Bash sibling in the same concurrent batch failed, so this call was cancelled. */
+export class CancelledBySibling extends Schema.TaggedError<CancelledBySibling>()("CancelledBySibling", {
+  toolName: Schema.String,
+  /** The failing sibling's description, e.g. its command; empty when unknown. */
+  sibling: Schema.String
+}) {
+  override get message() {
+    if (this.sibling === "") return "Cancelled: parallel tool call errored"
+    const head = this.sibling.length > 40 ? `${this.sibling.slice(0, 40)}…` : this.sibling
+    return `Cancelled: parallel tool call Bash(${head}) errored`
+  }
+}
+
+/**
+ * The call never started: the model's message ended otherwise than with `tool_use` (max_tokens,
+ * refusal, a stream error), or a hook stopped the turn first. `reason` says which.
+ */
+export class NotStarted extends Schema.TaggedError<NotStarted>()("NotStarted", {
+  toolName: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `Error: this tool call was not run: ${this.reason}`
+  }
+}
+
+/** Two tool_use blocks of one message share an id; the later ones are not run. */
+export class DuplicateToolUseId extends Schema.TaggedError<DuplicateToolUseId>()("DuplicateToolUseId", {
+  toolName: Schema.String,
+  toolUseId: Schema.String
+}) {
+  override get message() {
+    return `Error: duplicate tool_use id ${this.toolUseId}; only the first call with this id was run`
+  }
+}
+
+export type CallError =
+  | UnknownTool
+  | InvalidToolInput
+  | InputRejected
+  | HookBlocked
+  | HookStopped
+  | PermissionDenied
+  | NotApproved
+  | ToolFailed
+  | ToolDefect
+  | Interrupted
+  | CancelledBySibling
+  | NotStarted
+  | DuplicateToolUseId
+
+export const CallError = Schema.Union(
+  UnknownTool,
+  InvalidToolInput,
+  InputRejected,
+  HookBlocked,
+  HookStopped,
+  PermissionDenied,
+  NotApproved,
+  ToolFailed,
+  ToolDefect,
+  Interrupted,
+  CancelledBySibling,
+  NotStarted,
+  DuplicateToolUseId
+)
+
+/** What the model reads for a failed call: one exhaustive mapping (claude-code-spec §4.3). */
+export const toModelText = (error: CallError): string => {
+  switch (error._tag) {
+    case "UnknownTool":
+      return wrap(`Error: ${error.message}${error.hint === undefined ? "" : ` ${error.hint}`}`)
+    case "InvalidToolInput":
+      return wrap(`InputValidationError: ${error.message}`)
+    case "InputRejected":
+    case "ToolDefect":
+    case "CancelledBySibling":
+    case "NotStarted":
+    case "DuplicateToolUseId":
+      return wrap(error.message)
+    case "HookBlocked":
+    case "HookStopped":
+    case "PermissionDenied":
+    case "NotApproved":
+    case "ToolFailed":
+    case "Interrupted":
+      return error.message
+    default:
+      return absurd(error)
+  }
+}
+
+const wrap = (text: string) => `<tool_use_error>${text}</tool_use_error>`
+
+const absurd = (value: never): never => {
+  throw new Error(`unhandled call error ${JSON.stringify(value)}`)
+}
+
+export const REJECT_MESSAGE =
+  "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed."
+
+export const REJECT_MESSAGE_WITH_FEEDBACK =
+  "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\n"
+
+export const INTERRUPT_MARKER = "[Request interrupted by user for tool use]"
+
+/** Keeps the head and tail of a long text (claude-code-spec §4.3: first 5000 + marker + last 5000). */
+export const truncateMiddle = (text: string, max: number): string => {
+  if (text.length <= max) return text
+  const half = Math.floor(max / 2)
+  const cut = text.length - 2 * half
+  return `${text.slice(0, half)}\n\n... [${cut} characters truncated] ...\n\n${text.slice(text.length - half)}`
+}
+
+// ---------------------------------------------------------------------------------------------
+// Runtime failures: not per call; they end a command or a turn.
+// ---------------------------------------------------------------------------------------------
+
+/** A settings source could not be read or parsed. The other sources still load. */
+export class SettingsError extends Schema.TaggedError<SettingsError>()("SettingsError", {
+  path: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `${this.path}: ${this.reason}`
+  }
+}
+
+/** The input given to the CLI or the library (a message, a tool input) is unusable as a whole. */
+export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", {
+  reason: Schema.String
+}) {
+  override get message() {
+    return this.reason
+  }
+}
+
+/** A result could not be written to the session directory. */
+export class ResultStoreError extends Schema.TaggedError<ResultStoreError>()("ResultStoreError", {
+  path: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `could not save ${this.path}: ${this.reason}`
+  }
+}
+
+/**
+ * The failure channel of a tool's `call`: an expected failure whose text the model sees
+ * (e.g. `Exit code 1` and the output of a Bash command). `response` is what PostToolUseFailure
+ * hooks and renderers may use.
+ */
+export class ToolError extends Schema.TaggedError<ToolError>()("ToolError", {
+  reason: Schema.String,
+  response: Schema.optionalWith(Schema.Unknown, { exact: true })
+}) {
+  override get message() {
+    return this.reason
+  }
+}

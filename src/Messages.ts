@@ -1,0 +1,80 @@
+/**
+ * Anthropic Messages API content blocks, as far as the tool runtime needs them.
+ */
+import { Schema } from "effect"
+
+export const TextBlock = Schema.Struct({
+  type: Schema.Literal("text"),
+  text: Schema.String
+})
+export type TextBlock = typeof TextBlock.Type
+
+export const ImageBlock = Schema.Struct({
+  type: Schema.Literal("image"),
+  source: Schema.Struct({
+    type: Schema.Literal("base64"),
+    media_type: Schema.String,
+    data: Schema.String
+  })
+})
+export type ImageBlock = typeof ImageBlock.Type
+
+/** A `tool_use` block as the model sends it; `input` is untrusted JSON. */
+export const ToolUseBlock = Schema.Struct({
+  type: Schema.Literal("tool_use"),
+  id: Schema.String,
+  name: Schema.String,
+  input: Schema.Unknown
+})
+export type ToolUseBlock = typeof ToolUseBlock.Type
+
+export const ToolResultContent = Schema.Union(
+  Schema.String,
+  Schema.Array(Schema.Union(TextBlock, ImageBlock))
+)
+export type ToolResultContent = typeof ToolResultContent.Type
+
+export const ToolResultBlock = Schema.Struct({
+  type: Schema.Literal("tool_result"),
+  tool_use_id: Schema.String,
+  content: ToolResultContent,
+  is_error: Schema.optionalWith(Schema.Boolean, { exact: true })
+})
+export type ToolResultBlock = typeof ToolResultBlock.Type
+
+/** The user message that answers an assistant message's tool calls. */
+export interface ToolResultsMessage {
+  readonly role: "user"
+  readonly content: ReadonlyArray<ToolResultBlock | TextBlock>
+}
+
+export const toolResult = (
+  toolUseId: string,
+  content: ToolResultContent,
+  isError = false
+): ToolResultBlock =>
+  isError
+    ? { type: "tool_result", tool_use_id: toolUseId, content, is_error: true }
+    : { type: "tool_result", tool_use_id: toolUseId, content }
+
+/** Total length of the text in a result, the measure used for size limits. */
+export const contentLength = (content: ToolResultContent): number =>
+  typeof content === "string"
+    ? content.length
+    : content.reduce((n, block) => n + (block.type === "text" ? block.text.length : 0), 0)
+
+export const contentText = (content: ToolResultContent): string =>
+  typeof content === "string"
+    ? content
+    : content.map((block) => (block.type === "text" ? block.text : "[image]")).join("\n")
+
+export const hasImage = (content: ToolResultContent): boolean =>
+  typeof content !== "string" && content.some((block) => block.type === "image")
+
+/**
+ * Stands in for a tool_use input that was not valid JSON (e.g. cut off by max_tokens). It never
+ * reaches a tool: the validator turns it into an InputValidationError result.
+ */
+export class UnparsableInput {
+  constructor(readonly text: string, readonly reason: string) {}
+}

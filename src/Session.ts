@@ -1,0 +1,56 @@
+/**
+ * The shared context of a session: what tools see of where they run. Only tools that are not
+ * concurrency-safe may change it, through `ToolResult.contextModifier`.
+ */
+import { randomUUID } from "node:crypto"
+import * as os from "node:os"
+import * as path from "node:path"
+import type { PermissionMode } from "./permissions/types.js"
+
+export interface SessionContext {
+  readonly sessionId: string
+  /** Where this session keeps its files: spilled results, transcripts, background output. */
+  readonly sessionDir: string
+  /** The directory the session started in (CLAUDE_PROJECT_DIR for hooks). */
+  readonly projectDir: string
+  /** The current working directory; Bash `cd` moves it within the working directories. */
+  readonly cwd: string
+  /** Extra working directories (`--add-dir`, `permissions.additionalDirectories`). */
+  readonly additionalDirectories: ReadonlyArray<string>
+  readonly permissionMode: PermissionMode
+  /** Set inside subagents; hooks see it as `agent_id` / `agent_type`. */
+  readonly agent?: { readonly id: string; readonly type: string }
+  /** The transcript file of the session, when one is recorded. */
+  readonly transcriptPath?: string
+}
+
+/** The working directories: where the session started plus the additional ones. */
+export const workingDirectories = (session: SessionContext): ReadonlyArray<string> => [
+  session.projectDir,
+  ...session.additionalDirectories
+]
+
+export interface NewSessionOptions {
+  readonly cwd: string
+  readonly permissionMode: PermissionMode
+  readonly additionalDirectories?: ReadonlyArray<string>
+  readonly sessionId?: string
+  /** Defaults to `~/.toolgate/projects/<cwd as a name>/<session id>`. */
+  readonly sessionDir?: string
+}
+
+/** Turns a directory into one safe file name, as Claude Code names its project folders. */
+export const projectSlug = (dir: string): string => dir.replace(/[^A-Za-z0-9]/g, "-")
+
+export const newSession = (options: NewSessionOptions): SessionContext => {
+  const cwd = path.resolve(options.cwd)
+  const sessionId = options.sessionId ?? randomUUID()
+  return {
+    sessionId,
+    sessionDir: path.resolve(options.sessionDir ?? path.join(os.homedir(), ".toolgate", "projects", projectSlug(cwd), sessionId)),
+    projectDir: cwd,
+    cwd,
+    additionalDirectories: options.additionalDirectories ?? [],
+    permissionMode: options.permissionMode
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * The tool contract: what a tool is, what it gets when it runs, and what it gives back.
+ * `buildTool` fills in fail-closed defaults: not read-only, not concurrency-safe, destructive,
+ * no footprint (touches everything), and permission checks that pass through to the rules and
+ * the mode (so a tool nobody allowed asks).
+ */
+import { Effect, JSONSchema, Schema } from "effect"
+import type { ToolError, InputRejected } from "./Errors.js"
+import { InputRejected as InputRejectedError } from "./Errors.js"
+import type { ToolResultContent } from "./Messages.js"
+import type { PermissionSubject, ToolPermissionResult, PermissionMode } from "./permissions/types.js"
+import type { FileStateService } from "./services/FileState.js"
+import type { SessionContext } from "./Session.js"
+
+/** A tool's input schema: an effect Schema whose encoded side is plain JSON, or raw JSON Schema (MCP). */
+export type ToolInputSchema<I> =
+  | { readonly _tag: "Schema"; readonly schema: Schema.Schema<I, any, never> }
+  | {
+      readonly _tag: "JsonSchema"
+      readonly jsonSchema: Record<string, unknown>
+      /** Validates untrusted input; returns the issues in the built-in style, or the input. */
+      readonly validate: (input: unknown) => { readonly ok: true; readonly value: I } | { readonly ok: false; readonly issues: ReadonlyArray<string> }
+    }
+
+export interface ToolProgress {
+  /** One line for people, e.g. "12 lines of output" or "step 3/5". */
+  readonly message: string
+  readonly data?: unknown
+}
+
+/** What a running call gets: where it runs, the file-read state, and a way to report progress. */
+export interface ToolContext {
+  readonly toolUseId: string
+  readonly session: SessionContext
+  readonly fileState: FileStateService
+  readonly reportProgress: (progress: ToolProgress) => Effect.Effect<void>
+}
+
+/** What a tool's `checkPermissions` and `validateInput` see. */
+export interface ToolCheckContext {
+  readonly session: SessionContext
+  readonly fileState: FileStateService
+  readonly mode: PermissionMode
+}
+
+export interface ToolResult<O> {
+  readonly data: O
+  /** Messages to append to the conversation after the tool results (e.g. a loaded skill). */
+  readonly newMessages?: ReadonlyArray<unknown>
+  /** Changes the shared context for later calls (only for tools that are not concurrency-safe). */
+  readonly contextModifier?: (session: SessionContext) => SessionContext
+  readonly mcpMeta?: { readonly _meta?: Record<string, unknown>; readonly structuredContent?: unknown }
+}
+
+/** Paths a call reads and writes, for footprint scheduling; real paths with symlinks resolved. */
+export interface Footprint {
+  readonly reads: ReadonlyArray<string>
+  readonly writes: ReadonlyArray<string>
+}
+
+export type InterruptBehavior = "cancel" | "block"
+
+export interface McpToolInfo {
+  readonly serverName: string
+  readonly toolName: string
+  readonly source?: string
+}
+
+export interface Tool<I = any, O = any> {
+  readonly name: string
+  readonly aliases: ReadonlyArray<string>
+  readonly inputSchema: ToolInputSchema<I>
+  /** Short description sent with the tool definition. */
+  readonly description: string
+  /** Longer usage text for the system prompt. */
+  readonly prompt: string
+  readonly isEnabled: Effect.Effect<boolean>
+  readonly isReadOnly: (input: I) => boolean
+  readonly isConcurrencySafe: (input: I) => boolean
+  readonly isDestructive: (input: I) => boolean
+  readonly interruptBehavior: () => InterruptBehavior
+  /** Results longer than min(this, 50000) characters are spilled to a file (spec §4.4). */
+  readonly maxResultSizeChars: number
+  /** Input as hooks and permission checks see it: paths made absolute. */
+  readonly expandInput: (input: I, session: SessionContext) => I
+  readonly validateInput: (input: I, ctx: ToolCheckContext) => Effect.Effect<void, InputRejected>
+  /** What content rules apply to (a path, a command, a URL). */
+  readonly permissionSubject: (input: I, session: SessionContext) => PermissionSubject
+  /** The tool's own verdict; `passthrough` leaves it to rules and mode. */
+  readonly checkPermissions: (input: I, ctx: ToolCheckContext) => Effect.Effect<ToolPermissionResult>
+  readonly call: (input: I, ctx: ToolContext) => Effect.Effect<ToolResult<O>, ToolError>
+  readonly mapResult: (output: O, toolUseId: string) => ToolResultContent
+  /** The structured response PostToolUse hooks receive as `tool_response`. */
+  readonly hookResponse: (output: O) => unknown
+  readonly footprint: ((input: I, session: SessionContext) => Effect.Effect<Footprint>) | undefined
+  readonly userFacingName: (input: I | undefined) => string
+  readonly renderUse: (input: I) => string
+  readonly renderResult: (output: O) => string
+  readonly renderProgress: (progress: ToolProgress) => string
+  readonly mcp: McpToolInfo | undefined
+  /** Listed by name only until ToolSearch loads its schema. */
+  readonly shouldDefer: boolean
+  readonly requiresUserInteraction: boolean
+  /** Loads what the synchronous flags need (e.g. the shell parser), once, before calls are planned. */
+  readonly warmup: Effect.Effect<void>
+}
+
+export type AnyTool = Tool<any, any>
+
+/** The parts of a tool a definition must give; everything else has a fail-closed default. */
+export interface ToolDefinition<I, O> {
+  readonly name: string
+  readonly inputSchema: Schema.Schema<I, any, never> | ToolInputSchema<I>
+  readonly description: string
+  readonly call: (input: I, ctx: ToolContext) => Effect.Effect<ToolResult<O>, ToolError>
+  readonly aliases?: ReadonlyArray<string>
+  readonly prompt?: string
+  readonly isEnabled?: Effect.Effect<boolean>
+  readonly isReadOnly?: (input: I) => boolean
+  readonly isConcurrencySafe?: (input: I) => boolean
+  readonly isDestructive?: (input: I) => boolean
+  readonly interruptBehavior?: () => InterruptBehavior
+  readonly maxResultSizeChars?: number
+  readonly expandInput?: (input: I, session: SessionContext) => I
+  readonly validateInput?: (input: I, ctx: ToolCheckContext) => Effect.Effect<void, InputRejected>
+  readonly permissionSubject?: (input: I, session: SessionContext) => PermissionSubject
+  readonly checkPermissions?: (input: I, ctx: ToolCheckContext) => Effect.Effect<ToolPermissionResult>
+  readonly mapResult?: (output: O, toolUseId: string) => ToolResultContent
+  readonly hookResponse?: (output: O) => unknown
+  readonly footprint?: (input: I, session: SessionContext) => Effect.Effect<Footprint>
+  readonly userFacingName?: (input: I | undefined) => string
+  readonly renderUse?: (input: I) => string
+  readonly renderResult?: (output: O) => string
+  readonly renderProgress?: (progress: ToolProgress) => string
+  readonly mcp?: McpToolInfo
+  readonly shouldDefer?: boolean
+  readonly requiresUserInteraction?: boolean
+  readonly warmup?: Effect.Effect<void>
+}
+
+const isSchema = (u: unknown): u is Schema.Schema<any, any, never> => Schema.isSchema(u)
+
+export const DEFAULT_MAX_RESULT_SIZE_CHARS = 100_000
+
+/** Builds a tool from its definition, with fail-closed defaults for everything it leaves out. */
+export const buildTool = <I, O>(definition: ToolDefinition<I, O>): Tool<I, O> => {
+  const given = definition.inputSchema
+  const inputSchema: ToolInputSchema<I> = isSchema(given)
+    ? { _tag: "Schema", schema: given as Schema.Schema<I, any, never> }
+    : (given as ToolInputSchema<I>)
+  return {
+    name: definition.name,
+    aliases: definition.aliases ?? [],
+    inputSchema,
+    description: definition.description,
+    prompt: definition.prompt ?? definition.description,
+    isEnabled: definition.isEnabled ?? Effect.succeed(true),
+    isReadOnly: definition.isReadOnly ?? (() => false),
+    isConcurrencySafe: definition.isConcurrencySafe ?? (() => false),
+    isDestructive: definition.isDestructive ?? (() => true),
+    interruptBehavior: definition.interruptBehavior ?? (() => "block"),
+    maxResultSizeChars: definition.maxResultSizeChars ?? DEFAULT_MAX_RESULT_SIZE_CHARS,
+    expandInput: definition.expandInput ?? ((input) => input),
+    validateInput: definition.validateInput ?? (() => Effect.void),
+    permissionSubject: definition.permissionSubject ?? (() => ({ kind: "none" })),
+    checkPermissions: definition.checkPermissions ?? (() => Effect.succeed({ behavior: "passthrough" })),
+    call: definition.call,
+    mapResult: definition.mapResult ?? defaultMapResult(definition.name),
+    hookResponse: definition.hookResponse ?? ((output) => output),
+    footprint: definition.footprint,
+    userFacingName: definition.userFacingName ?? (() => definition.name),
+    renderUse: definition.renderUse ?? ((input) => oneLine(JSON.stringify(input) ?? "", 120)),
+    renderResult: definition.renderResult ?? ((output) => oneLine(typeof output === "string" ? output : JSON.stringify(output) ?? "", 200)),
+    renderProgress: definition.renderProgress ?? ((progress) => progress.message),
+    mcp: definition.mcp,
+    shouldDefer: definition.shouldDefer ?? false,
+    requiresUserInteraction: definition.requiresUserInteraction ?? false,
+    warmup: definition.warmup ?? Effect.void
+  }
+}
+
+/** Strings pass through; anything else is JSON; empty output gets Claude Code's notice. */
+const defaultMapResult = (toolName: string) => (output: unknown): ToolResultContent => {
+  const text = typeof output === "string" ? output : JSON.stringify(output, null, 2) ?? ""
+  return text.trim() === "" ? `(${toolName} completed with no output)` : text
+}
+
+const oneLine = (text: string, max: number): string => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}
+
+/** The JSON Schema of a tool's input as the API wants it (no `$schema` key). */
+export const inputJsonSchema = (tool: AnyTool): Record<string, unknown> => {
+  if (tool.inputSchema._tag === "JsonSchema") return tool.inputSchema.jsonSchema
+  const { $schema: _ignored, ...rest } = JSONSchema.make(tool.inputSchema.schema) as unknown as Record<string, unknown>
+  return rest
+}
+
+/** Fails `validateInput` with the given text (the model sees it wrapped in `<tool_use_error>`). */
+export const reject = (toolName: string, reason: string): Effect.Effect<never, InputRejected> =>
+  Effect.fail(new InputRejectedError({ toolName, reason }))

@@ -1,0 +1,15 @@
+/**
+ * The command tree.
+ */
+import { Command } from "@effect/cli"
+import { call, exec } from "./commands/exec.js"
+import { tools } from "./commands/tools.js"
+
+export const VERSION = "0.1.0"
+
+const root = Command.make("toolgate").pipe(
+  Command.withDescription("A runtime for the tool calls of LLM agents, compatible with Claude Code's tool system"),
+  Command.withSubcommands([exec, call, tools])
+)
+
+export const cli = Command.run(root, { name: "toolgate", version: VERSION })

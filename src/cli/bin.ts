@@ -1,0 +1,36 @@
+/**
+ * The `toolgate` executable: runs the command tree with Node's platform services, turns
+ * failures into one-line errors with a non-zero exit, and routes Ctrl-C to the running calls.
+ */
+import { ValidationError } from "@effect/cli"
+import { NodeContext } from "@effect/platform-node"
+import { Cause, Effect, Exit, Fiber, Option } from "effect"
+import { cli } from "./Cli.js"
+import { deliverInterrupt } from "./interrupts.js"
+
+const program = Effect.suspend(() => cli(process.argv)).pipe(Effect.provide(NodeContext.layer))
+
+const fiber = Effect.runFork(program)
+let presses = 0
+process.on("SIGINT", () => {
+  presses++
+  if (presses >= 3) process.exit(130)
+  if (!deliverInterrupt()) Effect.runFork(Fiber.interrupt(fiber))
+})
+
+fiber.addObserver((exit) => {
+  if (Exit.isSuccess(exit)) return
+  if (Cause.isInterruptedOnly(exit.cause)) {
+    process.exitCode = 130
+    return
+  }
+  const failure = Cause.failureOption(exit.cause)
+  if (Option.isSome(failure) && ValidationError.isValidationError(failure.value)) {
+    process.exitCode = 1
+    return
+  }
+  const error = Option.getOrElse(failure, () => Cause.squash(exit.cause))
+  const message = error instanceof Error ? error.message : String(error)
+  process.stderr.write(`toolgate: ${message.split("\n")[0]}\n`)
+  process.exitCode = 1
+})

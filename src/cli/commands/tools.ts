@@ -1,0 +1,66 @@
+/**
+ * `toolgate tools`: the pool with each tool's flags; `toolgate tools schema`: what the model sees.
+ */
+import { Command } from "@effect/cli"
+import { Console, Effect } from "effect"
+import { ToolRegistry } from "../../services/ToolRegistry.js"
+import type { AnyTool } from "../../Tool.js"
+import { commonOptions } from "../options.js"
+import { bold, dim } from "../render.js"
+import { withRuntime } from "../runtime.js"
+
+const flag = (f: () => boolean): boolean => {
+  try {
+    return f()
+  } catch {
+    return false
+  }
+}
+
+/** Flags as the tool reports them for an empty input; Bash's depend on the command. */
+const describe = (tool: AnyTool) => ({
+  name: tool.name,
+  aliases: tool.aliases,
+  source: tool.mcp === undefined ? "built-in" : `mcp:${tool.mcp.serverName}`,
+  readOnly: flag(() => tool.isReadOnly({})),
+  concurrencySafe: flag(() => tool.isConcurrencySafe({})),
+  destructive: flag(() => tool.isDestructive({})),
+  interruptBehavior: tool.interruptBehavior(),
+  maxResultSizeChars: Number.isFinite(tool.maxResultSizeChars) ? tool.maxResultSizeChars : null,
+  deferred: tool.shouldDefer,
+  hasFootprint: tool.footprint !== undefined,
+  description: tool.description
+})
+
+export const toolsSchema = Command.make("schema", commonOptions, (values) =>
+  withRuntime(values, () =>
+    Effect.gen(function* () {
+      const pool = yield* (yield* ToolRegistry).pool
+      yield* Console.log(JSON.stringify(pool.apiSchemas, null, 2))
+    })
+  )
+).pipe(Command.withDescription("Print the tool definitions the model sees (JSON)"))
+
+export const tools = Command.make("tools", commonOptions, (values) =>
+  withRuntime(values, () =>
+    Effect.gen(function* () {
+      const pool = yield* (yield* ToolRegistry).pool
+      const rows = pool.tools.map(describe)
+      if (values.json) {
+        yield* Console.log(JSON.stringify({ tools: rows, removed: pool.removed }, null, 2))
+        return
+      }
+      for (const row of rows) {
+        const flags = [
+          row.readOnly ? "read-only" : null,
+          row.concurrencySafe ? "concurrency-safe" : null,
+          row.destructive ? "destructive" : null,
+          `interrupt:${row.interruptBehavior}`,
+          row.name === "Bash" ? "read-only per command" : null
+        ].filter((f) => f !== null)
+        yield* Console.log(`${bold(row.name.padEnd(14))} ${dim(row.source.padEnd(10))} ${flags.join(", ")}`)
+      }
+      for (const removed of pool.removed) yield* Console.log(dim(`${removed.name.padEnd(14)} removed: ${removed.reason}`))
+    })
+  )
+).pipe(Command.withDescription("List the tool pool with each tool's flags"), Command.withSubcommands([toolsSchema]))

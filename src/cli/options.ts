@@ -1,0 +1,60 @@
+/**
+ * Options every command takes, and how they become a runtime.
+ */
+import { Options } from "@effect/cli"
+import { Option } from "effect"
+import * as path from "node:path"
+import type { RuntimeOptions } from "../layers/Runtime.js"
+import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js"
+
+export const commonOptions = {
+  json: Options.boolean("json").pipe(Options.withDescription("Print machine-readable JSON")),
+  cwd: Options.text("cwd").pipe(Options.withDescription("Working directory of the session (default: the current directory)"), Options.optional),
+  permissionMode: Options.choice("permission-mode", [...PERMISSION_MODES, "manual"]).pipe(
+    Options.withDescription("Permission mode: default, acceptEdits, plan, dontAsk, bypassPermissions"),
+    Options.optional
+  ),
+  allowedTools: Options.text("allowed-tools").pipe(
+    Options.withAlias("allowedTools"),
+    Options.withDescription('Allow rules, e.g. "Bash(git log:*) Read"'),
+    Options.repeated
+  ),
+  disallowedTools: Options.text("disallowed-tools").pipe(
+    Options.withAlias("disallowedTools"),
+    Options.withDescription('Deny rules, e.g. "Bash(rm:*)"'),
+    Options.repeated
+  ),
+  settings: Options.text("settings").pipe(Options.withDescription("A settings file or inline JSON (highest non-managed source)"), Options.repeated),
+  sessionDir: Options.text("session-dir").pipe(Options.withDescription("Where the session keeps spilled results and logs"), Options.optional),
+  addDir: Options.text("add-dir").pipe(Options.withDescription("An additional working directory"), Options.repeated),
+  trustProject: Options.boolean("trust-project").pipe(
+    Options.withDescription("Apply the project's .claude/settings.json allow rules (a non-interactive run does not trust them by default)")
+  )
+}
+
+export interface CommonValues {
+  readonly json: boolean
+  readonly cwd: Option.Option<string>
+  readonly permissionMode: Option.Option<string>
+  readonly allowedTools: ReadonlyArray<string>
+  readonly disallowedTools: ReadonlyArray<string>
+  readonly settings: ReadonlyArray<string>
+  readonly sessionDir: Option.Option<string>
+  readonly addDir: ReadonlyArray<string>
+  readonly trustProject: boolean
+}
+
+export const cwdOf = (values: CommonValues): string => path.resolve(Option.getOrElse(values.cwd, () => process.cwd()))
+
+export const runtimeOptions = (values: CommonValues): RuntimeOptions => {
+  const mode = Option.getOrUndefined(values.permissionMode)
+  return {
+    cwd: cwdOf(values),
+    settings: values.settings,
+    allowedTools: values.allowedTools,
+    disallowedTools: values.disallowedTools,
+    addDirs: values.addDir,
+    trustProject: values.trustProject,
+    ...(mode === undefined ? {} : { permissionMode: (mode === "manual" ? "default" : mode) as PermissionMode })
+  }
+}

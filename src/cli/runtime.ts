@@ -1,0 +1,32 @@
+/**
+ * Running a command's program inside a freshly composed runtime.
+ */
+import { Console, Effect, Layer, Option } from "effect"
+import type { BadRequest } from "../Errors.js"
+import * as Runtime from "../layers/Runtime.js"
+import { newSession, type SessionContext } from "../Session.js"
+import { Settings } from "../services/Settings.js"
+import { type CommonValues, runtimeOptions } from "./options.js"
+
+/** Provides the runtime to `program`, with a session built from the loaded settings. */
+export const withRuntime = <A, E>(
+  values: CommonValues,
+  program: (session: SessionContext) => Effect.Effect<A, E, Runtime.RuntimeServices>,
+  overrides: Partial<Runtime.RuntimeOptions> = {}
+): Effect.Effect<A, E | BadRequest> => {
+  const options = { ...runtimeOptions(values), ...overrides }
+  return Effect.gen(function* () {
+    const settings = yield* Settings
+    const loaded = yield* settings.current
+    for (const warning of loaded.warnings) yield* Console.error(`toolgate: warning: ${warning}`)
+    for (const error of loaded.errors) yield* Console.error(`toolgate: settings error: ${error.message} (this file was skipped)`)
+    const sessionDir = Option.getOrUndefined(values.sessionDir)
+    const session = newSession({
+      cwd: options.cwd,
+      permissionMode: loaded.mode,
+      additionalDirectories: loaded.additionalDirectories,
+      ...(sessionDir === undefined ? {} : { sessionDir })
+    })
+    return yield* program(session)
+  }).pipe(Effect.provide(Runtime.layer(options) as Layer.Layer<Runtime.RuntimeServices, BadRequest>))
+}

@@ -1,0 +1,59 @@
+/**
+ * The default runtime: every stage wired to its real implementation. Each stage can be replaced
+ * by passing a Layer of your own (e.g. an Approver that asks in your UI, hooks of your own).
+ */
+import { Layer } from "effect"
+import type { AnyTool } from "../Tool.js"
+import * as Approver from "../services/Approver.js"
+import * as CallPipeline from "../services/CallPipeline.js"
+import * as FileState from "../services/FileState.js"
+import * as Hooks from "../services/Hooks.js"
+import * as InputValidator from "../services/InputValidator.js"
+import * as Permissions from "../services/Permissions.js"
+import * as ResultStore from "../services/ResultStore.js"
+import * as Scheduler from "../services/Scheduler.js"
+import * as Settings from "../services/Settings.js"
+import * as ToolRegistry from "../services/ToolRegistry.js"
+import { builtinTools } from "../tools/index.js"
+
+export interface RuntimeOptions extends Settings.SettingsOptions {
+  /** Tools of the pool; defaults to the built-ins. */
+  readonly tools?: ReadonlyArray<AnyTool>
+  readonly approver?: Layer.Layer<Approver.Approver>
+  readonly hooks?: Layer.Layer<Hooks.Hooks, never, Settings.Settings>
+  readonly permissions?: Layer.Layer<Permissions.Permissions, never, Settings.Settings | FileState.FileState>
+}
+
+export type RuntimeServices =
+  | Settings.Settings
+  | FileState.FileState
+  | ToolRegistry.ToolRegistry
+  | ToolRegistry.BuiltinTools
+  | InputValidator.InputValidator
+  | ResultStore.ResultStore
+  | Hooks.Hooks
+  | Permissions.Permissions
+  | Approver.Approver
+  | CallPipeline.CallPipeline
+  | Scheduler.Scheduler
+
+/** Composes the stages once; the result is one layer to provide to a program. */
+export const layer = (options: RuntimeOptions) => {
+  const base = Layer.mergeAll(
+    Settings.layer(options),
+    FileState.layer,
+    InputValidator.layer,
+    ResultStore.layer,
+    ToolRegistry.layerBuiltins(options.tools ?? builtinTools),
+    options.approver ?? Approver.layerDeny
+  )
+  const stages = Layer.mergeAll(
+    ToolRegistry.layer,
+    options.hooks ?? Hooks.layerNone,
+    options.permissions ?? Permissions.layer
+  ).pipe(Layer.provideMerge(base))
+  return Scheduler.layer.pipe(
+    Layer.provideMerge(CallPipeline.layer),
+    Layer.provideMerge(stages)
+  )
+}

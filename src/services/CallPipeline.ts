@@ -1,0 +1,347 @@
+/**
+ * Runs one tool_use through every stage, in Claude Code's order (claude-code-spec §1.4, §4.2):
+ * lookup → schema → validateInput → PreToolUse hooks → permissions (→ PermissionRequest hooks →
+ * Approver) → call → PostToolUse / PostToolUseFailure → map and spill the result.
+ * It never fails: every outcome, including every typed error, becomes one tool_result. Only
+ * interruption escapes, and the scheduler answers an interrupted call itself.
+ */
+import { Context, Effect, Either, Layer } from "effect"
+import {
+  HookBlocked,
+  HookStopped,
+  NotApproved,
+  PermissionDenied,
+  ToolDefect,
+  ToolFailed,
+  UnknownTool,
+  toModelText,
+  type CallError
+} from "../Errors.js"
+import { contentText, toolResult, type ToolResultBlock, type ToolResultContent, type ToolUseBlock } from "../Messages.js"
+import type { PermissionDecision } from "../permissions/types.js"
+import type { SessionContext } from "../Session.js"
+import type { AnyTool, InterruptBehavior, ToolCheckContext, ToolContext, ToolProgress } from "../Tool.js"
+import { Approver } from "./Approver.js"
+import { FileState } from "./FileState.js"
+import { Hooks, type PreToolUseOutcome } from "./Hooks.js"
+import { InputValidator } from "./InputValidator.js"
+import { Permissions } from "./Permissions.js"
+import { ResultStore, thresholdFor } from "./ResultStore.js"
+import { Settings } from "./Settings.js"
+import { ToolRegistry } from "./ToolRegistry.js"
+
+/** A call looked up and decoded, ready to be scheduled. */
+export interface PreparedCall {
+  readonly index: number
+  readonly block: ToolUseBlock
+  readonly tool: AnyTool | undefined
+  /** The decoded input, or the error that answers this call without running it. */
+  readonly decoded: Either.Either<unknown, CallError>
+  readonly concurrencySafe: boolean
+  readonly interruptBehavior: InterruptBehavior
+}
+
+/** Why the rest of the turn should stop after this call. */
+export interface Halt {
+  readonly kind: "hookStop" | "userInterrupt"
+  readonly reason: string
+}
+
+export interface CallOutcome {
+  readonly toolUseId: string
+  readonly toolName: string
+  readonly result: ToolResultBlock
+  /** The typed error behind an error result; undefined on success. */
+  readonly error: CallError | undefined
+  /** The input the tool ran with (after hooks or the user changed it). */
+  readonly input: unknown
+  readonly contextModifier?: (session: SessionContext) => SessionContext
+  readonly newMessages: ReadonlyArray<unknown>
+  /** Text for the model next to the results (hooks' additionalContext, PostToolUse block reasons). */
+  readonly additionalContext: ReadonlyArray<string>
+  /** Text for the person: hook system messages and non-blocking hook errors. */
+  readonly notices: ReadonlyArray<string>
+  readonly halt?: Halt
+  /** Set when this call is a real Bash failure: its command, for sibling cancellation. */
+  readonly failedBashCommand?: string
+  /** The permission decision, when the call got that far. */
+  readonly decision?: PermissionDecision
+}
+
+export interface RunCallOptions {
+  readonly session: SessionContext
+  readonly onProgress?: (toolUseId: string, progress: ToolProgress) => Effect.Effect<void>
+}
+
+export interface CallPipelineService {
+  /** Looks up and decodes one call (and loads what the tool's flags need). */
+  readonly prepare: (block: ToolUseBlock, index: number) => Effect.Effect<PreparedCall>
+  readonly run: (call: PreparedCall, options: RunCallOptions) => Effect.Effect<CallOutcome>
+  /** The outcome of a call the scheduler ends itself (interrupted, cancelled, never started). */
+  readonly errorOutcome: (call: PreparedCall, error: CallError) => CallOutcome
+}
+
+export class CallPipeline extends Context.Tag("toolgate/CallPipeline")<CallPipeline, CallPipelineService>() {}
+
+export const DONT_ASK_SUFFIX =
+  "IMPORTANT: You *may* attempt to accomplish this action using other tools that might naturally be used to accomplish this goal, e.g. using head instead of cat. But you *should not* attempt to work around this denial in malicious ways, e.g. do not use your ability to run tests to execute non-test actions. You should only try to work around this restriction in reasonable ways that do not attempt to bypass the intent behind this denial."
+
+const dontAskMessage = (toolName: string) =>
+  `Permission to use ${toolName} has been denied because Claude Code is running in don't ask mode. ${DONT_ASK_SUFFIX}`
+
+const safely = <A>(f: () => A, fallback: A): A => {
+  try {
+    return f()
+  } catch {
+    return fallback
+  }
+}
+
+const errorResult = (toolUseId: string, error: CallError) => toolResult(toolUseId, toModelText(error), true)
+
+const describeDefect = (defect: unknown): string =>
+  defect instanceof Error ? defect.message : typeof defect === "string" ? defect : safely(() => JSON.stringify(defect) ?? String(defect), String(defect))
+
+export const make = Effect.gen(function* () {
+  const registry = yield* ToolRegistry
+  const validator = yield* InputValidator
+  const hooks = yield* Hooks
+  const permissions = yield* Permissions
+  const approver = yield* Approver
+  const resultStore = yield* ResultStore
+  const fileState = yield* FileState
+  const settings = yield* Settings
+
+  const errorOutcome = (call: PreparedCall, error: CallError, extra: Partial<CallOutcome> = {}): CallOutcome => ({
+    toolUseId: call.block.id,
+    toolName: call.block.name,
+    result: errorResult(call.block.id, error),
+    error,
+    input: Either.getOrUndefined(call.decoded) ?? call.block.input,
+    newMessages: [],
+    additionalContext: [],
+    notices: [],
+    ...extra
+  })
+
+  const warmed = new WeakSet<AnyTool>()
+
+  const prepare = Effect.fn("CallPipeline.prepare")(function* (block: ToolUseBlock, index: number) {
+    const pool = yield* registry.pool
+    const tool = pool.lookup(block.name)
+    if (tool !== undefined && !warmed.has(tool)) {
+      yield* tool.warmup
+      warmed.add(tool)
+    }
+    const decoded: Either.Either<unknown, CallError> =
+      tool === undefined ? Either.left(new UnknownTool({ toolName: block.name })) : validator.decode(tool, block.input)
+    const concurrencySafe =
+      tool !== undefined && Either.isRight(decoded) && safely(() => tool.isConcurrencySafe(decoded.right), false)
+    const interruptBehavior: InterruptBehavior = tool === undefined ? "cancel" : safely(() => tool.interruptBehavior(), "block" as const)
+    return { index, block, tool, decoded, concurrencySafe, interruptBehavior } satisfies PreparedCall
+  })
+
+  /** Folds the PreToolUse outcome into the rule decision (spec §1.4 steps 4–5, §2.8). */
+  const applyHookDecision = (tool: AnyTool, pre: PreToolUseOutcome, decision: PermissionDecision): PermissionDecision => {
+    if (decision.behavior === "deny") return decision
+    if (pre.decision === "allow") {
+      if (decision.behavior === "ask" && decision.forced) return decision
+      if (tool.requiresUserInteraction && pre.updatedInput === undefined) return decision
+      return { behavior: "allow", reason: { type: "hook", detail: pre.reason ?? "a PreToolUse hook allowed the call" } }
+    }
+    if (pre.decision === "ask") {
+      const message = pre.reason ?? `Hook PreToolUse:${tool.name} asked for confirmation for this tool`
+      return decision.behavior === "ask"
+        ? { ...decision, message, forced: true }
+        : { behavior: "ask", message, reason: { type: "hook", detail: message }, forced: true, suggestions: [] }
+    }
+    return decision
+  }
+
+  const run = Effect.fn("CallPipeline.run")(function* (call: PreparedCall, options: RunCallOptions) {
+    const { session } = options
+    const { block, tool } = call
+    if (Either.isLeft(call.decoded) || tool === undefined) {
+      return errorOutcome(call, Either.isLeft(call.decoded) ? call.decoded.left : new UnknownTool({ toolName: block.name }))
+    }
+    let input: unknown = call.decoded.right
+    const checkContext: ToolCheckContext = { session, fileState, mode: session.permissionMode }
+    const notices: Array<string> = []
+    const additionalContext: Array<string> = []
+    const fail = (error: CallError, extra: Partial<CallOutcome> = {}) =>
+      errorOutcome(call, error, { input, notices, additionalContext, ...extra })
+
+    // 2. the tool's own validation
+    const rejected = yield* Effect.either(validator.validate(tool, input, checkContext))
+    if (Either.isLeft(rejected)) return fail(rejected.left)
+
+    // 3. PreToolUse hooks see the input with paths made absolute
+    let checked = tool.expandInput(input, session)
+    const pre = yield* hooks.preToolUse({ tool, toolInput: checked, toolUseId: block.id, session })
+    notices.push(...pre.notices)
+    additionalContext.push(...pre.additionalContext)
+    if (pre.stop !== undefined) {
+      return fail(new HookStopped({ toolName: tool.name, event: "PreToolUse", stopReason: pre.stop.reason }), {
+        halt: { kind: "hookStop", reason: pre.stop.reason }
+      })
+    }
+    if (pre.decision === "deny") {
+      const block_ = pre.block ?? { reason: pre.reason ?? "Blocked by hook" }
+      return fail(
+        new HookBlocked(
+          block_.command === undefined
+            ? { toolName: tool.name, event: "PreToolUse", reason: block_.reason }
+            : { toolName: tool.name, event: "PreToolUse", command: block_.command, reason: block_.reason }
+        )
+      )
+    }
+    if (pre.updatedInput !== undefined) {
+      const redecoded = validator.decode(tool, pre.updatedInput)
+      if (Either.isLeft(redecoded)) return fail(redecoded.left)
+      input = redecoded.right
+      checked = tool.expandInput(input, session)
+    }
+
+    // 4. permissions, then the ask resolution
+    let decision = applyHookDecision(tool, pre, yield* permissions.decide({ tool, input: checked, session }))
+    if (decision.behavior === "deny") return fail(new PermissionDenied({ toolName: tool.name, reason: decision.message }), { decision })
+    if (decision.behavior === "ask") {
+      if (session.permissionMode === "dontAsk") {
+        return fail(new PermissionDenied({ toolName: tool.name, reason: dontAskMessage(tool.name) }), { decision })
+      }
+      const request = yield* hooks.permissionRequest({ tool, toolInput: checked, session, suggestions: decision.suggestions })
+      notices.push(...request.notices)
+      const hookAnswer = request.decision
+      if (hookAnswer?.behavior === "deny") {
+        return fail(new PermissionDenied({ toolName: tool.name, reason: hookAnswer.message ?? `Permission to use ${tool.name} has been denied.` }), {
+          decision,
+          ...(hookAnswer.interrupt === true ? { halt: { kind: "userInterrupt" as const, reason: hookAnswer.message ?? "" } } : {})
+        })
+      }
+      if (hookAnswer?.behavior === "allow") {
+        if (hookAnswer.updatedInput !== undefined) {
+          const redecoded = validator.decode(tool, hookAnswer.updatedInput)
+          if (Either.isLeft(redecoded)) return fail(redecoded.left)
+          input = redecoded.right
+          checked = tool.expandInput(input, session)
+          // an updated input is checked again against deny rules
+          const again = yield* permissions.decide({ tool, input: checked, session })
+          if (again.behavior === "deny") return fail(new PermissionDenied({ toolName: tool.name, reason: again.message }), { decision: again })
+        }
+        decision = { behavior: "allow", reason: { type: "hook", detail: "a PermissionRequest hook allowed the call" } }
+      } else if (!approver.canAsk) {
+        return fail(new PermissionDenied({ toolName: tool.name, reason: decision.message }), { decision })
+      } else {
+        const answer = yield* approver.request({ tool, input: checked, toolUseId: block.id, message: decision.message, decision, suggestions: decision.suggestions, session })
+        if (answer.behavior === "deny") {
+          return fail(new NotApproved(answer.feedback === undefined ? { toolName: tool.name } : { toolName: tool.name, feedback: answer.feedback }), {
+            decision,
+            ...(answer.interrupt === true ? { halt: { kind: "userInterrupt" as const, reason: answer.feedback ?? "" } } : {})
+          })
+        }
+        if (answer.scope !== "once") {
+          const rules = answer.rules ?? decision.suggestions.filter((s) => s.behavior === "allow").map((s) => s.rule)
+          if (rules.length > 0) {
+            const saved = yield* Effect.either(settings.addRules(rules, "allow", answer.scope === "always" ? "localSettings" : "session"))
+            if (Either.isLeft(saved)) notices.push(`Could not save the rule: ${saved.left.message}`)
+          }
+        }
+        if (answer.updatedInput !== undefined) {
+          const redecoded = validator.decode(tool, answer.updatedInput)
+          if (Either.isLeft(redecoded)) return fail(redecoded.left)
+          input = redecoded.right
+        }
+        decision = { behavior: "allow", reason: { type: "approval", detail: `approved (${answer.scope})` } }
+      }
+    }
+    if (decision.behavior === "allow" && decision.updatedInput !== undefined) {
+      const redecoded = validator.decode(tool, decision.updatedInput)
+      if (Either.isLeft(redecoded)) return fail(redecoded.left)
+      input = redecoded.right
+    }
+
+    // 5. the call itself
+    const context: ToolContext = {
+      toolUseId: block.id,
+      session,
+      fileState,
+      reportProgress: options.onProgress === undefined ? () => Effect.void : (progress) => options.onProgress!(block.id, progress)
+    }
+    const startedAt = Date.now()
+    const called = yield* Effect.suspend(() => tool.call(input, context)).pipe(
+      Effect.map((result) => Either.right(result)),
+      Effect.catchTag("ToolError", (e) => Effect.succeed(Either.left<CallError>(new ToolFailed({ toolName: tool.name, reason: e.reason })))),
+      Effect.catchAllDefect((defect) => Effect.succeed(Either.left<CallError>(new ToolDefect({ toolName: tool.name, reason: describeDefect(defect) }))))
+    )
+    const durationMs = Date.now() - startedAt
+    const hookInput = tool.expandInput(input, session)
+
+    if (Either.isLeft(called)) {
+      const error = called.left
+      const post = yield* hooks.postToolUseFailure({
+        tool,
+        toolInput: hookInput,
+        toolUseId: block.id,
+        error: toModelText(error),
+        isInterrupt: false,
+        durationMs,
+        session
+      })
+      notices.push(...post.notices)
+      additionalContext.push(...post.additionalContext)
+      if (tool.name === "Bash" && error._tag === "ToolFailed") {
+        const command = (input as { command?: unknown }).command
+        return fail(error, { decision, failedBashCommand: typeof command === "string" ? command : "" })
+      }
+      return fail(error, { decision })
+    }
+
+    // 6. map the result, PostToolUse hooks, spill
+    const result = called.right
+    const mapped = yield* Effect.try({
+      try: () => tool.mapResult(result.data, block.id),
+      catch: (defect) => new ToolDefect({ toolName: tool.name, reason: `could not map the result: ${describeDefect(defect)}` })
+    }).pipe(Effect.either)
+    if (Either.isLeft(mapped)) return fail(mapped.left, { decision })
+    const post = yield* hooks.postToolUse({
+      tool,
+      toolInput: hookInput,
+      toolUseId: block.id,
+      toolResponse: safely(() => tool.hookResponse(result.data), result.data),
+      durationMs,
+      session
+    })
+    notices.push(...post.notices)
+    additionalContext.push(...post.additionalContext)
+    if (post.blockReason !== undefined) additionalContext.push(post.blockReason)
+    let content: ToolResultContent = mapped.right
+    if (post.updatedOutput !== undefined) {
+      content = typeof post.updatedOutput === "string" ? post.updatedOutput : JSON.stringify(post.updatedOutput, null, 2)
+    }
+    const fitted = yield* Effect.either(resultStore.fit(session.sessionDir, block.id, content, tool.maxResultSizeChars))
+    if (Either.isLeft(fitted)) {
+      notices.push(fitted.left.message)
+      const limit = thresholdFor(tool.maxResultSizeChars)
+      const text = contentText(content)
+      content = `${text.slice(0, limit)}\n\n... [output truncated: ${text.length - limit} characters not shown; it could not be saved to a file]`
+    } else content = fitted.right
+
+    return {
+      toolUseId: block.id,
+      toolName: tool.name,
+      result: toolResult(block.id, content),
+      error: undefined,
+      input,
+      ...(result.contextModifier !== undefined && !call.concurrencySafe ? { contextModifier: result.contextModifier } : {}),
+      newMessages: result.newMessages ?? [],
+      additionalContext,
+      notices,
+      decision,
+      ...(post.stop !== undefined ? { halt: { kind: "hookStop" as const, reason: post.stop.reason } } : {})
+    } satisfies CallOutcome
+  })
+
+  return CallPipeline.of({ prepare, run, errorOutcome: (call, error) => errorOutcome(call, error) })
+})
+
+export const layer = Layer.effect(CallPipeline, make)

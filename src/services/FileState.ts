@@ -1,0 +1,38 @@
+/**
+ * What each file looked like when a tool last read or wrote it, so Edit and Write can refuse
+ * unread or stale files (claude-code-spec §3.3, Edit checks 7 and 8).
+ */
+import { Context, Effect, Layer, Option } from "effect"
+import { createHash } from "node:crypto"
+
+export interface FileSnapshot {
+  /** Modification time seen at the read or write, in ms. */
+  readonly mtimeMs: number
+  /** sha256 of the content (LF-normalised) as read or written. */
+  readonly contentHash: string
+  /** True when only part of the file was read (offset/limit or a size cap). */
+  readonly partial: boolean
+}
+
+export interface FileStateService {
+  readonly record: (path: string, snapshot: FileSnapshot) => Effect.Effect<void>
+  readonly get: (path: string) => Effect.Effect<Option.Option<FileSnapshot>>
+  readonly forget: (path: string) => Effect.Effect<void>
+}
+
+export class FileState extends Context.Tag("toolgate/FileState")<FileState, FileStateService>() {}
+
+export const hashContent = (content: string): string =>
+  createHash("sha256").update(content).digest("hex")
+
+/** An in-memory store for one session. */
+export const make: Effect.Effect<FileStateService> = Effect.sync(() => {
+  const files = new Map<string, FileSnapshot>()
+  return FileState.of({
+    record: (path, snapshot) => Effect.sync(() => void files.set(path, snapshot)),
+    get: (path) => Effect.sync(() => Option.fromNullable(files.get(path))),
+    forget: (path) => Effect.sync(() => void files.delete(path))
+  })
+})
+
+export const layer: Layer.Layer<FileState> = Layer.effect(FileState, make)

@@ -1,0 +1,68 @@
+/**
+ * Stages 1 and 2 of a call: decode the model's input with the tool's schema (strict: unknown
+ * keys are errors unless the schema says otherwise), then the tool's own `validateInput`.
+ * Decoders are built once per tool.
+ */
+import { Context, Effect, Either, Layer, ParseResult, Schema } from "effect"
+import { InvalidToolInput, type InputRejected } from "../Errors.js"
+import { formatIssues } from "../internal/formatIssues.js"
+import type { AnyTool, ToolCheckContext } from "../Tool.js"
+import { UnparsableInput } from "../Messages.js"
+
+export interface InputValidatorService {
+  /** Synchronous decode (the scheduler needs decoded inputs to plan batches). */
+  readonly decode: (tool: AnyTool, input: unknown) => Either.Either<unknown, InvalidToolInput>
+  readonly validate: (tool: AnyTool, input: unknown, ctx: ToolCheckContext) => Effect.Effect<void, InputRejected>
+}
+
+export class InputValidator extends Context.Tag("toolgate/InputValidator")<InputValidator, InputValidatorService>() {}
+
+type Decoder = (input: unknown) => Either.Either<unknown, InvalidToolInput>
+
+const decoders = new WeakMap<AnyTool, Decoder>()
+
+const typeOf = (u: unknown) =>
+  u === null ? "null" : Array.isArray(u) ? "array" : u instanceof UnparsableInput ? "unparsable" : typeof u
+
+const makeDecoder = (tool: AnyTool): Decoder => {
+  const notObject = (input: unknown) =>
+    new InvalidToolInput({
+      toolName: tool.name,
+      issues: [
+        input instanceof UnparsableInput
+          ? `The input is not valid JSON (${input.reason})`
+          : `The input is expected as \`object\` but provided as \`${typeOf(input)}\``
+      ]
+    })
+  if (tool.inputSchema._tag === "JsonSchema") {
+    const { validate } = tool.inputSchema
+    return (input) => {
+      if (typeOf(input) !== "object") return Either.left(notObject(input))
+      const result = validate(input)
+      return result.ok ? Either.right(result.value) : Either.left(new InvalidToolInput({ toolName: tool.name, issues: result.issues }))
+    }
+  }
+  const decodeSchema = Schema.decodeUnknownEither(tool.inputSchema.schema, { onExcessProperty: "error", errors: "all" })
+  return (input) => {
+    if (typeOf(input) !== "object") return Either.left(notObject(input))
+    return Either.mapLeft(decodeSchema(input), (error: ParseResult.ParseError) =>
+      new InvalidToolInput({ toolName: tool.name, issues: formatIssues(error.issue) })
+    )
+  }
+}
+
+export const decodeInput = (tool: AnyTool, input: unknown): Either.Either<unknown, InvalidToolInput> => {
+  let decoder = decoders.get(tool)
+  if (decoder === undefined) {
+    decoder = makeDecoder(tool)
+    decoders.set(tool, decoder)
+  }
+  return decoder(input)
+}
+
+export const make: InputValidatorService = {
+  decode: decodeInput,
+  validate: (tool, input, ctx) => tool.validateInput(input, ctx)
+}
+
+export const layer: Layer.Layer<InputValidator> = Layer.succeed(InputValidator, make)

@@ -1,0 +1,55 @@
+/**
+ * The permission stage: decides allow / deny / ask for one call from the rules of every source,
+ * the mode, the working directories, safety checks, and the tool's own check
+ * (claude-code-spec §1.4 steps 6a–6f; the rules in src/permissions/decide.ts). Resolving an
+ * "ask" (dontAsk, hooks, the Approver) is the pipeline's job.
+ */
+import { Context, Effect, Layer } from "effect"
+import type { AnyTool } from "../Tool.js"
+import type { SessionContext } from "../Session.js"
+import type { PermissionDecision } from "../permissions/types.js"
+import { decideCall, type DecideEnvironment } from "../permissions/decide.js"
+import { Settings, type LoadedSettings } from "./Settings.js"
+import { FileState, type FileStateService } from "./FileState.js"
+
+export interface PermissionRequest {
+  readonly tool: AnyTool
+  /** The input as checked: decoded, with paths made absolute. */
+  readonly input: unknown
+  readonly session: SessionContext
+}
+
+export interface PermissionsService {
+  readonly decide: (request: PermissionRequest) => Effect.Effect<PermissionDecision>
+}
+
+export class Permissions extends Context.Tag("toolgate/Permissions")<Permissions, PermissionsService>() {}
+
+/** What the decision needs from the merged settings. */
+export const environmentOf = (loaded: LoadedSettings, fileState: FileStateService): DecideEnvironment => ({
+  rules: loaded.rules,
+  launchCwd: loaded.cwd,
+  additionalDirectories: loaded.additionalDirectories,
+  bypassDisabled: loaded.bypassDisabled === true,
+  fileState,
+  ...(loaded.home === undefined ? {} : { home: loaded.home })
+})
+
+export const make = Effect.gen(function* () {
+  const settings = yield* Settings
+  const fileState = yield* FileState
+
+  const decide = Effect.fn("Permissions.decide")(function* (request: PermissionRequest) {
+    const loaded = yield* settings.current
+    return yield* decideCall(request, environmentOf(loaded, fileState))
+  })
+
+  return Permissions.of({ decide })
+})
+
+export const layer: Layer.Layer<Permissions, never, Settings | FileState> = Layer.effect(Permissions, make)
+
+/** Allows everything: for tests of other stages. */
+export const layerAllowAll: Layer.Layer<Permissions> = Layer.succeed(Permissions, {
+  decide: () => Effect.succeed({ behavior: "allow", reason: { type: "default", detail: "allow-all layer" } })
+})

@@ -1,0 +1,93 @@
+/**
+ * Keeps large results out of the conversation (claude-code-spec §4.4): over the tool's threshold
+ * the full text is written once, with an exclusive create, to
+ * `<sessionDir>/tool-results/<tool_use_id>.txt` (`.json` for block arrays), and the model gets a
+ * preview that points to it. Results with images are never persisted.
+ */
+import { Context, Effect, Layer } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { ResultStoreError } from "../Errors.js"
+import { contentLength, hasImage, type ToolResultContent } from "../Messages.js"
+
+/** Claude Code's global ceiling on a tool's persistence threshold. */
+export const MAX_INLINE_RESULT_CHARS = 50_000
+const PREVIEW_CHARS = 2000
+
+export interface ResultStoreService {
+  /** The content as the model should get it: unchanged under the threshold, else the preview. */
+  readonly fit: (
+    sessionDir: string,
+    toolUseId: string,
+    content: ToolResultContent,
+    maxResultSizeChars: number
+  ) => Effect.Effect<ToolResultContent, ResultStoreError>
+}
+
+export class ResultStore extends Context.Tag("toolgate/ResultStore")<ResultStore, ResultStoreService>() {}
+
+export const thresholdFor = (maxResultSizeChars: number): number => Math.min(maxResultSizeChars, MAX_INLINE_RESULT_CHARS)
+
+export const formatSize = (chars: number): string => {
+  if (chars < 1024) return `${chars} bytes`
+  const kb = chars / 1024
+  if (kb < 1024) return `${trimZero(kb.toFixed(1))}KB`
+  return `${trimZero((kb / 1024).toFixed(1))}MB`
+}
+
+const trimZero = (text: string) => text.replace(/\.0$/, "")
+
+/** The first 2000 characters, cut back to the last newline if that keeps more than 1000. */
+export const previewOf = (text: string): string => {
+  if (text.length <= PREVIEW_CHARS) return text
+  const head = text.slice(0, PREVIEW_CHARS)
+  const lastNewline = head.lastIndexOf("\n")
+  return lastNewline > PREVIEW_CHARS / 2 ? head.slice(0, lastNewline) : head
+}
+
+export const persistedMessage = (file: string, fullText: string): string =>
+  [
+    "<persisted-output>",
+    `Output too large (${formatSize(fullText.length)}). Full output saved to: ${file}`,
+    "",
+    "Preview (first 2KB):",
+    previewOf(fullText),
+    "...",
+    "</persisted-output>"
+  ].join("\n")
+
+const safeFileName = (toolUseId: string) => toolUseId.replace(/[^A-Za-z0-9_-]/g, "_")
+
+const persist = (file: string, body: string) =>
+  Effect.tryPromise({
+    try: async () => {
+      await fs.promises.mkdir(path.dirname(file), { recursive: true })
+      try {
+        await fs.promises.writeFile(file, body, { flag: "wx" })
+      } catch (e) {
+        // Written once: a second result for the same id keeps the first file.
+        if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e
+      }
+    },
+    catch: (e) => new ResultStoreError({ path: file, reason: (e as Error).message })
+  })
+
+export const make: ResultStoreService = {
+  fit: (sessionDir, toolUseId, content, maxResultSizeChars) => {
+    const threshold = thresholdFor(maxResultSizeChars)
+    if (contentLength(content) <= threshold || hasImage(content)) return Effect.succeed(content)
+    const isText = typeof content === "string"
+    const file = path.join(sessionDir, "tool-results", `${safeFileName(toolUseId)}.${isText ? "txt" : "json"}`)
+    const fullText = isText ? content : content.map((b) => (b.type === "text" ? b.text : "")).join("\n")
+    const body = isText ? content : JSON.stringify(content, null, 2)
+    return persist(file, body).pipe(
+      Effect.as<ToolResultContent>(persistedMessage(file, fullText)),
+      Effect.withSpan("ResultStore.fit", { attributes: { toolUseId, chars: fullText.length } })
+    )
+  }
+}
+
+export const layer: Layer.Layer<ResultStore> = Layer.succeed(ResultStore, make)
+
+/** Never persists: for tests of other stages. */
+export const layerInline: Layer.Layer<ResultStore> = Layer.succeed(ResultStore, { fit: (_dir, _id, content) => Effect.succeed(content) })

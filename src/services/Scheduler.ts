@@ -1,0 +1,496 @@
+/**
+ * Runs the tool calls of one assistant message (DESIGN "The scheduler"; claude-code-spec §4.1).
+ *
+ * One coordinator fiber owns all scheduling state and reacts to signals: a call arrived (its
+ * tool_use block stopped), the model moved on, the message ended, a call finished, the user
+ * interrupted. Each call runs in its own fiber. Rules:
+ * - a call may start when nothing runs, or when it and everything running are concurrency-safe
+ *   (batches mode), or when no earlier unfinished call conflicts with it (footprints mode: a
+ *   write conflicts with a read or write of an overlapping path; a call without a footprint
+ *   conflicts with every call unless both are concurrency-safe); never more than the cap at once;
+ * - a concurrency-safe call may start as soon as its block stopped; any other call only once the
+ *   model has moved on; an unsafe call that may not start yet holds back every later call;
+ * - results come out in tool_use order; calls that never started when the message ended
+ *   otherwise than with `tool_use` get an error result saying so.
+ */
+import { Cause, Clock, Config, Context, Effect, Either, Exit, Fiber, Layer, Option, Queue, Stream } from "effect"
+import {
+  CancelledBySibling,
+  DuplicateToolUseId,
+  Interrupted,
+  NotStarted,
+  ToolDefect,
+  type CallError
+} from "../Errors.js"
+import { contentText, type TextBlock, type ToolResultsMessage, type ToolUseBlock } from "../Messages.js"
+import { isWithin } from "../permissions/expandPath.js"
+import type { SessionContext } from "../Session.js"
+import type { Footprint, ToolProgress } from "../Tool.js"
+import { CallPipeline, type CallOutcome, type Halt, type PreparedCall } from "./CallPipeline.js"
+import { Hooks } from "./Hooks.js"
+
+/** What the model stream tells the scheduler. */
+export type CallStreamEvent =
+  /** A tool_use block stopped: its input is complete. */
+  | { readonly _tag: "ToolUse"; readonly block: ToolUseBlock }
+  /** A new content block started: the model moved on from every earlier block. */
+  | { readonly _tag: "BlockStarted" }
+  /** The message's stop reason is known (`tool_use`, `max_tokens`, `refusal`, …). */
+  | { readonly _tag: "StopReason"; readonly stopReason: string }
+
+export type ScheduleMode = "batches" | "footprints"
+
+export type SchedulerEvent =
+  | { readonly _tag: "CallArrived"; readonly toolUseId: string; readonly toolName: string; readonly index: number; readonly input: unknown }
+  | { readonly _tag: "CallStarted"; readonly toolUseId: string; readonly index: number; readonly batch: number; readonly atMs: number }
+  | { readonly _tag: "CallProgress"; readonly toolUseId: string; readonly progress: ToolProgress }
+  | { readonly _tag: "CallFinished"; readonly index: number; readonly outcome: CallOutcome; readonly atMs: number }
+  /** The next result in tool_use order is ready (emitted strictly in order). */
+  | { readonly _tag: "ResultReady"; readonly index: number; readonly outcome: CallOutcome }
+
+export interface SchedulerOptions {
+  readonly session: SessionContext
+  /** Most calls running at once; defaults to the configured cap. */
+  readonly maxConcurrency?: number
+  /** Cancel the concurrent siblings of a failing Bash call (default true). */
+  readonly siblingCancellation?: boolean
+  readonly mode?: ScheduleMode
+  readonly onEvent?: (event: SchedulerEvent) => Effect.Effect<void>
+  /** Each element is one user interrupt: the first cancels `cancel` calls, the second everything. */
+  readonly interrupts?: Stream.Stream<void>
+}
+
+export type CallOutcomeKind = "ok" | "error" | "interrupted" | "cancelled" | "not_started"
+
+export interface TimelineEntry {
+  readonly toolUseId: string
+  readonly toolName: string
+  readonly index: number
+  /** 1-based number of the concurrent set the call ran in; undefined when it never started. */
+  readonly batch: number | undefined
+  readonly startedMs: number | undefined
+  readonly endedMs: number
+  readonly outcome: CallOutcomeKind
+  readonly concurrencySafe: boolean
+}
+
+export interface MessageRun {
+  /** One per tool_use, in tool_use order. */
+  readonly outcomes: ReadonlyArray<CallOutcome>
+  /** The user message answering the assistant message. */
+  readonly message: ToolResultsMessage
+  /** The session after context modifiers (e.g. a Bash `cd`). */
+  readonly session: SessionContext
+  readonly timeline: ReadonlyArray<TimelineEntry>
+  readonly interrupted: boolean
+  readonly halt: Halt | undefined
+}
+
+export interface SchedulerService {
+  /** Runs a message whose tool_use blocks are all known (as after `stop_reason: tool_use`). */
+  readonly runMessage: (blocks: ReadonlyArray<ToolUseBlock>, options: SchedulerOptions) => Effect.Effect<MessageRun>
+  /** Runs calls as they stream in. A stream failure ends the message like a non-tool_use stop. */
+  readonly runStream: <E>(events: Stream.Stream<CallStreamEvent, E>, options: SchedulerOptions) => Effect.Effect<MessageRun>
+}
+
+export class Scheduler extends Context.Tag("toolgate/Scheduler")<Scheduler, SchedulerService>() {}
+
+/** `TOOLGATE_MAX_TOOL_USE_CONCURRENCY`, then `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, default 10. */
+export const maxConcurrencyConfig: Config.Config<number> = Config.integer("TOOLGATE_MAX_TOOL_USE_CONCURRENCY").pipe(
+  Config.orElse(() => Config.integer("CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY")),
+  Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 }),
+  Config.withDefault(10)
+)
+
+type Signal =
+  | { readonly _tag: "Model"; readonly event: CallStreamEvent }
+  | { readonly _tag: "StreamEnded"; readonly error: string | undefined }
+  | { readonly _tag: "Finished"; readonly index: number; readonly exit: Exit.Exit<CallOutcome> }
+  | { readonly _tag: "Interrupt" }
+
+interface Slot {
+  readonly call: PreparedCall
+  status: "waiting" | "running" | "done"
+  movedOn: boolean
+  batch: number | undefined
+  startedMs: number | undefined
+  endedMs: number
+  outcome: CallOutcome | undefined
+  kind: CallOutcomeKind
+  fiber: Fiber.RuntimeFiber<void> | undefined
+  /** Why the coordinator interrupted it, if it did. */
+  cancelledWith: CallError | undefined
+  /** Footprint under the current session; recomputed after a context change. */
+  footprint: Footprint | undefined | "unknown"
+}
+
+const overlaps = (a: string, b: string) => isWithin(a, b) || isWithin(b, a)
+
+const footprintsConflict = (a: Footprint | undefined, b: Footprint | undefined): boolean => {
+  if (a === undefined || b === undefined) return true
+  const hits = (writes: ReadonlyArray<string>, other: Footprint) =>
+    writes.some((w) => other.reads.some((r) => overlaps(w, r)) || other.writes.some((x) => overlaps(w, x)))
+  return hits(a.writes, b) || hits(b.writes, a)
+}
+
+const systemReminder = (text: string): TextBlock => ({ type: "text", text: `<system-reminder>\n${text}\n</system-reminder>` })
+
+export const make = Effect.gen(function* () {
+  const pipeline = yield* CallPipeline
+  const hooks = yield* Hooks
+  const defaultCap = yield* maxConcurrencyConfig.pipe(Effect.orElseSucceed(() => 10))
+
+  const runStream = <E>(events: Stream.Stream<CallStreamEvent, E>, options: SchedulerOptions) =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const cap = Math.max(1, options.maxConcurrency ?? defaultCap)
+        const siblingCancellation = options.siblingCancellation ?? true
+        const mode = options.mode ?? "batches"
+        const emit = options.onEvent ?? (() => Effect.void)
+        const t0 = yield* Clock.currentTimeMillis
+        const now = Effect.map(Clock.currentTimeMillis, (t) => t - t0)
+        const signals = yield* Queue.unbounded<Signal>()
+
+        let session = options.session
+        const slots: Array<Slot> = []
+        const running = new Set<Slot>()
+        const seenIds = new Set<string>()
+        let arrivals = 0
+        let streamEnded = false
+        let stopReason: string | undefined
+        let endReason: string | undefined
+        let interrupts = 0
+        let halt: Halt | undefined
+        let batch = 0
+        let batchHasUnsafe = false
+        let nextToEmit = 0
+
+        // The model's events, then an end marker (with the error if the stream failed).
+        yield* events.pipe(
+          Stream.runForEach((event) => signals.offer({ _tag: "Model", event })),
+          Effect.matchCause({
+            onSuccess: () => ({ _tag: "StreamEnded", error: undefined }) as const,
+            onFailure: (cause) => ({ _tag: "StreamEnded", error: Cause.pretty(cause).split("\n")[0] ?? "stream error" }) as const
+          }),
+          Effect.flatMap((signal) => signals.offer(signal)),
+          Effect.forkScoped
+        )
+        if (options.interrupts !== undefined) {
+          yield* options.interrupts.pipe(
+            Stream.runForEach(() => signals.offer({ _tag: "Interrupt" })),
+            Effect.forkScoped
+          )
+        }
+
+        const settle = (slot: Slot, outcome: CallOutcome, kind: CallOutcomeKind) =>
+          Effect.gen(function* () {
+            slot.status = "done"
+            slot.outcome = outcome
+            slot.kind = kind
+            slot.endedMs = yield* now
+            yield* emit({ _tag: "CallFinished", index: slot.call.index, outcome, atMs: slot.endedMs })
+            while (nextToEmit < slots.length && slots[nextToEmit]!.status === "done") {
+              const ready = slots[nextToEmit]!
+              yield* emit({ _tag: "ResultReady", index: nextToEmit, outcome: ready.outcome! })
+              nextToEmit++
+            }
+          })
+
+        const endWithoutRunning = (slot: Slot, error: CallError, kind: CallOutcomeKind) =>
+          settle(slot, pipeline.errorOutcome(slot.call, error), kind)
+
+        const computeFootprint = (slot: Slot) =>
+          Effect.gen(function* () {
+            if (slot.footprint !== "unknown") return slot.footprint
+            const { tool, decoded } = slot.call
+            const footprint =
+              tool?.footprint === undefined || decoded._tag === "Left"
+                ? undefined
+                : yield* tool.footprint(decoded.right, session).pipe(
+                    Effect.catchAllCause(() => Effect.succeed(undefined))
+                  )
+            slot.footprint = footprint
+            return footprint
+          })
+
+        const start = (slot: Slot) =>
+          Effect.gen(function* () {
+            const safe = slot.call.concurrencySafe
+            if (running.size === 0 || !safe || batchHasUnsafe) {
+              batch++
+              batchHasUnsafe = false
+            }
+            if (!safe) batchHasUnsafe = true
+            slot.batch = batch
+            slot.status = "running"
+            slot.startedMs = yield* now
+            running.add(slot)
+            yield* emit({ _tag: "CallStarted", toolUseId: slot.call.block.id, index: slot.call.index, batch, atMs: slot.startedMs })
+            const index = slot.call.index
+            slot.fiber = yield* pipeline
+              .run(slot.call, {
+                session,
+                onProgress: (toolUseId, progress) => emit({ _tag: "CallProgress", toolUseId, progress })
+              })
+              .pipe(
+                Effect.onExit((exit) => signals.offer({ _tag: "Finished", index, exit })),
+                Effect.asVoid,
+                Effect.forkScoped
+              )
+          })
+
+        /** Starts every call the rules allow now, in tool_use order. */
+        const dispatch = Effect.gen(function* () {
+          for (const slot of slots) {
+            if (slot.status !== "waiting") continue
+            const { call } = slot
+            if (call.decoded._tag === "Left") {
+              // Nothing runs for an unknown tool or bad input; it never holds the queue.
+              yield* endWithoutRunning(slot, call.decoded.left, "error")
+              continue
+            }
+            if (!call.concurrencySafe && !slot.movedOn) {
+              if (mode === "batches") return
+              continue
+            }
+            if (running.size >= cap) return
+            if (mode === "batches") {
+              const runningUnsafe = [...running].some((r) => !r.call.concurrencySafe)
+              if (call.concurrencySafe ? runningUnsafe : running.size > 0) return
+              yield* start(slot)
+              if (!call.concurrencySafe) return
+            } else {
+              const mine = yield* computeFootprint(slot)
+              let blocked = false
+              for (const earlier of slots) {
+                if (earlier === slot) break
+                if (earlier.status === "done" || earlier.call.decoded._tag === "Left") continue
+                // two concurrency-safe calls never conflict (batch mode runs them together too)
+                if (call.concurrencySafe && earlier.call.concurrencySafe) continue
+                if (footprintsConflict(mine, yield* computeFootprint(earlier))) {
+                  blocked = true
+                  break
+                }
+              }
+              if (!blocked) yield* start(slot)
+            }
+          }
+        })
+
+        const cancelRunning = (slot: Slot, error: CallError) =>
+          Effect.gen(function* () {
+            if (slot.cancelledWith !== undefined || slot.fiber === undefined) return
+            slot.cancelledWith = error
+            yield* Fiber.interruptFork(slot.fiber)
+          })
+
+        const onInterrupt = Effect.gen(function* () {
+          interrupts++
+          for (const slot of slots) {
+            if (slot.status === "waiting") yield* endWithoutRunning(slot, new Interrupted({ toolName: slot.call.block.name }), "interrupted")
+          }
+          for (const slot of running) {
+            if (interrupts >= 2 || slot.call.interruptBehavior === "cancel") {
+              yield* cancelRunning(slot, new Interrupted({ toolName: slot.call.block.name }))
+            }
+          }
+        })
+
+        /** A real Bash failure cancels the running and queued calls of its concurrent set. */
+        const cancelSiblings = (failed: Slot, command: string) =>
+          Effect.gen(function* () {
+            const cancelled = (slot: Slot) => new CancelledBySibling({ toolName: slot.call.block.name, sibling: command })
+            for (const slot of running) {
+              if (slot.batch === failed.batch && slot !== failed) {
+                yield* cancelRunning(slot, cancelled(slot))
+              }
+            }
+            for (const slot of slots) {
+              if (slot.call.index <= failed.call.index || slot.status !== "waiting") continue
+              if (!slot.call.concurrencySafe) break
+              yield* endWithoutRunning(slot, cancelled(slot), "cancelled")
+            }
+          })
+
+        const onFinished = (index: number, exit: Exit.Exit<CallOutcome>) =>
+          Effect.gen(function* () {
+            const slot = slots[index]!
+            running.delete(slot)
+            slot.fiber = undefined
+            let outcome: CallOutcome
+            let kind: CallOutcomeKind
+            if (Exit.isSuccess(exit)) {
+              outcome = exit.value
+              kind = outcome.error === undefined ? "ok" : "error"
+            } else if (Cause.isInterruptedOnly(exit.cause)) {
+              const error = slot.cancelledWith ?? new Interrupted({ toolName: slot.call.block.name })
+              outcome = pipeline.errorOutcome(slot.call, error)
+              kind = error._tag === "CancelledBySibling" ? "cancelled" : "interrupted"
+            } else {
+              const defect = Cause.squash(exit.cause)
+              outcome = pipeline.errorOutcome(
+                slot.call,
+                new ToolDefect({ toolName: slot.call.block.name, reason: defect instanceof Error ? defect.message : String(defect) })
+              )
+              kind = "error"
+            }
+            yield* settle(slot, outcome, kind)
+            if (outcome.contextModifier !== undefined) {
+              const modifier = outcome.contextModifier
+              const next = Option.getOrUndefined(Option.liftThrowable(() => modifier(session))())
+              if (next !== undefined && next !== session) {
+                session = next
+                for (const s of slots) if (s.status === "waiting") s.footprint = "unknown"
+              }
+            }
+            if (outcome.failedBashCommand !== undefined && siblingCancellation && slot.call.concurrencySafe) {
+              yield* cancelSiblings(slot, outcome.failedBashCommand)
+            }
+            if (outcome.halt !== undefined && halt === undefined) {
+              halt = outcome.halt
+              if (halt.kind === "userInterrupt") yield* onInterrupt
+              else {
+                for (const s of slots) {
+                  if (s.status === "waiting") {
+                    yield* endWithoutRunning(s, new NotStarted({ toolName: s.call.block.name, reason: `a hook stopped execution (${halt.reason})` }), "not_started")
+                  }
+                }
+              }
+            }
+          })
+
+        const onModel = (event: CallStreamEvent) =>
+          Effect.gen(function* () {
+            switch (event._tag) {
+              case "ToolUse": {
+                const index = arrivals++
+                const block = event.block
+                yield* emit({ _tag: "CallArrived", toolUseId: block.id, toolName: block.name, index, input: block.input })
+                const duplicate = seenIds.has(block.id)
+                seenIds.add(block.id)
+                const call: PreparedCall = duplicate
+                  ? {
+                      index,
+                      block,
+                      tool: undefined,
+                      decoded: Either.left(new DuplicateToolUseId({ toolName: block.name, toolUseId: block.id })),
+                      concurrencySafe: false,
+                      interruptBehavior: "cancel"
+                    }
+                  : yield* pipeline.prepare(block, index)
+                yield* onPrepared(call)
+                return
+              }
+              case "BlockStarted":
+                for (const slot of slots) slot.movedOn = true
+                return
+              case "StopReason":
+                stopReason = event.stopReason
+                if (event.stopReason === "tool_use") for (const slot of slots) slot.movedOn = true
+                return
+            }
+          })
+
+        const onPrepared = (call: PreparedCall) =>
+          Effect.gen(function* () {
+            const slot: Slot = {
+              call,
+              status: "waiting",
+              movedOn: stopReason === "tool_use",
+              batch: undefined,
+              startedMs: undefined,
+              endedMs: 0,
+              outcome: undefined,
+              kind: "ok",
+              fiber: undefined,
+              cancelledWith: undefined,
+              footprint: "unknown"
+            }
+            slots[call.index] = slot
+            if (interrupts > 0) yield* endWithoutRunning(slot, new Interrupted({ toolName: call.block.name }), "interrupted")
+            else if (halt !== undefined) {
+              yield* endWithoutRunning(slot, new NotStarted({ toolName: call.block.name, reason: `a hook stopped execution (${halt.reason})` }), "not_started")
+            }
+          })
+
+        const onStreamEnded = (error: string | undefined) =>
+          Effect.gen(function* () {
+            streamEnded = true
+            if (error === undefined && stopReason === "tool_use") return
+            endReason =
+              error !== undefined
+                ? `the model's message ended with a stream error (${error}) before the call could start`
+                : `the model's message ended with stop_reason "${stopReason ?? "none"}" before the call could start`
+            for (const slot of slots) {
+              if (slot.status === "waiting") {
+                yield* endWithoutRunning(slot, new NotStarted({ toolName: slot.call.block.name, reason: endReason }), "not_started")
+              }
+            }
+          })
+
+        const finished = () => streamEnded && slots.every((s) => s.status === "done")
+
+        while (!finished()) {
+          const signal = yield* Queue.take(signals)
+          switch (signal._tag) {
+            case "Model":
+              yield* onModel(signal.event)
+              break
+            case "StreamEnded":
+              yield* onStreamEnded(signal.error)
+              break
+            case "Finished":
+              yield* onFinished(signal.index, signal.exit)
+              break
+            case "Interrupt":
+              yield* onInterrupt
+              break
+          }
+          if (interrupts === 0 && halt === undefined) yield* dispatch
+        }
+
+        const outcomes = slots.map((s) => s.outcome!)
+        const batchOutcome = yield* hooks.postToolBatch({
+          calls: outcomes.map((o) => ({ toolName: o.toolName, toolInput: o.input, toolUseId: o.toolUseId, toolResponse: contentText(o.result.content) })),
+          session
+        })
+        const context = [...outcomes.flatMap((o) => o.additionalContext), ...batchOutcome.additionalContext]
+        const message: ToolResultsMessage = {
+          role: "user",
+          content: [...outcomes.map((o) => o.result), ...context.map(systemReminder)]
+        }
+        const finalHalt: Halt | undefined =
+          halt ?? (batchOutcome.stop !== undefined ? { kind: "hookStop", reason: batchOutcome.stop.reason } : undefined)
+        return {
+          outcomes,
+          message,
+          session,
+          timeline: slots.map((s) => ({
+            toolUseId: s.call.block.id,
+            toolName: s.call.block.name,
+            index: s.call.index,
+            batch: s.batch,
+            startedMs: s.startedMs,
+            endedMs: s.endedMs,
+            outcome: s.kind,
+            concurrencySafe: s.call.concurrencySafe
+          })),
+          interrupted: interrupts > 0,
+          halt: finalHalt
+        } satisfies MessageRun
+      })
+    ).pipe(Effect.withSpan("Scheduler.runStream"))
+
+  const runMessage = (blocks: ReadonlyArray<ToolUseBlock>, options: SchedulerOptions) =>
+    runStream(
+      Stream.make(
+        ...blocks.map((block): CallStreamEvent => ({ _tag: "ToolUse", block })),
+        { _tag: "StopReason", stopReason: "tool_use" } as CallStreamEvent
+      ),
+      options
+    ).pipe(Effect.withSpan("Scheduler.runMessage", { attributes: { calls: blocks.length } }))
+
+  return Scheduler.of({ runMessage, runStream })
+})
+
+export const layer = Layer.effect(Scheduler, make)

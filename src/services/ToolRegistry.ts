@@ -1,0 +1,134 @@
+/**
+ * The tool pool the model sees: enabled built-ins minus tools removed by whole-tool deny rules,
+ * plus external tools (MCP servers, custom tools). Built-ins win name clashes; each partition is
+ * sorted by name so the tool list (and the prompt cache) is stable. API schemas are computed
+ * once per tool.
+ */
+import { Context, Effect, Layer, Ref } from "effect"
+import type { AnyTool } from "../Tool.js"
+import { inputJsonSchema } from "../Tool.js"
+import { canonicalToolName } from "../permissions/ruleGrammar.js"
+import { matchesToolName } from "../permissions/toolNames.js"
+import type { PermissionRule } from "../permissions/types.js"
+import { Settings } from "./Settings.js"
+
+/** A tool definition as the Messages API takes it. */
+export interface ApiToolDefinition {
+  readonly name: string
+  readonly description: string
+  readonly input_schema: Record<string, unknown>
+}
+
+export interface ToolPool {
+  /** Built-ins sorted by name, then external tools sorted by name. */
+  readonly tools: ReadonlyArray<AnyTool>
+  /** By name, alias or legacy name. */
+  readonly lookup: (name: string) => AnyTool | undefined
+  readonly apiSchemas: ReadonlyArray<ApiToolDefinition>
+  /** Tools taken out of the pool, and why (for `toolgate tools`). */
+  readonly removed: ReadonlyArray<{ readonly name: string; readonly reason: string }>
+}
+
+export interface ToolRegistryService {
+  readonly pool: Effect.Effect<ToolPool>
+  /** Replaces the tools of one external source (e.g. `mcp:github`); an empty list removes it. */
+  readonly setSource: (source: string, tools: ReadonlyArray<AnyTool>) => Effect.Effect<void>
+}
+
+export class ToolRegistry extends Context.Tag("toolgate/ToolRegistry")<ToolRegistry, ToolRegistryService>() {}
+
+/** The built-in tools a runtime starts with (a Layer so users can add or replace tools). */
+export class BuiltinTools extends Context.Tag("toolgate/BuiltinTools")<BuiltinTools, ReadonlyArray<AnyTool>>() {}
+
+const apiSchemaCache = new WeakMap<AnyTool, ApiToolDefinition>()
+
+/** The API definition of a tool, computed once per tool value. */
+export const apiSchemaOf = (tool: AnyTool): ApiToolDefinition => {
+  const cached = apiSchemaCache.get(tool)
+  if (cached) return cached
+  const definition = { name: tool.name, description: tool.description, input_schema: inputJsonSchema(tool) }
+  apiSchemaCache.set(tool, definition)
+  return definition
+}
+
+const byName = (a: AnyTool, b: AnyTool) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+
+/** Builds a pool snapshot from enabled built-ins, external tools and the deny rules. */
+export const buildPool = (
+  builtins: ReadonlyArray<AnyTool>,
+  external: ReadonlyArray<AnyTool>,
+  rules: ReadonlyArray<PermissionRule>
+): ToolPool => {
+  const removed: Array<{ name: string; reason: string }> = []
+  const denyRule = (tool: AnyTool) =>
+    rules.find((r) => r.behavior === "deny" && r.content === undefined && matchesToolName(r.toolName, tool.name, "deny"))
+  const seen = new Set<string>()
+  const keep = (tool: AnyTool, partition: "built-in" | "external"): boolean => {
+    if (seen.has(tool.name)) {
+      removed.push({ name: tool.name, reason: partition === "external" ? "a built-in tool has this name" : "duplicate name" })
+      return false
+    }
+    const rule = denyRule(tool)
+    if (rule) {
+      removed.push({ name: tool.name, reason: `denied by rule '${rule.raw}' from ${rule.source}` })
+      return false
+    }
+    seen.add(tool.name)
+    return true
+  }
+  const tools = [
+    ...[...builtins].sort(byName).filter((t) => keep(t, "built-in")),
+    ...[...external].sort(byName).filter((t) => keep(t, "external"))
+  ]
+  const index = new Map<string, AnyTool>()
+  for (const tool of tools) index.set(tool.name, tool)
+  for (const tool of tools) for (const alias of tool.aliases) if (!index.has(alias)) index.set(alias, tool)
+  let apiSchemas: ReadonlyArray<ApiToolDefinition> | undefined
+  return {
+    tools,
+    lookup: (name) => index.get(name) ?? index.get(canonicalToolName(name)),
+    get apiSchemas() {
+      apiSchemas ??= tools.map(apiSchemaOf)
+      return apiSchemas
+    },
+    removed
+  }
+}
+
+export const make = Effect.gen(function* () {
+  const settings = yield* Settings
+  const candidates = yield* BuiltinTools
+  const enabled: Array<AnyTool> = []
+  for (const tool of candidates) if (yield* tool.isEnabled) enabled.push(tool)
+  const sources = yield* Ref.make<ReadonlyMap<string, ReadonlyArray<AnyTool>>>(new Map())
+  // The pool is rebuilt only when the external sources or the rules change.
+  const cache = yield* Ref.make<
+    | { readonly external: ReadonlyMap<string, ReadonlyArray<AnyTool>>; readonly rules: ReadonlyArray<PermissionRule>; readonly pool: ToolPool }
+    | undefined
+  >(undefined)
+
+  const pool = Effect.gen(function* () {
+    const { rules } = yield* settings.current
+    const external = yield* Ref.get(sources)
+    const cached = yield* Ref.get(cache)
+    if (cached !== undefined && cached.external === external && cached.rules === rules) return cached.pool
+    const built = buildPool(enabled, Array.from(external.values()).flat(), rules)
+    yield* Ref.set(cache, { external, rules, pool: built })
+    return built
+  })
+
+  const setSource = Effect.fn("ToolRegistry.setSource")(function* (source: string, tools: ReadonlyArray<AnyTool>) {
+    yield* Ref.update(sources, (current) => {
+      const next = new Map(current)
+      if (tools.length === 0) next.delete(source)
+      else next.set(source, tools)
+      return next
+    })
+  })
+
+  return ToolRegistry.of({ pool, setSource })
+})
+
+export const layer: Layer.Layer<ToolRegistry, never, Settings | BuiltinTools> = Layer.effect(ToolRegistry, make)
+
+export const layerBuiltins = (tools: ReadonlyArray<AnyTool>): Layer.Layer<BuiltinTools> => Layer.succeed(BuiltinTools, tools)

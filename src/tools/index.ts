@@ -1,0 +1,15 @@
+/**
+ * The built-in tools of a default runtime.
+ */
+import type { AnyTool } from "../Tool.js"
+import { BashTool } from "./Bash.js"
+import { EditTool } from "./Edit.js"
+import { GlobTool } from "./Glob.js"
+import { GrepTool } from "./Grep.js"
+import { ReadTool } from "./Read.js"
+import { SleepTool } from "./Sleep.js"
+import { WriteTool } from "./Write.js"
+
+export { BashTool, EditTool, GlobTool, GrepTool, ReadTool, SleepTool, WriteTool }
+
+export const builtinTools: ReadonlyArray<AnyTool> = [BashTool, EditTool, GlobTool, GrepTool, ReadTool, SleepTool, WriteTool]

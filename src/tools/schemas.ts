@@ -1,0 +1,47 @@
+/**
+ * Schema pieces for tool inputs. Claude Code coerces numeric strings and "true"/"false" in some
+ * fields before validation (claude-code-spec §3.2 (n) and (b)); these do the same while the JSON
+ * Schema the model sees still says `number` / `boolean`.
+ */
+import { ParseResult, Schema } from "effect"
+
+/** A number, or a string holding one (`"120000"` → 120000). */
+export const NumberLike = Schema.transformOrFail(Schema.Unknown, Schema.Number, {
+  strict: true,
+  decode: (u) =>
+    typeof u === "number"
+      ? ParseResult.succeed(u)
+      : typeof u === "string" && u.trim() !== "" && Number.isFinite(Number(u))
+        ? ParseResult.succeed(Number(u))
+        : ParseResult.fail(new ParseResult.Type(Schema.Number.ast, u)),
+  encode: ParseResult.succeed
+}).annotations({ jsonSchema: { type: "number" } })
+
+/** An integer ≥ min, or a string holding one. */
+export const IntLike = (min: number) =>
+  NumberLike.pipe(
+    Schema.filter((n) => Number.isInteger(n) && n >= min, {
+      message: () => `Expected an integer greater than or equal to ${min}`
+    })
+  ).annotations({ jsonSchema: { type: "integer", minimum: min } })
+
+/** A boolean, or the strings "true" / "false". */
+export const BooleanLike = Schema.transformOrFail(Schema.Unknown, Schema.Boolean, {
+  strict: true,
+  decode: (u) =>
+    typeof u === "boolean"
+      ? ParseResult.succeed(u)
+      : u === "true"
+        ? ParseResult.succeed(true)
+        : u === "false"
+          ? ParseResult.succeed(false)
+          : ParseResult.fail(new ParseResult.Type(Schema.Boolean.ast, u)),
+  encode: ParseResult.succeed
+}).annotations({ jsonSchema: { type: "boolean" } })
+
+/** An optional field that is absent rather than `undefined`. */
+export const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+/** The description annotation, shortened. */
+export const described = <S extends Schema.Schema.Any>(schema: S, description: string) =>
+  schema.annotations({ description }) as S
