@@ -5,10 +5,12 @@
 import { ValidationError } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
 import { Cause, Effect, Exit, Fiber, Option } from "effect"
-import { cli } from "./Cli.js"
+import { normalizeArgv } from "./argv.js"
+import { cli, SUBCOMMANDS } from "./Cli.js"
 import { deliverInterrupt } from "./interrupts.js"
 
-const program = Effect.suspend(() => cli(process.argv)).pipe(Effect.provide(NodeContext.layer))
+const argv = [...process.argv.slice(0, 2), ...normalizeArgv(process.argv.slice(2), SUBCOMMANDS)]
+const program = Effect.suspend(() => cli(argv)).pipe(Effect.provide(NodeContext.layer))
 
 const fiber = Effect.runFork(program)
 let presses = 0

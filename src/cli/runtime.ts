@@ -4,8 +4,11 @@
 import { Console, Effect, Layer, Option } from "effect"
 import type { BadRequest } from "../Errors.js"
 import * as Runtime from "../layers/Runtime.js"
+import * as Approver from "../services/Approver.js"
 import { newSession, type SessionContext } from "../Session.js"
 import { Settings } from "../services/Settings.js"
+import { ToolRegistry } from "../services/ToolRegistry.js"
+import { unknownToolWarnings } from "../permissions/ruleValidation.js"
 import { type CommonValues, runtimeOptions } from "./options.js"
 
 /** Provides the runtime to `program`, with a session built from the loaded settings. */
@@ -14,12 +17,17 @@ export const withRuntime = <A, E>(
   program: (session: SessionContext) => Effect.Effect<A, E, Runtime.RuntimeServices>,
   overrides: Partial<Runtime.RuntimeOptions> = {}
 ): Effect.Effect<A, E | BadRequest> => {
-  const options = { ...runtimeOptions(values), ...overrides }
+  // A person at a terminal is asked; without one, every "ask" is denied (fail closed).
+  const options = { approver: Approver.layerTerminal, ...runtimeOptions(values), ...overrides }
   return Effect.gen(function* () {
     const settings = yield* Settings
     const loaded = yield* settings.current
     for (const warning of loaded.warnings) yield* Console.error(`toolgate: warning: ${warning}`)
-    for (const error of loaded.errors) yield* Console.error(`toolgate: settings error: ${error.message} (this file was skipped)`)
+    for (const error of loaded.errors) yield* Console.error(`toolgate: settings error: ${error.message}`)
+    const pool = yield* (yield* ToolRegistry).pool
+    for (const warning of unknownToolWarnings(loaded.rules, pool.tools.map((t) => t.name))) {
+      yield* Console.error(`toolgate: warning: ${warning}`)
+    }
     const sessionDir = Option.getOrUndefined(values.sessionDir)
     const session = newSession({
       cwd: options.cwd,

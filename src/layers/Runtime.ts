@@ -49,7 +49,7 @@ export const layer = (options: RuntimeOptions) => {
   )
   const stages = Layer.mergeAll(
     ToolRegistry.layer,
-    options.hooks ?? Hooks.layerNone,
+    options.hooks ?? Hooks.layer,
     options.permissions ?? Permissions.layer
   ).pipe(Layer.provideMerge(base))
   return Scheduler.layer.pipe(

@@ -18,10 +18,11 @@ import {
   type CallError
 } from "../Errors.js"
 import { contentText, toolResult, type ToolResultBlock, type ToolResultContent, type ToolUseBlock } from "../Messages.js"
+import { dontAskDenied } from "../permissions/messages.js"
 import type { PermissionDecision } from "../permissions/types.js"
 import type { SessionContext } from "../Session.js"
 import type { AnyTool, InterruptBehavior, ToolCheckContext, ToolContext, ToolProgress } from "../Tool.js"
-import { Approver } from "./Approver.js"
+import { Approver, offeredRules } from "./Approver.js"
 import { FileState } from "./FileState.js"
 import { Hooks, type PreToolUseOutcome } from "./Hooks.js"
 import { InputValidator } from "./InputValidator.js"
@@ -83,12 +84,6 @@ export interface CallPipelineService {
 
 export class CallPipeline extends Context.Tag("toolgate/CallPipeline")<CallPipeline, CallPipelineService>() {}
 
-export const DONT_ASK_SUFFIX =
-  "IMPORTANT: You *may* attempt to accomplish this action using other tools that might naturally be used to accomplish this goal, e.g. using head instead of cat. But you *should not* attempt to work around this denial in malicious ways, e.g. do not use your ability to run tests to execute non-test actions. You should only try to work around this restriction in reasonable ways that do not attempt to bypass the intent behind this denial."
-
-const dontAskMessage = (toolName: string) =>
-  `Permission to use ${toolName} has been denied because Claude Code is running in don't ask mode. ${DONT_ASK_SUFFIX}`
-
 const safely = <A>(f: () => A, fallback: A): A => {
   try {
     return f()
@@ -140,6 +135,15 @@ export const make = Effect.gen(function* () {
     const interruptBehavior: InterruptBehavior = tool === undefined ? "cancel" : safely(() => tool.interruptBehavior(), "block" as const)
     return { index, block, tool, decoded, concurrencySafe, interruptBehavior } satisfies PreparedCall
   })
+
+  /** An input replaced by a hook, the user or a tool's check goes through stages 1 and 2 again. */
+  const revalidate = (tool: AnyTool, replacement: unknown, ctx: ToolCheckContext) =>
+    Effect.gen(function* () {
+      const decoded = validator.decode(tool, replacement)
+      if (Either.isLeft(decoded)) return Either.left<CallError>(decoded.left)
+      const rejected = yield* Effect.either(validator.validate(tool, decoded.right, ctx))
+      return Either.isLeft(rejected) ? Either.left<CallError>(rejected.left) : Either.right(decoded.right)
+    })
 
   /** Folds the PreToolUse outcome into the rule decision (spec §1.4 steps 4–5, §2.8). */
   const applyHookDecision = (tool: AnyTool, pre: PreToolUseOutcome, decision: PermissionDecision): PermissionDecision => {
@@ -196,9 +200,9 @@ export const make = Effect.gen(function* () {
       )
     }
     if (pre.updatedInput !== undefined) {
-      const redecoded = validator.decode(tool, pre.updatedInput)
-      if (Either.isLeft(redecoded)) return fail(redecoded.left)
-      input = redecoded.right
+      const replaced = yield* revalidate(tool, pre.updatedInput, checkContext)
+      if (Either.isLeft(replaced)) return fail(replaced.left)
+      input = replaced.right
       checked = tool.expandInput(input, session)
     }
 
@@ -207,7 +211,7 @@ export const make = Effect.gen(function* () {
     if (decision.behavior === "deny") return fail(new PermissionDenied({ toolName: tool.name, reason: decision.message }), { decision })
     if (decision.behavior === "ask") {
       if (session.permissionMode === "dontAsk") {
-        return fail(new PermissionDenied({ toolName: tool.name, reason: dontAskMessage(tool.name) }), { decision })
+        return fail(new PermissionDenied({ toolName: tool.name, reason: dontAskDenied(tool.name) }), { decision })
       }
       const request = yield* hooks.permissionRequest({ tool, toolInput: checked, session, suggestions: decision.suggestions })
       notices.push(...request.notices)
@@ -220,9 +224,9 @@ export const make = Effect.gen(function* () {
       }
       if (hookAnswer?.behavior === "allow") {
         if (hookAnswer.updatedInput !== undefined) {
-          const redecoded = validator.decode(tool, hookAnswer.updatedInput)
-          if (Either.isLeft(redecoded)) return fail(redecoded.left)
-          input = redecoded.right
+          const replaced = yield* revalidate(tool, hookAnswer.updatedInput, checkContext)
+          if (Either.isLeft(replaced)) return fail(replaced.left)
+          input = replaced.right
           checked = tool.expandInput(input, session)
           // an updated input is checked again against deny rules
           const again = yield* permissions.decide({ tool, input: checked, session })
@@ -240,24 +244,24 @@ export const make = Effect.gen(function* () {
           })
         }
         if (answer.scope !== "once") {
-          const rules = answer.rules ?? decision.suggestions.filter((s) => s.behavior === "allow").map((s) => s.rule)
+          const rules = answer.rules ?? offeredRules(decision.suggestions)
           if (rules.length > 0) {
             const saved = yield* Effect.either(settings.addRules(rules, "allow", answer.scope === "always" ? "localSettings" : "session"))
             if (Either.isLeft(saved)) notices.push(`Could not save the rule: ${saved.left.message}`)
           }
         }
         if (answer.updatedInput !== undefined) {
-          const redecoded = validator.decode(tool, answer.updatedInput)
-          if (Either.isLeft(redecoded)) return fail(redecoded.left)
-          input = redecoded.right
+          const replaced = yield* revalidate(tool, answer.updatedInput, checkContext)
+          if (Either.isLeft(replaced)) return fail(replaced.left)
+          input = replaced.right
         }
         decision = { behavior: "allow", reason: { type: "approval", detail: `approved (${answer.scope})` } }
       }
     }
     if (decision.behavior === "allow" && decision.updatedInput !== undefined) {
-      const redecoded = validator.decode(tool, decision.updatedInput)
-      if (Either.isLeft(redecoded)) return fail(redecoded.left)
-      input = redecoded.right
+      const replaced = yield* revalidate(tool, decision.updatedInput, checkContext)
+      if (Either.isLeft(replaced)) return fail(replaced.left)
+      input = replaced.right
     }
 
     // 5. the call itself
@@ -315,8 +319,12 @@ export const make = Effect.gen(function* () {
     additionalContext.push(...post.additionalContext)
     if (post.blockReason !== undefined) additionalContext.push(post.blockReason)
     let content: ToolResultContent = mapped.right
+    // Only MCP tools take a hook's replacement output: built-ins have output schemas a hook's
+    // value is not checked against, so Claude Code ignores it there (spec §2.6.4).
     if (post.updatedOutput !== undefined) {
-      content = typeof post.updatedOutput === "string" ? post.updatedOutput : JSON.stringify(post.updatedOutput, null, 2)
+      if (tool.mcp !== undefined) {
+        content = typeof post.updatedOutput === "string" ? post.updatedOutput : JSON.stringify(post.updatedOutput, null, 2)
+      } else notices.push(`PostToolUse hook output for ${tool.name} ignored: only MCP tool output can be replaced`)
     }
     const fitted = yield* Effect.either(resultStore.fit(session.sessionDir, block.id, content, tool.maxResultSizeChars))
     if (Either.isLeft(fitted)) {

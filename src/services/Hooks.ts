@@ -3,7 +3,7 @@
  * PostToolBatch (claude-code-spec §2). Hooks never fail the pipeline: a broken hook is a notice,
  * never an approval.
  */
-import { Context, Effect, FiberSet, Layer, Option } from "effect"
+import { Context, Effect, FiberSet, Layer, Option, type Scope } from "effect"
 import type { AnyTool } from "../Tool.js"
 import type { SessionContext } from "../Session.js"
 import type { RuleSuggestion } from "../permissions/types.js"
@@ -174,7 +174,7 @@ export interface MakeOptions {
 }
 
 /** Builds the service; async hooks live as long as the surrounding scope. */
-export const make = (options: MakeOptions) =>
+export const make = (options: MakeOptions): Effect.Effect<HooksService, never, Scope.Scope> =>
   Effect.gen(function* () {
     const background = yield* FiberSet.make<unknown, unknown>()
     const engineOptions: EngineOptions = {

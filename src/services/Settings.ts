@@ -292,7 +292,7 @@ const load = (options: SettingsOptions, paths: Paths): Effect.Effect<LoadedSetti
       const file = inline ? undefined : path.resolve(cwd, arg)
       const result = inline ? parseJsonObject(arg, "--settings") : readJsonObject(file!)
       if (result._tag === "Missing") return yield* new BadRequest({ reason: `--settings: file not found: ${file}` })
-      if (result._tag === "Failed") return yield* new BadRequest({ reason: `--settings: ${result.error.message}` })
+      if (result._tag === "Failed") return yield* new BadRequest({ reason: `--settings: ${inline ? result.error.reason : result.error.message}` })
       const checked = checkFields(result.settings, file ?? "--settings", errors)
       sources.push({ source: "flagSettings", file, root: file === undefined ? cwd : path.dirname(file), settings: checked.settings, broken: checked.broken, untrustedLocal: false })
     }

@@ -3,7 +3,7 @@
  * fields before validation (claude-code-spec §3.2 (n) and (b)); these do the same while the JSON
  * Schema the model sees still says `number` / `boolean`.
  */
-import { ParseResult, Schema } from "effect"
+import { ParseResult, Schema, SchemaAST } from "effect"
 
 /** A number, or a string holding one (`"120000"` → 120000). */
 export const NumberLike = Schema.transformOrFail(Schema.Unknown, Schema.Number, {
@@ -42,6 +42,15 @@ export const BooleanLike = Schema.transformOrFail(Schema.Unknown, Schema.Boolean
 /** An optional field that is absent rather than `undefined`. */
 export const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
-/** The description annotation, shortened. */
-export const described = <S extends Schema.Schema.Any>(schema: S, description: string) =>
-  schema.annotations({ description }) as S
+/**
+ * Adds a description; where the schema carries its own JSON Schema annotation (the coercing
+ * types above), the description goes into it too, since that annotation is what the model sees.
+ */
+export const described = <S extends Schema.Schema.Any>(schema: S, description: string): S => {
+  const own = SchemaAST.getJSONSchemaAnnotation(schema.ast)
+  return (
+    own._tag === "Some"
+      ? schema.annotations({ description, jsonSchema: { ...(own.value as object), description } })
+      : schema.annotations({ description })
+  ) as S
+}

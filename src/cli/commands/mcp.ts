@@ -1,0 +1,94 @@
+/**
+ * `toolgate mcp list [--json]`: every configured MCP server with its scope, transport, state,
+ * tool count and what went wrong. Also the MCP options other commands take (`mcpOptions`).
+ *
+ * The command builds only what it needs (settings, the registry, the MCP clients), so it works
+ * on its own; the servers are stopped (their whole process groups) when it ends.
+ */
+import { Command, Options } from "@effect/cli"
+import { Console, Effect, Layer } from "effect"
+import * as McpClients from "../../services/McpClients.js"
+import * as Settings from "../../services/Settings.js"
+import * as ToolRegistry from "../../services/ToolRegistry.js"
+import { builtinTools } from "../../tools/index.js"
+import { commonOptions, runtimeOptions, type CommonValues } from "../options.js"
+import { bold, dim, green, red } from "../render.js"
+
+/** Options for every command that builds a runtime with MCP servers. */
+export const mcpOptions = {
+  mcpConfig: Options.text("mcp-config").pipe(
+    Options.withDescription('MCP servers from a JSON file or inline JSON ({"mcpServers": {...}}); repeatable; these win over every other scope'),
+    Options.repeated
+  ),
+  strictMcpConfig: Options.boolean("strict-mcp-config").pipe(
+    Options.withDescription("Use only the MCP servers of --mcp-config (ignore .mcp.json and ~/.claude.json)")
+  )
+}
+
+export interface McpValues {
+  readonly mcpConfig: ReadonlyArray<string>
+  readonly strictMcpConfig: boolean
+}
+
+/** What `mcpOptions` mean for the MCP layer. */
+export const mcpClientsOptions = (values: McpValues, cwd?: string): McpClients.McpClientsOptions => ({
+  mcpConfig: values.mcpConfig,
+  strictMcpConfig: values.strictMcpConfig,
+  ...(cwd === undefined ? {} : { cwd })
+})
+
+const stateText = (state: McpClients.McpServerState): string => {
+  switch (state) {
+    case "connected":
+      return green(state)
+    case "failed":
+    case "needs-auth":
+      return red(state)
+    default:
+      return dim(state)
+  }
+}
+
+const printTable = (servers: ReadonlyArray<McpClients.McpServerStatus>) =>
+  Effect.gen(function* () {
+    if (servers.length === 0) {
+      yield* Console.log(dim("No MCP servers configured (.mcp.json, ~/.claude.json or --mcp-config)."))
+      return
+    }
+    const width = Math.max(4, ...servers.map((s) => s.name.length))
+    yield* Console.log(dim(`${"NAME".padEnd(width)}  ${"SCOPE".padEnd(7)}  ${"TYPE".padEnd(5)}  ${"STATE".padEnd(10)}  TOOLS`))
+    for (const s of servers) {
+      const tools = s.state === "connected" ? String(s.tools.length) : "-"
+      yield* Console.log(`${bold(s.name.padEnd(width))}  ${s.scope.padEnd(7)}  ${s.type.padEnd(5)}  ${stateText(s.state)}${" ".repeat(Math.max(1, 11 - s.state.length))} ${tools}`)
+      if (s.reason !== undefined) for (const line of s.reason.split("\n")) yield* Console.log(`  ${line}`)
+      for (const warning of s.warnings) yield* Console.log(dim(`  warning: ${warning}`))
+    }
+  })
+
+export const mcpList = Command.make("list", { ...commonOptions, ...mcpOptions }, (values) =>
+  Effect.gen(function* () {
+    const clients = yield* McpClients.McpClients
+    const servers = yield* clients.servers
+    const { errors, warnings } = clients.configuration
+    if (values.json) {
+      yield* Console.log(JSON.stringify({ servers, errors, warnings }, null, 2))
+      return
+    }
+    for (const e of errors) yield* Console.log(red(`config error: ${e}`))
+    for (const w of warnings) yield* Console.log(dim(`config warning: ${w}`))
+    yield* printTable(servers)
+  }).pipe(Effect.provide(mcpLayer(values)))
+).pipe(Command.withDescription("List the MCP servers with their state, tool count and errors"))
+
+/** Settings, the registry and the MCP clients; nothing of the call pipeline. */
+const mcpLayer = (values: CommonValues & McpValues) => {
+  const options = runtimeOptions(values)
+  const base = Layer.merge(Settings.layer(options), ToolRegistry.layerBuiltins(builtinTools))
+  const registry = ToolRegistry.layer.pipe(Layer.provideMerge(base))
+  return McpClients.layer(mcpClientsOptions(values, options.cwd)).pipe(Layer.provide(registry))
+}
+
+export const mcp = Command.make("mcp").pipe(
+  Command.withDescription("Inspect the MCP servers of .mcp.json, ~/.claude.json and --mcp-config"),
+  Command.withSubcommands([mcpList])
+)

@@ -1,0 +1,55 @@
+/**
+ * `toolgate permissions check <Tool> <input-json>`: the decision for one call — allow, ask or
+ * deny, the deciding rule and its source, the mode's part, and for Bash each subcommand —
+ * without running anything.
+ */
+import { Args, Command } from "@effect/cli"
+import { Console, Effect, Either } from "effect"
+import { BadRequest } from "../../Errors.js"
+import { decodeInput } from "../../services/InputValidator.js"
+import { Settings } from "../../services/Settings.js"
+import { ToolRegistry } from "../../services/ToolRegistry.js"
+import { parseJson } from "../input.js"
+import { commonOptions } from "../options.js"
+import { permissionsCheck } from "../permissionsCheck.js"
+import { withRuntime } from "../runtime.js"
+
+export const check = Command.make(
+  "check",
+  {
+    ...commonOptions,
+    tool: Args.text({ name: "tool" }).pipe(Args.withDescription("The tool's name")),
+    input: Args.text({ name: "input" }).pipe(Args.withDescription("The call's input as JSON"), Args.withDefault("{}"))
+  },
+  (values) =>
+    withRuntime(values, (session) =>
+      Effect.gen(function* () {
+        const input = yield* parseJson(values.input, "the input")
+        if (input === null || typeof input !== "object" || Array.isArray(input)) {
+          return yield* new BadRequest({ reason: "the input must be a JSON object" })
+        }
+        const pool = yield* (yield* ToolRegistry).pool
+        const tool = pool.lookup(values.tool)
+        if (tool === undefined) {
+          const removed = pool.removed.find((r) => r.name === values.tool)
+          const text = removed === undefined ? `no such tool: ${values.tool}` : `${values.tool} is not in the pool: ${removed.reason}`
+          if (values.json) yield* Console.log(JSON.stringify({ tool: values.tool, decision: "deny", reason: text }, null, 2))
+          else yield* Console.log(`deny\n  ${text}`)
+          return
+        }
+        const decoded = decodeInput(tool, input)
+        if (Either.isLeft(decoded)) return yield* new BadRequest({ reason: decoded.left.message })
+        const loaded = yield* (yield* Settings).current
+        const explanation = yield* permissionsCheck(
+          { tool, input: tool.expandInput(decoded.right, session), session },
+          { bypassDisabled: loaded.bypassDisabled === true }
+        )
+        yield* Console.log(values.json ? JSON.stringify(explanation.json, null, 2) : explanation.text)
+      })
+    )
+).pipe(Command.withDescription("Explain the permission decision for one call, without running it"))
+
+export const permissions = Command.make("permissions").pipe(
+  Command.withDescription("Inspect permission decisions"),
+  Command.withSubcommands([check])
+)

@@ -1,0 +1,282 @@
+/**
+ * Scripted sessions: the JSONL files the scripted model replays. One file format serves both
+ * hand-written scripts and recorded transcripts (`toolgate run` writes one per session):
+ *
+ * - `{"type":"session", "prompt"?: string, "cwd"?: string}` or a transcript's `session_start`
+ *   line: optional header.
+ * - `{"type":"user", "text": "..."}` (script) or a transcript's `user` line with `message`: a prompt.
+ * - `{"type":"turn", ...}` (script) or a transcript's `model_turn` line: one model response, as
+ *   - `content` + `stop_reason` (+ `delay_ms` before the first event, `usage`): streamed with
+ *     realistic timing (text in small chunks, tool input in JSON fragments, the first one empty);
+ *   - `events`: raw stream events, each `{"delay_ms"|"at_ms": n, "event": {...}}` or a bare event;
+ *   - `error`: `{"status": 529, "type": "overloaded_error", "message": "..."}` — the request
+ *     fails (status 0: the network fails), and is retried like a live one.
+ * Other line types are ignored, so a transcript is a script.
+ *
+ * Placeholders: `{{cwd}}` in text and tool inputs is replaced by the session's working directory.
+ * A transcript's recorded working directory (its `session_start.cwd`) is replaced the same way,
+ * so a recording replays over any folder.
+ */
+import { Effect, Either } from "effect"
+import * as fs from "node:fs"
+import { ScriptError } from "./errors.js"
+
+export interface ScriptedEvent {
+  /** Wait before this event, in ms (at a time scale of 1). */
+  readonly delayMs: number
+  readonly event: unknown
+}
+
+export type ScriptedTurn =
+  | { readonly _tag: "Events"; readonly line: number; readonly events: ReadonlyArray<ScriptedEvent> }
+  | { readonly _tag: "Failure"; readonly line: number; readonly status: number; readonly errorType: string | undefined; readonly message: string }
+
+export interface Script {
+  readonly file: string
+  readonly turns: ReadonlyArray<ScriptedTurn>
+  /** The prompts, in order: what the user said. */
+  readonly prompts: ReadonlyArray<string>
+  /** A transcript's working directory (replaced by the replay's). */
+  readonly recordedCwd: string | undefined
+  /** The transcript's `session_start` line, if any. */
+  readonly session: Readonly<Record<string, unknown>> | undefined
+}
+
+export const PLACEHOLDER_CWD = "{{cwd}}"
+
+const isObject = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
+
+/** Timing of synthesized turns (ms at a time scale of 1). */
+const TIMING = { firstEvent: 250, textChunk: 25, jsonFragment: 6, blockGap: 15, end: 20 }
+
+const chunkText = (text: string): Array<string> => {
+  const words = text.match(/\S+\s*|\s+/g) ?? [text]
+  const chunks: Array<string> = []
+  for (let i = 0; i < words.length; i += 3) chunks.push(words.slice(i, i + 3).join(""))
+  return chunks.length === 0 ? [""] : chunks
+}
+
+const chunkJson = (json: string): Array<string> => {
+  const out = [""]
+  for (let i = 0; i < json.length; i += 16) out.push(json.slice(i, i + 16))
+  return out
+}
+
+/** The text of a prompt: a string, or the text blocks of a message. */
+export const promptText = (message: unknown): string | undefined => {
+  if (typeof message === "string") return message
+  if (!isObject(message)) return undefined
+  const content = message.content
+  if (typeof content === "string") return content
+  if (!Array.isArray(content)) return undefined
+  const texts = content.filter((b): b is { type: "text"; text: string } => isObject(b) && b.type === "text" && typeof b.text === "string")
+  return texts.length === 0 ? undefined : texts.map((b) => b.text).join("\n")
+}
+
+/** A turn given as content: streamed like the API would, with the first input fragment empty. */
+const synthesize = (turn: Record<string, unknown>, turnNumber: number, fail: (reason: string) => never): Array<ScriptedEvent> => {
+  const content = turn.content
+  if (!Array.isArray(content)) fail("a turn needs `content` (an array of blocks), `events`, or `error`")
+  const stopReason = turn.stop_reason ?? (content.some((b) => isObject(b) && b.type === "tool_use") ? "tool_use" : "end_turn")
+  if (typeof stopReason !== "string") fail("`stop_reason` must be a string")
+  const usage = isObject(turn.usage) ? turn.usage : {}
+  const firstDelay = typeof turn.delay_ms === "number" ? turn.delay_ms : TIMING.firstEvent
+  const events: Array<ScriptedEvent> = [
+    {
+      delayMs: firstDelay,
+      event: {
+        type: "message_start",
+        message: {
+          id: `msg_scripted_${turnNumber}`,
+          type: "message",
+          role: "assistant",
+          model: "scripted",
+          content: [],
+          stop_reason: null,
+          usage: { input_tokens: Number(usage.input_tokens ?? 0), output_tokens: 1 }
+        }
+      }
+    }
+  ]
+  content.forEach((block, index) => {
+    if (!isObject(block) || typeof block.type !== "string") fail(`content block ${index} must be an object with a type`)
+    const after = typeof block.delay_ms === "number" ? block.delay_ms : TIMING.blockGap
+    if (block.type === "text") {
+      if (typeof block.text !== "string") fail(`text block ${index} needs a string \`text\``)
+      events.push({ delayMs: after, event: { type: "content_block_start", index, content_block: { type: "text", text: "" } } })
+      for (const chunk of chunkText(block.text)) {
+        events.push({ delayMs: TIMING.textChunk, event: { type: "content_block_delta", index, delta: { type: "text_delta", text: chunk } } })
+      }
+    } else if (block.type === "tool_use") {
+      if (typeof block.name !== "string") fail(`tool_use block ${index} needs a \`name\``)
+      const id = typeof block.id === "string" ? block.id : `toolu_scripted_${turnNumber}_${index + 1}`
+      const json = typeof block.partial_json === "string" ? block.partial_json : block.input === undefined ? "" : JSON.stringify(block.input)
+      events.push({ delayMs: after, event: { type: "content_block_start", index, content_block: { type: "tool_use", id, name: block.name, input: {} } } })
+      for (const fragment of chunkJson(json)) {
+        events.push({ delayMs: TIMING.jsonFragment, event: { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: fragment } } })
+      }
+    } else if (block.type === "thinking") {
+      events.push({ delayMs: after, event: { type: "content_block_start", index, content_block: { type: "thinking", thinking: "", signature: "" } } })
+      for (const chunk of chunkText(String(block.thinking ?? ""))) {
+        events.push({ delayMs: TIMING.textChunk, event: { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: chunk } } })
+      }
+      events.push({ delayMs: 0, event: { type: "content_block_delta", index, delta: { type: "signature_delta", signature: String(block.signature ?? "scripted") } } })
+    } else {
+      fail(`content block ${index} has type ${JSON.stringify(block.type)}; a scripted turn supports text, thinking and tool_use (use \`events\` for anything else)`)
+    }
+    if (block.cut !== true) events.push({ delayMs: 0, event: { type: "content_block_stop", index } })
+  })
+  events.push({
+    delayMs: TIMING.end,
+    event: {
+      type: "message_delta",
+      delta: { stop_reason: stopReason, stop_sequence: null, ...(turn.stop_details === undefined ? {} : { stop_details: turn.stop_details }) },
+      usage: { output_tokens: Number(usage.output_tokens ?? 10) }
+    }
+  })
+  events.push({ delayMs: 0, event: { type: "message_stop" } })
+  return events
+}
+
+const rawEvents = (list: ReadonlyArray<unknown>, fail: (reason: string) => never): Array<ScriptedEvent> => {
+  let previousAt = 0
+  return list.map((item, i) => {
+    if (!isObject(item)) return fail(`event ${i} must be an object`)
+    if ("event" in item) {
+      if (typeof item.at_ms === "number") {
+        const delayMs = Math.max(0, item.at_ms - previousAt)
+        previousAt = item.at_ms
+        return { delayMs, event: item.event }
+      }
+      return { delayMs: typeof item.delay_ms === "number" ? item.delay_ms : 0, event: item.event }
+    }
+    if (typeof item.type !== "string") return fail(`event ${i} has no type`)
+    return { delayMs: 0, event: item }
+  })
+}
+
+/** Parses a script or transcript; errors name the line. */
+export const parseScript = (file: string, text: string): Either.Either<Script, ScriptError> => {
+  const turns: Array<ScriptedTurn> = []
+  const prompts: Array<string> = []
+  let recordedCwd: string | undefined
+  let session: Record<string, unknown> | undefined
+  const lines = text.split("\n")
+  try {
+    lines.forEach((raw, i) => {
+      const line = i + 1
+      const fail = (reason: string): never => {
+        throw new ScriptError({ file, line, reason })
+      }
+      if (raw.trim() === "") return
+      let value: unknown
+      try {
+        value = JSON.parse(raw)
+      } catch (e) {
+        fail(`not valid JSON (${(e as Error).message})`)
+      }
+      if (!isObject(value)) return fail("each line must be a JSON object")
+      if (typeof value.type !== "string") return fail("the line has no `type`")
+      switch (value.type) {
+        case "session":
+        case "session_start":
+          session = value
+          if (typeof value.cwd === "string" && value.type === "session_start") recordedCwd = value.cwd
+          if (typeof value.prompt === "string") prompts.push(value.prompt)
+          return
+        case "user": {
+          const prompt = typeof value.text === "string" ? value.text : promptText(value.message)
+          if (prompt === undefined) return fail("a user line needs `text` (or a `message` with text)")
+          prompts.push(prompt)
+          return
+        }
+        case "turn":
+        case "model_turn": {
+          if (isObject(value.error) && !Array.isArray(value.events)) {
+            const error = value.error
+            const status = typeof error.status === "number" ? error.status : 0
+            turns.push({
+              _tag: "Failure",
+              line,
+              status,
+              errorType: typeof error.type === "string" ? error.type : undefined,
+              message: typeof error.message === "string" ? error.message : "scripted failure"
+            })
+            return
+          }
+          const events = Array.isArray(value.events) ? rawEvents(value.events, fail) : synthesize(value, turns.length + 1, fail)
+          turns.push({ _tag: "Events", line, events })
+          return
+        }
+        default:
+          return
+      }
+    })
+  } catch (e) {
+    if (e instanceof ScriptError) return Either.left(e)
+    throw e
+  }
+  if (turns.length === 0) return Either.left(new ScriptError({ file, reason: "no model turns in the file (expected lines of type `turn` or `model_turn`)" }))
+  return Either.right({ file, turns, prompts, recordedCwd, session })
+}
+
+export const loadScript = (file: string): Effect.Effect<Script, ScriptError> =>
+  Effect.try({
+    try: () => fs.readFileSync(file, "utf8"),
+    catch: (e) =>
+      new ScriptError({
+        file,
+        reason: (e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : `cannot read: ${(e as Error).message}`
+      })
+  }).pipe(Effect.flatMap((text) => parseScript(file, text)))
+
+const jsonEscaped = (text: string): string => JSON.stringify(text).slice(1, -1)
+
+/**
+ * Replaces `{{cwd}}` (and a transcript's recorded cwd) in text and tool-input fragments. Fragments
+ * of one block are joined, replaced, and cut again at proportional places, so a path split across
+ * fragments is found and the stream keeps its shape (an empty first fragment stays empty).
+ */
+export const substituteCwd = (events: ReadonlyArray<ScriptedEvent>, cwd: string, recordedCwd: string | undefined): ReadonlyArray<ScriptedEvent> => {
+  const replacePlain = (s: string) => {
+    let out = s.split(PLACEHOLDER_CWD).join(cwd)
+    if (recordedCwd !== undefined && recordedCwd !== cwd) out = out.split(recordedCwd).join(cwd)
+    return out
+  }
+  const replaceJson = (s: string) => {
+    let out = s.split(PLACEHOLDER_CWD).join(jsonEscaped(cwd))
+    if (recordedCwd !== undefined && recordedCwd !== cwd) out = out.split(jsonEscaped(recordedCwd)).join(jsonEscaped(cwd))
+    return out
+  }
+  type Slot = { readonly at: number; readonly key: "text" | "partial_json" | "thinking" }
+  const groups = new Map<string, Array<Slot>>()
+  events.forEach((e, at) => {
+    const event = e.event
+    if (!isObject(event) || event.type !== "content_block_delta" || !isObject(event.delta)) return
+    const delta = event.delta
+    const key = delta.type === "text_delta" ? "text" : delta.type === "input_json_delta" ? "partial_json" : delta.type === "thinking_delta" ? "thinking" : undefined
+    if (key === undefined || typeof delta[key] !== "string") return
+    const group = `${String(event.index)}:${key}`
+    const list = groups.get(group) ?? []
+    list.push({ at, key })
+    groups.set(group, list)
+  })
+  const out = events.map((e) => ({ ...e }))
+  for (const slots of groups.values()) {
+    const pieces = slots.map((s) => ((out[s.at]!.event as any).delta[s.key] as string))
+    const joined = pieces.join("")
+    const replaced = slots[0]!.key === "partial_json" ? replaceJson(joined) : replacePlain(joined)
+    if (replaced === joined) continue
+    let oldPos = 0
+    let newPos = 0
+    slots.forEach((slot, i) => {
+      oldPos += pieces[i]!.length
+      const end = i === slots.length - 1 ? replaced.length : Math.round((oldPos / Math.max(1, joined.length)) * replaced.length)
+      const piece = replaced.slice(newPos, Math.max(newPos, end))
+      newPos = Math.max(newPos, end)
+      const event = out[slot.at]!.event as Record<string, any>
+      out[slot.at] = { delayMs: out[slot.at]!.delayMs, event: { ...event, delta: { ...event.delta, [slot.key]: piece } } }
+    })
+  }
+  return out
+}

@@ -1,0 +1,159 @@
+/**
+ * The shell parser: web-tree-sitter with the tree-sitter-bash WASM grammar (shell-security §1).
+ * Loaded lazily and once. Every failure mode (load failure, input over the cap, deadline, a WASM
+ * abort) yields "no tree", which the analyzer turns into "too complex" (ask).
+ */
+import { Effect } from "effect"
+import { createRequire } from "node:module"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type * as TreeSitter from "web-tree-sitter"
+
+export type SyntaxNode = TreeSitter.Node
+export type SyntaxTree = TreeSitter.Tree
+
+/** Longer commands are never parsed (claude-code-spec §1.6: over 10,000 characters always asks). */
+export const MAX_COMMAND_LENGTH = 10_000
+/** Parse deadline; tree-sitter is super-linear on pathological input. */
+export const PARSE_DEADLINE_MS = 50
+
+type TreeSitterModule = typeof TreeSitter
+
+interface Loaded {
+  readonly module: TreeSitterModule
+  readonly language: TreeSitter.Language
+  parser: TreeSitter.Parser
+}
+
+type LoadState =
+  | { readonly _tag: "NotLoaded" }
+  | { readonly _tag: "Loading"; readonly promise: Promise<void> }
+  | { readonly _tag: "Ready"; readonly loaded: Loaded }
+  | { readonly _tag: "Failed"; readonly error: string }
+
+let state: LoadState = { _tag: "NotLoaded" }
+
+/**
+ * Places to resolve the packages from. The CLI is an esbuild CJS bundle in `dist/` (so
+ * `__filename` is the bundle and node_modules sits beside it); under vitest/tsx the ESM source may
+ * have no `__filename`, so the entry script and the working directory are tried as well.
+ */
+const resolutionBases = (): ReadonlyArray<string> => {
+  const bases: Array<string> = []
+  if (typeof __filename === "string" && __filename.length > 0) bases.push(__filename)
+  const entry = process.argv[1]
+  if (typeof entry === "string" && entry.length > 0) bases.push(path.resolve(entry))
+  bases.push(path.join(process.cwd(), "noop.js"))
+  return bases
+}
+
+const resolveFrom = (specifier: string): { readonly resolved: string; readonly req: NodeJS.Require } => {
+  let lastError: unknown
+  for (const base of resolutionBases()) {
+    try {
+      // A runtime require (not the bundler's): the packages stay in node_modules, loaded on demand.
+      const req = createRequire(base)
+      return { resolved: req.resolve(specifier), req }
+    } catch (error) {
+      lastError = error
+    }
+  }
+  throw lastError instanceof Error ? lastError : new Error(`cannot resolve ${specifier}`)
+}
+
+const load = async (): Promise<Loaded> => {
+  const { req } = resolveFrom("web-tree-sitter")
+  const module = req("web-tree-sitter") as TreeSitterModule
+  const runtimeWasm = req.resolve("web-tree-sitter/web-tree-sitter.wasm")
+  const grammarWasm = resolveFrom("tree-sitter-bash/tree-sitter-bash.wasm").resolved
+  await module.Parser.init({ locateFile: () => runtimeWasm, wasmBinary: fs.readFileSync(runtimeWasm) } as never)
+  const language = await module.Language.load(new Uint8Array(fs.readFileSync(grammarWasm)))
+  const parser = new module.Parser()
+  parser.setLanguage(language)
+  return { module, language, parser }
+}
+
+const startLoading = (): Promise<void> => {
+  const promise = load().then(
+    (loaded) => {
+      state = { _tag: "Ready", loaded }
+    },
+    (error: unknown) => {
+      state = { _tag: "Failed", error: error instanceof Error ? error.message : String(error) }
+    }
+  )
+  state = { _tag: "Loading", promise }
+  return promise
+}
+
+/**
+ * Loads the parser once; never fails. After a failed load every command is "too complex" (ask),
+ * so a broken install can only make toolgate ask more, never allow more.
+ */
+export const ensureShellParser: Effect.Effect<void> = Effect.suspend(() => {
+  switch (state._tag) {
+    case "Ready":
+    case "Failed":
+      return Effect.void
+    case "Loading": {
+      const promise = state.promise
+      return Effect.promise(() => promise)
+    }
+    case "NotLoaded":
+      return Effect.promise(startLoading)
+  }
+})
+
+/** Why the parser cannot be used, if it cannot (not loaded yet, or failed to load). */
+export const parserUnavailable = (): string | undefined =>
+  state._tag === "Ready"
+    ? undefined
+    : state._tag === "Failed"
+      ? `the shell parser failed to load (${state.error})`
+      : "the shell parser is not loaded"
+
+export type ParseResult =
+  | { readonly _tag: "Parsed"; readonly tree: SyntaxTree }
+  | { readonly _tag: "Failed"; readonly reason: string }
+
+/**
+ * Parses synchronously (after `ensureShellParser`). The caller must `tree.delete()` the tree.
+ * A deadline overrun or any exception yields Failed; an exception also replaces the Parser,
+ * because a WASM abort leaves the old instance unusable.
+ */
+export const parseSync = (source: string, deadlineMs: number = PARSE_DEADLINE_MS): ParseResult => {
+  if (state._tag !== "Ready") return { _tag: "Failed", reason: parserUnavailable() ?? "the shell parser is not available" }
+  if (source.length > MAX_COMMAND_LENGTH) return { _tag: "Failed", reason: `the command is longer than ${MAX_COMMAND_LENGTH} characters` }
+  const loaded = state.loaded
+  const deadline = performance.now() + deadlineMs
+  try {
+    const tree = loaded.parser.parse(source, null, {
+      // Returning true cancels the parse (the .d.ts says void; the runtime honours the boolean).
+      progressCallback: (() => performance.now() > deadline) as unknown as (s: TreeSitter.ParseState) => void
+    })
+    if (tree === null) {
+      loaded.parser.reset()
+      return { _tag: "Failed", reason: "parsing the command took too long" }
+    }
+    return { _tag: "Parsed", tree }
+  } catch (error) {
+    try {
+      loaded.parser.delete()
+    } catch {
+      // the instance is already dead
+    }
+    try {
+      const parser = new loaded.module.Parser()
+      parser.setLanguage(loaded.language)
+      loaded.parser = parser
+    } catch (recreateError) {
+      state = { _tag: "Failed", error: recreateError instanceof Error ? recreateError.message : String(recreateError) }
+    }
+    return { _tag: "Failed", reason: `the shell parser failed (${error instanceof Error ? error.message : String(error)})` }
+  }
+}
+
+/** For tests: force the "failed to load" state, or reset to "not loaded". */
+export const setParserStateForTesting = (next: "failed" | "reset"): void => {
+  state = next === "failed" ? { _tag: "Failed", error: "disabled for a test" } : { _tag: "NotLoaded" }
+}

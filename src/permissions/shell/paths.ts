@@ -1,0 +1,80 @@
+/**
+ * Turning path words into absolute paths the way bash would see them, and containment in the
+ * working directories by path components (never string prefixes), with symlinks resolved for the
+ * part of the path that exists.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type { WordFacts } from "./words.js"
+
+/** The directories a relative path may be resolved against; null: a directory only known at run time. */
+export type Dirs = ReadonlyArray<string | null>
+
+export type Resolved = { readonly ok: true; readonly paths: ReadonlyArray<string> } | { readonly ok: false; readonly reason: string }
+
+/** Resolves a literal path word against each candidate directory; `~` and `~/…` expand to home. */
+export const resolvePathWord = (word: WordFacts, dirs: Dirs, home: string): Resolved => {
+  if (typeof word.value !== "string") return { ok: false, reason: `the path ${word.raw} is only known at run time` }
+  const value = word.value
+  if (value.length === 0) return { ok: false, reason: "an empty path" }
+  if (value.includes("\u0000")) return { ok: false, reason: "a path with a NUL byte" }
+  if (word.tilde || value.startsWith("~")) {
+    if (value === "~" || value.startsWith("~/")) return { ok: true, paths: [path.resolve(home, value.slice(2))] }
+    return { ok: false, reason: `the path ${value} names another user's home directory` }
+  }
+  if (path.isAbsolute(value)) return { ok: true, paths: [path.resolve(value)] }
+  const paths: Array<string> = []
+  for (const dir of dirs) {
+    if (dir === null) return { ok: false, reason: `the relative path ${value} after a cd to a directory only known at run time` }
+    paths.push(path.resolve(dir, value))
+  }
+  return { ok: true, paths }
+}
+
+export const isInsideDir = (child: string, dir: string): boolean => {
+  const rel = path.relative(dir, child)
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel))
+}
+
+/** The realpath of the deepest existing ancestor, plus the rest (for paths that do not exist yet). */
+export const realPathOf = (abs: string): string => {
+  let current = abs
+  const rest: Array<string> = []
+  for (let i = 0; i < 64; i++) {
+    try {
+      const real = fs.realpathSync.native(current)
+      return rest.length === 0 ? real : path.join(real, ...rest.reverse())
+    } catch {
+      const parent = path.dirname(current)
+      if (parent === current) return abs
+      rest.push(path.basename(current))
+      current = parent
+    }
+  }
+  return abs
+}
+
+/** Working directories with their real paths, computed once per check. */
+export interface WorkingDirs {
+  readonly lexical: ReadonlyArray<string>
+  readonly real: ReadonlyArray<string>
+}
+
+export const workingDirsOf = (dirs: ReadonlyArray<string>): WorkingDirs => ({ lexical: dirs, real: dirs.map(realPathOf) })
+
+/** Is the path (lexically, and with symlinks resolved) inside one of the directories? */
+export const isInsideWorkingDirs = (abs: string, dirs: WorkingDirs): boolean => {
+  const inside = (p: string) => dirs.lexical.some((d) => isInsideDir(p, d)) || dirs.real.some((d) => isInsideDir(p, d))
+  const lexical = path.resolve(abs)
+  return inside(lexical) && inside(realPathOf(lexical))
+}
+
+const GLOB = /[*?[]/
+
+/** Splits a path at its first component with a glob: the directory before it and the rest. */
+export const globBase = (abs: string): { readonly base: string; readonly globbed: string } | undefined => {
+  const parts = abs.split(path.sep)
+  const index = parts.findIndex((p) => GLOB.test(p))
+  if (index === -1) return undefined
+  return { base: parts.slice(0, index).join(path.sep) || path.sep, globbed: parts.slice(index).join(path.sep) }
+}

@@ -1,0 +1,720 @@
+/**
+ * Walks a tree-sitter-bash tree with an allowlist of node types into units (shell-security §3.1
+ * step 2), patching the parser's gaps: words split at `\⏎`, `$"…"`, backticks in unquoted
+ * here-documents, `time`/`coproc` (handled as wrappers). Anything not on the allowlist makes the
+ * command too complex, but the walk goes on so that deny rules still see what is inside.
+ */
+import type { SyntaxNode } from "./parser.js"
+import { parseSync } from "./parser.js"
+import { checkHygiene } from "./hygiene.js"
+import type { Redirect, SimpleCommand, Word } from "./types.js"
+import type { EnvFacts, Unit, UnitRole } from "./units.js"
+import type { WordFacts, WordMode, WordSink } from "./words.js"
+import { literalFacts, resolveJoinedWord, resolveWord } from "./words.js"
+import { unwrap } from "./wrappers.js"
+
+/** A redirect with the facts about its target. */
+export interface RedirectFacts extends Redirect {
+  readonly facts: WordFacts
+}
+
+/** Nesting limit for wrappers, nested shells and substitutions. */
+const MAX_DEPTH = 12
+
+/** State shared by the walkers of one command (the top one and nested scripts). */
+export interface WalkState {
+  readonly units: Array<Unit>
+  readonly reasons: Array<string>
+  order: number
+  /** The wrapper unit the units being pushed run inside, if any. */
+  parent: number | undefined
+  /** A nested script failed to parse or had syntax errors: the raw deny scan applies. */
+  rawScan: boolean
+}
+
+const STATEMENT_CONTAINERS = new Set(["program", "list", "pipeline", "subshell", "do_group", "else_clause", "elif_clause", "if_statement", "while_statement", "negated_command"])
+const ALLOWED_TOKENS = new Set([
+  ";",
+  "&",
+  "&&",
+  "||",
+  "|",
+  "|&",
+  "\n",
+  "(",
+  ")",
+  "{",
+  "}",
+  "if",
+  "then",
+  "fi",
+  "elif",
+  "else",
+  "while",
+  "until",
+  "do",
+  "done",
+  "for",
+  "select",
+  "in",
+  "case",
+  "esac",
+  ";;",
+  ";&",
+  ";;&",
+  "!"
+])
+const REDIRECT_TYPES = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"])
+const ARITHMETIC_OPERATORS = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"])
+const INTEGER = /^-?\d+$/
+
+type Origin = SimpleCommand["origin"]
+
+export class Walker implements WordSink {
+  /** >0 while inside a construct that made the command too complex. */
+  private complexRegion = 0
+
+  constructor(
+    private readonly state: WalkState,
+    private readonly source: string,
+    private readonly origin: Origin,
+    private readonly depth: number,
+    inComplexRegion: boolean
+  ) {
+    if (inComplexRegion) this.complexRegion = 1
+  }
+
+  complex(reason: string): void {
+    if (!this.state.reasons.includes(reason)) this.state.reasons.push(reason)
+  }
+
+  substitution(node: SyntaxNode): void {
+    if (this.depth + 1 > MAX_DEPTH) {
+      this.complex("commands nested too deeply")
+      return
+    }
+    const inner = new Walker(this.state, this.source, "substitution", this.depth + 1, this.complexRegion > 0)
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i)!
+      if (child.isMissing) inner.complex("an incomplete command substitution")
+      if (!child.isNamed) continue
+      if (child.type === "file_redirect") {
+        // `$(< file)` reads the file.
+        inner.pushUnit([], [], [inner.redirect(child)], child.text, "redirect-only")
+        continue
+      }
+      inner.statement(child)
+    }
+  }
+
+  /** Walks the root of a parsed program. */
+  program(root: SyntaxNode): void {
+    if (root.hasError) {
+      this.complex("the command has a syntax error")
+      this.state.rawScan = true
+    }
+    this.statement(root)
+  }
+
+  private withComplexRegion(reason: string, body: () => void): void {
+    this.complex(reason)
+    this.complexRegion++
+    try {
+      body()
+    } finally {
+      this.complexRegion--
+    }
+  }
+
+  statement(node: SyntaxNode): void {
+    if (node.isMissing) {
+      this.complex("an incomplete command")
+      return
+    }
+    const type = node.type
+    if (STATEMENT_CONTAINERS.has(type)) return this.children(node)
+    switch (type) {
+      case "command":
+        return this.command(node, [])
+      case "redirected_statement":
+        return this.redirectedStatement(node)
+      case "compound_statement":
+        return node.child(0)?.type === "((" ? this.arithmeticCommand(node) : this.children(node)
+      case "for_statement":
+        return this.forStatement(node)
+      case "case_statement":
+        return this.caseStatement(node)
+      case "variable_assignment":
+        return this.assignmentStatement([node], node.text)
+      case "variable_assignments": {
+        const nodes: Array<SyntaxNode> = []
+        for (let i = 0; i < node.namedChildCount; i++) nodes.push(node.namedChild(i)!)
+        return this.assignmentStatement(nodes, node.text)
+      }
+      case "declaration_command":
+      case "unset_command":
+        return this.declaration(node)
+      case "test_command":
+        return this.testCommand(node)
+      case "comment":
+        return
+      case "function_definition":
+        return this.withComplexRegion("a function definition", () => this.anyChildren(node))
+      case "c_style_for_statement":
+        return this.withComplexRegion("a C-style for loop", () => this.anyChildren(node))
+      case "ERROR":
+        this.state.rawScan = true
+        return this.withComplexRegion("the command has a syntax error", () => this.anyChildren(node))
+      default:
+        return this.withComplexRegion(`unsupported shell syntax (${type})`, () => this.anyChildren(node))
+    }
+  }
+
+  /** Children of an allowlisted container: statements and known separator tokens only. */
+  private children(node: SyntaxNode): void {
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i)!
+      if (child.isMissing) {
+        this.complex("an incomplete command")
+        continue
+      }
+      if (!child.isNamed) {
+        if (!ALLOWED_TOKENS.has(child.type)) this.complex(`unsupported shell syntax (${child.type})`)
+        continue
+      }
+      this.statement(child)
+    }
+  }
+
+  /** Inside a region that is already too complex: find whatever commands are visible. */
+  private anyChildren(node: SyntaxNode): void {
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i)!
+      if (!child.isNamed) continue
+      switch (child.type) {
+        case "command":
+        case "redirected_statement":
+        case "list":
+        case "pipeline":
+        case "subshell":
+        case "compound_statement":
+        case "if_statement":
+        case "while_statement":
+        case "for_statement":
+        case "case_statement":
+        case "negated_command":
+        case "declaration_command":
+        case "unset_command":
+        case "test_command":
+        case "function_definition":
+        case "c_style_for_statement":
+        case "variable_assignment":
+        case "ERROR":
+          this.statement(child)
+          break
+        case "command_substitution":
+        case "process_substitution":
+          this.substitution(child)
+          break
+        case "command_name": {
+          // An ERROR node often holds a command whose name is all that is left (`{rm,-rf,x}`).
+          const words: Array<WordFacts> = []
+          const sink = this.quietSink()
+          for (let j = i; j < node.childCount; j++) {
+            const part = node.child(j)!
+            if (part.isNamed && part.type !== "comment") {
+              words.push(resolveWord(part.type === "command_name" && part.namedChild(0) !== null ? part.namedChild(0)! : part, this.source, sink))
+            }
+          }
+          this.pushUnit(words, [], [], node.text, "plain")
+          return
+        }
+        default:
+          this.anyChildren(child)
+      }
+    }
+  }
+
+  /** A sink for words inside regions that are already too complex: substitutions are still walked. */
+  private quietSink(): WordSink {
+    return { complex: () => undefined, substitution: (n) => this.substitution(n) }
+  }
+
+  private gapIsBlank(from: number, to: number): "none" | "blank" | "other" {
+    if (to <= from) return "none"
+    const gap = this.source.slice(from, to).replace(/\\\n/g, "")
+    if (gap.length === 0) return "none"
+    return /^[ \t]+$/.test(gap) ? "blank" : "other"
+  }
+
+  private command(node: SyntaxNode, outerRedirects: ReadonlyArray<RedirectFacts>): void {
+    const env: Array<EnvFacts> = []
+    const groups: Array<Array<SyntaxNode>> = []
+    const redirects: Array<RedirectFacts> = []
+    let prevEnd = -1
+    let prevWasWord = false
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i)!
+      if (child.isMissing) this.complex("an incomplete command")
+      const gap = prevEnd < 0 ? "blank" : this.gapIsBlank(prevEnd, child.startIndex)
+      if (gap === "other") this.complex("text the parser skipped between words")
+      const field = node.fieldNameForChild(i)
+      const type = child.type
+      prevEnd = child.endIndex
+      if (type === "variable_assignment" && groups.length === 0) {
+        if (gap === "none" && prevWasWord) this.complex("an assignment joined to a word")
+        env.push(this.assignment(child))
+        prevWasWord = false
+        continue
+      }
+      if (REDIRECT_TYPES.has(type) || field === "redirect") {
+        redirects.push(this.redirect(child))
+        prevWasWord = false
+        continue
+      }
+      let wordNode: SyntaxNode | undefined
+      if (type === "command_name") {
+        if (child.namedChildCount !== 1) this.complex("an unusual command name")
+        wordNode = child.namedChild(0) ?? undefined
+      } else if (field === "argument" || (type === "$" && !child.isNamed)) {
+        wordNode = child
+      }
+      if (wordNode === undefined) {
+        this.complex(`unsupported shell syntax in a command (${type})`)
+        if (child.isNamed) this.anyChildren(child)
+        prevWasWord = false
+        continue
+      }
+      if (gap === "none" && prevWasWord && groups.length > 0) groups[groups.length - 1]!.push(wordNode)
+      else groups.push([wordNode])
+      prevWasWord = true
+    }
+    const words = groups.map((group) => (group.length === 1 && group[0]!.isNamed ? resolveWord(group[0]!, this.source, this) : resolveJoinedWord(group, this.source, this)))
+    const allRedirects = [...redirects, ...outerRedirects]
+    if (words.length === 0) {
+      if (env.length > 0) this.pushUnit([], env, allRedirects, node.text, "assignment")
+      else this.pushUnit([], [], allRedirects, node.text, "redirect-only")
+      return
+    }
+    this.checkCommandName(words[0]!)
+    this.expand(words, env, allRedirects, node.text, this.origin, this.depth)
+  }
+
+  private checkCommandName(word: WordFacts): void {
+    if (typeof word.value !== "string") {
+      this.complex("a command name that is not a literal")
+      return
+    }
+    if (word.value.startsWith("=")) this.complex("zsh =command syntax")
+    // Non-ASCII names are homoglyph territory: the prompt could show one program and run another.
+    if (/[^\x20-\x7e]/.test(word.value)) this.complex("a command name with non-ASCII characters")
+    if (word.unquotedGlob) this.complex("a glob in the command name")
+  }
+
+  /** Pushes a unit and, for wrappers and nested shells, the units inside it. */
+  private expand(
+    words: ReadonlyArray<WordFacts>,
+    env: ReadonlyArray<EnvFacts>,
+    redirects: ReadonlyArray<RedirectFacts>,
+    text: string,
+    origin: Origin,
+    depth: number,
+    runtimeArgs = false
+  ): void {
+    if (depth > MAX_DEPTH) {
+      this.complex("commands nested too deeply")
+      this.pushUnit(words, env, redirects, text, "plain", origin, depth)
+      return
+    }
+    const unwrapped = unwrap(words)
+    const innerText = (from: number, to: number) =>
+      words
+        .slice(from, to)
+        .map((w) => w.raw)
+        .join(" ")
+    switch (unwrapped.kind) {
+      case "none":
+        this.pushUnit(words, env, redirects, text, "plain", origin, depth, undefined, runtimeArgs)
+        return
+      case "complex":
+        this.complex(unwrapped.reason)
+        this.pushUnit(words, env, redirects, text, "plain", origin, depth, undefined, runtimeArgs)
+        return
+      case "wrapper": {
+        const outer = this.pushUnit(words, env, redirects, text, unwrapped.role, origin, depth, unwrapped.exactRuleOnly, runtimeArgs)
+        const end = unwrapped.innerEnd ?? words.length
+        const innerWords: Array<WordFacts> =
+          unwrapped.innerArgv !== undefined ? unwrapped.innerArgv.map(literalFacts) : words.slice(unwrapped.innerStart, end)
+        if (innerWords.length === 0) return
+        this.checkCommandName(innerWords[0]!)
+        const innerEnv = unwrapped.extraEnv === undefined ? env : [...env, ...unwrapped.extraEnv]
+        this.withParent(outer, () =>
+          this.expand(innerWords, innerEnv, [], innerText(unwrapped.innerStart, end) || innerWords.map((w) => w.raw).join(" "), "wrapper-inner", depth + 1, runtimeArgs || unwrapped.runtimeArgs === true)
+        )
+        return
+      }
+      case "script": {
+        const outer = this.pushUnit(words, env, redirects, text, unwrapped.role, origin, depth, unwrapped.exactRuleOnly, runtimeArgs)
+        if (runtimeArgs) this.complex("a shell script that gets arguments at run time")
+        this.withParent(outer, () => this.nestedScript(unwrapped.script, depth + 1))
+        return
+      }
+      case "find": {
+        const outer = this.pushUnit(words, env, redirects, text, unwrapped.commands.length > 0 ? "exec" : "plain", origin, depth, unwrapped.exactRuleOnly, runtimeArgs)
+        for (const [start, end] of unwrapped.commands) {
+          const innerWords = words.slice(start, end).map((w) =>
+            typeof w.value === "string" && w.value.includes("{}") ? { ...w, value: { dynamic: true as const, text: w.raw } } : w
+          )
+          this.checkCommandName(innerWords[0]!)
+          this.withParent(outer, () => this.expand(innerWords, env, [], innerText(start, end), "wrapper-inner", depth + 1, true))
+        }
+        return
+      }
+    }
+  }
+
+  private withParent(parent: number, body: () => void): void {
+    const saved = this.state.parent
+    this.state.parent = parent
+    try {
+      body()
+    } finally {
+      this.state.parent = saved
+    }
+  }
+
+  /** `bash -c LITERAL`, `eval LITERAL`, `watch STRING`: parse and walk the literal. */
+  private nestedScript(script: string, depth: number, origin: Origin = "nested-shell"): void {
+    if (depth > MAX_DEPTH) {
+      this.complex("commands nested too deeply")
+      return
+    }
+    const bad = checkHygiene(script)
+    if (bad !== undefined) {
+      this.complex(`a nested script: ${bad}`)
+      this.state.rawScan = true
+      return
+    }
+    const parsed = parseSync(script)
+    if (parsed._tag === "Failed") {
+      this.complex(`a nested script could not be parsed: ${parsed.reason}`)
+      this.state.rawScan = true
+      return
+    }
+    try {
+      const inner = new Walker(this.state, script, origin, depth, this.complexRegion > 0)
+      inner.program(parsed.tree.rootNode)
+    } finally {
+      parsed.tree.delete()
+    }
+  }
+
+  pushUnit(
+    words: ReadonlyArray<WordFacts>,
+    envFacts: ReadonlyArray<EnvFacts>,
+    redirects: ReadonlyArray<RedirectFacts>,
+    text: string,
+    role: UnitRole,
+    origin: Origin = this.origin,
+    depth: number = this.depth,
+    exactRuleOnly?: string,
+    runtimeArgs = false
+  ): number {
+    const argv: Array<Word> = words.map((w) => w.value)
+    const allWords = runtimeArgs ? [...words, RUNTIME_ARGS] : words
+    if (runtimeArgs) argv.push(RUNTIME_ARGS.value)
+    const unit: Unit = {
+      argv,
+      env: envFacts.map((e) => ({ name: e.name, value: e.value })),
+      redirects,
+      origin,
+      text,
+      words: allWords,
+      envFacts,
+      role,
+      order: this.state.order++,
+      depth,
+      inComplexRegion: this.complexRegion > 0,
+      ...(exactRuleOnly === undefined ? {} : { exactRuleOnly }),
+      ...(runtimeArgs ? { runtimeArgs } : {}),
+      ...(this.state.parent === undefined ? {} : { parent: this.state.parent })
+    }
+    this.state.units.push(unit)
+    return this.state.units.length - 1
+  }
+
+  private assignment(node: SyntaxNode, mode: WordMode = "assignment"): EnvFacts {
+    const nameNode = node.childForFieldName("name")
+    let name = nameNode?.text ?? ""
+    if (nameNode === null) this.complex("an assignment without a name")
+    else if (nameNode.type === "subscript") {
+      const index = nameNode.childForFieldName("index")
+      if (index === null || index.type !== "number" || index.namedChildCount > 0) this.complex("an array subscript that bash evaluates")
+      name = nameNode.childForFieldName("name")?.text ?? name
+    }
+    const valueNode = node.childForFieldName("value")
+    if (valueNode === null) return { name, value: "", raw: node.text }
+    if (valueNode.type === "array") {
+      let dynamic = false
+      for (let i = 0; i < valueNode.namedChildCount; i++) {
+        const element = resolveWord(valueNode.namedChild(i)!, this.source, this, "argument")
+        if (typeof element.value !== "string") dynamic = true
+      }
+      return { name, value: dynamic ? { dynamic: true, text: valueNode.text } : valueNode.text, raw: node.text }
+    }
+    return { name, value: resolveWord(valueNode, this.source, this, mode).value, raw: node.text }
+  }
+
+  private assignmentStatement(nodes: ReadonlyArray<SyntaxNode>, text: string): void {
+    const env = nodes.map((n) => this.assignment(n))
+    this.pushUnit([], env, [], text, "assignment")
+  }
+
+  private declaration(node: SyntaxNode): void {
+    const words: Array<WordFacts> = []
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i)!
+      if (!child.isNamed) {
+        if (i === 0) words.push(literalFacts(child.type))
+        else this.complex(`unsupported shell syntax in ${node.child(0)?.type ?? "a declaration"} (${child.type})`)
+        continue
+      }
+      if (child.type === "variable_assignment") {
+        const assigned = this.assignment(child)
+        const value = typeof assigned.value === "string" ? `${assigned.name}=${assigned.value}` : { dynamic: true as const, text: child.text }
+        words.push({ ...literalFacts(typeof value === "string" ? value : child.text), value, raw: child.text })
+      } else {
+        words.push(resolveWord(child, this.source, this))
+      }
+    }
+    this.pushUnit(words, [], [], node.text, "plain")
+  }
+
+  private testCommand(node: SyntaxNode): void {
+    const open = node.child(0)?.type ?? "["
+    const mode: WordMode = open === "[[" ? "test" : "argument"
+    const words: Array<WordFacts> = [literalFacts(open)]
+    const collect = (n: SyntaxNode): void => {
+      for (let i = 0; i < n.childCount; i++) {
+        const child = n.child(i)!
+        if (child.isMissing) this.complex("an incomplete test")
+        if (!child.isNamed) {
+          if (n === node && (i === 0 || i === n.childCount - 1)) continue
+          words.push(literalFacts(child.type))
+          continue
+        }
+        switch (child.type) {
+          case "binary_expression":
+          case "unary_expression":
+          case "parenthesized_expression":
+            collect(child)
+            break
+          case "redirected_statement":
+          case "ternary_expression":
+          case "postfix_expression":
+            this.complex(`unsupported syntax in a test (${child.type})`)
+            break
+          default:
+            words.push(resolveWord(child, this.source, this, mode))
+        }
+      }
+    }
+    collect(node)
+    const close = node.child(node.childCount - 1)?.type
+    if (close === "]" || close === "]]") words.push(literalFacts(close))
+    const values = words.map((w) => (typeof w.value === "string" ? w.value : undefined))
+    const arithmetic = values.some((v) => v !== undefined && ARITHMETIC_OPERATORS.has(v))
+    if (arithmetic && open === "[[") {
+      // [[ a -eq b ]] evaluates both sides as arithmetic, recursively through variable values.
+      const operands = words.slice(1, -1).filter((w) => typeof w.value !== "string" || !/^(?:-[a-z]{1,2}|[!()]|&&|\|\|)$/.test(w.value))
+      if (operands.some((w) => typeof w.value !== "string" || !INTEGER.test(w.value))) this.complex("an arithmetic comparison on values bash evaluates")
+    }
+    this.pushUnit(words, [], [], node.text, "test")
+  }
+
+  private arithmeticCommand(node: SyntaxNode): void {
+    const literal = (n: SyntaxNode): boolean => {
+      for (let i = 0; i < n.namedChildCount; i++) {
+        const child = n.namedChild(i)!
+        if (child.type === "number" && child.namedChildCount === 0) continue
+        if (child.type === "binary_expression" || child.type === "unary_expression" || child.type === "parenthesized_expression") {
+          if (!literal(child)) return false
+          continue
+        }
+        return false
+      }
+      return true
+    }
+    if (!literal(node)) {
+      this.withComplexRegion("arithmetic with variables or substitutions", () => this.anyChildren(node))
+      return
+    }
+    this.pushUnit([literalFacts("(("), literalFacts("))")], [], [], node.text, "test")
+  }
+
+  private forStatement(node: SyntaxNode): void {
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i)!
+      const field = node.fieldNameForChild(i)
+      if (!child.isNamed) {
+        if (!ALLOWED_TOKENS.has(child.type)) this.complex(`unsupported shell syntax (${child.type})`)
+        continue
+      }
+      if (field === "variable") continue
+      if (field === "value") {
+        resolveWord(child, this.source, this)
+        continue
+      }
+      this.statement(child)
+    }
+  }
+
+  private caseStatement(node: SyntaxNode): void {
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i)!
+      const field = node.fieldNameForChild(i)
+      if (!child.isNamed) {
+        if (!ALLOWED_TOKENS.has(child.type)) this.complex(`unsupported shell syntax (${child.type})`)
+        continue
+      }
+      if (field === "value") {
+        resolveWord(child, this.source, this, "test")
+        continue
+      }
+      if (child.type === "case_item") {
+        for (let j = 0; j < child.childCount; j++) {
+          const part = child.child(j)!
+          const partField = child.fieldNameForChild(j)
+          if (!part.isNamed) {
+            if (!ALLOWED_TOKENS.has(part.type)) this.complex(`unsupported shell syntax (${part.type})`)
+            continue
+          }
+          if (partField === "value") resolveWord(part, this.source, this, "test")
+          else this.statement(part)
+        }
+        continue
+      }
+      this.statement(child)
+    }
+  }
+
+  private redirectedStatement(node: SyntaxNode): void {
+    const redirects: Array<RedirectFacts> = []
+    let body: SyntaxNode | null = null
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i)!
+      const field = node.fieldNameForChild(i)
+      if (field === "body") {
+        body = child
+        continue
+      }
+      if (REDIRECT_TYPES.has(child.type)) {
+        redirects.push(this.redirect(child))
+        continue
+      }
+      if (child.isMissing) this.complex("an incomplete redirection")
+      if (child.isNamed) this.statement(child)
+      else this.complex(`unsupported shell syntax (${child.type})`)
+    }
+    if (body !== null && body.type === "command") {
+      this.command(body, redirects)
+      return
+    }
+    if (body !== null) this.statement(body)
+    this.pushUnit([], [], redirects, node.text, "redirect-only")
+  }
+
+  redirect(node: SyntaxNode): RedirectFacts {
+    let op = ""
+    let fd: number | undefined
+    const targets: Array<SyntaxNode> = []
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i)!
+      const field = node.fieldNameForChild(i)
+      if (child.isMissing) this.complex("an incomplete redirection")
+      if (!child.isNamed) {
+        if (op === "") op = child.type
+        continue
+      }
+      if (child.type === "file_descriptor") {
+        fd = Number(child.text)
+        continue
+      }
+      if (node.type === "heredoc_redirect") {
+        this.heredocPart(child, field)
+        continue
+      }
+      if (field === "destination" || node.type === "herestring_redirect") targets.push(child)
+      else if (child.type === "ERROR") {
+        this.state.rawScan = true
+        this.withComplexRegion("the command has a syntax error", () => this.anyChildren(child))
+      } else this.complex(`unsupported syntax in a redirection (${child.type})`)
+    }
+    if (node.type === "heredoc_redirect") {
+      const facts = literalFacts("<here-document>")
+      return fd === undefined ? { op, target: facts.value, facts } : { op, fd, target: facts.value, facts }
+    }
+    if (targets.length > 1) this.complex("a redirection with several targets")
+    const facts =
+      targets.length === 0
+        ? literalFacts(op.endsWith("-") ? "-" : "")
+        : targets.length === 1
+          ? resolveWord(targets[0]!, this.source, this, node.type === "herestring_redirect" ? "assignment" : "argument")
+          : resolveJoinedWord(targets, this.source, this)
+    if (op.endsWith("-") && op.length > 1) op = op.slice(0, -1)
+    return fd === undefined ? { op, target: facts.value, facts } : { op, fd, target: facts.value, facts }
+  }
+
+  private heredocQuoted = false
+
+  private heredocPart(child: SyntaxNode, field: string | null): void {
+    switch (child.type) {
+      case "heredoc_start":
+        this.heredocQuoted = /['"\\]/.test(child.text)
+        return
+      case "heredoc_end":
+        return
+      case "heredoc_body":
+        if (this.heredocQuoted) return
+        this.unquotedHeredocBody(child)
+        return
+      default:
+        if (REDIRECT_TYPES.has(child.type) || field === "redirect") {
+          // `cat <<EOF > out`: the redirect belongs to the command; report it as its own unit.
+          this.pushUnit([], [], [this.redirect(child)], child.text, "redirect-only")
+          return
+        }
+        this.statement(child)
+    }
+  }
+
+  private unquotedHeredocBody(body: SyntaxNode): void {
+    let expands = false
+    for (let i = 0; i < body.namedChildCount; i++) {
+      const part = body.namedChild(i)!
+      if (part.type === "heredoc_content") {
+        if (/[$`]/.test(part.text.replace(/\\[\\$`]/g, ""))) expands = true
+        continue
+      }
+      expands = true
+      if (part.type === "command_substitution") this.substitution(part)
+    }
+    const text = body.text
+    if (body.namedChildCount === 0 && /[$`]/.test(text.replace(/\\[\\$`]/g, ""))) expands = true
+    if (!expands) return
+    this.complex("expansions in an unquoted here-document")
+    // tree-sitter leaves backticks in the body as text; parse them so deny rules still see them.
+    for (const match of text.matchAll(/`((?:[^`\\]|\\.)*)`/g)) {
+      const inner = match[1]!.replace(/\\([\\$`])/g, "$1")
+      this.complexRegion++
+      try {
+        this.nestedScript(inner, this.depth + 1, "substitution")
+      } finally {
+        this.complexRegion--
+      }
+    }
+  }
+}
+
+/** The extra arguments xargs and find -exec pass at run time. */
+const RUNTIME_ARGS: WordFacts = { ...literalFacts("<arguments from input>"), value: { dynamic: true, text: "<arguments from input>" } }

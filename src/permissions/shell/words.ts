@@ -1,0 +1,436 @@
+/**
+ * Resolving tree-sitter word nodes to the values bash passes (shell-security §3.1 step 3):
+ * unquote, unescape, decode `$'…'`, join concatenations; anything bash would expand becomes
+ * Dynamic. Constructs the walker cannot vouch for are reported to the sink as "too complex".
+ */
+import type { SyntaxNode } from "./parser.js"
+import type { Word } from "./types.js"
+import { checkHygiene } from "./hygiene.js"
+
+/** What the checks need to know about one argument besides its value. */
+export interface WordFacts {
+  readonly value: Word
+  /** The source text of the argument. */
+  readonly raw: string
+  /** Contains an unquoted `*`, `?` or `[` (bash would glob it). */
+  readonly unquotedGlob: boolean
+  /** Starts with an unquoted `~` (bash would expand it). */
+  readonly tilde: boolean
+  /** Is a `<( )`/`>( )` pipe path. */
+  readonly procSub: boolean
+  /** A glob or a trailing slash directly after an expansion (`"$DIR"/*`, `$D/`): critical for rm. */
+  readonly globAfterExpansion: boolean
+  /** Any part came from quotes or escapes. */
+  readonly quoted: boolean
+}
+
+/**
+ * Where a word stands: an argument (split and globbed by bash), an assignment value or a `[[ ]]`
+ * operand (neither split nor globbed, so a plain `$x` there is a value, not new words).
+ */
+export type WordMode = "argument" | "assignment" | "test"
+
+export interface WordSink {
+  complex(reason: string): void
+  /** A `$( )`, backtick or `<( )`/`>( )` inside a word: the walker analyses its body as commands. */
+  substitution(node: SyntaxNode): void
+}
+
+export const isDynamic = (word: Word): word is { readonly dynamic: true; readonly text: string } => typeof word !== "string"
+
+export const literalFacts = (value: string): WordFacts => ({
+  value,
+  raw: value,
+  unquotedGlob: false,
+  tilde: false,
+  procSub: false,
+  globAfterExpansion: false,
+  quoted: false
+})
+
+/** Marks the place of an expansion in the flattened text (for the "glob after a variable" check). */
+const EXPANSION_MARK = "\u0001"
+const GLOB_CHARS = /[*?[]/
+// `{a,b}` and `{1..3}` in unquoted text (quoted and escaped characters are masked out).
+const BRACE_EXPANSION = /\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}/
+const GLOB_AFTER_EXPANSION = new RegExp(`${EXPANSION_MARK}(?:/*$|/*[*?[])`)
+// After an unescaped `$`, these start an expansion; anything else leaves the `$` literal.
+const EXPANSION_START = /[A-Za-z0-9_{(\[@*#?!$\-'"]/
+
+class Builder {
+  value = ""
+  dynamic = false
+  /** The text with quoted/escaped characters masked as `_`, expansions as `$`. */
+  shape = ""
+  /** The text with expansions as EXPANSION_MARK. */
+  flat = ""
+  unquotedGlob = false
+  tilde = false
+  procSub = false
+  quoted = false
+  /** Expansions seen, for the "only a simple quoted expansion" rules of callers. */
+  expansions = 0
+
+  literal(text: string, quoted: boolean): void {
+    if (text.length === 0) return
+    if (!quoted && this.shape.length === 0 && text[0] === "~") this.tilde = true
+    this.value += text
+    this.flat += text
+    if (quoted) {
+      this.quoted = true
+      this.shape += "_".repeat(text.length)
+    } else {
+      this.shape += text
+      if (GLOB_CHARS.test(text)) this.unquotedGlob = true
+    }
+  }
+
+  expansion(): void {
+    this.dynamic = true
+    this.expansions++
+    this.shape += "$"
+    this.flat += EXPANSION_MARK
+  }
+}
+
+/** `\x` → `x`, `\⏎` → nothing; an unescaped `$`/backtick the parser did not turn into a node is reported. */
+const addUnquotedWordText = (text: string, b: Builder, sink: WordSink): void => {
+  let run = ""
+  const flush = () => {
+    b.literal(run, false)
+    run = ""
+  }
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!
+    if (ch === "\\") {
+      flush()
+      const next = text[i + 1]
+      if (next === undefined) {
+        b.literal("\\", true)
+      } else if (next !== "\n") {
+        b.literal(next, true)
+      }
+      i++
+    } else if (ch === "`") {
+      sink.complex("a backtick the parser left inside a word")
+      run += ch
+    } else if (ch === "$" && i + 1 < text.length && EXPANSION_START.test(text[i + 1]!)) {
+      sink.complex("an expansion the parser left inside a word")
+      run += ch
+    } else {
+      run += ch
+    }
+  }
+  flush()
+}
+
+/** Double-quoted text: only `\$ \` \" \\ \⏎` are escapes. */
+const addDoubleQuotedText = (text: string, b: Builder, sink: WordSink): void => {
+  let out = ""
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!
+    if (ch === "\\") {
+      const next = text[i + 1]
+      if (next === "$" || next === "`" || next === '"' || next === "\\") {
+        out += next
+        i++
+        continue
+      }
+      if (next === "\n") {
+        i++
+        continue
+      }
+      out += ch
+    } else if (ch === "`") {
+      sink.complex("a backtick the parser left inside a string")
+      out += ch
+    } else if (ch === "$" && i + 1 < text.length && EXPANSION_START.test(text[i + 1]!) && text[i + 1] !== "'" && text[i + 1] !== '"') {
+      sink.complex("an expansion the parser left inside a string")
+      out += ch
+    } else {
+      out += ch
+    }
+  }
+  b.literal(out, true)
+}
+
+const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
+  a: "\u0007",
+  b: "\b",
+  e: "\u001b",
+  E: "\u001b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\u000b",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "?": "?"
+}
+
+/** Decodes the body of `$'…'` as bash does (a NUL ends the value). Undefined: not decodable. */
+export const decodeAnsiC = (body: string): string | undefined => {
+  let out = ""
+  for (let i = 0; i < body.length; i++) {
+    const ch = body[i]!
+    if (ch !== "\\") {
+      out += ch
+      continue
+    }
+    const next = body[i + 1]
+    if (next === undefined) {
+      out += "\\"
+      break
+    }
+    const simple = SIMPLE_ESCAPES[next]
+    if (simple !== undefined) {
+      out += simple
+      i++
+      continue
+    }
+    let match: RegExpExecArray | null
+    const rest = body.slice(i + 1)
+    if ((match = /^[0-7]{1,3}/.exec(rest)) !== null) {
+      out += String.fromCharCode(parseInt(match[0], 8) & 0xff)
+      i += match[0].length
+    } else if ((match = /^x([0-9A-Fa-f]{1,2})/.exec(rest)) !== null) {
+      out += String.fromCharCode(parseInt(match[1]!, 16))
+      i += match[0].length
+    } else if ((match = /^u([0-9A-Fa-f]{1,4})/.exec(rest)) !== null || (match = /^U([0-9A-Fa-f]{1,8})/.exec(rest)) !== null) {
+      const code = parseInt(match[1]!, 16)
+      if (code > 0x10ffff) return undefined
+      out += String.fromCodePoint(code)
+      i += match[0].length
+    } else if (next === "c" && body[i + 2] !== undefined) {
+      out += String.fromCharCode(body[i + 2]!.charCodeAt(0) & 0x1f)
+      i += 2
+    } else {
+      out += "\\" + next
+      i++
+    }
+  }
+  const nul = out.indexOf("\u0000")
+  return nul === -1 ? out : out.slice(0, nul)
+}
+
+/** Only `$NAME`, `${NAME}` and special parameters are simple; operators (`${x@P}`, `${!x}`, `${x:-$(…)}`) are not. */
+const isSimpleExpansion = (node: SyntaxNode): boolean => {
+  if (node.type === "simple_expansion") return true
+  if (node.type !== "expansion") return false
+  if (node.namedChildCount !== 1) return false
+  const inner = node.namedChild(0)
+  return inner !== null && (inner.type === "variable_name" || inner.type === "special_variable_name") && node.text === "${" + inner.text + "}"
+}
+
+/** Arithmetic whose only operands are number literals: evaluating it runs nothing. */
+const isLiteralArithmetic = (node: SyntaxNode): boolean => {
+  for (let i = 0; i < node.namedChildCount; i++) {
+    const child = node.namedChild(i)!
+    switch (child.type) {
+      case "number":
+        if (child.namedChildCount > 0) return false
+        break
+      case "binary_expression":
+      case "unary_expression":
+      case "parenthesized_expression":
+      case "ternary_expression":
+        if (!isLiteralArithmetic(child)) return false
+        break
+      default:
+        return false
+    }
+  }
+  return true
+}
+
+const addString = (node: SyntaxNode, b: Builder, sink: WordSink, source: string): void => {
+  // Walk the children by position so that text tree-sitter left between them is not lost.
+  let pos = node.startIndex + 1
+  const end = node.endIndex - 1
+  for (let i = 0; i < node.childCount; i++) {
+    const child = node.child(i)!
+    if (!child.isNamed) continue
+    if (child.startIndex > pos) addDoubleQuotedText(source.slice(pos, child.startIndex), b, sink)
+    switch (child.type) {
+      case "string_content":
+        addDoubleQuotedText(child.text, b, sink)
+        break
+      case "simple_expansion":
+      case "expansion":
+        if (!isSimpleExpansion(child)) sink.complex(`the expansion ${child.text} inside a string`)
+        b.expansion()
+        break
+      case "command_substitution":
+        if (child.text.startsWith("`") && child.text.slice(1, -1).includes("\\")) sink.complex("a backslash inside backticks")
+        sink.substitution(child)
+        b.expansion()
+        break
+      case "arithmetic_expansion":
+        if (!isLiteralArithmetic(child)) sink.complex("arithmetic with variables or substitutions")
+        b.expansion()
+        break
+      default:
+        sink.complex(`unsupported ${child.type} inside a string`)
+        b.expansion()
+    }
+    pos = child.endIndex
+  }
+  if (end > pos) addDoubleQuotedText(source.slice(pos, end), b, sink)
+  if (!node.text.endsWith('"') || node.text.length < 2) sink.complex("an unterminated string")
+}
+
+const addPart = (node: SyntaxNode, b: Builder, sink: WordSink, source: string, mode: WordMode): void => {
+  switch (node.type) {
+    case "word":
+    case "extglob_pattern":
+    case "regex":
+    case "test_operator":
+    case "variable_name":
+    case "special_variable_name":
+    case "file_descriptor":
+    case "heredoc_start":
+      addUnquotedWordText(node.text, b, sink)
+      return
+    case "number":
+      if (node.namedChildCount > 0) {
+        sink.complex("an expansion inside a number")
+        b.expansion()
+      } else {
+        addUnquotedWordText(node.text, b, sink)
+      }
+      return
+    case "raw_string": {
+      const text = node.text
+      if (text.length < 2 || !text.endsWith("'")) sink.complex("an unterminated string")
+      b.literal(text.slice(1, -1), true)
+      return
+    }
+    case "string":
+      addString(node, b, sink, source)
+      return
+    case "translated_string": {
+      const inner = node.namedChild(0)
+      if (inner === null || inner.type !== "string") {
+        sink.complex("an unsupported $\"…\" string")
+        b.expansion()
+      } else {
+        addString(inner, b, sink, source)
+      }
+      return
+    }
+    case "ansi_c_string": {
+      const text = node.text
+      if (text.length < 3 || !text.endsWith("'")) {
+        sink.complex("an unterminated $'…' string")
+        b.expansion()
+        return
+      }
+      const decoded = decodeAnsiC(text.slice(2, -1))
+      if (decoded === undefined) {
+        sink.complex("an undecodable $'…' string")
+        b.expansion()
+        return
+      }
+      const bad = checkHygiene(decoded.replace(/[\t\n]/g, " "))
+      if (bad !== undefined) sink.complex(`a $'…' string that decodes to ${bad.replace(/^the command contains /, "")}`)
+      b.literal(decoded, true)
+      return
+    }
+    case "concatenation": {
+      let pos = node.startIndex
+      for (let i = 0; i < node.childCount; i++) {
+        const child = node.child(i)!
+        if (child.startIndex !== pos) sink.complex("text the parser skipped inside a word")
+        pos = child.endIndex
+        if (!child.isNamed) {
+          // `a$"b"`: tree-sitter splits a translated string into `$` + string.
+          const next = node.child(i + 1)
+          if (child.type === "$" && next !== null && next.type === "string" && next.startIndex === child.endIndex) continue
+          sink.complex(`an unexpected '${child.type}' inside a word`)
+          b.expansion()
+          continue
+        }
+        addPart(child, b, sink, source, mode)
+      }
+      return
+    }
+    case "simple_expansion":
+    case "expansion":
+      if (!isSimpleExpansion(node)) sink.complex(`the expansion ${node.text}`)
+      else if (mode === "argument") sink.complex(`the unquoted expansion ${node.text}`)
+      b.expansion()
+      return
+    case "command_substitution":
+      if (mode === "argument") sink.complex("an unquoted command substitution")
+      if (node.text.startsWith("`") && node.text.slice(1, -1).includes("\\")) sink.complex("a backslash inside backticks")
+      sink.substitution(node)
+      b.expansion()
+      return
+    case "process_substitution":
+      sink.substitution(node)
+      b.expansion()
+      b.procSub = true
+      return
+    case "arithmetic_expansion":
+      if (!isLiteralArithmetic(node)) sink.complex("arithmetic with variables or substitutions")
+      b.expansion()
+      return
+    case "brace_expression":
+      sink.complex("brace expansion")
+      b.expansion()
+      return
+    default:
+      sink.complex(`unsupported ${node.type} in a word`)
+      b.expansion()
+      return
+  }
+}
+
+const finish = (b: Builder, raw: string, sink: WordSink): WordFacts => {
+  if (BRACE_EXPANSION.test(b.shape)) sink.complex("brace expansion")
+  if (b.shape.includes("~[")) sink.complex("zsh ~[ syntax")
+  return {
+    value: b.dynamic ? { dynamic: true, text: raw } : b.value,
+    raw,
+    unquotedGlob: b.unquotedGlob,
+    tilde: b.tilde,
+    procSub: b.procSub,
+    globAfterExpansion: b.dynamic && GLOB_AFTER_EXPANSION.test(b.flat),
+    quoted: b.quoted
+  }
+}
+
+/** Resolves one argument made of one node. */
+export const resolveWord = (node: SyntaxNode, source: string, sink: WordSink, mode: WordMode = "argument"): WordFacts => {
+  const b = new Builder()
+  addPart(node, b, sink, source, mode)
+  return finish(b, node.text, sink)
+}
+
+/**
+ * Resolves one bash word made of several sibling nodes that tree-sitter split but bash joins
+ * (siblings separated only by `\⏎`, or a `$` + string pair).
+ */
+export const resolveJoinedWord = (nodes: ReadonlyArray<SyntaxNode>, source: string, sink: WordSink, mode: WordMode = "argument"): WordFacts => {
+  const b = new Builder()
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i]!
+    if (!node.isNamed) {
+      const next = nodes[i + 1]
+      // `$"…"` is a translated string; a lone `$` is literal.
+      if (node.type === "$" && next !== undefined && next.type === "string" && next.startIndex === node.endIndex) continue
+      if (node.type === "$") b.literal("$", false)
+      else {
+        sink.complex(`an unexpected '${node.type}' in a word`)
+        b.expansion()
+      }
+      continue
+    }
+    addPart(node, b, sink, source, mode)
+  }
+  const first = nodes[0]!
+  const last = nodes[nodes.length - 1]!
+  return finish(b, source.slice(first.startIndex, last.endIndex), sink)
+}

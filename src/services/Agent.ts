@@ -1,0 +1,295 @@
+/**
+ * The agent loop (DESIGN "The flow of one turn"): send the conversation with the system prompt
+ * (built from each tool's `prompt`) and the pool's tools, run the tool calls while the model
+ * streams, append the assistant message and the user message of tool results (plus hooks'
+ * additionalContext and tools' `newMessages`), and go again — until the model stops asking for
+ * tools, the turn limit, a user interrupt, or a hook's halt. `pause_turn` is resumed;
+ * `refusal`, `max_tokens` and a model error end the prompt cleanly with every tool_use answered.
+ */
+import { Clock, Context, Effect, Layer, Queue, Stream } from "effect"
+import {
+  answerEveryToolUse,
+  appendAssistant,
+  appendUser,
+  assistantMessage,
+  INTERRUPT_MARKER,
+  INTERRUPTED_TEXT,
+  newMessageBlocks,
+  notRunResult,
+  promptBlocks,
+  textOf,
+  type Conversation
+} from "../agent/conversation.js"
+import type { AgentEvent } from "../agent/events.js"
+import { buildSystemPrompt, type SystemPromptOptions } from "../agent/systemPrompt.js"
+import { noTranscript, type Transcript } from "../agent/transcript.js"
+import { runTurn, type SchedulingOptions, type TurnOutput } from "../agent/turn.js"
+import type { ModelError } from "../model/errors.js"
+import { addUsage, type Usage } from "../model/events.js"
+import { ModelClient, type ModelMessage } from "../model/ModelClient.js"
+import { describeReason } from "../permissions/types.js"
+import type { Halt } from "./CallPipeline.js"
+import { Scheduler } from "./Scheduler.js"
+import { ToolRegistry } from "./ToolRegistry.js"
+
+/** Why a prompt ended. */
+export type StopKind =
+  | "end_turn"
+  | "max_turns"
+  | "interrupted"
+  | "refusal"
+  | "max_tokens"
+  | "context_window"
+  | "hook_stop"
+  | "error"
+
+export interface PromptOptions {
+  /** Most model turns for this prompt (default: no limit). */
+  readonly maxTurns?: number
+  /** Each element is one user interrupt (Ctrl-C): the first stops the model and cancels `cancel` calls. */
+  readonly interrupts?: Stream.Stream<void>
+  readonly onEvent?: (event: AgentEvent) => Effect.Effect<void>
+  readonly transcript?: Transcript
+  readonly scheduling?: SchedulingOptions
+  readonly systemPrompt?: SystemPromptOptions
+}
+
+export interface PromptOutcome {
+  readonly conversation: Conversation
+  readonly stop: StopKind
+  /** The model's last stop_reason. */
+  readonly stopReason: string | undefined
+  /** Turns of this prompt. */
+  readonly turns: number
+  /** The text of the last assistant message. */
+  readonly text: string
+  /** Usage of this prompt's turns. */
+  readonly usage: Usage
+  readonly error: ModelError | undefined
+  readonly halt: Halt | undefined
+}
+
+export interface AgentService {
+  /** Runs one user prompt to the end of the model's work. Never fails: a model error is an outcome. */
+  readonly prompt: (
+    conversation: Conversation,
+    prompt: string | ReadonlyArray<Readonly<Record<string, unknown>>>,
+    options?: PromptOptions
+  ) => Effect.Effect<PromptOutcome>
+  /** The system prompt a session gets (the tool pool's prompts in stable order). */
+  readonly systemPrompt: (conversation: Conversation, options?: SystemPromptOptions) => Effect.Effect<string>
+}
+
+export class Agent extends Context.Tag("toolgate/Agent")<Agent, AgentService>() {}
+
+const hasToolUse = (message: ModelMessage | undefined) =>
+  message !== undefined && typeof message.content !== "string" && message.content.some((b) => b.type === "tool_use")
+
+const stopKindOf = (stopReason: string | undefined): StopKind | "continue" | "missing" => {
+  switch (stopReason) {
+    case "tool_use":
+    case "pause_turn":
+      return "continue"
+    case "max_tokens":
+      return "max_tokens"
+    case "refusal":
+      return "refusal"
+    case "model_context_window_exceeded":
+      return "context_window"
+    case undefined:
+      return "missing"
+    default:
+      return "end_turn"
+  }
+}
+
+export const make = Effect.gen(function* () {
+  const model = yield* ModelClient
+  const scheduler = yield* Scheduler
+  const registry = yield* ToolRegistry
+
+  const systemPrompt = Effect.fn("Agent.systemPrompt")(function* (conversation: Conversation, options?: SystemPromptOptions) {
+    const pool = yield* registry.pool
+    return buildSystemPrompt(pool.tools, conversation.session, options)
+  })
+
+  const record = (transcript: Transcript, turn: number, out: TurnOutput, assistant: ModelMessage | undefined) =>
+    Effect.gen(function* () {
+      yield* transcript.write({
+        type: "model_turn",
+        turn,
+        at: new Date(out.startedAt).toISOString(),
+        duration_ms: out.endedAt - out.startedAt,
+        stop_reason: out.stopReason ?? null,
+        usage: out.usage,
+        ...(out.retries.length > 0 ? { retries: out.retries } : {}),
+        ...(out.error === undefined ? {} : { error: { tag: out.error._tag, message: out.error.message } }),
+        events: out.events
+      })
+      if (assistant !== undefined) yield* transcript.write({ type: "assistant", turn, message: assistant, stop_reason: out.stopReason ?? null })
+      for (const [i, outcome] of out.run.outcomes.entries()) {
+        const timing = out.run.timeline[i]
+        const times = out.callTimes.get(outcome.toolUseId)
+        yield* transcript.write({
+          type: "tool_call",
+          turn,
+          tool_use_id: outcome.toolUseId,
+          name: outcome.toolName,
+          input: outcome.input,
+          decision:
+            outcome.decision === undefined
+              ? null
+              : { behavior: outcome.decision.behavior, reason: describeReason(outcome.decision.reason) },
+          batch: timing?.batch ?? null,
+          started_ms: timing?.startedMs ?? null,
+          ended_ms: timing?.endedMs ?? null,
+          started_at: times?.startedAt === undefined ? null : new Date(times.startedAt).toISOString(),
+          outcome: timing?.outcome ?? null,
+          is_error: outcome.result.is_error === true,
+          error: outcome.error?._tag ?? null,
+          result: outcome.result.content,
+          ...(outcome.notices.length > 0 ? { notices: outcome.notices } : {})
+        })
+      }
+    })
+
+  const prompt = Effect.fn("Agent.prompt")(function* (
+    conversation: Conversation,
+    input: string | ReadonlyArray<Readonly<Record<string, unknown>>>,
+    options: PromptOptions = {}
+  ) {
+    const emit = options.onEvent ?? (() => Effect.void)
+    const transcript = options.transcript ?? noTranscript
+    const maxTurns = options.maxTurns ?? Number.POSITIVE_INFINITY
+    const pool = yield* registry.pool
+    const system = buildSystemPrompt(pool.tools, conversation.session, options.systemPrompt)
+
+    const userBlocks = promptBlocks(input)
+    let messages = appendUser(conversation.messages, userBlocks)
+    yield* transcript.write({ type: "user", at: new Date(yield* Clock.currentTimeMillis).toISOString(), message: { role: "user", content: userBlocks } })
+
+    // One subscription to the interrupts for the whole prompt; each goes to the running turn.
+    let interrupts = 0
+    let current: Queue.Queue<void> | undefined
+    if (options.interrupts !== undefined) {
+      yield* options.interrupts.pipe(
+        Stream.runForEach(() =>
+          Effect.suspend(() => {
+            interrupts++
+            return current === undefined ? Effect.void : Queue.offer(current, undefined)
+          })
+        ),
+        Effect.forkScoped
+      )
+    }
+
+    let session = conversation.session
+    let usage: Usage = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }
+    let turns = 0
+    let lastAssistant: ModelMessage | undefined
+    let stopReason: string | undefined
+    let stop: StopKind | undefined
+    let error: ModelError | undefined
+    let halt: Halt | undefined
+
+    while (stop === undefined) {
+      if (interrupts > 0) {
+        stop = "interrupted"
+        messages = appendUser(messages, [{ type: "text", text: INTERRUPTED_TEXT }])
+        break
+      }
+      if (turns >= maxTurns) {
+        stop = "max_turns"
+        break
+      }
+      turns++
+      const turn = conversation.turns + turns
+      yield* emit({ _tag: "TurnStarted", turn })
+      const queue = yield* Queue.unbounded<void>()
+      current = queue
+      const out = yield* runTurn(model, scheduler, {
+        turn,
+        request: { system, messages, tools: pool.apiSchemas },
+        session,
+        scheduling: options.scheduling ?? {},
+        interrupts: queue,
+        emit
+      })
+      current = undefined
+      usage = addUsage(usage, out.usage)
+      stopReason = out.stopReason
+      session = out.run.session
+
+      const assistant = assistantMessage(out.blocks)
+      messages = appendAssistant(messages, assistant)
+      if (assistant !== undefined) lastAssistant = assistant
+      yield* emit({ _tag: "AssistantMessage", turn, message: assistant, stopReason: out.stopReason, usage: out.usage })
+      yield* record(transcript, turn, out, assistant)
+
+      const interrupted = interrupts > 0 || out.run.interrupted || out.run.halt?.kind === "userInterrupt"
+      if (hasToolUse(assistant) || out.run.outcomes.length > 0) {
+        const extra = newMessageBlocks(out.run.outcomes.flatMap((o) => o.newMessages))
+        if (extra.skipped > 0) {
+          yield* emit({ _tag: "Notice", turn, text: `${extra.skipped} message(s) from tools could not be added to the conversation (not user content)` })
+        }
+        const content = answerEveryToolUse(assistant, [...out.run.message.content, ...extra.blocks], (id, name) =>
+          notRunResult(id, name, out.error === undefined ? "the model's message ended before the call could start" : `the model's stream failed (${out.error.message})`)
+        )
+        const withMarker = interrupted ? [...content, { type: "text", text: INTERRUPT_MARKER }] : content
+        messages = appendUser(messages, withMarker)
+        const results: ModelMessage = { role: "user", content: withMarker }
+        yield* emit({ _tag: "ToolResults", turn, message: results, run: out.run })
+        yield* transcript.write({
+          type: "tool_results",
+          turn,
+          message: results,
+          interrupted,
+          halt: out.run.halt ?? null
+        })
+      } else if (interrupted) {
+        messages = appendUser(messages, [{ type: "text", text: INTERRUPTED_TEXT }])
+      }
+
+      if (out.error !== undefined) {
+        stop = "error"
+        error = out.error
+      } else if (interrupted) stop = "interrupted"
+      else if (out.run.halt !== undefined) {
+        stop = "hook_stop"
+        halt = out.run.halt
+      } else {
+        const kind = stopKindOf(out.stopReason)
+        if (kind === "missing") stop = "end_turn"
+        else if (kind !== "continue") stop = kind
+        else if (out.stopReason === "tool_use" && !hasToolUse(assistant)) stop = "end_turn"
+        else if (out.stopReason === "pause_turn" && assistant === undefined) stop = "end_turn"
+      }
+    }
+
+    const outcome: PromptOutcome = {
+      conversation: { messages, session, usage: addUsage(conversation.usage, usage), turns: conversation.turns + turns },
+      stop: stop ?? "end_turn",
+      stopReason,
+      turns,
+      text: textOf(lastAssistant),
+      usage,
+      error,
+      halt
+    }
+    yield* transcript.write({
+      type: "prompt_end",
+      at: new Date(yield* Clock.currentTimeMillis).toISOString(),
+      stop: outcome.stop,
+      stop_reason: stopReason ?? null,
+      turns,
+      usage,
+      ...(error === undefined ? {} : { error: { tag: error._tag, message: error.message } }),
+      ...(halt === undefined ? {} : { halt })
+    })
+    return outcome
+  }, Effect.scoped)
+
+  return Agent.of({ prompt, systemPrompt })
+})
+
+export const layer: Layer.Layer<Agent, never, ModelClient | Scheduler | ToolRegistry> = Layer.effect(Agent, make)

@@ -1,0 +1,143 @@
+/**
+ * Bash: runs a command in the session's working directory (claude-code-spec §3.2, §3.3, §1.13).
+ * Exactly the input string runs, with `/bin/bash --noprofile --norc -c`; the whole process group
+ * is killed on timeout and on interruption; large output is kept on disk, not in memory; a `cd`
+ * carries over to the next call only inside the working directories.
+ */
+import { Effect, Schema } from "effect"
+import * as path from "node:path"
+import { ToolError } from "../Errors.js"
+import { buildTool, reject, type ToolContext, type ToolResult } from "../Tool.js"
+import type { SessionContext } from "../Session.js"
+import { bashHookResponse, type BashOutput } from "./bash/BashOutput.js"
+import { isBenignExitOne } from "./bash/benignExit.js"
+import { renderCommand } from "./bash/renderCommand.js"
+import { failureText, formatDuration, spillNotice, successText } from "./bash/resultText.js"
+import { runShell } from "./bash/runShell.js"
+import { bashSettings, effectiveTimeoutMs } from "./bash/settings.js"
+import { ensureShellParser, isReadOnlyCommand } from "./bash/shellAnalyzer.js"
+import { nextDirectory, startingDirectory } from "./bash/shellCwd.js"
+import { shellEnvironment } from "./bash/shellEnvironment.js"
+import { BooleanLike, NumberLike, optional } from "./schemas.js"
+
+export type { BashOutput } from "./bash/BashOutput.js"
+
+// NumberLike/BooleanLike carry a `jsonSchema` annotation, so descriptions go inside it.
+const numberField = (description: string) => NumberLike.annotations({ jsonSchema: { type: "number", description } })
+const booleanField = (description: string) => BooleanLike.annotations({ jsonSchema: { type: "boolean", description } })
+
+export const BashInput = Schema.Struct({
+  command: Schema.String.annotations({ description: "The command to execute" }),
+  timeout: optional(numberField("Optional timeout in milliseconds (default 120000, max 600000; larger values are lowered to the max)")),
+  description: optional(
+    Schema.String.annotations({ description: "A short description of what the command does, in active voice (5-10 words)" })
+  ),
+  run_in_background: optional(booleanField("Run the command in the background (not available yet)")),
+  dangerouslyDisableSandbox: optional(booleanField("Run without a sandbox (accepted for compatibility; toolgate has no sandbox)"))
+})
+export type BashInput = typeof BashInput.Type
+
+export interface BashToolOptions {
+  /** The shell binary (default `/bin/bash`). */
+  readonly shell?: string
+  /** The base environment of commands (default `process.env`), before the unsafe variables are dropped. */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  /** Time between SIGTERM and SIGKILL when a command is stopped (default 1000 ms). */
+  readonly killGraceMs?: number
+  /** How often a running command reports progress (default 1000 ms). */
+  readonly progressIntervalMs?: number
+}
+
+export const BACKGROUND_NOT_AVAILABLE =
+  "run_in_background is not available yet: toolgate cannot run background shells in this version. Run the command in the foreground (leave run_in_background out), with a timeout if it may take long."
+
+const PROMPT = `Runs a bash command in the current working directory and returns its output.
+
+- The command runs with /bin/bash --noprofile --norc -c, with no input (stdin is /dev/null).
+- A cd carries over to later calls while it stays inside the working directories; environment variables, functions and aliases do not.
+- timeout is in milliseconds: 120000 by default, at most 600000. A command that runs longer is killed together with every process it started, and the output so far is returned.
+- Output over 30000 characters is saved to a file; you get its start and end and the file's path.
+- Anything the command starts is stopped when it ends: do not leave servers running with &.
+- Quote paths that contain spaces. Prefer the Read, Edit, Write, Glob and Grep tools for files and searches.`
+
+const safeFileName = (toolUseId: string): string => toolUseId.replace(/[^A-Za-z0-9_-]/g, "_") || "bash"
+
+const runBash = (input: BashInput, ctx: ToolContext, options: BashToolOptions): Effect.Effect<ToolResult<BashOutput>, ToolError> =>
+  Effect.gen(function* () {
+    const settings = yield* bashSettings
+    const timeoutMs = effectiveTimeoutMs(input.timeout, settings)
+    const start = startingDirectory(ctx.session)
+    const outcome = yield* runShell({
+      command: input.command,
+      cwd: start.cwd,
+      env: shellEnvironment(options.env ?? process.env),
+      timeoutMs,
+      maxOutputChars: settings.maxOutputChars,
+      spillPath: path.join(ctx.session.sessionDir, "bash-output", `${safeFileName(ctx.toolUseId)}.txt`),
+      killGraceMs: options.killGraceMs ?? 1000,
+      shell: options.shell ?? "/bin/bash",
+      progressIntervalMs: options.progressIntervalMs ?? 1000,
+      onProgress: ({ elapsedMs, lines, chars }) =>
+        ctx.reportProgress({
+          message: `Running for ${formatDuration(elapsedMs)}, ${lines} ${lines === 1 ? "line" : "lines"} of output`,
+          data: { elapsedMs, lines, chars }
+        })
+    })
+    const next = nextDirectory({
+      session: ctx.session,
+      ranIn: start.cwd,
+      final: outcome.finalCwd,
+      maintainProjectDir: settings.maintainProjectDir
+    })
+    const { output: captured } = outcome
+    const cwdNotice = next.notice ?? start.notice
+    const output: BashOutput = {
+      stdout: captured.stdout,
+      stderr: captured.stderr,
+      exitCode: outcome.exitCode,
+      interrupted: outcome.timedOut,
+      timedOut: outcome.timedOut,
+      timeoutMs,
+      ...(captured.outputFile !== undefined ? { outputFile: captured.outputFile } : {}),
+      notices: [...(captured.truncated ? [spillNotice(captured)] : []), ...(cwdNotice !== undefined ? [cwdNotice] : [])]
+    }
+    const succeeded = !outcome.timedOut && (outcome.exitCode === 0 || (outcome.exitCode === 1 && isBenignExitOne(input.command)))
+    if (!succeeded) return yield* new ToolError({ reason: failureText(output), response: bashHookResponse(output) })
+    return next.cwd === ctx.session.cwd
+      ? { data: output }
+      : { data: output, contextModifier: (session: SessionContext) => ({ ...session, cwd: next.cwd }) }
+  }).pipe(Effect.scoped)
+
+/** Builds the Bash tool; the options exist for embedding and tests. */
+export const makeBashTool = (options: BashToolOptions = {}) =>
+  buildTool<BashInput, BashOutput>({
+    name: "Bash",
+    inputSchema: BashInput,
+    description: "Executes a bash command in the session's working directory, with an optional timeout, and returns its output.",
+    prompt: PROMPT,
+    isReadOnly: (input) => isReadOnlyCommand(input.command),
+    isConcurrencySafe: (input) => isReadOnlyCommand(input.command),
+    isDestructive: (input) => !isReadOnlyCommand(input.command),
+    interruptBehavior: () => "cancel",
+    maxResultSizeChars: 30_000,
+    validateInput: (input) => (input.run_in_background === true ? reject("Bash", BACKGROUND_NOT_AVAILABLE) : Effect.void),
+    permissionSubject: (input) => ({ kind: "bash", command: input.command }),
+    call: (input, ctx) => runBash(input, ctx, options),
+    mapResult: (output) => {
+      const text = successText(output)
+      return text === "" ? "(Bash completed with no output)" : text
+    },
+    hookResponse: bashHookResponse,
+    // A read-only command may read anything and writes nothing; any other command may touch everything.
+    footprint: (input) =>
+      Effect.succeed(isReadOnlyCommand(input.command) ? { reads: ["/"], writes: [] } : { reads: ["/"], writes: ["/"] }),
+    userFacingName: () => "Bash",
+    renderUse: (input) => renderCommand(input.command),
+    renderResult: (output) => {
+      const lines = successText(output).split("\n")
+      return lines.length > 20 ? `${lines.slice(0, 20).join("\n")}\n… (${lines.length - 20} more lines)` : lines.join("\n")
+    },
+    warmup: ensureShellParser
+  })
+
+export const BashTool = makeBashTool()

@@ -1,0 +1,223 @@
+/**
+ * Edit (claude-code-spec §3.2–§3.4): exact string replacement in a file the session has read.
+ * `validateInput` runs checks 1 and 3–10 of §3.3 in order with their exact texts (check 2, the
+ * Edit deny rule, belongs to the permission engine). `call` reads the file again and refuses it if
+ * it changed since it was read, then writes atomically, keeping the file's encoding, line endings
+ * and permission bits.
+ *
+ * A read with offset/limit is enough to edit (as in 2.1.112: the replaced text is verified), but
+ * then any later mtime change refuses the edit.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Effect, Option, Schema } from "effect"
+import { buildTool, reject, type ToolCheckContext, type ToolContext, type ToolResult } from "../Tool.js"
+import { ToolError } from "../Errors.js"
+import { BooleanLike, optional } from "./schemas.js"
+import { expandPath } from "../permissions/expandPath.js"
+import { formatFileSize, oneLine, plural } from "./files/format.js"
+import {
+  errorText,
+  expandLenient,
+  fileNotFoundMessage,
+  isAbsoluteInput,
+  pathProblem,
+  realPathOrAncestor,
+  relativePathMessage,
+  statOrUndefined
+} from "./files/paths.js"
+import { readCurrentFile, type CurrentFile } from "./files/currentFile.js"
+import {
+  freshness,
+  MODIFIED_SINCE_READ_MESSAGE,
+  NOT_READ_MESSAGE,
+  snapshotMtime,
+  UNEXPECTEDLY_MODIFIED_MESSAGE
+} from "./files/freshness.js"
+import { findActualString, preserveQuoteStyle } from "./files/quotes.js"
+import { applyEdit, countOccurrences } from "./files/editText.js"
+import { encodeText, snapshotHash, withLineEndings } from "./files/textCodec.js"
+import { countChanges, structuredPatch, type Hunk } from "./files/structuredPatch.js"
+import { makeParentDirectories, writeAtomically } from "./files/atomic.js"
+
+export const EDIT_TOOL_NAME = "Edit"
+export const MAX_EDIT_FILE_BYTES = 1024 * 1024 * 1024
+
+export const EditInput = Schema.Struct({
+  file_path: Schema.String.annotations({ description: "The absolute path to the file to modify" }),
+  old_string: Schema.String.annotations({ description: "The text to replace" }),
+  new_string: Schema.String.annotations({
+    description: "The text to replace it with (must be different from old_string)"
+  }),
+  replace_all: optional(BooleanLike).annotations({
+    description: "Replace all occurrences of old_string (default false)"
+  })
+})
+export type EditInput = typeof EditInput.Type
+
+export interface EditOutput {
+  readonly filePath: string
+  /** The text that was replaced, as it is in the file (after quote normalisation). */
+  readonly oldString: string
+  readonly newString: string
+  /** The content before the edit, LF-normalised; "" for a file the edit created. */
+  readonly originalFile: string
+  readonly structuredPatch: ReadonlyArray<Hunk>
+  readonly userModified: boolean
+  readonly replaceAll: boolean
+}
+
+const PROMPT = `Performs exact string replacements in a file.
+
+Usage:
+- Read the file with the Read tool at least once in this conversation before editing it; an edit of a file you have not read fails. If the file changes after your read, read it again.
+- Copy old_string from the Read output exactly as it appears after the line-number prefix (a line number and a tab). Keep the indentation (tabs or spaces) exactly; never include any part of the prefix.
+- Prefer editing existing files; create new files only when asked to.
+- The edit fails if old_string occurs more than once: give more surrounding context to make it unique, or set replace_all to change every occurrence (useful for renaming a variable across the file).
+- An empty old_string creates a file that does not exist yet (or fills an empty one).`
+
+const notFoundText = (oldString: string) => `String to replace not found in file.\nString: ${oldString}`
+
+const tooManyText = (count: number, oldString: string) =>
+  `Found ${count} matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: ${oldString}`
+
+const toolError = (reason: string) => new ToolError({ reason })
+
+const validate = Effect.fn("Edit.validateInput")(function* (input: EditInput, ctx: ToolCheckContext) {
+  const rejectWith = (text: string) => reject(EDIT_TOOL_NAME, text)
+  const problem = pathProblem(input.file_path)
+  if (problem !== undefined) return yield* rejectWith(problem)
+  if (!isAbsoluteInput(input.file_path)) return yield* rejectWith(relativePathMessage(input.file_path, ctx.session.cwd))
+  // 1
+  if (input.old_string === input.new_string)
+    return yield* rejectWith("No changes to make: old_string and new_string are exactly the same.")
+  // 2 (Edit deny rule) is decided by the permission engine.
+  const file = expandPath(input.file_path, ctx.session.cwd)
+  const stat = yield* Effect.tryPromise(() => statOrUndefined(file)).pipe(
+    Effect.catchAll((error) => rejectWith(`Cannot access ${file}: ${errorText(error.cause)}`))
+  )
+  // 3
+  if (stat !== undefined && stat.size > MAX_EDIT_FILE_BYTES)
+    return yield* rejectWith(
+      `File is too large to edit (${formatFileSize(stat.size)}). Maximum editable file size is ${formatFileSize(MAX_EDIT_FILE_BYTES)}.`
+    )
+  if (stat?.isDirectory()) return yield* rejectWith(`Cannot edit ${file}: it is a directory, not a file.`)
+  const current = stat === undefined ? undefined : yield* Effect.tryPromise(() => readCurrentFile(file)).pipe(
+    Effect.catchAll((error) => rejectWith(`Cannot read ${file}: ${errorText(error.cause)}`))
+  )
+  // 4
+  if (current === undefined) {
+    if (input.old_string === "") return
+    return yield* rejectWith(yield* Effect.promise(() => fileNotFoundMessage(file, ctx.session.cwd)))
+  }
+  // 5
+  if (input.old_string === "") {
+    if (current.lf.trim() !== "") return yield* rejectWith("Cannot create new file - file already exists.")
+    return
+  }
+  // 6
+  if (path.extname(file).toLowerCase() === ".ipynb")
+    return yield* rejectWith("File is a Jupyter Notebook. Use the NotebookEdit to edit this file.")
+  // 7, 8
+  const seen = yield* ctx.fileState.get(file)
+  const state = freshness(Option.getOrUndefined(seen), { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
+  if (state === "unread") return yield* rejectWith(NOT_READ_MESSAGE)
+  if (state === "stale") return yield* rejectWith(MODIFIED_SINCE_READ_MESSAGE)
+  // 9
+  const actual = findActualString(current.lf, input.old_string)
+  if (actual === undefined) return yield* rejectWith(notFoundText(input.old_string))
+  // 10
+  const count = countOccurrences(current.lf, actual)
+  if (count > 1 && input.replace_all !== true) return yield* rejectWith(tooManyText(count, input.old_string))
+})
+
+/** The whole change, decided on the file as it is right before the write. */
+const plan = (input: EditInput, current: CurrentFile | undefined): Effect.Effect<{ oldString: string; updated: string }, ToolError> => {
+  const original = current?.lf ?? ""
+  if (input.old_string === "") {
+    if (original.trim() !== "") return Effect.fail(toolError("Cannot create new file - file already exists."))
+    return Effect.succeed({ oldString: "", updated: input.new_string })
+  }
+  const actual = findActualString(original, input.old_string)
+  if (actual === undefined) return Effect.fail(toolError(notFoundText(input.old_string)))
+  const count = countOccurrences(original, actual)
+  const replaceAll = input.replace_all === true
+  if (count > 1 && !replaceAll) return Effect.fail(toolError(tooManyText(count, input.old_string)))
+  const replacement = preserveQuoteStyle(input.old_string, actual, input.new_string)
+  return Effect.succeed({ oldString: actual, updated: applyEdit(original, actual, replacement, replaceAll) })
+}
+
+const run = Effect.fn("Edit.call")(function* (input: EditInput, ctx: ToolContext) {
+  const cwd = ctx.session.cwd
+  if (!isAbsoluteInput(input.file_path)) return yield* Effect.fail(toolError(relativePathMessage(input.file_path, cwd)))
+  const file = yield* Effect.try({ try: () => expandPath(input.file_path, cwd), catch: (e) => toolError(errorText(e)) })
+  const current = yield* Effect.tryPromise({
+    try: () => readCurrentFile(file),
+    catch: (error) => toolError(`Failed to read ${file}: ${errorText(error)}`)
+  })
+  if (current === undefined && input.old_string !== "")
+    return yield* Effect.fail(toolError(yield* Effect.promise(() => fileNotFoundMessage(file, cwd))))
+  // Re-check right before writing: a change since validateInput must be refused, not overwritten.
+  if (current !== undefined && !(input.old_string === "" && current.lf === "")) {
+    const seen = Option.getOrUndefined(yield* ctx.fileState.get(file))
+    const state = freshness(seen, { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
+    if (state === "unread") return yield* Effect.fail(toolError(NOT_READ_MESSAGE))
+    if (state === "stale") return yield* Effect.fail(toolError(UNEXPECTEDLY_MODIFIED_MESSAGE))
+  }
+  const { oldString, updated } = yield* plan(input, current)
+  const target = current?.realPath ?? file
+  if (current === undefined) yield* makeParentDirectories(file, path.dirname(file))
+  const bytes = encodeText(withLineEndings(updated, current?.endings ?? "LF"), current?.encoding ?? "utf8")
+  yield* writeAtomically(target, bytes, current?.stat.mode)
+  const written = yield* Effect.tryPromise({
+    try: () => fs.promises.stat(target),
+    catch: (error) => toolError(`Failed to stat ${target} after writing: ${errorText(error)}`)
+  })
+  yield* ctx.fileState.record(file, {
+    mtimeMs: snapshotMtime(written.mtimeMs),
+    contentHash: snapshotHash(updated),
+    partial: false
+  })
+  const original = current?.lf ?? ""
+  const output: EditOutput = {
+    filePath: file,
+    oldString,
+    newString: input.new_string,
+    originalFile: original,
+    structuredPatch: structuredPatch(original, updated),
+    userModified: false,
+    replaceAll: input.replace_all === true
+  }
+  const result: ToolResult<EditOutput> = { data: output }
+  return result
+})
+
+export const EditTool = buildTool<EditInput, EditOutput>({
+  name: EDIT_TOOL_NAME,
+  inputSchema: EditInput,
+  description: "Replace exact text in a file that has been read, once or everywhere (replace_all).",
+  prompt: PROMPT,
+  isReadOnly: () => false,
+  isConcurrencySafe: () => false,
+  isDestructive: () => true,
+  interruptBehavior: () => "block",
+  maxResultSizeChars: 100_000,
+  expandInput: (input, session) => ({ ...input, file_path: expandLenient(input.file_path, session.cwd) }),
+  permissionSubject: (input, session) => ({ kind: "write", path: expandLenient(input.file_path, session.cwd) }),
+  footprint: (input, session) =>
+    Effect.promise(() => realPathOrAncestor(expandLenient(input.file_path, session.cwd))).pipe(
+      Effect.map((real) => ({ reads: [], writes: [real] }))
+    ),
+  validateInput: validate,
+  call: run,
+  mapResult: (output) =>
+    output.replaceAll
+      ? `The file ${output.filePath} has been updated. All occurrences were successfully replaced.`
+      : `The file ${output.filePath} has been updated successfully.`,
+  userFacingName: (input) => (input?.old_string === "" ? "Create" : "Update"),
+  renderUse: (input) => oneLine(input.file_path, 200),
+  renderResult: (output) => {
+    const { added, removed } = countChanges(output.structuredPatch)
+    return `Updated ${output.filePath} with ${added} ${plural(added, "addition", "additions")} and ${removed} ${plural(removed, "removal", "removals")}`
+  }
+})

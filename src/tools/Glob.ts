@@ -1,0 +1,129 @@
+/**
+ * Glob (claude-code-spec §3.2–§3.4): files whose path under the search directory matches a glob,
+ * newest first, at most 100 (`truncated` and a notice beyond that), absolute paths. Hidden files
+ * are listed; `.gitignore` is not honoured unless `CLAUDE_CODE_GLOB_NO_IGNORE=false`. ripgrep
+ * (`rg --files --glob`) when on PATH, a JS walk with the same selection otherwise
+ * (`TOOLGATE_GLOB_ENGINE=js|rg|auto`). Times out after `CLAUDE_CODE_GLOB_TIMEOUT_SECONDS` (20).
+ */
+import * as path from "node:path"
+import { Clock, Duration, Effect, Schema } from "effect"
+import { buildTool, reject, type ToolCheckContext, type ToolContext, type ToolResult } from "../Tool.js"
+import { ToolError } from "../Errors.js"
+import { optional } from "./schemas.js"
+import { expandPath } from "../permissions/expandPath.js"
+import { oneLine, plural } from "./files/format.js"
+import { CWD_NOTE, errorText, expandLenient, pathProblem, realPathOrAncestor, statOrUndefined } from "./files/paths.js"
+import { splitAbsoluteGlob } from "./files/globPattern.js"
+import { listGlobFiles } from "./files/globSearch.js"
+import { sortByMtimeNewestFirst } from "./files/mtimeOrder.js"
+import { engineSetting, GLOB_RESPECTS_IGNORE, GLOB_TIMEOUT_SECONDS } from "./files/settings.js"
+
+export const GLOB_TOOL_NAME = "Glob"
+export const GLOB_MAX_RESULTS = 100
+export const GLOB_TRUNCATED_NOTICE = "(Results are truncated. Consider using a more specific path or pattern.)"
+
+export const GlobInput = Schema.Struct({
+  pattern: Schema.String.annotations({ description: "The glob pattern to match files against" }),
+  path: optional(Schema.String).annotations({
+    description:
+      'The directory to search in. If not specified, the current working directory will be used. IMPORTANT: Omit this field to use the default directory. DO NOT enter "undefined" or "null" - simply omit it for the default behavior. Must be a valid directory path if provided.'
+  })
+})
+export type GlobInput = typeof GlobInput.Type
+
+export interface GlobOutput {
+  readonly filenames: ReadonlyArray<string>
+  readonly durationMs: number
+  readonly numFiles: number
+  readonly truncated: boolean
+}
+
+const PROMPT = `Fast file pattern matching for a codebase of any size.
+- Supports glob patterns such as "**/*.js" or "src/**/*.ts"; a pattern without "/" (like "*.ts") matches at any depth.
+- Returns the matching file paths, most recently modified first, at most ${GLOB_MAX_RESULTS}.
+- Use it to find files by name. For open-ended searches that need several rounds of globbing and grepping, use the Agent tool instead.
+- Run several searches in one response when they may be useful: they run in parallel.`
+
+const searchRoot = (input: GlobInput, cwd: string): string => expandLenient(input.path ?? cwd, cwd)
+
+const validate = Effect.fn("Glob.validateInput")(function* (input: GlobInput, ctx: ToolCheckContext) {
+  if (input.path === undefined) return
+  const problem = pathProblem(input.path)
+  if (problem !== undefined) return yield* reject(GLOB_TOOL_NAME, problem)
+  const dir = expandPath(input.path, ctx.session.cwd)
+  const stat = yield* Effect.promise(() => statOrUndefined(dir).catch(() => undefined))
+  if (stat === undefined)
+    return yield* reject(GLOB_TOOL_NAME, `Directory does not exist: ${input.path}. ${CWD_NOTE} ${ctx.session.cwd}.`)
+  if (!stat.isDirectory()) return yield* reject(GLOB_TOOL_NAME, `Path is not a directory: ${input.path}`)
+})
+
+const run = Effect.fn("Glob.call")(function* (input: GlobInput, ctx: ToolContext) {
+  const started = yield* Clock.currentTimeMillis
+  let root = yield* Effect.try({
+    try: () => expandPath(input.path ?? ctx.session.cwd, ctx.session.cwd),
+    catch: (e) => new ToolError({ reason: errorText(e) })
+  })
+  let pattern = input.pattern
+  if (path.isAbsolute(pattern)) {
+    const split = splitAbsoluteGlob(pattern)
+    root = path.resolve(split.base)
+    pattern = split.rest
+  }
+  const rootStat = yield* Effect.promise(() => statOrUndefined(root).catch(() => undefined))
+  const seconds = yield* GLOB_TIMEOUT_SECONDS
+  const files: ReadonlyArray<string> =
+    rootStat?.isDirectory() === true && pattern !== ""
+      ? yield* listGlobFiles(
+          { root, pattern, respectIgnoreFiles: yield* GLOB_RESPECTS_IGNORE },
+          yield* engineSetting("TOOLGATE_GLOB_ENGINE")
+        ).pipe(
+          Effect.timeoutFail({
+            duration: Duration.seconds(seconds),
+            onTimeout: () =>
+              new ToolError({
+                reason: `Glob timed out after ${seconds} seconds. Use a more specific path or pattern (CLAUDE_CODE_GLOB_TIMEOUT_SECONDS sets the limit).`
+              })
+          })
+        )
+      : []
+  const sorted = yield* Effect.promise(() => sortByMtimeNewestFirst(files))
+  const filenames = sorted.slice(0, GLOB_MAX_RESULTS)
+  const output: GlobOutput = {
+    filenames,
+    durationMs: (yield* Clock.currentTimeMillis) - started,
+    numFiles: filenames.length,
+    truncated: sorted.length > GLOB_MAX_RESULTS
+  }
+  const result: ToolResult<GlobOutput> = { data: output }
+  return result
+})
+
+export const GlobTool = buildTool<GlobInput, GlobOutput>({
+  name: GLOB_TOOL_NAME,
+  inputSchema: GlobInput,
+  description: "Find files by glob pattern (e.g. \"**/*.ts\"), most recently modified first.",
+  prompt: PROMPT,
+  isReadOnly: () => true,
+  isConcurrencySafe: () => true,
+  isDestructive: () => false,
+  interruptBehavior: () => "cancel",
+  maxResultSizeChars: 100_000,
+  expandInput: (input, session) =>
+    input.path === undefined ? input : { ...input, path: expandLenient(input.path, session.cwd) },
+  permissionSubject: (input, session) => ({ kind: "read", path: searchRoot(input, session.cwd) }),
+  footprint: (input, session) =>
+    Effect.promise(() => realPathOrAncestor(searchRoot(input, session.cwd))).pipe(
+      Effect.map((real) => ({ reads: [real], writes: [] }))
+    ),
+  validateInput: validate,
+  call: run,
+  mapResult: (output) =>
+    output.numFiles === 0
+      ? "No files found"
+      : `${output.filenames.join("\n")}${output.truncated ? `\n${GLOB_TRUNCATED_NOTICE}` : ""}`,
+  userFacingName: () => "Search",
+  renderUse: (input) =>
+    oneLine(`pattern: "${input.pattern}"${input.path === undefined ? "" : `, path: "${input.path}"`}`, 200),
+  renderResult: (output) =>
+    `Found ${output.numFiles} ${plural(output.numFiles, "file", "files")}${output.truncated ? " (truncated)" : ""}`
+})

@@ -1,0 +1,245 @@
+/**
+ * Grep (claude-code-spec §3.2–§3.4): a ripgrep search with Claude Code's result shapes —
+ * `Found N files` + paths (newest first) for files_with_matches, ripgrep's `path:line:text` lines
+ * for content, `path:count` lines + a total for count — paginated by head_limit (default 250,
+ * 0 = all) and offset, with `[Showing results with pagination = limit: N, offset: M]` when that
+ * cut the output. Honours .gitignore, searches hidden files, never enters VCS directories.
+ * ripgrep when on PATH, a JS fallback with the same output otherwise (`TOOLGATE_GREP_ENGINE=js|rg|auto`).
+ */
+import { Effect, Schema } from "effect"
+import { buildTool, reject, type ToolCheckContext, type ToolContext, type ToolResult } from "../Tool.js"
+import { ToolError } from "../Errors.js"
+import { BooleanLike, IntLike, optional } from "./schemas.js"
+import { expandPath } from "../permissions/expandPath.js"
+import { oneLine, plural } from "./files/format.js"
+import { CWD_NOTE, errorText, expandLenient, pathProblem, realPathOrAncestor, statOrUndefined } from "./files/paths.js"
+import { splitGlobParameter } from "./files/globPattern.js"
+import { runGrepSearch, type GrepMode } from "./files/grepSearch.js"
+import { sortByMtimeNewestFirst } from "./files/mtimeOrder.js"
+import { engineSetting } from "./files/settings.js"
+
+export const GREP_TOOL_NAME = "Grep"
+export const DEFAULT_HEAD_LIMIT = 250
+
+export const GrepInput = Schema.Struct({
+  pattern: Schema.String.annotations({ description: "The regular expression pattern to search for in file contents" }),
+  path: optional(Schema.String).annotations({
+    description: "File or directory to search in (rg PATH). Defaults to current working directory."
+  }),
+  glob: optional(Schema.String).annotations({
+    description: 'Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}") - maps to rg --glob'
+  }),
+  output_mode: optional(Schema.Literal("content", "files_with_matches", "count")).annotations({
+    description:
+      'Output mode: "content" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), "files_with_matches" shows file paths (supports head_limit), "count" shows match counts (supports head_limit). Defaults to "files_with_matches".'
+  }),
+  "-B": optional(IntLike(0)).annotations({
+    description: 'Number of lines to show before each match (rg -B). Requires output_mode: "content", ignored otherwise.'
+  }),
+  "-A": optional(IntLike(0)).annotations({
+    description: 'Number of lines to show after each match (rg -A). Requires output_mode: "content", ignored otherwise.'
+  }),
+  "-C": optional(IntLike(0)).annotations({ description: "Alias for context." }),
+  context: optional(IntLike(0)).annotations({
+    description: 'Number of lines to show before and after each match (rg -C). Requires output_mode: "content", ignored otherwise.'
+  }),
+  "-n": optional(BooleanLike).annotations({
+    description: 'Show line numbers in output (rg -n). Requires output_mode: "content", ignored otherwise. Defaults to true.'
+  }),
+  "-i": optional(BooleanLike).annotations({ description: "Case insensitive search (rg -i)" }),
+  "-o": optional(BooleanLike).annotations({
+    description: 'Print only the matched parts of matching lines (rg -o). Requires output_mode: "content", ignored otherwise.'
+  }),
+  type: optional(Schema.String).annotations({
+    description:
+      "File type to search (rg --type). Common types: js, py, rust, go, java, etc. More efficient than include for standard file types."
+  }),
+  head_limit: optional(IntLike(0)).annotations({
+    description:
+      'Limit output to first N lines/entries, equivalent to "| head -N". Works across all output modes: content (limits output lines), files_with_matches (limits file paths), count (limits count entries). Defaults to 250. Pass 0 for unlimited (use sparingly: large result sets waste context).'
+  }),
+  offset: optional(IntLike(0)).annotations({
+    description:
+      'Skip first N lines/entries before applying head_limit, equivalent to "| tail -n +N | head -N". Works across all output modes. Defaults to 0.'
+  }),
+  multiline: optional(BooleanLike).annotations({
+    description: "Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false."
+  })
+})
+export type GrepInput = typeof GrepInput.Type
+
+export interface GrepOutput {
+  readonly mode: GrepMode
+  readonly numFiles: number
+  readonly filenames: ReadonlyArray<string>
+  readonly content?: string
+  readonly numLines?: number
+  readonly numMatches?: number
+  readonly appliedLimit?: number
+  readonly appliedOffset?: number
+}
+
+const PROMPT = `A search tool built on ripgrep.
+
+Usage:
+- Use Grep for content searches instead of running grep or rg through Bash: it is set up for the right permissions and access.
+- Full regular-expression syntax (ripgrep's, not grep's), e.g. "log.*Error" or "function\\s+\\w+". Literal braces need escaping: use interface\\{\\} to find interface{} in Go code.
+- Narrow the files with glob (e.g. "*.js", "**/*.tsx") or type (e.g. "js", "py", "rust").
+- output_mode: "files_with_matches" (default) lists matching files, most recently modified first; "content" shows matching lines (with -A/-B/-C context and -n line numbers); "count" shows the number of matching lines per file.
+- Patterns match within one line unless multiline is true (then "." also matches newlines, e.g. "struct \\{[\\s\\S]*?field").
+- Results are limited to head_limit entries (default ${DEFAULT_HEAD_LIMIT}); use offset to page through more.
+- For open-ended searches that need several rounds, use the Agent tool.`
+
+const searchRoot = (input: GrepInput, cwd: string): string => expandLenient(input.path ?? cwd, cwd)
+
+const validate = Effect.fn("Grep.validateInput")(function* (input: GrepInput, ctx: ToolCheckContext) {
+  if (input.path === undefined) return
+  const problem = pathProblem(input.path)
+  if (problem !== undefined) return yield* reject(GREP_TOOL_NAME, problem)
+  const target = expandPath(input.path, ctx.session.cwd)
+  const stat = yield* Effect.promise(() => statOrUndefined(target).catch(() => undefined))
+  if (stat === undefined)
+    return yield* reject(GREP_TOOL_NAME, `Path does not exist: ${input.path}. ${CWD_NOTE} ${ctx.session.cwd}.`)
+})
+
+/** `| tail -n +offset | head -limit`, remembering whether the limit cut anything. */
+export const paginate = <A>(items: ReadonlyArray<A>, headLimit: number | undefined, offset: number) => {
+  const limit = headLimit ?? DEFAULT_HEAD_LIMIT
+  const appliedOffset = offset > 0 ? offset : undefined
+  if (limit === 0) return { items: items.slice(offset), appliedLimit: undefined, appliedOffset }
+  return {
+    items: items.slice(offset, offset + limit),
+    appliedLimit: items.length - offset > limit ? limit : undefined,
+    appliedOffset
+  }
+}
+
+const countOf = (line: string): number => {
+  const colon = line.lastIndexOf(":")
+  const n = Number.parseInt(colon === -1 ? line : line.slice(colon + 1), 10)
+  return Number.isNaN(n) ? 0 : n
+}
+
+const run = Effect.fn("Grep.call")(function* (input: GrepInput, ctx: ToolContext) {
+  const cwd = ctx.session.cwd
+  const root = yield* Effect.try({
+    try: () => expandPath(input.path ?? cwd, cwd),
+    catch: (e) => new ToolError({ reason: errorText(e) })
+  })
+  const stat = yield* Effect.promise(() => statOrUndefined(root).catch(() => undefined))
+  if (stat === undefined) return yield* Effect.fail(new ToolError({ reason: `Path does not exist: ${root}. ${CWD_NOTE} ${cwd}.` }))
+  if (!stat.isDirectory() && !stat.isFile())
+    return yield* Effect.fail(new ToolError({ reason: `Cannot search ${root}: it is neither a regular file nor a directory.` }))
+  const mode: GrepMode = input.output_mode ?? "files_with_matches"
+  const offset = input.offset ?? 0
+  const headLimit = input.head_limit
+  const limit = headLimit ?? DEFAULT_HEAD_LIMIT
+  const content = mode === "content"
+  const around = input.context ?? input["-C"]
+  const raw = yield* runGrepSearch(
+    {
+      root,
+      rootIsFile: !stat.isDirectory(),
+      pattern: input.pattern,
+      mode,
+      caseInsensitive: input["-i"] === true,
+      multiline: input.multiline === true,
+      lineNumbers: content && input["-n"] !== false,
+      onlyMatching: content && input["-o"] === true,
+      before: content ? (around ?? input["-B"] ?? 0) : 0,
+      after: content ? (around ?? input["-A"] ?? 0) : 0,
+      globs: input.glob === undefined ? [] : splitGlobParameter(input.glob),
+      type: input.type,
+      maxRecords: mode !== "files_with_matches" && limit > 0 ? offset + limit + 1 : undefined
+    },
+    yield* engineSetting("TOOLGATE_GREP_ENGINE")
+  )
+  let output: GrepOutput
+  if (raw.kind === "files") {
+    const sorted = yield* Effect.promise(() => sortByMtimeNewestFirst(raw.files))
+    const page = paginate(sorted, headLimit, offset)
+    output = { mode, numFiles: page.items.length, filenames: page.items, ...limits(page) }
+  } else if (mode === "count") {
+    const page = paginate(raw.lines, headLimit, offset)
+    output = {
+      mode,
+      numFiles: page.items.length,
+      filenames: [],
+      content: page.items.join("\n"),
+      numMatches: page.items.reduce((sum, line) => sum + countOf(line), 0),
+      ...limits(page)
+    }
+  } else {
+    const page = paginate(raw.lines, headLimit, offset)
+    output = { mode, numFiles: 0, filenames: [], content: page.items.join("\n"), numLines: page.items.length, ...limits(page) }
+  }
+  const result: ToolResult<GrepOutput> = { data: output }
+  return result
+})
+
+const limits = (page: { readonly appliedLimit: number | undefined; readonly appliedOffset: number | undefined }) => ({
+  ...(page.appliedLimit === undefined ? {} : { appliedLimit: page.appliedLimit }),
+  ...(page.appliedOffset === undefined ? {} : { appliedOffset: page.appliedOffset })
+})
+
+const limitInfo = (output: GrepOutput): string =>
+  [
+    output.appliedLimit === undefined ? undefined : `limit: ${output.appliedLimit}`,
+    output.appliedOffset === undefined ? undefined : `offset: ${output.appliedOffset}`
+  ]
+    .filter((part) => part !== undefined)
+    .join(", ")
+
+export const grepResultText = (output: GrepOutput): string => {
+  const info = limitInfo(output)
+  switch (output.mode) {
+    case "content":
+      return `${output.content || "No matches found"}${info === "" ? "" : `\n\n[Showing results with pagination = ${info}]`}`
+    case "count": {
+      const matches = output.numMatches ?? 0
+      return `${output.content || "No matches found"}\n\nFound ${matches} total ${plural(matches, "occurrence", "occurrences")} across ${output.numFiles} ${plural(output.numFiles, "file", "files")}.${info === "" ? "" : ` with pagination = ${info}`}`
+    }
+    case "files_with_matches":
+      return output.numFiles === 0
+        ? "No files found"
+        : `Found ${output.numFiles} ${plural(output.numFiles, "file", "files")}${info === "" ? "" : ` ${info}`}\n${output.filenames.join("\n")}`
+  }
+}
+
+export const GrepTool = buildTool<GrepInput, GrepOutput>({
+  name: GREP_TOOL_NAME,
+  inputSchema: GrepInput,
+  description: "Search file contents with a regular expression (ripgrep): matching files, lines, or counts.",
+  prompt: PROMPT,
+  isReadOnly: () => true,
+  isConcurrencySafe: () => true,
+  isDestructive: () => false,
+  interruptBehavior: () => "cancel",
+  maxResultSizeChars: 20_000,
+  expandInput: (input, session) =>
+    input.path === undefined ? input : { ...input, path: expandLenient(input.path, session.cwd) },
+  permissionSubject: (input, session) => ({ kind: "read", path: searchRoot(input, session.cwd) }),
+  footprint: (input, session) =>
+    Effect.promise(() => realPathOrAncestor(searchRoot(input, session.cwd))).pipe(
+      Effect.map((real) => ({ reads: [real], writes: [] }))
+    ),
+  validateInput: validate,
+  call: run,
+  mapResult: grepResultText,
+  userFacingName: () => "Search",
+  renderUse: (input) =>
+    oneLine(
+      `pattern: "${input.pattern}"${input.path === undefined ? "" : `, path: "${input.path}"`}${input.output_mode === undefined ? "" : `, output_mode: "${input.output_mode}"`}`,
+      200
+    ),
+  renderResult: (output) => {
+    switch (output.mode) {
+      case "content":
+        return `Found ${output.numLines ?? 0} ${plural(output.numLines ?? 0, "line", "lines")}`
+      case "count":
+        return `Found ${output.numMatches ?? 0} ${plural(output.numMatches ?? 0, "match", "matches")} in ${output.numFiles} ${plural(output.numFiles, "file", "files")}`
+      case "files_with_matches":
+        return `Found ${output.numFiles} ${plural(output.numFiles, "file", "files")}`
+    }
+  }
+})

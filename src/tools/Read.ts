@@ -1,0 +1,272 @@
+/**
+ * Read (claude-code-spec §3.2–§3.4): numbered lines of a text file, an image as an image block,
+ * or a notebook's cells as text. Records what was seen in FileState so Edit and Write can check it.
+ *
+ * Size limits follow 2.1.112: a whole-file read of more than 262,144 bytes, or any read whose text
+ * would exceed 25,000 tokens (chars / 4; `CLAUDE_CODE_FILE_READ_MAX_OUTPUT_TOKENS`), is an error
+ * that tells the model to use offset and limit.
+ */
+import * as fs from "node:fs"
+import { Effect, Schema } from "effect"
+import { buildTool, reject, type ToolContext, type ToolResult } from "../Tool.js"
+import { ToolError } from "../Errors.js"
+import type { ToolResultContent } from "../Messages.js"
+import { IntLike, optional } from "./schemas.js"
+import { expandPath } from "../permissions/expandPath.js"
+import { formatFileSize, numberLines, oneLine, plural } from "./files/format.js"
+import {
+  errorText,
+  expandLenient,
+  fileNotFoundMessage,
+  isBlockedDevice,
+  pathProblem,
+  realPathOrAncestor,
+  statOrUndefined
+} from "./files/paths.js"
+import {
+  binaryContentMessage,
+  binaryExtensionMessage,
+  extensionOf,
+  hasBinaryExtension,
+  IMAGE_EXTENSIONS
+} from "./files/binary.js"
+import { imageMediaType, MAX_IMAGE_BYTES, type ImageMediaType } from "./files/image.js"
+import { parseNotebook, renderNotebook, type NotebookCellView } from "./files/notebook.js"
+import { readLineRange } from "./files/lineReader.js"
+import { decodeText, snapshotHash, stripBom } from "./files/textCodec.js"
+import { snapshotMtime } from "./files/freshness.js"
+import { READ_MAX_OUTPUT_TOKENS } from "./files/settings.js"
+
+export const READ_TOOL_NAME = "Read"
+export const DEFAULT_READ_LINES = 2000
+export const MAX_READ_BYTES = 262_144
+const MAX_NOTEBOOK_BYTES = 100 * 1024 * 1024
+
+export const ReadInput = Schema.Struct({
+  file_path: Schema.String.annotations({ description: "The absolute path to the file to read" }),
+  offset: optional(IntLike(0)).annotations({
+    description: "The line number to start reading from. Only provide if the file is too large to read at once"
+  }),
+  limit: optional(IntLike(1)).annotations({
+    description: "The number of lines to read. Only provide if the file is too large to read at once."
+  }),
+  pages: optional(Schema.String).annotations({
+    description: 'Page range for PDF files (e.g., "1-5", "3", "10-20"). Only applicable to PDF files. Maximum 20 pages per request.'
+  })
+})
+export type ReadInput = typeof ReadInput.Type
+
+export type ReadOutput =
+  | {
+      readonly type: "text"
+      readonly file: {
+        readonly filePath: string
+        readonly content: string
+        readonly numLines: number
+        readonly startLine: number
+        readonly totalLines: number
+      }
+    }
+  | {
+      readonly type: "image"
+      readonly file: {
+        readonly filePath: string
+        readonly base64: string
+        readonly type: ImageMediaType
+        readonly originalSize: number
+      }
+    }
+  | {
+      readonly type: "notebook"
+      readonly file: { readonly filePath: string; readonly cells: ReadonlyArray<NotebookCellView> }
+    }
+
+const PROMPT = `Reads a file from the local filesystem. Any file on the machine can be read with this tool; if the user gives a path, assume it is valid. Reading a file that does not exist is fine: you get an error back.
+
+Usage:
+- file_path must be an absolute path.
+- By default up to ${DEFAULT_READ_LINES} lines are read from the start of the file. offset (a 1-based line number) and limit let you read part of a long file; otherwise prefer reading the whole file.
+- Lines come back numbered: the line number, a tab, then the line exactly as in the file. Never include the number or the tab in text you pass to Edit.
+- A whole-file read of a file larger than ${formatFileSize(MAX_READ_BYTES)}, or any read whose text exceeds the token limit, returns an error; read such files in parts with offset and limit, or search them with Grep.
+- Images (PNG, JPG, GIF, WEBP) come back as images you can see.
+- Jupyter notebooks (.ipynb) come back as all their cells with outputs.
+- Only files can be read, not directories; list a directory with Glob (or ls through Bash).
+- Read several files in one response when they may be useful: the reads run in parallel.
+- An empty file, or an offset past the end, returns a warning instead of content.`
+
+const EMPTY_FILE_NOTICE = "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
+
+const offsetNotice = (startLine: number, totalLines: number) =>
+  `<system-reminder>Warning: the file exists but is shorter than the provided offset (${startLine}). The file has ${totalLines} lines.</system-reminder>`
+
+const tooLargeMessage = (size: number) =>
+  `File content (${formatFileSize(size)}) exceeds maximum allowed size (${formatFileSize(MAX_READ_BYTES)}). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.`
+
+const tooManyTokensMessage = (tokens: number, max: number) =>
+  `File content (${tokens} tokens) exceeds maximum allowed tokens (${max}). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.`
+
+const fail = (reason: string) => Effect.fail(new ToolError({ reason }))
+
+const fsFailure = (file: string) => (error: unknown) =>
+  new ToolError({ reason: `Failed to read ${file}: ${errorText(error)}` })
+
+const estimateTokens = (text: string): number => Math.round(text.length / 4)
+
+const readText = (file: string, stat: fs.Stats, input: ReadInput, ctx: ToolContext) =>
+  Effect.gen(function* () {
+    const maxTokens = yield* READ_MAX_OUTPUT_TOKENS
+    const whole = input.offset === undefined && input.limit === undefined
+    if (whole && stat.size > MAX_READ_BYTES) return yield* fail(tooLargeMessage(stat.size))
+    const startLine = Math.max(1, input.offset ?? 1)
+    const range = yield* Effect.tryPromise({
+      try: (signal) => readLineRange(file, startLine - 1, input.limit ?? DEFAULT_READ_LINES, signal),
+      catch: fsFailure(file)
+    })
+    if ("binary" in range) return yield* fail(binaryContentMessage(file))
+    const lines = startLine === 1 && range.lines.length > 0 ? [stripBom(range.lines[0]!), ...range.lines.slice(1)] : range.lines
+    const content = lines.join("\n")
+    const tokens = estimateTokens(content)
+    if (tokens > maxTokens) return yield* fail(tooManyTokensMessage(tokens, maxTokens))
+    const sawAll = startLine === 1 && lines.length >= range.totalLines
+    yield* ctx.fileState.record(file, {
+      mtimeMs: snapshotMtime(stat.mtimeMs),
+      contentHash: range.contentHash,
+      partial: !whole && !sawAll
+    })
+    const output: ReadOutput = {
+      type: "text",
+      file: { filePath: file, content, numLines: lines.length, startLine, totalLines: range.totalLines }
+    }
+    return output
+  })
+
+const readImage = (file: string, stat: fs.Stats, ctx: ToolContext) =>
+  Effect.gen(function* () {
+    if (stat.size === 0) return yield* fail(`The image file is empty: ${file}`)
+    if (stat.size > MAX_IMAGE_BYTES)
+      return yield* fail(
+        `The image is too large to return (${formatFileSize(stat.size)}); the maximum is ${formatFileSize(MAX_IMAGE_BYTES)} (images are not downscaled). Resize it first, e.g. with an image tool through Bash.`
+      )
+    const bytes = yield* Effect.tryPromise({ try: (signal) => fs.promises.readFile(file, { signal }), catch: fsFailure(file) })
+    yield* ctx.fileState.record(file, {
+      mtimeMs: snapshotMtime(stat.mtimeMs),
+      contentHash: snapshotHash(decodeText(bytes).text),
+      partial: false
+    })
+    const output: ReadOutput = {
+      type: "image",
+      file: { filePath: file, base64: bytes.toString("base64"), type: imageMediaType(bytes, extensionOf(file)), originalSize: stat.size }
+    }
+    return output
+  })
+
+const readNotebook = (file: string, stat: fs.Stats, ctx: ToolContext) =>
+  Effect.gen(function* () {
+    if (stat.size > MAX_NOTEBOOK_BYTES)
+      return yield* fail(`The notebook is too large to read (${formatFileSize(stat.size)}; the maximum is ${formatFileSize(MAX_NOTEBOOK_BYTES)}). Use Bash with jq to read specific cells, e.g. jq '.cells[:20]' "${file}".`)
+    const maxTokens = yield* READ_MAX_OUTPUT_TOKENS
+    const bytes = yield* Effect.tryPromise({ try: (signal) => fs.promises.readFile(file, { signal }), catch: fsFailure(file) })
+    const text = decodeText(bytes).text
+    const cells = yield* Effect.try({
+      try: () => parseNotebook(stripBom(text)),
+      catch: (error) => new ToolError({ reason: `Notebook is not valid JSON: ${errorText(error)}` })
+    })
+    const tokens = estimateTokens(renderNotebook(cells))
+    if (tokens > maxTokens)
+      return yield* fail(
+        `Notebook content (${tokens} tokens) exceeds maximum allowed tokens (${maxTokens}). Use Bash with jq to read specific cells, e.g. jq '.cells[:20]' "${file}".`
+      )
+    yield* ctx.fileState.record(file, { mtimeMs: snapshotMtime(stat.mtimeMs), contentHash: snapshotHash(text), partial: false })
+    const output: ReadOutput = { type: "notebook", file: { filePath: file, cells } }
+    return output
+  })
+
+const mapReadResult = (output: ReadOutput): ToolResultContent => {
+  switch (output.type) {
+    case "image":
+      return [{ type: "image", source: { type: "base64", media_type: output.file.type, data: output.file.base64 } }]
+    case "notebook":
+      return output.file.cells.length === 0 ? "<system-reminder>Warning: the notebook exists but has no cells.</system-reminder>" : renderNotebook(output.file.cells)
+    case "text": {
+      const { content, numLines, startLine, totalLines } = output.file
+      if (numLines > 0) return numberLines(content.split("\n"), startLine)
+      return totalLines === 0 ? EMPTY_FILE_NOTICE : offsetNotice(startLine, totalLines)
+    }
+  }
+}
+
+export const ReadTool = buildTool<ReadInput, ReadOutput>({
+  name: READ_TOOL_NAME,
+  inputSchema: ReadInput,
+  description: "Read a file from the local filesystem: text with line numbers, images, or Jupyter notebooks.",
+  prompt: PROMPT,
+  isReadOnly: () => true,
+  isConcurrencySafe: () => true,
+  isDestructive: () => false,
+  interruptBehavior: () => "cancel",
+  maxResultSizeChars: Number.POSITIVE_INFINITY,
+  expandInput: (input, session) => ({ ...input, file_path: expandLenient(input.file_path, session.cwd) }),
+  permissionSubject: (input, session) => ({ kind: "read", path: expandLenient(input.file_path, session.cwd) }),
+  footprint: (input, session) =>
+    Effect.promise(() => realPathOrAncestor(expandLenient(input.file_path, session.cwd))).pipe(
+      Effect.map((real) => ({ reads: [real], writes: [] }))
+    ),
+  validateInput: (input, ctx) => {
+    const problem = pathProblem(input.file_path)
+    if (problem !== undefined) return reject(READ_TOOL_NAME, problem)
+    const file = expandPath(input.file_path, ctx.session.cwd)
+    if (hasBinaryExtension(file)) return reject(READ_TOOL_NAME, binaryExtensionMessage(file))
+    if (isBlockedDevice(file))
+      return reject(READ_TOOL_NAME, `Cannot read '${input.file_path}': this device file would block or produce infinite output.`)
+    return Effect.void
+  },
+  call: Effect.fn("Read.call")(function* (input: ReadInput, ctx: ToolContext) {
+    const cwd = ctx.session.cwd
+    const file = yield* Effect.try({
+      try: () => expandPath(input.file_path, cwd),
+      catch: (error) => new ToolError({ reason: errorText(error) })
+    })
+    const stat = yield* Effect.tryPromise({ try: () => statOrUndefined(file), catch: fsFailure(file) })
+    if (stat === undefined) return yield* fail(yield* Effect.promise(() => fileNotFoundMessage(file, cwd)))
+    if (stat.isDirectory())
+      return yield* fail(
+        `EISDIR: illegal operation on a directory, read '${file}'. This path is a directory, not a file; list it with Glob or ls through Bash.`
+      )
+    if (!stat.isFile()) return yield* fail(`Cannot read '${input.file_path}': it is not a regular file.`)
+    const extension = extensionOf(file)
+    const data: ReadOutput = IMAGE_EXTENSIONS.has(extension)
+      ? yield* readImage(file, stat, ctx)
+      : extension === "ipynb"
+        ? yield* readNotebook(file, stat, ctx)
+        : extension === "pdf"
+          ? yield* fail(`Reading PDF files is not supported by this Read tool: ${file}. Extract its text through Bash (e.g. pdftotext) instead.`)
+          : yield* readText(file, stat, input, ctx)
+    const result: ToolResult<ReadOutput> = { data }
+    return result
+  }),
+  mapResult: mapReadResult,
+  hookResponse: (output) =>
+    output.type === "image"
+      ? { type: "image", file: { filePath: output.file.filePath, type: output.file.type, originalSize: output.file.originalSize } }
+      : output,
+  renderUse: (input) => {
+    const range =
+      input.offset === undefined && input.limit === undefined
+        ? ""
+        : ` (lines ${input.offset ?? 1}${input.limit === undefined ? "+" : `-${(input.offset ?? 1) + input.limit - 1}`})`
+    return oneLine(`${input.file_path}${range}`, 200)
+  },
+  renderResult: (output) => {
+    switch (output.type) {
+      case "image":
+        return `Read image (${formatFileSize(output.file.originalSize)})`
+      case "notebook":
+        return `Read ${output.file.cells.length} ${plural(output.file.cells.length, "cell", "cells")}`
+      case "text": {
+        const { numLines, totalLines, startLine } = output.file
+        if (numLines > 0) return `Read ${numLines} ${plural(numLines, "line", "lines")}`
+        return totalLines === 0 ? "Read an empty file" : `Offset ${startLine} is past the end of the file (${totalLines} lines)`
+      }
+    }
+  }
+})

@@ -1,0 +1,158 @@
+/**
+ * Write (claude-code-spec §3.2–§3.4): creates a file (and its parent directories) or replaces one
+ * the session has read in full and that has not changed since. The content is written exactly as
+ * given (no line-ending rewriting), atomically, keeping an existing file's encoding and mode.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Effect, Option, Schema } from "effect"
+import { buildTool, reject, type ToolCheckContext, type ToolContext, type ToolResult } from "../Tool.js"
+import { ToolError } from "../Errors.js"
+import { expandPath } from "../permissions/expandPath.js"
+import { oneLine, plural } from "./files/format.js"
+import {
+  errorText,
+  expandLenient,
+  isAbsoluteInput,
+  pathProblem,
+  realPathOrAncestor,
+  relativePathMessage,
+  statOrUndefined
+} from "./files/paths.js"
+import { readCurrentFile } from "./files/currentFile.js"
+import {
+  freshness,
+  MODIFIED_SINCE_READ_MESSAGE,
+  NOT_READ_MESSAGE,
+  snapshotMtime,
+  UNEXPECTEDLY_MODIFIED_MESSAGE
+} from "./files/freshness.js"
+import { encodeText, snapshotHash, toLf } from "./files/textCodec.js"
+import { countChanges, structuredPatch, type Hunk } from "./files/structuredPatch.js"
+import { makeParentDirectories, writeAtomically } from "./files/atomic.js"
+
+export const WRITE_TOOL_NAME = "Write"
+
+export const WriteInput = Schema.Struct({
+  file_path: Schema.String.annotations({
+    description: "The absolute path to the file to write (must be absolute, not relative)"
+  }),
+  content: Schema.String.annotations({ description: "The content to write to the file" })
+})
+export type WriteInput = typeof WriteInput.Type
+
+export interface WriteOutput {
+  readonly type: "create" | "update"
+  readonly filePath: string
+  readonly content: string
+  /** Empty for a new file. */
+  readonly structuredPatch: ReadonlyArray<Hunk>
+  /** The previous content, LF-normalised; null for a new file. */
+  readonly originalFile: string | null
+}
+
+const PROMPT = `Writes a file to the local filesystem.
+
+Usage:
+- file_path must be an absolute path. Missing parent directories are created.
+- An existing file is overwritten. Read an existing file with the Read tool before writing it; writing a file you have not read in full (or that changed since you read it) fails.
+- Prefer the Edit tool for changes to existing files: it only sends what changes. Use Write for new files or complete rewrites.
+- Do not create documentation files (*.md, README) unless asked to.`
+
+const toolError = (reason: string) => new ToolError({ reason })
+
+const validate = Effect.fn("Write.validateInput")(function* (input: WriteInput, ctx: ToolCheckContext) {
+  const rejectWith = (text: string) => reject(WRITE_TOOL_NAME, text)
+  const problem = pathProblem(input.file_path)
+  if (problem !== undefined) return yield* rejectWith(problem)
+  if (!isAbsoluteInput(input.file_path)) return yield* rejectWith(relativePathMessage(input.file_path, ctx.session.cwd))
+  const file = expandPath(input.file_path, ctx.session.cwd)
+  const stat = yield* Effect.tryPromise(() => statOrUndefined(file)).pipe(
+    Effect.catchAll((error) => rejectWith(`Cannot access ${file}: ${errorText(error.cause)}`))
+  )
+  if (stat === undefined) return
+  if (stat.isDirectory()) return yield* rejectWith(`Cannot write to ${file}: it is a directory, not a file.`)
+  const current = yield* Effect.tryPromise(() => readCurrentFile(file)).pipe(
+    Effect.catchAll((error) => rejectWith(`Cannot read ${file}: ${errorText(error.cause)}`))
+  )
+  if (current === undefined) return
+  const seen = Option.getOrUndefined(yield* ctx.fileState.get(file))
+  const state = freshness(seen, { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
+  if (state === "unread" || state === "partial") return yield* rejectWith(NOT_READ_MESSAGE)
+  if (state === "stale") return yield* rejectWith(MODIFIED_SINCE_READ_MESSAGE)
+})
+
+const run = Effect.fn("Write.call")(function* (input: WriteInput, ctx: ToolContext) {
+  const cwd = ctx.session.cwd
+  if (!isAbsoluteInput(input.file_path)) return yield* Effect.fail(toolError(relativePathMessage(input.file_path, cwd)))
+  const file = yield* Effect.try({ try: () => expandPath(input.file_path, cwd), catch: (e) => toolError(errorText(e)) })
+  yield* makeParentDirectories(file, path.dirname(file))
+  const current = yield* Effect.tryPromise({
+    try: () => readCurrentFile(file),
+    catch: (error) => toolError(`Failed to read ${file}: ${errorText(error)}`)
+  })
+  if (current !== undefined) {
+    // Re-check right before writing: a change since validateInput must be refused, not overwritten.
+    const seen = Option.getOrUndefined(yield* ctx.fileState.get(file))
+    const state = freshness(seen, { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
+    if (state === "unread" || state === "partial") return yield* Effect.fail(toolError(NOT_READ_MESSAGE))
+    if (state === "stale") return yield* Effect.fail(toolError(UNEXPECTEDLY_MODIFIED_MESSAGE))
+  }
+  const encoding = current?.encoding ?? "utf8"
+  // A UTF-16 file only stays readable as UTF-16 with its BOM.
+  const text = encoding === "utf16le" && !input.content.startsWith("\uFEFF") ? `\uFEFF${input.content}` : input.content
+  const target = current?.realPath ?? file
+  yield* writeAtomically(target, encodeText(text, encoding), current?.stat.mode)
+  const written = yield* Effect.tryPromise({
+    try: () => fs.promises.stat(target),
+    catch: (error) => toolError(`Failed to stat ${target} after writing: ${errorText(error)}`)
+  })
+  yield* ctx.fileState.record(file, { mtimeMs: snapshotMtime(written.mtimeMs), contentHash: snapshotHash(text), partial: false })
+  const output: WriteOutput =
+    current === undefined
+      ? { type: "create", filePath: file, content: input.content, structuredPatch: [], originalFile: null }
+      : {
+          type: "update",
+          filePath: file,
+          content: input.content,
+          structuredPatch: structuredPatch(current.lf, toLf(input.content)),
+          originalFile: current.lf
+        }
+  const result: ToolResult<WriteOutput> = { data: output }
+  return result
+})
+
+const lineCount = (text: string): number => (text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0))
+
+export const WriteTool = buildTool<WriteInput, WriteOutput>({
+  name: WRITE_TOOL_NAME,
+  inputSchema: WriteInput,
+  description: "Create a file, or overwrite a file that has been read, with the given content.",
+  prompt: PROMPT,
+  isReadOnly: () => false,
+  isConcurrencySafe: () => false,
+  isDestructive: () => true,
+  interruptBehavior: () => "block",
+  maxResultSizeChars: 100_000,
+  expandInput: (input, session) => ({ ...input, file_path: expandLenient(input.file_path, session.cwd) }),
+  permissionSubject: (input, session) => ({ kind: "write", path: expandLenient(input.file_path, session.cwd) }),
+  footprint: (input, session) =>
+    Effect.promise(() => realPathOrAncestor(expandLenient(input.file_path, session.cwd))).pipe(
+      Effect.map((real) => ({ reads: [], writes: [real] }))
+    ),
+  validateInput: validate,
+  call: run,
+  mapResult: (output) =>
+    output.type === "create"
+      ? `File created successfully at: ${output.filePath}`
+      : `The file ${output.filePath} has been updated successfully.`,
+  renderUse: (input) => oneLine(input.file_path, 200),
+  renderResult: (output) => {
+    if (output.type === "create") {
+      const lines = lineCount(output.content)
+      return `Wrote ${lines} ${plural(lines, "line", "lines")} to ${output.filePath}`
+    }
+    const { added, removed } = countChanges(output.structuredPatch)
+    return `Updated ${output.filePath} with ${added} ${plural(added, "addition", "additions")} and ${removed} ${plural(removed, "removal", "removals")}`
+  }
+})

@@ -1,0 +1,57 @@
+/**
+ * Finds the directory a command ended in without changing the command: bash reads the file named
+ * by BASH_ENV before running a `-c` string (even with --norc), and ours installs an EXIT trap that
+ * writes the final directory to a file. The script unsets BASH_ENV so that nested bash processes
+ * do not run it too.
+ */
+import { Effect, type Scope } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+
+const ENV_SCRIPT = `__toolgate_cwd_file=$TOOLGATE_CWD_FILE
+unset TOOLGATE_CWD_FILE BASH_ENV
+trap '{ builtin pwd -L; builtin printf "\\0"; builtin pwd -P; } 2>/dev/null >| "$__toolgate_cwd_file"' EXIT
+`
+
+export interface ShellTempDir {
+  /** The variables that make bash report its final directory. */
+  readonly env: { readonly BASH_ENV: string; readonly TOOLGATE_CWD_FILE: string }
+  readonly cwdFile: string
+}
+
+/** A private temporary directory with the BASH_ENV script; removed when the scope closes. */
+export const shellTempDir: Effect.Effect<ShellTempDir, never, Scope.Scope> = Effect.acquireRelease(
+  Effect.sync(() => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-bash-"))
+    const script = path.join(dir, "env.sh")
+    fs.writeFileSync(script, ENV_SCRIPT, { mode: 0o600 })
+    const cwdFile = path.join(dir, "cwd")
+    return { dir, env: { BASH_ENV: script, TOOLGATE_CWD_FILE: cwdFile }, cwdFile }
+  }),
+  ({ dir }) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+)
+
+export interface FinalCwd {
+  /** `pwd -L`: the path as the command named it (symlinks kept). */
+  readonly logical: string
+  /** `pwd -P`: the real path. */
+  readonly physical: string
+}
+
+/** The directory the shell ended in, or undefined when it did not say (exec, its own EXIT trap, a kill). */
+export const readFinalCwd = (cwdFile: string): FinalCwd | undefined => {
+  let text: string
+  try {
+    text = fs.readFileSync(cwdFile, "utf8")
+  } catch {
+    return undefined
+  }
+  const nul = text.indexOf("\0")
+  if (nul === -1) return undefined
+  const dropNewline = (s: string) => (s.endsWith("\n") ? s.slice(0, -1) : s)
+  const logical = dropNewline(text.slice(0, nul))
+  const physical = dropNewline(text.slice(nul + 1))
+  if (!path.isAbsolute(physical)) return undefined
+  return { logical: path.isAbsolute(logical) ? logical : physical, physical }
+}

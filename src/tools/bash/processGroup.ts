@@ -1,0 +1,75 @@
+/**
+ * Signals for a command's process group. The shell is spawned as the leader of its own group, so
+ * everything it starts (children, grandchildren, `&` jobs) can be stopped at once.
+ */
+import { Clock, Duration, Effect } from "effect"
+import * as fs from "node:fs"
+
+/** Sends `signal` to every process of the group; false when the group has no process left. */
+export const signalGroup = (pgid: number, signal: NodeJS.Signals | 0): boolean => {
+  try {
+    process.kill(-pgid, signal)
+    return true
+  } catch (cause) {
+    return (cause as NodeJS.ErrnoException).code !== "ESRCH"
+  }
+}
+
+/**
+ * True while the group has a process that is not a zombie. Orphans are re-parented to PID 1,
+ * which does not always reap them, so a signal-0 probe alone would see dead processes as alive.
+ */
+export const groupHasLiveMembers = (pgid: number): boolean => {
+  if (!signalGroup(pgid, 0)) return false
+  if (process.platform !== "linux") return true
+  let entries: Array<string>
+  try {
+    entries = fs.readdirSync("/proc")
+  } catch {
+    return true
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue
+    const stat = readStat(Number(entry))
+    if (stat !== undefined && stat.pgrp === pgid && stat.state !== "Z" && stat.state !== "X") return true
+  }
+  return false
+}
+
+/** True when the process exists and is not a zombie. */
+export const isProcessAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === "ESRCH") return false
+  }
+  const stat = process.platform === "linux" ? readStat(pid) : undefined
+  return stat === undefined ? process.platform !== "linux" : stat.state !== "Z" && stat.state !== "X"
+}
+
+const readStat = (pid: number): { readonly state: string; readonly pgrp: number } | undefined => {
+  let text: string
+  try {
+    text = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+  } catch {
+    return undefined
+  }
+  // "pid (comm) state ppid pgrp …"; comm may contain spaces and parentheses.
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ")
+  return { state: fields[0] ?? "", pgrp: Number(fields[2]) }
+}
+
+const POLL = Duration.millis(20)
+
+/**
+ * Stops the whole group: SIGTERM (and SIGCONT, so stopped processes see it), up to `graceMs` for
+ * the processes to exit, then SIGKILL for whatever is left.
+ */
+export const killGroup = (pgid: number, graceMs: number): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    if (!signalGroup(pgid, "SIGTERM")) return
+    signalGroup(pgid, "SIGCONT")
+    const deadline = (yield* Clock.currentTimeMillis) + graceMs
+    while (groupHasLiveMembers(pgid) && (yield* Clock.currentTimeMillis) < deadline) yield* Effect.sleep(POLL)
+    signalGroup(pgid, "SIGKILL")
+  })

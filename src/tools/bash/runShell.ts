@@ -1,0 +1,166 @@
+/**
+ * Runs one command string with `/bin/bash --noprofile --norc -c <command>` (argv, no extra shell
+ * layer; reference/shell-security.md §3.1), stdin from /dev/null, as the leader of a new process
+ * group. When the shell exits, times out or the fiber is interrupted, the whole group is stopped:
+ * nothing the command started outlives the call (DESIGN invariant 3; use run_in_background for
+ * long-lived processes).
+ */
+import { Clock, Duration, Effect, Fiber, Option, type Scope } from "effect"
+import { spawn, type ChildProcess } from "node:child_process"
+import * as os from "node:os"
+import { ToolError } from "../../Errors.js"
+import { readFinalCwd, shellTempDir, type FinalCwd } from "./cwdTrap.js"
+import { OutputCapture, type CapturedOutput } from "./OutputCapture.js"
+import { killGroup } from "./processGroup.js"
+
+export interface ShellProgress {
+  readonly elapsedMs: number
+  readonly lines: number
+  readonly chars: number
+}
+
+export interface ShellRun {
+  readonly command: string
+  readonly cwd: string
+  /** The environment of the shell (BASH_ENV and the cwd-file variable are added). */
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly timeoutMs: number
+  readonly maxOutputChars: number
+  /** Where the full output goes once it passes `maxOutputChars`. */
+  readonly spillPath: string
+  /** How long processes get between SIGTERM and SIGKILL. */
+  readonly killGraceMs: number
+  readonly shell: string
+  readonly progressIntervalMs: number
+  readonly onProgress: (progress: ShellProgress) => Effect.Effect<void>
+}
+
+export interface ShellOutcome {
+  /** The exit code; 128 + the signal number when a signal ended the shell. */
+  readonly exitCode: number
+  readonly signal: NodeJS.Signals | null
+  readonly timedOut: boolean
+  readonly output: CapturedOutput
+  /** Where the shell ended; undefined when it did not report it (or timed out). */
+  readonly finalCwd: FinalCwd | undefined
+}
+
+/** How long to wait for the output pipes to close once the group is gone. */
+const DRAIN_MS = 1000
+
+interface ExitInfo {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+}
+
+/** A running shell: its exit and the close of its pipes, observable at any time. */
+class ShellProcess {
+  exit: ExitInfo | undefined
+  closed = false
+
+  constructor(readonly child: ChildProcess) {
+    child.once("exit", (code, signal) => {
+      this.exit = { code, signal }
+    })
+    child.once("close", () => {
+      this.closed = true
+    })
+  }
+
+  readonly awaitExit: Effect.Effect<ExitInfo> = Effect.async<ExitInfo>((resume) => {
+    if (this.exit !== undefined) return resume(Effect.succeed(this.exit))
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => resume(Effect.succeed({ code, signal }))
+    this.child.once("exit", onExit)
+    return Effect.sync(() => void this.child.off("exit", onExit))
+  })
+
+  readonly awaitClose: Effect.Effect<void> = Effect.async<void>((resume) => {
+    if (this.closed) return resume(Effect.void)
+    const onClose = () => resume(Effect.void)
+    this.child.once("close", onClose)
+    return Effect.sync(() => void this.child.off("close", onClose))
+  })
+
+  /** Kills what is left of the group, then waits (bounded) for the pipes to drain. */
+  stop(graceMs: number): Effect.Effect<void> {
+    return killGroup(this.child.pid!, graceMs).pipe(
+      Effect.zipRight(this.awaitClose.pipe(Effect.timeoutOption(Duration.millis(DRAIN_MS)))),
+      Effect.zipRight(
+        Effect.sync(() => {
+          // A process that left the group may still hold the pipes; stop reading them.
+          this.child.stdout?.destroy()
+          this.child.stderr?.destroy()
+        })
+      )
+    )
+  }
+}
+
+const spawnShell = (run: ShellRun, env: NodeJS.ProcessEnv, capture: OutputCapture): Effect.Effect<ShellProcess, ToolError> =>
+  Effect.async<ShellProcess, ToolError>((resume) => {
+    let child: ChildProcess
+    try {
+      child = spawn(run.shell, ["--noprofile", "--norc", "-c", run.command], {
+        cwd: run.cwd,
+        env,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+        windowsHide: true
+      })
+    } catch (cause) {
+      return resume(Effect.fail(startFailure(run, cause)))
+    }
+    const shell = new ShellProcess(child)
+    child.stdout!.on("data", (chunk: Buffer) => capture.write("stdout", chunk))
+    child.stderr!.on("data", (chunk: Buffer) => capture.write("stderr", chunk))
+    const onSpawn = () => {
+      child.off("error", onError)
+      resume(Effect.succeed(shell))
+    }
+    const onError = (cause: Error) => {
+      child.off("spawn", onSpawn)
+      resume(Effect.fail(startFailure(run, cause)))
+    }
+    child.once("spawn", onSpawn)
+    child.once("error", onError)
+  })
+
+const startFailure = (run: ShellRun, cause: unknown) =>
+  new ToolError({ reason: `Could not start ${run.shell} in ${run.cwd}: ${cause instanceof Error ? cause.message : String(cause)}` })
+
+const signalExitCode = (signal: NodeJS.Signals): number => 128 + (os.constants.signals[signal] ?? 0)
+
+export const runShell = (run: ShellRun): Effect.Effect<ShellOutcome, ToolError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const temp = yield* shellTempDir
+    const capture = yield* Effect.acquireRelease(
+      Effect.sync(() => new OutputCapture({ maxChars: run.maxOutputChars, spillPath: run.spillPath })),
+      (capture) => Effect.sync(() => capture.close())
+    )
+    const env: NodeJS.ProcessEnv = { ...run.env, ...temp.env }
+    const shell = yield* Effect.acquireRelease(spawnShell(run, env, capture), (shell) => shell.stop(run.killGraceMs))
+    const startedAt = yield* Clock.currentTimeMillis
+    const progress = yield* Effect.sleep(Duration.millis(run.progressIntervalMs)).pipe(
+      Effect.zipRight(
+        Effect.suspend(() =>
+          Clock.currentTimeMillis.pipe(
+            Effect.flatMap((now) => run.onProgress({ elapsedMs: now - startedAt, lines: capture.lines, chars: capture.totalChars }))
+          )
+        )
+      ),
+      Effect.forever,
+      Effect.forkScoped
+    )
+    const exited = yield* shell.awaitExit.pipe(Effect.timeoutOption(Duration.millis(run.timeoutMs)))
+    yield* Fiber.interrupt(progress)
+    const timedOut = Option.isNone(exited)
+    yield* shell.stop(run.killGraceMs)
+    const exit = Option.getOrElse(exited, () => shell.exit ?? { code: null, signal: "SIGKILL" as const })
+    return {
+      exitCode: exit.code ?? (exit.signal === null ? 1 : signalExitCode(exit.signal)),
+      signal: exit.signal,
+      timedOut,
+      output: capture.finish(),
+      finalCwd: timedOut ? undefined : readFinalCwd(temp.cwdFile)
+    }
+  })

@@ -1,0 +1,40 @@
+/** What Edit and Write need to know about a file before changing it. */
+import * as fs from "node:fs"
+import { decodeText, detectLineEndings, snapshotHash, toLf, type LineEndings, type TextEncoding } from "./textCodec.js"
+import { isNotFound } from "./paths.js"
+
+export interface CurrentFile {
+  /** Where the bytes live: symlinks resolved, so an atomic rename replaces the target, not the link. */
+  readonly realPath: string
+  readonly stat: fs.Stats
+  /** The decoded text, BOM kept. */
+  readonly text: string
+  /** The decoded text with CRLF normalised to LF. */
+  readonly lf: string
+  readonly encoding: TextEncoding
+  readonly endings: LineEndings
+  readonly contentHash: string
+}
+
+/** The file as it is now, or undefined when it does not exist. */
+export const readCurrentFile = async (file: string): Promise<CurrentFile | undefined> => {
+  let realPath: string
+  try {
+    realPath = await fs.promises.realpath(file)
+  } catch (error) {
+    if (isNotFound(error)) return undefined
+    throw error
+  }
+  const stat = await fs.promises.stat(realPath)
+  const bytes = await fs.promises.readFile(realPath)
+  const { text, encoding } = decodeText(bytes)
+  return {
+    realPath,
+    stat,
+    text,
+    lf: toLf(text),
+    encoding,
+    endings: detectLineEndings(text),
+    contentHash: snapshotHash(text)
+  }
+}

@@ -1,0 +1,229 @@
+/**
+ * Grep without ripgrep: the same files (walk.ts) and the same output lines as
+ * `rg --no-config --hidden --max-columns 500 --sort path …` for the modes Grep uses, so the tool's
+ * result text does not depend on which engine ran.
+ */
+import * as fs from "node:fs"
+import { compileOverrides } from "./globPattern.js"
+import { compileSearchRegex } from "./regex.js"
+import { typeGlobs } from "./rgTypes.js"
+import { walkFiles } from "./walk.js"
+import type { GrepSearch, GrepRawResult } from "./grepSearch.js"
+import { VCS_DIRECTORIES } from "./paths.js"
+
+const MAX_COLUMNS = 500
+
+export const runJsGrep = async (search: GrepSearch, signal?: AbortSignal): Promise<GrepRawResult> => {
+  const regex = compileSearchRegex(search.pattern, { caseInsensitive: search.caseInsensitive, multiline: search.multiline })
+  let selectedTypes: ReadonlyArray<string> | undefined
+  if (search.type !== undefined) {
+    selectedTypes = typeGlobs(search.type)
+    if (selectedTypes === undefined) throw new Error(`unrecognized file type: ${search.type}`)
+  }
+  const files: AsyncIterable<string> = search.rootIsFile
+    ? single(search.root)
+    : walkFiles({
+        root: search.root,
+        overrides: compileOverrides([...VCS_DIRECTORIES.map((d) => `!${d}`), ...search.globs]),
+        respectIgnoreFiles: true,
+        typeGlobs: selectedTypes,
+        signal
+      })
+  const lines: Array<string> = []
+  const matched: Array<string> = []
+  const printer = new ContextPrinter(search, lines)
+  for await (const file of files) {
+    signal?.throwIfAborted()
+    let bytes: Buffer
+    try {
+      bytes = await fs.promises.readFile(file)
+    } catch {
+      continue
+    }
+    const text = decode(bytes)
+    const label = search.rootIsFile ? undefined : file
+    if (text.includes("\0")) {
+      if (!search.rootIsFile) continue
+      binaryFile(search, regex, text, file, lines, matched)
+      continue
+    }
+    const fileLines = splitLines(text)
+    const { matches, count } = search.multiline
+      ? multilineMatches(regex, text, fileLines, search.onlyMatching)
+      : lineMatches(regex, fileLines, search.onlyMatching)
+    if (count === 0) continue
+    matched.push(file)
+    if (search.mode === "count") lines.push(label === undefined ? `${count}` : `${label}:${count}`)
+    else if (search.mode === "content") printer.file(label, fileLines, matches)
+    if (search.maxRecords !== undefined && lines.length >= search.maxRecords) break
+  }
+  return search.mode === "files_with_matches" ? { kind: "files", files: matched } : { kind: "lines", lines }
+}
+
+async function* single(file: string): AsyncGenerator<string> {
+  yield file
+}
+
+/** UTF-16 with a BOM is transcoded and a UTF-8 BOM dropped, as ripgrep does. */
+const decode = (bytes: Buffer): string => {
+  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.subarray(2).toString("utf16le")
+  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) {
+    const swapped = Buffer.from(bytes.subarray(2))
+    swapped.swap16()
+    return swapped.toString("utf16le")
+  }
+  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return bytes.subarray(3).toString("utf8")
+  return bytes.toString("utf8")
+}
+
+const splitLines = (text: string): ReadonlyArray<string> => {
+  if (text === "") return []
+  const lines = text.split("\n")
+  if (text.endsWith("\n")) lines.pop()
+  return lines
+}
+
+/** For each matching line (0-based), the texts `-o` prints (the whole line otherwise). */
+type Matches = Map<number, ReadonlyArray<string>>
+
+/** Matching lines and ripgrep's count: matching lines, or in multiline mode the matched spans. */
+interface FileMatches {
+  readonly matches: Matches
+  readonly count: number
+}
+
+const lineMatches = (regex: RegExp, lines: ReadonlyArray<string>, onlyMatching: boolean): FileMatches => {
+  const matches: Matches = new Map()
+  lines.forEach((line, index) => {
+    regex.lastIndex = 0
+    if (!onlyMatching) {
+      if (regex.test(line)) matches.set(index, [line])
+      return
+    }
+    const found = allMatches(regex, line, 0, line.length)
+    if (found.length > 0) matches.set(index, found.map((m) => m.text))
+  })
+  return { matches, count: matches.size }
+}
+
+const allMatches = (regex: RegExp, text: string, from: number, to: number) => {
+  const found: Array<{ readonly start: number; readonly text: string }> = []
+  regex.lastIndex = from
+  for (let m = regex.exec(text); m !== null && m.index <= to; m = regex.exec(text)) {
+    found.push({ start: m.index, text: m[0] })
+    if (m[0] === "") regex.lastIndex = m.index + 1
+    if (regex.lastIndex > text.length) break
+  }
+  return found
+}
+
+const multilineMatches = (regex: RegExp, text: string, lines: ReadonlyArray<string>, onlyMatching: boolean): FileMatches => {
+  const starts: Array<number> = []
+  let offset = 0
+  for (const line of lines) {
+    starts.push(offset)
+    offset += line.length + 1
+  }
+  const lineAt = (position: number): number => {
+    let lo = 0
+    let hi = starts.length - 1
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1
+      if (starts[mid]! <= position) lo = mid
+      else hi = mid - 1
+    }
+    return lo
+  }
+  const matches: Matches = new Map()
+  const add = (line: number, printed: string) => matches.set(line, [...(matches.get(line) ?? []), printed])
+  let position = 0
+  let spans = 0
+  regex.lastIndex = 0
+  while (position <= text.length && lines.length > 0) {
+    regex.lastIndex = position
+    const m = regex.exec(text)
+    if (m === null) break
+    const start = m.index
+    const end = start + m[0].length
+    const first = lineAt(start)
+    const last = lineAt(end > start ? end - 1 : start)
+    spans++
+    if (onlyMatching) {
+      const pieces = m[0].split("\n")
+      pieces.forEach((piece, i) => {
+        if (i === pieces.length - 1 && piece === "" && pieces.length > 1) return
+        add(first + i, piece)
+      })
+      position = end > start ? end : end + 1
+    } else {
+      for (let line = first; line <= last; line++) if (!matches.has(line)) matches.set(line, [lines[line]!])
+      position = starts[last]! + lines[last]!.length + 1
+    }
+  }
+  return { matches, count: spans }
+}
+
+/** An explicitly named file with NUL bytes: ripgrep reports that it matches rather than the lines. */
+const binaryFile = (
+  search: GrepSearch,
+  regex: RegExp,
+  text: string,
+  file: string,
+  lines: Array<string>,
+  matched: Array<string>
+) => {
+  const count = splitLines(text.replaceAll("\0", "\n")).filter((line) => {
+    regex.lastIndex = 0
+    return regex.test(line)
+  }).length
+  if (count === 0) return
+  matched.push(file)
+  if (search.mode === "count") lines.push(`${count}`)
+  else if (search.mode === "content") lines.push(`binary file matches (found "\\0" byte around offset ${Buffer.byteLength(text.slice(0, text.indexOf("\0")))})`)
+}
+
+/** ripgrep's content output: `path:N:text` matches, `path-N-text` context, `--` between groups. */
+class ContextPrinter {
+  private printedAny = false
+  private readonly contextOn: boolean
+
+  constructor(
+    private readonly search: GrepSearch,
+    private readonly out: Array<string>
+  ) {
+    this.contextOn = search.before > 0 || search.after > 0
+  }
+
+  file(label: string | undefined, lines: ReadonlyArray<string>, matches: Matches): void {
+    let last = -1
+    let printedInFile = false
+    let afterLeft = 0
+    const emit = (index: number, kind: ":" | "-", text: string) => {
+      if (this.contextOn && this.printedAny && (!printedInFile || index !== last + 1)) this.out.push("--")
+      const prefix = `${label === undefined ? "" : `${label}${kind}`}${this.search.lineNumbers ? `${index + 1}${kind}` : ""}`
+      this.out.push(prefix + clip(text, kind))
+      this.printedAny = true
+      printedInFile = true
+    }
+    for (let index = 0; index < lines.length; index++) {
+      const printed = matches.get(index)
+      if (printed !== undefined) {
+        for (let j = Math.max(index - this.search.before, last + 1); j < index; j++) {
+          emit(j, "-", lines[j]!)
+          last = j
+        }
+        for (const text of printed) emit(index, ":", text)
+        last = index
+        afterLeft = this.search.after
+      } else if (afterLeft > 0) {
+        emit(index, "-", lines[index]!)
+        last = index
+        afterLeft--
+      }
+    }
+  }
+}
+
+const clip = (text: string, kind: ":" | "-"): string =>
+  Buffer.byteLength(text, "utf8") > MAX_COLUMNS ? (kind === ":" ? "[Omitted long matching line]" : "[Omitted long context line]") : text
+

@@ -1,0 +1,93 @@
+/**
+ * One Grep search, run by ripgrep when it is on PATH or by the JS fallback otherwise, giving the
+ * same raw result either way: ripgrep's output lines (content, count) or the matching files.
+ */
+import * as path from "node:path"
+import { Effect } from "effect"
+import { ToolError } from "../../Errors.js"
+import { findRipgrep, runRipgrep } from "./ripgrep.js"
+import { runJsGrep } from "./grepJs.js"
+import { VCS_DIRECTORIES, errorText } from "./paths.js"
+import type { SearchEngine } from "./settings.js"
+
+export type GrepMode = "content" | "files_with_matches" | "count"
+
+export interface GrepSearch {
+  /** Absolute path of the directory or file searched. */
+  readonly root: string
+  readonly rootIsFile: boolean
+  readonly pattern: string
+  readonly mode: GrepMode
+  readonly caseInsensitive: boolean
+  readonly multiline: boolean
+  readonly lineNumbers: boolean
+  readonly onlyMatching: boolean
+  readonly before: number
+  readonly after: number
+  readonly globs: ReadonlyArray<string>
+  readonly type: string | undefined
+  /** Stop once this many output lines exist (content and count modes). */
+  readonly maxRecords: number | undefined
+}
+
+export type GrepRawResult =
+  | { readonly kind: "lines"; readonly lines: ReadonlyArray<string> }
+  | { readonly kind: "files"; readonly files: ReadonlyArray<string> }
+
+export const ripgrepArgs = (search: GrepSearch): ReadonlyArray<string> => {
+  const args = ["--no-config", "--hidden", "--max-columns", "500"]
+  for (const dir of VCS_DIRECTORIES) args.push("--glob", `!${dir}`)
+  if (search.multiline) args.push("-U", "--multiline-dotall")
+  if (search.caseInsensitive) args.push("-i")
+  if (search.mode === "files_with_matches") args.push("-l", "--null")
+  else if (search.mode === "count") args.push("-c", "--sort", "path")
+  else {
+    args.push("--sort", "path")
+    if (search.lineNumbers) args.push("-n")
+    if (search.onlyMatching) args.push("-o")
+    if (search.before > 0) args.push("-B", String(search.before))
+    if (search.after > 0) args.push("-A", String(search.after))
+  }
+  if (search.type !== undefined) args.push("--type", search.type)
+  for (const glob of search.globs) args.push("--glob", glob)
+  args.push("-e", search.pattern, "--", search.root)
+  return args
+}
+
+const withRipgrep = (rg: string, search: GrepSearch): Effect.Effect<GrepRawResult, ToolError> =>
+  runRipgrep(
+    rg,
+    ripgrepArgs(search),
+    search.rootIsFile ? path.dirname(search.root) : search.root,
+    search.maxRecords === undefined || search.mode === "files_with_matches" ? undefined : { records: search.maxRecords, separator: 10 }
+  ).pipe(
+    Effect.flatMap((result) => {
+      const stdout = result.stdout.toString("utf8")
+      // 1 = no match; 2 = an error, which still may come with results from the readable files
+      if (result.exitCode === 2 && stdout === "" && !result.stoppedEarly)
+        return Effect.fail(new ToolError({ reason: result.stderr.trim() === "" ? "ripgrep failed" : result.stderr.trim() }))
+      if (result.exitCode !== 0 && result.exitCode !== 1 && result.exitCode !== 2 && !result.stoppedEarly)
+        return Effect.fail(new ToolError({ reason: `ripgrep exited with ${result.exitCode}: ${result.stderr.trim()}` }))
+      if (search.mode === "files_with_matches")
+        return Effect.succeed<GrepRawResult>({ kind: "files", files: stdout.split("\0").filter((f) => f !== "") })
+      const lines = stdout.split("\n")
+      // the last piece is "" after a final newline, or a cut record when ripgrep was stopped
+      lines.pop()
+      return Effect.succeed<GrepRawResult>({ kind: "lines", lines })
+    })
+  )
+
+const withJs = (search: GrepSearch): Effect.Effect<GrepRawResult, ToolError> =>
+  Effect.tryPromise({
+    try: (signal) => runJsGrep(search, signal),
+    catch: (error) => new ToolError({ reason: errorText(error) })
+  })
+
+export const runGrepSearch = (search: GrepSearch, engine: SearchEngine): Effect.Effect<GrepRawResult, ToolError> => {
+  if (engine === "js") return withJs(search)
+  const rg = findRipgrep()
+  if (rg !== undefined) return withRipgrep(rg, search)
+  return engine === "rg"
+    ? Effect.fail(new ToolError({ reason: "ripgrep (rg) was not found on PATH, and TOOLGATE_GREP_ENGINE=rg requires it." }))
+    : withJs(search)
+}

@@ -1,0 +1,79 @@
+/**
+ * Streams a text file and keeps only the lines Read asked for, while counting every line and
+ * hashing the whole (LF-normalised) content for the FileState snapshot. Memory stays bounded by
+ * the requested range, whatever the file size.
+ */
+import * as fs from "node:fs"
+import { createHash } from "node:crypto"
+import { StringDecoder } from "node:string_decoder"
+import { detectEncoding, type TextEncoding } from "./textCodec.js"
+import { looksBinary } from "./binary.js"
+
+export interface LineRange {
+  /** The requested lines, LF-normalised (a trailing CR of a CRLF line end is gone). */
+  readonly lines: ReadonlyArray<string>
+  /** Lines in the file: 0 for an empty file, else the number of LF + 1. */
+  readonly totalLines: number
+  readonly contentHash: string
+  readonly encoding: TextEncoding
+}
+
+export type LineRangeResult = LineRange | { readonly binary: true }
+
+/** Reads lines [firstIndex, firstIndex + maxLines) (0-based). */
+export const readLineRange = async (
+  file: string,
+  firstIndex: number,
+  maxLines: number,
+  signal?: AbortSignal
+): Promise<LineRangeResult> => {
+  const stream = fs.createReadStream(file, { highWaterMark: 64 * 1024, ...(signal === undefined ? {} : { signal }) })
+  const hash = createHash("sha256")
+  const lines: Array<string> = []
+  const endIndex = firstIndex + maxLines
+  let decoder: StringDecoder | undefined
+  let encoding: TextEncoding = "utf8"
+  let pendingCr = false
+  let current = ""
+  let lineIndex = 0
+  let sawText = false
+
+  const take = (text: string): void => {
+    if (text === "") return
+    sawText = true
+    hash.update(text)
+    let from = 0
+    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", from)) {
+      if (lineIndex >= firstIndex && lineIndex < endIndex) lines.push(current + text.slice(from, nl))
+      current = ""
+      lineIndex++
+      from = nl + 1
+    }
+    if (lineIndex >= firstIndex && lineIndex < endIndex) current += text.slice(from)
+  }
+
+  const feed = (decoded: string, final: boolean): void => {
+    let text = pendingCr ? `\r${decoded}` : decoded
+    pendingCr = false
+    if (!final && text.endsWith("\r")) {
+      pendingCr = true
+      text = text.slice(0, -1)
+    }
+    take(text.replaceAll("\r\n", "\n"))
+  }
+
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    if (decoder === undefined) {
+      encoding = detectEncoding(chunk)
+      if (encoding === "utf8" && looksBinary(chunk)) {
+        stream.destroy()
+        return { binary: true }
+      }
+      decoder = new StringDecoder(encoding)
+    }
+    feed(decoder.write(chunk), false)
+  }
+  feed(decoder?.end() ?? "", true)
+  if (sawText && lineIndex >= firstIndex && lineIndex < endIndex) lines.push(current)
+  return { lines, totalLines: sawText ? lineIndex + 1 : 0, contentHash: hash.digest("hex"), encoding }
+}

@@ -1,0 +1,146 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { GlobTool } from "../../src/tools/Glob.js"
+import { findRipgrep } from "../../src/tools/files/ripgrep.js"
+import { makeEnv, makeTempDir, removeDir, runTool, setMtime, withSettings, write } from "../fixtures/files/harness.js"
+import { buildTree } from "../fixtures/files/tree.js"
+
+let dir: string
+beforeEach(() => {
+  dir = makeTempDir()
+})
+afterEach(() => removeDir(dir))
+
+const hasRg = findRipgrep() !== undefined
+const NOTICE = "(Results are truncated. Consider using a more specific path or pattern.)"
+
+const globWith = (engine: "rg" | "js", input: Record<string, unknown>, extra: Record<string, string> = {}) =>
+  Effect.flatMap(makeEnv(dir), (env) => runTool(GlobTool, input, env)).pipe(withSettings({ TOOLGATE_GLOB_ENGINE: engine, ...extra }))
+
+/** Runs with both engines, requires identical text, and returns the result. */
+const glob = (input: Record<string, unknown>, extra: Record<string, string> = {}) =>
+  Effect.gen(function* () {
+    const js = yield* globWith("js", input, extra)
+    if (!hasRg) return js
+    const rg = yield* globWith("rg", input, extra)
+    expect(js.text).toEqual(rg.text)
+    expect(js.stage).toEqual(rg.stage)
+    return rg
+  })
+
+const p = (name: string) => path.join(dir, name)
+
+describe("Glob", () => {
+  it.effect("lists absolute paths, newest first", () =>
+    Effect.gen(function* () {
+      write(p("src/old.ts"), "")
+      write(p("src/new.ts"), "")
+      write(p("src/mid.ts"), "")
+      write(p("src/other.js"), "")
+      setMtime(p("src/old.ts"), 1_600_000_000)
+      setMtime(p("src/mid.ts"), 1_650_000_000)
+      setMtime(p("src/new.ts"), 1_700_000_000)
+      const out = yield* glob({ pattern: "**/*.ts" })
+      expect(out.text).toBe([p("src/new.ts"), p("src/mid.ts"), p("src/old.ts")].join("\n"))
+      expect(out.stage === "ok" && out.data).toMatchObject({ numFiles: 3, truncated: false })
+    }))
+
+  it.effect("caps at 100 files, keeps the newest, and says the list is truncated", () =>
+    Effect.gen(function* () {
+      for (let i = 0; i < 130; i++) {
+        const file = write(p(`many/f${String(i).padStart(3, "0")}.txt`), "")
+        setMtime(file, 1_600_000_000 + i)
+      }
+      const out = yield* glob({ pattern: "many/*.txt" })
+      const lines = out.text.split("\n")
+      expect(lines).toHaveLength(101)
+      expect(lines[0]).toBe(p("many/f129.txt"))
+      expect(lines[99]).toBe(p("many/f030.txt"))
+      expect(lines[100]).toBe(NOTICE)
+      expect(out.stage === "ok" && out.data).toMatchObject({ numFiles: 100, truncated: true })
+    }))
+
+  it.effect("No files found", () =>
+    Effect.gen(function* () {
+      write(p("a.txt"), "")
+      expect((yield* glob({ pattern: "**/*.nothing" })).text).toBe("No files found")
+    }))
+
+  it.effect("a pattern without a slash matches at any depth; one with a slash is anchored at the search directory", () =>
+    Effect.gen(function* () {
+      buildTree(dir)
+      const anyDepth = yield* glob({ pattern: "*.ts" })
+      expect(anyDepth.text.split("\n").sort()).toEqual([p("src/a.ts"), p("src/deep/c.ts"), p("src/sub/.hidden.ts")].sort())
+      const anchored = yield* glob({ pattern: "src/*.ts" })
+      expect(anchored.text).toBe(p("src/a.ts"))
+      const inPath = yield* glob({ pattern: "*.ts", path: "src/deep" })
+      expect(inPath.text).toBe(p("src/deep/c.ts"))
+      const braces = yield* glob({ pattern: "src/*.{ts,tsx}" })
+      expect(braces.text.split("\n").sort()).toEqual([p("src/a.ts"), p("src/b.tsx")])
+    }))
+
+  it.effect("ignores .gitignore by default (and honours it with CLAUDE_CODE_GLOB_NO_IGNORE=false); hidden files listed; .git and symlinks left out", () =>
+    Effect.gen(function* () {
+      buildTree(dir)
+      const all = yield* glob({ pattern: "**/*.js" })
+      expect(all.text).toBe(p("dist/out.js"))
+      const respecting = yield* glob({ pattern: "**/*.js" }, { CLAUDE_CODE_GLOB_NO_IGNORE: "false" })
+      expect(respecting.text).toBe("No files found")
+      const everything = (yield* glob({ pattern: "**/*" })).text.split("\n")
+      expect(everything).toContain(p("src/sub/.hidden.ts"))
+      expect(everything).toContain(p(".gitignore"))
+      expect(everything.some((f) => f.includes(`${path.sep}.git${path.sep}`))).toBe(false)
+      expect(everything).not.toContain(p("link.ts"))
+    }))
+
+  it.effect("an absolute pattern searches from its directory", () =>
+    Effect.gen(function* () {
+      buildTree(dir)
+      const out = yield* glob({ pattern: path.join(dir, "src", "**", "*.ts") })
+      expect(out.text.split("\n").sort()).toEqual([p("src/a.ts"), p("src/deep/c.ts"), p("src/sub/.hidden.ts")].sort())
+    }))
+
+  it.effect("path must be an existing directory", () =>
+    Effect.gen(function* () {
+      write(p("file.txt"), "")
+      expect(yield* glob({ pattern: "*", path: "missing" })).toMatchObject({
+        stage: "rejected",
+        text: `Directory does not exist: missing. Note: your current working directory is ${dir}.`
+      })
+      expect(yield* glob({ pattern: "*", path: p("file.txt") })).toMatchObject({
+        stage: "rejected",
+        text: `Path is not a directory: ${p("file.txt")}`
+      })
+    }))
+
+  it.effect("both engines select the same files for assorted patterns", () =>
+    Effect.gen(function* () {
+      buildTree(dir)
+      for (const pattern of ["**/*", "*", "src/**", "**/deep/*", "[ab]*", "?akefile", "docs", "**/*.{md,txt}", "a b/*", "!*.ts"]) {
+        yield* glob({ pattern })
+        yield* glob({ pattern }, { CLAUDE_CODE_GLOB_NO_IGNORE: "false" })
+      }
+    }))
+
+  it("has Claude Code's flags and a read permission subject on the search root", () => {
+    const session = { sessionId: "s", sessionDir: "/tmp/s", projectDir: "/w", cwd: "/w", additionalDirectories: [], permissionMode: "default" as const }
+    expect(GlobTool.name).toBe("Glob")
+    expect(GlobTool.isReadOnly({ pattern: "*" })).toBe(true)
+    expect(GlobTool.isConcurrencySafe({ pattern: "*" })).toBe(true)
+    expect(GlobTool.isDestructive({ pattern: "*" })).toBe(false)
+    expect(GlobTool.interruptBehavior()).toBe("cancel")
+    expect(GlobTool.maxResultSizeChars).toBe(100_000)
+    expect(GlobTool.permissionSubject({ pattern: "*" }, session)).toEqual({ kind: "read", path: "/w" })
+    expect(GlobTool.permissionSubject({ pattern: "*", path: "lib" }, session)).toEqual({ kind: "read", path: "/w/lib" })
+  })
+
+  it.effect("the footprint reads the real search directory", () =>
+    Effect.gen(function* () {
+      fs.mkdirSync(p("real"))
+      fs.symlinkSync(p("real"), p("alias"))
+      const env = yield* makeEnv(dir)
+      expect(yield* GlobTool.footprint!({ pattern: "*", path: p("alias") }, env.session)).toEqual({ reads: [p("real")], writes: [] })
+    }))
+})

@@ -1,0 +1,266 @@
+import * as path from "node:path"
+import { execFileSync } from "node:child_process"
+import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
+import { Effect, Fiber } from "effect"
+import { GrepTool } from "../../src/tools/Grep.js"
+import { findRipgrep, runRipgrep } from "../../src/tools/files/ripgrep.js"
+import { ripgrepArgs } from "../../src/tools/files/grepSearch.js"
+import { makeEnv, makeTempDir, removeDir, runTool, setMtime, withSettings, write } from "../fixtures/files/harness.js"
+import { buildTree } from "../fixtures/files/tree.js"
+
+let dir: string
+beforeEach(() => {
+  dir = makeTempDir()
+  buildTree(dir)
+})
+afterEach(() => removeDir(dir))
+
+const hasRg = findRipgrep() !== undefined
+
+const grepWith = (engine: "rg" | "js", input: Record<string, unknown>) =>
+  Effect.flatMap(makeEnv(dir), (env) => runTool(GrepTool, input, env)).pipe(withSettings({ TOOLGATE_GREP_ENGINE: engine }))
+
+/** Runs with both engines, requires identical results, and returns them. */
+const grep = (input: Record<string, unknown>) =>
+  Effect.gen(function* () {
+    const js = yield* grepWith("js", input)
+    if (!hasRg) return js
+    const rg = yield* grepWith("rg", input)
+    expect(js).toEqual(rg)
+    return rg
+  })
+
+const p = (name: string) => path.join(dir, name)
+
+describe("Grep output modes (ripgrep and the JS fallback give the same text)", () => {
+  it.effect("files_with_matches (default): Found N files, newest first; .gitignore, .ignore, VCS dirs, binaries and symlinks left out", () =>
+    Effect.gen(function* () {
+      const out = yield* grep({ pattern: "foo" })
+      expect(out.text).toBe(
+        [
+          "Found 10 files",
+          p("Makefile"),
+          p("crlf.txt"),
+          p("long.txt"),
+          p("a b/c d.txt"),
+          p("docs/readme.md"),
+          p("keep.log"),
+          p("src/sub/.hidden.ts"),
+          p("src/deep/c.ts"),
+          p("src/b.tsx"),
+          p("src/a.ts")
+        ].join("\n")
+      )
+    }))
+
+  it.effect("content: path:line:text lines, long lines omitted, CR kept as ripgrep prints it", () =>
+    Effect.gen(function* () {
+      const out = yield* grep({ pattern: "foo", output_mode: "content", glob: "*.txt" })
+      expect(out.text).toBe(
+        [
+          `${p("a b/c d.txt")}:1:foo spaced`,
+          `${p("crlf.txt")}:1:foo\r`,
+          `${p("crlf.txt")}:2:bar foo\r`,
+          `${p("long.txt")}:1:[Omitted long matching line]`,
+          `${p("long.txt")}:2:foo short`
+        ].join("\n")
+      )
+    }))
+
+  it.effect("content with context: -C, -A/-B, and -- between groups; -n false drops the numbers", () =>
+    Effect.gen(function* () {
+      const around = yield* grep({ pattern: "foo", output_mode: "content", path: p("src/deep"), "-C": 1 })
+      expect(around.text).toBe(
+        [
+          `${p("src/deep/c.ts")}-2-let x = 1`,
+          `${p("src/deep/c.ts")}:3:let foo = 2`,
+          `${p("src/deep/c.ts")}-4-let y = 3`,
+          "--",
+          `${p("src/deep/c.ts")}-6-let w = 5`,
+          `${p("src/deep/c.ts")}:7:let foo2 = 6`
+        ].join("\n")
+      )
+      const after = yield* grep({ pattern: "foo", output_mode: "content", path: p("src/deep/c.ts"), "-A": "2", "-n": false })
+      expect(after.text).toBe(["let foo = 2", "let y = 3", "let z = 4", "--", "let foo2 = 6"].join("\n"))
+      const before = yield* grep({ pattern: "return", output_mode: "content", path: p("src"), "-B": 1, context: 0 })
+      expect(before.text).toBe(`${p("src/a.ts")}:5:  return foo`)
+    }))
+
+  it.effect("-i, -o, type and glob narrow the search", () =>
+    Effect.gen(function* () {
+      const ci = yield* grep({ pattern: "foo", "-i": true, type: "md" })
+      expect(ci.text).toBe(`Found 1 file\n${p("docs/readme.md")}`)
+      const only = yield* grep({ pattern: "fo+\\w*", output_mode: "content", "-o": true, path: p("src/deep/c.ts") })
+      expect(only.text).toBe("3:foo\n7:foo2")
+      const typed = yield* grep({ pattern: "foo", type: "ts" })
+      expect(typed.text).toBe(`Found 4 files\n${p("src/sub/.hidden.ts")}\n${p("src/deep/c.ts")}\n${p("src/b.tsx")}\n${p("src/a.ts")}`)
+      const globbed = yield* grep({ pattern: "foo", glob: "*.{ts,tsx} !**/deep/**" })
+      expect(globbed.text).toBe(`Found 3 files\n${p("src/sub/.hidden.ts")}\n${p("src/b.tsx")}\n${p("src/a.ts")}`)
+      const anchored = yield* grep({ pattern: "foo", glob: "/src/*.ts" })
+      expect(anchored.text).toBe(`Found 1 file\n${p("src/a.ts")}`)
+    }))
+
+  it.effect("multiline lets a pattern span lines", () =>
+    Effect.gen(function* () {
+      const out = yield* grep({ pattern: "abc.*?def", multiline: true, output_mode: "content", path: p("multi.txt") })
+      expect(out.text).toBe("2:abc\n3:def\n5:abc\n6:xyz def")
+      const counted = yield* grep({ pattern: "abc.*?def", multiline: "true", output_mode: "count", path: p("multi.txt") })
+      expect(counted.text).toBe("2\n\nFound 2 total occurrences across 1 file.")
+    }))
+
+  it.effect("count: path:count lines and a total", () =>
+    Effect.gen(function* () {
+      const out = yield* grep({ pattern: "foo", output_mode: "count", path: p("src") })
+      expect(out.text).toBe(
+        [`${p("src/a.ts")}:3`, `${p("src/b.tsx")}:1`, `${p("src/deep/c.ts")}:2`, `${p("src/sub/.hidden.ts")}:1`, "", "Found 7 total occurrences across 4 files."].join("\n")
+      )
+    }))
+
+  it.effect("head_limit and offset paginate, with Claude Code's notices", () =>
+    Effect.gen(function* () {
+      const content = yield* grep({ pattern: "foo", output_mode: "content", path: p("src"), head_limit: 2, offset: 1 })
+      expect(content.text).toBe(
+        `${p("src/a.ts")}:4:function foo() {\n${p("src/a.ts")}:5:  return foo\n\n[Showing results with pagination = limit: 2, offset: 1]`
+      )
+      const files = yield* grep({ pattern: "foo", head_limit: 2 })
+      expect(files.text).toBe(`Found 2 files limit: 2\n${p("Makefile")}\n${p("crlf.txt")}`)
+      const counts = yield* grep({ pattern: "foo", output_mode: "count", path: p("src"), head_limit: 1, offset: 1 })
+      expect(counts.text).toBe(`${p("src/b.tsx")}:1\n\nFound 1 total occurrence across 1 file. with pagination = limit: 1, offset: 1`)
+      const all = yield* grep({ pattern: "foo", head_limit: 0, offset: 9 })
+      expect(all.text).toBe(`Found 1 file offset: 9\n${p("src/a.ts")}`)
+      const exact = yield* grep({ pattern: "foo", output_mode: "content", path: p("src/a.ts"), head_limit: 3 })
+      expect(exact.text).toBe("1:import foo from 'x'\n4:function foo() {\n5:  return foo")
+    }))
+
+  it.effect("the default head_limit is 250", () =>
+    Effect.gen(function* () {
+      write(p("many.txt"), "hit\n".repeat(300))
+      const out = yield* grep({ pattern: "hit", output_mode: "content", path: p("many.txt") })
+      const lines = out.text.split("\n")
+      expect(lines[249]).toBe("250:hit")
+      expect(lines.slice(250)).toEqual(["", "[Showing results with pagination = limit: 250]"])
+    }))
+
+  it.effect("no match: No files found / No matches found", () =>
+    Effect.gen(function* () {
+      expect((yield* grep({ pattern: "zzz-none" })).text).toBe("No files found")
+      expect((yield* grep({ pattern: "zzz-none", output_mode: "content" })).text).toBe("No matches found")
+      expect((yield* grep({ pattern: "zzz-none", output_mode: "count" })).text).toBe(
+        "No matches found\n\nFound 0 total occurrences across 0 files."
+      )
+    }))
+
+  it.effect("an explicitly named file is searched even if ignored; a binary one is reported as matching", () =>
+    Effect.gen(function* () {
+      expect((yield* grep({ pattern: "foo", output_mode: "content", path: p("app.log") })).text).toBe("1:foo log")
+      expect((yield* grep({ pattern: "foo", output_mode: "content", path: p("bin.dat") })).text).toBe(
+        'binary file matches (found "\\0" byte around offset 3)'
+      )
+    }))
+})
+
+describe("Grep errors", () => {
+  it.effect("a bad regex is a tool error with either engine", () =>
+    Effect.gen(function* () {
+      const js = yield* grepWith("js", { pattern: "foo(" })
+      expect(js.stage).toBe("failed")
+      expect(js.text).toContain("regex parse error")
+      if (hasRg) {
+        const rg = yield* grepWith("rg", { pattern: "foo(" })
+        expect(rg.stage).toBe("failed")
+        expect(rg.text).toContain("regex parse error")
+      }
+    }))
+
+  it.effect("a newline in a pattern needs multiline, with ripgrep's text", () =>
+    Effect.gen(function* () {
+      const out = yield* grep({ pattern: "abc\\ndef" })
+      expect(out.stage).toBe("failed")
+      expect(out.text.startsWith(`the literal '"\\n"' is not allowed in a regex`)).toBe(true)
+    }))
+
+  it.effect("an unknown type is a tool error", () =>
+    Effect.gen(function* () {
+      expect(yield* grep({ pattern: "foo", type: "nosuchtype" })).toEqual({ stage: "failed", text: "unrecognized file type: nosuchtype" })
+    }))
+
+  it.effect("a missing path is refused before the call", () =>
+    Effect.gen(function* () {
+      expect(yield* grep({ pattern: "foo", path: "nowhere" })).toEqual({
+        stage: "rejected",
+        text: `Path does not exist: nowhere. Note: your current working directory is ${dir}.`
+      })
+    }))
+})
+
+describe("Grep runs ripgrep safely", () => {
+  it("never passes --pre and ignores ripgrep config files", () => {
+    const args = ripgrepArgs({
+      root: "/x",
+      rootIsFile: false,
+      pattern: "--pre=evil",
+      mode: "content",
+      caseInsensitive: false,
+      multiline: false,
+      lineNumbers: true,
+      onlyMatching: false,
+      before: 0,
+      after: 0,
+      globs: [],
+      type: undefined,
+      maxRecords: undefined
+    })
+    expect(args[0]).toBe("--no-config")
+    expect(args.slice(-4)).toEqual(["-e", "--pre=evil", "--", "/x"])
+    expect(args.filter((a) => a.startsWith("--pre"))).toEqual(["--pre=evil"])
+  })
+
+  it.effect("a pattern that looks like a flag is searched for literally", () =>
+    Effect.gen(function* () {
+      write(p("flags.txt"), "use --pre here\n")
+      expect((yield* grep({ pattern: "--pre", output_mode: "content", path: p("flags.txt") })).text).toBe("1:use --pre here")
+    }))
+
+  it.live.skipIf(!hasRg)("interrupting a search kills ripgrep", () =>
+    Effect.gen(function* () {
+      const fifo = p("blocking.fifo")
+      execFileSync("mkfifo", [fifo])
+      const running = () => execFileSync("ps", ["-eo", "args"], { encoding: "utf8" }).split("\n").some((line) => line.includes(fifo))
+      const fiber = yield* Effect.fork(runRipgrep(findRipgrep()!, ["--no-config", "-e", "x", "--", fifo], dir))
+      for (let i = 0; i < 2000 && !running(); i++) yield* Effect.sleep("5 millis")
+      expect(running()).toBe(true)
+      yield* Fiber.interrupt(fiber)
+      expect(running()).toBe(false)
+    }))
+
+  it.effect("a path that is neither a file nor a directory is refused", () =>
+    Effect.gen(function* () {
+      const fifo = p("other.fifo")
+      execFileSync("mkfifo", [fifo])
+      const out = yield* grep({ pattern: "x", path: fifo })
+      expect(out.stage).toBe("failed")
+      expect(out.text).toBe(`Cannot search ${fifo}: it is neither a regular file nor a directory.`)
+    }))
+})
+
+describe("Grep contract", () => {
+  it("has Claude Code's flags and a read permission subject on the search root", () => {
+    const session = { sessionId: "s", sessionDir: "/tmp/s", projectDir: "/w", cwd: "/w", additionalDirectories: [], permissionMode: "default" as const }
+    expect(GrepTool.name).toBe("Grep")
+    expect(GrepTool.isReadOnly({ pattern: "x" })).toBe(true)
+    expect(GrepTool.isConcurrencySafe({ pattern: "x" })).toBe(true)
+    expect(GrepTool.isDestructive({ pattern: "x" })).toBe(false)
+    expect(GrepTool.interruptBehavior()).toBe("cancel")
+    expect(GrepTool.maxResultSizeChars).toBe(20_000)
+    expect(GrepTool.permissionSubject({ pattern: "x" }, session)).toEqual({ kind: "read", path: "/w" })
+    expect(GrepTool.permissionSubject({ pattern: "x", path: "src" }, session)).toEqual({ kind: "read", path: "/w/src" })
+    expect(GrepTool.expandInput({ pattern: "x", path: "src" }, session)).toEqual({ pattern: "x", path: "/w/src" })
+  })
+
+  it.effect("files are ordered by mtime, then by path", () =>
+    Effect.gen(function* () {
+      setMtime(p("src/a.ts"), 1_900_000_000)
+      const out = yield* grep({ pattern: "foo", path: p("src") })
+      expect(out.text.split("\n").slice(0, 2)).toEqual(["Found 4 files", p("src/a.ts")])
+    }))
+})

@@ -1,0 +1,225 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { CallPipeline } from "../../src/services/CallPipeline.js"
+import { FileState, hashContent } from "../../src/services/FileState.js"
+import { newSession } from "../../src/Session.js"
+import { NotebookEditTool } from "../../src/tools/NotebookEdit.js"
+import { ReadTool } from "../../src/tools/Read.js"
+import { cellsLayout } from "../../src/tools/notebook/jsonSpans.js"
+import { sourceLines } from "../../src/tools/notebook/editNotebook.js"
+import { tempDir, testRuntime, toolUse } from "../support/runtime.js"
+
+const FIXTURES = path.join(__dirname, "..", "fixtures", "notebooks")
+
+describe("NotebookEdit on real notebooks, through the pipeline (Read first, acceptEdits mode)", () => {
+  const cwd = tempDir("toolgate-nb-")
+  const session = newSession({ cwd, permissionMode: "acceptEdits", sessionDir: path.join(cwd, ".session") })
+  let counter = 0
+  const run = (name: string, input: unknown) =>
+    Effect.gen(function* () {
+      const pipeline = yield* CallPipeline
+      return yield* pipeline.run(yield* pipeline.prepare(toolUse(`toolu_${++counter}`, name, input), 0), { session })
+    })
+  const copy = (fixture: string, as = fixture) => {
+    const file = path.join(cwd, as)
+    fs.copyFileSync(path.join(FIXTURES, fixture), file)
+    return file
+  }
+  const read = (file: string) => run("Read", { file_path: file })
+  const edit = (input: Record<string, unknown>) => run("NotebookEdit", input)
+  /** The file's text with the cells at `indexes` cut out (to compare everything else byte for byte). */
+  const without = (text: string, indexes: ReadonlyArray<number>) => {
+    const spans = cellsLayout(text).cells
+    return indexes
+      .map((i) => spans[i]!)
+      .sort((a, b) => b.start - a.start)
+      .reduce((t, s) => t.slice(0, s.start) + t.slice(s.end), text)
+  }
+
+  /** The file's text without cell `i` and the separator after it (an inserted cell's bytes). */
+  const withoutInserted = (text: string, i: number) => {
+    const spans = cellsLayout(text).cells
+    return text.slice(0, spans[i]!.start) + text.slice(spans[i + 1]!.start)
+  }
+
+  it.layer(testRuntime({ tools: [ReadTool, NotebookEditTool], cwd }))((it) => {
+    it.effect("refuses a notebook that was not read", () =>
+      Effect.gen(function* () {
+        const file = copy("analysis.ipynb", "unread.ipynb")
+        const outcome = yield* edit({ notebook_path: file, cell_id: "plot", new_source: "x" })
+        expect(outcome.result.content).toBe("<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>")
+      }))
+
+    it.effect("replaces a code cell: outputs cleared, source as lines, every other byte unchanged", () =>
+      Effect.gen(function* () {
+        const file = copy("analysis.ipynb", "replace.ipynb")
+        const before = fs.readFileSync(file, "utf8")
+        expect((yield* read(file)).result.is_error).toBeUndefined()
+        const outcome = yield* edit({ notebook_path: file, cell_id: "load", new_source: "import polars as pl\ndf = pl.read_csv('data.csv')" })
+        expect(outcome.result.content).toBe("Updated cell load with import polars as pl\ndf = pl.read_csv('data.csv')")
+        const after = fs.readFileSync(file, "utf8")
+        const notebook = JSON.parse(after)
+        expect(notebook.cells[1]).toEqual({
+          cell_type: "code",
+          execution_count: null,
+          id: "load",
+          metadata: { execution: { "iopub.execute_input": "2024-01-01T00:00:00.000Z" }, scrolled: true },
+          outputs: [],
+          source: ["import polars as pl\n", "df = pl.read_csv('data.csv')"]
+        })
+        expect(without(after, [1])).toBe(without(before, [1]))
+        expect(after.endsWith("}\n")).toBe(true)
+        // the replaced cell is written in Jupyter's own style: indent 1, sorted keys
+        expect(after).toContain('  {\n   "cell_type": "code",\n   "execution_count": null,\n   "id": "load",')
+      }))
+
+    it.effect("a markdown replacement may change the cell type; edits in a row need no new Read", () =>
+      Effect.gen(function* () {
+        const file = copy("analysis.ipynb", "retype.ipynb")
+        yield* read(file)
+        const first = yield* edit({ notebook_path: file, cell_id: "plot", new_source: "## Plot removed", cell_type: "markdown" })
+        expect(first.result.is_error).toBeUndefined()
+        const cell = JSON.parse(fs.readFileSync(file, "utf8")).cells[2]
+        expect(cell).toEqual({ cell_type: "markdown", id: "plot", metadata: {}, source: ["## Plot removed"] })
+        const second = yield* edit({ notebook_path: file, cell_id: "intro", new_source: "# Title\n" })
+        expect(second.result.content).toBe("Updated cell intro with # Title\n")
+      }))
+
+    it.effect("inserts after a cell, or first without cell_id; new cells get ids in nbformat 4.5", () =>
+      Effect.gen(function* () {
+        const file = copy("analysis.ipynb", "insert.ipynb")
+        const before = fs.readFileSync(file, "utf8")
+        yield* read(file)
+        const after1 = yield* edit({ notebook_path: file, cell_id: "intro", new_source: "print('hi')\n", cell_type: "code", edit_mode: "insert" })
+        const text1 = fs.readFileSync(file, "utf8")
+        const nb1 = JSON.parse(text1)
+        const id = nb1.cells[1].id as string
+        expect(id).toMatch(/^[0-9a-f]{8}$/)
+        expect(after1.result.content).toBe(`Inserted cell ${id} with print('hi')\n`)
+        expect(nb1.cells[1]).toEqual({ cell_type: "code", execution_count: null, id, metadata: {}, outputs: [], source: ["print('hi')\n"] })
+        expect(withoutInserted(text1, 1)).toBe(before)
+        const first = yield* edit({ notebook_path: file, new_source: "Top", cell_type: "markdown", edit_mode: "insert" })
+        expect(first.result.is_error).toBeUndefined()
+        const text2 = fs.readFileSync(file, "utf8")
+        expect(JSON.parse(text2).cells.map((c: { id: string }) => c.id).slice(1)).toEqual(["intro", id, "load", "plot"])
+        expect(withoutInserted(text2, 0)).toBe(text1)
+        const noType = yield* edit({ notebook_path: file, new_source: "x", edit_mode: "insert" })
+        expect(noType.result.content).toBe("<tool_use_error>Cell type is required when using edit_mode=insert.</tool_use_error>")
+      }))
+
+    it.effect("deletes a cell and leaves the rest byte for byte", () =>
+      Effect.gen(function* () {
+        const file = copy("analysis.ipynb", "delete.ipynb")
+        const before = fs.readFileSync(file, "utf8")
+        yield* read(file)
+        const outcome = yield* edit({ notebook_path: file, cell_id: "load", new_source: "", edit_mode: "delete" })
+        expect(outcome.result.content).toBe("Deleted cell load")
+        const after = fs.readFileSync(file, "utf8")
+        expect(JSON.parse(after).cells.map((c: { id: string }) => c.id)).toEqual(["intro", "plot"])
+        const spans = cellsLayout(before).cells
+        expect(after).toBe(before.slice(0, spans[1]!.start) + before.slice(spans[2]!.start))
+        // deleting the last cell takes the separator before it
+        yield* edit({ notebook_path: file, cell_id: "plot", new_source: "", edit_mode: "delete" })
+        yield* edit({ notebook_path: file, cell_id: "intro", new_source: "", edit_mode: "delete" })
+        expect(JSON.parse(fs.readFileSync(file, "utf8")).cells).toEqual([])
+        const added = yield* edit({ notebook_path: file, new_source: "again", cell_type: "markdown", edit_mode: "insert" })
+        expect(added.result.is_error).toBeUndefined()
+        expect(JSON.parse(fs.readFileSync(file, "utf8")).cells).toHaveLength(1)
+        expect(fs.readFileSync(file, "utf8")).toMatch(/^\{\n "cells": \[\n  \{\n   "cell_type": "markdown",/)
+      }))
+
+    it.effect("cells without ids are named cell-N; an older notebook keeps its style (indent 2, string sources, no ids, no trailing newline)", () =>
+      Effect.gen(function* () {
+        const file = copy("legacy.ipynb")
+        const before = fs.readFileSync(file, "utf8")
+        yield* read(file)
+        const replaced = yield* edit({ notebook_path: file, cell_id: "cell-1", new_source: "Other *text*" })
+        expect(replaced.result.content).toBe("Updated cell cell-1 with Other *text*")
+        const text = fs.readFileSync(file, "utf8")
+        expect(JSON.parse(text).cells[1]).toEqual({ cell_type: "markdown", metadata: {}, source: "Other *text*" })
+        expect(text.endsWith("}")).toBe(true)
+        expect(without(text, [1])).toBe(without(before, [1]))
+        const inserted = yield* edit({ notebook_path: file, cell_id: "cell-0", new_source: "y = 2", cell_type: "code", edit_mode: "insert" })
+        expect(inserted.result.content).toBe("Inserted cell cell-1 with y = 2")
+        const nb = JSON.parse(fs.readFileSync(file, "utf8"))
+        expect(nb.cells[1]).toEqual({ cell_type: "code", execution_count: null, metadata: {}, outputs: [], source: "y = 2" })
+        expect(nb.cells[1].id).toBeUndefined()
+        const missing = yield* edit({ notebook_path: file, cell_id: "cell-7", new_source: "z" })
+        expect(missing.result.content).toBe("<tool_use_error>Cell with index 7 does not exist in notebook.</tool_use_error>")
+        const unknown = yield* edit({ notebook_path: file, cell_id: "nope", new_source: "z" })
+        expect(unknown.result.content).toBe('<tool_use_error>Cell with ID "nope" not found in notebook.</tool_use_error>')
+        const noId = yield* edit({ notebook_path: file, new_source: "z" })
+        expect(noId.result.content).toBe("<tool_use_error>Cell ID must be specified when not inserting a new cell.</tool_use_error>")
+      }))
+
+    it.effect("refuses a notebook changed since it was read", () =>
+      Effect.gen(function* () {
+        const file = copy("analysis.ipynb", "stale.ipynb")
+        yield* read(file)
+        const changed = fs.readFileSync(file, "utf8").replace("plot(df)", "plot(df2)")
+        fs.writeFileSync(file, changed)
+        const outcome = yield* edit({ notebook_path: file, cell_id: "plot", new_source: "x" })
+        expect(outcome.result.content).toBe(
+          "<tool_use_error>File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.</tool_use_error>"
+        )
+        expect(fs.readFileSync(file, "utf8")).toBe(changed)
+      }))
+
+    it.effect("keeps CRLF line ends and a BOM", () =>
+      Effect.gen(function* () {
+        const file = path.join(cwd, "crlf.ipynb")
+        fs.writeFileSync(file, `\uFEFF${fs.readFileSync(path.join(FIXTURES, "analysis.ipynb"), "utf8").replaceAll("\n", "\r\n")}`)
+        yield* read(file)
+        const outcome = yield* edit({ notebook_path: file, cell_id: "plot", new_source: "a\nb", edit_mode: "insert", cell_type: "code" })
+        expect(outcome.result.is_error).toBeUndefined()
+        const text = fs.readFileSync(file, "utf8")
+        expect(text.charCodeAt(0)).toBe(0xfeff)
+        expect(text.replaceAll("\r\n", "")).not.toContain("\n")
+        expect(JSON.parse(text.slice(1)).cells[3].source).toEqual(["a\n", "b"])
+      }))
+
+    it.effect("malformed notebooks, other files, missing files: clear errors", () =>
+      Effect.gen(function* () {
+        const state = yield* FileState
+        const record = (file: string) => {
+          const stat = fs.statSync(file)
+          return state.record(file, { mtimeMs: Math.floor(stat.mtimeMs), contentHash: hashContent(fs.readFileSync(file, "utf8")), partial: false })
+        }
+        const broken = path.join(cwd, "broken.ipynb")
+        fs.writeFileSync(broken, '{"cells": [')
+        yield* record(broken)
+        const bad = yield* edit({ notebook_path: broken, cell_id: "cell-0", new_source: "x" })
+        expect(bad.result.content).toMatch(/^<tool_use_error>Notebook is not valid JSON: /)
+        const noCells = path.join(cwd, "nocells.ipynb")
+        fs.writeFileSync(noCells, '{"metadata": {}}')
+        yield* record(noCells)
+        expect((yield* edit({ notebook_path: noCells, cell_id: "cell-0", new_source: "x" })).result.content).toBe(
+          "<tool_use_error>Notebook is not valid: it has no cells array.</tool_use_error>"
+        )
+        expect((yield* edit({ notebook_path: path.join(cwd, "notes.txt"), cell_id: "a", new_source: "x" })).result.content).toBe(
+          "<tool_use_error>File must be a Jupyter notebook (.ipynb file). For editing other file types, use the Edit tool.</tool_use_error>"
+        )
+        expect((yield* edit({ notebook_path: path.join(cwd, "absent.ipynb"), cell_id: "a", new_source: "x" })).result.content).toBe(
+          "<tool_use_error>Notebook file does not exist.</tool_use_error>"
+        )
+        const wrongMode = yield* edit({ notebook_path: broken, cell_id: "a", new_source: "x", edit_mode: "append" })
+        expect(wrongMode.result.content).toContain("Expected 'replace' | 'insert' | 'delete'")
+      }))
+  })
+
+  it("splits sources into Jupyter lines", () => {
+    expect(sourceLines("")).toEqual([])
+    expect(sourceLines("a")).toEqual(["a"])
+    expect(sourceLines("a\nb\n")).toEqual(["a\n", "b\n"])
+    expect(sourceLines("a\n\nb")).toEqual(["a\n", "\n", "b"])
+  })
+
+  it("asks for write permission on the notebook path, and is not concurrency-safe", () => {
+    const input = { notebook_path: "/x/a.ipynb", new_source: "", cell_id: "a" }
+    expect(NotebookEditTool.permissionSubject(input, session)).toEqual({ kind: "write", path: "/x/a.ipynb" })
+    expect(NotebookEditTool.isConcurrencySafe(input)).toBe(false)
+    expect(NotebookEditTool.isReadOnly(input)).toBe(false)
+  })
+})

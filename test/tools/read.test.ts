@@ -1,0 +1,248 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
+import { Effect, JSONSchema, Option } from "effect"
+import { ReadTool } from "../../src/tools/Read.js"
+import { inputJsonSchema } from "../../src/Tool.js"
+import { hashContent } from "../../src/services/FileState.js"
+import { decodeInput, makeEnv, makeTempDir, removeDir, runTool, withSettings, write } from "../fixtures/files/harness.js"
+
+let dir: string
+beforeEach(() => {
+  dir = makeTempDir()
+})
+afterEach(() => removeDir(dir))
+
+const read = (input: Record<string, unknown>) => Effect.flatMap(makeEnv(dir), (env) => runTool(ReadTool, input, env))
+
+describe("Read: text", () => {
+  it.effect("numbers lines as N<TAB>line and drops the CR of CRLF line ends", () =>
+    Effect.gen(function* () {
+      const file = write(path.join(dir, "a.txt"), "alpha\r\nbeta\r\ngamma")
+      const out = yield* read({ file_path: file })
+      expect(out).toMatchObject({ stage: "ok", text: "1\talpha\n2\tbeta\n3\tgamma" })
+    }))
+
+  it.effect("a final newline shows as a last empty line, as in Claude Code", () =>
+    Effect.gen(function* () {
+      const file = write(path.join(dir, "a.txt"), "a\nb\n")
+      const out = yield* read({ file_path: file })
+      expect(out.text).toBe("1\ta\n2\tb\n3\t")
+    }))
+
+  it.effect("reads 2000 lines by default, and offset (1-based) / limit select a range", () =>
+    Effect.gen(function* () {
+      const lines = Array.from({ length: 2500 }, (_, i) => `line ${i + 1}`)
+      const file = write(path.join(dir, "long.txt"), lines.join("\n"))
+      const whole = yield* read({ file_path: file })
+      const shown = whole.text.split("\n")
+      expect(shown).toHaveLength(2000)
+      expect(shown[1999]).toBe("2000\tline 2000")
+      expect(whole.stage === "ok" && whole.data.file.totalLines).toBe(2500)
+      const range = yield* read({ file_path: file, offset: "2499", limit: 5 })
+      expect(range.text).toBe("2499\tline 2499\n2500\tline 2500")
+      const zero = yield* read({ file_path: file, offset: 0, limit: 1 })
+      expect(zero.text).toBe("1\tline 1")
+    }))
+
+  it.effect("an empty file and an offset past the end give Claude Code's notices", () =>
+    Effect.gen(function* () {
+      const empty = write(path.join(dir, "empty.txt"), "")
+      expect((yield* read({ file_path: empty })).text).toBe(
+        "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
+      )
+      const short = write(path.join(dir, "short.txt"), "one\ntwo\nthree")
+      expect((yield* read({ file_path: short, offset: 10 })).text).toBe(
+        "<system-reminder>Warning: the file exists but is shorter than the provided offset (10). The file has 3 lines.</system-reminder>"
+      )
+    }))
+
+  it.effect("a missing file is a clear error naming the cwd, with a similar file suggested", () =>
+    Effect.gen(function* () {
+      write(path.join(dir, "config.json"), "{}")
+      const out = yield* read({ file_path: path.join(dir, "config.yaml") })
+      expect(out).toEqual({
+        stage: "failed",
+        text: `File does not exist. Note: your current working directory is ${dir}. Did you mean ${path.join(dir, "config.json")}?`
+      })
+      const plain = yield* read({ file_path: path.join(dir, "nothing.txt") })
+      expect(plain.text).toBe(`File does not exist. Note: your current working directory is ${dir}.`)
+    }))
+
+  it.effect("a relative path resolves against the session cwd", () =>
+    Effect.gen(function* () {
+      write(path.join(dir, "sub", "r.txt"), "relative")
+      expect((yield* read({ file_path: "sub/r.txt" })).text).toBe("1\trelative")
+    }))
+
+  it.effect("a directory is an EISDIR error", () =>
+    Effect.gen(function* () {
+      fs.mkdirSync(path.join(dir, "d"))
+      const out = yield* read({ file_path: path.join(dir, "d") })
+      expect(out.stage).toBe("failed")
+      expect(out.text).toContain(`EISDIR: illegal operation on a directory, read '${path.join(dir, "d")}'`)
+    }))
+
+  it.effect("a whole-file read over 262,144 bytes fails with the exact text; a range does not", () =>
+    Effect.gen(function* () {
+      const file = write(path.join(dir, "big.txt"), `${"x".repeat(99)}\n`.repeat(3072))
+      expect(yield* read({ file_path: file })).toEqual({
+        stage: "failed",
+        text: "File content (300KB) exceeds maximum allowed size (256KB). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file."
+      })
+      const part = yield* read({ file_path: file, offset: 1, limit: 3 })
+      expect(part.stage).toBe("ok")
+    }))
+
+  it.effect("text over the token limit fails with the exact text (chars / 4; the limit comes from the env)", () =>
+    Effect.gen(function* () {
+      const file = write(path.join(dir, "wide.txt"), `${"y".repeat(2000)}\n`.repeat(60))
+      const out = yield* read({ file_path: file })
+      expect(out).toEqual({
+        stage: "failed",
+        text: "File content (30015 tokens) exceeds maximum allowed tokens (25000). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file."
+      })
+      const small = write(path.join(dir, "small.txt"), "0123456789abcdef")
+      const limited = yield* read({ file_path: small }).pipe(withSettings({ CLAUDE_CODE_FILE_READ_MAX_OUTPUT_TOKENS: "3" }))
+      expect(limited.text).toBe(
+        "File content (4 tokens) exceeds maximum allowed tokens (3). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file."
+      )
+    }))
+
+  it.effect("UTF-16LE files with a BOM are decoded", () =>
+    Effect.gen(function* () {
+      const file = write(path.join(dir, "u16.txt"), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("héllo\nwörld", "utf16le")]))
+      expect((yield* read({ file_path: file })).text).toBe("1\théllo\n2\twörld")
+    }))
+
+  it.effect("binary files are refused: by extension before the call, by content in the call", () =>
+    Effect.gen(function* () {
+      const zip = write(path.join(dir, "a.zip"), "PK")
+      expect(yield* read({ file_path: zip })).toEqual({
+        stage: "rejected",
+        text: "This tool cannot read binary files. The file appears to be a binary .zip file. Please use appropriate tools for binary file analysis."
+      })
+      const blob = write(path.join(dir, "blob.data"), Buffer.from([1, 2, 0, 3]))
+      const out = yield* read({ file_path: blob })
+      expect(out.stage).toBe("failed")
+      expect(out.text).toContain("This tool cannot read binary files.")
+    }))
+
+  it.effect("device files that never end are refused", () =>
+    Effect.gen(function* () {
+      expect(yield* read({ file_path: "/dev/zero" })).toEqual({
+        stage: "rejected",
+        text: "Cannot read '/dev/zero': this device file would block or produce infinite output."
+      })
+    }))
+
+  it.effect("records a snapshot: full for a whole read, partial for a range", () =>
+    Effect.gen(function* () {
+      const env = yield* makeEnv(dir)
+      const file = write(path.join(dir, "s.txt"), "one\r\ntwo\r\n")
+      yield* runTool(ReadTool, { file_path: file }, env)
+      const full = Option.getOrThrow(yield* env.fileState.get(file))
+      expect(full).toEqual({
+        mtimeMs: Math.floor(fs.statSync(file).mtimeMs),
+        contentHash: hashContent("one\ntwo\n"),
+        partial: false
+      })
+      yield* runTool(ReadTool, { file_path: file, offset: 2, limit: 1 }, env)
+      expect(Option.getOrThrow(yield* env.fileState.get(file)).partial).toBe(true)
+      yield* runTool(ReadTool, { file_path: file, offset: 1, limit: 100 }, env)
+      expect(Option.getOrThrow(yield* env.fileState.get(file)).partial).toBe(false)
+    }))
+})
+
+describe("Read: images and notebooks", () => {
+  const png = Buffer.from(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000" + "1f15c4890000000d49444154789c6300010000000500010d0a2db40000000049454e44ae426082",
+    "hex"
+  )
+
+  it.effect("an image comes back as a base64 image block", () =>
+    Effect.gen(function* () {
+      const file = write(path.join(dir, "pixel.png"), png)
+      const out = yield* read({ file_path: file })
+      expect(out.stage === "ok" && out.content).toEqual([
+        { type: "image", source: { type: "base64", media_type: "image/png", data: png.toString("base64") } }
+      ])
+      const hooks = out.stage === "ok" ? ReadTool.hookResponse(out.data) : undefined
+      expect(hooks).toEqual({ type: "image", file: { filePath: file, type: "image/png", originalSize: png.length } })
+      expect(ReadTool.renderResult(out.stage === "ok" ? out.data : undefined)).toMatch(/^Read image/)
+    }))
+
+  it.effect("the media type comes from the bytes, not the extension", () =>
+    Effect.gen(function* () {
+      const file = write(path.join(dir, "really-png.jpg"), png)
+      const out = yield* read({ file_path: file })
+      expect(out.stage === "ok" && out.data.file.type).toBe("image/png")
+    }))
+
+  it.effect("a notebook's cells are rendered as text with their outputs", () =>
+    Effect.gen(function* () {
+      const notebook = {
+        metadata: { language_info: { name: "python" } },
+        nbformat: 4,
+        nbformat_minor: 5,
+        cells: [
+          { id: "intro", cell_type: "markdown", source: ["# Title\n", "text"], metadata: {} },
+          {
+            id: "code1",
+            cell_type: "code",
+            source: "print(1)",
+            metadata: {},
+            outputs: [{ output_type: "stream", name: "stdout", text: ["1\n"] }],
+            execution_count: 1
+          },
+          { cell_type: "code", source: "1/0", metadata: {}, outputs: [{ output_type: "error", ename: "ZeroDivisionError", evalue: "division by zero", traceback: [] }] }
+        ]
+      }
+      const file = write(path.join(dir, "nb.ipynb"), JSON.stringify(notebook))
+      const out = yield* read({ file_path: file })
+      expect(out.text).toBe(
+        [
+          '<cell id="intro"><cell_type>markdown</cell_type># Title\ntext</cell id="intro">',
+          '<cell id="code1">print(1)</cell id="code1">',
+          "1\n",
+          '<cell id="cell-2">1/0</cell id="cell-2">',
+          "ZeroDivisionError: division by zero"
+        ].join("\n")
+      )
+    }))
+})
+
+describe("Read: contract", () => {
+  it("has Claude Code's flags, schema and permission subject", () => {
+    const input = { file_path: "x.txt" }
+    expect(ReadTool.name).toBe("Read")
+    expect(ReadTool.isReadOnly(input)).toBe(true)
+    expect(ReadTool.isConcurrencySafe(input)).toBe(true)
+    expect(ReadTool.isDestructive(input)).toBe(false)
+    expect(ReadTool.interruptBehavior()).toBe("cancel")
+    expect(ReadTool.maxResultSizeChars).toBe(Number.POSITIVE_INFINITY)
+    const session = { sessionId: "s", sessionDir: "/tmp/s", projectDir: "/w", cwd: "/w/sub", additionalDirectories: [], permissionMode: "default" as const }
+    expect(ReadTool.expandInput(input, session)).toEqual({ file_path: "/w/sub/x.txt" })
+    expect(ReadTool.permissionSubject(input, session)).toEqual({ kind: "read", path: "/w/sub/x.txt" })
+    const schema = inputJsonSchema(ReadTool) as { properties: Record<string, { description?: string }>; required: Array<string>; additionalProperties: boolean }
+    expect(schema.required).toEqual(["file_path"])
+    expect(schema.additionalProperties).toBe(false)
+    expect(schema.properties.offset?.description).toContain("line number to start")
+    expect(JSONSchema.make).toBeDefined()
+  })
+
+  it("coerces numeric strings and rejects unknown keys", () => {
+    expect(decodeInput(ReadTool, { file_path: "/a", offset: "3", limit: "10" })).toMatchObject({ _tag: "Right", right: { offset: 3, limit: 10 } })
+    expect(decodeInput(ReadTool, { file_path: "/a", limit: 0 })._tag).toBe("Left")
+    expect(decodeInput(ReadTool, { file_path: "/a", extra: 1 })._tag).toBe("Left")
+  })
+
+  it.effect("the footprint is the real path, symlinks resolved", () =>
+    Effect.gen(function* () {
+      const target = write(path.join(dir, "real.txt"), "x")
+      fs.symlinkSync(target, path.join(dir, "link.txt"))
+      const env = yield* makeEnv(dir)
+      const footprint = yield* ReadTool.footprint!({ file_path: path.join(dir, "link.txt") }, env.session)
+      expect(footprint).toEqual({ reads: [target], writes: [] })
+    }))
+})
