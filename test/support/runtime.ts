@@ -28,6 +28,7 @@ export interface TestRuntimeOptions {
   readonly approver?: Layer.Layer<Approver.Approver>
   readonly resultStore?: Layer.Layer<ResultStore.ResultStore>
   readonly validator?: Layer.Layer<InputValidator.InputValidator>
+  readonly registry?: Layer.Layer<ToolRegistry.ToolRegistry>
 }
 
 export const tempDir = (prefix = "toolgate-test-"): string => fs.mkdtempSync(path.join(os.tmpdir(), prefix))
@@ -46,7 +47,7 @@ export const testRuntime = (options: TestRuntimeOptions) => {
     options.approver ?? Approver.layerDeny,
     options.hooks ?? Hooks.layerNone
   )
-  const stages = Layer.mergeAll(ToolRegistry.layer, options.permissions ?? Permissions.layer).pipe(Layer.provideMerge(base))
+  const stages = Layer.mergeAll(options.registry ?? ToolRegistry.layer, options.permissions ?? Permissions.layer).pipe(Layer.provideMerge(base))
   return Scheduler.layer.pipe(Layer.provideMerge(CallPipeline.layer), Layer.provideMerge(stages))
 }
 
