@@ -4,7 +4,7 @@
  * no footprint (touches everything), and permission checks that pass through to the rules and
  * the mode (so a tool nobody allowed asks).
  */
-import { Effect, JSONSchema, Schema } from "effect"
+import { Effect, JSONSchema, Schema, SchemaAST } from "effect"
 import type { ToolError, InputRejected } from "./Errors.js"
 import { InputRejected as InputRejectedError } from "./Errors.js"
 import type { ToolResultContent } from "./Messages.js"
@@ -193,6 +193,11 @@ const oneLine = (text: string, max: number): string => {
 /** The JSON Schema of a tool's input as the API wants it (no `$schema` key). */
 export const inputJsonSchema = (tool: AnyTool): Record<string, unknown> => {
   if (tool.inputSchema._tag === "JsonSchema") return tool.inputSchema.jsonSchema
+  const { ast } = tool.inputSchema.schema
+  // An empty Struct becomes `anyOf: [object, array]`, which the Messages API refuses.
+  if (SchemaAST.isTypeLiteral(ast) && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) {
+    return { type: "object", properties: {}, additionalProperties: false }
+  }
   const { $schema: _ignored, ...rest } = JSONSchema.make(tool.inputSchema.schema) as unknown as Record<string, unknown>
   return rest
 }

@@ -8,15 +8,15 @@ import { Approver, type ApprovalAnswer, type ApprovalRequest } from "../services
 import type { RecordedApproval, Transcript } from "./transcript.js"
 
 export interface ApprovalRecorder {
-  /** Wraps an approver: before each question `beforeAsk` runs; each answer is recorded. */
+  /** Wraps an approver: each question runs inside `around` (e.g. to pause a status line); each answer is recorded. */
   readonly wrap: (inner: Layer.Layer<Approver>) => Layer.Layer<Approver>
   readonly attach: (transcript: Transcript) => void
-  setBeforeAsk: (effect: Effect.Effect<void>) => void
+  readonly setAround: (around: <A>(asking: Effect.Effect<A>) => Effect.Effect<A>) => void
 }
 
 export const makeApprovalRecorder = (): ApprovalRecorder => {
   let transcript: Transcript | undefined
-  let beforeAsk: Effect.Effect<void> = Effect.void
+  let around: <A>(asking: Effect.Effect<A>) => Effect.Effect<A> = (asking) => asking
   const record = (request: ApprovalRequest, answer: ApprovalAnswer) =>
     transcript === undefined
       ? Effect.void
@@ -37,18 +37,15 @@ export const makeApprovalRecorder = (): ApprovalRecorder => {
           Approver.of({
             canAsk: approver.canAsk,
             request: (request) =>
-              Effect.suspend(() => beforeAsk).pipe(
-                Effect.zipRight(approver.request(request)),
-                Effect.tap((answer) => record(request, answer))
-              )
+              Effect.suspend(() => around(approver.request(request))).pipe(Effect.tap((answer) => record(request, answer)))
           })
         )
       ).pipe(Layer.provide(inner)),
     attach: (t) => {
       transcript = t
     },
-    setBeforeAsk: (effect) => {
-      beforeAsk = effect
+    setAround: (f) => {
+      around = f
     }
   }
 }

@@ -21,31 +21,36 @@ const readPrompt = (input: NodeJS.ReadableStream, output: NodeJS.WritableStream,
   Effect.async<Read>((resume) => {
     const rl = readline.createInterface({ input, output, terminal: true, historySize: 0 })
     let done = false
-    const finish = (result: Read) => {
-      if (done) return
-      done = true
-      rl.removeAllListeners("SIGINT")
-      rl.removeAllListeners("close")
-      rl.close()
-      resume(Effect.succeed(result))
-    }
-    rl.on("close", () => finish({ _tag: "Quit" }))
-    rl.on("SIGINT", () => {
+    // readline's own listeners stay: its close handler detaches it from the input
+    const onClose = () => finish({ _tag: "Quit" })
+    const onLine = (line: string) => finish({ _tag: "Line", line })
+    const onSigint = () => {
       // Ctrl-C clears a typed line; on an empty line it quits
-      if (rl.line === "") {
-        output.write("\n")
-        finish({ _tag: "Quit" })
-      } else {
-        output.write("\n")
+      output.write("\n")
+      if (rl.line === "") finish({ _tag: "Quit" })
+      else {
         ;(rl as unknown as { line: string }).line = ""
         rl.prompt()
       }
-    })
+    }
+    const finish = (result: Read) => {
+      if (done) return
+      done = true
+      rl.off("close", onClose)
+      rl.off("line", onLine)
+      rl.off("SIGINT", onSigint)
+      rl.close()
+      resume(Effect.succeed(result))
+    }
+    rl.on("close", onClose)
+    rl.on("line", onLine)
+    rl.on("SIGINT", onSigint)
     rl.setPrompt(prompt)
     rl.prompt()
-    rl.on("line", (line) => finish({ _tag: "Line", line }))
     return Effect.sync(() => {
+      if (done) return
       done = true
+      rl.off("close", onClose)
       rl.close()
     })
   })

@@ -13,10 +13,12 @@ const argv = [...process.argv.slice(0, 2), ...normalizeArgv(process.argv.slice(2
 const program = Effect.suspend(() => cli(argv)).pipe(Effect.provide(NodeContext.layer))
 
 const fiber = Effect.runFork(program)
-let presses = 0
+// Three Ctrl-C within two seconds end the process whatever is running.
+let recentPresses: Array<number> = []
 process.on("SIGINT", () => {
-  presses++
-  if (presses >= 3) process.exit(130)
+  const now = Date.now()
+  recentPresses = [...recentPresses.filter((t) => now - t < 2000), now]
+  if (recentPresses.length >= 3) process.exit(130)
   if (!deliverInterrupt()) Effect.runFork(Fiber.interrupt(fiber))
 })
 

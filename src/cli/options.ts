@@ -5,6 +5,7 @@ import { Options } from "@effect/cli"
 import { Option } from "effect"
 import * as path from "node:path"
 import type { RuntimeOptions } from "../layers/Runtime.js"
+import type { ScheduleMode } from "../services/Scheduler.js"
 import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js"
 
 export const commonOptions = {
@@ -56,5 +57,39 @@ export const runtimeOptions = (values: CommonValues): RuntimeOptions => {
     addDirs: values.addDir,
     trustProject: values.trustProject,
     ...(mode === undefined ? {} : { permissionMode: (mode === "manual" ? "default" : mode) as PermissionMode })
+  }
+}
+
+/** The scheduling flags of `exec`, `call` and `run`. */
+export const scheduleOptions = {
+  timeline: Options.boolean("timeline").pipe(Options.withDescription("Draw which calls ran together, and when")),
+  maxConcurrency: Options.integer("max-concurrency").pipe(
+    Options.withDescription("Most calls running at once (default: TOOLGATE_MAX_TOOL_USE_CONCURRENCY or 10)"),
+    Options.optional
+  ),
+  schedule: Options.choice("schedule", ["batches", "footprints"]).pipe(
+    Options.withDescription("batches (Claude Code) or footprints (start each call once the calls it conflicts with are done)"),
+    Options.withDefault("batches")
+  ),
+  siblingCancellation: Options.choice("sibling-cancellation", ["on", "off"]).pipe(
+    Options.withDescription("Cancel the parallel siblings of a failing Bash call"),
+    Options.withDefault("on")
+  )
+}
+
+export interface ScheduleValues {
+  readonly timeline: boolean
+  readonly maxConcurrency: Option.Option<number>
+  readonly schedule: string
+  readonly siblingCancellation: string
+}
+
+/** The scheduler options the flags ask for. */
+export const schedulingOf = (values: ScheduleValues) => {
+  const maxConcurrency = Option.getOrUndefined(values.maxConcurrency)
+  return {
+    mode: values.schedule as ScheduleMode,
+    siblingCancellation: values.siblingCancellation === "on",
+    ...(maxConcurrency === undefined ? {} : { maxConcurrency })
   }
 }

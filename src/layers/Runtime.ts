@@ -5,6 +5,7 @@
 import { Layer } from "effect"
 import type { AnyTool } from "../Tool.js"
 import * as Approver from "../services/Approver.js"
+import * as Extensions from "../extensions/Extensions.js"
 import * as CallPipeline from "../services/CallPipeline.js"
 import * as FileState from "../services/FileState.js"
 import * as Hooks from "../services/Hooks.js"
@@ -22,6 +23,8 @@ export interface RuntimeOptions extends Settings.SettingsOptions {
   readonly approver?: Layer.Layer<Approver.Approver>
   readonly hooks?: Layer.Layer<Hooks.Hooks, never, Settings.Settings>
   readonly permissions?: Layer.Layer<Permissions.Permissions, never, Settings.Settings | FileState.FileState>
+  /** Skills and custom tool modules; `{ disabled: true }` loads nothing. */
+  readonly extensions?: Extensions.ExtensionsOptions
 }
 
 export type RuntimeServices =
@@ -36,6 +39,7 @@ export type RuntimeServices =
   | Approver.Approver
   | CallPipeline.CallPipeline
   | Scheduler.Scheduler
+  | Extensions.Extensions
 
 /** Composes the stages once; the result is one layer to provide to a program. */
 export const layer = (options: RuntimeOptions) => {
@@ -52,8 +56,6 @@ export const layer = (options: RuntimeOptions) => {
     options.hooks ?? Hooks.layer,
     options.permissions ?? Permissions.layer
   ).pipe(Layer.provideMerge(base))
-  return Scheduler.layer.pipe(
-    Layer.provideMerge(CallPipeline.layer),
-    Layer.provideMerge(stages)
-  )
+  const extended = Extensions.layer(options.extensions).pipe(Layer.provideMerge(stages))
+  return Scheduler.layer.pipe(Layer.provideMerge(CallPipeline.layer), Layer.provideMerge(extended))
 }

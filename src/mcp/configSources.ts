@@ -16,6 +16,7 @@ import * as path from "node:path"
 import { BadRequest } from "../Errors.js"
 import type { SettingsSource } from "../services/Settings.js"
 import { type EntryResult, type Environment, type McpScope, parseServerEntry, RESERVED_SERVER_NAMES } from "./config.js"
+import { normalizeNamePart } from "./naming.js"
 
 export interface ConfiguredServer {
   readonly name: string
@@ -215,10 +216,15 @@ export const loadMcpConfig = (options: LoadMcpConfigOptions): Effect.Effect<McpC
         return server
       })
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    const segments = new Map<string, string>()
     for (const server of servers) {
       if (server.name.includes("__")) {
         warnings.push(`${server.origin}: server "${server.name}" has "__" in its name, which makes its permission rules ambiguous`)
       }
+      const segment = normalizeNamePart(server.name)
+      const other = segments.get(segment)
+      if (other !== undefined) warnings.push(`servers "${other}" and "${server.name}" both become "mcp__${segment}__…"; their tools clash and only the first of each name is kept`)
+      else segments.set(segment, server.name)
     }
     return { servers, errors, warnings }
   })

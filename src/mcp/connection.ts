@@ -24,6 +24,8 @@ export const MAX_LIST_PAGES = 500
 /** The longest timeout `setTimeout` takes. */
 const MAX_TIMER_MS = 2_147_483_647
 
+let progressTokens = 0
+
 const REQUEST_TIMEOUT = -32001
 const CONNECTION_CLOSED = -32000
 
@@ -35,6 +37,8 @@ export interface ServerConnection {
   readonly pid: number | undefined
   /** How the connection ended, with the server's last stderr lines, for messages. */
   readonly describeClose: () => string
+  /** Routes `notifications/progress` with this token to `onProgress` until the returned function is called. */
+  readonly watchProgress: (token: string, onProgress: (progress: McpProgress) => void) => () => void
 }
 
 export interface ConnectFailure {
@@ -51,11 +55,13 @@ export interface ConnectContext {
 
 const clampTimer = (ms: number) => Math.max(1, Math.min(Math.floor(ms), MAX_TIMER_MS))
 
+/** The error's message, with its cause's code or message (fetch says only "fetch failed"). */
 const messageOf = (error: unknown): string => {
   if (!(error instanceof Error)) return String(error)
   const cause = (error as { cause?: unknown }).cause
-  const code = cause instanceof Error ? (cause as NodeJS.ErrnoException).code : undefined
-  return code !== undefined && !error.message.includes(code) ? `${error.message} (${code})` : error.message
+  if (!(cause instanceof Error)) return error.message
+  const detail = (cause as NodeJS.ErrnoException).code ?? cause.message
+  return error.message.includes(detail) ? error.message : `${error.message} (${detail})`
 }
 
 const codeOf = (error: unknown): number | undefined => {
@@ -130,6 +136,17 @@ export const connectServer = (
 ): Effect.Effect<ServerConnection, ConnectFailure, Scope.Scope> =>
   Effect.gen(function* () {
     const transport = makeTransport(sdk, config, context)
+    // The SDK hands notifications to their handlers a microtask later but settles a response at
+    // once, so the progress sent just before a result would reach a handler already removed.
+    // Progress is therefore taken off the transport here, synchronously and in order (the
+    // Client chains its own handler after this one).
+    const watchers = new Map<string, (progress: McpProgress) => void>()
+    transport.onmessage = (message) => {
+      const m = message as { method?: unknown; params?: { progressToken?: unknown } & McpProgress }
+      if (m.method !== "notifications/progress" || typeof m.params?.progressToken !== "string") return
+      const { progressToken, ...progress } = m.params
+      watchers.get(progressToken)?.(progress)
+    }
     const client = new sdk.Client(CLIENT_INFO, { capabilities: {} })
     yield* Effect.addFinalizer(() => closeQuietly(client, transport))
     const timeoutMs = clampTimer(context.startupTimeoutMs)
@@ -157,7 +174,11 @@ export const connectServer = (
       client,
       transport,
       pid: transport instanceof ProcessGroupStdioTransport ? transport.pid : undefined,
-      describeClose
+      describeClose,
+      watchProgress: (token, onProgress) => {
+        watchers.set(token, onProgress)
+        return () => void watchers.delete(token)
+      }
     } satisfies ServerConnection
   })
 
@@ -189,12 +210,16 @@ export const request = <A>(
   Effect.async<A, McpRequestError>((resume) => {
     const controller = new AbortController()
     const timeoutMs = clampTimer(options.timeoutMs)
+    let unwatch = () => {}
+    if (options.onProgress !== undefined) {
+      const token = `toolgate-${++progressTokens}`
+      const meta = typeof params._meta === "object" && params._meta !== null ? params._meta : {}
+      params = { ...params, _meta: { ...meta, progressToken: token } }
+      unwatch = connection.watchProgress(token, options.onProgress)
+    }
     connection.client
-      .request({ method, params } as never, schema as never, {
-        signal: controller.signal,
-        timeout: timeoutMs,
-        ...(options.onProgress === undefined ? {} : { onprogress: options.onProgress as (p: McpProgress) => void })
-      })
+      .request({ method, params } as never, schema as never, { signal: controller.signal, timeout: timeoutMs })
+      .finally(() => unwatch())
       .then(
         (result) => resume(Effect.succeed(result as A)),
         (error: unknown) => {

@@ -26,8 +26,6 @@ const load = async () => {
     McpError: types.McpError,
     ResultSchema: types.ResultSchema,
     CallToolResultSchema: types.CallToolResultSchema,
-    ToolSchema: types.ToolSchema,
-    ResourceSchema: types.ResourceSchema,
     ReadResourceResultSchema: types.ReadResourceResultSchema,
     ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
     ReadBuffer: stdio.ReadBuffer,

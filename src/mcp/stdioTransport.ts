@@ -24,6 +24,8 @@ export interface StdioServerParams {
 
 /** How much of the server's stderr to keep for error messages. */
 const STDERR_TAIL_CHARS = 4000
+/** Largest single message accepted (the SDK's default is 10 MB). */
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 const POLL_MS = 20
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -37,6 +39,7 @@ export class ProcessGroupStdioTransport implements Transport {
   private readonly readBuffer: InstanceType<McpSdk["ReadBuffer"]>
   private stderrTail = ""
   private exit: { readonly code: number | null; readonly signal: NodeJS.Signals | null } | undefined
+  private failure: string | undefined
   private closed = false
   private closing: Promise<void> | undefined
 
@@ -44,7 +47,7 @@ export class ProcessGroupStdioTransport implements Transport {
     private readonly sdk: McpSdk,
     private readonly params: StdioServerParams
   ) {
-    this.readBuffer = new sdk.ReadBuffer()
+    this.readBuffer = new sdk.ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES })
   }
 
   /** The server's pid, which is also its process group id. */
@@ -59,6 +62,7 @@ export class ProcessGroupStdioTransport implements Transport {
 
   /** How the server process ended, when it did so on its own. */
   get exitDescription(): string | undefined {
+    if (this.failure !== undefined) return this.failure
     if (this.exit === undefined) return undefined
     return this.exit.signal !== null ? `killed by ${this.exit.signal}` : `exited with code ${this.exit.code}`
   }
@@ -95,7 +99,10 @@ export class ProcessGroupStdioTransport implements Transport {
         try {
           this.readBuffer.append(chunk)
         } catch (error) {
+          // the rest of that message is lost, so requests waiting for it would never settle
+          this.failure = `was disconnected: it sent a message over ${MAX_MESSAGE_BYTES / 1024 / 1024} MB`
           this.onerror?.(error as Error)
+          void this.close()
           return
         }
         for (;;) {

@@ -36,7 +36,7 @@ export interface ModelClientService {
 
 export class ModelClient extends Context.Tag("toolgate/ModelClient")<ModelClient, ModelClientService>() {}
 
-export const DEFAULT_MODEL = "claude-sonnet-4-5"
+export const DEFAULT_MODEL = "claude-sonnet-5-5"
 export const DEFAULT_MAX_TOKENS = 16_384
 
 /** Claude through `@anthropic-ai/sdk` (loaded when the layer is built, not at CLI start-up). */

@@ -151,7 +151,7 @@ export const makeAnthropic = (options: AnthropicOptions): Effect.Effect<ModelCli
           const { first, iterator } = yield* withRetries(open(params), policy, request.onRetry)
           return assembleStream(Stream.concat(Stream.succeed(first), rest(iterator)), t0)
         })
-      )
+      ).pipe(Stream.withSpan("ModelClient.stream", { attributes: { model: options.model } }))
 
     return { model: options.model, stream }
   })

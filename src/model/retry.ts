@@ -16,8 +16,6 @@ export interface RetryPolicy {
 
 export const defaultRetryPolicy: RetryPolicy = { maxRetries: 4, baseDelayMs: 500, maxDelayMs: 8_000 }
 
-export const describeModelError = (error: ModelError): string => error.message
-
 /** The schedule: tells `onRetry` about each retry before its delay; stops on errors not worth retrying. */
 export const retrySchedule = (policy: RetryPolicy, onRetry: (info: RetryInfo) => Effect.Effect<void>) => {
   let last: ModelError | undefined
@@ -36,7 +34,7 @@ export const retrySchedule = (policy: RetryPolicy, onRetry: (info: RetryInfo) =>
         attempt: retriesSoFar + 1,
         maxAttempts: policy.maxRetries + 1,
         delayMs: Math.round(Duration.toMillis(delay)),
-        reason: last === undefined ? "unknown error" : describeModelError(last)
+        reason: last === undefined ? "unknown error" : last.message
       }).pipe(Effect.as(delay))
     )
   )

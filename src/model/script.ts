@@ -46,8 +46,12 @@ export const PLACEHOLDER_CWD = "{{cwd}}"
 
 const isObject = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
 
-/** Timing of synthesized turns (ms at a time scale of 1). */
-const TIMING = { firstEvent: 250, textChunk: 25, jsonFragment: 6, blockGap: 15, end: 20 }
+/**
+ * Timing of synthesized turns (ms at a time scale of 1): text streams in small chunks; consecutive
+ * tool_use blocks arrive as one burst (as the API flushes buffered tool input), so read-only calls
+ * overlap. `delay_ms` on a block or the turn overrides the wait before it.
+ */
+const TIMING = { firstEvent: 250, textChunk: 25, jsonFragment: 0, blockGap: 15, toolGap: 0, end: 20 }
 
 const chunkText = (text: string): Array<string> => {
   const words = text.match(/\S+\s*|\s+/g) ?? [text]
@@ -58,7 +62,7 @@ const chunkText = (text: string): Array<string> => {
 
 const chunkJson = (json: string): Array<string> => {
   const out = [""]
-  for (let i = 0; i < json.length; i += 16) out.push(json.slice(i, i + 16))
+  for (let i = 0; i < json.length; i += 48) out.push(json.slice(i, i + 48))
   return out
 }
 
@@ -100,7 +104,9 @@ const synthesize = (turn: Record<string, unknown>, turnNumber: number, fail: (re
   ]
   content.forEach((block, index) => {
     if (!isObject(block) || typeof block.type !== "string") fail(`content block ${index} must be an object with a type`)
-    const after = typeof block.delay_ms === "number" ? block.delay_ms : TIMING.blockGap
+    const previous = index > 0 ? (content[index - 1] as { type?: unknown }).type : undefined
+    const after =
+      typeof block.delay_ms === "number" ? block.delay_ms : block.type === "tool_use" && previous === "tool_use" ? TIMING.toolGap : TIMING.blockGap
     if (block.type === "text") {
       if (typeof block.text !== "string") fail(`text block ${index} needs a string \`text\``)
       events.push({ delayMs: after, event: { type: "content_block_start", index, content_block: { type: "text", text: "" } } })

@@ -63,7 +63,7 @@ export const makeScripted = (options: ScriptedOptions): Effect.Effect<ModelClien
           )
           return assembleStream(raw, t0)
         })
-      )
+      ).pipe(Stream.withSpan("ModelClient.stream", { attributes: { model: `scripted:${script.file}` } }))
 
     return { model: `scripted:${script.file}`, stream }
   })

@@ -10,7 +10,7 @@
  * When any connected server offers resources, ListMcpResourcesTool and ReadMcpResourceTool are
  * registered too (source `mcp-resources`).
  */
-import { Config, Context, Effect, ExecutionStrategy, Exit, FiberSet, Layer, Option, Ref, Scope } from "effect"
+import { Config, Context, Deferred, Effect, ExecutionStrategy, Exit, FiberSet, Layer, Ref, Scope } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { BadRequest } from "../Errors.js"
@@ -59,6 +59,8 @@ export interface McpClientsService {
   readonly configuration: { readonly errors: ReadonlyArray<string>; readonly warnings: ReadonlyArray<string> }
   /** Lines for the person at start-up: configuration problems, failed and needs-auth servers. */
   readonly notices: Effect.Effect<ReadonlyArray<string>>
+  /** Completes once every server has been tried (at once unless connecting in the background). */
+  readonly started: Effect.Effect<void>
   readonly callTool: (
     server: string,
     tool: string,
@@ -95,6 +97,12 @@ export interface McpClientsOptions {
   readonly maxOutputTokens?: number
   /** Overrides the settings' workspace trust (for project server approval). */
   readonly trusted?: boolean
+  /**
+   * Connect in the background: the layer is ready at once, servers show as `pending` and their
+   * tools join the pool as each connects (`started` completes when all were tried). By default
+   * the layer waits, so the first model turn sees every tool.
+   */
+  readonly background?: boolean
 }
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000
@@ -360,12 +368,15 @@ export const make = (options: McpClientsOptions = {}) =>
             ...(connection.pid === undefined ? {} : { pid: connection.pid })
           }
         }))
+        yield* syncResourceTools
       })
 
     const startable = configuration.servers.flatMap((s) =>
       s.entry._tag === "Ok" && s.disabledReason === undefined ? [{ server: s, config: s.entry.config }] : []
     )
-    if (startable.length > 0) {
+    const started = yield* Deferred.make<void>()
+    const connectAll = Effect.gen(function* () {
+      if (startable.length === 0) return
       const sdk = yield* loadSdk
       const local = startable.filter((s) => s.config.type === "stdio")
       const remote = startable.filter((s) => s.config.type !== "stdio")
@@ -376,8 +387,9 @@ export const make = (options: McpClientsOptions = {}) =>
         ],
         { concurrency: 2, discard: true }
       )
-      yield* syncResourceTools
-    }
+    }).pipe(Effect.ensuring(Deferred.succeed(started, undefined)))
+    if (options.background === true) yield* Effect.forkIn(connectAll, layerScope)
+    else yield* connectAll
     // Runs first on shutdown: the registry stops offering tools of servers about to go away.
     yield* Effect.addFinalizer(() =>
       Effect.forEach([...configuration.servers.map((s) => sourceOf(s.name)), RESOURCE_TOOLS_SOURCE], (source) => registry.setSource(source, []), { discard: true })
@@ -387,6 +399,7 @@ export const make = (options: McpClientsOptions = {}) =>
       servers,
       configuration: { errors: configuration.errors, warnings: configuration.warnings },
       notices: Effect.map(servers, (list) => noticesOf({ errors: configuration.errors, warnings: configuration.warnings }, list)),
+      started: Deferred.await(started),
       callTool,
       resourceServers,
       listResources,
@@ -397,8 +410,8 @@ export const make = (options: McpClientsOptions = {}) =>
   })
 
 /**
- * Connects every configured server while the layer is built (bounded by `MCP_TIMEOUT`) and keeps
- * them until the layer's scope closes. A broken `--mcp-config` is a BadRequest; everything else
+ * Connects every configured server while the layer is built (bounded by `MCP_TIMEOUT`; or in the
+ * background, see `background`) and keeps them until the layer's scope closes. A broken `--mcp-config` is a BadRequest; everything else
  * about a server is its state.
  */
 export const layer = (options: McpClientsOptions = {}): Layer.Layer<McpClients, BadRequest, ToolRegistry | Settings> =>
@@ -409,6 +422,7 @@ export const none: McpClientsService = {
   servers: Effect.succeed([]),
   configuration: { errors: [], warnings: [] },
   notices: Effect.succeed([]),
+  started: Effect.void,
   callTool: (server, tool) =>
     Effect.fail(new McpRequestError({ server, request: `tools/call ${tool}`, kind: "not-connected", reason: `MCP server "${server}" is not configured` })),
   resourceServers: Effect.succeed([]),
@@ -418,6 +432,3 @@ export const none: McpClientsService = {
 }
 
 export const layerNone: Layer.Layer<McpClients> = Layer.succeed(McpClients, none)
-
-/** The service if the runtime has one (for commands that work with or without MCP). */
-export const optional = Effect.map(Effect.serviceOption(McpClients), Option.getOrUndefined)

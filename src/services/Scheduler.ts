@@ -450,10 +450,13 @@ export const make = Effect.gen(function* () {
         }
 
         const outcomes = slots.map((s) => s.outcome!)
-        const batchOutcome = yield* hooks.postToolBatch({
-          calls: outcomes.map((o) => ({ toolName: o.toolName, toolInput: o.input, toolUseId: o.toolUseId, toolResponse: contentText(o.result.content) })),
-          session
-        })
+        const batchOutcome =
+          outcomes.length === 0
+            ? { additionalContext: [], notices: [] }
+            : yield* hooks.postToolBatch({
+                calls: outcomes.map((o) => ({ toolName: o.toolName, toolInput: o.input, toolUseId: o.toolUseId, toolResponse: contentText(o.result.content) })),
+                session
+              })
         const context = [...outcomes.flatMap((o) => o.additionalContext), ...batchOutcome.additionalContext]
         const message: ToolResultsMessage = {
           role: "user",

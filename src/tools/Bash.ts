@@ -2,13 +2,16 @@
  * Bash: runs a command in the session's working directory (claude-code-spec §3.2, §3.3, §1.13).
  * Exactly the input string runs, with `/bin/bash --noprofile --norc -c`; the whole process group
  * is killed on timeout and on interruption; large output is kept on disk, not in memory; a `cd`
- * carries over to the next call only inside the working directories.
+ * carries over to the next call only inside the working directories. With `run_in_background`
+ * the command is handed to the BackgroundTasks service and the call returns at once.
  */
 import { Effect, Schema } from "effect"
 import * as path from "node:path"
 import { ToolError } from "../Errors.js"
 import { buildTool, reject, type ToolContext, type ToolResult } from "../Tool.js"
 import type { SessionContext } from "../Session.js"
+import type { BackgroundTasksService } from "./background/BackgroundTasks.js"
+import { BACKGROUND_DISABLED, backgroundTasksDisabled, backgroundTimeoutMs } from "./background/settings.js"
 import { bashHookResponse, type BashOutput } from "./bash/BashOutput.js"
 import { isBenignExitOne } from "./bash/benignExit.js"
 import { renderCommand } from "./bash/renderCommand.js"
@@ -32,7 +35,11 @@ export const BashInput = Schema.Struct({
   description: optional(
     Schema.String.annotations({ description: "A short description of what the command does, in active voice (5-10 words)" })
   ),
-  run_in_background: optional(booleanField("Run the command in the background (not available yet)")),
+  run_in_background: optional(
+    booleanField(
+      "Set to true to run the command in the background: the call returns at once with a task ID; read the output with TaskOutput and stop it with TaskStop. timeout then bounds the whole run (default 1800000, max 7200000)."
+    )
+  ),
   dangerouslyDisableSandbox: optional(booleanField("Run without a sandbox (accepted for compatibility; toolgate has no sandbox)"))
 })
 export type BashInput = typeof BashInput.Type
@@ -46,10 +53,16 @@ export interface BashToolOptions {
   readonly killGraceMs?: number
   /** How often a running command reports progress (default 1000 ms). */
   readonly progressIntervalMs?: number
+  /** Where `run_in_background` commands go; without it they are refused. */
+  readonly background?: BackgroundTasksService
 }
 
 export const BACKGROUND_NOT_AVAILABLE =
-  "run_in_background is not available yet: toolgate cannot run background shells in this version. Run the command in the foreground (leave run_in_background out), with a timeout if it may take long."
+  "run_in_background is not available in this runtime (it has no background task service). Run the command in the foreground (leave run_in_background out), with a timeout if it may take long."
+
+/** Claude Code's text for a command started in the background (spec §3.3). */
+export const backgroundStartedText = (taskId: string, outputFile: string): string =>
+  `Command running in background with ID: ${taskId}. Output is being written to: ${outputFile}`
 
 const PROMPT = `Runs a bash command in the current working directory and returns its output.
 
@@ -57,7 +70,7 @@ const PROMPT = `Runs a bash command in the current working directory and returns
 - A cd carries over to later calls while it stays inside the working directories; environment variables, functions and aliases do not.
 - timeout is in milliseconds: 120000 by default, at most 600000. A command that runs longer is killed together with every process it started, and the output so far is returned.
 - Output over 30000 characters is saved to a file; you get its start and end and the file's path.
-- Anything the command starts is stopped when it ends: do not leave servers running with &.
+- Anything the command starts is stopped when it ends: do not leave servers running with &. For a server, a watcher or a long build, set run_in_background: the call returns at once with a task ID; TaskOutput reads the new output (waiting for the end if asked), TaskStop stops it. Background commands are stopped when the session ends.
 - Quote paths that contain spaces. Prefer the Read, Edit, Write, Glob and Grep tools for files and searches.`
 
 const safeFileName = (toolUseId: string): string => toolUseId.replace(/[^A-Za-z0-9_-]/g, "_") || "bash"
@@ -108,6 +121,46 @@ const runBash = (input: BashInput, ctx: ToolContext, options: BashToolOptions): 
       : { data: output, contextModifier: (session: SessionContext) => ({ ...session, cwd: next.cwd }) }
   }).pipe(Effect.scoped)
 
+const runInBackground = (
+  input: BashInput,
+  ctx: ToolContext,
+  options: BashToolOptions
+): Effect.Effect<ToolResult<BashOutput>, ToolError> =>
+  Effect.gen(function* () {
+    if (yield* backgroundTasksDisabled) return yield* new ToolError({ reason: BACKGROUND_DISABLED })
+    if (options.background === undefined) return yield* new ToolError({ reason: BACKGROUND_NOT_AVAILABLE })
+    const start = startingDirectory(ctx.session)
+    const task = yield* options.background.start({
+      command: input.command,
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      cwd: start.cwd,
+      env: shellEnvironment(options.env ?? process.env),
+      shell: options.shell ?? "/bin/bash",
+      timeoutMs: backgroundTimeoutMs(input.timeout),
+      sessionDir: ctx.session.sessionDir
+    })
+    const output: BashOutput = {
+      stdout: "",
+      stderr: "",
+      exitCode: 0,
+      interrupted: false,
+      timedOut: false,
+      timeoutMs: task.timeoutMs,
+      backgroundTaskId: task.id,
+      outputFile: task.outputFile,
+      notices: [...(start.notice !== undefined ? [start.notice] : []), backgroundStartedText(task.id, task.outputFile)]
+    }
+    // The cwd the command started in stays the session's (a background shell's cd is not followed).
+    return start.cwd === ctx.session.cwd
+      ? { data: output }
+      : { data: output, contextModifier: (session: SessionContext) => ({ ...session, cwd: start.cwd }) }
+  })
+
+const isBackground = (input: BashInput): boolean => input.run_in_background === true
+
+/** A background run is never read-only or concurrency-safe: it leaves a process running. */
+const readOnlyRun = (input: BashInput): boolean => !isBackground(input) && isReadOnlyCommand(input.command)
+
 /** Builds the Bash tool; the options exist for embedding and tests. */
 export const makeBashTool = (options: BashToolOptions = {}) =>
   buildTool<BashInput, BashOutput>({
@@ -115,22 +168,30 @@ export const makeBashTool = (options: BashToolOptions = {}) =>
     inputSchema: BashInput,
     description: "Executes a bash command in the session's working directory, with an optional timeout, and returns its output.",
     prompt: PROMPT,
-    isReadOnly: (input) => isReadOnlyCommand(input.command),
-    isConcurrencySafe: (input) => isReadOnlyCommand(input.command),
-    isDestructive: (input) => !isReadOnlyCommand(input.command),
+    isReadOnly: readOnlyRun,
+    isConcurrencySafe: readOnlyRun,
+    isDestructive: (input) => !readOnlyRun(input),
     interruptBehavior: () => "cancel",
     maxResultSizeChars: 30_000,
-    validateInput: (input) => (input.run_in_background === true ? reject("Bash", BACKGROUND_NOT_AVAILABLE) : Effect.void),
+    validateInput: (input) =>
+      !isBackground(input)
+        ? Effect.void
+        : Effect.flatMap(backgroundTasksDisabled, (disabled) =>
+            disabled
+              ? reject("Bash", BACKGROUND_DISABLED)
+              : options.background === undefined
+                ? reject("Bash", BACKGROUND_NOT_AVAILABLE)
+                : Effect.void
+          ),
     permissionSubject: (input) => ({ kind: "bash", command: input.command }),
-    call: (input, ctx) => runBash(input, ctx, options),
+    call: (input, ctx) => (isBackground(input) ? runInBackground(input, ctx, options) : runBash(input, ctx, options)),
     mapResult: (output) => {
       const text = successText(output)
       return text === "" ? "(Bash completed with no output)" : text
     },
     hookResponse: bashHookResponse,
     // A read-only command may read anything and writes nothing; any other command may touch everything.
-    footprint: (input) =>
-      Effect.succeed(isReadOnlyCommand(input.command) ? { reads: ["/"], writes: [] } : { reads: ["/"], writes: ["/"] }),
+    footprint: (input) => Effect.succeed(readOnlyRun(input) ? { reads: ["/"], writes: [] } : { reads: ["/"], writes: ["/"] }),
     userFacingName: () => "Bash",
     renderUse: (input) => renderCommand(input.command),
     renderResult: (output) => {

@@ -23,7 +23,7 @@ import { BlockedAddressError, resolveChecked } from "./webfetch/guardedLookup.js
 import { formatBytes, toPageContent } from "./webfetch/pageContent.js"
 import { redirectMessage } from "./webfetch/redirect.js"
 import { webFetchSettings } from "./webfetch/settings.js"
-import { checkUrl, literalClass, WEB_FETCH_TOOL_NAME } from "./webfetch/urlPolicy.js"
+import { checkUrl, literalClass, WEB_FETCH_TOOL_NAME, type InternalAccess } from "./webfetch/urlPolicy.js"
 
 export { WEB_FETCH_TOOL_NAME }
 
@@ -81,7 +81,7 @@ export const makeWebFetchTool = (options: WebFetchToolOptions = {}) => {
   const cache = options.cache ?? makePageCache()
   const userAgent = options.userAgent ?? "toolgate-WebFetch/0.1"
 
-  const download = (url: URL, timeoutMs: number, maxBytes: number, access: Parameters<typeof fetchPage>[1]["access"]) =>
+  const download = (url: URL, timeoutMs: number, maxBytes: number, access: InternalAccess) =>
     fetchPage(url, { access, maxBytes, userAgent }).pipe(
       Effect.timeoutFail({
         duration: Duration.millis(timeoutMs),

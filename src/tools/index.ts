@@ -6,10 +6,24 @@ import { BashTool } from "./Bash.js"
 import { EditTool } from "./Edit.js"
 import { GlobTool } from "./Glob.js"
 import { GrepTool } from "./Grep.js"
+import { NotebookEditTool } from "./NotebookEdit.js"
 import { ReadTool } from "./Read.js"
 import { SleepTool } from "./Sleep.js"
+import { TodoWriteTool } from "./TodoWrite.js"
+import { WebFetchTool } from "./WebFetch.js"
 import { WriteTool } from "./Write.js"
 
-export { BashTool, EditTool, GlobTool, GrepTool, ReadTool, SleepTool, WriteTool }
+export { BashTool, EditTool, GlobTool, GrepTool, NotebookEditTool, ReadTool, SleepTool, TodoWriteTool, WebFetchTool, WriteTool }
 
-export const builtinTools: ReadonlyArray<AnyTool> = [BashTool, EditTool, GlobTool, GrepTool, ReadTool, SleepTool, WriteTool]
+export const builtinTools: ReadonlyArray<AnyTool> = [
+  BashTool,
+  EditTool,
+  GlobTool,
+  GrepTool,
+  NotebookEditTool,
+  ReadTool,
+  SleepTool,
+  TodoWriteTool,
+  WebFetchTool,
+  WriteTool
+]

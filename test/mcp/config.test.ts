@@ -1,13 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { expandVariables, parseServerEntry } from "../../src/mcp/config.js"
 import { loadMcpConfig, type LoadMcpConfigOptions } from "../../src/mcp/configSources.js"
 import type { SettingsSource } from "../../src/services/Settings.js"
+import { tempDir } from "./support.js"
 
-const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-mcp-config-")))
+const tmp = () => tempDir("toolgate-mcp-config-")
 
 const write = (file: string, content: unknown) => {
   fs.mkdirSync(path.dirname(file), { recursive: true })
@@ -123,6 +123,11 @@ describe("MCP config: scopes", () => {
         ["weird", "Invalid"]
       ])
       expect(config.warnings.some((w) => w.includes('"workspace" uses a reserved name'))).toBe(true)
+      const clash = yield* loadMcpConfig({ ...base(tmp()), mcpConfig: ['{"mcpServers":{"my.server":{"command":"a"},"my_server":{"command":"b"},"a__b":{"command":"c"}}}'] })
+      expect(clash.warnings).toEqual([
+        '--mcp-config: server "a__b" has "__" in its name, which makes its permission rules ambiguous',
+        'servers "my.server" and "my_server" both become "mcp__my_server__…"; their tools clash and only the first of each name is kept'
+      ])
     })
   )
 

@@ -3,7 +3,9 @@
  */
 import { Duration, Effect, Layer } from "effect"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
+import { afterAll } from "vitest"
 import type { PermissionRule } from "../../src/permissions/types.js"
 import type * as Approver from "../../src/services/Approver.js"
 import type * as Hooks from "../../src/services/Hooks.js"
@@ -19,6 +21,18 @@ export const EVERYTHING = path.join(root, "node_modules/@modelcontextprotocol/se
 export const FILESYSTEM = path.join(root, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
 export const TEST_SERVER = path.join(root, "test/fixtures/mcp/testServer.mjs")
 export const SILENT_SERVER = path.join(root, "test/fixtures/mcp/silentServer.mjs")
+
+const created: Array<string> = []
+afterAll(() => {
+  for (const dir of created) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+/** A temporary directory (real path), removed after the test file. */
+export const tempDir = (prefix = "toolgate-mcp-"): string => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
+  created.push(dir)
+  return dir
+}
 
 export const testServer = (...flags: Array<string>) => ({ command: NODE, args: [TEST_SERVER, ...flags] })
 
@@ -50,7 +64,7 @@ export const mcpRuntime = (options: McpRuntimeOptions) => {
 }
 
 /** Waits (polling) until `check` holds; fails after `ms`. */
-export const eventually = <A>(check: Effect.Effect<A | undefined>, ms = 10_000): Effect.Effect<A> =>
+export const eventually = <A, R>(check: Effect.Effect<A | undefined, never, R>, ms = 10_000): Effect.Effect<A, never, R> =>
   Effect.gen(function* () {
     const deadline = Date.now() + ms
     for (;;) {

@@ -4,20 +4,22 @@
  * clashes, and calls through the real CallPipeline and Scheduler.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Queue, Schema, Stream } from "effect"
+import { ConfigProvider, Effect, Layer, Queue, Schema, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { makeRule } from "../../src/permissions/ruleGrammar.js"
 import type { HookInput } from "../../src/hooks/types.js"
 import { CallPipeline } from "../../src/services/CallPipeline.js"
 import * as Hooks from "../../src/services/Hooks.js"
+import * as McpClientsModule from "../../src/services/McpClients.js"
+import * as Settings from "../../src/services/Settings.js"
 import { McpClients, type McpServerStatus } from "../../src/services/McpClients.js"
 import { Scheduler, type SchedulerEvent } from "../../src/services/Scheduler.js"
 import { ToolRegistry } from "../../src/services/ToolRegistry.js"
 import { buildTool, inputJsonSchema } from "../../src/Tool.js"
 import { ReadTool } from "../../src/tools/index.js"
-import { tempDir, testSession, toolUse } from "../support/runtime.js"
-import { aliveAfter, eventually, isProcessAlive, mcpRuntime, NODE, readPidFile, SILENT_SERVER, testServer } from "./support.js"
+import { testRuntime, testSession, toolUse } from "../support/runtime.js"
+import { aliveAfter, eventually, isProcessAlive, mcpRuntime, NODE, readPidFile, SILENT_SERVER, tempDir, testServer } from "./support.js"
 
 const statusOf = (name: string) =>
   Effect.gen(function* () {
@@ -98,14 +100,14 @@ describe("McpClients with the test server", () => {
     const cwd = tempDir()
     return Effect.gen(function* () {
       const before = yield* statusOf("live")
-      expect(before.tools).toHaveLength(14)
+      expect(before.tools).toHaveLength(15)
       const outcome = yield* runOne("mcp__live__add_tool", { name: "fresh_tool" }, cwd)
       expect(outcome.result.content).toBe("added fresh_tool")
       const registry = yield* ToolRegistry
       const fresh = yield* eventually(Effect.map(registry.pool, (pool) => pool.lookup("mcp__live__fresh_tool")))
       expect(fresh.mcp?.toolName).toBe("fresh_tool")
       const after = yield* statusOf("live")
-      expect(after.tools).toHaveLength(15)
+      expect(after.tools).toHaveLength(16)
       expect(after.tools).toContain("mcp__live__extra_000")
       const ran = yield* runOne("mcp__live__fresh_tool", {}, cwd, "toolu_2")
       expect(ran.result.content).toBe("ran fresh_tool")
@@ -145,7 +147,7 @@ describe("McpClients with the test server", () => {
     )
   })
 
-  it.live("a server that never answers initialize fails with the startup timeout, and its process group is gone", () => {
+  it.live("a server that never answers initialize (and ignores SIGTERM) fails with the startup timeout; its process group is gone", () => {
     const cwd = tempDir()
     const pidFile = path.join(cwd, "silent.json")
     return Effect.gen(function* () {
@@ -156,13 +158,14 @@ describe("McpClients with the test server", () => {
           expect(ok.state).toBe("connected")
           return silent
         }),
-        mcpRuntime({ cwd, servers: { silent: { command: NODE, args: [SILENT_SERVER, pidFile] }, ok: testServer() }, mcp: { startupTimeoutMs: 1500 } })
+        mcpRuntime({ cwd, servers: { silent: { command: NODE, args: [SILENT_SERVER, pidFile], env: { IGNORE_SIGTERM: "1" } }, ok: testServer() }, mcp: { startupTimeoutMs: 1500 } })
       )
       expect(status.state).toBe("failed")
       expect(status.reason).toContain("within 1500 ms (MCP_TIMEOUT)")
       expect(status.reason).toContain("silent server started")
+      // the connection's scope closed when it failed: SIGTERM, the grace period, then SIGKILL
       const { pid, grandchild } = readPidFile(pidFile)
-      expect(yield* aliveAfter([pid, grandchild])).toEqual([])
+      expect([isProcessAlive(pid), isProcessAlive(grandchild)]).toEqual([false, false])
     })
   })
 
@@ -331,6 +334,99 @@ describe("McpClients with the test server", () => {
             fine: testServer()
           }
         })
+      )
+    )
+  })
+
+  it.live("tool names work with mcp__server, mcp__server__* and mcp__server__tool rules; a whole-tool deny removes the tool", () => {
+    const cwd = tempDir()
+    const rule = (raw: string, behavior: "allow" | "deny") => makeRule(raw, behavior, "localSettings", cwd)
+    return Effect.gen(function* () {
+      const pool = yield* (yield* ToolRegistry).pool
+      expect(pool.lookup("mcp__a__crash")).toBeUndefined()
+      expect(pool.removed.find((r) => r.name === "mcp__a__crash")?.reason).toContain("denied by rule 'mcp__a__crash'")
+      const echo = yield* runOne("mcp__a__echo", { message: "1" }, cwd)
+      expect(echo.result.content).toBe("echo: 1")
+      const fail = yield* runOne("mcp__a__fail", {}, cwd, "toolu_2")
+      expect(fail.error?._tag).toBe("ToolFailed")
+      const b = yield* runOne("mcp__b__echo", { message: "2" }, cwd, "toolu_3")
+      expect(b.result.content).toBe("echo: 2")
+      const bRemoved = yield* runOne("mcp__b__image", {}, cwd, "toolu_4")
+      expect(bRemoved.error?._tag).toBe("UnknownTool")
+      expect(pool.lookup("mcp__b__pids")).toBeDefined()
+    }).pipe(
+      Effect.provide(
+        mcpRuntime({
+          cwd,
+          servers: { a: testServer(), b: testServer() },
+          rules: [rule("mcp__a__*", "allow"), rule("mcp__a__crash", "deny"), rule("mcp__b__echo", "allow"), rule("mcp__b", "allow"), rule("mcp__b__image", "deny")]
+        })
+      )
+    )
+  })
+
+  it.live("MAX_MCP_OUTPUT_TOKENS and MCP_TOOL_TIMEOUT come from the environment (Config)", () => {
+    const cwd = tempDir()
+    return Effect.gen(function* () {
+      const capped = yield* runOne("mcp__srv__huge", { chars: 1000 }, cwd)
+      const text = capped.result.content as string
+      expect(text.startsWith(`${"x".repeat(99)}\n`)).toBe(true)
+      expect(text).toContain("\n\n[OUTPUT TRUNCATED - exceeded 100 token limit]")
+      expect(text.indexOf("[OUTPUT TRUNCATED")).toBe(402)
+      const slow = yield* runOne("mcp__srv__slow", { ms: 20_000 }, cwd, "toolu_2")
+      expect(slow.result.content).toBe('MCP server "srv": tools/call slow timed out after 1200 ms')
+    }).pipe(
+      Effect.provide(mcpRuntime({ cwd, servers: { srv: testServer() }, rules: allow(cwd, "mcp__srv") })),
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["MAX_MCP_OUTPUT_TOKENS", "100"], ["MCP_TOOL_TIMEOUT", "1200"]])))
+    )
+  })
+
+  it.live("loads .mcp.json (project) and ~/.claude.json (user, local) through the layer, honouring disabledMcpjsonServers", () => {
+    const cwd = tempDir()
+    const userDir = path.join(cwd, ".claude-user")
+    fs.mkdirSync(userDir)
+    fs.writeFileSync(
+      path.join(cwd, ".mcp.json"),
+      JSON.stringify({ mcpServers: { proj: testServer(), off: testServer(), both: { command: "/nonexistent/project-version" } } })
+    )
+    fs.writeFileSync(
+      path.join(userDir, ".claude.json"),
+      JSON.stringify({ mcpServers: { mine: testServer(), both: testServer() }, projects: { [cwd]: { disabledMcpjsonServers: ["off"] } } })
+    )
+    const runtime = testRuntime({ tools: [], cwd, settings: Settings.layerStatic({ cwd, userConfigDir: userDir }) })
+    return Effect.gen(function* () {
+      const servers = yield* (yield* McpClients).servers
+      expect(servers.map((s) => [s.name, s.scope, s.state])).toEqual([
+        ["both", "project", "failed"],
+        ["mine", "user", "connected"],
+        ["off", "project", "disabled"],
+        ["proj", "project", "connected"]
+      ])
+      expect(servers[2]!.reason).toBe(`disabled by disabledMcpjsonServers in ${path.join(userDir, ".claude.json")}`)
+      const pool = yield* (yield* ToolRegistry).pool
+      expect(pool.lookup("mcp__proj__echo")?.mcp?.source).toBe("project")
+      expect(pool.lookup("mcp__off__echo")).toBeUndefined()
+    }).pipe(Effect.provide(McpClientsModule.layer({ startupTimeoutMs: 15_000 }).pipe(Layer.provideMerge(runtime))))
+  })
+
+  it.live("in the background the layer is ready at once: servers are pending, then their tools join the pool", () => {
+    const cwd = tempDir()
+    return Effect.gen(function* () {
+      const clients = yield* McpClients
+      const first = yield* clients.servers
+      expect(first.map((s) => s.state)).toEqual(["pending", "pending"])
+      const pool = yield* (yield* ToolRegistry).pool
+      expect(pool.lookup("mcp__late__echo")).toBeUndefined()
+      yield* clients.started
+      const after = yield* clients.servers
+      expect(after.map((s) => [s.name, s.state])).toEqual([
+        ["late", "connected"],
+        ["never", "failed"]
+      ])
+      expect((yield* (yield* ToolRegistry).pool).lookup("mcp__late__echo")).toBeDefined()
+    }).pipe(
+      Effect.provide(
+        mcpRuntime({ cwd, servers: { late: testServer(), never: { command: NODE, args: [SILENT_SERVER] } }, mcp: { background: true, startupTimeoutMs: 1000 } })
       )
     )
   })

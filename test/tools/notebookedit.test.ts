@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { afterAll } from "vitest"
 import { CallPipeline } from "../../src/services/CallPipeline.js"
 import { FileState, hashContent } from "../../src/services/FileState.js"
 import { newSession } from "../../src/Session.js"
@@ -15,6 +16,7 @@ const FIXTURES = path.join(__dirname, "..", "fixtures", "notebooks")
 
 describe("NotebookEdit on real notebooks, through the pipeline (Read first, acceptEdits mode)", () => {
   const cwd = tempDir("toolgate-nb-")
+  afterAll(() => fs.rmSync(cwd, { recursive: true, force: true }))
   const session = newSession({ cwd, permissionMode: "acceptEdits", sessionDir: path.join(cwd, ".session") })
   let counter = 0
   const run = (name: string, input: unknown) =>

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
+import { afterAll } from "vitest"
 import { CallPipeline } from "../../src/services/CallPipeline.js"
 import { newSession } from "../../src/Session.js"
 import { readTodos, renderTodos, TODOS_MODIFIED_MESSAGE, TodoWriteTool, todosFile } from "../../src/tools/TodoWrite.js"
@@ -8,6 +9,7 @@ import { tempDir, testRuntime, toolUse } from "../support/runtime.js"
 
 describe("TodoWrite", () => {
   const cwd = tempDir("toolgate-todo-")
+  afterAll(() => fs.rmSync(cwd, { recursive: true, force: true }))
   const session = newSession({ cwd, permissionMode: "default", sessionDir: `${cwd}/.session`, sessionId: "s1" })
   const other = newSession({ cwd, permissionMode: "default", sessionDir: `${cwd}/.other`, sessionId: "s2" })
 

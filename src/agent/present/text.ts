@@ -58,8 +58,13 @@ export class TextPresenter {
     return this.options.out.isTTY === true
   }
 
+  private asking = 0
+  private held: Array<string> = []
+
+  /** Output waits while a question is on the terminal, then follows in order. */
   private raw(text: string) {
-    this.options.out.write(text)
+    if (this.asking > 0) this.held.push(text)
+    else this.options.out.write(text)
   }
 
   private clearStatus() {
@@ -70,7 +75,7 @@ export class TextPresenter {
   }
 
   private drawStatus() {
-    if (!this.tty || this.running.size === 0 || !this.atLineStart) return
+    if (!this.tty || this.running.size === 0 || !this.atLineStart || this.asking > 0) return
     const spin = SPINNER[this.frame++ % SPINNER.length]!
     const parts = [...this.running.values()].map((r) => (r.progress === "" ? r.label : `${r.label} ${r.progress}`))
     const line = `${spin} ${parts.length > 1 ? `${parts.length} running: ` : "running "}${parts.join(", ")}`
@@ -89,14 +94,31 @@ export class TextPresenter {
     this.drawStatus()
   }
 
-  /** Before someone is asked something on the terminal: no status line in the way. */
-  readonly beforeAsk = Effect.sync(() => {
-    this.clearStatus()
-    if (!this.atLineStart) {
-      this.raw("\n")
-      this.atLineStart = true
-    }
-  })
+
+  /** While someone is asked something on the terminal: no status line in the way. */
+  readonly aroundAsk = <A>(asking: Effect.Effect<A>): Effect.Effect<A> =>
+    Effect.acquireUseRelease(
+      Effect.sync(() => {
+        if (this.asking === 0) {
+          this.clearStatus()
+          if (!this.atLineStart) {
+            this.raw("\n")
+            this.atLineStart = true
+          }
+        }
+        this.asking++
+      }),
+      () => asking,
+      () =>
+        Effect.sync(() => {
+          this.asking--
+          if (this.asking === 0 && this.held.length > 0) {
+            const held = this.held.join("")
+            this.held = []
+            this.options.out.write(held)
+          }
+        })
+    )
 
   private label(name: string, input: unknown) {
     return renderUse(this.options.pool.lookup(name), name, input)

@@ -3,42 +3,19 @@
  * message of tool_result blocks, in tool_use order. `toolgate call <Tool> [input]`: one call
  * through the whole pipeline.
  */
-import { Args, Command, Options } from "@effect/cli"
+import { Args, Command } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { BadRequest } from "../../Errors.js"
 import type { ToolUseBlock } from "../../Messages.js"
-import { Scheduler, type MessageRun, type ScheduleMode } from "../../services/Scheduler.js"
+import { Scheduler, type MessageRun, type SchedulerEvent } from "../../services/Scheduler.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 import type { SessionContext } from "../../Session.js"
 import { parseJson, readSource, toolUsesOf } from "../input.js"
 import { userInterrupts } from "../interrupts.js"
-import { commonOptions, type CommonValues } from "../options.js"
+import { commonOptions, scheduleOptions, schedulingOf, type CommonValues, type ScheduleValues } from "../options.js"
 import { dim, renderOutcome, renderTimeline } from "../render.js"
 import { withRuntime } from "../runtime.js"
-
-const scheduleOptions = {
-  timeline: Options.boolean("timeline").pipe(Options.withDescription("Draw which calls ran together, and when")),
-  maxConcurrency: Options.integer("max-concurrency").pipe(
-    Options.withDescription("Most calls running at once (default: TOOLGATE_MAX_TOOL_USE_CONCURRENCY or 10)"),
-    Options.optional
-  ),
-  schedule: Options.choice("schedule", ["batches", "footprints"]).pipe(
-    Options.withDescription("batches (Claude Code) or footprints (start each call once the calls it conflicts with are done)"),
-    Options.withDefault("batches")
-  ),
-  siblingCancellation: Options.choice("sibling-cancellation", ["on", "off"]).pipe(
-    Options.withDescription("Cancel the parallel siblings of a failing Bash call"),
-    Options.withDefault("on")
-  )
-}
-
-interface ScheduleValues {
-  readonly timeline: boolean
-  readonly maxConcurrency: Option.Option<number>
-  readonly schedule: string
-  readonly siblingCancellation: string
-}
 
 const runCalls = (blocks: ReadonlyArray<ToolUseBlock>, session: SessionContext, values: ScheduleValues) =>
   Effect.gen(function* () {
@@ -49,12 +26,25 @@ const runCalls = (blocks: ReadonlyArray<ToolUseBlock>, session: SessionContext, 
     }
     return yield* scheduler.runMessage(blocks, {
       session,
-      mode: values.schedule as ScheduleMode,
-      siblingCancellation: values.siblingCancellation === "on",
+      ...schedulingOf(values),
       interrupts: userInterrupts,
-      ...(maxConcurrency === undefined ? {} : { maxConcurrency })
+      ...(process.stderr.isTTY === true ? { onEvent: showLive(blocks) } : {})
     })
   })
+
+/** On a terminal, calls starting and their progress appear on stderr as they happen. */
+const showLive = (blocks: ReadonlyArray<ToolUseBlock>) => (event: SchedulerEvent) => {
+  switch (event._tag) {
+    case "CallStarted":
+      return Console.error(dim(`  ▸ ${blocks[event.index]?.name ?? "?"} started (batch ${event.batch}, ${event.atMs} ms)`))
+    case "CallProgress": {
+      const name = blocks.find((b) => b.id === event.toolUseId)?.name ?? "?"
+      return Console.error(dim(`  … ${name}: ${event.progress.message}`))
+    }
+    default:
+      return Effect.void
+  }
+}
 
 const jsonReport = (run: MessageRun) => ({
   message: run.message,
@@ -124,7 +114,7 @@ export const call = Command.make(
         const run = yield* runCalls([block], session, values)
         const outcome = run.outcomes[0]!
         if (values.json) {
-          yield* Console.log(JSON.stringify({ ...jsonReport(run), result: outcome.result }, null, 2))
+          yield* Console.log(JSON.stringify({ ...jsonReport(run), result: outcome.result, newMessages: outcome.newMessages }, null, 2))
         } else {
           yield* printRun(run, values)
         }

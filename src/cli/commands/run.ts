@@ -28,31 +28,14 @@ import { makeScripted } from "../../model/scripted.js"
 import { loadScript, type Script } from "../../model/script.js"
 import * as Agent from "../../services/Agent.js"
 import * as Approver from "../../services/Approver.js"
-import type { ScheduleMode } from "../../services/Scheduler.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 import type { SessionContext } from "../../Session.js"
 import { readSource } from "../input.js"
 import { userInterrupts } from "../interrupts.js"
-import { commonOptions, cwdOf, type CommonValues } from "../options.js"
+import { commonOptions, cwdOf, scheduleOptions, schedulingOf, type CommonValues, type ScheduleValues } from "../options.js"
+import { VERSION } from "../../version.js"
 import { bold, dim, red } from "../render.js"
 import { withRuntime } from "../runtime.js"
-
-// The scheduling flags of `exec` (same names and meaning).
-const scheduleOptions = {
-  timeline: Options.boolean("timeline").pipe(Options.withDescription("Draw which calls ran together, and when, after each message")),
-  maxConcurrency: Options.integer("max-concurrency").pipe(
-    Options.withDescription("Most calls running at once (default: TOOLGATE_MAX_TOOL_USE_CONCURRENCY or 10)"),
-    Options.optional
-  ),
-  schedule: Options.choice("schedule", ["batches", "footprints"]).pipe(
-    Options.withDescription("batches (Claude Code) or footprints (start each call once the calls it conflicts with are done)"),
-    Options.withDefault("batches")
-  ),
-  siblingCancellation: Options.choice("sibling-cancellation", ["on", "off"]).pipe(
-    Options.withDescription("Cancel the parallel siblings of a failing Bash call"),
-    Options.withDefault("on")
-  )
-}
 
 const outputFormat = Options.choice("output-format", ["text", "json", "stream-json"]).pipe(
   Options.withDescription("With -p: text (what a person reads), json (one result object), stream-json (one JSON object per event)"),
@@ -68,7 +51,7 @@ const agentOptions = {
   print: Options.boolean("print").pipe(Options.withAlias("p"), Options.withDescription("Run one prompt headless and exit (permission questions are denied)")),
   outputFormat,
   model: Options.text("model").pipe(
-    Options.withDescription("A Claude model (default: ANTHROPIC_MODEL, else claude-sonnet-4-5), or scripted:FILE for the scripted model"),
+    Options.withDescription("A Claude model (default: ANTHROPIC_MODEL, else claude-sonnet-5-5), or scripted:FILE for the scripted model"),
     Options.optional
   ),
   replay: Options.text("replay").pipe(
@@ -79,13 +62,6 @@ const agentOptions = {
   maxTurns,
   systemPrompt: Options.text("system-prompt").pipe(Options.withDescription("Replace the system prompt's frame (the tools' prompts are kept)"), Options.optional),
   appendSystemPrompt: Options.text("append-system-prompt").pipe(Options.withDescription("Text added at the end of the system prompt"), Options.optional)
-}
-
-interface ScheduleValues {
-  readonly timeline: boolean
-  readonly maxConcurrency: Option.Option<number>
-  readonly schedule: string
-  readonly siblingCancellation: string
 }
 
 interface SessionValues extends CommonValues, ScheduleValues {
@@ -109,20 +85,13 @@ interface SessionPlan {
   readonly interactive: boolean
   readonly prompts: ReadonlyArray<Prompt>
   readonly recorder: ApprovalRecorder
+  /** The scripted session's first prompt, shown as a hint on the prompt line. */
+  readonly recordedPrompt?: string
   /** Called with every call the session ran, after the last prompt (replay compares them). */
   readonly onDone?: (calls: ReadonlyArray<ReplayedCall>, session: SessionContext) => Effect.Effect<ReplayReport | undefined>
 }
 
 const timeScaleOf = (speed: number) => (speed <= 0 ? 0 : 1 / speed)
-
-const schedulingOf = (values: ScheduleValues) => {
-  const maxConcurrency = Option.getOrUndefined(values.maxConcurrency)
-  return {
-    mode: values.schedule as ScheduleMode,
-    siblingCancellation: values.siblingCancellation === "on",
-    ...(maxConcurrency === undefined ? {} : { maxConcurrency })
-  }
-}
 
 const checkNumbers = (values: SessionValues) =>
   Effect.gen(function* () {
@@ -132,10 +101,7 @@ const checkNumbers = (values: SessionValues) =>
     if (turns !== undefined && turns < 1) return yield* new BadRequest({ reason: "--max-turns must be at least 1" })
   })
 
-const version = Effect.promise(() => import("../Cli.js")).pipe(
-  Effect.map((m) => m.VERSION),
-  Effect.orElseSucceed(() => "unknown")
-)
+
 
 /** One session: the transcript, the agent, the prompts (or the prompt line), the output. */
 const runSession = (plan: SessionPlan) => (session: SessionContext) =>
@@ -160,7 +126,7 @@ const runSession = (plan: SessionPlan) => (session: SessionContext) =>
         version: TRANSCRIPT_VERSION,
         session_id: session.sessionId,
         at: new Date(yield* Clock.currentTimeMillis).toISOString(),
-        toolgate: yield* version,
+        toolgate: VERSION,
         cwd: session.cwd,
         model: plan.client.model,
         permission_mode: session.permissionMode,
@@ -193,10 +159,9 @@ const runSession = (plan: SessionPlan) => (session: SessionContext) =>
           if (text !== undefined) yield* text.onEvent(event)
           if (stream !== undefined) yield* stream.onEvent(event)
         })
-      const systemPrompt = {
-        ...(Option.isSome(values.systemPrompt ?? Option.none()) ? { replace: Option.getOrThrow(values.systemPrompt!) } : {}),
-        ...(Option.isSome(values.appendSystemPrompt ?? Option.none()) ? { append: Option.getOrThrow(values.appendSystemPrompt!) } : {})
-      }
+      const replace = Option.getOrUndefined(values.systemPrompt ?? Option.none())
+      const append = Option.getOrUndefined(values.appendSystemPrompt ?? Option.none())
+      const systemPrompt = { ...(replace === undefined ? {} : { replace }), ...(append === undefined ? {} : { append }) }
       const turnsLimit = Option.getOrUndefined(values.maxTurns)
       const runOne = (prompt: string) =>
         Effect.gen(function* () {
@@ -223,6 +188,9 @@ const runSession = (plan: SessionPlan) => (session: SessionContext) =>
             dim("Type a task and press Enter. Ctrl-C interrupts a turn; Ctrl-D or /exit quits.\n")
         )
         const first = plan.prompts[0]?.text
+        if (first === undefined && plan.recordedPrompt !== undefined) {
+          out.write(dim(`Scripted session; its recorded prompt: ${JSON.stringify(plan.recordedPrompt)} (the scripted model answers any prompt the same way)\n`))
+        }
         yield* interactive({
           input: process.stdin,
           output: out,
@@ -320,7 +288,12 @@ export const run = Command.make(
       if (!fs.existsSync(cwd)) return yield* new BadRequest({ reason: `--cwd ${cwd}: no such directory` })
       const recorder = makeApprovalRecorder()
       const approver = recorder.wrap(isInteractive ? Approver.layerTerminal : Approver.layerDeny)
-      yield* withRuntime(values, runSession({ values, client, format, interactive: isInteractive, prompts, recorder }), { approver })
+      const recordedPrompt = script?.prompts[0]
+      yield* withRuntime(
+        values,
+        runSession({ values, client, format, interactive: isInteractive, prompts, recorder, ...(recordedPrompt === undefined ? {} : { recordedPrompt }) }),
+        { approver }
+      )
     })
 ).pipe(Command.withDescription("Run the agent: Claude (ANTHROPIC_API_KEY) or a scripted session (--replay FILE), with toolgate running every tool call"))
 

@@ -123,8 +123,9 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
   }
 
   // ---- a. deny ------------------------------------------------------------------------------
-  const ruleDeny = findRuleDeny(command, analysis, denyRules)
-  if (ruleDeny !== undefined) return finish(command, analysis, ruleDeny, [], new Map(), bypass)
+  // The first deny decides; the rest of the evaluation still runs so that every subcommand gets
+  // its own verdict for the explainer.
+  let deny: Deny | undefined = findRuleDeny(command, analysis, denyRules)
 
   const asks: Array<Ask> = []
   const unitAsks = new Map<number, Array<string>>()
@@ -210,7 +211,7 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
       }
       for (const abs of resolved.paths) {
         const verdict = output ? yield* checkWrite(abs) : yield* checkRead(abs)
-        if (verdict.behavior === "deny") return finish(command, analysis, pathDeny(abs, output, verdict, index), [], new Map(), bypass)
+        if (verdict.behavior === "deny") deny ??= pathDeny(abs, output, verdict, index)
         if (verdict.behavior === "ask" && (output || verdict.rule !== undefined)) {
           addAsk({
             priority: PRIORITY.path,
@@ -233,7 +234,7 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
       if (!resolved.ok) continue
       for (const abs of resolved.paths) {
         const verdict = yield* checkRead(abs)
-        if (verdict.behavior === "deny") return finish(command, analysis, pathDeny(abs, false, verdict, index), [], new Map(), bypass)
+        if (verdict.behavior === "deny") deny ??= pathDeny(abs, false, verdict, index)
         if (verdict.behavior === "ask" && verdict.rule !== undefined) {
           addAsk({ priority: PRIORITY.askRule, message: askRuleMessage(verdict.rule), reason: { type: "rule", rule: verdict.rule }, always: true, unit: index })
         }
@@ -263,7 +264,7 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
             addAsk({ priority: PRIORITY.path, message: guardMessage(`${keyOf(unit)} writes ${sensitive.replace(`${abs} is `, `${abs}, which is `)}`), reason: safety(sensitive), always: false, unit: index })
           }
           const verdict = yield* checkWrite(abs)
-          if (verdict.behavior === "deny") return finish(command, analysis, pathDeny(abs, true, verdict, index), [], new Map(), bypass)
+          if (verdict.behavior === "deny") deny ??= pathDeny(abs, true, verdict, index)
           if (verdict.behavior === "ask" && verdict.rule !== undefined) {
             addAsk({ priority: PRIORITY.askRule, message: askRuleMessage(verdict.rule), reason: { type: "rule", rule: verdict.rule }, always: true, unit: index })
           }
@@ -393,7 +394,7 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
     })
   }
 
-  return finish(command, analysis, undefined, asks, approvals, bypass, unitAsks)
+  return finish(command, analysis, deny, asks, approvals, bypass, unitAsks)
 })
 
 // ---------------------------------------------------------------------------------------------

@@ -61,8 +61,11 @@ const resolveFrom = (specifier: string): { readonly resolved: string; readonly r
   throw lastError instanceof Error ? lastError : new Error(`cannot resolve ${specifier}`)
 }
 
-const load = async (): Promise<Loaded> => {
-  const { req } = resolveFrom("web-tree-sitter")
+const load = async (fresh: boolean): Promise<Loaded> => {
+  const { req, resolved } = resolveFrom("web-tree-sitter")
+  // After a WASM abort the module's memory may be corrupt (later parses of ordinary input abort
+  // too): a fresh instance needs a fresh copy of the module code.
+  if (fresh) delete req.cache[resolved]
   const module = req("web-tree-sitter") as TreeSitterModule
   const runtimeWasm = req.resolve("web-tree-sitter/web-tree-sitter.wasm")
   const grammarWasm = resolveFrom("tree-sitter-bash/tree-sitter-bash.wasm").resolved
@@ -73,8 +76,8 @@ const load = async (): Promise<Loaded> => {
   return { module, language, parser }
 }
 
-const startLoading = (): Promise<void> => {
-  const promise = load().then(
+const startLoading = (fresh = false): Promise<void> => {
+  const promise = load(fresh).then(
     (loaded) => {
       state = { _tag: "Ready", loaded }
     },
@@ -100,7 +103,7 @@ export const ensureShellParser: Effect.Effect<void> = Effect.suspend(() => {
       return Effect.promise(() => promise)
     }
     case "NotLoaded":
-      return Effect.promise(startLoading)
+      return Effect.promise(() => startLoading())
   }
 })
 
@@ -121,9 +124,9 @@ export type ParseResult =
  * A deadline overrun or any exception yields Failed; an exception also replaces the Parser,
  * because a WASM abort leaves the old instance unusable.
  */
-export const parseSync = (source: string, deadlineMs: number = PARSE_DEADLINE_MS): ParseResult => {
+export const parseSync = (source: string, deadlineMs: number = PARSE_DEADLINE_MS, maxLength: number = MAX_COMMAND_LENGTH): ParseResult => {
   if (state._tag !== "Ready") return { _tag: "Failed", reason: parserUnavailable() ?? "the shell parser is not available" }
-  if (source.length > MAX_COMMAND_LENGTH) return { _tag: "Failed", reason: `the command is longer than ${MAX_COMMAND_LENGTH} characters` }
+  if (source.length > maxLength) return { _tag: "Failed", reason: `the command is longer than ${maxLength} characters` }
   const loaded = state.loaded
   const deadline = performance.now() + deadlineMs
   try {
@@ -137,18 +140,14 @@ export const parseSync = (source: string, deadlineMs: number = PARSE_DEADLINE_MS
     }
     return { _tag: "Parsed", tree }
   } catch (error) {
+    // The Parser instance is dead after a WASM abort, and the module may be too: reload it all.
+    // Until the reload is done every command is "too complex"; ensureShellParser waits for it.
     try {
       loaded.parser.delete()
     } catch {
-      // the instance is already dead
+      // already dead
     }
-    try {
-      const parser = new loaded.module.Parser()
-      parser.setLanguage(loaded.language)
-      loaded.parser = parser
-    } catch (recreateError) {
-      state = { _tag: "Failed", error: recreateError instanceof Error ? recreateError.message : String(recreateError) }
-    }
+    void startLoading(true)
     return { _tag: "Failed", reason: `the shell parser failed (${error instanceof Error ? error.message : String(error)})` }
   }
 }
@@ -156,4 +155,13 @@ export const parseSync = (source: string, deadlineMs: number = PARSE_DEADLINE_MS
 /** For tests: force the "failed to load" state, or reset to "not loaded". */
 export const setParserStateForTesting = (next: "failed" | "reset"): void => {
   state = next === "failed" ? { _tag: "Failed", error: "disabled for a test" } : { _tag: "NotLoaded" }
+}
+
+/** For tests: the next parse throws as a WASM abort would (a real abort needs seconds of input). */
+export const injectParserFaultForTesting = (): void => {
+  if (state._tag !== "Ready") return
+  const parser = state.loaded.parser
+  parser.parse = () => {
+    throw new Error("RuntimeError: Aborted() (injected)")
+  }
 }

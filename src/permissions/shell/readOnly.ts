@@ -7,6 +7,7 @@
 import type { Unit } from "./units.js"
 import type { WordFacts } from "./words.js"
 import { parseSedArgs, scanSedScript } from "./sedScript.js"
+import { commandKey } from "./wrappers.js"
 
 export type ReadOnlyVerdict =
   | { readonly readOnly: true; readonly paths: ReadonlyArray<WordFacts>; readonly isCd?: boolean }
@@ -334,7 +335,7 @@ const findRoots = (words: ReadonlyArray<WordFacts>): Array<WordFacts> => {
 export const readPathOperands = (unit: Unit): ReadonlyArray<WordFacts> | undefined => {
   const argv0 = unit.argv[0]
   if (typeof argv0 !== "string" || unit.role !== "plain") return undefined
-  const spec = SPECS[argv0.slice(argv0.lastIndexOf("/") + 1)]
+  const spec = SPECS[commandKey(argv0)]
   if (spec === undefined || spec.paths === "none") return undefined
   if (spec.paths === "findRoots") return findRoots(unit.words)
   const { operands, patternFromOption } = operandsOf(unit.words, spec)

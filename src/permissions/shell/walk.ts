@@ -65,6 +65,29 @@ const ALLOWED_TOKENS = new Set([
   "!"
 ])
 const REDIRECT_TYPES = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"])
+const COVERED_TYPES = new Set([
+  "program",
+  "list",
+  "pipeline",
+  "subshell",
+  "compound_statement",
+  "do_group",
+  "if_statement",
+  "elif_clause",
+  "else_clause",
+  "while_statement",
+  "for_statement",
+  "case_statement",
+  "negated_command",
+  "redirected_statement",
+  "command",
+  "declaration_command",
+  "unset_command",
+  "test_command",
+  "variable_assignments"
+])
+// Blanks, newlines and line continuations only.
+const BLANK_GAP = /^(?:[ \t\n]|\\\n)*$/
 const ARITHMETIC_OPERATORS = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"])
 const INTEGER = /^-?\d+$/
 
@@ -91,6 +114,19 @@ export class Walker implements WordSink {
   substitution(node: SyntaxNode): void {
     if (this.depth + 1 > MAX_DEPTH) {
       this.complex("commands nested too deeply")
+      return
+    }
+    const text = node.text
+    if (text.startsWith("`") && text.endsWith("`") && text.length >= 2 && text.slice(1, -1).includes("\\")) {
+      // Inside backticks bash first removes the backslash before \\, \` and \$, then parses;
+      // tree-sitter does not, so parse the body again the way bash sees it.
+      this.complex("a backslash inside backticks")
+      this.complexRegion++
+      try {
+        this.nestedScript(text.slice(1, -1).replace(/\\([\\`$])/g, "$1"), this.depth + 1, "substitution")
+      } finally {
+        this.complexRegion--
+      }
       return
     }
     const inner = new Walker(this.state, this.source, "substitution", this.depth + 1, this.complexRegion > 0)
@@ -132,6 +168,7 @@ export class Walker implements WordSink {
       return
     }
     const type = node.type
+    if (COVERED_TYPES.has(type)) this.checkCovered(node)
     if (STATEMENT_CONTAINERS.has(type)) return this.children(node)
     switch (type) {
       case "command":
@@ -168,6 +205,23 @@ export class Walker implements WordSink {
       default:
         return this.withComplexRegion(`unsupported shell syntax (${type})`, () => this.anyChildren(node))
     }
+  }
+
+  /**
+   * Text between the children of a statement node must be blanks, newlines or `\⏎`: tree-sitter
+   * silently drops some words bash keeps (a word that starts with an escaped blank, `\ x`).
+   */
+  private checkCovered(node: SyntaxNode): void {
+    let pos = node.startIndex
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i)!
+      if (child.startIndex > pos && !BLANK_GAP.test(this.source.slice(pos, child.startIndex))) {
+        this.complex("text the parser skipped")
+        return
+      }
+      if (child.endIndex > pos) pos = child.endIndex
+    }
+    if (node.endIndex > pos && !BLANK_GAP.test(this.source.slice(pos, node.endIndex))) this.complex("text the parser skipped")
   }
 
   /** Children of an allowlisted container: statements and known separator tokens only. */

@@ -93,6 +93,18 @@ class Builder {
   }
 }
 
+/** Where bash ends a `$'…'` string: the first quote not escaped by a backslash. */
+const ansiCEnd = (text: string): number => {
+  for (let i = 2; i < text.length; i++) {
+    if (text[i] === "\\") i++
+    else if (text[i] === "'") return i
+  }
+  return -1
+}
+
+// Characters that end or quote a word: inside a parsed word they mean the parser and bash disagree.
+const WORD_BREAKERS = /[ \t\n'";&|<>()]/
+
 /** `\x` → `x`, `\⏎` → nothing; an unescaped `$`/backtick the parser did not turn into a node is reported. */
 const addUnquotedWordText = (text: string, b: Builder, sink: WordSink): void => {
   let run = ""
@@ -116,6 +128,9 @@ const addUnquotedWordText = (text: string, b: Builder, sink: WordSink): void => 
       run += ch
     } else if (ch === "$" && i + 1 < text.length && EXPANSION_START.test(text[i + 1]!)) {
       sink.complex("an expansion the parser left inside a word")
+      run += ch
+    } else if (WORD_BREAKERS.test(ch)) {
+      sink.complex("a quote or operator the parser left inside a word")
       run += ch
     } else {
       run += ch
@@ -200,7 +215,8 @@ export const decodeAnsiC = (body: string): string | undefined => {
       i += match[0].length
     } else if ((match = /^u([0-9A-Fa-f]{1,4})/.exec(rest)) !== null || (match = /^U([0-9A-Fa-f]{1,8})/.exec(rest)) !== null) {
       const code = parseInt(match[1]!, 16)
-      if (code > 0x10ffff) return undefined
+      // Beyond ASCII the result depends on the locale bash runs in (C: the escape stays as text).
+      if (code > 0x7f) return undefined
       out += String.fromCodePoint(code)
       i += match[0].length
     } else if (next === "c" && body[i + 2] !== undefined) {
@@ -322,8 +338,9 @@ const addPart = (node: SyntaxNode, b: Builder, sink: WordSink, source: string, m
     }
     case "ansi_c_string": {
       const text = node.text
-      if (text.length < 3 || !text.endsWith("'")) {
-        sink.complex("an unterminated $'…' string")
+      if (text.length < 3 || ansiCEnd(text) !== text.length - 1) {
+        // tree-sitter reads `$'\\'` as an escaped quote and runs on into the next words.
+        sink.complex("a $'…' string the parser misread")
         b.expansion()
         return
       }
@@ -345,11 +362,7 @@ const addPart = (node: SyntaxNode, b: Builder, sink: WordSink, source: string, m
         if (child.startIndex !== pos) sink.complex("text the parser skipped inside a word")
         pos = child.endIndex
         if (!child.isNamed) {
-          // `a$"b"`: tree-sitter splits a translated string into `$` + string.
-          const next = node.child(i + 1)
-          if (child.type === "$" && next !== null && next.type === "string" && next.startIndex === child.endIndex) continue
-          sink.complex(`an unexpected '${child.type}' inside a word`)
-          b.expansion()
+          addLooseToken(child, node.child(i + 1), b, sink)
           continue
         }
         addPart(child, b, sink, source, mode)
@@ -388,6 +401,25 @@ const addPart = (node: SyntaxNode, b: Builder, sink: WordSink, source: string, m
   }
 }
 
+/**
+ * An anonymous `$` token among word parts. `$"…"` is a translated string (the `$` adds nothing);
+ * its text may also be `\$` (an escaped dollar) or a lone `$`, both literal.
+ */
+const addLooseToken = (token: SyntaxNode, next: SyntaxNode | null, b: Builder, sink: WordSink): void => {
+  if (token.type !== "$") {
+    sink.complex(`an unexpected '${token.type}' in a word`)
+    b.expansion()
+    return
+  }
+  const text = token.text
+  if (text === "$" && next !== null && next.type === "string" && next.startIndex === token.endIndex) return
+  if (text === "$" || text === "\\$") addUnquotedWordText(text, b, sink)
+  else {
+    sink.complex(`an unexpected '${text}' in a word`)
+    b.expansion()
+  }
+}
+
 const finish = (b: Builder, raw: string, sink: WordSink): WordFacts => {
   if (BRACE_EXPANSION.test(b.shape)) sink.complex("brace expansion")
   if (b.shape.includes("~[")) sink.complex("zsh ~[ syntax")
@@ -418,14 +450,7 @@ export const resolveJoinedWord = (nodes: ReadonlyArray<SyntaxNode>, source: stri
   for (let i = 0; i < nodes.length; i++) {
     const node = nodes[i]!
     if (!node.isNamed) {
-      const next = nodes[i + 1]
-      // `$"…"` is a translated string; a lone `$` is literal.
-      if (node.type === "$" && next !== undefined && next.type === "string" && next.startIndex === node.endIndex) continue
-      if (node.type === "$") b.literal("$", false)
-      else {
-        sink.complex(`an unexpected '${node.type}' in a word`)
-        b.expansion()
-      }
+      addLooseToken(node, nodes[i + 1] ?? null, b, sink)
       continue
     }
     addPart(node, b, sink, source, mode)

@@ -261,7 +261,7 @@ export const unwrap = (words: ReadonlyArray<WordFacts>): Unwrapped => {
         longFlags: ["--ignore-environment", "--null", "--debug", "--list-signal-handling"],
         forbidden: ["-S", "--split-string", "-C", "--chdir", "-P", "-a", "--argv0"]
       })
-      if (typeof r !== "number") return complex(r.reason === "the unknown wrapper option -S" ? "env -S" : r.reason)
+      if (typeof r !== "number") return complex(`env: ${r.reason}`)
       // `env -` is `env -i`
       const start = lit(words, r) === "-" ? r + 1 : r
       const { env, next } = takeAssignments(words, start)

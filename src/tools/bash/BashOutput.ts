@@ -10,8 +10,10 @@ export interface BashOutput {
   readonly interrupted: boolean
   readonly timedOut: boolean
   readonly timeoutMs: number
-  /** Where the full output was saved when it was too large to keep. */
+  /** Where the full output was saved when it was too large to keep (for a background run: its output file). */
   readonly outputFile?: string
+  /** Set when the command was started in the background (`run_in_background`). */
+  readonly backgroundTaskId?: string
   /** Lines appended to the result text: the output-saved notice, `Shell cwd was reset to <dir>`. */
   readonly notices: ReadonlyArray<string>
 }
@@ -22,5 +24,6 @@ export const bashHookResponse = (output: BashOutput) => ({
   stderr: output.stderr,
   interrupted: output.interrupted,
   isImage: false,
-  exitCode: output.exitCode
+  exitCode: output.exitCode,
+  ...(output.backgroundTaskId !== undefined ? { backgroundTaskId: output.backgroundTaskId } : {})
 })

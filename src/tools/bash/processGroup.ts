@@ -61,9 +61,12 @@ const readStat = (pid: number): { readonly state: string; readonly pgrp: number 
 
 const POLL = Duration.millis(20)
 
+/** How long to wait for SIGKILLed processes to be gone (delivery is asynchronous). */
+const KILL_SETTLE_MS = 1000
+
 /**
  * Stops the whole group: SIGTERM (and SIGCONT, so stopped processes see it), up to `graceMs` for
- * the processes to exit, then SIGKILL for whatever is left.
+ * the processes to exit, then SIGKILL for whatever is left, and a bounded wait until it is gone.
  */
 export const killGroup = (pgid: number, graceMs: number): Effect.Effect<void> =>
   Effect.gen(function* () {
@@ -71,5 +74,8 @@ export const killGroup = (pgid: number, graceMs: number): Effect.Effect<void> =>
     signalGroup(pgid, "SIGCONT")
     const deadline = (yield* Clock.currentTimeMillis) + graceMs
     while (groupHasLiveMembers(pgid) && (yield* Clock.currentTimeMillis) < deadline) yield* Effect.sleep(POLL)
+    if (!groupHasLiveMembers(pgid)) return
     signalGroup(pgid, "SIGKILL")
+    const settled = (yield* Clock.currentTimeMillis) + KILL_SETTLE_MS
+    while (groupHasLiveMembers(pgid) && (yield* Clock.currentTimeMillis) < settled) yield* Effect.sleep(POLL)
   })

@@ -29,7 +29,7 @@ const positiveInt = (name: string, fallback: number): Config.Config<number> =>
   )
 
 /** Claude Code's notion of a truthy environment flag. */
-const flag = (name: string): Config.Config<boolean> =>
+export const flag = (name: string): Config.Config<boolean> =>
   Config.string(name).pipe(
     Config.map((raw) => ["1", "true", "yes", "on"].includes(raw.trim().toLowerCase())),
     Config.orElse(() => Config.succeed(false))

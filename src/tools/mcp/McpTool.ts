@@ -5,7 +5,7 @@
  * It never allows itself: with no rule it asks. An `isError` result is a tool failure, so
  * PostToolUseFailure hooks fire.
  */
-import { Effect, Runtime } from "effect"
+import { Effect, Fiber, Queue } from "effect"
 import { ToolError } from "../../Errors.js"
 import type { ToolResultContent } from "../../Messages.js"
 import { buildTool, type AnyTool, type ToolProgress } from "../../Tool.js"
@@ -19,6 +19,7 @@ export const DEFAULT_MCP_MAX_RESULT_SIZE_CHARS = 100_000
 /** Ceiling of `_meta["anthropic/maxResultSizeChars"]`. */
 export const MAX_MCP_MAX_RESULT_SIZE_CHARS = 500_000
 const MAX_DESCRIPTION_CHARS = 2048
+const DONE = Symbol("done")
 
 /** The fields of a `tools/list` entry this wrapper reads. */
 export interface McpToolListing {
@@ -78,11 +79,18 @@ export const makeMcpTool = (spec: McpToolSpec): AnyTool => {
     checkPermissions: () => Effect.succeed({ behavior: "passthrough" }),
     call: (input, ctx) =>
       Effect.gen(function* () {
-        const runtime = yield* Effect.runtime<never>()
-        const report = (p: McpProgress) => {
-          Runtime.runFork(runtime)(ctx.reportProgress(progressLine(p)))
-        }
-        const result = yield* spec.call(input, report).pipe(Effect.mapError((e) => new ToolError({ reason: e.reason, response: { kind: e.kind } })))
+        // Progress arrives in SDK callbacks; one forwarder reports it in order, and all of it
+        // is reported before the call returns.
+        const progress = yield* Queue.unbounded<McpProgress | typeof DONE>()
+        const forward: Effect.Effect<void> = Effect.flatMap(Queue.take(progress), (item) =>
+          item === DONE ? Effect.void : Effect.zipRight(ctx.reportProgress(progressLine(item)), Effect.suspend(() => forward))
+        )
+        const forwarder = yield* Effect.fork(forward)
+        const result = yield* spec.call(input, (p) => void Queue.unsafeOffer(progress, p)).pipe(
+          Effect.tap(() => Effect.zipRight(Queue.offer(progress, DONE), Fiber.join(forwarder))),
+          Effect.ensuring(Fiber.interrupt(forwarder)),
+          Effect.mapError((e) => new ToolError({ reason: e.reason, response: { kind: e.kind } }))
+        )
         if (result.isError === true) return yield* new ToolError({ reason: errorText(result), response: result })
         const { content } = capContent(resultContent(result, spec.name), spec.maxOutputTokens)
         return {
