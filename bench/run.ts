@@ -23,7 +23,9 @@ if ((globalThis as { gc?: unknown }).gc === undefined && process.env.TOOLGATE_BE
 const load = async (): Promise<ReadonlyArray<Benchmark>> => {
   const { overhead } = await import("./overhead.js")
   const { makespan } = await import("./makespan.js")
-  return [overhead, makespan]
+  const { streaming } = await import("./streaming.js")
+  const { startup } = await import("./startup.js")
+  return [overhead, makespan, streaming, startup]
 }
 
 const main = async () => {

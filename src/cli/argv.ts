@@ -9,6 +9,7 @@ const BOOLEAN_FLAGS = new Set([
   "--json",
   "--timeline",
   "--trust-project",
+  "--strict-mcp-config",
   "--help",
   "-h",
   "--version",

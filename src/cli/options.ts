@@ -30,6 +30,13 @@ export const commonOptions = {
   addDir: Options.text("add-dir").pipe(Options.withDescription("An additional working directory"), Options.repeated),
   trustProject: Options.boolean("trust-project").pipe(
     Options.withDescription("Apply the project's .claude/settings.json allow rules (a non-interactive run does not trust them by default)")
+  ),
+  mcpConfig: Options.text("mcp-config").pipe(
+    Options.withDescription('MCP servers from a JSON file or inline JSON ({"mcpServers": {...}}); repeatable; these win over every other scope'),
+    Options.repeated
+  ),
+  strictMcpConfig: Options.boolean("strict-mcp-config").pipe(
+    Options.withDescription("Use only the MCP servers of --mcp-config (ignore .mcp.json and ~/.claude.json)")
   )
 }
 
@@ -43,14 +50,18 @@ export interface CommonValues {
   readonly sessionDir: Option.Option<string>
   readonly addDir: ReadonlyArray<string>
   readonly trustProject: boolean
+  readonly mcpConfig: ReadonlyArray<string>
+  readonly strictMcpConfig: boolean
 }
 
 export const cwdOf = (values: CommonValues): string => path.resolve(Option.getOrElse(values.cwd, () => process.cwd()))
 
 export const runtimeOptions = (values: CommonValues): RuntimeOptions => {
   const mode = Option.getOrUndefined(values.permissionMode)
+  const cwd = cwdOf(values)
   return {
-    cwd: cwdOf(values),
+    cwd,
+    mcp: { cwd, mcpConfig: values.mcpConfig, strictMcpConfig: values.strictMcpConfig },
     settings: values.settings,
     allowedTools: values.allowedTools,
     disallowedTools: values.disallowedTools,

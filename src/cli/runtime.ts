@@ -8,6 +8,7 @@ import * as Approver from "../services/Approver.js"
 import { newSession, type SessionContext } from "../Session.js"
 import { Settings } from "../services/Settings.js"
 import { ToolRegistry } from "../services/ToolRegistry.js"
+import { McpClients } from "../services/McpClients.js"
 import { unknownToolWarnings } from "../permissions/ruleValidation.js"
 import { type CommonValues, runtimeOptions } from "./options.js"
 
@@ -24,6 +25,7 @@ export const withRuntime = <A, E>(
     const loaded = yield* settings.current
     for (const warning of loaded.warnings) yield* Console.error(`toolgate: warning: ${warning}`)
     for (const error of loaded.errors) yield* Console.error(`toolgate: settings error: ${error.message}`)
+    for (const notice of yield* (yield* McpClients).notices) yield* Console.error(`toolgate: ${notice}`)
     const pool = yield* (yield* ToolRegistry).pool
     for (const warning of unknownToolWarnings(loaded.rules, pool.tools.map((t) => t.name))) {
       yield* Console.error(`toolgate: warning: ${warning}`)

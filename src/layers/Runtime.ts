@@ -8,6 +8,7 @@ import * as Approver from "../services/Approver.js"
 import * as Extensions from "../extensions/Extensions.js"
 import * as CallPipeline from "../services/CallPipeline.js"
 import * as FileState from "../services/FileState.js"
+import * as McpClients from "../services/McpClients.js"
 import * as Hooks from "../services/Hooks.js"
 import * as InputValidator from "../services/InputValidator.js"
 import * as Permissions from "../services/Permissions.js"
@@ -23,6 +24,8 @@ export interface RuntimeOptions extends Settings.SettingsOptions {
   readonly approver?: Layer.Layer<Approver.Approver>
   readonly hooks?: Layer.Layer<Hooks.Hooks, never, Settings.Settings>
   readonly permissions?: Layer.Layer<Permissions.Permissions, never, Settings.Settings | FileState.FileState>
+  /** MCP servers (`.mcp.json`, `~/.claude.json`, `mcpConfig`); `false` connects none. */
+  readonly mcp?: McpClients.McpClientsOptions | false
   /** Skills and custom tool modules; `{ disabled: true }` loads nothing. */
   readonly extensions?: Extensions.ExtensionsOptions
 }
@@ -40,6 +43,7 @@ export type RuntimeServices =
   | CallPipeline.CallPipeline
   | Scheduler.Scheduler
   | Extensions.Extensions
+  | McpClients.McpClients
 
 /** Composes the stages once; the result is one layer to provide to a program. */
 export const layer = (options: RuntimeOptions) => {
@@ -56,6 +60,7 @@ export const layer = (options: RuntimeOptions) => {
     options.hooks ?? Hooks.layer,
     options.permissions ?? Permissions.layer
   ).pipe(Layer.provideMerge(base))
-  const extended = Extensions.layer(options.extensions).pipe(Layer.provideMerge(stages))
+  const mcp = options.mcp === false ? McpClients.layerNone : McpClients.layer({ cwd: options.cwd, ...options.mcp })
+  const extended = Layer.merge(Extensions.layer(options.extensions), mcp).pipe(Layer.provideMerge(stages))
   return Scheduler.layer.pipe(Layer.provideMerge(CallPipeline.layer), Layer.provideMerge(extended))
 }

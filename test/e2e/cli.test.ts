@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { tempDir } from "../support/runtime.js"
 
 const root = path.resolve(__dirname, "../..")
+/** Commands run from an empty folder unless a test says otherwise (the repo's .mcp.json starts a server). */
+const neutral = tempDir("toolgate-e2e-cwd-")
 const bin = path.join(root, "dist", "toolgate.cjs")
 const hooks = path.join(root, "test", "fixtures", "hooks")
 
@@ -21,9 +23,9 @@ interface Ran {
 const toolgate = (args: ReadonlyArray<string>, options: { input?: string; cwd?: string; env?: Record<string, string> } = {}): Ran => {
   const result = spawnSync(process.execPath, [bin, ...args], {
     input: options.input ?? "",
-    cwd: options.cwd ?? root,
+    cwd: options.cwd ?? neutral,
     encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1", CLAUDE_CONFIG_DIR: path.join(options.cwd ?? root, ".no-user-config"), ...options.env },
+    env: { ...process.env, NO_COLOR: "1", CLAUDE_CONFIG_DIR: path.join(options.cwd ?? neutral, ".no-user-config"), ...options.env },
     timeout: 60_000
   })
   return { status: result.status, stdout: result.stdout, stderr: result.stderr }

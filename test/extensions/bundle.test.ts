@@ -43,7 +43,7 @@ describe("extensions and WebFetch from a CommonJS bundle", () => {
         return JSON.parse(stdout) as { content: unknown; is_error: boolean; newMessages: Array<{ content: Array<{ text: string }> }>; warnings: Array<string>; tools: Array<string>; skills: Array<string> }
       }
       const greet = await probe("Greet", { name: "Bundle" })
-      expect(greet).toMatchObject({ content: "Hello, Bundle!", is_error: false, tools: ["Greet", "WordCount", "Shout"] })
+      expect(greet).toMatchObject({ content: "Hello, Bundle!", is_error: false, tools: ["Greet", "EmptyStruct", "WordCount", "Shout"] })
       expect(greet.warnings.join("\n")).toContain(`custom tool module ${path.join(box.project, ".toolgate", "tools", "broken.mjs")} was skipped: it failed to load: boom at load time`)
       expect(await probe("WordCount", { text: "a b" }, ["WordCount"])).toMatchObject({ content: `2 words (cwd ${box.project})`, is_error: false })
       expect(await probe("WordCount", { txt: "a b" }, ["WordCount"])).toMatchObject({ is_error: true })

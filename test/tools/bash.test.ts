@@ -323,7 +323,7 @@ describe("Bash as a tool", () => {
     expect(json.properties.run_in_background).toMatchObject({ type: "boolean" })
   })
 
-  it.effect("run_in_background is refused with a clear message before anything runs", () =>
+  it.effect("without a background service, run_in_background is refused with a clear message before anything runs", () =>
     Effect.gen(function* () {
       const fileState = yield* makeFileState
       const check = { session: box.session, fileState, mode: "default" as const }

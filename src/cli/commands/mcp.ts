@@ -1,11 +1,11 @@
 /**
  * `toolgate mcp list [--json]`: every configured MCP server with its scope, transport, state,
- * tool count and what went wrong. Also the MCP options other commands take (`mcpOptions`).
+ * tool count and what went wrong.
  *
  * The command builds only what it needs (settings, the registry, the MCP clients), so it works
  * on its own; the servers are stopped (their whole process groups) when it ends.
  */
-import { Command, Options } from "@effect/cli"
+import { Command } from "@effect/cli"
 import { Console, Effect, Layer } from "effect"
 import * as McpClients from "../../services/McpClients.js"
 import * as Settings from "../../services/Settings.js"
@@ -13,29 +13,6 @@ import * as ToolRegistry from "../../services/ToolRegistry.js"
 import { builtinTools } from "../../tools/index.js"
 import { commonOptions, runtimeOptions, type CommonValues } from "../options.js"
 import { bold, dim, green, red } from "../render.js"
-
-/** Options for every command that builds a runtime with MCP servers. */
-export const mcpOptions = {
-  mcpConfig: Options.text("mcp-config").pipe(
-    Options.withDescription('MCP servers from a JSON file or inline JSON ({"mcpServers": {...}}); repeatable; these win over every other scope'),
-    Options.repeated
-  ),
-  strictMcpConfig: Options.boolean("strict-mcp-config").pipe(
-    Options.withDescription("Use only the MCP servers of --mcp-config (ignore .mcp.json and ~/.claude.json)")
-  )
-}
-
-export interface McpValues {
-  readonly mcpConfig: ReadonlyArray<string>
-  readonly strictMcpConfig: boolean
-}
-
-/** What `mcpOptions` mean for the MCP layer. */
-export const mcpClientsOptions = (values: McpValues, cwd?: string): McpClients.McpClientsOptions => ({
-  mcpConfig: values.mcpConfig,
-  strictMcpConfig: values.strictMcpConfig,
-  ...(cwd === undefined ? {} : { cwd })
-})
 
 const stateText = (state: McpClients.McpServerState): string => {
   switch (state) {
@@ -65,7 +42,7 @@ const printTable = (servers: ReadonlyArray<McpClients.McpServerStatus>) =>
     }
   })
 
-export const mcpList = Command.make("list", { ...commonOptions, ...mcpOptions }, (values) =>
+export const mcpList = Command.make("list", commonOptions, (values) =>
   Effect.gen(function* () {
     const clients = yield* McpClients.McpClients
     const servers = yield* clients.servers
@@ -81,11 +58,11 @@ export const mcpList = Command.make("list", { ...commonOptions, ...mcpOptions },
 ).pipe(Command.withDescription("List the MCP servers with their state, tool count and errors"))
 
 /** Settings, the registry and the MCP clients; nothing of the call pipeline. */
-const mcpLayer = (values: CommonValues & McpValues) => {
+const mcpLayer = (values: CommonValues) => {
   const options = runtimeOptions(values)
   const base = Layer.merge(Settings.layer(options), ToolRegistry.layerBuiltins(builtinTools))
   const registry = ToolRegistry.layer.pipe(Layer.provideMerge(base))
-  return McpClients.layer(mcpClientsOptions(values, options.cwd)).pipe(Layer.provide(registry))
+  return McpClients.layer(options.mcp === false || options.mcp === undefined ? { cwd: options.cwd } : options.mcp).pipe(Layer.provide(registry))
 }
 
 export const mcp = Command.make("mcp").pipe(

@@ -68,7 +68,8 @@ interface Deny {
   readonly unit?: number
 }
 
-const PRIORITY = { critical: 0, askRule: 1, complex: 2, guard: 3, path: 4, plan: 5 } as const
+// Which ask is reported when several apply: critical paths, then shell-security §3.1 step 5 order.
+const PRIORITY = { critical: 0, complex: 1, askRule: 2, guard: 3, path: 4, plan: 5 } as const
 
 /** Output redirection ops; `<` reads, heredocs and herestrings are inputs. */
 const isOutputRedirect = (op: string): boolean => op !== "<" && op !== "<<" && op !== "<<-" && op !== "<<<" && op !== "<&"

@@ -200,6 +200,21 @@ const tarGuard = (args: ReadonlyArray<string | undefined>): string | undefined =
   return undefined
 }
 
+/**
+ * Indexes of words that are the message of `git commit/tag/merge/notes/stash -m`: a value, never
+ * an option, so it may be dynamic (`git commit -m "$(cat <<'EOF' … EOF)"`).
+ */
+const gitMessageValues = (unit: Unit): Set<number> => {
+  const values = new Set<number>()
+  const argv = unit.argv
+  let i = 1
+  while (i < argv.length && typeof argv[i] === "string" && (argv[i] as string).startsWith("-")) i++
+  const sub = argv[i]
+  if (sub !== "commit" && sub !== "tag" && sub !== "merge" && sub !== "notes" && sub !== "stash") return values
+  for (let j = i + 1; j < argv.length - 1; j++) if (argv[j] === "-m" || argv[j] === "--message") values.add(j + 1)
+  return values
+}
+
 /** Program-specific exec/write-capable arguments. */
 const programGuard = (key: string, unit: Unit): string | undefined => {
   const args = literalArgs(unit)
@@ -304,7 +319,8 @@ export const unitGuards = (unit: Unit): ReadonlyArray<string> => {
   if (program !== undefined) found.push(program)
   if (EXEC_CAPABLE.has(key)) {
     const words = unit.words.slice(1)
-    if (words.some((w) => typeof w.value !== "string" && !w.procSub)) found.push(`${key} with arguments only known at run time`)
+    const isValue = key === "git" ? gitMessageValues(unit) : new Set<number>()
+    if (words.some((w, i) => typeof w.value !== "string" && !w.procSub && !isValue.has(i + 1))) found.push(`${key} with arguments only known at run time`)
     if (words.some((w) => w.unquotedGlob)) found.push(`an unquoted glob in the arguments of ${key}`)
   }
   return found

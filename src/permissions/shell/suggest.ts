@@ -118,12 +118,18 @@ const SUBCOMMAND_PROGRAMS = new Set([
   "swift",
   "rustup",
   "nx",
+  "npx",
+  "bunx",
+  "pnpx",
   "turbo",
   "vercel",
   "wrangler",
   "systemctl",
   "journalctl"
 ])
+
+/** Never a one-word prefix, but fine with their subcommand or package named. */
+const PREFIX_WITH_SUBCOMMAND = new Set(["git", "docker", "kubectl", "npx", "bunx", "pnpx"])
 
 /** Subcommands followed by a script name (`npm run build`). */
 const RUN_SUBCOMMANDS = new Set(["run", "run-script", "exec", "test", "x"])
@@ -148,8 +154,8 @@ const suggestionFor = (command: SimpleCommand): string | undefined => {
   if (SUBCOMMAND_PROGRAMS.has(key) && plain(1)) {
     const tokens = [argv0, argv[1]!]
     if (RUN_SUBCOMMANDS.has(argv[1]!) && plain(2)) tokens.push(argv[2]!)
-    // git and docker subcommands are fine as prefixes (guards still ask for -c, --exec, …).
-    if (!NEVER_PREFIX.has(key) || key === "git" || key === "docker" || key === "kubectl") return formatRule("Bash", `${tokens.join(" ")}:*`)
+    // git, docker and npx with a named subcommand/package are fine as prefixes (guards still ask for -c, --exec, …).
+    if (!NEVER_PREFIX.has(key) || PREFIX_WITH_SUBCOMMAND.has(key)) return formatRule("Bash", `${tokens.join(" ")}:*`)
     return exactRule(argv)
   }
   if (NEVER_PREFIX.has(key)) return exactRule(argv)

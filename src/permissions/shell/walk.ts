@@ -111,6 +111,11 @@ export class Walker implements WordSink {
     if (!this.state.reasons.includes(reason)) this.state.reasons.push(reason)
   }
 
+  disagreement(reason: string): void {
+    this.complex(reason)
+    this.state.rawScan = true
+  }
+
   substitution(node: SyntaxNode): void {
     if (this.depth + 1 > MAX_DEPTH) {
       this.complex("commands nested too deeply")
@@ -216,12 +221,12 @@ export class Walker implements WordSink {
     for (let i = 0; i < node.childCount; i++) {
       const child = node.child(i)!
       if (child.startIndex > pos && !BLANK_GAP.test(this.source.slice(pos, child.startIndex))) {
-        this.complex("text the parser skipped")
+        this.disagreement("text the parser skipped")
         return
       }
       if (child.endIndex > pos) pos = child.endIndex
     }
-    if (node.endIndex > pos && !BLANK_GAP.test(this.source.slice(pos, node.endIndex))) this.complex("text the parser skipped")
+    if (node.endIndex > pos && !BLANK_GAP.test(this.source.slice(pos, node.endIndex))) this.disagreement("text the parser skipped")
   }
 
   /** Children of an allowlisted container: statements and known separator tokens only. */
@@ -291,7 +296,7 @@ export class Walker implements WordSink {
 
   /** A sink for words inside regions that are already too complex: substitutions are still walked. */
   private quietSink(): WordSink {
-    return { complex: () => undefined, substitution: (n) => this.substitution(n) }
+    return { complex: () => undefined, disagreement: () => (this.state.rawScan = true), substitution: (n) => this.substitution(n) }
   }
 
   private gapIsBlank(from: number, to: number): "none" | "blank" | "other" {
@@ -311,7 +316,7 @@ export class Walker implements WordSink {
       const child = node.child(i)!
       if (child.isMissing) this.complex("an incomplete command")
       const gap = prevEnd < 0 ? "blank" : this.gapIsBlank(prevEnd, child.startIndex)
-      if (gap === "other") this.complex("text the parser skipped between words")
+      if (gap === "other") this.disagreement("text the parser skipped between words")
       const field = node.fieldNameForChild(i)
       const type = child.type
       prevEnd = child.endIndex

@@ -32,6 +32,8 @@ export type WordMode = "argument" | "assignment" | "test"
 
 export interface WordSink {
   complex(reason: string): void
+  /** tree-sitter and bash read the text differently: too complex, and the raw-text deny scan applies. */
+  disagreement(reason: string): void
   /** A `$( )`, backtick or `<( )`/`>( )` inside a word: the walker analyses its body as commands. */
   substitution(node: SyntaxNode): void
 }
@@ -124,13 +126,13 @@ const addUnquotedWordText = (text: string, b: Builder, sink: WordSink): void => 
       }
       i++
     } else if (ch === "`") {
-      sink.complex("a backtick the parser left inside a word")
+      sink.disagreement("a backtick the parser left inside a word")
       run += ch
     } else if (ch === "$" && i + 1 < text.length && EXPANSION_START.test(text[i + 1]!)) {
-      sink.complex("an expansion the parser left inside a word")
+      sink.disagreement("an expansion the parser left inside a word")
       run += ch
     } else if (WORD_BREAKERS.test(ch)) {
-      sink.complex("a quote or operator the parser left inside a word")
+      sink.disagreement("a quote or operator the parser left inside a word")
       run += ch
     } else {
       run += ch
@@ -157,10 +159,10 @@ const addDoubleQuotedText = (text: string, b: Builder, sink: WordSink): void => 
       }
       out += ch
     } else if (ch === "`") {
-      sink.complex("a backtick the parser left inside a string")
+      sink.disagreement("a backtick the parser left inside a string")
       out += ch
     } else if (ch === "$" && i + 1 < text.length && EXPANSION_START.test(text[i + 1]!) && text[i + 1] !== "'" && text[i + 1] !== '"') {
-      sink.complex("an expansion the parser left inside a string")
+      sink.disagreement("an expansion the parser left inside a string")
       out += ch
     } else {
       out += ch
@@ -340,7 +342,7 @@ const addPart = (node: SyntaxNode, b: Builder, sink: WordSink, source: string, m
       const text = node.text
       if (text.length < 3 || ansiCEnd(text) !== text.length - 1) {
         // tree-sitter reads `$'\\'` as an escaped quote and runs on into the next words.
-        sink.complex("a $'…' string the parser misread")
+        sink.disagreement("a $'…' string the parser misread")
         b.expansion()
         return
       }
@@ -359,7 +361,7 @@ const addPart = (node: SyntaxNode, b: Builder, sink: WordSink, source: string, m
       let pos = node.startIndex
       for (let i = 0; i < node.childCount; i++) {
         const child = node.child(i)!
-        if (child.startIndex !== pos) sink.complex("text the parser skipped inside a word")
+        if (child.startIndex !== pos) sink.disagreement("text the parser skipped inside a word")
         pos = child.endIndex
         if (!child.isNamed) {
           addLooseToken(child, node.child(i + 1), b, sink)
