@@ -100,6 +100,8 @@ export interface Tool<I = any, O = any> {
   readonly mcp: McpToolInfo | undefined
   /** Listed by name only until ToolSearch loads its schema. */
   readonly shouldDefer: boolean
+  /** Extra words ToolSearch matches on (MCP `_meta["anthropic/searchHint"]`). */
+  readonly searchHint: string | undefined
   readonly requiresUserInteraction: boolean
   /** Loads what the synchronous flags need (e.g. the shell parser), once, before calls are planned. */
   readonly warmup: Effect.Effect<void>
@@ -134,6 +136,7 @@ export interface ToolDefinition<I, O> {
   readonly renderProgress?: (progress: ToolProgress) => string
   readonly mcp?: McpToolInfo
   readonly shouldDefer?: boolean
+  readonly searchHint?: string
   readonly requiresUserInteraction?: boolean
   readonly warmup?: Effect.Effect<void>
 }
@@ -174,6 +177,7 @@ export const buildTool = <I, O>(definition: ToolDefinition<I, O>): Tool<I, O> =>
     renderProgress: definition.renderProgress ?? ((progress) => progress.message),
     mcp: definition.mcp,
     shouldDefer: definition.shouldDefer ?? false,
+    searchHint: definition.searchHint,
     requiresUserInteraction: definition.requiresUserInteraction ?? false,
     warmup: definition.warmup ?? Effect.void
   }

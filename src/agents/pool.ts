@@ -9,10 +9,9 @@
  * computed once.
  */
 import { Effect } from "effect"
-import { parseRuleText } from "../permissions/ruleGrammar.js"
+import { canonicalToolName, parseRuleText } from "../permissions/ruleGrammar.js"
 import { matchesToolName } from "../permissions/toolNames.js"
 import { apiSchemaOf, type ApiToolDefinition, type ToolPool } from "../services/ToolRegistry.js"
-import { canonicalToolName } from "../permissions/ruleGrammar.js"
 import { reject, type AnyTool } from "../Tool.js"
 import type { AgentDefinition } from "./definitions.js"
 

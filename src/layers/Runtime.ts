@@ -16,7 +16,10 @@ import * as ResultStore from "../services/ResultStore.js"
 import * as Scheduler from "../services/Scheduler.js"
 import * as Settings from "../services/Settings.js"
 import * as ToolRegistry from "../services/ToolRegistry.js"
+import * as BackgroundTools from "../tools/background/BackgroundTools.js"
+import type { BackgroundTasks } from "../tools/background/BackgroundTasks.js"
 import { builtinTools } from "../tools/index.js"
+import * as DeferredTools from "../tools/toolsearch/DeferredTools.js"
 
 export interface RuntimeOptions extends Settings.SettingsOptions {
   /** Tools of the pool; defaults to the built-ins. */
@@ -44,6 +47,8 @@ export type RuntimeServices =
   | Scheduler.Scheduler
   | Extensions.Extensions
   | McpClients.McpClients
+  | BackgroundTasks
+  | DeferredTools.DeferredTools
 
 /** Composes the stages once; the result is one layer to provide to a program. */
 export const layer = (options: RuntimeOptions) => {
@@ -52,7 +57,7 @@ export const layer = (options: RuntimeOptions) => {
     FileState.layer,
     InputValidator.layer,
     ResultStore.layer,
-    ToolRegistry.layerBuiltins(options.tools ?? builtinTools),
+    BackgroundTools.layerBuiltins(options.tools ?? builtinTools),
     options.approver ?? Approver.layerDeny
   )
   const stages = Layer.mergeAll(
@@ -62,5 +67,9 @@ export const layer = (options: RuntimeOptions) => {
   ).pipe(Layer.provideMerge(base))
   const mcp = options.mcp === false ? McpClients.layerNone : McpClients.layer({ cwd: options.cwd, ...options.mcp })
   const extended = Layer.merge(Extensions.layer(options.extensions), mcp).pipe(Layer.provideMerge(stages))
-  return Scheduler.layer.pipe(Layer.provideMerge(CallPipeline.layer), Layer.provideMerge(extended))
+  return Scheduler.layer.pipe(
+    Layer.provideMerge(CallPipeline.layer),
+    Layer.provideMerge(DeferredTools.layer),
+    Layer.provideMerge(extended)
+  )
 }

@@ -18,7 +18,7 @@ import { renderCommand } from "./bash/renderCommand.js"
 import { failureText, formatDuration, spillNotice, successText } from "./bash/resultText.js"
 import { runShell } from "./bash/runShell.js"
 import { bashSettings, effectiveTimeoutMs } from "./bash/settings.js"
-import { ensureShellParser, isReadOnlyCommand } from "./bash/shellAnalyzer.js"
+import { ensureShellParser, isReadOnlyCommand } from "../permissions/shell/index.js"
 import { nextDirectory, startingDirectory } from "./bash/shellCwd.js"
 import { shellEnvironment } from "./bash/shellEnvironment.js"
 import { BooleanLike, NumberLike, optional } from "./schemas.js"
@@ -161,6 +161,13 @@ const isBackground = (input: BashInput): boolean => input.run_in_background === 
 /** A background run is never read-only or concurrency-safe: it leaves a process running. */
 const readOnlyRun = (input: BashInput): boolean => !isBackground(input) && isReadOnlyCommand(input.command)
 
+/**
+ * A read-only command that changes directory still changes the session's cwd, and only calls
+ * that are not concurrency-safe may change shared context: such a command runs alone.
+ */
+const CHANGES_DIRECTORY = /(^|[\s;&|(`])(cd|pushd|popd)(?=$|[\s;&|)`])/
+const concurrencySafeRun = (input: BashInput): boolean => readOnlyRun(input) && !CHANGES_DIRECTORY.test(input.command)
+
 /** Builds the Bash tool; the options exist for embedding and tests. */
 export const makeBashTool = (options: BashToolOptions = {}) =>
   buildTool<BashInput, BashOutput>({
@@ -169,7 +176,7 @@ export const makeBashTool = (options: BashToolOptions = {}) =>
     description: "Executes a bash command in the session's working directory, with an optional timeout, and returns its output.",
     prompt: PROMPT,
     isReadOnly: readOnlyRun,
-    isConcurrencySafe: readOnlyRun,
+    isConcurrencySafe: concurrencySafeRun,
     isDestructive: (input) => !readOnlyRun(input),
     interruptBehavior: () => "cancel",
     maxResultSizeChars: 30_000,
@@ -193,7 +200,7 @@ export const makeBashTool = (options: BashToolOptions = {}) =>
     // A read-only command may read anything and writes nothing; any other command may touch everything.
     footprint: (input) => Effect.succeed(readOnlyRun(input) ? { reads: ["/"], writes: [] } : { reads: ["/"], writes: ["/"] }),
     userFacingName: () => "Bash",
-    renderUse: (input) => renderCommand(input.command),
+    renderUse: (input) => (isBackground(input) ? `${renderCommand(input.command)} (in the background)` : renderCommand(input.command)),
     renderResult: (output) => {
       const lines = successText(output).split("\n")
       return lines.length > 20 ? `${lines.slice(0, 20).join("\n")}\n… (${lines.length - 20} more lines)` : lines.join("\n")

@@ -154,6 +154,7 @@ const describeEdit = (output: NotebookEditOutput): string => {
 
 export const NotebookEditTool = buildTool<NotebookEditInput, NotebookEditOutput>({
   name: NOTEBOOK_EDIT_TOOL_NAME,
+  shouldDefer: true,
   inputSchema: NotebookEditInput,
   description: "Replace, insert or delete a cell in a Jupyter notebook (.ipynb) that has been read.",
   prompt: PROMPT,

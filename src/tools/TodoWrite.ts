@@ -102,6 +102,7 @@ export const renderTodos = (todos: ReadonlyArray<TodoItem>): string =>
 
 export const TodoWriteTool = buildTool<TodoWriteInput, TodoWriteOutput>({
   name: TODO_WRITE_TOOL_NAME,
+  shouldDefer: true,
   inputSchema: TodoWriteInput,
   description: "Create and update the session's task list (plan multi-step work, track progress).",
   prompt: PROMPT,

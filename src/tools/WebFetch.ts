@@ -145,6 +145,7 @@ export const makeWebFetchTool = (options: WebFetchToolOptions = {}) => {
 
   return buildTool<WebFetchInput, WebFetchOutput>({
     name: WEB_FETCH_TOOL_NAME,
+    shouldDefer: true,
     inputSchema: WebFetchInput,
     description: "Fetch a web page (HTML as Markdown) and answer a prompt about its content.",
     prompt: PROMPT,

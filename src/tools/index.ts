@@ -1,5 +1,6 @@
 /**
- * The built-in tools of a default runtime.
+ * The built-in tools of a default runtime. (The runtime swaps Bash for the background-capable
+ * Bash and adds TaskOutput and TaskStop; see src/tools/background/BackgroundTools.ts.)
  */
 import type { AnyTool } from "../Tool.js"
 import { BashTool } from "./Bash.js"
@@ -10,10 +11,11 @@ import { NotebookEditTool } from "./NotebookEdit.js"
 import { ReadTool } from "./Read.js"
 import { SleepTool } from "./Sleep.js"
 import { TodoWriteTool } from "./TodoWrite.js"
+import { ToolSearchTool } from "./ToolSearch.js"
 import { WebFetchTool } from "./WebFetch.js"
 import { WriteTool } from "./Write.js"
 
-export { BashTool, EditTool, GlobTool, GrepTool, NotebookEditTool, ReadTool, SleepTool, TodoWriteTool, WebFetchTool, WriteTool }
+export { BashTool, EditTool, GlobTool, GrepTool, NotebookEditTool, ReadTool, SleepTool, TodoWriteTool, ToolSearchTool, WebFetchTool, WriteTool }
 
 export const builtinTools: ReadonlyArray<AnyTool> = [
   BashTool,
@@ -24,6 +26,7 @@ export const builtinTools: ReadonlyArray<AnyTool> = [
   ReadTool,
   SleepTool,
   TodoWriteTool,
+  ToolSearchTool,
   WebFetchTool,
   WriteTool
 ]

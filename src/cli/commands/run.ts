@@ -11,7 +11,7 @@
  * tool result with the recorded one (exit 1 when any differs).
  */
 import { Args, Command, Options } from "@effect/cli"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, type Layer, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { layerReplayed, makeApprovalRecorder, type ApprovalRecorder } from "../../agent/approvals.js"
@@ -22,7 +22,9 @@ import { CallCollector, isErrorOutcome, printJson, resultObject, StreamJsonPrese
 import { TextPresenter } from "../../agent/present/text.js"
 import { compareReplay, replayedCallsOf, type ReplayedCall, type ReplayReport } from "../../agent/replay.js"
 import { openTranscript, readTranscript, TRANSCRIPT_FILE, TRANSCRIPT_VERSION } from "../../agent/transcript.js"
+import * as SubagentModels from "../../agents/SubagentModels.js"
 import { BadRequest } from "../../Errors.js"
+import type { ScriptError } from "../../model/errors.js"
 import { ModelClient, anthropicFromConfig, type ModelClientService } from "../../model/ModelClient.js"
 import { makeScripted } from "../../model/scripted.js"
 import { loadScript, type Script } from "../../model/script.js"
@@ -30,6 +32,7 @@ import * as Agent from "../../services/Agent.js"
 import * as Approver from "../../services/Approver.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 import type { SessionContext } from "../../Session.js"
+import * as AgentTool from "../../tools/AgentTool.js"
 import { readSource } from "../input.js"
 import { userInterrupts } from "../interrupts.js"
 import { commonOptions, cwdOf, scheduleOptions, schedulingOf, type CommonValues, type ScheduleValues } from "../options.js"
@@ -81,6 +84,8 @@ interface Prompt {
 interface SessionPlan {
   readonly values: SessionValues
   readonly client: ModelClientService
+  /** Which model each subagent runs on: the parent's, or a scripted session's subagent turns. */
+  readonly subagents: Layer.Layer<SubagentModels.SubagentModels, ScriptError, ModelClient>
   readonly format: Format
   readonly interactive: boolean
   readonly prompts: ReadonlyArray<Prompt>
@@ -92,6 +97,10 @@ interface SessionPlan {
 }
 
 const timeScaleOf = (speed: number) => (speed <= 0 ? 0 : 1 / speed)
+
+/** A scripted session's `subagent_turn` lines answer its subagents; a live model is inherited. */
+const subagentModelsOf = (scriptFile: string | undefined, cwd: string, speed: number) =>
+  scriptFile === undefined ? SubagentModels.layerInherit : SubagentModels.layerScripted(scriptFile, { cwd, timeScale: timeScaleOf(speed) })
 
 const checkNumbers = (values: SessionValues) =>
   Effect.gen(function* () {
@@ -110,6 +119,8 @@ const runSession = (plan: SessionPlan) => (session: SessionContext) =>
       const { values, format } = plan
       const transcript = yield* openTranscript(path.join(session.sessionDir, TRANSCRIPT_FILE))
       plan.recorder.attach(transcript)
+      // With a model, the pool gets the Agent tool (subagents run on the same kind of model).
+      yield* AgentTool.register().pipe(Effect.provide(plan.subagents), Effect.provideService(ModelClient, plan.client))
       const pool = yield* (yield* ToolRegistry).pool
       const agent = yield* Agent.make.pipe(Effect.provideService(ModelClient, plan.client))
       let conversation = newConversation({ ...session, transcriptPath: transcript.path })
@@ -291,7 +302,16 @@ export const run = Command.make(
       const recordedPrompt = script?.prompts[0]
       yield* withRuntime(
         values,
-        runSession({ values, client, format, interactive: isInteractive, prompts, recorder, ...(recordedPrompt === undefined ? {} : { recordedPrompt }) }),
+        runSession({
+          values,
+          client,
+          subagents: subagentModelsOf(scriptFile, cwd, values.replaySpeed),
+          format,
+          interactive: isInteractive,
+          prompts,
+          recorder,
+          ...(recordedPrompt === undefined ? {} : { recordedPrompt })
+        }),
         { approver }
       )
     })
@@ -346,6 +366,7 @@ export const replay = Command.make(
         runSession({
           values: merged,
           client,
+          subagents: subagentModelsOf(values.transcript, path.resolve(cwd), values.replaySpeed),
           format,
           interactive: false,
           prompts: read.script.prompts.map((text) => ({ text, echo: true })),

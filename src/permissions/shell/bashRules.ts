@@ -6,6 +6,7 @@ import type { PermissionRule } from "../types.js"
 import type { Word } from "./types.js"
 import type { Unit } from "./units.js"
 import { commandKey } from "./wrappers.js"
+import { memoByUnit } from "./memo.js"
 
 export type BashPattern =
   | { readonly kind: "any" }
@@ -90,8 +91,9 @@ export const compileBashPattern = (content: string | undefined): BashPattern => 
 }
 
 /** Matches a whole command string (deny/ask on the full text, or a simple candidate string). */
-export const matchesText = (pattern: BashPattern, text: string): boolean => {
-  const command = collapseWhitespace(text)
+export const matchesText = (pattern: BashPattern, text: string): boolean => matchesNormalized(pattern, collapseWhitespace(text))
+
+const matchesNormalized = (pattern: BashPattern, command: string): boolean => {
   switch (pattern.kind) {
     case "any":
       return true
@@ -121,6 +123,13 @@ export const renderWord = (word: Word): string => {
 }
 
 export const renderArgv = (argv: ReadonlyArray<Word>): string => argv.map(renderWord).join(" ")
+
+/** A unit's source text and rendered argv, whitespace-collapsed, and its env prefix text. */
+const unitTexts = memoByUnit((unit: Unit) => ({
+  text: collapseWhitespace(unit.text),
+  rendered: collapseWhitespace(renderArgv(unit.argv)),
+  env: unit.envFacts.map((e) => e.raw).join(" ")
+}))
 
 // ---------------------------------------------------------------------------------------------
 // Allow: lenient for safety (argv[0] exact, only safe env stripped, never across units)
@@ -187,9 +196,8 @@ const stringArgv = (argv: ReadonlyArray<Word>): ReadonlyArray<string> | undefine
 export const allowMatchesUnit = (pattern: BashPattern, unit: Unit, withEnv = false): boolean => {
   if (pattern.kind === "any") return unit.exactRuleOnly === undefined
   if (unit.exactRuleOnly !== undefined && pattern.kind !== "exact") return false
-  const envText = unit.envFacts.map((e) => e.raw).join(" ")
-  const rendered = renderArgv(unit.argv)
-  const candidate = withEnv && envText.length > 0 ? `${envText} ${rendered}` : rendered
+  const texts = unitTexts(unit)
+  const candidate = withEnv && texts.env.length > 0 ? `${texts.env} ${texts.rendered}` : texts.rendered
   switch (pattern.kind) {
     case "prefix": {
       if (withEnv) return matchesText(pattern, candidate)
@@ -204,7 +212,7 @@ export const allowMatchesUnit = (pattern: BashPattern, unit: Unit, withEnv = fal
       if (candidate === pattern.text) return true
       if (withEnv) return false
       // The command as written, or its words joined without quotes (`Bash(make \*)` is `make '*'`).
-      if (unit.envFacts.length === 0 && collapseWhitespace(unit.text) === pattern.text) return true
+      if (unit.envFacts.length === 0 && texts.text === pattern.text) return true
       const plain = stringArgv(unit.argv)
       return plain !== undefined && plain.every((w) => !/\s/.test(w)) && plain.join(" ") === pattern.text
     }
@@ -370,7 +378,8 @@ export const strictMatchesUnit = (pattern: BashPattern, unit: Unit): StrictMatch
   let result = strictOnArgv(pattern, unit.argv)
   if (result === "match") return result
   // The text forms catch rules written with quotes or odd spacing.
-  if (matchesText(pattern, unit.text) || matchesText(pattern, renderArgv(unit.argv))) return "match"
+  const texts = unitTexts(unit)
+  if (matchesNormalized(pattern, texts.text) || matchesNormalized(pattern, texts.rendered)) return "match"
   const argv = stringArgv(unit.argv) ?? unit.argv
   const key = typeof argv[0] === "string" ? commandKey(argv[0]) : ""
   if (COMMAND_RUNNERS.has(key)) {

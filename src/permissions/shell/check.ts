@@ -113,15 +113,6 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
   const bypass = ctx.mode === "bypassPermissions"
   let resolvedWorkingDirs: WorkingDirs | undefined
   const realWorkingDirs = (): WorkingDirs => (resolvedWorkingDirs ??= workingDirsOf(workingDirs))
-  const readOnlyCache = new Map<number, ReturnType<typeof readOnlyVerdict>>()
-  const readOnlyOf = (index: number) => {
-    let verdict = readOnlyCache.get(index)
-    if (verdict === undefined) {
-      verdict = readOnlyVerdict(units[index]!)
-      readOnlyCache.set(index, verdict)
-    }
-    return verdict
-  }
 
   // ---- a. deny ------------------------------------------------------------------------------
   // The first deny decides; the rest of the evaluation still runs so that every subcommand gets
@@ -142,8 +133,9 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
   }
 
   // A deny or ask rule that a value only known at run time could make match: ask.
+  const denyAndAsk = [...denyRules, ...askRules]
   units.forEach((unit, index) => {
-    for (const { rule, pattern } of [...denyRules, ...askRules]) {
+    for (const { rule, pattern } of denyAndAsk) {
       const match = strictMatchesUnit(pattern, unit)
       if (match === "possible" || (match === "match" && rule.behavior === "ask")) {
         addAsk({ priority: PRIORITY.askRule, message: askRuleMessage(rule), reason: { type: "rule", rule }, always: true, unit: index })
@@ -226,7 +218,7 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
     }
     // Path arguments of file commands.
     const files = filePaths(unit)
-    const ro = readOnlyOf(index)
+    const ro = readOnlyVerdict(unit)
     const readArgs = readPathOperands(unit) ?? []
     const reads: Array<WordFacts> = [...(files?.reads ?? []), ...readArgs, ...(ro.readOnly ? ro.paths.filter((p) => !(files?.writes ?? []).includes(p)) : [])]
     for (const word of reads) {
@@ -364,9 +356,12 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
     if (approve(index) !== undefined) continue
     const guards = guardsByUnit[index]!
     if (hasOnlySafeEnv(unit) && guards.length === 0) {
-      const ro = readOnlyOf(index)
+      const ro = readOnlyVerdict(unit)
       if (ro.readOnly) {
-        const inside = readOnlyPathsInside(ro.isCd === true ? [cdOperand(unit)] : ro.paths, dirsFor(unit), home, realWorkingDirs(), ro.isCd === true)
+        // Files read through `<` count as read paths too (`cat < ~/.ssh/id_rsa`).
+        const inputs = (unit.redirects as ReadonlyArray<RedirectFacts>).filter((r) => r.op === "<" || r.op === "<>").map((r) => r.facts)
+        const paths = ro.isCd === true ? [cdOperand(unit)] : [...ro.paths, ...inputs]
+        const inside = readOnlyPathsInside(paths, dirsFor(unit), home, realWorkingDirs(), ro.isCd === true)
         if (inside) {
           approvals.set(index, { kind: "readOnly", detail: ro.isCd === true ? "cd inside the working directories" : `${keyOf(unit)} is a read-only command` })
           continue
@@ -395,7 +390,7 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
     })
   }
 
-  return finish(command, analysis, deny, asks, approvals, bypass, unitAsks)
+  return finish(analysis, deny, asks, approvals, bypass, unitAsks)
 })
 
 // ---------------------------------------------------------------------------------------------
@@ -506,7 +501,6 @@ const acceptEditsApproves = (
 }
 
 const finish = (
-  command: string,
   analysis: Analysis,
   deny: Deny | undefined,
   asks: ReadonlyArray<Ask>,
@@ -571,6 +565,5 @@ const finish = (
       : byMode?.kind === "mode"
         ? { type: "mode", mode: "acceptEdits", detail: byMode.detail }
         : { type: "readOnly", detail: values.find((a) => a.kind === "readOnly")?.detail ?? "nothing in the command needs approval" }
-  void command
   return { behavior: "allow", message: "", reason, forced: false, subcommands, suggestions: [] }
 }

@@ -8,6 +8,7 @@ import { SAFE_ENV_VARS } from "./bashRules.js"
 import { parseSedArgs, scanSedScript } from "./sedScript.js"
 import type { Unit } from "./units.js"
 import { commandKey } from "./wrappers.js"
+import { memoByUnit } from "./memo.js"
 
 /** Programs with flags that run programs or write files: unknown or globbed arguments could become such flags. */
 export const EXEC_CAPABLE = new Set([
@@ -286,7 +287,7 @@ const programGuard = (key: string, unit: Unit): string | undefined => {
 }
 
 /** Every guard that fires on this unit (static: no context needed). */
-export const unitGuards = (unit: Unit): ReadonlyArray<string> => {
+export const unitGuards = memoByUnit((unit: Unit): ReadonlyArray<string> => {
   const found: Array<string> = []
   const argv0 = unit.argv[0]
   const key = typeof argv0 === "string" ? commandKey(argv0) : ""
@@ -324,4 +325,4 @@ export const unitGuards = (unit: Unit): ReadonlyArray<string> => {
     if (words.some((w) => w.unquotedGlob)) found.push(`an unquoted glob in the arguments of ${key}`)
   }
   return found
-}
+})

@@ -128,17 +128,19 @@ export const parseSync = (source: string, deadlineMs: number = PARSE_DEADLINE_MS
   if (state._tag !== "Ready") return { _tag: "Failed", reason: parserUnavailable() ?? "the shell parser is not available" }
   if (source.length > maxLength) return { _tag: "Failed", reason: `the command is longer than ${maxLength} characters` }
   const loaded = state.loaded
-  const deadline = performance.now() + deadlineMs
   try {
-    const tree = loaded.parser.parse(source, null, {
-      // Returning true cancels the parse (the .d.ts says void; the runtime honours the boolean).
-      progressCallback: (() => performance.now() > deadline) as unknown as (s: TreeSitter.ParseState) => void
-    })
-    if (tree === null) {
+    // A second attempt keeps a stall of the process (GC, a busy machine) from failing an ordinary
+    // command; pathological input runs out of time on both.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const deadline = performance.now() + deadlineMs
+      const tree = loaded.parser.parse(source, null, {
+        // Returning true cancels the parse (the .d.ts says void; the runtime honours the boolean).
+        progressCallback: (() => performance.now() > deadline) as unknown as (s: TreeSitter.ParseState) => void
+      })
+      if (tree !== null) return { _tag: "Parsed", tree }
       loaded.parser.reset()
-      return { _tag: "Failed", reason: "parsing the command took too long" }
     }
-    return { _tag: "Parsed", tree }
+    return { _tag: "Failed", reason: "parsing the command took too long" }
   } catch (error) {
     // The Parser instance is dead after a WASM abort, and the module may be too: reload it all.
     // Until the reload is done every command is "too complex"; ensureShellParser waits for it.

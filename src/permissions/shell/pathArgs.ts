@@ -6,6 +6,7 @@ import { parseSedArgs } from "./sedScript.js"
 import type { Unit } from "./units.js"
 import type { WordFacts } from "./words.js"
 import { commandKey } from "./wrappers.js"
+import { memoByUnit } from "./memo.js"
 
 export interface FilePaths {
   readonly reads: ReadonlyArray<WordFacts>
@@ -67,7 +68,7 @@ const split = (words: ReadonlyArray<WordFacts>, layout: Layout): { operands: Arr
 const NO_VALUES: Layout = { shortValues: "", longValues: [] }
 
 /** The paths a file command reads and writes; undefined for commands that are not file commands. */
-export const filePaths = (unit: Unit): FilePaths | undefined => {
+export const filePaths = memoByUnit((unit: Unit): FilePaths | undefined => {
   const argv0 = unit.argv[0]
   if (typeof argv0 !== "string" || unit.role === "test") return undefined
   const key = commandKey(argv0)
@@ -134,4 +135,4 @@ export const filePaths = (unit: Unit): FilePaths | undefined => {
     default:
       return undefined
   }
-}
+})

@@ -40,18 +40,19 @@ export const isInsideDir = (child: string, dir: string): boolean => {
 export const realPathOf = (abs: string): string => {
   let current = abs
   const rest: Array<string> = []
-  for (let i = 0; i < 64; i++) {
-    try {
-      const real = fs.realpathSync.native(current)
-      return rest.length === 0 ? real : path.join(real, ...rest.reverse())
-    } catch {
-      const parent = path.dirname(current)
-      if (parent === current) return abs
-      rest.push(path.basename(current))
-      current = parent
-    }
+  // existsSync does not throw: far cheaper than realpath failing on each missing level.
+  for (let i = 0; i < 256 && !fs.existsSync(current); i++) {
+    const parent = path.dirname(current)
+    if (parent === current) return abs
+    rest.push(path.basename(current))
+    current = parent
   }
-  return abs
+  try {
+    const real = fs.realpathSync.native(current)
+    return rest.length === 0 ? real : path.join(real, ...rest.reverse())
+  } catch {
+    return abs
+  }
 }
 
 /** Working directories with their real paths, computed once per check. */
@@ -60,7 +61,21 @@ export interface WorkingDirs {
   readonly real: ReadonlyArray<string>
 }
 
-export const workingDirsOf = (dirs: ReadonlyArray<string>): WorkingDirs => ({ lexical: dirs, real: dirs.map(realPathOf) })
+// Working directories change rarely; their real paths are remembered briefly across checks.
+const WORKING_DIR_TTL_MS = 2_000
+const workingDirCache = new Map<string, { readonly real: string; readonly at: number }>()
+
+const realWorkingDir = (dir: string): string => {
+  const now = Date.now()
+  const hit = workingDirCache.get(dir)
+  if (hit !== undefined && now - hit.at < WORKING_DIR_TTL_MS) return hit.real
+  if (workingDirCache.size > 64) workingDirCache.clear()
+  const real = realPathOf(dir)
+  workingDirCache.set(dir, { real, at: now })
+  return real
+}
+
+export const workingDirsOf = (dirs: ReadonlyArray<string>): WorkingDirs => ({ lexical: dirs, real: dirs.map(realWorkingDir) })
 
 /** Is the path (lexically, and with symlinks resolved) inside one of the directories? */
 export const isInsideWorkingDirs = (abs: string, dirs: WorkingDirs): boolean => {

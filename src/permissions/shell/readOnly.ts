@@ -8,6 +8,7 @@ import type { Unit } from "./units.js"
 import type { WordFacts } from "./words.js"
 import { parseSedArgs, scanSedScript } from "./sedScript.js"
 import { commandKey } from "./wrappers.js"
+import { memoByUnit } from "./memo.js"
 
 export type ReadOnlyVerdict =
   | { readonly readOnly: true; readonly paths: ReadonlyArray<WordFacts>; readonly isCd?: boolean }
@@ -332,7 +333,7 @@ const findRoots = (words: ReadonlyArray<WordFacts>): Array<WordFacts> => {
  * The operands of a known read command that name files (whatever its other arguments), for the
  * Read deny check; undefined for other programs.
  */
-export const readPathOperands = (unit: Unit): ReadonlyArray<WordFacts> | undefined => {
+export const readPathOperands = memoByUnit((unit: Unit): ReadonlyArray<WordFacts> | undefined => {
   const argv0 = unit.argv[0]
   if (typeof argv0 !== "string" || unit.role !== "plain") return undefined
   const spec = SPECS[commandKey(argv0)]
@@ -340,13 +341,13 @@ export const readPathOperands = (unit: Unit): ReadonlyArray<WordFacts> | undefin
   if (spec.paths === "findRoots") return findRoots(unit.words)
   const { operands, patternFromOption } = operandsOf(unit.words, spec)
   return spec.paths === "afterPattern" && !patternFromOption ? operands.slice(1) : operands
-}
+})
 
 /**
  * Is this unit read-only by itself? Read-only units also give the operands that are paths; the
  * caller checks them against the working directories.
  */
-export const readOnlyVerdict = (unit: Unit): ReadOnlyVerdict => {
+export const readOnlyVerdict = memoByUnit((unit: Unit): ReadOnlyVerdict => {
   switch (unit.role) {
     case "test":
     case "redirect-only":
@@ -428,4 +429,4 @@ export const readOnlyVerdict = (unit: Unit): ReadOnlyVerdict => {
     case "findRoots":
       return { readOnly: true, paths: findRoots(words) }
   }
-}
+})

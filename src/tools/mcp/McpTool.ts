@@ -105,6 +105,7 @@ export const makeMcpTool = (spec: McpToolSpec): AnyTool => {
     userFacingName: () => `${spec.serverName} - ${listing.title ?? listing.name} (MCP)`,
     mcp: { serverName: spec.serverName, toolName: listing.name, source: spec.scope },
     shouldDefer: !(spec.alwaysLoad || listing._meta?.["anthropic/alwaysLoad"] === true),
-    requiresUserInteraction: listing._meta?.["anthropic/requiresUserInteraction"] === true
+    requiresUserInteraction: listing._meta?.["anthropic/requiresUserInteraction"] === true,
+    ...(typeof listing._meta?.["anthropic/searchHint"] === "string" ? { searchHint: listing._meta["anthropic/searchHint"] as string } : {})
   })
 }

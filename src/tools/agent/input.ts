@@ -1,0 +1,43 @@
+/**
+ * The Agent tool's input (claude-code-spec §3.2): `description` (3–5 words), `prompt`,
+ * `subagent_type?`, `model?`, and the other fields Claude Code's schema has. The schema is not
+ * strict, as in Claude Code: unknown keys are dropped, not errors. The model is shown only the
+ * fields toolgate acts on; `run_in_background` and `isolation` are decoded so that a call asking
+ * for them is refused (validateInput) instead of silently run in the foreground or in place;
+ * `effort`, `name`, `team_name` and the deprecated `mode` are accepted and ignored (a subagent
+ * never gets a looser permission mode than its parent).
+ */
+import { Schema } from "effect"
+import { BooleanLike, optional } from "../schemas.js"
+
+export const MODEL_ALIASES = ["sonnet", "opus", "haiku", "fable"] as const
+
+const JSON_SCHEMA = {
+  type: "object",
+  properties: {
+    description: { type: "string", description: "A short (3-5 word) description of the task" },
+    prompt: { type: "string", description: "The task for the agent to perform: everything it needs to know, since it does not see this conversation" },
+    subagent_type: { type: "string", description: "The type of agent to use (default: general-purpose)" },
+    model: {
+      type: "string",
+      enum: [...MODEL_ALIASES],
+      description: "Optional model for this agent; by default the agent type's model (or this conversation's)"
+    }
+  },
+  required: ["description", "prompt"]
+}
+
+export const AgentInput = Schema.Struct({
+  description: Schema.String,
+  prompt: Schema.String,
+  subagent_type: optional(Schema.String),
+  model: optional(Schema.Literal(...MODEL_ALIASES)),
+  effort: optional(Schema.String),
+  run_in_background: optional(BooleanLike),
+  name: optional(Schema.String),
+  team_name: optional(Schema.String),
+  mode: optional(Schema.String),
+  isolation: optional(Schema.Literal("worktree", "remote"))
+}).annotations({ parseOptions: { onExcessProperty: "ignore" }, jsonSchema: JSON_SCHEMA })
+
+export type AgentInput = typeof AgentInput.Type
