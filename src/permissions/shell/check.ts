@@ -27,7 +27,7 @@ import { escapeForDisplay } from "./hygiene.js"
 import { ensureShellParser } from "./parser.js"
 import { ACCEPT_EDITS_COMMANDS, FILE_WRITERS, filePaths } from "./pathArgs.js"
 import { globBase, isInsideWorkingDirs, resolvePathWord, workingDirsOf, type Dirs, type WorkingDirs } from "./paths.js"
-import { protectedReason } from "./protectedPaths.js"
+import { protectedComponent } from "../protectedPaths.js"
 import { readOnlyVerdict, readPathOperands } from "./readOnly.js"
 import { suggestRules } from "./suggest.js"
 import type { BashCheckContext, BashVerdict, PathVerdict } from "./types.js"
@@ -252,7 +252,13 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
         }
         for (const abs of resolved.paths) {
           // Shell file commands may only write inside the working directories, never protected paths.
-          const sensitive = protectedReason(abs) ?? (isInsideWorkingDirs(word.unquotedGlob ? (globBase(abs)?.base ?? abs) : abs, realWorkingDirs()) ? undefined : `${abs} is outside the working directories`)
+          const protectedName = protectedComponent(abs)
+          const sensitive =
+            protectedName !== undefined
+              ? `${abs} is protected (${protectedName})`
+              : isInsideWorkingDirs(word.unquotedGlob ? (globBase(abs)?.base ?? abs) : abs, realWorkingDirs())
+                ? undefined
+                : `${abs} is outside the working directories`
           if (sensitive !== undefined) {
             addAsk({ priority: PRIORITY.path, message: guardMessage(`${keyOf(unit)} writes ${sensitive.replace(`${abs} is `, `${abs}, which is `)}`), reason: safety(sensitive), always: false, unit: index })
           }

@@ -762,6 +762,18 @@ export class Walker implements WordSink {
     if (body.namedChildCount === 0 && /[$`]/.test(text.replace(/\\[\\$`]/g, ""))) expands = true
     if (!expands) return
     this.complex("expansions in an unquoted here-document")
+    // The body is not always parsed (`<<-`): the raw-text deny scan applies as well.
+    this.state.rawScan = true
+    if (body.namedChildCount === 0) {
+      for (const inner of dollarParenBodies(text)) {
+        this.complexRegion++
+        try {
+          this.nestedScript(inner, this.depth + 1, "substitution")
+        } finally {
+          this.complexRegion--
+        }
+      }
+    }
     // tree-sitter leaves backticks in the body as text; parse them so deny rules still see them.
     for (const match of text.matchAll(/`((?:[^`\\]|\\.)*)`/g)) {
       const inner = match[1]!.replace(/\\([\\$`])/g, "$1")
@@ -773,6 +785,23 @@ export class Walker implements WordSink {
       }
     }
   }
+}
+
+/** The bodies of `$( … )` in text tree-sitter left unparsed (parentheses counted, quotes ignored). */
+const dollarParenBodies = (text: string): Array<string> => {
+  const bodies: Array<string> = []
+  for (let i = text.indexOf("$("); i !== -1; i = text.indexOf("$(", i + 2)) {
+    if (text[i + 2] === "(") continue // arithmetic
+    let depth = 1
+    let j = i + 2
+    for (; j < text.length && depth > 0; j++) {
+      if (text[j] === "\\") j++
+      else if (text[j] === "(") depth++
+      else if (text[j] === ")") depth--
+    }
+    bodies.push(text.slice(i + 2, depth === 0 ? j - 1 : j))
+  }
+  return bodies
 }
 
 /** The extra arguments xargs and find -exec pass at run time. */

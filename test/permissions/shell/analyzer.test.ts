@@ -155,7 +155,11 @@ describe("shell analyzer", () => {
       expect(suggestRules([cmd("make"), cmd("make")])).toHaveLength(1)
     })
     it("never a broad prefix of a program that runs other programs", () => {
-      const dangerous = ["bash", "sh", "zsh", "env", "xargs", "sudo", "find", "python", "python3", "node", "perl", "ruby", "eval", "exec", "timeout", "nice", "watch", "npx", "awk"]
+      const dangerous = ["bash", "sh", "zsh", "env", "xargs", "sudo", "find", "python", "python3", "node", "perl", "ruby", "eval", "exec", "timeout", "nice", "watch", "awk", "curl"]
+      // npx, git and docker get a prefix only with the package or subcommand named.
+      expect(suggestRules([cmd("npx", "tsc", "--noEmit")])).toEqual([{ rule: "Bash(npx tsc:*)", behavior: "allow" }])
+      expect(suggestRules([cmd("npx", "-y", "cowsay")])).toEqual([{ rule: "Bash(npx -y cowsay)", behavior: "allow" }])
+      expect(suggestRules([cmd("git")])).toEqual([{ rule: "Bash(git)", behavior: "allow" }])
       fc.assert(
         fc.property(fc.constantFrom(...dangerous), fc.array(fc.constantFrom("-c", "x", "ls", "-e", "run", "*", "a b"), { maxLength: 3 }), (program, args) => {
           for (const s of suggestRules([cmd(program, ...args)])) {
