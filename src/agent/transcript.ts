@@ -11,6 +11,8 @@
  * - `tool_results`: the user message answering the assistant message
  * - `prompt_end`: why the model stopped (end_turn, max_turns, interrupted, …), turns, usage
  * - `session_end`
+ * - `subagent_start`, `subagent_turn` (a subagent's `model_turn`), `subagent_tool_call`, … : a
+ *   subagent's lines, tagged with `agent` (its description), `agent_id` and `agent_type`
  * A transcript is a valid script for the scripted model (`toolgate replay`, `--replay`).
  */
 import { Effect, type Scope } from "effect"

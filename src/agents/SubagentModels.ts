@@ -1,17 +1,19 @@
 /**
- * Which model client runs a subagent. `layerInherit` gives every subagent the parent's
- * ModelClient; `layerScripted` routes subagents to the `subagent_turn` lines of a scripted
- * session by their description (or prompt) — see scriptedSubagents.ts — and, when the script
- * has no such lines at all, to the parent's client (its turns then go to whichever request comes
- * next, which is deterministic only for one subagent at a time).
- *
- * The requested model (`model` of the call, else the type's) is passed along; the layers here
- * cannot switch models (the ModelClient stage has one model), so they use the parent's. A layer
- * of your own can honour it.
+ * Which model client runs a subagent.
+ * - `layerInherit`: every subagent runs on the parent's ModelClient.
+ * - `layerAnthropicConfig` (live Claude): the model is `TOOLGATE_SUBAGENT_MODEL` (else
+ *   `CLAUDE_CODE_SUBAGENT_MODEL`) when set; otherwise the call's `model`, else the type's:
+ *   `inherit` is the parent's; an alias (`sonnet`, `opus`, `haiku`, `fable`) is
+ *   `ANTHROPIC_DEFAULT_<ALIAS>_MODEL` when set and the parent's model otherwise (toolgate does not
+ *   guess model ids); any other name is used as the model id. Clients are made once per model.
+ * - `layerScripted`: routes subagents to the `subagent_turn` lines of a scripted session by their
+ *   description (or prompt) — see scriptedSubagents.ts — and, when the script has no such lines
+ *   at all, to the parent's client (its turns then go to whichever request comes next, which is
+ *   deterministic only for one subagent at a time).
  */
-import { Context, Effect, Layer } from "effect"
-import { ScriptError } from "../model/errors.js"
-import { ModelClient, type ModelClientService } from "../model/ModelClient.js"
+import { Config, Context, Effect, Layer, Option } from "effect"
+import { ScriptError, type ModelError } from "../model/errors.js"
+import { anthropicFromConfig, ModelClient, type ModelClientService } from "../model/ModelClient.js"
 import type { RetryPolicy } from "../model/retry.js"
 import type { Script } from "../model/script.js"
 import { makeScripted } from "../model/scripted.js"
@@ -22,12 +24,12 @@ export interface SubagentModelRequest {
   readonly agentType: string
   readonly description: string
   readonly prompt: string
-  /** `inherit`, or the alias / name the call or the type asked for. */
+  /** `inherit`, or the alias / model name the call (else the type) asked for. */
   readonly model: string
 }
 
 export interface SubagentModelsService {
-  readonly clientFor: (request: SubagentModelRequest) => Effect.Effect<ModelClientService, ScriptError>
+  readonly clientFor: (request: SubagentModelRequest) => Effect.Effect<ModelClientService, ModelError>
 }
 
 export class SubagentModels extends Context.Tag("toolgate/SubagentModels")<SubagentModels, SubagentModelsService>() {}
@@ -37,6 +39,40 @@ export const layerInherit: Layer.Layer<SubagentModels, never, ModelClient> = Lay
   SubagentModels,
   Effect.map(ModelClient, (parent) => SubagentModels.of({ clientFor: () => Effect.succeed(parent) }))
 )
+
+const optionalString = (name: string) =>
+  Config.option(Config.nonEmptyString(name)).pipe(Effect.orElseSucceed(() => Option.none<string>()), Effect.map(Option.getOrUndefined))
+
+const ALIASES = new Set(["sonnet", "opus", "haiku", "fable"])
+
+/** Claude for subagents, configured like the parent (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, …). */
+export const makeAnthropicConfig = Effect.gen(function* () {
+  const parent = yield* ModelClient
+  const fixed = (yield* optionalString("TOOLGATE_SUBAGENT_MODEL")) ?? (yield* optionalString("CLAUDE_CODE_SUBAGENT_MODEL"))
+  const aliases = new Map<string, string>()
+  for (const alias of ALIASES) {
+    const id = yield* optionalString(`ANTHROPIC_DEFAULT_${alias.toUpperCase()}_MODEL`)
+    if (id !== undefined) aliases.set(alias, id)
+  }
+  const clients = new Map<string, ModelClientService>([[parent.model, parent]])
+  const modelFor = (requested: string): string => {
+    if (fixed !== undefined) return fixed
+    if (requested === "inherit" || requested === "") return parent.model
+    if (ALIASES.has(requested)) return aliases.get(requested) ?? parent.model
+    return requested
+  }
+  return SubagentModels.of({
+    clientFor: (request) =>
+      Effect.suspend(() => {
+        const model = modelFor(request.model)
+        const known = clients.get(model)
+        if (known !== undefined) return Effect.succeed(known)
+        return Effect.tap(anthropicFromConfig(model), (client) => Effect.sync(() => void clients.set(model, client)))
+      })
+  })
+})
+
+export const layerAnthropicConfig: Layer.Layer<SubagentModels, never, ModelClient> = Layer.effect(SubagentModels, makeAnthropicConfig)
 
 export interface ScriptedSubagentOptions {
   /** The session's working directory (for `{{cwd}}`). */
@@ -61,7 +97,9 @@ export const makeScriptedFrom = (scripts: ReadonlyMap<string, Script>, options: 
         })
       )
     }
-    const file = scripts.values().next().value?.file.replace(/#.*$/, "") ?? "script"
+    const first = scripts.entries().next().value
+    // each script is named `<file>#<key>`
+    const file = first === undefined ? "script" : first[1].file.slice(0, first[1].file.length - first[0].length - 1)
     return SubagentModels.of({
       clientFor: (request) => {
         if (clients.size === 0) return Effect.succeed(parent)

@@ -3,8 +3,8 @@
  * the pool; `Explore` and `Plan` lose the editing tools (Edit, Write, NotebookEdit) as in Claude
  * Code, and toolgate also holds every one of their calls to the tool's own `isReadOnly(input)`
  * (so a Bash command that writes is refused rather than left to the prompt). Claude Code runs
- * Explore on Haiku; the model is recorded, and used when the SubagentModels stage can switch.
- * The prompts are toolgate's own words.
+ * Explore on Haiku: on Claude, toolgate's `haiku` is `ANTHROPIC_DEFAULT_HAIKU_MODEL` when set,
+ * else the parent's model (SubagentModels). The prompts are toolgate's own words.
  */
 import type { AgentDefinition } from "./definitions.js"
 

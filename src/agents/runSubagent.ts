@@ -125,7 +125,8 @@ export const runSubagent = (
         at: new Date(startedAt).toISOString(),
         description: request.description,
         prompt: request.prompt,
-        model: model === "inherit" ? client.model : model,
+        model: client.model,
+        requested_model: model,
         tools: pool.tools.map((t) => t.name)
       })
 
@@ -172,7 +173,7 @@ export const runSubagent = (
         agentType: definition.name,
         description: request.description,
         prompt: request.prompt,
-        model,
+        model: client.model,
         text: outcome.text,
         stop: outcome.stop,
         turns: outcome.turns,
@@ -184,4 +185,4 @@ export const runSubagent = (
       if (failure !== undefined) return yield* new ToolError({ reason: failure, response: output })
       return output
     })
-  )
+  ).pipe(Effect.withSpan("Agent.subagent", { attributes: { agentType: request.definition.name } }))

@@ -10,6 +10,7 @@ import { Settings } from "../services/Settings.js"
 import { ToolRegistry } from "../services/ToolRegistry.js"
 import { McpClients } from "../services/McpClients.js"
 import { unknownToolWarnings } from "../permissions/ruleValidation.js"
+import { AGENT_TOOL_NAME } from "../agents/pool.js"
 import { type CommonValues, runtimeOptions } from "./options.js"
 
 /** Provides the runtime to `program`, with a session built from the loaded settings. */
@@ -27,7 +28,8 @@ export const withRuntime = <A, E>(
     for (const error of loaded.errors) yield* Console.error(`toolgate: settings error: ${error.message}`)
     for (const notice of yield* (yield* McpClients).notices) yield* Console.error(`toolgate: ${notice}`)
     const pool = yield* (yield* ToolRegistry).pool
-    for (const warning of unknownToolWarnings(loaded.rules, pool.tools.map((t) => t.name))) {
+    // the Agent tool joins the pool once a model is configured (`run`), after this check
+    for (const warning of unknownToolWarnings(loaded.rules, [...pool.tools.map((t) => t.name), AGENT_TOOL_NAME])) {
       yield* Console.error(`toolgate: warning: ${warning}`)
     }
     const sessionDir = Option.getOrUndefined(values.sessionDir)

@@ -6,6 +6,7 @@
  * throws, an invalid tool, an untrusted project's modules) are kept on the service and, unless
  * `reportWarnings: false`, printed to stderr.
  */
+import { AGENT_TOOL_NAME } from "../agents/pool.js"
 import { Console, Context, Effect, Layer } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -76,7 +77,8 @@ export const loadExtensions = (options: ResolvedExtensionsOptions, builtinNames:
       )
     }
     const allowed = modules.filter((m) => options.trustProject || m.source !== "project")
-    const taken = new Set(builtinNames)
+    // The Agent tool joins the pool later (when a model is configured): its name is taken too.
+    const taken = new Set([...builtinNames, AGENT_TOOL_NAME])
     if (scan.skills.length > 0) taken.add(SKILL_TOOL_NAME)
     const custom = allowed.length === 0 ? { tools: [], origins: new Map<string, string>(), warnings: [] } : yield* Effect.promise(() => loadCustomTools(allowed, taken))
     warnings.push(...custom.warnings)

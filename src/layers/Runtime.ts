@@ -6,6 +6,9 @@ import { Layer } from "effect"
 import type { AnyTool } from "../Tool.js"
 import * as Approver from "../services/Approver.js"
 import * as Extensions from "../extensions/Extensions.js"
+import type { ModelClient } from "../model/ModelClient.js"
+import * as Agent from "../services/Agent.js"
+import * as AgentTool from "../tools/AgentTool.js"
 import * as CallPipeline from "../services/CallPipeline.js"
 import * as FileState from "../services/FileState.js"
 import * as McpClients from "../services/McpClients.js"
@@ -73,3 +76,15 @@ export const layer = (options: RuntimeOptions) => {
     Layer.provideMerge(extended)
   )
 }
+
+/**
+ * The runtime plus the agent: the `Agent` loop on the given model, and the `Agent` tool
+ * (subagents on the same model) in the pool.
+ */
+export const layerWithAgent = (
+  options: RuntimeOptions & { readonly model: Layer.Layer<ModelClient>; readonly agents?: AgentTool.AgentToolOptions }
+) =>
+  Layer.merge(Agent.layer, AgentTool.layerInheritModel(options.agents)).pipe(
+    Layer.provideMerge(options.model),
+    Layer.provideMerge(layer(options))
+  )

@@ -6,7 +6,7 @@
  * tools, the turn limit, a user interrupt, or a hook's halt. `pause_turn` is resumed;
  * `refusal`, `max_tokens` and a model error end the prompt cleanly with every tool_use answered.
  */
-import { Clock, Context, Effect, Layer, Queue, Stream } from "effect"
+import { Clock, Context, Effect, Layer, Option, Queue, Stream } from "effect"
 import {
   answerEveryToolUse,
   appendAssistant,
@@ -31,6 +31,9 @@ import { describeReason } from "../permissions/types.js"
 import type { Halt } from "./CallPipeline.js"
 import { Scheduler } from "./Scheduler.js"
 import { ToolRegistry } from "./ToolRegistry.js"
+import { DeferredTools } from "../tools/toolsearch/DeferredTools.js"
+import type { SessionContext } from "../Session.js"
+import type { AnyTool } from "../Tool.js"
 
 /** Why a prompt ended. */
 export type StopKind =
@@ -108,9 +111,19 @@ export const make = Effect.gen(function* () {
   const scheduler = yield* Scheduler
   const registry = yield* ToolRegistry
 
+  // With tool search on, deferred tools are named in the system prompt and sent once loaded.
+  const deferred = yield* Effect.serviceOption(DeferredTools)
+  const toolsFor = (messages: ReadonlyArray<ModelMessage>) =>
+    Option.isSome(deferred)
+      ? deferred.value.forTurn(messages)
+      : Effect.map(registry.pool, (pool) => ({ apiTools: pool.apiSchemas, promptTools: pool.tools, systemPromptSection: undefined }))
+  const systemFor = (tools: { readonly promptTools: ReadonlyArray<AnyTool>; readonly systemPromptSection: string | undefined }, session: SessionContext, options?: SystemPromptOptions) => {
+    const append = [tools.systemPromptSection, options?.append].filter((part): part is string => part !== undefined).join("\n\n")
+    return buildSystemPrompt(tools.promptTools, session, append === "" ? options : { ...options, append })
+  }
+
   const systemPrompt = Effect.fn("Agent.systemPrompt")(function* (conversation: Conversation, options?: SystemPromptOptions) {
-    const pool = yield* registry.pool
-    return buildSystemPrompt(pool.tools, conversation.session, options)
+    return systemFor(yield* toolsFor(conversation.messages), conversation.session, options)
   })
 
   const record = (transcript: Transcript, turn: number, out: TurnOutput, assistant: ModelMessage | undefined) =>
@@ -161,8 +174,7 @@ export const make = Effect.gen(function* () {
     const emit = options.onEvent ?? (() => Effect.void)
     const transcript = options.transcript ?? noTranscript
     const maxTurns = options.maxTurns ?? Number.POSITIVE_INFINITY
-    const pool = yield* registry.pool
-    const system = buildSystemPrompt(pool.tools, conversation.session, options.systemPrompt)
+    const system = systemFor(yield* toolsFor(conversation.messages), conversation.session, options.systemPrompt)
 
     const userBlocks = promptBlocks(input)
     let messages = appendUser(conversation.messages, userBlocks)
@@ -209,7 +221,7 @@ export const make = Effect.gen(function* () {
       current = queue
       const out = yield* runTurn(model, scheduler, {
         turn,
-        request: { system, messages, tools: pool.apiSchemas },
+        request: { system, messages, tools: (yield* toolsFor(messages)).apiTools },
         session,
         scheduling: options.scheduling ?? {},
         interrupts: queue,

@@ -54,11 +54,18 @@ const runtime = (rules: ReadonlyArray<string>) => {
 
 const resultText = (run: Scheduler.MessageRun, index: number) => contentText(run.outcomes[index]!.result.content)
 
+/** Runs `body` with the runtime built in a scope of its own, which is closed even when the body fails. */
+const withRuntime = <A>(rules: ReadonlyArray<string>, body: (services: Context.Context<Layer.Layer.Success<ReturnType<typeof runtime>>>, scope: Scope.CloseableScope) => Effect.Effect<A>) =>
+  Effect.gen(function* () {
+    const scope = yield* Scope.make()
+    return yield* Effect.flatMap(Layer.buildWithScope(runtime(rules), scope), (services) => body(services, scope)).pipe(
+      Effect.ensuring(Scope.close(scope, Exit.void))
+    )
+  })
+
 describe("background shells in a runtime", () => {
   it.live("the pool has the background Bash, TaskOutput and TaskStop; legacy names reach them; permissions apply as in the foreground", () =>
-    Effect.gen(function* () {
-      const scope = yield* Scope.make()
-      const services = yield* Layer.buildWithScope(runtime(["Bash(echo *)"]), scope)
+    withRuntime(["Bash(echo *)"], (services, scope) => Effect.gen(function* () {
       const pool = yield* Context.get(services, ToolRegistry.ToolRegistry).pool
       expect(pool.tools.map((t) => t.name)).toEqual(["Bash", "Read", "TaskOutput", "TaskStop"])
       expect(pool.lookup("BashOutput")?.name).toBe("TaskOutput")
@@ -86,12 +93,10 @@ describe("background shells in a runtime", () => {
       const unknown = yield* scheduler.runMessage([toolUse("t3", "KillShell", { shell_id: "bmissing" })], { session })
       expect(resultText(unknown, 0)).toBe("<tool_use_error>No task found with ID: bmissing</tool_use_error>")
       yield* Scope.close(scope, Exit.void)
-    }))
+    })))
 
   it.live("closing the runtime's scope stops every background process, children included", () =>
-    Effect.gen(function* () {
-      const scope = yield* Scope.make()
-      const services = yield* Layer.buildWithScope(runtime(["Bash"]), scope)
+    withRuntime(["Bash"], (services, scope) => Effect.gen(function* () {
       const scheduler = Context.get(services, Scheduler.Scheduler)
       const pids = (name: string) => path.join(box.project, name)
       // One ignores SIGTERM, so the grace period and SIGKILL are needed too.
@@ -113,5 +118,5 @@ describe("background shells in a runtime", () => {
       yield* Scope.close(scope, Exit.void)
       // No polling: when the scope has closed, nothing may be left.
       expect(all.filter(isProcessAlive)).toEqual([])
-    }))
+    })))
 })

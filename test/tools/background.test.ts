@@ -5,7 +5,8 @@ import * as path from "node:path"
 import { afterEach, beforeEach } from "vitest"
 import { make as makeBackgroundTasks } from "../../src/tools/background/BackgroundTasks.js"
 import { makeBackgroundTools, withBackgroundTools } from "../../src/tools/background/BackgroundTools.js"
-import { BACKGROUND_DISABLED } from "../../src/tools/background/settings.js"
+import { completeUtf8Length, openOutputFile, readNewOutput } from "../../src/tools/background/outputFile.js"
+import { BACKGROUND_DISABLED, backgroundTimeoutMs, taskOutputWaitMs } from "../../src/tools/background/settings.js"
 import { isProcessAlive } from "../../src/tools/bash/processGroup.js"
 import { BACKGROUND_NOT_AVAILABLE, BashTool } from "../../src/tools/Bash.js"
 import { ReadTool } from "../../src/tools/Read.js"
@@ -144,9 +145,9 @@ describe("Bash run_in_background", () => {
   it.scopedLive("the background timeout kills the group; processes left behind by a finished shell are stopped too", () =>
     Effect.gen(function* () {
       const { bash, taskOutput } = yield* setup
-      const slow = yield* runTool(bash, { command: `sleep 1000 & echo $! > '${inProject("a.pid")}'; wait`, run_in_background: true, timeout: 1000 }, box.session)
+      const slow = yield* runTool(bash, { command: `sleep 1000 & echo $! > '${inProject("a.pid")}'; wait`, run_in_background: true, timeout: 2000 }, box.session)
       const read = yield* runTool(taskOutput, { task_id: taskIdOf(slow.text), timeout: 20_000 }, box.session)
-      expect(read.text).toContain("<status>killed</status>\n<stopped>stopped at its timeout of 1s</stopped>")
+      expect(read.text).toContain("<status>killed</status>\n<stopped>stopped at its timeout of 2s</stopped>")
       expect(yield* waitUntilDead(readPids(inProject("a.pid"))[0]!)).toBe(true)
 
       const leaves = yield* runTool(bash, { command: `sleep 1000 & echo $! > '${inProject("b.pid")}'; echo left`, run_in_background: true }, box.session)
@@ -227,5 +228,40 @@ describe("background tools as tools", () => {
     const fake = [{ name: "Bash" }, { name: "TaskOutput" }, { name: "TaskStop" }] as never
     expect(withBackgroundTools([ReadTool, BashTool], fake).map((t) => t.name)).toEqual(["Read", "Bash", "TaskOutput", "TaskStop"])
     expect(withBackgroundTools([ReadTool], fake)).toEqual([ReadTool])
+  })
+})
+
+describe("background units", () => {
+  it("timeouts: background runs default to 30 min, at most 2 h; TaskOutput waits 30 s by default, at most 10 min, 0 allowed", () => {
+    expect([backgroundTimeoutMs(undefined), backgroundTimeoutMs(0), backgroundTimeoutMs(-5), backgroundTimeoutMs(1500.2), backgroundTimeoutMs(9e9)]).toEqual([
+      1_800_000, 1_800_000, 1_800_000, 1501, 7_200_000
+    ])
+    expect([taskOutputWaitMs(undefined), taskOutputWaitMs(0), taskOutputWaitMs(-1), taskOutputWaitMs(1e9)]).toEqual([30_000, 0, 30_000, 600_000])
+  })
+
+  it("a read never ends inside a character while the task runs, and takes the rest once it has ended", () => {
+    const euro = Buffer.from("a€", "utf8") // 61 e2 82 ac
+    expect(completeUtf8Length(euro)).toBe(4)
+    expect(completeUtf8Length(euro.subarray(0, 3))).toBe(1)
+    expect(completeUtf8Length(euro.subarray(0, 2))).toBe(1)
+    expect(completeUtf8Length(Buffer.from([0x82, 0xac]))).toBe(2)
+    const file = path.join(box.root, "out.output")
+    fs.writeFileSync(file, euro.subarray(0, 3))
+    const partial = readNewOutput(file, 0, 100, false)
+    expect(partial).toMatchObject({ text: "a", toByte: 1, omittedBytes: 0 })
+    fs.appendFileSync(file, euro.subarray(3))
+    expect(readNewOutput(file, partial.toByte, 100, false)).toMatchObject({ text: "€", fromByte: 1, toByte: 4 })
+    expect(readNewOutput(file, 4, 100, true)).toMatchObject({ text: "", toByte: 4 })
+    expect(readNewOutput(path.join(box.root, "missing"), 0, 100, true).error).toContain("ENOENT")
+  })
+
+  it("output files are created exclusively: a taken name means a new id", () => {
+    const ids = ["bsame", "bsame", "bother"]
+    const first = openOutputFile(path.join(box.root, "tasks"), () => ids.shift()!)
+    const second = openOutputFile(path.join(box.root, "tasks"), () => ids.shift()!)
+    fs.closeSync(first.fd)
+    fs.closeSync(second.fd)
+    expect([first.id, second.id]).toEqual(["bsame", "bother"])
+    expect((fs.statSync(second.file).mode & 0o777).toString(8)).toBe("600")
   })
 })

@@ -4,7 +4,10 @@
  * Ctrl-C interrupts the turn); `-p/--print` runs one prompt headless (asks are denied) with
  * `--output-format text|json|stream-json`. The model is Claude (`ANTHROPIC_API_KEY`,
  * `ANTHROPIC_BASE_URL`, `--model`) or the scripted model (`--replay FILE`, `--model scripted:FILE`).
- * Every session is recorded to `<session dir>/transcript.jsonl`.
+ * Every session is recorded to `<session dir>/transcript.jsonl`. With a model, the pool has the
+ * Agent tool, with the project's and user's `.claude/agents` types: subagents run on Claude (the
+ * model the call or the type asks for, see SubagentModels) or on a scripted session's
+ * `subagent_turn` lines.
  *
  * `toolgate replay <transcript>`: re-runs a recorded session through the whole pipeline with the
  * scripted model, answering permission questions as they were answered, and compares each
@@ -98,9 +101,9 @@ interface SessionPlan {
 
 const timeScaleOf = (speed: number) => (speed <= 0 ? 0 : 1 / speed)
 
-/** A scripted session's `subagent_turn` lines answer its subagents; a live model is inherited. */
+/** A scripted session's `subagent_turn` lines answer its subagents; live, the model follows the call and the type. */
 const subagentModelsOf = (scriptFile: string | undefined, cwd: string, speed: number) =>
-  scriptFile === undefined ? SubagentModels.layerInherit : SubagentModels.layerScripted(scriptFile, { cwd, timeScale: timeScaleOf(speed) })
+  scriptFile === undefined ? SubagentModels.layerAnthropicConfig : SubagentModels.layerScripted(scriptFile, { cwd, timeScale: timeScaleOf(speed) })
 
 const checkNumbers = (values: SessionValues) =>
   Effect.gen(function* () {

@@ -12,7 +12,7 @@ export interface AgentOutput {
   readonly agentType: string
   readonly description: string
   readonly prompt: string
-  /** `inherit` or the model the call or the type asked for. */
+  /** The model the subagent ran on (`scripted:<file>` for the scripted model). */
   readonly model: string
   /** The text of the subagent's last message. */
   readonly text: string
