@@ -51,9 +51,6 @@ export const iqr = (values: ReadonlyArray<number>): Spread => ({ kind: "p25-p75"
 
 export const minMax = (values: ReadonlyArray<number>): Spread => ({ kind: "min-max", low: Math.min(...values), high: Math.max(...values) })
 
-/** What a benchmark measured for one side in one round (e.g. µs per call). */
-export type Sample = number
-
 export interface PairedOptions {
   readonly warmup: number
   readonly rounds: number
@@ -63,11 +60,11 @@ export interface PairedOptions {
  * Runs `warmup` + `rounds` rounds; in each round every side runs once, in an order that rotates
  * from round to round. Returns each side's measured samples, in round order.
  */
-export const pairedRounds = async <K extends string>(
-  sides: ReadonlyArray<readonly [K, () => Promise<Sample>]>,
+export const pairedRounds = async <K extends string, T = number>(
+  sides: ReadonlyArray<readonly [K, () => Promise<T>]>,
   options: PairedOptions
-): Promise<Record<K, Array<Sample>>> => {
-  const samples = Object.fromEntries(sides.map(([k]) => [k, [] as Array<Sample>])) as unknown as Record<K, Array<Sample>>
+): Promise<Record<K, Array<T>>> => {
+  const samples = Object.fromEntries(sides.map(([k]) => [k, [] as Array<T>])) as unknown as Record<K, Array<T>>
   for (let round = 0; round < options.warmup + options.rounds; round++) {
     for (let i = 0; i < sides.length; i++) {
       const [key, run] = sides[(round + i) % sides.length]!
@@ -76,6 +73,21 @@ export const pairedRounds = async <K extends string>(
     }
   }
   return samples
+}
+
+/** Wall time and this process's CPU time (all threads: GC helpers included) of one sample, in ms. */
+export interface Timing {
+  readonly wall: number
+  readonly cpu: number
+}
+
+export const timed = async (work: () => Promise<void>): Promise<Timing> => {
+  const c0 = process.cpuUsage()
+  const t0 = performance.now()
+  await work()
+  const wall = performance.now() - t0
+  const c = process.cpuUsage(c0)
+  return { wall, cpu: (c.user + c.system) / 1000 }
 }
 
 /** A metric for `value` samples against `baseline` samples of the same rounds. */

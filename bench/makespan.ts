@@ -6,7 +6,7 @@
  */
 import type { ToolUseBlock } from "../src/Messages.js"
 import { Scheduler, type ScheduleMode } from "../src/services/Scheduler.js"
-import { now, pairedRounds, plainMetric, ratioMetric, type Benchmark, type Metric } from "./harness.js"
+import { now, pairedRounds, ratioMetric, type Benchmark, type Metric } from "./harness.js"
 import { idealMakespan, runPlain } from "./ideal.js"
 import { assertPool, benchSession, makeBenchRuntime, tempDir, toolUse } from "./runtime.js"
 import { inputOf, sleepTools, type PlannedCall } from "./tools.js"

@@ -25,7 +25,9 @@ const load = async (): Promise<ReadonlyArray<Benchmark>> => {
   const { makespan } = await import("./makespan.js")
   const { streaming } = await import("./streaming.js")
   const { startup } = await import("./startup.js")
-  return [overhead, makespan, streaming, startup]
+  const { permissions } = await import("./permissions.js")
+  const { scale } = await import("./scale.js")
+  return [overhead, makespan, streaming, startup, permissions, scale]
 }
 
 const main = async () => {
@@ -59,10 +61,12 @@ const main = async () => {
   console.log(`\n${metrics.length} metrics in ${(durationMs / 1000).toFixed(1)} s → bench/results.json`)
 }
 
+const cleanUp = () => import("./runtime.js").then(({ removeTempDirs }) => removeTempDirs())
+
 main().then(
-  () => process.exit(0),
+  () => cleanUp().then(() => process.exit(0)),
   (error: unknown) => {
     console.error(error)
-    process.exit(1)
+    return cleanUp().then(() => process.exit(1))
   }
 )

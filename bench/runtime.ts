@@ -27,11 +27,15 @@ export interface BenchRuntimeOptions {
   readonly cwd: string
   /** Allow rules as written in settings, e.g. `Noop` or `Bash(git status)`. */
   readonly allow?: ReadonlyArray<string>
+  readonly deny?: ReadonlyArray<string>
+  readonly ask?: ReadonlyArray<string>
   readonly env?: Readonly<Record<string, string>>
 }
 
 export const benchLayer = (options: BenchRuntimeOptions) => {
-  const rules = (options.allow ?? []).map((raw) => makeRule(raw, "allow", "session", options.cwd))
+  const rules = (["allow", "deny", "ask"] as const).flatMap((behavior) =>
+    (options[behavior] ?? []).map((raw) => makeRule(raw, behavior, "projectSettings", options.cwd, path.join(options.cwd, ".claude", "settings.json")))
+  )
   const base = Layer.mergeAll(
     Settings.layerStatic({ cwd: options.cwd, rules }),
     FileState.layer,
@@ -51,7 +55,18 @@ export const makeBenchRuntime = (options: BenchRuntimeOptions) => ManagedRuntime
 
 export type BenchRuntime = ReturnType<typeof makeBenchRuntime>
 
-export const tempDir = (prefix: string): string => fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+const made: Array<string> = []
+
+/** A fresh temporary directory, removed by `removeTempDirs` when the run ends. */
+export const tempDir = (prefix: string): string => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  made.push(dir)
+  return dir
+}
+
+export const removeTempDirs = (): void => {
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+}
 
 export const benchSession = (cwd: string): SessionContext =>
   newSession({ cwd, permissionMode: "default", sessionId: "bench", sessionDir: path.join(cwd, ".session") })

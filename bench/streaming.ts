@@ -21,12 +21,19 @@ import { callStarts, sleepTools } from "./tools.js"
 
 /** A search that takes a while, then three quick reads. */
 const DURATIONS = [400, 120, 150, 100]
+const BLOCK_GAP_MS = 150
 
 const scriptText = JSON.stringify({
   type: "turn",
   content: [
     { type: "text", text: "I'll read the four files that define the scheduler and its tests, then compare what they say about ordering." },
-    ...DURATIONS.map((d, i) => ({ type: "tool_use", name: "SleepRead", input: { duration_ms: d, path: `{{cwd}}/file${i}.ts` } }))
+    // A model takes a moment to write each further call (the script's own fragments stream fast).
+    ...DURATIONS.map((d, i) => ({
+      type: "tool_use",
+      name: "SleepRead",
+      input: { duration_ms: d, path: `{{cwd}}/file${i}.ts` },
+      ...(i === 0 ? {} : { delay_ms: BLOCK_GAP_MS })
+    }))
   ],
   stop_reason: "tool_use"
 })
@@ -128,7 +135,7 @@ export const streaming: Benchmark = {
     }
 
     // pairedRounds discards warm-up rounds; delays are only kept once measuring starts.
-    const warmup = 2
+    const warmup = 1
     let round = 0
     const samples = await pairedRounds(
       [
@@ -141,7 +148,7 @@ export const streaming: Benchmark = {
         ],
         ["waited", waited]
       ],
-      { warmup, rounds: 8 }
+      { warmup, rounds: 6 }
     )
     await runtime.dispose()
 

@@ -3,7 +3,7 @@
  * failures into one-line errors with a non-zero exit, and routes Ctrl-C to the running calls.
  */
 import { ValidationError } from "@effect/cli"
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Effect, Exit, Fiber, Option } from "effect"
 import { normalizeArgv } from "./argv.js"
 import { cli, SUBCOMMANDS } from "./Cli.js"

@@ -60,8 +60,14 @@ export const skillToolModule = (skill: Skill): ToolModuleRef | string | undefine
   return { file, source: skill.source, skill: skill.name }
 }
 
-// The CLI is CommonJS: `import()` stays a native dynamic import there, so .mjs, .js and .cjs all load.
-const importModule = (file: string): Promise<Record<string, unknown>> => import(pathToFileURL(file).href)
+// A native dynamic import, so .mjs, .js and .cjs all load: the CLI launcher's (the bundle's own
+// import() is compiled to require(), see scripts/build.mjs), or this module's under tsx/vitest.
+type NativeImport = (url: string) => Promise<Record<string, unknown>>
+const importModule = (file: string): Promise<Record<string, unknown>> => {
+  const viaLauncher = (globalThis as { __toolgateImport?: NativeImport }).__toolgateImport
+  const url = pathToFileURL(file).href
+  return viaLauncher !== undefined ? viaLauncher(url) : import(url)
+}
 
 /** Turns what a module exports into tools; throws when the export is unusable. */
 const toolsFromExport = async (value: unknown, depth = 0): Promise<ReadonlyArray<AnyTool>> => {

@@ -178,5 +178,11 @@ export const makeEngine = (options: EngineOptions) => {
 
   const capFor = (session: SessionContext) => (text: string) => capText(text, session.sessionDir)
 
-  return { runEvent, capFor }
+  /** Is any hook (command or in-process) configured for the event? When not, no input is built. */
+  const listens = (event: HookEvent): Effect.Effect<boolean> =>
+    options.inProcess.some((h) => h.event === event)
+      ? Effect.succeed(true)
+      : Effect.map(config, ({ handlers }) => handlers.some((h) => h.event === event))
+
+  return { runEvent, capFor, listens }
 }

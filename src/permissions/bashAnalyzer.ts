@@ -12,6 +12,8 @@ interface ShellAnalyzer {
 }
 
 let loading: Promise<ShellAnalyzer | undefined> | undefined
+/** Set once loaded, so later checks need no promise (an async hop per decision). */
+let loaded: { readonly analyzer: ShellAnalyzer | undefined } | undefined
 
 /** Loaded on first use, so commands that never see Bash never load tree-sitter. */
 const load = (): Promise<ShellAnalyzer | undefined> => {
@@ -19,8 +21,10 @@ const load = (): Promise<ShellAnalyzer | undefined> => {
     try {
       const module: ShellAnalyzer = await import("./shell/index.js")
       const started = await Effect.runPromiseExit(module.ensureShellParser)
-      return Exit.isSuccess(started) ? module : undefined
+      loaded = { analyzer: Exit.isSuccess(started) ? module : undefined }
+      return loaded.analyzer
     } catch {
+      loaded = { analyzer: undefined }
       return undefined
     }
   })()
@@ -33,7 +37,7 @@ export type AnalyzerOutcome =
 
 /** The analyzer's verdict, or why there is none (never fails, never dies). */
 export const analyzeBash = (command: string, ctx: BashCheckContext): Effect.Effect<AnalyzerOutcome> =>
-  Effect.promise(load).pipe(
+  (loaded !== undefined ? Effect.succeed(loaded.analyzer) : Effect.promise(load)).pipe(
     Effect.flatMap((analyzer) =>
       analyzer === undefined
         ? Effect.succeed<AnalyzerOutcome>({ _tag: "Unavailable", reason: "the shell analyzer is not available" })

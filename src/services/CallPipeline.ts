@@ -121,7 +121,9 @@ export const make = Effect.gen(function* () {
 
   const warmed = new WeakSet<AnyTool>()
 
-  const prepare = Effect.fn("CallPipeline.prepare")(function* (block: ToolUseBlock, index: number) {
+  // Untraced, as every per-call stage: a span per stage per call cost as much as the rest of the
+  // call (bench/overhead.ts); the message keeps its span (Scheduler.runMessage / runStream).
+  const prepare = Effect.fnUntraced(function* (block: ToolUseBlock, index: number) {
     const pool = yield* registry.pool
     const tool = pool.lookup(block.name)
     if (tool !== undefined && !warmed.has(tool)) {
@@ -162,7 +164,7 @@ export const make = Effect.gen(function* () {
     return decision
   }
 
-  const run = Effect.fn("CallPipeline.run")(function* (call: PreparedCall, options: RunCallOptions) {
+  const run = Effect.fnUntraced(function* (call: PreparedCall, options: RunCallOptions) {
     const { session } = options
     const { block, tool } = call
     if (Either.isLeft(call.decoded) || tool === undefined) {

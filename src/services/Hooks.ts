@@ -150,6 +150,7 @@ export class Hooks extends Context.Tag("toolgate/Hooks")<Hooks, HooksService>() 
 
 export const emptyPreToolUse: PreToolUseOutcome = { decision: undefined, additionalContext: [], notices: [] }
 const emptyPost = { additionalContext: [], notices: [] } as const
+const noPermissionRequest: PermissionRequestOutcome = { notices: [] }
 
 /** No hooks at all. */
 export const none: HooksService = {
@@ -185,7 +186,9 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
     }
     const engine = makeEngine(engineOptions)
 
-    const preToolUse = Effect.fn("Hooks.preToolUse")(function* (request: PreToolUseRequest) {
+    // Untraced, as every per-call stage: a span per stage per call cost as much as the rest of the
+    // call (bench/overhead.ts); the message keeps its span (Scheduler.runMessage / runStream).
+    const preToolUseRun = Effect.fnUntraced(function* (request: PreToolUseRequest) {
       const { tool, toolInput, toolUseId, session } = request
       const runs = yield* engine.runEvent({
         event: "PreToolUse",
@@ -197,7 +200,7 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
       return runs.length === 0 ? emptyPreToolUse : aggregatePreToolUse(runs, engine.capFor(session))
     })
 
-    const permissionRequest = Effect.fn("Hooks.permissionRequest")(function* (request: PermissionRequestRequest) {
+    const permissionRequestRun = Effect.fnUntraced(function* (request: PermissionRequestRequest) {
       const { tool, toolInput, session, suggestions } = request
       const runs = yield* engine.runEvent({
         event: "PermissionRequest",
@@ -209,7 +212,7 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
       return aggregatePermissionRequest(runs, engine.capFor(session))
     })
 
-    const postToolUse = Effect.fn("Hooks.postToolUse")(function* (request: PostToolUseRequest) {
+    const postToolUseRun = Effect.fnUntraced(function* (request: PostToolUseRequest) {
       const { tool, toolInput, toolUseId, toolResponse, durationMs, session } = request
       const runs = yield* engine.runEvent({
         event: "PostToolUse",
@@ -221,7 +224,7 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
       return aggregatePostToolUse(runs, hookNameOf("PostToolUse", tool), tool.mcp !== undefined, engine.capFor(session))
     })
 
-    const postToolUseFailure = Effect.fn("Hooks.postToolUseFailure")(function* (request: PostToolUseFailureRequest) {
+    const postToolUseFailureRun = Effect.fnUntraced(function* (request: PostToolUseFailureRequest) {
       const { tool, toolInput, toolUseId, error, isInterrupt, durationMs, session } = request
       const runs = yield* engine.runEvent({
         event: "PostToolUseFailure",
@@ -233,7 +236,7 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
       return aggregatePostToolUseFailure(runs, hookNameOf("PostToolUseFailure", tool), engine.capFor(session))
     })
 
-    const postToolBatch = Effect.fn("Hooks.postToolBatch")(function* (request: PostToolBatchRequest) {
+    const postToolBatchRun = Effect.fnUntraced(function* (request: PostToolBatchRequest) {
       const { calls, session } = request
       const runs = yield* engine.runEvent({
         event: "PostToolBatch",
@@ -244,6 +247,18 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
       })
       return aggregatePostToolBatch(runs, engine.capFor(session))
     })
+
+    // No hook configured for an event: answer at once, without building its input.
+    const preToolUse = (request: PreToolUseRequest) =>
+      Effect.flatMap(engine.listens("PreToolUse"), (yes) => (yes ? preToolUseRun(request) : Effect.succeed(emptyPreToolUse)))
+    const permissionRequest = (request: PermissionRequestRequest) =>
+      Effect.flatMap(engine.listens("PermissionRequest"), (yes) => (yes ? permissionRequestRun(request) : Effect.succeed(noPermissionRequest)))
+    const postToolUse = (request: PostToolUseRequest) =>
+      Effect.flatMap(engine.listens("PostToolUse"), (yes) => (yes ? postToolUseRun(request) : Effect.succeed(emptyPost)))
+    const postToolUseFailure = (request: PostToolUseFailureRequest) =>
+      Effect.flatMap(engine.listens("PostToolUseFailure"), (yes) => (yes ? postToolUseFailureRun(request) : Effect.succeed(emptyPost)))
+    const postToolBatch = (request: PostToolBatchRequest) =>
+      Effect.flatMap(engine.listens("PostToolBatch"), (yes) => (yes ? postToolBatchRun(request) : Effect.succeed(emptyPost)))
 
     return Hooks.of({ preToolUse, permissionRequest, postToolUse, postToolUseFailure, postToolBatch })
   })

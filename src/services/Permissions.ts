@@ -39,7 +39,9 @@ export const make = Effect.gen(function* () {
   const settings = yield* Settings
   const fileState = yield* FileState
 
-  const decide = Effect.fn("Permissions.decide")(function* (request: PermissionRequest) {
+  // Untraced, as every per-call stage: a span per stage per call cost as much as the rest of the
+  // call (bench/overhead.ts); the message keeps its span (Scheduler.runMessage / runStream).
+  const decide = Effect.fnUntraced(function* (request: PermissionRequest) {
     const loaded = yield* settings.current
     return yield* decideCall(request, environmentOf(loaded, fileState))
   })

@@ -135,12 +135,17 @@ const footprintsConflict = (a: Footprint | undefined, b: Footprint | undefined):
 
 const systemReminder = (text: string): TextBlock => ({ type: "text", text: `<system-reminder>\n${text}\n</system-reminder>` })
 
+/** The model's events: a live stream, or the blocks of a finished message. */
+type Source<E> =
+  | { readonly _tag: "Stream"; readonly events: Stream.Stream<CallStreamEvent, E> }
+  | { readonly _tag: "Known"; readonly blocks: ReadonlyArray<ToolUseBlock> }
+
 export const make = Effect.gen(function* () {
   const pipeline = yield* CallPipeline
   const hooks = yield* Hooks
   const defaultCap = yield* maxConcurrencyConfig.pipe(Effect.orElseSucceed(() => 10))
 
-  const runStream = <E>(events: Stream.Stream<CallStreamEvent, E>, options: SchedulerOptions) =>
+  const run = <E>(source: Source<E>, options: SchedulerOptions) =>
     Effect.scoped(
       Effect.gen(function* () {
         const cap = Math.max(1, options.maxConcurrency ?? defaultCap)
@@ -165,8 +170,15 @@ export const make = Effect.gen(function* () {
         let batchHasUnsafe = false
         let nextToEmit = 0
 
-        // The model's events, then an end marker (with the error if the stream failed).
-        yield* events.pipe(
+        // The model's events, then an end marker (with the error if the stream failed). A message
+        // whose blocks are all known needs no stream and no fiber to feed them.
+        if (source._tag === "Known") {
+          yield* signals.offerAll([
+            ...source.blocks.map((block): Signal => ({ _tag: "Model", event: { _tag: "ToolUse", block } })),
+            { _tag: "Model", event: { _tag: "StopReason", stopReason: "tool_use" } },
+            { _tag: "StreamEnded", error: undefined }
+          ])
+        } else yield* source.events.pipe(
           Stream.runForEach((event) => signals.offer({ _tag: "Model", event })),
           Effect.matchCause({
             onSuccess: () => ({ _tag: "StreamEnded", error: undefined }) as const,
@@ -482,16 +494,13 @@ export const make = Effect.gen(function* () {
           halt: finalHalt
         } satisfies MessageRun
       })
-    ).pipe(Effect.withSpan("Scheduler.runStream"))
+    )
+
+  const runStream = <E>(events: Stream.Stream<CallStreamEvent, E>, options: SchedulerOptions) =>
+    run({ _tag: "Stream", events }, options).pipe(Effect.withSpan("Scheduler.runStream"))
 
   const runMessage = (blocks: ReadonlyArray<ToolUseBlock>, options: SchedulerOptions) =>
-    runStream(
-      Stream.make(
-        ...blocks.map((block): CallStreamEvent => ({ _tag: "ToolUse", block })),
-        { _tag: "StopReason", stopReason: "tool_use" } as CallStreamEvent
-      ),
-      options
-    ).pipe(Effect.withSpan("Scheduler.runMessage", { attributes: { calls: blocks.length } }))
+    run({ _tag: "Known", blocks }, options).pipe(Effect.withSpan("Scheduler.runMessage", { attributes: { calls: blocks.length } }))
 
   return Scheduler.of({ runMessage, runStream })
 })

@@ -5,7 +5,6 @@
  * `maxBytes`. The agent lives in the call's scope, so interrupting the call closes its sockets.
  */
 import { HttpClientRequest, type HttpClientError } from "@effect/platform"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Effect, Stream } from "effect"
 import { STATUS_CODES } from "node:http"
 import { ToolError } from "../../Errors.js"
@@ -103,6 +102,8 @@ export const fetchPage = (start: URL, options: FetchOptions): Effect.Effect<Fetc
   Effect.scoped(
     Effect.gen(function* () {
       let current = start
+      // Loaded on the first fetch: the module also brings undici, a sixth of the CLI's start-up.
+      const NodeHttpClient = yield* Effect.promise(() => import("@effect/platform-node/NodeHttpClient"))
       const agent = yield* NodeHttpClient.makeAgent({ lookup: guardedLookup(options.access, () => current.href, options.resolver), keepAlive: false })
       const client = yield* NodeHttpClient.make.pipe(Effect.provideService(NodeHttpClient.HttpAgent, agent))
       for (let hop = 0; ; hop++) {
