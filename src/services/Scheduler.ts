@@ -13,7 +13,7 @@
  * - results come out in tool_use order; calls that never started when the message ended
  *   otherwise than with `tool_use` get an error result saying so.
  */
-import { Cause, Clock, Config, Context, Effect, Either, Exit, Fiber, Layer, Option, Queue, Stream } from "effect"
+import { Cause, Config, Context, Effect, Either, Exit, Fiber, Layer, Option, Queue, Stream } from "effect"
 import {
   CancelledBySibling,
   DuplicateToolUseId,
@@ -151,9 +151,13 @@ export const make = Effect.gen(function* () {
         const cap = Math.max(1, options.maxConcurrency ?? defaultCap)
         const siblingCancellation = options.siblingCancellation ?? true
         const mode = options.mode ?? "batches"
-        const emit = options.onEvent ?? (() => Effect.void)
-        const t0 = yield* Clock.currentTimeMillis
-        const now = Effect.map(Clock.currentTimeMillis, (t) => t - t0)
+        // The coordinator's own bookkeeping is plain synchronous code; Effects only where it forks,
+        // signals or tells a listener (each Effect step costs more than the bookkeeping itself).
+        const listener = options.onEvent
+        const emit = (event: SchedulerEvent) => (listener === undefined ? Effect.void : listener(event))
+        const clock = yield* Effect.clock
+        const t0 = clock.unsafeCurrentTimeMillis()
+        const now = () => clock.unsafeCurrentTimeMillis() - t0
         const signals = yield* Queue.unbounded<Signal>()
 
         let session = options.session
@@ -168,7 +172,10 @@ export const make = Effect.gen(function* () {
         let halt: Halt | undefined
         let batch = 0
         let batchHasUnsafe = false
+        let runningUnsafe = 0
         let nextToEmit = 0
+        /** Every slot before this one has left "waiting" (dispatch starts its scan here). */
+        let firstWaiting = 0
 
         // The model's events, then an end marker (with the error if the stream failed). A message
         // whose blocks are all known needs no stream and no fiber to feed them.
@@ -194,19 +201,18 @@ export const make = Effect.gen(function* () {
           )
         }
 
-        const settle = (slot: Slot, outcome: CallOutcome, kind: CallOutcomeKind) =>
-          Effect.gen(function* () {
-            slot.status = "done"
-            slot.outcome = outcome
-            slot.kind = kind
-            slot.endedMs = yield* now
-            yield* emit({ _tag: "CallFinished", index: slot.call.index, outcome, atMs: slot.endedMs })
-            while (nextToEmit < slots.length && slots[nextToEmit]!.status === "done") {
-              const ready = slots[nextToEmit]!
-              yield* emit({ _tag: "ResultReady", index: nextToEmit, outcome: ready.outcome! })
-              nextToEmit++
-            }
-          })
+        const settle = (slot: Slot, outcome: CallOutcome, kind: CallOutcomeKind): Effect.Effect<void> => {
+          slot.status = "done"
+          slot.outcome = outcome
+          slot.kind = kind
+          slot.endedMs = now()
+          const ready: Array<SchedulerEvent> = [{ _tag: "CallFinished", index: slot.call.index, outcome, atMs: slot.endedMs }]
+          while (nextToEmit < slots.length && slots[nextToEmit]!.status === "done") {
+            ready.push({ _tag: "ResultReady", index: nextToEmit, outcome: slots[nextToEmit]!.outcome! })
+            nextToEmit++
+          }
+          return listener === undefined ? Effect.void : Effect.forEach(ready, listener, { discard: true })
+        }
 
         const endWithoutRunning = (slot: Slot, error: CallError, kind: CallOutcomeKind) =>
           settle(slot, pipeline.errorOutcome(slot.call, error), kind)
@@ -232,12 +238,17 @@ export const make = Effect.gen(function* () {
               batch++
               batchHasUnsafe = false
             }
-            if (!safe) batchHasUnsafe = true
+            if (!safe) {
+              batchHasUnsafe = true
+              runningUnsafe++
+            }
             slot.batch = batch
             slot.status = "running"
-            slot.startedMs = yield* now
+            slot.startedMs = now()
             running.add(slot)
-            yield* emit({ _tag: "CallStarted", toolUseId: slot.call.block.id, index: slot.call.index, batch, atMs: slot.startedMs })
+            if (listener !== undefined) {
+              yield* listener({ _tag: "CallStarted", toolUseId: slot.call.block.id, index: slot.call.index, batch, atMs: slot.startedMs })
+            }
             const index = slot.call.index
             slot.fiber = yield* pipeline
               .run(slot.call, {
@@ -253,7 +264,9 @@ export const make = Effect.gen(function* () {
 
         /** Starts every call the rules allow now, in tool_use order. */
         const dispatch = Effect.gen(function* () {
-          for (const slot of slots) {
+          while (firstWaiting < slots.length && slots[firstWaiting]!.status !== "waiting") firstWaiting++
+          for (let i = firstWaiting; i < slots.length; i++) {
+            const slot = slots[i]!
             if (slot.status !== "waiting") continue
             const { call } = slot
             if (call.decoded._tag === "Left") {
@@ -267,8 +280,7 @@ export const make = Effect.gen(function* () {
             }
             if (running.size >= cap) return
             if (mode === "batches") {
-              const runningUnsafe = [...running].some((r) => !r.call.concurrencySafe)
-              if (call.concurrencySafe ? runningUnsafe : running.size > 0) return
+              if (call.concurrencySafe ? runningUnsafe > 0 : running.size > 0) return
               yield* start(slot)
               if (!call.concurrencySafe) return
             } else {
@@ -328,6 +340,7 @@ export const make = Effect.gen(function* () {
           Effect.gen(function* () {
             const slot = slots[index]!
             running.delete(slot)
+            if (!slot.call.concurrencySafe) runningUnsafe--
             slot.fiber = undefined
             let outcome: CallOutcome
             let kind: CallOutcomeKind
