@@ -11,7 +11,7 @@
 import { Effect } from "effect"
 import { canonicalToolName, parseRuleText } from "../permissions/ruleGrammar.js"
 import { matchesToolName } from "../permissions/toolNames.js"
-import { apiSchemaOf, type ApiToolDefinition, type ToolPool } from "../services/ToolRegistry.js"
+import { poolOf, type ToolPool } from "../services/ToolRegistry.js"
 import { reject, type AnyTool } from "../Tool.js"
 import type { AgentDefinition } from "./definitions.js"
 
@@ -73,21 +73,7 @@ export const subagentTools = (parent: ReadonlyArray<AnyTool>, definition: AgentD
     .filter((tool) => !definition.disallowedTools.some((entry) => entryMatches(entry, tool)))
     .map((tool) => (definition.readOnly ? readOnlyVersion(tool, definition.name) : tool))
 
-const makePool = (tools: ReadonlyArray<AnyTool>, parent: ToolPool): ToolPool => {
-  const index = new Map<string, AnyTool>()
-  for (const tool of tools) index.set(tool.name, tool)
-  for (const tool of tools) for (const alias of tool.aliases) if (!index.has(alias)) index.set(alias, tool)
-  let apiSchemas: ReadonlyArray<ApiToolDefinition> | undefined
-  return {
-    tools,
-    lookup: (name) => index.get(name) ?? index.get(canonicalToolName(name)),
-    get apiSchemas() {
-      apiSchemas ??= tools.map(apiSchemaOf)
-      return apiSchemas
-    },
-    removed: parent.removed
-  }
-}
+const makePool = (tools: ReadonlyArray<AnyTool>, parent: ToolPool): ToolPool => poolOf(tools, parent.removed)
 
 const poolCache = new WeakMap<ToolPool, Map<AgentDefinition, ToolPool>>()
 

@@ -25,6 +25,8 @@ import {
   preToolUseInput
 } from "../hooks/input.js"
 
+import type { PermissionUpdateEntry } from "../hooks/types.js"
+
 export type {
   HookEvent,
   HookInput,
@@ -69,14 +71,8 @@ export interface PermissionRequestRequest {
   readonly suggestions: ReadonlyArray<RuleSuggestion>
 }
 
-export interface PermissionUpdate {
-  readonly type: "addRules" | "replaceRules" | "removeRules" | "setMode" | "addDirectories" | "removeDirectories"
-  readonly rules?: ReadonlyArray<{ readonly toolName: string; readonly ruleContent?: string }>
-  readonly behavior?: "allow" | "deny" | "ask"
-  readonly mode?: string
-  readonly directories?: ReadonlyArray<string>
-  readonly destination: "session" | "localSettings" | "projectSettings" | "userSettings"
-}
+/** A permission-update entry a PermissionRequest hook returns (spec §2.6.3). */
+export type PermissionUpdate = PermissionUpdateEntry
 
 export interface PermissionRequestOutcome {
   readonly decision?:

@@ -10,7 +10,8 @@
  * When any connected server offers resources, ListMcpResourcesTool and ReadMcpResourceTool are
  * registered too (source `mcp-resources`).
  */
-import { Config, Context, Deferred, Effect, ExecutionStrategy, Exit, FiberSet, Layer, Ref, Scope } from "effect"
+import { positiveIntSetting } from "../internal/config.js"
+import { Context, Deferred, Effect, ExecutionStrategy, Exit, FiberSet, Layer, Ref, Scope } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { BadRequest } from "../Errors.js"
@@ -110,20 +111,13 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 100_000_000
 const LOCAL_CONNECT_CONCURRENCY = 3
 const REMOTE_CONNECT_CONCURRENCY = 20
 
-const positiveInt = (name: string, fallback: number) =>
-  Config.integer(name).pipe(
-    Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 }),
-    Config.withDefault(fallback),
-    Effect.orElseSucceed(() => fallback)
-  )
-
 /** `MCP_TIMEOUT`, `MCP_TOOL_TIMEOUT`, `MAX_MCP_OUTPUT_TOKENS` and the connect batch sizes. */
 export const mcpConfigValues = Effect.all({
-  startupTimeoutMs: positiveInt("MCP_TIMEOUT", DEFAULT_STARTUP_TIMEOUT_MS),
-  toolTimeoutMs: positiveInt("MCP_TOOL_TIMEOUT", DEFAULT_TOOL_TIMEOUT_MS),
-  maxOutputTokens: positiveInt("MAX_MCP_OUTPUT_TOKENS", DEFAULT_MAX_MCP_OUTPUT_TOKENS),
-  localConcurrency: positiveInt("MCP_SERVER_CONNECTION_BATCH_SIZE", LOCAL_CONNECT_CONCURRENCY),
-  remoteConcurrency: positiveInt("MCP_REMOTE_SERVER_CONNECTION_BATCH_SIZE", REMOTE_CONNECT_CONCURRENCY)
+  startupTimeoutMs: positiveIntSetting("MCP_TIMEOUT", DEFAULT_STARTUP_TIMEOUT_MS),
+  toolTimeoutMs: positiveIntSetting("MCP_TOOL_TIMEOUT", DEFAULT_TOOL_TIMEOUT_MS),
+  maxOutputTokens: positiveIntSetting("MAX_MCP_OUTPUT_TOKENS", DEFAULT_MAX_MCP_OUTPUT_TOKENS),
+  localConcurrency: positiveIntSetting("MCP_SERVER_CONNECTION_BATCH_SIZE", LOCAL_CONNECT_CONCURRENCY),
+  remoteConcurrency: positiveIntSetting("MCP_REMOTE_SERVER_CONNECTION_BATCH_SIZE", REMOTE_CONNECT_CONCURRENCY)
 })
 
 export const sourceOf = (server: string) => `mcp:${server}`

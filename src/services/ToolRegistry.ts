@@ -80,6 +80,11 @@ export const buildPool = (
     ...[...builtins].sort(byName).filter((t) => keep(t, "built-in")),
     ...[...external].sort(byName).filter((t) => keep(t, "external"))
   ]
+  return poolOf(tools, removed)
+}
+
+/** A pool of these tools, in this order: lookup by name, alias or legacy name; API schemas on first use. */
+export const poolOf = (tools: ReadonlyArray<AnyTool>, removed: ToolPool["removed"]): ToolPool => {
   const index = new Map<string, AnyTool>()
   for (const tool of tools) index.set(tool.name, tool)
   for (const tool of tools) for (const alias of tool.aliases) if (!index.has(alias)) index.set(alias, tool)

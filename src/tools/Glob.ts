@@ -6,13 +6,14 @@
  * (`TOOLGATE_GLOB_ENGINE=js|rg|auto`). Times out after `CLAUDE_CODE_GLOB_TIMEOUT_SECONDS` (20).
  */
 import * as path from "node:path"
+import { searchUnder } from "./files/pathTraits.js"
 import { Clock, Duration, Effect, Schema } from "effect"
 import { buildTool, reject, type ToolCheckContext, type ToolContext, type ToolResult } from "../Tool.js"
 import { ToolError } from "../Errors.js"
 import { optional } from "./schemas.js"
 import { expandPath } from "../permissions/expandPath.js"
 import { oneLine, plural } from "./files/format.js"
-import { CWD_NOTE, errorText, expandLenient, pathProblem, realPathOrAncestor, statOrUndefined } from "./files/paths.js"
+import { CWD_NOTE, errorText, pathProblem, statOrUndefined } from "./files/paths.js"
 import { splitAbsoluteGlob } from "./files/globPattern.js"
 import { listGlobFiles } from "./files/globSearch.js"
 import { sortByMtimeNewestFirst } from "./files/mtimeOrder.js"
@@ -44,7 +45,7 @@ const PROMPT = `Fast file pattern matching for a codebase of any size.
 - Use it to find files by name. For open-ended searches that need several rounds of globbing and grepping, use the Agent tool instead.
 - Run several searches in one response when they may be useful: they run in parallel.`
 
-const searchRoot = (input: GlobInput, cwd: string): string => expandLenient(input.path ?? cwd, cwd)
+const searchTraits = searchUnder<GlobInput>()
 
 const validate = Effect.fn("Glob.validateInput")(function* (input: GlobInput, ctx: ToolCheckContext) {
   if (input.path === undefined) return
@@ -108,13 +109,7 @@ export const GlobTool = buildTool<GlobInput, GlobOutput>({
   isDestructive: () => false,
   interruptBehavior: () => "cancel",
   maxResultSizeChars: 100_000,
-  expandInput: (input, session) =>
-    input.path === undefined ? input : { ...input, path: expandLenient(input.path, session.cwd) },
-  permissionSubject: (input, session) => ({ kind: "read", path: searchRoot(input, session.cwd) }),
-  footprint: (input, session) =>
-    Effect.promise(() => realPathOrAncestor(searchRoot(input, session.cwd))).pipe(
-      Effect.map((real) => ({ reads: [real], writes: [] }))
-    ),
+  ...searchTraits,
   validateInput: validate,
   call: run,
   mapResult: (output) =>

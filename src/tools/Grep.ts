@@ -6,13 +6,14 @@
  * cut the output. Honours .gitignore, searches hidden files, never enters VCS directories.
  * ripgrep when on PATH, a JS fallback with the same output otherwise (`TOOLGATE_GREP_ENGINE=js|rg|auto`).
  */
+import { searchUnder } from "./files/pathTraits.js"
 import { Effect, Schema } from "effect"
 import { buildTool, reject, type ToolCheckContext, type ToolContext, type ToolResult } from "../Tool.js"
 import { ToolError } from "../Errors.js"
 import { BooleanLike, IntLike, optional } from "./schemas.js"
 import { expandPath } from "../permissions/expandPath.js"
 import { oneLine, plural } from "./files/format.js"
-import { CWD_NOTE, errorText, expandLenient, pathProblem, realPathOrAncestor, statOrUndefined } from "./files/paths.js"
+import { CWD_NOTE, errorText, pathProblem, statOrUndefined } from "./files/paths.js"
 import { splitGlobParameter } from "./files/globPattern.js"
 import { runGrepSearch, type GrepMode } from "./files/grepSearch.js"
 import { sortByMtimeNewestFirst } from "./files/mtimeOrder.js"
@@ -90,7 +91,7 @@ Usage:
 - Results are limited to head_limit entries (default ${DEFAULT_HEAD_LIMIT}); use offset to page through more.
 - For open-ended searches that need several rounds, use the Agent tool.`
 
-const searchRoot = (input: GrepInput, cwd: string): string => expandLenient(input.path ?? cwd, cwd)
+const searchTraits = searchUnder<GrepInput>()
 
 const validate = Effect.fn("Grep.validateInput")(function* (input: GrepInput, ctx: ToolCheckContext) {
   if (input.path === undefined) return
@@ -216,13 +217,7 @@ export const GrepTool = buildTool<GrepInput, GrepOutput>({
   isDestructive: () => false,
   interruptBehavior: () => "cancel",
   maxResultSizeChars: 20_000,
-  expandInput: (input, session) =>
-    input.path === undefined ? input : { ...input, path: expandLenient(input.path, session.cwd) },
-  permissionSubject: (input, session) => ({ kind: "read", path: searchRoot(input, session.cwd) }),
-  footprint: (input, session) =>
-    Effect.promise(() => realPathOrAncestor(searchRoot(input, session.cwd))).pipe(
-      Effect.map((real) => ({ reads: [real], writes: [] }))
-    ),
+  ...searchTraits,
   validateInput: validate,
   call: run,
   mapResult: grepResultText,

@@ -10,6 +10,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { fileAt } from "./files/pathTraits.js"
 import { randomBytes } from "node:crypto"
 import { Effect, Option, Schema } from "effect"
 import { ToolError } from "../Errors.js"
@@ -20,7 +21,7 @@ import { makeParentDirectories, writeAtomically } from "./files/atomic.js"
 import { readCurrentFile, type CurrentFile } from "./files/currentFile.js"
 import { freshness, MODIFIED_SINCE_READ_MESSAGE, NOT_READ_MESSAGE, snapshotMtime, UNEXPECTEDLY_MODIFIED_MESSAGE } from "./files/freshness.js"
 import { oneLine } from "./files/format.js"
-import { errorText, expandLenient, pathProblem, realPathOrAncestor } from "./files/paths.js"
+import { errorText, pathProblem } from "./files/paths.js"
 import { encodeText, snapshotHash, stripBom } from "./files/textCodec.js"
 import { planNotebookEdit, type NotebookEditPlan } from "./notebook/editNotebook.js"
 
@@ -163,12 +164,7 @@ export const NotebookEditTool = buildTool<NotebookEditInput, NotebookEditOutput>
   isDestructive: (input) => input.edit_mode === "delete",
   interruptBehavior: () => "block",
   maxResultSizeChars: 100_000,
-  expandInput: (input, session) => ({ ...input, notebook_path: expandLenient(input.notebook_path, session.cwd) }),
-  permissionSubject: (input, session) => ({ kind: "write", path: expandLenient(input.notebook_path, session.cwd) }),
-  footprint: (input, session) =>
-    Effect.promise(() => realPathOrAncestor(expandLenient(input.notebook_path, session.cwd))).pipe(
-      Effect.map((real) => ({ reads: [], writes: [real] }))
-    ),
+  ...fileAt<"notebook_path", NotebookEditInput>("notebook_path", "write"),
   validateInput: validate,
   call: run,
   mapResult: describeEdit,

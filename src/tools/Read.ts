@@ -7,6 +7,7 @@
  * that tells the model to use offset and limit.
  */
 import * as fs from "node:fs"
+import { fileAt } from "./files/pathTraits.js"
 import { Effect, Schema } from "effect"
 import { buildTool, reject, type ToolContext, type ToolResult } from "../Tool.js"
 import { ToolError } from "../Errors.js"
@@ -14,15 +15,7 @@ import type { ToolResultContent } from "../Messages.js"
 import { IntLike, optional } from "./schemas.js"
 import { expandPath } from "../permissions/expandPath.js"
 import { formatFileSize, numberLines, oneLine, plural } from "./files/format.js"
-import {
-  errorText,
-  expandLenient,
-  fileNotFoundMessage,
-  isBlockedDevice,
-  pathProblem,
-  realPathOrAncestor,
-  statOrUndefined
-} from "./files/paths.js"
+import { errorText, fileNotFoundMessage, isBlockedDevice, pathProblem, statOrUndefined } from "./files/paths.js"
 import {
   binaryContentMessage,
   binaryExtensionMessage,
@@ -205,12 +198,7 @@ export const ReadTool = buildTool<ReadInput, ReadOutput>({
   isDestructive: () => false,
   interruptBehavior: () => "cancel",
   maxResultSizeChars: Number.POSITIVE_INFINITY,
-  expandInput: (input, session) => ({ ...input, file_path: expandLenient(input.file_path, session.cwd) }),
-  permissionSubject: (input, session) => ({ kind: "read", path: expandLenient(input.file_path, session.cwd) }),
-  footprint: (input, session) =>
-    Effect.promise(() => realPathOrAncestor(expandLenient(input.file_path, session.cwd))).pipe(
-      Effect.map((real) => ({ reads: [real], writes: [] }))
-    ),
+  ...fileAt<"file_path", ReadInput>("file_path", "read"),
   validateInput: (input, ctx) => {
     const problem = pathProblem(input.file_path)
     if (problem !== undefined) return reject(READ_TOOL_NAME, problem)

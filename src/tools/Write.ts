@@ -5,20 +5,13 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { fileAt } from "./files/pathTraits.js"
 import { Effect, Option, Schema } from "effect"
 import { buildTool, reject, type ToolCheckContext, type ToolContext, type ToolResult } from "../Tool.js"
 import { ToolError } from "../Errors.js"
 import { expandPath } from "../permissions/expandPath.js"
 import { oneLine, plural } from "./files/format.js"
-import {
-  errorText,
-  expandLenient,
-  isAbsoluteInput,
-  pathProblem,
-  realPathOrAncestor,
-  relativePathMessage,
-  statOrUndefined
-} from "./files/paths.js"
+import { errorText, isAbsoluteInput, pathProblem, relativePathMessage, statOrUndefined } from "./files/paths.js"
 import { readCurrentFile } from "./files/currentFile.js"
 import {
   freshness,
@@ -134,12 +127,7 @@ export const WriteTool = buildTool<WriteInput, WriteOutput>({
   isDestructive: () => true,
   interruptBehavior: () => "block",
   maxResultSizeChars: 100_000,
-  expandInput: (input, session) => ({ ...input, file_path: expandLenient(input.file_path, session.cwd) }),
-  permissionSubject: (input, session) => ({ kind: "write", path: expandLenient(input.file_path, session.cwd) }),
-  footprint: (input, session) =>
-    Effect.promise(() => realPathOrAncestor(expandLenient(input.file_path, session.cwd))).pipe(
-      Effect.map((real) => ({ reads: [], writes: [real] }))
-    ),
+  ...fileAt<"file_path", WriteInput>("file_path", "write"),
   validateInput: validate,
   call: run,
   mapResult: (output) =>

@@ -3,6 +3,7 @@
  * that is missing, not a number or not positive falls back to the default, as Claude Code does.
  */
 import { Config, Effect } from "effect"
+import { positiveIntConfig } from "../../internal/config.js"
 
 export const DEFAULT_TIMEOUT_MS = 120_000
 export const MAX_TIMEOUT_MS = 600_000
@@ -19,15 +20,6 @@ export interface BashSettings {
   readonly maintainProjectDir: boolean
 }
 
-const positiveInt = (name: string, fallback: number): Config.Config<number> =>
-  Config.string(name).pipe(
-    Config.map((raw) => {
-      const value = Number.parseInt(raw.trim(), 10)
-      return Number.isFinite(value) && value > 0 ? value : fallback
-    }),
-    Config.orElse(() => Config.succeed(fallback))
-  )
-
 /** Claude Code's notion of a truthy environment flag. */
 export const flag = (name: string): Config.Config<boolean> =>
   Config.string(name).pipe(
@@ -36,9 +28,9 @@ export const flag = (name: string): Config.Config<boolean> =>
   )
 
 export const bashSettings: Effect.Effect<BashSettings> = Effect.gen(function* () {
-  const defaultTimeoutMs = yield* positiveInt("BASH_DEFAULT_TIMEOUT_MS", DEFAULT_TIMEOUT_MS)
-  const maxTimeoutMs = yield* positiveInt("BASH_MAX_TIMEOUT_MS", MAX_TIMEOUT_MS)
-  const maxOutputChars = yield* positiveInt("BASH_MAX_OUTPUT_LENGTH", DEFAULT_MAX_OUTPUT_CHARS)
+  const defaultTimeoutMs = yield* positiveIntConfig("BASH_DEFAULT_TIMEOUT_MS", DEFAULT_TIMEOUT_MS)
+  const maxTimeoutMs = yield* positiveIntConfig("BASH_MAX_TIMEOUT_MS", MAX_TIMEOUT_MS)
+  const maxOutputChars = yield* positiveIntConfig("BASH_MAX_OUTPUT_LENGTH", DEFAULT_MAX_OUTPUT_CHARS)
   const maintainProjectDir = yield* flag("CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR")
   return {
     defaultTimeoutMs,

@@ -3,13 +3,9 @@
  * set them in tests). A missing or malformed value falls back to the default.
  */
 import { Config, Effect, Option } from "effect"
+import { positiveIntSetting } from "../../internal/config.js"
 
-export const positiveIntSetting = (name: string, fallback: number): Effect.Effect<number> =>
-  Config.integer(name).pipe(
-    Config.option,
-    Effect.map((value) => Option.getOrElse(Option.filter(value, (n) => n > 0), () => fallback)),
-    Effect.orElseSucceed(() => fallback)
-  )
+export { positiveIntSetting }
 
 export const stringSetting = (name: string): Effect.Effect<string | undefined> =>
   Config.string(name).pipe(

@@ -2,7 +2,8 @@
  * WebFetch settings read through Config (claude-code-spec §3.3, §4.5). A value that is missing,
  * not a number or not positive falls back to the default.
  */
-import { Config, Effect } from "effect"
+import { Effect } from "effect"
+import { positiveIntConfig } from "../../internal/config.js"
 
 export const DEFAULT_TIMEOUT_MS = 60_000
 export const DEFAULT_CACHE_TTL_MS = 15 * 60_000
@@ -19,19 +20,10 @@ export interface WebFetchSettings {
   readonly maxBytes: number
 }
 
-const positiveInt = (name: string, fallback: number): Config.Config<number> =>
-  Config.string(name).pipe(
-    Config.map((raw) => {
-      const value = Number.parseInt(raw.trim(), 10)
-      return Number.isFinite(value) && value > 0 ? value : fallback
-    }),
-    Config.orElse(() => Config.succeed(fallback))
-  )
-
 export const webFetchSettings: Effect.Effect<WebFetchSettings> = Effect.gen(function* () {
   return {
-    timeoutMs: yield* positiveInt("TOOLGATE_WEBFETCH_TIMEOUT_MS", DEFAULT_TIMEOUT_MS),
-    cacheTtlMs: yield* positiveInt("CLAUDE_CODE_WEBFETCH_CACHE_TTL_MS", DEFAULT_CACHE_TTL_MS),
-    maxBytes: yield* positiveInt("TOOLGATE_WEBFETCH_MAX_BYTES", DEFAULT_MAX_BYTES)
+    timeoutMs: yield* positiveIntConfig("TOOLGATE_WEBFETCH_TIMEOUT_MS", DEFAULT_TIMEOUT_MS),
+    cacheTtlMs: yield* positiveIntConfig("CLAUDE_CODE_WEBFETCH_CACHE_TTL_MS", DEFAULT_CACHE_TTL_MS),
+    maxBytes: yield* positiveIntConfig("TOOLGATE_WEBFETCH_MAX_BYTES", DEFAULT_MAX_BYTES)
   }
 }).pipe(Effect.orDie)
