@@ -105,7 +105,8 @@ export const maxConcurrencyConfig: Config.Config<number> = Config.integer("TOOLG
 type Signal =
   | { readonly _tag: "Model"; readonly event: CallStreamEvent }
   | { readonly _tag: "StreamEnded"; readonly error: string | undefined }
-  | { readonly _tag: "Finished"; readonly index: number; readonly exit: Exit.Exit<CallOutcome> }
+  /** `atMs`: when the call's fiber ended (the coordinator may read the signal later). */
+  | { readonly _tag: "Finished"; readonly index: number; readonly exit: Exit.Exit<CallOutcome>; readonly atMs: number }
   | { readonly _tag: "Interrupt" }
 
 interface Slot {
@@ -201,11 +202,11 @@ export const make = Effect.gen(function* () {
           )
         }
 
-        const settle = (slot: Slot, outcome: CallOutcome, kind: CallOutcomeKind): Effect.Effect<void> => {
+        const settle = (slot: Slot, outcome: CallOutcome, kind: CallOutcomeKind, endedMs = now()): Effect.Effect<void> => {
           slot.status = "done"
           slot.outcome = outcome
           slot.kind = kind
-          slot.endedMs = now()
+          slot.endedMs = endedMs
           const ready: Array<SchedulerEvent> = [{ _tag: "CallFinished", index: slot.call.index, outcome, atMs: slot.endedMs }]
           while (nextToEmit < slots.length && slots[nextToEmit]!.status === "done") {
             ready.push({ _tag: "ResultReady", index: nextToEmit, outcome: slots[nextToEmit]!.outcome! })
@@ -256,7 +257,7 @@ export const make = Effect.gen(function* () {
                 onProgress: (toolUseId, progress) => emit({ _tag: "CallProgress", toolUseId, progress })
               })
               .pipe(
-                Effect.onExit((exit) => signals.offer({ _tag: "Finished", index, exit })),
+                Effect.onExit((exit) => signals.offer({ _tag: "Finished", index, exit, atMs: now() })),
                 Effect.asVoid,
                 Effect.forkScoped
               )
@@ -336,7 +337,7 @@ export const make = Effect.gen(function* () {
             }
           })
 
-        const onFinished = (index: number, exit: Exit.Exit<CallOutcome>) =>
+        const onFinished = (index: number, exit: Exit.Exit<CallOutcome>, endedMs: number) =>
           Effect.gen(function* () {
             const slot = slots[index]!
             running.delete(slot)
@@ -359,7 +360,7 @@ export const make = Effect.gen(function* () {
               )
               kind = "error"
             }
-            yield* settle(slot, outcome, kind)
+            yield* settle(slot, outcome, kind, endedMs)
             if (outcome.contextModifier !== undefined) {
               const modifier = outcome.contextModifier
               const next = Option.getOrUndefined(Option.liftThrowable(() => modifier(session))())
@@ -465,7 +466,7 @@ export const make = Effect.gen(function* () {
               yield* onStreamEnded(signal.error)
               break
             case "Finished":
-              yield* onFinished(signal.index, signal.exit)
+              yield* onFinished(signal.index, signal.exit, signal.atMs)
               break
             case "Interrupt":
               yield* onInterrupt

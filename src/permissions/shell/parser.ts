@@ -3,6 +3,7 @@
  * Loaded lazily and once. Every failure mode (load failure, input over the cap, deadline, a WASM
  * abort) yields "no tree", which the analyzer turns into "too complex" (ask).
  */
+import * as v8 from "node:v8"
 import { Effect } from "effect"
 import { createRequire } from "node:module"
 import * as fs from "node:fs"
@@ -62,6 +63,11 @@ const resolveFrom = (specifier: string): { readonly resolved: string; readonly r
 }
 
 const load = async (fresh: boolean): Promise<Loaded> => {
+  // V8's optimising tier-up of the grammar's WebAssembly keeps every core busy for about a second
+  // after the first parses, which stalls the commands toolgate starts meanwhile (a Bash call then
+  // took ~0.8 s instead of ~20 ms). A parse is a small part of a decision, so the baseline
+  // compiler is enough (measured: no change in decisions per second).
+  v8.setFlagsFromString("--liftoff-only")
   const { req, resolved } = resolveFrom("web-tree-sitter")
   // After a WASM abort the module's memory may be corrupt (later parses of ordinary input abort
   // too): a fresh instance needs a fresh copy of the module code.
