@@ -102,6 +102,18 @@ export const maxConcurrencyConfig: Config.Config<number> = Config.integer("TOOLG
   Config.withDefault(10)
 )
 
+/** User interrupts from an AbortSignal (for callers outside Effect): aborting is one interrupt. */
+export const interruptsFromAbortSignal = (signal: AbortSignal): Stream.Stream<void> =>
+  Stream.async<void>((emit) => {
+    if (signal.aborted) {
+      void emit.single(undefined)
+      return
+    }
+    const onAbort = () => void emit.single(undefined)
+    signal.addEventListener("abort", onAbort, { once: true })
+    return Effect.sync(() => signal.removeEventListener("abort", onAbort))
+  })
+
 type Signal =
   | { readonly _tag: "Model"; readonly event: CallStreamEvent }
   | { readonly _tag: "StreamEnded"; readonly error: string | undefined }

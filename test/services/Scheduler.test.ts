@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, FastCheck as fc, Queue, Schema, Stream, TestClock, TestContext } from "effect"
-import { Scheduler, type CallStreamEvent } from "../../src/services/Scheduler.js"
+import { ConfigProvider, Effect, Fiber, FastCheck as fc, Queue, Schema, Stream, TestClock, TestContext } from "effect"
+import { Scheduler, interruptsFromAbortSignal, maxConcurrencyConfig, type CallStreamEvent } from "../../src/services/Scheduler.js"
 import { buildTool, type AnyTool } from "../../src/Tool.js"
 import { fakeTool, makeProbe, type Probe } from "../support/fakeTools.js"
 import { tempDir, testRuntime, testSession, toolUse } from "../support/runtime.js"
@@ -358,4 +358,45 @@ describe("Scheduler: properties", () => {
       )
     )
   )
+})
+
+describe("Scheduler: configuration and library entry points", () => {
+  it.effect("the cap comes from TOOLGATE_MAX_TOOL_USE_CONCURRENCY, then CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY, else 10", () =>
+    Effect.gen(function* () {
+      const read = (env: Record<string, string>) =>
+        maxConcurrencyConfig.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
+      expect(yield* read({})).toBe(10)
+      expect(yield* read({ CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY: "3" })).toBe(3)
+      expect(yield* read({ TOOLGATE_MAX_TOOL_USE_CONCURRENCY: "2", CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY: "3" })).toBe(2)
+      expect(yield* Effect.either(read({ TOOLGATE_MAX_TOOL_USE_CONCURRENCY: "0" }))).toMatchObject({ _tag: "Left" })
+    })
+  )
+
+  it.effect("the configured cap is what a message runs under", () => {
+    const probe = makeProbe()
+    return Effect.gen(function* () {
+      const fiber = yield* Effect.fork((yield* Scheduler).runMessage([0, 1, 2, 3].map((i) => toolUse(`t${i}`, "R", { ms: 10 })), { session }))
+      yield* TestClock.adjust("1 second")
+      yield* Fiber.join(fiber)
+      expect(probe.maxRunning).toBe(2)
+    }).pipe(
+      Effect.provide(testRuntime({ tools: tools(probe), cwd })),
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["TOOLGATE_MAX_TOOL_USE_CONCURRENCY", "2"]])))
+    )
+  })
+
+  it.live("an AbortSignal interrupts a message like Ctrl-C", () => {
+    const probe = makeProbe()
+    const controller = new AbortController()
+    return Effect.gen(function* () {
+      const fiber = yield* Effect.fork(
+        (yield* Scheduler).runMessage([toolUse("long", "R", { ms: 60_000 })], { session, interrupts: interruptsFromAbortSignal(controller.signal) })
+      )
+      while (probe.running === 0) yield* Effect.sleep("5 millis")
+      controller.abort()
+      const run = yield* Fiber.join(fiber)
+      expect(run.outcomes[0]!.error?._tag).toBe("Interrupted")
+      expect(run.interrupted).toBe(true)
+    }).pipe(Effect.provide(testRuntime({ tools: tools(probe), cwd })))
+  })
 })
