@@ -7,6 +7,7 @@
 import type { SettingsSource } from "../services/Settings.js"
 import type { RuleSource } from "../permissions/types.js"
 import { HOOK_EVENTS, isToolEvent, type HookEvent } from "./types.js"
+import { isRecord } from "../internal/json.js"
 
 export const DEFAULT_TIMEOUT_SECONDS = 600
 
@@ -37,8 +38,6 @@ export const dedupeKey = (h: CommandHookHandler): string =>
 /** How a hook is named in messages: the command as configured. */
 export const handlerLabel = (h: CommandHookHandler): string =>
   h.args === undefined ? h.command : [h.command, ...h.args].join(" ")
-
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const hooksDisabled = (sources: ReadonlyArray<SettingsSource>) => {
   const managedOff = sources.some((s) => s.source === "policySettings" && s.settings.disableAllHooks === true)

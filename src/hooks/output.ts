@@ -6,6 +6,7 @@
  */
 import type { ProcessOutcome } from "./runProcess.js"
 import type { HookEvent, HookJsonOutput } from "./types.js"
+import { isRecord } from "../internal/json.js"
 
 /** One hook's run, reduced to what aggregation needs. */
 export interface HookRun {
@@ -23,8 +24,6 @@ export interface HookRun {
 }
 
 export type HookRunBody = Omit<HookRun, "order" | "label">
-
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const firstLine = (text: string) => text.split(/\r?\n/).find((l) => l.trim() !== "")?.trim() ?? ""
 

@@ -3,6 +3,7 @@
  * `${VAR}` / `${VAR:-default}` expanded in `command`, `args`, `env`, `url` and `headers`.
  * A bad entry is an error naming the file and the server; it never stops the other entries.
  */
+import { isRecord, kindOf } from "../internal/json.js"
 
 export type McpScope = "local" | "project" | "user" | "dynamic"
 
@@ -54,11 +55,6 @@ export const expandVariables = (text: string, env: Environment, missing: (name: 
 export type EntryResult =
   | { readonly _tag: "Ok"; readonly config: McpServerConfig; readonly warnings: ReadonlyArray<string> }
   | { readonly _tag: "Invalid"; readonly reason: string; readonly type: string | undefined }
-
-const kindOf = (u: unknown): string =>
-  u === null ? "null" : Array.isArray(u) ? "an array" : typeof u === "object" ? "an object" : `a ${typeof u}`
-
-const isRecord = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
 
 // Zero-width and other invisible characters, plus surrounding whitespace: warned about, not trimmed.
 const HIDDEN = /[\u200B-\u200D\u2060\uFEFF\u00A0]/

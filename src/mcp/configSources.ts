@@ -11,9 +11,10 @@
  * approve them when approval is required.
  */
 import { Effect } from "effect"
-import * as fs from "node:fs"
 import * as path from "node:path"
 import { BadRequest } from "../Errors.js"
+import { findGitRoot } from "../internal/gitRoot.js"
+import { isRecord, kindOf, parseJsonObject, readJsonObjectFile } from "../internal/json.js"
 import type { SettingsSource } from "../services/Settings.js"
 import { type EntryResult, type Environment, type McpScope, parseServerEntry, RESERVED_SERVER_NAMES } from "./config.js"
 import { normalizeNamePart } from "./naming.js"
@@ -55,48 +56,6 @@ export interface LoadMcpConfigOptions {
   readonly settingsSources: ReadonlyArray<SettingsSource>
   readonly trusted: boolean
   readonly projectServers: ProjectServerPolicy
-}
-
-const isRecord = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
-
-const kindOf = (u: unknown): string =>
-  u === null ? "null" : Array.isArray(u) ? "an array" : typeof u === "object" ? "an object" : `a ${typeof u}`
-
-type Read =
-  | { readonly _tag: "Missing" }
-  | { readonly _tag: "Loaded"; readonly json: Record<string, unknown> }
-  | { readonly _tag: "Failed"; readonly reason: string }
-
-const parseObject = (text: string): Read => {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
-  } catch (e) {
-    return { _tag: "Failed", reason: `invalid JSON: ${(e as Error).message}` }
-  }
-  return isRecord(parsed) ? { _tag: "Loaded", json: parsed } : { _tag: "Failed", reason: `must be a JSON object, got ${kindOf(parsed)}` }
-}
-
-const readObject = (file: string): Read => {
-  let text: string
-  try {
-    text = fs.readFileSync(file, "utf8")
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code
-    if (code === "ENOENT" || code === "ENOTDIR") return { _tag: "Missing" }
-    return { _tag: "Failed", reason: `cannot read: ${(e as Error).message}` }
-  }
-  return parseObject(text)
-}
-
-const findGitRoot = (start: string): string | undefined => {
-  let dir = start
-  for (;;) {
-    if (fs.existsSync(path.join(dir, ".git"))) return dir
-    const parent = path.dirname(dir)
-    if (parent === dir) return undefined
-    dir = parent
-  }
 }
 
 /** `.mcp.json` files from the start directory up to the git root, nearest first. */
@@ -163,7 +122,7 @@ export const loadMcpConfig = (options: LoadMcpConfigOptions): Effect.Effect<McpC
     for (const arg of options.mcpConfig ?? []) {
       const inline = arg.trim().startsWith("{")
       const file = inline ? undefined : path.resolve(cwd, arg)
-      const read = inline ? parseObject(arg) : readObject(file!)
+      const read = inline ? parseJsonObject(arg) : readJsonObjectFile(file!)
       if (read._tag === "Missing") return yield* new BadRequest({ reason: `--mcp-config: file not found: ${file}` })
       if (read._tag === "Failed") return yield* new BadRequest({ reason: `--mcp-config ${file ?? "(inline JSON)"}: ${read.reason}` })
       if (!isRecord(read.json.mcpServers)) {
@@ -174,7 +133,7 @@ export const loadMcpConfig = (options: LoadMcpConfigOptions): Effect.Effect<McpC
 
     let claudeJson: Record<string, unknown> | undefined
     if (options.strictMcpConfig !== true) {
-      const read = readObject(options.claudeJsonFile)
+      const read = readJsonObjectFile(options.claudeJsonFile)
       if (read._tag === "Failed") errors.push(`${options.claudeJsonFile}: ${read.reason}; its user and local servers were not loaded`)
       if (read._tag === "Loaded") claudeJson = read.json
       const project = projectEntry(claudeJson, cwd)
@@ -184,7 +143,7 @@ export const loadMcpConfig = (options: LoadMcpConfigOptions): Effect.Effect<McpC
 
       // 3. project scope, nearest file first
       for (const file of projectFiles(cwd)) {
-        const read = readObject(file)
+        const read = readJsonObjectFile(file)
         if (read._tag === "Missing") continue
         if (read._tag === "Failed") {
           errors.push(`${file}: ${read.reason}; no server from this file was loaded`)

@@ -10,6 +10,7 @@
  */
 import type { ErrorObject, ValidateFunction } from "ajv"
 import type { McpSdk } from "./sdk.js"
+import { isRecord } from "../internal/json.js"
 
 export type ValidationResult =
   | { readonly ok: true; readonly value: Record<string, unknown> }
@@ -44,8 +45,6 @@ const ajvFor = (sdk: McpSdk, dialect: string | undefined): AjvLike => {
   }
   return ajv
 }
-
-const isRecord = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
 
 /** Compiles a tool's input schema, or says why it is not usable. */
 export const compileInputSchema = (sdk: McpSdk, schema: unknown): { readonly ok: true; readonly compiled: CompiledInputSchema } | { readonly ok: false; readonly reason: string } => {

@@ -8,8 +8,7 @@ import { makeMcpTool, type McpToolListing, type McpToolSpec } from "../tools/mcp
 import { compileInputSchema, type CompiledInputSchema } from "./jsonSchema.js"
 import { assignToolNames } from "./naming.js"
 import type { McpSdk } from "./sdk.js"
-
-const isRecord = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
+import { isRecord } from "../internal/json.js"
 
 export interface ServerToolsResult {
   readonly tools: ReadonlyArray<AnyTool>

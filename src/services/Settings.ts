@@ -12,6 +12,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { BadRequest, SettingsError } from "../Errors.js"
+import { findGitRoot } from "../internal/gitRoot.js"
+import { isRecord, kindOf, parseJsonObject as parseJson, readJsonObjectFile, type JsonObjectRead } from "../internal/json.js"
 import { makeRule } from "../permissions/ruleGrammar.js"
 import { partitionRules } from "../permissions/ruleValidation.js"
 import type { PermissionMode, PermissionRule, RuleBehavior, RuleSource } from "../permissions/types.js"
@@ -109,50 +111,22 @@ export const splitToolList = (values: ReadonlyArray<string>): ReadonlyArray<stri
     return out
   })
 
-const findGitRoot = (start: string): string | undefined => {
-  let dir = start
-  for (;;) {
-    if (fs.existsSync(path.join(dir, ".git"))) return dir
-    const parent = path.dirname(dir)
-    if (parent === dir) return undefined
-    dir = parent
-  }
-}
-
 type ReadResult =
   | { readonly _tag: "Missing" }
   | { readonly _tag: "Loaded"; readonly settings: Record<string, unknown> }
   | { readonly _tag: "Failed"; readonly error: SettingsError }
 
-const readJsonObject = (file: string): ReadResult => {
-  let text: string
-  try {
-    text = fs.readFileSync(file, "utf8")
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code
-    if (code === "ENOENT" || code === "ENOTDIR") return { _tag: "Missing" }
-    return { _tag: "Failed", error: new SettingsError({ path: file, reason: `cannot read: ${(e as Error).message}` }) }
-  }
-  return parseJsonObject(text, file)
-}
+/** A settings object, with failures named after the file (or label) they came from. */
+const asSettings = (read: JsonObjectRead, label: string): ReadResult =>
+  read._tag === "Loaded"
+    ? { _tag: "Loaded", settings: read.json }
+    : read._tag === "Missing"
+      ? read
+      : { _tag: "Failed", error: new SettingsError({ path: label, reason: read.reason.startsWith("must be") ? `settings ${read.reason}` : read.reason }) }
 
-const parseJsonObject = (text: string, label: string): ReadResult => {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
-  } catch (e) {
-    return { _tag: "Failed", error: new SettingsError({ path: label, reason: `invalid JSON: ${(e as Error).message}` }) }
-  }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    return { _tag: "Failed", error: new SettingsError({ path: label, reason: `settings must be a JSON object, got ${kindOf(parsed)}` }) }
-  }
-  return { _tag: "Loaded", settings: parsed as Record<string, unknown> }
-}
+const readJsonObject = (file: string): ReadResult => asSettings(readJsonObjectFile(file), file)
 
-const kindOf = (u: unknown): string =>
-  u === null ? "null" : Array.isArray(u) ? "an array" : typeof u === "object" ? "an object" : `a ${typeof u}`
-
-const isRecord = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
+const parseJsonObject = (text: string, label: string): ReadResult => asSettings(parseJson(text), label)
 
 interface Checked {
   readonly settings: Record<string, unknown>
