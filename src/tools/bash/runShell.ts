@@ -6,12 +6,12 @@
  * long-lived processes).
  */
 import { Clock, Duration, Effect, Fiber, Option, type Scope } from "effect"
-import { spawn, type ChildProcess } from "node:child_process"
-import * as os from "node:os"
-import { ToolError } from "../../Errors.js"
+import type { ChildProcess } from "node:child_process"
+import type { ToolError } from "../../Errors.js"
 import { readFinalCwd, shellTempDir, type FinalCwd } from "./cwdTrap.js"
 import { OutputCapture, type CapturedOutput } from "./OutputCapture.js"
 import { killGroup } from "./processGroup.js"
+import { exitCodeOf, spawnShell, trackExit } from "./spawnShell.js"
 
 export interface ShellProgress {
   readonly elapsedMs: number
@@ -48,31 +48,17 @@ export interface ShellOutcome {
 /** How long to wait for the output pipes to close once the group is gone. */
 const DRAIN_MS = 1000
 
-interface ExitInfo {
-  readonly code: number | null
-  readonly signal: NodeJS.Signals | null
-}
-
 /** A running shell: its exit and the close of its pipes, observable at any time. */
 class ShellProcess {
-  exit: ExitInfo | undefined
   closed = false
+  readonly exits: ReturnType<typeof trackExit>
 
   constructor(readonly child: ChildProcess) {
-    child.once("exit", (code, signal) => {
-      this.exit = { code, signal }
-    })
+    this.exits = trackExit(child)
     child.once("close", () => {
       this.closed = true
     })
   }
-
-  readonly awaitExit: Effect.Effect<ExitInfo> = Effect.async<ExitInfo>((resume) => {
-    if (this.exit !== undefined) return resume(Effect.succeed(this.exit))
-    const onExit = (code: number | null, signal: NodeJS.Signals | null) => resume(Effect.succeed({ code, signal }))
-    this.child.once("exit", onExit)
-    return Effect.sync(() => void this.child.off("exit", onExit))
-  })
 
   readonly awaitClose: Effect.Effect<void> = Effect.async<void>((resume) => {
     if (this.closed) return resume(Effect.void)
@@ -96,40 +82,6 @@ class ShellProcess {
   }
 }
 
-const spawnShell = (run: ShellRun, env: NodeJS.ProcessEnv, capture: OutputCapture): Effect.Effect<ShellProcess, ToolError> =>
-  Effect.async<ShellProcess, ToolError>((resume) => {
-    let child: ChildProcess
-    try {
-      child = spawn(run.shell, ["--noprofile", "--norc", "-c", run.command], {
-        cwd: run.cwd,
-        env,
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
-        windowsHide: true
-      })
-    } catch (cause) {
-      return resume(Effect.fail(startFailure(run, cause)))
-    }
-    const shell = new ShellProcess(child)
-    child.stdout!.on("data", (chunk: Buffer) => capture.write("stdout", chunk))
-    child.stderr!.on("data", (chunk: Buffer) => capture.write("stderr", chunk))
-    const onSpawn = () => {
-      child.off("error", onError)
-      resume(Effect.succeed(shell))
-    }
-    const onError = (cause: Error) => {
-      child.off("spawn", onSpawn)
-      resume(Effect.fail(startFailure(run, cause)))
-    }
-    child.once("spawn", onSpawn)
-    child.once("error", onError)
-  })
-
-const startFailure = (run: ShellRun, cause: unknown) =>
-  new ToolError({ reason: `Could not start ${run.shell} in ${run.cwd}: ${cause instanceof Error ? cause.message : String(cause)}` })
-
-const signalExitCode = (signal: NodeJS.Signals): number => 128 + (os.constants.signals[signal] ?? 0)
-
 export const runShell = (run: ShellRun): Effect.Effect<ShellOutcome, ToolError, Scope.Scope> =>
   Effect.gen(function* () {
     const temp = yield* shellTempDir
@@ -138,7 +90,14 @@ export const runShell = (run: ShellRun): Effect.Effect<ShellOutcome, ToolError, 
       (capture) => Effect.sync(() => capture.close())
     )
     const env: NodeJS.ProcessEnv = { ...run.env, ...temp.env }
-    const shell = yield* Effect.acquireRelease(spawnShell(run, env, capture), (shell) => shell.stop(run.killGraceMs))
+    const shell = yield* Effect.acquireRelease(
+      spawnShell({ ...run, env, output: "pipe" }, (child) => {
+        child.stdout!.on("data", (chunk: Buffer) => capture.write("stdout", chunk))
+        child.stderr!.on("data", (chunk: Buffer) => capture.write("stderr", chunk))
+        return new ShellProcess(child)
+      }),
+      (shell) => shell.stop(run.killGraceMs)
+    )
     const startedAt = yield* Clock.currentTimeMillis
     const progress = yield* Effect.sleep(Duration.millis(run.progressIntervalMs)).pipe(
       Effect.zipRight(
@@ -151,13 +110,13 @@ export const runShell = (run: ShellRun): Effect.Effect<ShellOutcome, ToolError, 
       Effect.forever,
       Effect.forkScoped
     )
-    const exited = yield* shell.awaitExit.pipe(Effect.timeoutOption(Duration.millis(run.timeoutMs)))
+    const exited = yield* shell.exits.awaitExit.pipe(Effect.timeoutOption(Duration.millis(run.timeoutMs)))
     yield* Fiber.interrupt(progress)
     const timedOut = Option.isNone(exited)
     yield* shell.stop(run.killGraceMs)
-    const exit = Option.getOrElse(exited, () => shell.exit ?? { code: null, signal: "SIGKILL" as const })
+    const exit = Option.getOrElse(exited, () => shell.exits.exit() ?? { code: null, signal: "SIGKILL" as const })
     return {
-      exitCode: exit.code ?? (exit.signal === null ? 1 : signalExitCode(exit.signal)),
+      exitCode: exitCodeOf(exit),
       signal: exit.signal,
       timedOut,
       output: capture.finish(),

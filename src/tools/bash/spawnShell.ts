@@ -1,0 +1,78 @@
+/**
+ * Starting `<shell> --noprofile --norc -c <command>` (argv, no extra shell layer;
+ * reference/shell-security.md §3.1) as the leader of a new process group, stdin from /dev/null,
+ * for foreground and background Bash alike.
+ */
+import { Effect } from "effect"
+import { spawn, type ChildProcess, type StdioNull, type StdioPipe } from "node:child_process"
+import * as os from "node:os"
+import { ToolError } from "../../Errors.js"
+
+export interface ExitInfo {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+}
+
+export interface ShellSpawn {
+  readonly shell: string
+  readonly command: string
+  readonly cwd: string
+  readonly env: Readonly<Record<string, string | undefined>>
+  /** Where stdout and stderr go: pipes, or a file descriptor. */
+  readonly output: StdioPipe | StdioNull | number
+}
+
+/**
+ * Spawns the shell and succeeds once it runs. `attach` sees the child synchronously, before any of
+ * its events can fire (so a very fast exit or the first output is never missed).
+ */
+export const spawnShell = <A>(options: ShellSpawn, attach: (child: ChildProcess) => A): Effect.Effect<A, ToolError> =>
+  Effect.async<A, ToolError>((resume) => {
+    let child: ChildProcess
+    try {
+      child = spawn(options.shell, ["--noprofile", "--norc", "-c", options.command], {
+        cwd: options.cwd,
+        env: options.env,
+        detached: true,
+        stdio: ["ignore", options.output, options.output],
+        windowsHide: true
+      })
+    } catch (cause) {
+      return resume(Effect.fail(startFailure(options, cause)))
+    }
+    const attached = attach(child)
+    const onSpawn = () => {
+      child.off("error", onError)
+      resume(Effect.succeed(attached))
+    }
+    const onError = (cause: Error) => {
+      child.off("spawn", onSpawn)
+      resume(Effect.fail(startFailure(options, cause)))
+    }
+    child.once("spawn", onSpawn)
+    child.once("error", onError)
+  })
+
+const startFailure = (options: ShellSpawn, cause: unknown) =>
+  new ToolError({ reason: `Could not start ${options.shell} in ${options.cwd}: ${cause instanceof Error ? cause.message : String(cause)}` })
+
+/** The child's exit: known once it happened, and awaitable at any time. */
+export const trackExit = (child: ChildProcess) => {
+  let exit: ExitInfo | undefined
+  child.once("exit", (code, signal) => {
+    exit = { code, signal }
+  })
+  return {
+    exit: (): ExitInfo | undefined => exit,
+    awaitExit: Effect.async<ExitInfo>((resume) => {
+      if (exit !== undefined) return resume(Effect.succeed(exit))
+      const onExit = (code: number | null, signal: NodeJS.Signals | null) => resume(Effect.succeed({ code, signal }))
+      child.once("exit", onExit)
+      return Effect.sync(() => void child.off("exit", onExit))
+    })
+  }
+}
+
+/** The exit code as a shell reports it: 128 + the signal number when a signal ended it. */
+export const exitCodeOf = (exit: ExitInfo): number =>
+  exit.code ?? (exit.signal === null ? 1 : 128 + (os.constants.signals[exit.signal] ?? 0))
