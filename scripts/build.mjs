@@ -33,7 +33,7 @@ await build({
   legalComments: "none",
   // import() becomes require() (every external has a CommonJS build): on Node 20 a script run
   // from V8's code cache loses its import() callback. The launcher hands custom tool modules a
-  // native import() instead (see src/extensions/customTools.ts).
+  // native import() instead (see src/services/Extensions/customTools.ts).
   supported: { "dynamic-import": false },
   logLevel: "warning"
 })

@@ -118,13 +118,11 @@ export class Interrupted extends Schema.TaggedError<Interrupted>()("Interrupted"
 /** A Bash sibling in the same concurrent batch failed, so this call was cancelled. */
 export class CancelledBySibling extends Schema.TaggedError<CancelledBySibling>()("CancelledBySibling", {
   toolName: Schema.String,
-  /** The failing sibling's description, e.g. its command; empty when unknown. */
+  /** The failing sibling as its tool labels it, e.g. `Bash(npm test)`; empty when unknown. */
   sibling: Schema.String
 }) {
   override get message() {
-    if (this.sibling === "") return "Cancelled: parallel tool call errored"
-    const head = this.sibling.length > 40 ? `${this.sibling.slice(0, 40)}…` : this.sibling
-    return `Cancelled: parallel tool call Bash(${head}) errored`
+    return this.sibling === "" ? "Cancelled: parallel tool call errored" : `Cancelled: parallel tool call ${this.sibling} errored`
   }
 }
 

@@ -43,6 +43,13 @@ export const ToolResultBlock = Schema.Struct({
 export type ToolResultBlock = typeof ToolResultBlock.Type
 
 /** The user message that answers an assistant message's tool calls. */
+/** A tool definition as the Messages API takes it. */
+export interface ApiToolDefinition {
+  readonly name: string
+  readonly description: string
+  readonly input_schema: Record<string, unknown>
+}
+
 export interface ToolResultsMessage {
   readonly role: "user"
   readonly content: ReadonlyArray<ToolResultBlock | TextBlock>

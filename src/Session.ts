@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto"
 import * as os from "node:os"
 import * as path from "node:path"
-import type { PermissionMode } from "./permissions/types.js"
+import type { PermissionMode } from "./Permission.js"
 
 export interface SessionContext {
   readonly sessionId: string

@@ -4,13 +4,28 @@
  * no footprint (touches everything), and permission checks that pass through to the rules and
  * the mode (so a tool nobody allowed asks).
  */
-import { Effect, JSONSchema, Schema, SchemaAST } from "effect"
+import { Effect, JSONSchema, Option, Schema, SchemaAST } from "effect"
 import type { ToolError, InputRejected } from "./Errors.js"
 import { InputRejected as InputRejectedError } from "./Errors.js"
 import type { ToolResultContent } from "./Messages.js"
-import type { PermissionSubject, ToolPermissionResult, PermissionMode } from "./permissions/types.js"
-import type { FileStateService } from "./services/FileState.js"
+import type { PermissionSubject, ToolPermissionResult, PermissionMode } from "./Permission.js"
 import type { SessionContext } from "./Session.js"
+
+/** What a file looked like when a tool last read or wrote it (the FileState service keeps these). */
+export interface FileSnapshot {
+  /** Modification time seen at the read or write, in ms. */
+  readonly mtimeMs: number
+  /** sha256 of the content (LF-normalised) as read or written. */
+  readonly contentHash: string
+  /** True when only part of the file was read (offset/limit or a size cap). */
+  readonly partial: boolean
+}
+
+export interface FileStateService {
+  readonly record: (path: string, snapshot: FileSnapshot) => Effect.Effect<void>
+  readonly get: (path: string) => Effect.Effect<Option.Option<FileSnapshot>>
+  readonly forget: (path: string) => Effect.Effect<void>
+}
 
 /** A tool's input schema: an effect Schema whose encoded side is plain JSON, or raw JSON Schema (MCP). */
 export type ToolInputSchema<I> =
@@ -105,6 +120,12 @@ export interface Tool<I = any, O = any> {
   readonly requiresUserInteraction: boolean
   /** Loads what the synchronous flags need (e.g. the shell parser), once, before calls are planned. */
   readonly warmup: Effect.Effect<void>
+  /**
+   * When a call of this tool fails for real (`ToolFailed`), the calls running beside it in its
+   * concurrent batch are cancelled, and this names the failed call in their results (Bash: its
+   * command). Undefined: a failure cancels nothing.
+   */
+  readonly siblingCancellationLabel: ((input: I) => string) | undefined
 }
 
 export type AnyTool = Tool<any, any>
@@ -139,6 +160,7 @@ export interface ToolDefinition<I, O> {
   readonly searchHint?: string
   readonly requiresUserInteraction?: boolean
   readonly warmup?: Effect.Effect<void>
+  readonly siblingCancellationLabel?: (input: I) => string
 }
 
 const isSchema = (u: unknown): u is Schema.Schema<any, any, never> => Schema.isSchema(u)
@@ -179,7 +201,8 @@ export const buildTool = <I, O>(definition: ToolDefinition<I, O>): Tool<I, O> =>
     shouldDefer: definition.shouldDefer ?? false,
     searchHint: definition.searchHint,
     requiresUserInteraction: definition.requiresUserInteraction ?? false,
-    warmup: definition.warmup ?? Effect.void
+    warmup: definition.warmup ?? Effect.void,
+    siblingCancellationLabel: definition.siblingCancellationLabel
   }
 }
 

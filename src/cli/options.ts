@@ -6,7 +6,7 @@ import { Option } from "effect"
 import * as path from "node:path"
 import type { RuntimeOptions } from "../layers/Runtime.js"
 import type { ScheduleMode } from "../services/Scheduler.js"
-import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js"
+import { PERMISSION_MODES, type PermissionMode } from "../Permission.js"
 
 export const commonOptions = {
   json: Options.boolean("json").pipe(Options.withDescription("Print machine-readable JSON")),

@@ -9,8 +9,8 @@ import { newSession, type SessionContext } from "../Session.js"
 import { Settings } from "../services/Settings.js"
 import { ToolRegistry } from "../services/ToolRegistry.js"
 import { McpClients } from "../services/McpClients.js"
-import { unknownToolWarnings } from "../permissions/ruleValidation.js"
-import { AGENT_TOOL_NAME } from "../agents/pool.js"
+import { unknownToolWarnings } from "../services/Permissions/ruleValidation.js"
+import { AGENT_TOOL_NAME } from "../services/Agent/subagents/pool.js"
 import { type CommonValues, runtimeOptions } from "./options.js"
 
 /** Provides the runtime to `program`, with a session built from the loaded settings. */

@@ -5,8 +5,8 @@
 import { Layer } from "effect"
 import type { AnyTool } from "../Tool.js"
 import * as Approver from "../services/Approver.js"
-import * as Extensions from "../extensions/Extensions.js"
-import type { ModelClient } from "../model/ModelClient.js"
+import * as Extensions from "../services/Extensions.js"
+import type { ModelClient } from "../services/ModelClient.js"
 import * as Agent from "../services/Agent.js"
 import * as AgentTool from "../tools/AgentTool.js"
 import * as CallPipeline from "../services/CallPipeline.js"
@@ -22,7 +22,9 @@ import * as ToolRegistry from "../services/ToolRegistry.js"
 import * as BackgroundTools from "../tools/background/BackgroundTools.js"
 import type { BackgroundTasks } from "../tools/background/BackgroundTasks.js"
 import { builtinTools } from "../tools/index.js"
-import * as DeferredTools from "../tools/toolsearch/DeferredTools.js"
+import { makeResourceTools } from "../tools/mcp/resourceTools.js"
+import { makeSkillTool } from "../tools/Skill.js"
+import * as DeferredTools from "../services/DeferredTools.js"
 
 export interface RuntimeOptions extends Settings.SettingsOptions {
   /** Tools of the pool; defaults to the built-ins. */
@@ -68,8 +70,8 @@ export const layer = (options: RuntimeOptions) => {
     options.hooks ?? Hooks.layer,
     options.permissions ?? Permissions.layer
   ).pipe(Layer.provideMerge(base))
-  const mcp = options.mcp === false ? McpClients.layerNone : McpClients.layer({ cwd: options.cwd, ...options.mcp })
-  const extended = Layer.merge(Extensions.layer(options.extensions), mcp).pipe(Layer.provideMerge(stages))
+  const mcp = options.mcp === false ? McpClients.layerNone : McpClients.layer({ cwd: options.cwd, resourceTools: makeResourceTools, ...options.mcp })
+  const extended = Layer.merge(Extensions.layer({ skillTool: makeSkillTool, ...options.extensions }), mcp).pipe(Layer.provideMerge(stages))
   return Scheduler.layer.pipe(
     Layer.provideMerge(CallPipeline.layer),
     Layer.provideMerge(DeferredTools.layer),

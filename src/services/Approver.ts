@@ -6,8 +6,8 @@ import { Context, Effect, Layer } from "effect"
 import * as readline from "node:readline"
 import type { AnyTool } from "../Tool.js"
 import type { SessionContext } from "../Session.js"
-import type { PermissionDecision, RuleSuggestion } from "../permissions/types.js"
-import { parseRuleText } from "../permissions/ruleGrammar.js"
+import type { PermissionDecision, RuleSuggestion } from "../Permission.js"
+import { parseRuleText } from "./Permissions/ruleGrammar.js"
 
 export interface ApprovalRequest {
   readonly tool: AnyTool

@@ -18,8 +18,8 @@ import {
   type CallError
 } from "../Errors.js"
 import { contentText, toolResult, type ToolResultBlock, type ToolResultContent, type ToolUseBlock } from "../Messages.js"
-import { dontAskDenied } from "../permissions/messages.js"
-import type { PermissionDecision } from "../permissions/types.js"
+import { dontAskDenied } from "./Permissions/messages.js"
+import type { PermissionDecision } from "../Permission.js"
 import type { SessionContext } from "../Session.js"
 import type { AnyTool, InterruptBehavior, ToolCheckContext, ToolContext, ToolProgress } from "../Tool.js"
 import { Approver, offeredRules } from "./Approver.js"
@@ -63,8 +63,8 @@ export interface CallOutcome {
   /** Text for the person: hook system messages and non-blocking hook errors. */
   readonly notices: ReadonlyArray<string>
   readonly halt?: Halt
-  /** Set when this call is a real Bash failure: its command, for sibling cancellation. */
-  readonly failedBashCommand?: string
+  /** Set when this call failed for real and its tool cancels its siblings then: the failed call's label. */
+  readonly siblingFailure?: string
   /** The permission decision, when the call got that far. */
   readonly decision?: PermissionDecision
 }
@@ -295,9 +295,8 @@ export const make = Effect.gen(function* () {
       })
       notices.push(...post.notices)
       additionalContext.push(...post.additionalContext)
-      if (tool.name === "Bash" && error._tag === "ToolFailed") {
-        const command = (input as { command?: unknown }).command
-        return fail(error, { decision, failedBashCommand: typeof command === "string" ? command : "" })
+      if (tool.siblingCancellationLabel !== undefined && error._tag === "ToolFailed") {
+        return fail(error, { decision, siblingFailure: tool.siblingCancellationLabel(input) })
       }
       return fail(error, { decision })
     }

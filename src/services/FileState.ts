@@ -4,21 +4,9 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { createHash } from "node:crypto"
+import type { FileSnapshot, FileStateService } from "../Tool.js"
 
-export interface FileSnapshot {
-  /** Modification time seen at the read or write, in ms. */
-  readonly mtimeMs: number
-  /** sha256 of the content (LF-normalised) as read or written. */
-  readonly contentHash: string
-  /** True when only part of the file was read (offset/limit or a size cap). */
-  readonly partial: boolean
-}
-
-export interface FileStateService {
-  readonly record: (path: string, snapshot: FileSnapshot) => Effect.Effect<void>
-  readonly get: (path: string) => Effect.Effect<Option.Option<FileSnapshot>>
-  readonly forget: (path: string) => Effect.Effect<void>
-}
+export type { FileSnapshot, FileStateService } from "../Tool.js"
 
 export class FileState extends Context.Tag("toolgate/FileState")<FileState, FileStateService>() {}
 

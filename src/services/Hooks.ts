@@ -6,26 +6,26 @@
 import { Context, Effect, FiberSet, Layer, Option, type Scope } from "effect"
 import type { AnyTool } from "../Tool.js"
 import type { SessionContext } from "../Session.js"
-import type { RuleSuggestion } from "../permissions/types.js"
+import type { RuleSuggestion } from "../Permission.js"
 import { Settings, type SettingsSource } from "./Settings.js"
-import type { InProcessHook } from "../hooks/types.js"
-import { hookNameOf, inheritedEnv, makeEngine, type EngineOptions } from "../hooks/engine.js"
+import type { InProcessHook } from "./Hooks/types.js"
+import { hookNameOf, inheritedEnv, makeEngine, type EngineOptions } from "./Hooks/engine.js"
 import {
   aggregatePermissionRequest,
   aggregatePostToolBatch,
   aggregatePostToolUse,
   aggregatePostToolUseFailure,
   aggregatePreToolUse
-} from "../hooks/aggregate.js"
+} from "./Hooks/aggregate.js"
 import {
   permissionRequestInput,
   postToolBatchInput,
   postToolUseFailureInput,
   postToolUseInput,
   preToolUseInput
-} from "../hooks/input.js"
+} from "./Hooks/input.js"
 
-import type { PermissionUpdateEntry } from "../hooks/types.js"
+import type { PermissionUpdateEntry } from "./Hooks/types.js"
 
 export type {
   HookEvent,
@@ -38,7 +38,7 @@ export type {
   PostToolUseInput,
   PostToolUseFailureInput,
   PostToolBatchInput
-} from "../hooks/types.js"
+} from "./Hooks/types.js"
 
 export interface PreToolUseRequest {
   readonly tool: AnyTool

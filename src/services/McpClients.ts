@@ -15,17 +15,33 @@ import { Context, Deferred, Effect, ExecutionStrategy, Exit, FiberSet, Layer, Re
 import * as os from "node:os"
 import * as path from "node:path"
 import type { BadRequest } from "../Errors.js"
-import type { McpScope, McpServerConfig } from "../mcp/config.js"
-import { type ConfiguredServer, loadMcpConfig, type McpConfiguration, type ProjectServerPolicy } from "../mcp/configSources.js"
-import { connectServer, listAllPages, request, type McpProgress, type ServerConnection } from "../mcp/connection.js"
-import { McpRequestError } from "../mcp/errors.js"
-import type { McpCallResult } from "../mcp/results.js"
-import { DEFAULT_MAX_MCP_OUTPUT_TOKENS } from "../mcp/results.js"
-import { loadSdk, type McpSdk } from "../mcp/sdk.js"
-import { buildServerTools } from "../mcp/serverTools.js"
-import { makeResourceTools, type McpResourceAccess, type McpResourceEntry } from "../tools/mcp/resourceTools.js"
+import type { McpScope, McpServerConfig } from "./McpClients/config.js"
+import { type ConfiguredServer, loadMcpConfig, type McpConfiguration, type ProjectServerPolicy } from "./McpClients/configSources.js"
+import { connectServer, listAllPages, request, type McpProgress, type ServerConnection } from "./McpClients/connection.js"
+import { McpRequestError } from "./McpClients/errors.js"
+import type { McpCallResult } from "./McpClients/results.js"
+import { DEFAULT_MAX_MCP_OUTPUT_TOKENS } from "./McpClients/results.js"
+import { loadSdk, type McpSdk } from "./McpClients/sdk.js"
+import { buildServerTools } from "./McpClients/serverTools.js"
+import type { AnyTool } from "../Tool.js"
 import { Settings } from "./Settings.js"
 import { ToolRegistry } from "./ToolRegistry.js"
+
+export interface McpResourceEntry {
+  readonly uri: string
+  readonly name: string
+  readonly server: string
+  readonly mimeType?: string
+  readonly description?: string
+}
+
+/** What these tools need of the MCP clients (the service is one). */
+export interface McpResourceAccess {
+  /** Connected servers that offer resources. */
+  readonly resourceServers: Effect.Effect<ReadonlyArray<string>>
+  readonly listResources: (server: string) => Effect.Effect<ReadonlyArray<McpResourceEntry>, McpRequestError>
+  readonly readResource: (server: string, uri: string) => Effect.Effect<{ readonly contents: ReadonlyArray<Record<string, unknown>> }, McpRequestError>
+}
 
 export type McpServerState = "connected" | "failed" | "needs-auth" | "pending" | "disabled"
 
@@ -104,6 +120,11 @@ export interface McpClientsOptions {
    * the layer waits, so the first model turn sees every tool.
    */
   readonly background?: boolean
+  /**
+   * The tools over servers' resources (ListMcpResourcesTool, ReadMcpResourceTool), joined to the
+   * pool while a connected server offers resources; none without it.
+   */
+  readonly resourceTools?: (access: McpResourceAccess) => ReadonlyArray<AnyTool>
 }
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000
@@ -273,7 +294,7 @@ export const make = (options: McpClientsOptions = {}) =>
     })
 
     const access: McpResourceAccess = { resourceServers, listResources, readResource }
-    const resourceTools = makeResourceTools(access)
+    const resourceTools = options.resourceTools?.(access) ?? []
     const syncResourceTools = Effect.flatMap(resourceServers, (names) => registry.setSource(RESOURCE_TOOLS_SOURCE, names.length > 0 ? resourceTools : []))
 
     /** Lists all pages of a server's tools and builds them. */

@@ -1,14 +1,14 @@
 /**
  * The permission stage: decides allow / deny / ask for one call from the rules of every source,
  * the mode, the working directories, safety checks, and the tool's own check
- * (claude-code-spec §1.4 steps 6a–6f; the rules in src/permissions/decide.ts). Resolving an
+ * (claude-code-spec §1.4 steps 6a–6f; the rules in src/services/Permissions/decide.ts). Resolving an
  * "ask" (dontAsk, hooks, the Approver) is the pipeline's job.
  */
 import { Context, Effect, Layer } from "effect"
 import type { AnyTool } from "../Tool.js"
 import type { SessionContext } from "../Session.js"
-import type { PermissionDecision } from "../permissions/types.js"
-import { decideCall, type DecideEnvironment } from "../permissions/decide.js"
+import type { PermissionDecision } from "../Permission.js"
+import { decideCall, type DecideEnvironment } from "./Permissions/decide.js"
 import { Settings, type LoadedSettings } from "./Settings.js"
 import { FileState, type FileStateService } from "./FileState.js"
 

@@ -23,7 +23,7 @@ import {
   type CallError
 } from "../Errors.js"
 import { contentText, type TextBlock, type ToolResultsMessage, type ToolUseBlock } from "../Messages.js"
-import { isWithin } from "../permissions/expandPath.js"
+import { isWithin } from "./Permissions/expandPath.js"
 import type { SessionContext } from "../Session.js"
 import type { Footprint, ToolProgress } from "../Tool.js"
 import { CallPipeline, type CallOutcome, type Halt, type PreparedCall } from "./CallPipeline.js"
@@ -381,8 +381,8 @@ export const make = Effect.gen(function* () {
                 for (const s of slots) if (s.status === "waiting") s.footprint = "unknown"
               }
             }
-            if (outcome.failedBashCommand !== undefined && siblingCancellation && slot.call.concurrencySafe) {
-              yield* cancelSiblings(slot, outcome.failedBashCommand)
+            if (outcome.siblingFailure !== undefined && siblingCancellation && slot.call.concurrencySafe) {
+              yield* cancelSiblings(slot, outcome.siblingFailure)
             }
             if (outcome.halt !== undefined && halt === undefined) {
               halt = outcome.halt

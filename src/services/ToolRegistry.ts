@@ -5,19 +5,16 @@
  * once per tool.
  */
 import { Context, Effect, Layer, Ref } from "effect"
+import type { ApiToolDefinition } from "../Messages.js"
 import type { AnyTool } from "../Tool.js"
 import { inputJsonSchema } from "../Tool.js"
-import { canonicalToolName } from "../permissions/ruleGrammar.js"
-import { matchesToolName } from "../permissions/toolNames.js"
-import type { PermissionRule } from "../permissions/types.js"
+import { canonicalToolName } from "./Permissions/ruleGrammar.js"
+import { matchesToolName } from "./Permissions/toolNames.js"
+import type { PermissionRule } from "../Permission.js"
 import { Settings } from "./Settings.js"
 
-/** A tool definition as the Messages API takes it. */
-export interface ApiToolDefinition {
-  readonly name: string
-  readonly description: string
-  readonly input_schema: Record<string, unknown>
-}
+
+export type { ApiToolDefinition } from "../Messages.js"
 
 export interface ToolPool {
   /** Built-ins sorted by name, then external tools sorted by name. */

@@ -18,7 +18,7 @@ import { renderCommand } from "./bash/renderCommand.js"
 import { failureText, formatDuration, spillNotice, successText } from "./bash/resultText.js"
 import { runShell } from "./bash/runShell.js"
 import { bashSettings, effectiveTimeoutMs } from "./bash/settings.js"
-import { ensureShellParser, isReadOnlyCommand } from "../permissions/shell/index.js"
+import { ensureShellParser, isReadOnlyCommand } from "../services/Permissions/shell/index.js"
 import { nextDirectory, startingDirectory } from "./bash/shellCwd.js"
 import { shellEnvironment } from "./bash/shellEnvironment.js"
 import { BooleanLike, NumberLike, optional } from "./schemas.js"
@@ -179,6 +179,7 @@ export const makeBashTool = (options: BashToolOptions = {}) =>
     isConcurrencySafe: concurrencySafeRun,
     isDestructive: (input) => !readOnlyRun(input),
     interruptBehavior: () => "cancel",
+    siblingCancellationLabel: (input) => `Bash(${input.command.length > 40 ? `${input.command.slice(0, 40)}…` : input.command})`,
     maxResultSizeChars: 30_000,
     validateInput: (input) =>
       !isBackground(input)

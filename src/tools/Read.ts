@@ -13,7 +13,7 @@ import { buildTool, reject, type ToolContext, type ToolResult } from "../Tool.js
 import { ToolError } from "../Errors.js"
 import type { ToolResultContent } from "../Messages.js"
 import { IntLike, optional } from "./schemas.js"
-import { expandPath } from "../permissions/expandPath.js"
+import { expandPath } from "../services/Permissions/expandPath.js"
 import { formatFileSize, numberLines, oneLine, plural } from "./files/format.js"
 import { errorText, fileNotFoundMessage, isBlockedDevice, pathProblem, statOrUndefined } from "./files/paths.js"
 import {

@@ -6,7 +6,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { BIN, cleanEnv, stripAnsi } from "../agent/cliSupport.js"
+import { BIN, cleanEnv, stripAnsi } from "../services/Agent/cliSupport.js"
 import { tempDir } from "../support/runtime.js"
 
 describe("terminal approver (pseudo-terminal)", () => {

@@ -8,7 +8,7 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ROOT, cleanEnv, copyExample, runCli } from "../agent/cliSupport.js"
+import { ROOT, cleanEnv, copyExample, runCli } from "../services/Agent/cliSupport.js"
 
 let server: http.Server
 let port = 0

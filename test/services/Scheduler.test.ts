@@ -236,7 +236,7 @@ describe("Scheduler: interrupts and sibling cancellation", () => {
     }).pipe(Effect.provide(testRuntime({ tools: tools(probe), cwd })))
   })
 
-  const bash = (probe: Probe) => fakeTool("Bash", { safe: true, probe })
+  const bash = (probe: Probe) => fakeTool("Bash", { safe: true, probe, cancelsSiblings: true })
 
   it.effect("a failing Bash call cancels its running and queued siblings", () => {
     const probe = makeProbe()
@@ -344,7 +344,7 @@ describe("Scheduler: properties", () => {
               }
               yield* TestClock.adjust("10 seconds")
               return yield* Fiber.join(fiber)
-            }).pipe(Effect.provide(testRuntime({ tools: tools(probe, [fakeTool("Bash", { safe: true, probe })]), cwd })))
+            }).pipe(Effect.provide(testRuntime({ tools: tools(probe, [fakeTool("Bash", { safe: true, probe, cancelsSiblings: true })]), cwd })))
             const run = await Effect.runPromise(program.pipe(Effect.provide(TestContext.TestContext)) as Effect.Effect<any>)
             expect(run.outcomes.map((o: { toolUseId: string }) => o.toolUseId)).toEqual(blocks.map((b) => b.id))
             expect(run.message.content.filter((b: { type: string }) => b.type === "tool_result")).toHaveLength(blocks.length)

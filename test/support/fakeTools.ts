@@ -25,6 +25,8 @@ export interface FakeToolOptions {
   readonly interruptBehavior?: "cancel" | "block"
   /** Overrides: input.fail → ToolError, input.die → defect, input.ms → sleep. */
   readonly latch?: (id: string) => Deferred.Deferred<void> | undefined
+  /** A real failure cancels the running siblings (as Bash's does). */
+  readonly cancelsSiblings?: boolean
 }
 
 const FakeInput = Schema.Struct({
@@ -42,6 +44,7 @@ export const fakeTool = (name: string, options: FakeToolOptions): AnyTool =>
     isReadOnly: () => options.safe,
     isConcurrencySafe: () => options.safe,
     interruptBehavior: () => options.interruptBehavior ?? "cancel",
+    ...(options.cancelsSiblings === true ? { siblingCancellationLabel: () => "" } : {}),
     checkPermissions: () => Effect.succeed({ behavior: "allow" }),
     call: (input, ctx) => {
       const probe = options.probe

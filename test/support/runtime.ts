@@ -17,7 +17,7 @@ import * as Settings from "../../src/services/Settings.js"
 import * as ToolRegistry from "../../src/services/ToolRegistry.js"
 import { newSession, type SessionContext } from "../../src/Session.js"
 import type { AnyTool } from "../../src/Tool.js"
-import type { PermissionMode } from "../../src/permissions/types.js"
+import type { PermissionMode } from "../../src/Permission.js"
 
 export interface TestRuntimeOptions {
   readonly tools: ReadonlyArray<AnyTool>

@@ -7,7 +7,7 @@ import { make as makeBackgroundTasks } from "../../src/tools/background/Backgrou
 import { makeBackgroundTools, withBackgroundTools } from "../../src/tools/background/BackgroundTools.js"
 import { completeUtf8Length, openOutputFile, readNewOutput } from "../../src/tools/background/outputFile.js"
 import { BACKGROUND_DISABLED, backgroundTimeoutMs, taskOutputWaitMs } from "../../src/tools/background/settings.js"
-import { isProcessAlive } from "../../src/tools/bash/processGroup.js"
+import { isProcessAlive } from "../../src/internal/processGroup.js"
 import { BACKGROUND_NOT_AVAILABLE, BashTool } from "../../src/tools/Bash.js"
 import { ReadTool } from "../../src/tools/Read.js"
 import { makeContext, makeSandbox, readPids, waitUntilDead, type Sandbox } from "../fixtures/bash/harness.js"

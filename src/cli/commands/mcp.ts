@@ -11,6 +11,7 @@ import * as McpClients from "../../services/McpClients.js"
 import * as Settings from "../../services/Settings.js"
 import * as ToolRegistry from "../../services/ToolRegistry.js"
 import { builtinTools } from "../../tools/index.js"
+import { makeResourceTools } from "../../tools/mcp/resourceTools.js"
 import { commonOptions, runtimeOptions, type CommonValues } from "../options.js"
 import { bold, dim, green, red } from "../render.js"
 
@@ -62,7 +63,8 @@ const mcpLayer = (values: CommonValues) => {
   const options = runtimeOptions(values)
   const base = Layer.merge(Settings.layer(options), ToolRegistry.layerBuiltins(builtinTools))
   const registry = ToolRegistry.layer.pipe(Layer.provideMerge(base))
-  return McpClients.layer(options.mcp === false || options.mcp === undefined ? { cwd: options.cwd } : options.mcp).pipe(Layer.provide(registry))
+  const mcpOptions = options.mcp === false || options.mcp === undefined ? { cwd: options.cwd } : options.mcp
+  return McpClients.layer({ ...mcpOptions, resourceTools: makeResourceTools }).pipe(Layer.provide(registry))
 }
 
 export const mcp = Command.make("mcp").pipe(

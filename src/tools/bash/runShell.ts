@@ -10,7 +10,7 @@ import type { ChildProcess } from "node:child_process"
 import type { ToolError } from "../../Errors.js"
 import { readFinalCwd, shellTempDir, type FinalCwd } from "./cwdTrap.js"
 import { OutputCapture, type CapturedOutput } from "./OutputCapture.js"
-import { killGroup } from "./processGroup.js"
+import { killGroup } from "../../internal/processGroup.js"
 import { exitCodeOf, spawnShell, trackExit } from "./spawnShell.js"
 
 export interface ShellProgress {

@@ -3,7 +3,7 @@
  * over only while it stays inside the working directories, compared on real paths.
  */
 import * as fs from "node:fs"
-import { isWithin } from "../../permissions/expandPath.js"
+import { isWithin } from "../../services/Permissions/expandPath.js"
 import { workingDirectories, type SessionContext } from "../../Session.js"
 import type { FinalCwd } from "./cwdTrap.js"
 

@@ -11,23 +11,8 @@ import * as path from "node:path"
 import { ToolError } from "../../Errors.js"
 import { writeFileAtomic } from "../../internal/atomicWrite.js"
 import { buildTool, type AnyTool } from "../../Tool.js"
-import type { McpRequestError } from "../../mcp/errors.js"
-
-export interface McpResourceEntry {
-  readonly uri: string
-  readonly name: string
-  readonly server: string
-  readonly mimeType?: string
-  readonly description?: string
-}
-
-/** What these tools need of the MCP clients (McpClients provides it). */
-export interface McpResourceAccess {
-  /** Connected servers that offer resources. */
-  readonly resourceServers: Effect.Effect<ReadonlyArray<string>>
-  readonly listResources: (server: string) => Effect.Effect<ReadonlyArray<McpResourceEntry>, McpRequestError>
-  readonly readResource: (server: string, uri: string) => Effect.Effect<{ readonly contents: ReadonlyArray<Record<string, unknown>> }, McpRequestError>
-}
+import type { McpRequestError } from "../../services/McpClients/errors.js"
+import type { McpResourceAccess, McpResourceEntry } from "../../services/McpClients.js"
 
 export const LIST_MCP_RESOURCES = "ListMcpResourcesTool"
 export const READ_MCP_RESOURCE = "ReadMcpResourceTool"

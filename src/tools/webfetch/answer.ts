@@ -6,7 +6,7 @@
  */
 import { Effect, Option, Stream } from "effect"
 import { ToolError } from "../../Errors.js"
-import { ModelClient } from "../../model/ModelClient.js"
+import { ModelClient } from "../../services/ModelClient.js"
 import { MAX_MARKDOWN_FOR_MODEL } from "./settings.js"
 
 const SYSTEM = "You answer questions about one web page, using only the page content you are given."

@@ -6,8 +6,8 @@
  * hosts: the user has to name the host. The same policy is applied again to the addresses a host
  * name resolves to, at connection time (see guardedLookup.ts).
  */
-import type { PermissionRule } from "../../permissions/types.js"
-import { domainOfSpecifier } from "../../permissions/domainRules.js"
+import type { PermissionRule } from "../../Permission.js"
+import { domainOfSpecifier } from "../../services/Permissions/domainRules.js"
 import { classifyAddress, describeClass, isInternal, isLocalhostName, type AddressClass } from "./addresses.js"
 
 export const WEB_FETCH_TOOL_NAME = "WebFetch"

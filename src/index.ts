@@ -1,0 +1,57 @@
+/**
+ * toolgate's public API: one namespace per module, in the style of `@effect/ai` and
+ * `@effect/platform`. Anything not reachable from here is internal and may change.
+ *
+ *   import { Runtime, Scheduler, Session, Tool } from "toolgate"
+ */
+
+/** The tool contract: `buildTool`, its fail-closed defaults, `ToolResult`, `ToolContext`. */
+export * as Tool from "./Tool.js"
+/** Tagged errors of every stage and the text the model sees for each. */
+export * as Errors from "./Errors.js"
+/** Anthropic content blocks as Schemas: `ToolUseBlock`, `ToolResultBlock`, … */
+export * as Messages from "./Messages.js"
+/** A session: working directory, permission mode, session folder. */
+export * as Session from "./Session.js"
+/** The permission vocabulary: modes, rules, subjects, decisions. */
+export * as Permission from "./Permission.js"
+
+/** Claude Code settings from every source, merged, each rule with its source. */
+export * as Settings from "./services/Settings.js"
+/** The tool pool: built-ins, minus denied tools, plus MCP and custom tools; API schemas. */
+export * as ToolRegistry from "./services/ToolRegistry.js"
+/** The tool's schema, then its `validateInput`. */
+export * as InputValidator from "./services/InputValidator.js"
+/** PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure, PostToolBatch. */
+export * as Hooks from "./services/Hooks.js"
+/** allow / ask / deny from rules, mode, working directories, safety checks. */
+export * as Permissions from "./services/Permissions.js"
+/** Answers an "ask": a terminal prompt, a callback, or deny. */
+export * as Approver from "./services/Approver.js"
+/** One `tool_use` through every stage to one `tool_result`. */
+export * as CallPipeline from "./services/CallPipeline.js"
+/** Large results spilled to a file, a preview for the model. */
+export * as ResultStore from "./services/ResultStore.js"
+/** What each file looked like when it was read, for Edit and Write. */
+export * as FileState from "./services/FileState.js"
+/** A message's calls: batches, cap, streaming start, interrupts, sibling cancellation. */
+export * as Scheduler from "./services/Scheduler.js"
+/** MCP servers as tools. */
+export * as McpClients from "./services/McpClients.js"
+/** The model: the Anthropic SDK, or a scripted model. */
+export * as ModelClient from "./services/ModelClient.js"
+/** The loop of turns. */
+export * as Agent from "./services/Agent.js"
+/** Tools listed by name only until ToolSearch loads them. */
+export * as DeferredTools from "./services/DeferredTools.js"
+/** Skills and custom tool modules. */
+export * as Extensions from "./services/Extensions.js"
+
+/** The built-in tools. */
+export * as Tools from "./tools/index.js"
+/** Background shells (Bash `run_in_background`, TaskOutput, TaskStop). */
+export * as BackgroundTasks from "./tools/background/BackgroundTasks.js"
+/** The Agent tool (subagents). */
+export * as AgentTool from "./tools/AgentTool.js"
+/** Composed runtimes: every stage wired, each replaceable. */
+export * as Runtime from "./layers/Runtime.js"

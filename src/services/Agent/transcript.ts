@@ -1,0 +1,137 @@
+/**
+ * The transcript of a session: one JSON object per line in `<sessionDir>/transcript.jsonl`.
+ * Lines (all carry `type`; times are ISO strings, durations ms):
+ * - `session_start`: version, session_id, cwd, model, toolgate version, options, tool names
+ * - `user`: a prompt as sent (`message`)
+ * - `model_turn`: the raw stream events of one request with their times (`events: [{at_ms, event}]`),
+ *   the stop reason, usage, retries, and the error if the turn failed — what the scripted model replays
+ * - `assistant`: the assistant message as it went back to the API
+ * - `approval`: how an "ask" was answered (tool, input, answer)
+ * - `tool_call`: one call: id, name, input, permission decision, batch, started/ended ms, outcome, result
+ * - `tool_results`: the user message answering the assistant message
+ * - `prompt_end`: why the model stopped (end_turn, max_turns, interrupted, …), turns, usage
+ * - `session_end`
+ * - `subagent_start`, `subagent_turn` (a subagent's `model_turn`), `subagent_tool_call`, … : a
+ *   subagent's lines, tagged with `agent` (its description), `agent_id` and `agent_type`
+ * A transcript is a valid script for the scripted model (`toolgate replay`, `--replay`).
+ */
+import { Effect, type Scope } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { UnparsableInput } from "../../Messages.js"
+import { ScriptError } from "../ModelClient/errors.js"
+import { parseScript, type Script } from "../ModelClient/script.js"
+
+export const TRANSCRIPT_VERSION = 1
+export const TRANSCRIPT_FILE = "transcript.jsonl"
+
+export interface Transcript {
+  readonly path: string
+  readonly write: (record: Readonly<Record<string, unknown>>) => Effect.Effect<void>
+}
+
+/** JSON for transcripts: an input that never parsed is kept as its text. */
+export const toJsonLine = (record: Readonly<Record<string, unknown>>): string =>
+  JSON.stringify(record, (_key, value: unknown) =>
+    value instanceof UnparsableInput ? { unparsable_input: value.text, reason: value.reason } : value
+  )
+
+/** Opens (appends to) a transcript file for the scope; a failed write is logged once, never fatal. */
+export const openTranscript = (file: string): Effect.Effect<Transcript, ScriptError, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () => {
+        fs.mkdirSync(path.dirname(file), { recursive: true })
+        return fs.openSync(file, "a", 0o600)
+      },
+      catch: (e) => new ScriptError({ file, reason: `cannot open the transcript: ${(e as Error).message}` })
+    }),
+    (fd) => Effect.sync(() => fs.closeSync(fd))
+  ).pipe(
+    Effect.map((fd) => {
+      let failed = false
+      return {
+        path: file,
+        write: (record) =>
+          Effect.suspend(() => {
+            if (failed) return Effect.void
+            try {
+              fs.writeSync(fd, `${toJsonLine(record)}\n`)
+              return Effect.void
+            } catch (e) {
+              failed = true
+              return Effect.logWarning(`transcript ${file}: writing failed, recording stopped: ${(e as Error).message}`)
+            }
+          })
+      } satisfies Transcript
+    })
+  )
+
+/** A transcript that records nothing (library use without a session directory). */
+export const noTranscript: Transcript = { path: "", write: () => Effect.void }
+
+export interface RecordedCall {
+  readonly toolUseId: string
+  readonly name: string
+  readonly result: unknown
+  readonly isError: boolean
+  readonly line: number
+}
+
+export interface RecordedApproval {
+  readonly toolUseId: string
+  readonly answer: Readonly<Record<string, unknown>>
+}
+
+export interface ReadTranscript {
+  readonly script: Script
+  readonly session: Readonly<Record<string, unknown>> | undefined
+  readonly calls: ReadonlyArray<RecordedCall>
+  readonly approvals: ReadonlyArray<RecordedApproval>
+}
+
+const isObject = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
+
+/** Reads a transcript for replay; a corrupt file is reported with its line number and the problem. */
+export const readTranscript = (file: string): Effect.Effect<ReadTranscript, ScriptError> =>
+  Effect.gen(function* () {
+    const text = yield* Effect.try({
+      try: () => fs.readFileSync(file, "utf8"),
+      catch: (e) =>
+        new ScriptError({ file, reason: (e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : `cannot read: ${(e as Error).message}` })
+    })
+    const script = yield* parseScript(file, text)
+    const calls: Array<RecordedCall> = []
+    const approvals: Array<RecordedApproval> = []
+    const lines = text.split("\n")
+    for (const [i, raw] of lines.entries()) {
+      if (raw.trim() === "") continue
+      const value = JSON.parse(raw) as Record<string, unknown> // parseScript has checked every line
+      if (value.type === "tool_call") {
+        if (typeof value.tool_use_id !== "string" || typeof value.name !== "string" || !("result" in value)) {
+          return yield* new ScriptError({ file, line: i + 1, reason: "a tool_call line needs tool_use_id, name and result" })
+        }
+        calls.push({ toolUseId: value.tool_use_id, name: value.name, result: value.result, isError: value.is_error === true, line: i + 1 })
+      } else if (value.type === "approval") {
+        if (typeof value.tool_use_id !== "string" || !isObject(value.answer)) {
+          return yield* new ScriptError({ file, line: i + 1, reason: "an approval line needs tool_use_id and answer" })
+        }
+        approvals.push({ toolUseId: value.tool_use_id, answer: value.answer })
+      }
+    }
+    return { script, session: script.session, calls, approvals }
+  })
+
+/** Replaces the working directory and session directory in a result, for comparing runs in different folders. */
+export const normalizeResult = (result: unknown, dirs: ReadonlyArray<readonly [string, string]>): string => {
+  let text = typeof result === "string" ? result : JSON.stringify(result)
+  for (const [dir, placeholder] of dirs) {
+    if (dir === "") continue
+    text = text.split(dir).join(placeholder)
+    const escaped = JSON.stringify(dir).slice(1, -1)
+    if (escaped !== dir) text = text.split(escaped).join(placeholder)
+  }
+  return text
+}
+
+export const isTranscript = (r: ReadTranscript): boolean => r.session?.type === "session_start"

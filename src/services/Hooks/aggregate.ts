@@ -1,0 +1,188 @@
+/**
+ * Combining the answers of all hooks that ran for one event (claude-code-spec §2.7): the
+ * decision with the highest precedence wins (deny > defer > ask > allow), its `updatedInput`
+ * comes from the last such hook to finish, every `additionalContext` is delivered. Runs are
+ * given in configuration order, so messages are deterministic even though hooks run in parallel.
+ */
+import type {
+  PermissionRequestOutcome,
+  PermissionUpdate,
+  PostToolBatchOutcome,
+  PostToolUseFailureOutcome,
+  PostToolUseOutcome,
+  PreToolUseOutcome
+} from "../Hooks.js"
+import type { HookRun } from "./output.js"
+import type {
+  PermissionRequestSpecificOutput,
+  PostToolUseSpecificOutput,
+  PreToolUseSpecificOutput
+} from "./types.js"
+
+type Decision = "allow" | "deny" | "ask" | "defer"
+const PRECEDENCE: Record<Decision, number> = { allow: 1, ask: 2, defer: 3, deny: 4 }
+
+/** Caps strings the model or the user will see. */
+export type Cap = (text: string) => string
+
+const specific = <T>(run: HookRun): Partial<T> => (run.json?.hookSpecificOutput ?? {}) as Partial<T>
+
+const stderrText = (stderr: string) => (stderr.trim() === "" ? "No stderr output" : stderr.trimEnd())
+
+const commonNotices = (runs: ReadonlyArray<HookRun>, cap: Cap): Array<string> =>
+  runs.flatMap((r) => [...r.notices, ...(r.json?.systemMessage !== undefined ? [cap(r.json.systemMessage)] : [])])
+
+const stopOf = (runs: ReadonlyArray<HookRun>): { readonly reason: string } | undefined => {
+  const stopped = runs.find((r) => r.json?.continue === false)
+  return stopped === undefined ? undefined : { reason: stopped.json?.stopReason ?? "" }
+}
+
+const lastToFinish = (runs: ReadonlyArray<HookRun>): HookRun | undefined =>
+  runs.reduce<HookRun | undefined>((best, r) => (best === undefined || r.order > best.order ? r : best), undefined)
+
+/** The decision the JSON answer alone gives. */
+const jsonDecision = (run: HookRun): Decision | undefined => {
+  const own = specific<PreToolUseSpecificOutput>(run).permissionDecision
+  if (own !== undefined) return own
+  if (run.json?.decision === "approve") return "allow"
+  if (run.json?.decision === "block") return "deny"
+  return undefined
+}
+
+const preDecision = (run: HookRun): Decision | undefined =>
+  run.exit2 !== undefined || run.timeoutBlock !== undefined ? "deny" : jsonDecision(run)
+
+const preReason = (run: HookRun): string | undefined => specific<PreToolUseSpecificOutput>(run).permissionDecisionReason ?? run.json?.reason
+
+export const aggregatePreToolUse = (runs: ReadonlyArray<HookRun>, cap: Cap): PreToolUseOutcome => {
+  const decided = runs.map((run) => ({ run, decision: preDecision(run) }))
+  let winner: Decision | undefined
+  for (const d of decided) if (d.decision !== undefined && (winner === undefined || PRECEDENCE[d.decision] > PRECEDENCE[winner])) winner = d.decision
+  const additionalContext = decided
+    .filter((d) => d.decision !== "defer")
+    .flatMap((d) => {
+      const ctx = specific<PreToolUseSpecificOutput>(d.run).additionalContext
+      return ctx === undefined || ctx === "" ? [] : [cap(ctx)]
+    })
+  const notices = commonNotices(runs, cap)
+  const stop = stopOf(runs)
+  const base = { additionalContext, notices, ...(stop === undefined ? {} : { stop }) }
+
+  if (winner === "deny") {
+    const first = decided.find((d) => d.decision === "deny")!.run
+    // exit 2: the JSON's own blocking reason if it blocks too, else stderr
+    const jsonReason = jsonDecision(first) === "deny" ? preReason(first) : undefined
+    const block =
+      first.exit2 !== undefined
+        ? { command: first.label, reason: cap(jsonReason ?? stderrText(first.exit2.stderr)) }
+        : first.timeoutBlock !== undefined
+          ? { reason: cap(first.timeoutBlock) }
+          : { reason: cap(jsonReason ?? "Blocked by hook") }
+    return { decision: "deny", block, ...base }
+  }
+  // updatedInput: from the winning decision, or from any hook when none decided (as 2.1.112 does)
+  const candidates = decided.filter((d) => (winner === undefined ? true : d.decision === winner)).map((d) => d.run)
+  const withInput = winner === "defer" ? undefined : lastToFinish(candidates.filter((r) => specific<PreToolUseSpecificOutput>(r).updatedInput !== undefined))
+  const reasonRun = lastToFinish(candidates.filter((r) => preReason(r) !== undefined))
+  const reason = winner === undefined || winner === "defer" || reasonRun === undefined ? undefined : preReason(reasonRun)
+  const updatedInput = withInput === undefined ? undefined : specific<PreToolUseSpecificOutput>(withInput).updatedInput
+  return {
+    decision: winner,
+    ...base,
+    ...(reason === undefined ? {} : { reason: cap(reason) }),
+    ...(updatedInput === undefined ? {} : { updatedInput })
+  }
+}
+
+export const aggregatePermissionRequest = (runs: ReadonlyArray<HookRun>, cap: Cap): PermissionRequestOutcome => {
+  const notices = commonNotices(runs, cap)
+  const stop = stopOf(runs)
+  // `continue: false` overrides decisions: nothing may run, and the turn stops
+  if (stop !== undefined) return { decision: { behavior: "deny", message: cap(stop.reason), interrupt: true }, notices }
+  const decided = runs.flatMap((run) => {
+    const decision = specific<PermissionRequestSpecificOutput>(run).decision
+    return decision === undefined ? [] : [{ run, decision }]
+  })
+  const denies = decided.filter((d) => d.decision.behavior === "deny")
+  if (denies.length > 0) {
+    const first = denies[0]!.decision as { message?: string }
+    const interrupt = denies.some((d) => (d.decision as { interrupt?: boolean }).interrupt === true)
+    return {
+      decision: {
+        behavior: "deny",
+        ...(first.message === undefined ? {} : { message: cap(first.message) }),
+        ...(interrupt ? { interrupt } : {})
+      },
+      notices
+    }
+  }
+  const allows = decided.filter((d) => d.decision.behavior === "allow")
+  if (allows.length === 0) return { notices }
+  const last = allows.reduce((best, d) => (d.run.order > best.run.order ? d : best))
+  const allow = last.decision as { updatedInput?: Record<string, unknown>; updatedPermissions?: ReadonlyArray<PermissionUpdate> }
+  return {
+    decision: {
+      behavior: "allow",
+      ...(allow.updatedInput === undefined ? {} : { updatedInput: allow.updatedInput }),
+      ...(allow.updatedPermissions === undefined ? {} : { updatedPermissions: allow.updatedPermissions })
+    },
+    notices
+  }
+}
+
+const contexts = (runs: ReadonlyArray<HookRun>, cap: Cap): Array<string> =>
+  runs.flatMap((r) => {
+    const ctx = (r.json?.hookSpecificOutput as { additionalContext?: string } | undefined)?.additionalContext
+    return ctx === undefined || ctx === "" ? [] : [cap(ctx)]
+  })
+
+const exit2Feedback = (run: HookRun, hookName: string, cap: Cap): string =>
+  cap(`${hookName} hook error: [${run.label}]: ${stderrText(run.exit2!.stderr)}`)
+
+export const aggregatePostToolUse = (runs: ReadonlyArray<HookRun>, hookName: string, isMcp: boolean, cap: Cap): PostToolUseOutcome => {
+  const blocks = runs.flatMap((r) => [
+    ...(r.json?.decision === "block" ? [cap(r.json.reason ?? "Blocked by hook")] : []),
+    ...(r.exit2 !== undefined ? [exit2Feedback(r, hookName, cap)] : [])
+  ])
+  const outputs = runs.flatMap((r) => {
+    const s = specific<PostToolUseSpecificOutput>(r)
+    if (isMcp && s.updatedMCPToolOutput !== undefined) return [{ run: r, value: s.updatedMCPToolOutput }]
+    if (s.updatedToolOutput !== undefined) return [{ run: r, value: s.updatedToolOutput }]
+    return []
+  })
+  const updated = outputs.length === 0 ? undefined : outputs.reduce((best, o) => (o.run.order > best.run.order ? o : best))
+  const stop = stopOf(runs)
+  return {
+    additionalContext: contexts(runs, cap),
+    notices: commonNotices(runs, cap),
+    ...(blocks.length === 0 ? {} : { blockReason: blocks.join("\n") }),
+    ...(updated === undefined ? {} : { updatedOutput: updated.value }),
+    ...(stop === undefined ? {} : { stop })
+  }
+}
+
+export const aggregatePostToolUseFailure = (runs: ReadonlyArray<HookRun>, hookName: string, cap: Cap): PostToolUseFailureOutcome => ({
+  additionalContext: [...contexts(runs, cap), ...runs.filter((r) => r.exit2 !== undefined).map((r) => exit2Feedback(r, hookName, cap))],
+  notices: commonNotices(runs, cap)
+})
+
+export const aggregatePostToolBatch = (runs: ReadonlyArray<HookRun>, cap: Cap): PostToolBatchOutcome => {
+  const stopper = runs.find((r) => r.exit2 !== undefined || r.json?.decision === "block" || r.json?.continue === false)
+  const stop =
+    stopper === undefined
+      ? undefined
+      : {
+          reason: cap(
+            stopper.exit2 !== undefined
+              ? stderrText(stopper.exit2.stderr)
+              : stopper.json?.decision === "block"
+                ? (stopper.json.reason ?? "Blocked by hook")
+                : (stopper.json?.stopReason ?? "")
+          )
+        }
+  return {
+    additionalContext: contexts(runs, cap),
+    notices: commonNotices(runs, cap),
+    ...(stop === undefined ? {} : { stop })
+  }
+}

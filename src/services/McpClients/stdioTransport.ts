@@ -1,0 +1,190 @@
+/**
+ * An MCP stdio transport whose server runs as the leader of its own process group. The SDK's
+ * `StdioClientTransport` only signals its direct child (typescript-sdk issue #2023), so a server
+ * started through `npx`, a shell script or `uv run` leaves its real process behind. Here closing
+ * sends SIGTERM to the whole group, waits a grace period, then SIGKILLs what is left, and only
+ * resolves once no process of the group is alive (zombies aside).
+ *
+ * A process that moves itself into another session (`setsid`) escapes any group kill.
+ */
+import { spawn, type ChildProcess } from "node:child_process"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import { groupHasLiveMembers, signalGroup } from "../../internal/processGroup.js"
+import type { McpSdk } from "./sdk.js"
+
+export interface StdioServerParams {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly env: Readonly<Record<string, string>>
+  readonly cwd: string
+  /** How long the group gets between SIGTERM and SIGKILL. */
+  readonly graceMs?: number
+}
+
+/** How much of the server's stderr to keep for error messages. */
+const STDERR_TAIL_CHARS = 4000
+/** Largest single message accepted (the SDK's default is 10 MB). */
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+const POLL_MS = 20
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+export class ProcessGroupStdioTransport implements Transport {
+  onclose?: () => void
+  onerror?: (error: Error) => void
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void
+
+  private child: ChildProcess | undefined
+  private readonly readBuffer: InstanceType<McpSdk["ReadBuffer"]>
+  private stderrTail = ""
+  private exit: { readonly code: number | null; readonly signal: NodeJS.Signals | null } | undefined
+  private failure: string | undefined
+  private closed = false
+  private closing: Promise<void> | undefined
+
+  constructor(
+    private readonly sdk: McpSdk,
+    private readonly params: StdioServerParams
+  ) {
+    this.readBuffer = new sdk.ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES })
+  }
+
+  /** The server's pid, which is also its process group id. */
+  get pid(): number | undefined {
+    return this.child?.pid
+  }
+
+  /** The last few thousand characters the server wrote to stderr. */
+  get stderr(): string {
+    return this.stderrTail.trim()
+  }
+
+  /** How the server process ended, when it did so on its own. */
+  get exitDescription(): string | undefined {
+    if (this.failure !== undefined) return this.failure
+    if (this.exit === undefined) return undefined
+    return this.exit.signal !== null ? `killed by ${this.exit.signal}` : `exited with code ${this.exit.code}`
+  }
+
+  start(): Promise<void> {
+    if (this.child !== undefined) return Promise.reject(new Error("transport already started"))
+    return new Promise((resolve, reject) => {
+      let spawned = false
+      const child = spawn(this.params.command, [...this.params.args], {
+        cwd: this.params.cwd,
+        env: this.params.env,
+        stdio: ["pipe", "pipe", "pipe"],
+        detached: true,
+        windowsHide: true
+      })
+      this.child = child
+      child.once("error", (error) => {
+        if (!spawned) {
+          this.closed = true
+          reject(describeSpawnError(error, this.params.command))
+        } else this.onerror?.(error)
+      })
+      child.once("spawn", () => {
+        spawned = true
+        resolve()
+      })
+      child.once("exit", (code, signal) => {
+        this.exit = { code, signal }
+        // stdout may stay open in a grandchild; the server itself is gone either way
+        setTimeout(() => this.markClosed(), 100).unref()
+      })
+      child.once("close", () => this.markClosed())
+      child.stdout?.on("data", (chunk: Buffer) => {
+        try {
+          this.readBuffer.append(chunk)
+        } catch (error) {
+          // the rest of that message is lost, so requests waiting for it would never settle
+          this.failure = `was disconnected: it sent a message over ${MAX_MESSAGE_BYTES / 1024 / 1024} MB`
+          this.onerror?.(error as Error)
+          void this.close()
+          return
+        }
+        for (;;) {
+          let message: JSONRPCMessage | null
+          try {
+            message = this.readBuffer.readMessage()
+          } catch (error) {
+            this.onerror?.(new Error(`the server wrote a line that is not a JSON-RPC message: ${(error as Error).message}`))
+            continue
+          }
+          if (message === null) break
+          this.onmessage?.(message)
+        }
+      })
+      child.stderr?.on("data", (chunk: Buffer) => {
+        this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS)
+      })
+      child.stdin?.on("error", (error) => this.onerror?.(error))
+      child.stdout?.on("error", (error) => this.onerror?.(error))
+    })
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stdin = this.child?.stdin
+      if (stdin === undefined || stdin === null || this.closed || !stdin.writable) {
+        reject(new Error("Not connected"))
+        return
+      }
+      if (stdin.write(this.sdk.serializeMessage(message))) resolve()
+      else stdin.once("drain", resolve)
+    })
+  }
+
+  /** Idempotent: every caller waits for the same shutdown. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown()
+    return this.closing
+  }
+
+  private async shutdown(): Promise<void> {
+    const child = this.child
+    if (child !== undefined) {
+      try {
+        child.stdin?.end()
+      } catch {
+        // already closed
+      }
+      if (child.pid !== undefined) await terminateGroup(child.pid, this.params.graceMs ?? 2000)
+      child.stdout?.destroy()
+      child.stderr?.destroy()
+    }
+    this.readBuffer.clear()
+    this.markClosed()
+  }
+
+  private markClosed() {
+    if (this.closed) return
+    this.closed = true
+    this.onclose?.()
+  }
+}
+
+/** SIGTERM the group, wait up to `graceMs` for it to go, SIGKILL the rest, wait until none is left. */
+export const terminateGroup = async (pgid: number, graceMs: number): Promise<void> => {
+  if (!signalGroup(pgid, "SIGTERM")) return
+  signalGroup(pgid, "SIGCONT")
+  const deadline = Date.now() + graceMs
+  while (groupHasLiveMembers(pgid) && Date.now() < deadline) await sleep(POLL_MS)
+  if (!groupHasLiveMembers(pgid)) return
+  signalGroup(pgid, "SIGKILL")
+  const killDeadline = Date.now() + 2000
+  while (groupHasLiveMembers(pgid) && Date.now() < killDeadline) await sleep(POLL_MS)
+}
+
+const describeSpawnError = (error: NodeJS.ErrnoException, command: string): Error => {
+  switch (error.code) {
+    case "ENOENT":
+      return new Error(`command not found: ${command}`)
+    case "EACCES":
+      return new Error(`command is not executable: ${command}`)
+    default:
+      return new Error(`could not start ${command}: ${error.message}`)
+  }
+}

@@ -1,0 +1,22 @@
+/**
+ * The Messages API request of one turn: streaming, the tools in the pool's stable order, and
+ * prompt-cache breakpoints on the system prompt and on the last tool (the two prefixes that stay
+ * the same from turn to turn).
+ */
+import type { ModelRequest } from "../ModelClient.js"
+
+export const EPHEMERAL = { type: "ephemeral" } as const
+
+export const buildParams = (model: string, maxTokens: number, request: ModelRequest): Record<string, unknown> => {
+  const last = request.tools.length - 1
+  return {
+    model,
+    max_tokens: maxTokens,
+    stream: true,
+    ...(request.system.trim() === "" ? {} : { system: [{ type: "text", text: request.system, cache_control: EPHEMERAL }] }),
+    ...(request.tools.length === 0
+      ? {}
+      : { tools: request.tools.map((tool, i) => (i === last ? { ...tool, cache_control: EPHEMERAL } : tool)) }),
+    messages: request.messages
+  }
+}

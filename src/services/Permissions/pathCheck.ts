@@ -1,0 +1,201 @@
+/**
+ * The permission check of one file path, for reads and writes (claude-code-spec §1.7, §1.12,
+ * §1.13; shell-security §3.3). Fail-closed:
+ *   1. every name of the path is a candidate (lexical, symlink hops, real path);
+ *   2. deny if any candidate matches a deny rule (writes: Edit and Read deny);
+ *   3. a path that cannot be resolved asks;
+ *   4. writes: a protected name or a hard-linked target asks before any allow rule;
+ *   5. ask if any candidate matches an ask rule;
+ *   6. plan mode: writes ask even with an allow rule;
+ *   7. allow when every candidate is covered by an allow rule or a working directory the mode
+ *      grants (reads always; writes in acceptEdits); otherwise ask.
+ */
+import * as path from "node:path"
+import { expandPath, InvalidPath } from "./expandPath.js"
+import * as Messages from "./messages.js"
+import { pathRuleMatches, type PathRuleAnchors } from "./pathRules.js"
+import { isCaseInsensitiveVolume, isDirectory, isHardLinked, resolveCandidates } from "./pathResolution.js"
+import { protectedComponent } from "./protectedPaths.js"
+import { pathRuleSuggestion } from "./suggestions.js"
+import type { DecisionReason, PermissionMode, PermissionRule, RuleSuggestion } from "../../Permission.js"
+import { containingDirectory, type WorkingDirectory } from "./workingDirectories.js"
+
+export type PathAccess = "read" | "write"
+
+export interface PathCheckContext {
+  /** Usable rules of every source (already validated). */
+  readonly rules: ReadonlyArray<PermissionRule>
+  readonly mode: PermissionMode
+  /** Where relative paths resolve (the session's cwd). */
+  readonly cwd: string
+  /** The launch directory: anchor of relative allow patterns and of suggestions. */
+  readonly launchCwd: string
+  readonly anchors: PathRuleAnchors
+  readonly workingDirectories: ReadonlyArray<WorkingDirectory>
+  readonly home: string
+  /** The tool asking, for the NotebookEdit exception to Read deny rules. */
+  readonly toolName: string
+}
+
+/** Why an ask happened; decides what may skip it. */
+export type AskKind =
+  /** nothing allowed it: a mode, an allow rule or a hook allow may skip it */
+  | "unapproved"
+  /** an explicit ask rule */
+  | "rule"
+  /** protected directory or file: only bypassPermissions skips it (current docs) */
+  | "protected"
+  /** unresolvable path, hard link, invalid path: nothing skips it */
+  | "safety"
+  /** plan mode: file edits always prompt */
+  | "plan"
+
+export type PathCheckResult =
+  | { readonly behavior: "allow"; readonly reason: DecisionReason }
+  | { readonly behavior: "deny"; readonly message: string; readonly reason: DecisionReason }
+  | {
+      readonly behavior: "ask"
+      readonly kind: AskKind
+      readonly message: string
+      readonly reason: DecisionReason
+      readonly suggestions: ReadonlyArray<RuleSuggestion>
+    }
+
+const ask = (kind: AskKind, message: string, reason: DecisionReason, suggestions: ReadonlyArray<RuleSuggestion> = []): PathCheckResult => ({
+  behavior: "ask",
+  kind,
+  message,
+  reason,
+  suggestions
+})
+
+/** Expands like the executor; an absolute path keeps its `..` so the walk applies them physically. */
+const toAbsolute = (input: string, cwd: string, home: string): string => {
+  if (input.includes("\0")) throw new InvalidPath(input, "contains a NUL byte")
+  if (path.isAbsolute(input)) return input
+  return expandPath(input, cwd, home)
+}
+
+const rulesFor = (rules: ReadonlyArray<PermissionRule>, behavior: PermissionRule["behavior"], toolNames: ReadonlyArray<string>) =>
+  rules.filter((r) => r.behavior === behavior && toolNames.includes(r.toolName))
+
+export const checkPath = (access: PathAccess, input: string, ctx: PathCheckContext): PathCheckResult => {
+  const display = input
+  let absolute: string
+  try {
+    absolute = toAbsolute(input, ctx.cwd, ctx.home)
+  } catch (e) {
+    const detail = e instanceof Error ? e.message : String(e)
+    return ask("safety", access === "read" ? Messages.askToRead(JSON.stringify(display)) : Messages.askToWrite(JSON.stringify(display)), { type: "safetyCheck", detail })
+  }
+
+  // the executor may open the NFC form or the trimmed form: check every spelling
+  const spellings = new Set([absolute, absolute.normalize("NFC")])
+  if (input.trim() !== input && input.trim() !== "") {
+    try {
+      spellings.add(toAbsolute(input.trim(), ctx.cwd, ctx.home))
+    } catch {
+      // the untrimmed spelling is still checked
+    }
+  }
+  const resolutions = Array.from(spellings, resolveCandidates)
+  const candidates = Array.from(new Set(resolutions.flatMap((r) => r.candidates)))
+  const directory = isDirectory(absolute)
+  const denyOptions = { isDirectory: directory, foldCase: true }
+
+  // 2. deny: any candidate, any source. Read deny also blocks writes (not NotebookEdit, spec §1.7)
+  const denyTools = access === "read" ? ["Read"] : ctx.toolName === "NotebookEdit" ? ["Edit"] : ["Edit", "Read"]
+  for (const rule of rulesFor(ctx.rules, "deny", denyTools)) {
+    // a bare Edit/Read deny covers every path (for reads the whole-tool step has already run)
+    const matched = rule.content === undefined ? access === "write" : candidates.some((c) => pathRuleMatches(rule, c, ctx.anchors, denyOptions))
+    if (matched) {
+      return {
+        behavior: "deny",
+        message: access === "read" ? Messages.readDenied(display) : Messages.editDenied(display),
+        reason: { type: "rule", rule }
+      }
+    }
+  }
+
+  // 3. a path whose names are not all known asks
+  const failed = resolutions.find((r) => !r.ok)
+  if (failed !== undefined && !failed.ok) {
+    return ask("safety", access === "read" ? Messages.askToRead(display) : Messages.askToWrite(display), { type: "safetyCheck", detail: failed.reason })
+  }
+
+  if (access === "write") {
+    // 4. protected names, then hard links, before any allow rule
+    for (const candidate of candidates) {
+      const name = protectedComponent(candidate)
+      if (name !== undefined) {
+        return ask("protected", Messages.askSensitiveFile(display), { type: "safetyCheck", detail: `${candidate} is protected (${name})` })
+      }
+    }
+    const real = resolutions[0]!
+    if (real.ok && real.exists && isHardLinked(real.realPath)) {
+      return ask("safety", Messages.askToWrite(display), { type: "safetyCheck", detail: `${real.realPath} has other hard links; writing it changes them too` })
+    }
+  }
+
+  // 5. ask rules (Read ask rules also cover writes: never fewer prompts than asked for)
+  const askTools = access === "read" ? ["Read"] : ["Edit", "Read"]
+  for (const rule of rulesFor(ctx.rules, "ask", askTools)) {
+    if (rule.content === undefined) continue
+    if (candidates.some((c) => pathRuleMatches(rule, c, ctx.anchors, denyOptions))) {
+      return ask("rule", Messages.askByRule(rule, ctx.toolName), { type: "rule", rule })
+    }
+  }
+
+  // 6. plan mode never auto-approves file edits
+  if (access === "write" && ctx.mode === "plan") {
+    return ask("plan", Messages.askToWrite(display), { type: "mode", mode: "plan", detail: "file edits are never auto-approved in plan mode" })
+  }
+
+  // 7. every candidate must be covered
+  const allowTools = access === "read" ? ["Read", "Edit"] : ["Edit"]
+  const allowRules = rulesFor(ctx.rules, "allow", allowTools)
+  const wholeEditAllow = access === "read" ? allowRules.find((r) => r.toolName === "Edit" && r.content === undefined) : undefined
+  const modeCoversWorkingDirs = access === "read" || ctx.mode === "acceptEdits"
+  let decidingRule: PermissionRule | undefined
+  let usedWorkingDir = false
+  let covered = true
+  for (const candidate of candidates) {
+    const allowOptions = { isDirectory: directory, foldCase: isCaseInsensitiveVolume(candidate) }
+    const rule = wholeEditAllow ?? allowRules.find((r) => r.content !== undefined && pathRuleMatches(r, candidate, ctx.anchors, allowOptions))
+    if (rule !== undefined) {
+      decidingRule ??= rule
+      continue
+    }
+    if (modeCoversWorkingDirs && containingDirectory(candidate, ctx.workingDirectories) !== undefined) {
+      usedWorkingDir = true
+      continue
+    }
+    covered = false
+    break
+  }
+  if (covered) {
+    if (decidingRule !== undefined) return { behavior: "allow", reason: { type: "rule", rule: decidingRule } }
+    if (usedWorkingDir) {
+      return access === "read"
+        ? { behavior: "allow", reason: { type: "workingDirectory", detail: "reads inside the working directories are allowed" } }
+        : { behavior: "allow", reason: { type: "mode", mode: ctx.mode, detail: "edits inside the working directories are accepted" } }
+    }
+  }
+
+  const inWorkingDirs = candidates.every((c) => containingDirectory(c, ctx.workingDirectories) !== undefined)
+  const suggestions = pathRuleSuggestion(access === "read" ? "Read" : "Edit", resolutions[0]!.ok ? path.resolve(absolute) : absolute, directory, ctx.launchCwd, ctx.home)
+  return ask(
+    "unapproved",
+    access === "read" ? Messages.askToRead(display) : Messages.askToWrite(display),
+    {
+      type: "default",
+      detail:
+        access === "read"
+          ? "the path is outside the working directories and no allow rule matches it"
+          : inWorkingDirs
+            ? `file edits need approval in ${ctx.mode} mode`
+            : "the path is outside the working directories and no allow rule matches it"
+    },
+    suggestions
+  )
+}

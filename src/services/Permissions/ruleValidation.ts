@@ -1,0 +1,92 @@
+/**
+ * Rules Claude Code accepts in a settings file but never uses, each skipped with a warning
+ * (claude-code-spec §1.3): empty rules, allow rules with a tool-name glob other than after a
+ * literal `mcp__<server>__`, path rules written for Write/NotebookEdit/Glob/MultiEdit, and
+ * parameter rules on a tool's primary field.
+ */
+import type { PermissionRule } from "../../Permission.js"
+
+/** Tools whose path-specifier rules are never consulted (use `Edit(...)` / `Read(...)`). */
+export const UNCONSULTED_PATH_RULE_TOOLS: ReadonlySet<string> = new Set(["Write", "NotebookEdit", "Glob", "MultiEdit"])
+
+/** The field a tool's own specifier applies to; `Tool(field:value)` on it is not a parameter rule. */
+export const PRIMARY_FIELDS: Readonly<Record<string, string>> = {
+  Bash: "command",
+  PowerShell: "command",
+  Monitor: "command",
+  Read: "file_path",
+  Edit: "file_path",
+  Write: "file_path",
+  MultiEdit: "file_path",
+  NotebookEdit: "notebook_path",
+  Glob: "path",
+  Grep: "path",
+  LSP: "file_path",
+  WebFetch: "url"
+}
+
+/** `param:value` (whitespace around `:` ignored); the name must look like an input field. */
+export const PARAMETER_RULE = /^\s*([A-Za-z_][A-Za-z0-9_-]*)\s*:\s*([\s\S]*?)\s*$/
+
+/** Allow rules may glob only after a literal `mcp__<server>__` prefix (spec §1.3, §1.9). */
+export const ALLOW_GLOB_PREFIX = /^mcp__[A-Za-z0-9-][A-Za-z0-9_-]*?__/
+
+export interface RuleCheck {
+  readonly usable: boolean
+  readonly warning?: string
+}
+
+const where = (rule: PermissionRule): string => `${rule.source}${rule.file === undefined ? "" : ` (${rule.file})`}`
+
+export const checkRule = (rule: PermissionRule): RuleCheck => {
+  const skip = (why: string): RuleCheck => ({ usable: false, warning: `Permission rule '${rule.raw}' from ${where(rule)} ${why}; it is ignored` })
+  if (rule.raw === "" || rule.toolName === "") return skip("is empty")
+  if (/[\s()]/.test(rule.toolName)) return skip("is not a valid rule (expected Tool or Tool(specifier))")
+  if (rule.toolName.includes("*")) {
+    if (rule.content !== undefined) return skip("combines a tool-name glob with a specifier")
+    if (rule.behavior === "allow" && !ALLOW_GLOB_PREFIX.test(rule.toolName.split("*")[0] ?? "")) {
+      return skip("uses a tool-name glob in an allow rule (only mcp__<server>__… globs are allowed)")
+    }
+  }
+  if (rule.content !== undefined && UNCONSULTED_PATH_RULE_TOOLS.has(rule.toolName)) {
+    const use = rule.toolName === "Glob" ? "Read" : "Edit"
+    return skip(`is a ${rule.toolName}(...) path rule, which is never consulted (use ${use}(...))`)
+  }
+  if (rule.content !== undefined && rule.behavior !== "allow") {
+    const primary = PRIMARY_FIELDS[rule.toolName]
+    const param = PARAMETER_RULE.exec(rule.content)
+    if (primary !== undefined && param !== null && param[1] === primary && !isLegacyPrefix(rule)) {
+      return skip(`matches the primary field "${primary}" of ${rule.toolName}, which parameter rules cannot match`)
+    }
+  }
+  return { usable: true }
+}
+
+/** `Bash(command:*)` is the legacy prefix rule for a command named `command`, not a parameter rule. */
+const isLegacyPrefix = (rule: PermissionRule): boolean =>
+  rule.content !== undefined && /:\*$/.test(rule.content) && (rule.toolName === "Bash" || rule.toolName === "PowerShell" || rule.toolName === "Monitor")
+
+/** Splits rules into the usable ones and warnings for the rest. */
+export const partitionRules = (
+  rules: ReadonlyArray<PermissionRule>
+): { readonly usable: ReadonlyArray<PermissionRule>; readonly warnings: ReadonlyArray<string> } => {
+  const usable: Array<PermissionRule> = []
+  const warnings: Array<string> = []
+  for (const rule of rules) {
+    const check = checkRule(rule)
+    if (check.usable) usable.push(rule)
+    else if (check.warning !== undefined) warnings.push(check.warning)
+  }
+  return { usable, warnings }
+}
+
+/**
+ * Deny/ask rules naming a tool that is not in the pool (names with `_` or `*` exempt), for a
+ * start-up warning (spec §1.3). The caller knows the pool.
+ */
+export const unknownToolWarnings = (rules: ReadonlyArray<PermissionRule>, knownToolNames: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const known = new Set(knownToolNames)
+  return rules
+    .filter((r) => r.behavior !== "allow" && !known.has(r.toolName) && !r.toolName.includes("_") && !r.toolName.includes("*"))
+    .map((r) => `Permission rule '${r.raw}' from ${where(r)} names an unknown tool ${r.toolName}`)
+}

@@ -1,0 +1,71 @@
+/**
+ * The contract between the shell analyzer (parse a Bash command into simple commands, judge them
+ * fail-closed; reference/shell-security.md §3.1) and the Permissions stage.
+ */
+import type { Effect } from "effect"
+import type { DecisionReason, PermissionMode, PermissionRule, RuleSuggestion, SubcommandVerdict } from "../../../Permission.js"
+
+/** A word whose value is unknown at check time (an expansion, a substitution). */
+export interface Dynamic {
+  readonly dynamic: true
+  readonly text: string
+}
+export type Word = string | Dynamic
+
+export interface Redirect {
+  readonly op: string
+  readonly fd?: number
+  readonly target: Word
+}
+
+/** One simple command as bash would run it, with its words resolved. */
+export interface SimpleCommand {
+  readonly argv: ReadonlyArray<Word>
+  readonly env: ReadonlyArray<{ readonly name: string; readonly value: Word }>
+  readonly redirects: ReadonlyArray<Redirect>
+  /** Where it was found: the top level, inside `$( )`/backticks/`<( )`, a nested `bash -c`/`eval`, or inside a wrapper. */
+  readonly origin: "top" | "substitution" | "nested-shell" | "wrapper-inner"
+  /** Its source text, for messages and rule suggestions. */
+  readonly text: string
+}
+
+export type CommandAnalysis =
+  | { readonly kind: "simple"; readonly commands: ReadonlyArray<SimpleCommand> }
+  | {
+      readonly kind: "tooComplex"
+      readonly reason: string
+      /** Every command that could still be seen (for the deny scan). */
+      readonly visibleCommands: ReadonlyArray<SimpleCommand>
+    }
+
+/** Verdict of a path check for a redirect target or a file argument. */
+export interface PathVerdict {
+  readonly behavior: "allow" | "ask" | "deny"
+  readonly reason: string
+  readonly rule?: PermissionRule
+}
+
+export interface BashCheckContext {
+  /** Bash rules only (toolName "Bash"), every behavior, with sources. */
+  readonly rules: ReadonlyArray<PermissionRule>
+  readonly mode: PermissionMode
+  /** The directory the command runs in. */
+  readonly cwd: string
+  readonly workingDirectories: ReadonlyArray<string>
+  /** Judges a write to a path (redirect targets; acceptEdits file commands): Edit rules, protected paths, working dirs. */
+  readonly checkWritePath: (absolutePath: string) => Effect.Effect<PathVerdict>
+  /** Judges a read of a path (file commands recognised in Bash, e.g. `cat .env`): Read deny rules. */
+  readonly checkReadPath: (absolutePath: string) => Effect.Effect<PathVerdict>
+}
+
+export interface BashVerdict {
+  readonly behavior: "allow" | "ask" | "deny"
+  /** The model-visible deny text, or the prompt text for ask. */
+  readonly message: string
+  readonly reason: DecisionReason
+  /** An ask that no allow rule, mode or hook allow may skip (critical paths, guards, too complex). */
+  readonly forced: boolean
+  readonly subcommands: ReadonlyArray<SubcommandVerdict>
+  /** Safe rules to offer on "always allow": one per subcommand that needed approval, at most 5. */
+  readonly suggestions: ReadonlyArray<RuleSuggestion>
+}

@@ -1,0 +1,90 @@
+/**
+ * Helpers for MCP tests: where the servers are, a runtime with the MCP layer, process checks.
+ */
+import { Duration, Effect, Layer } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll } from "vitest"
+import type { PermissionRule } from "../../../src/Permission.js"
+import type * as Approver from "../../../src/services/Approver.js"
+import type * as Hooks from "../../../src/services/Hooks.js"
+import * as McpClients from "../../../src/services/McpClients.js"
+import * as Settings from "../../../src/services/Settings.js"
+import type { AnyTool } from "../../../src/Tool.js"
+import { isProcessAlive } from "../../../src/internal/processGroup.js"
+import { makeResourceTools } from "../../../src/tools/mcp/resourceTools.js"
+import { testRuntime } from "../../support/runtime.js"
+
+export const NODE = process.execPath
+const root = path.resolve(import.meta.dirname, "../../..")
+export const EVERYTHING = path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+export const FILESYSTEM = path.join(root, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
+export const TEST_SERVER = path.join(root, "test/fixtures/mcp/testServer.mjs")
+export const SILENT_SERVER = path.join(root, "test/fixtures/mcp/silentServer.mjs")
+
+const created: Array<string> = []
+afterAll(() => {
+  for (const dir of created) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+/** A temporary directory (real path), removed after the test file. */
+export const tempDir = (prefix = "toolgate-mcp-"): string => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
+  created.push(dir)
+  return dir
+}
+
+export const testServer = (...flags: Array<string>) => ({ command: NODE, args: [TEST_SERVER, ...flags] })
+
+export interface McpRuntimeOptions {
+  readonly cwd: string
+  readonly servers: Record<string, unknown>
+  readonly builtins?: ReadonlyArray<AnyTool>
+  readonly rules?: ReadonlyArray<PermissionRule>
+  readonly hooks?: Layer.Layer<Hooks.Hooks>
+  readonly approver?: Layer.Layer<Approver.Approver>
+  readonly mcp?: Partial<McpClients.McpClientsOptions>
+}
+
+/** The test runtime (real pipeline and scheduler) plus the MCP layer with only these servers. */
+export const mcpRuntime = (options: McpRuntimeOptions) => {
+  const runtime = testRuntime({
+    tools: options.builtins ?? [],
+    cwd: options.cwd,
+    settings: Settings.layerStatic({ cwd: options.cwd, rules: options.rules ?? [] }),
+    ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+    ...(options.approver === undefined ? {} : { approver: options.approver })
+  })
+  return McpClients.layer({
+    mcpConfig: [JSON.stringify({ mcpServers: options.servers })],
+    strictMcpConfig: true,
+    startupTimeoutMs: 15_000,
+    resourceTools: makeResourceTools,
+    ...options.mcp
+  }).pipe(Layer.provideMerge(runtime))
+}
+
+/** Waits (polling) until `check` holds; fails after `ms`. */
+export const eventually = <A, R>(check: Effect.Effect<A | undefined, never, R>, ms = 10_000): Effect.Effect<A, never, R> =>
+  Effect.gen(function* () {
+    const deadline = Date.now() + ms
+    for (;;) {
+      const value = yield* check
+      if (value !== undefined) return value
+      if (Date.now() > deadline) return yield* Effect.die(new Error("condition not met in time"))
+      yield* Effect.sleep(Duration.millis(25))
+    }
+  })
+
+/** Polls until none of the pids is alive (or `ms` passes), then reports which still are. */
+export const aliveAfter = (pids: ReadonlyArray<number>, ms = 5000) =>
+  Effect.gen(function* () {
+    const deadline = Date.now() + ms
+    while (pids.some(isProcessAlive) && Date.now() < deadline) yield* Effect.sleep(Duration.millis(25))
+    return pids.filter(isProcessAlive)
+  })
+
+export const readPidFile = (file: string): { readonly pid: number; readonly grandchild: number } => JSON.parse(fs.readFileSync(file, "utf8"))
+
+export { isProcessAlive }
