@@ -30,6 +30,7 @@ import { Permissions } from "./Permissions.js"
 import { ResultStore, thresholdFor } from "./ResultStore.js"
 import { Settings } from "./Settings.js"
 import { ToolRegistry } from "./ToolRegistry.js"
+import { unknownTool } from "./CallPipeline/unknownTool.js"
 
 /** A call looked up and decoded, ready to be scheduled. */
 export interface PreparedCall {
@@ -131,7 +132,7 @@ export const make = Effect.gen(function* () {
       warmed.add(tool)
     }
     const decoded: Either.Either<unknown, CallError> =
-      tool === undefined ? Either.left(new UnknownTool({ toolName: block.name })) : validator.decode(tool, block.input)
+      tool === undefined ? Either.left(unknownTool(block.name, pool)) : validator.decode(tool, block.input)
     const concurrencySafe =
       tool !== undefined && Either.isRight(decoded) && safely(() => tool.isConcurrencySafe(decoded.right), false)
     const interruptBehavior: InterruptBehavior = tool === undefined ? "cancel" : safely(() => tool.interruptBehavior(), "block" as const)

@@ -15,6 +15,7 @@ import { Effect, Option, Schema } from "effect"
 import { buildTool, reject, type ToolCheckContext, type ToolContext, type ToolResult } from "../Tool.js"
 import { ToolError } from "../Errors.js"
 import { BooleanLike, optional } from "./schemas.js"
+import { repairEditInput } from "./inputRepairs.js"
 import { expandPath } from "../services/Permissions/expandPath.js"
 import { formatFileSize, oneLine, plural } from "./files/format.js"
 import { errorText, fileNotFoundMessage, isAbsoluteInput, pathProblem, relativePathMessage, statOrUndefined } from "./files/paths.js"
@@ -41,9 +42,9 @@ export const EditInput = Schema.Struct({
   new_string: Schema.String.annotations({
     description: "The text to replace it with (must be different from old_string)"
   }),
-  replace_all: optional(BooleanLike).annotations({
-    description: "Replace all occurrences of old_string (default false)"
-  })
+  replace_all: optional(
+    BooleanLike.annotations({ jsonSchema: { type: "boolean", default: false, description: "Replace all occurrences of old_string (default false)" } })
+  )
 })
 export type EditInput = typeof EditInput.Type
 
@@ -186,6 +187,8 @@ const run = Effect.fn("Edit.call")(function* (input: EditInput, ctx: ToolContext
 
 export const EditTool = buildTool<EditInput, EditOutput>({
   name: EDIT_TOOL_NAME,
+  knownAs: ["str_replace"],
+  repairInput: repairEditInput,
   inputSchema: EditInput,
   description: "Replace exact text in a file that has been read, once or everywhere (replace_all).",
   prompt: PROMPT,

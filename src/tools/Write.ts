@@ -119,6 +119,7 @@ const lineCount = (text: string): number => (text === "" ? 0 : text.split("\n").
 
 export const WriteTool = buildTool<WriteInput, WriteOutput>({
   name: WRITE_TOOL_NAME,
+  knownAs: ["create_file"],
   inputSchema: WriteInput,
   description: "Create a file, or overwrite a file that has been read, with the given content.",
   prompt: PROMPT,

@@ -141,7 +141,7 @@ describe("CallPipeline", () => {
       const thrown = yield* runOne("Failing", { how: "throw" }, cwd)
       expect(thrown.result.content).toBe("<tool_use_error>Error calling tool (Failing): thrown synchronously</tool_use_error>")
       const enumError = yield* runOne("Failing", { how: "other" }, cwd)
-      expect(enumError.result.content).toContain("Invalid enum value. Expected 'fail' | 'die' | 'throw', received 'other'")
+      expect(enumError.result.content).toContain('"message": "Invalid option: expected one of \\"fail\\"|\\"die\\"|\\"throw\\""')
     }).pipe(Effect.provide(testRuntime({ tools: [failing], cwd })))
   )
 

@@ -146,7 +146,7 @@ To complete your request, I need to fetch content from the redirected URL. Pleas
       Effect.gen(function* () {
         const notUrl = yield* call(cwd, { url: "not a url", prompt: "p" })
         expect(text(notUrl.result.content)).toBe(
-          "<tool_use_error>InputValidationError: WebFetch failed due to the following issue:\nThe parameter `url` is invalid: Invalid url</tool_use_error>"
+          `<tool_use_error>InputValidationError: ${JSON.stringify([{ code: "invalid_format", format: "url", path: ["url"], message: "Invalid URL" }], null, 2)}</tool_use_error>`
         )
         for (const [url, scheme] of [["file:///etc/passwd", "file"], ["javascript:alert(1)", "javascript"], ["data:text/html,<b>x</b>", "data"]]) {
           const outcome = yield* call(cwd, { url, prompt: "p" })
