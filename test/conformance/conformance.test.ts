@@ -1,35 +1,33 @@
 /**
  * The conformance suite: every scenario of conformance/scenarios is replayed through the built
  * CLI and compared with the golden recorded from Claude Code (conformance/goldens). Runs offline:
- * Claude Code is never needed here. A scenario without a golden shows as a todo.
+ * Claude Code is never needed here. Scenarios run concurrently (vitest's maxConcurrency bounds
+ * them); a scenario without a golden shows as a todo.
  */
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { formatMismatches } from "../../conformance/src/compare.js"
-import { loadSuite, runSuite, summarise, type Verdict } from "../../conformance/src/suite.js"
+import { observe } from "../../conformance/src/runScenario.js"
+import { loadSuite, summarise, verdictOf, type Verdict } from "../../conformance/src/suite.js"
 
 const CLI = path.resolve(__dirname, "..", "..", "dist", "toolgate.cjs")
-const CONCURRENCY = Number.parseInt(process.env.CONFORMANCE_CONCURRENCY ?? "", 10) || 4
+const SCENARIO_TIMEOUT_MS = 60_000
 
 const suite = Effect.runSync(loadSuite)
-const verdicts = new Map<string, Verdict>()
-let elapsedMs = 0
+const verdicts: Array<Verdict> = []
+const started = Date.now()
 
-beforeAll(async () => {
+beforeAll(() => {
   if (!fs.existsSync(CLI)) throw new Error("dist/toolgate.cjs is missing: run `npm run build` (npm test does)")
-  const started = Date.now()
-  const all = await Effect.runPromise(runSuite(suite, { cli: CLI, concurrency: CONCURRENCY, timeoutMs: 60_000 }))
-  elapsedMs = Date.now() - started
-  for (const verdict of all) verdicts.set(verdict.scenario.name, verdict)
-}, 240_000)
+})
 
 afterAll(() => {
-  if (verdicts.size === 0) return
-  const open = [...verdicts.values()].filter((v) => v._tag === "Open").map((v) => v.scenario.name)
+  if (verdicts.length === 0) return
+  const open = verdicts.filter((v) => v._tag === "Open").map((v) => v.scenario.name)
   console.log(
-    `${summarise([...verdicts.values()])}\n  ${open.length} known open difference(s)${open.length > 0 ? `: ${open.join(", ")}` : ""}\n  ran in ${(elapsedMs / 1000).toFixed(1)} s`
+    `${summarise(verdicts)}\n  ${open.length} known open difference(s)${open.length > 0 ? `: ${open.join(", ")}` : ""}\n  ran in ${((Date.now() - started) / 1000).toFixed(1)} s`
   )
 })
 
@@ -45,19 +43,16 @@ describe("conformance with Claude Code", () => {
       it.todo(`${name} (no golden: npm run conformance:record -- --only ${scenario.name})`)
       continue
     }
-    it(name, () => {
-      const verdict = verdicts.get(scenario.name)
-      expect(verdict, "the scenario did not run").toBeDefined()
-      switch (verdict!._tag) {
-        case "Fail":
-          expect.fail(`toolgate differs from Claude Code on ${scenario.name}:\n${formatMismatches(verdict!.mismatches)}`)
-          break
-        case "Closed":
-          expect.fail(`${scenario.name} now matches Claude Code: remove its "open" entry from conformance/expectations.json`)
-          break
-        default:
-          break
-      }
-    })
+    it.concurrent(
+      name,
+      async () => {
+        const observed = await Effect.runPromise(observe({ kind: "tg", cli: CLI }, scenario, { timeoutMs: SCENARIO_TIMEOUT_MS }))
+        const verdict = verdictOf(suite, scenario, observed)
+        verdicts.push(verdict)
+        if (verdict._tag === "Fail") expect.fail(`toolgate differs from Claude Code on ${scenario.name}:\n${formatMismatches(verdict.mismatches)}`)
+        if (verdict._tag === "Closed") expect.fail(`${scenario.name} now matches Claude Code: remove its "open" entry from conformance/expectations.json`)
+      },
+      SCENARIO_TIMEOUT_MS + 30_000
+    )
   }
 })
