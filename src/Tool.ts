@@ -49,6 +49,8 @@ export interface ToolContext {
   readonly session: SessionContext
   readonly fileState: FileStateService
   readonly reportProgress: (progress: ToolProgress) => Effect.Effect<void>
+  /** Whether this call could read `file` without asking (the permission rules and mode); absent: no. */
+  readonly readsWithoutAsking?: (file: string) => Effect.Effect<boolean>
 }
 
 /** What a tool's `checkPermissions` and `validateInput` see. */
@@ -56,6 +58,8 @@ export interface ToolCheckContext {
   readonly session: SessionContext
   readonly fileState: FileStateService
   readonly mode: PermissionMode
+  /** Whether this call could read `file` without asking (the permission rules and mode); absent: no. */
+  readonly readsWithoutAsking?: (file: string) => Effect.Effect<boolean>
 }
 
 export interface ToolResult<O> {

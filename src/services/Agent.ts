@@ -197,7 +197,7 @@ export const make = Effect.gen(function* () {
       )
     }
 
-    let session = conversation.session
+    let session: SessionContext = { ...conversation.session, model: model.model }
     let usage: Usage = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }
     let turns = 0
     let lastAssistant: ModelMessage | undefined

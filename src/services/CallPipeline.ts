@@ -172,7 +172,8 @@ export const make = Effect.gen(function* () {
       return errorOutcome(call, Either.isLeft(call.decoded) ? call.decoded.left : new UnknownTool({ toolName: block.name }))
     }
     let input: unknown = call.decoded.right
-    const checkContext: ToolCheckContext = { session, fileState, mode: session.permissionMode }
+    const readsWithoutAsking = (file: string) => permissions.readsWithoutAsking(tool, file, session)
+    const checkContext: ToolCheckContext = { session, fileState, mode: session.permissionMode, readsWithoutAsking }
     const notices: Array<string> = []
     const additionalContext: Array<string> = []
     const fail = (error: CallError, extra: Partial<CallOutcome> = {}) =>
@@ -272,6 +273,7 @@ export const make = Effect.gen(function* () {
       toolUseId: block.id,
       session,
       fileState,
+      readsWithoutAsking,
       reportProgress: options.onProgress === undefined ? () => Effect.void : (progress) => options.onProgress!(block.id, progress)
     }
     const startedAt = Date.now()

@@ -27,6 +27,7 @@ import {
   snapshotMtime,
   UNEXPECTEDLY_MODIFIED_MESSAGE
 } from "./files/freshness.js"
+import { mayChangeUnread } from "./files/readBeforeWrite.js"
 import { findActualString, preserveQuoteStyle } from "./files/quotes.js"
 import { applyEdit, countOccurrences } from "./files/editText.js"
 import { encodeText, snapshotHash, withLineEndings } from "./files/textCodec.js"
@@ -114,7 +115,7 @@ const validate = Effect.fn("Edit.validateInput")(function* (input: EditInput, ct
   // 7, 8
   const seen = yield* ctx.fileState.get(file)
   const state = freshness(Option.getOrUndefined(seen), { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
-  if (state === "unread") return yield* rejectWith(NOT_READ_MESSAGE)
+  if (state === "unread" && !(yield* mayChangeUnread(ctx, file))) return yield* rejectWith(NOT_READ_MESSAGE)
   if (state === "stale") return yield* rejectWith(MODIFIED_SINCE_READ_MESSAGE)
   // 9
   const actual = findActualString(current.lf, input.old_string)
@@ -154,7 +155,7 @@ const run = Effect.fn("Edit.call")(function* (input: EditInput, ctx: ToolContext
   if (current !== undefined && !(input.old_string === "" && current.lf === "")) {
     const seen = Option.getOrUndefined(yield* ctx.fileState.get(file))
     const state = freshness(seen, { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
-    if (state === "unread") return yield* Effect.fail(toolError(NOT_READ_MESSAGE))
+    if (state === "unread" && !(yield* mayChangeUnread(ctx, file))) return yield* Effect.fail(toolError(NOT_READ_MESSAGE))
     if (state === "stale") return yield* Effect.fail(toolError(UNEXPECTEDLY_MODIFIED_MESSAGE))
   }
   const { oldString, updated } = yield* plan(input, current)

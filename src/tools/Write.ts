@@ -20,6 +20,7 @@ import {
   snapshotMtime,
   UNEXPECTEDLY_MODIFIED_MESSAGE
 } from "./files/freshness.js"
+import { mayChangeUnread } from "./files/readBeforeWrite.js"
 import { encodeText, snapshotHash, toLf } from "./files/textCodec.js"
 import { countChanges, structuredPatch, type Hunk } from "./files/structuredPatch.js"
 import { makeParentDirectories, writeAtomically } from "./files/atomic.js"
@@ -71,7 +72,7 @@ const validate = Effect.fn("Write.validateInput")(function* (input: WriteInput, 
   if (current === undefined) return
   const seen = Option.getOrUndefined(yield* ctx.fileState.get(file))
   const state = freshness(seen, { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
-  if (state === "unread" || state === "partial") return yield* rejectWith(NOT_READ_MESSAGE)
+  if (state === "partial" || (state === "unread" && !(yield* mayChangeUnread(ctx, file)))) return yield* rejectWith(NOT_READ_MESSAGE)
   if (state === "stale") return yield* rejectWith(MODIFIED_SINCE_READ_MESSAGE)
 })
 
@@ -88,7 +89,7 @@ const run = Effect.fn("Write.call")(function* (input: WriteInput, ctx: ToolConte
     // Re-check right before writing: a change since validateInput must be refused, not overwritten.
     const seen = Option.getOrUndefined(yield* ctx.fileState.get(file))
     const state = freshness(seen, { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
-    if (state === "unread" || state === "partial") return yield* Effect.fail(toolError(NOT_READ_MESSAGE))
+    if (state === "partial" || (state === "unread" && !(yield* mayChangeUnread(ctx, file)))) return yield* Effect.fail(toolError(NOT_READ_MESSAGE))
     if (state === "stale") return yield* Effect.fail(toolError(UNEXPECTEDLY_MODIFIED_MESSAGE))
   }
   const encoding = current?.encoding ?? "utf8"

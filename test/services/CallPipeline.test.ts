@@ -159,10 +159,12 @@ describe("CallPipeline", () => {
       cwd,
       rules: [makeRule("Asky", "deny", "projectSettings", cwd, path.join(cwd, ".claude/settings.json"))]
     })
-    it.effect("a bare deny rule takes the tool out of the pool: the model gets 'No such tool' and nothing runs", () =>
+    it.effect("a bare deny rule takes the tool out of the pool: the model gets 'No such tool' with the reason and nothing runs", () =>
       Effect.gen(function* () {
         const outcome = yield* runOne("Asky", { v: "denied" }, cwd)
-        expect(outcome.result.content).toBe("<tool_use_error>Error: No such tool available: Asky</tool_use_error>")
+        expect(outcome.result.content).toBe(
+          "<tool_use_error>Error: No such tool available: Asky. Asky is disabled for this session, in subagents as well as here.</tool_use_error>"
+        )
         expect(probe.ran.has("asky:denied")).toBe(false)
       }).pipe(Effect.provide(testRuntime({ tools: [askTool], cwd, settings })))
     )
@@ -187,7 +189,8 @@ describe("CallPipeline", () => {
             cwd,
             permissions: Layer.succeed(Permissions, {
               decide: ({ input }) =>
-                Effect.succeed({ behavior: "deny", message: `Permission to use Asky with ${(input as { v: string }).v} has been denied.`, reason: { type: "default", detail: "mock" } })
+                Effect.succeed({ behavior: "deny", message: `Permission to use Asky with ${(input as { v: string }).v} has been denied.`, reason: { type: "default", detail: "mock" } }),
+              readsWithoutAsking: () => Effect.succeed(false)
             })
           })
         )
