@@ -37,6 +37,8 @@ export interface GlobOutput {
   readonly durationMs: number
   readonly numFiles: number
   readonly truncated: boolean
+  /** Files matched before the cap of GLOB_MAX_RESULTS. */
+  readonly totalMatches?: number
 }
 
 const PROMPT = `Fast file pattern matching for a codebase of any size.
@@ -93,7 +95,8 @@ const run = Effect.fn("Glob.call")(function* (input: GlobInput, ctx: ToolContext
     filenames,
     durationMs: (yield* Clock.currentTimeMillis) - started,
     numFiles: filenames.length,
-    truncated: sorted.length > GLOB_MAX_RESULTS
+    truncated: sorted.length > GLOB_MAX_RESULTS,
+    totalMatches: sorted.length
   }
   const result: ToolResult<GlobOutput> = { data: output }
   return result
@@ -112,6 +115,7 @@ export const GlobTool = buildTool<GlobInput, GlobOutput>({
   ...searchTraits,
   validateInput: validate,
   call: run,
+  hookResponse: (output) => ({ ...output, totalMatches: output.totalMatches ?? output.numFiles, countIsComplete: true }),
   mapResult: (output) =>
     output.numFiles === 0
       ? "No files found"

@@ -78,6 +78,23 @@ export interface GrepOutput {
   readonly numMatches?: number
   readonly appliedLimit?: number
   readonly appliedOffset?: number
+  /** Files (files_with_matches) or lines (content) found before pagination; for content a lower bound when the search stopped early. */
+  readonly total?: number
+}
+
+/** What PostToolUse hooks receive as `tool_response` (Claude Code's keys, in its order). */
+const grepHookResponse = (output: GrepOutput) => {
+  const { total, ...rest } = output
+  switch (output.mode) {
+    case "files_with_matches": {
+      const { mode, filenames, numFiles, ...more } = rest
+      return { mode, filenames, numFiles, totalFiles: total ?? numFiles, ...more }
+    }
+    case "content":
+      return { ...rest, totalLines: total ?? output.numLines ?? 0 }
+    default:
+      return rest
+  }
 }
 
 const PROMPT = `A search tool built on ripgrep.
@@ -159,7 +176,7 @@ const run = Effect.fn("Grep.call")(function* (input: GrepInput, ctx: ToolContext
   if (raw.kind === "files") {
     const sorted = yield* Effect.promise(() => sortByMtimeNewestFirst(raw.files))
     const page = paginate(sorted, headLimit, offset)
-    output = { mode, numFiles: page.items.length, filenames: page.items, ...limits(page) }
+    output = { mode, numFiles: page.items.length, filenames: page.items, ...limits(page), total: sorted.length }
   } else if (mode === "count") {
     const page = paginate(raw.lines, headLimit, offset)
     output = {
@@ -172,7 +189,7 @@ const run = Effect.fn("Grep.call")(function* (input: GrepInput, ctx: ToolContext
     }
   } else {
     const page = paginate(raw.lines, headLimit, offset)
-    output = { mode, numFiles: 0, filenames: [], content: page.items.join("\n"), numLines: page.items.length, ...limits(page) }
+    output = { mode, numFiles: 0, filenames: [], content: page.items.join("\n"), numLines: page.items.length, ...limits(page), total: raw.lines.length }
   }
   const result: ToolResult<GrepOutput> = { data: output }
   return result
@@ -221,6 +238,7 @@ export const GrepTool = buildTool<GrepInput, GrepOutput>({
   validateInput: validate,
   call: run,
   mapResult: grepResultText,
+  hookResponse: grepHookResponse,
   userFacingName: () => "Search",
   renderUse: (input) =>
     oneLine(

@@ -130,6 +130,7 @@ export const WriteTool = buildTool<WriteInput, WriteOutput>({
   ...fileAt<"file_path", WriteInput>("file_path", "write"),
   validateInput: validate,
   call: run,
+  hookResponse: (output) => ({ ...output, userModified: false }),
   mapResult: (output) =>
     output.type === "create"
       ? `File created successfully at: ${output.filePath}`
