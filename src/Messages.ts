@@ -100,25 +100,30 @@ export interface AnsweredCall {
 }
 
 /**
- * Lays out a tool results message as Claude Code does. The parts go in order (for each call the
- * reminders before its result, its result, the reminders after it; then `trailing`). When that
- * sequence starts with a result, every reminder is folded into the result before it; otherwise
- * the results come first, unchanged, and every reminder follows as its own text block.
+ * Lays out a tool results message as Claude Code does. Its parts form a sequence in the order
+ * the calls finished (`finishOrder`, indices into `calls`; tool_use order when omitted): for each
+ * call the reminders before its result, its result, the reminders after it; then `trailing`.
+ * When that sequence starts with a result, every reminder is folded into the result before it;
+ * otherwise nothing is folded and the reminders follow the results as text blocks, in sequence
+ * order. The results themselves always come first, in tool_use order.
  */
 export const layoutToolResults = (
   calls: ReadonlyArray<AnsweredCall>,
-  trailing: ReadonlyArray<string> = []
+  trailing: ReadonlyArray<string> = [],
+  finishOrder: ReadonlyArray<number> = calls.map((_, i) => i)
 ): ReadonlyArray<ToolResultBlock | TextBlock> => {
-  const loose = calls.length === 0 || calls[0]!.remindersBefore.length > 0
+  const sequence = finishOrder.map((i) => calls[i]!)
+  const loose = sequence.length === 0 || sequence[0]!.remindersBefore.length > 0
   if (loose) {
-    const reminders = [...calls.flatMap((c) => [...c.remindersBefore, ...c.remindersAfter]), ...trailing]
+    const reminders = [...sequence.flatMap((c) => [...c.remindersBefore, ...c.remindersAfter]), ...trailing]
     return [...calls.map((c) => c.result), ...reminders.map((text): TextBlock => ({ type: "text", text: systemReminder(text) }))]
   }
-  return calls.map((call, i) => {
-    const next = calls[i + 1]
-    const folded = [...call.remindersAfter, ...(next === undefined ? trailing : next.remindersBefore)]
-    return withReminders(call.result, folded)
+  const folded = new Map<AnsweredCall, ReadonlyArray<string>>()
+  sequence.forEach((call, i) => {
+    const next = sequence[i + 1]
+    folded.set(call, [...call.remindersAfter, ...(next === undefined ? trailing : next.remindersBefore)])
   })
+  return calls.map((call) => withReminders(call.result, folded.get(call) ?? []))
 }
 
 export const hasImage = (content: ToolResultContent): boolean =>

@@ -38,7 +38,7 @@ import type { Halt } from "./CallPipeline.js"
 import { Scheduler } from "./Scheduler.js"
 import { ToolRegistry } from "./ToolRegistry.js"
 import { DeferredTools } from "./DeferredTools.js"
-import { Hooks } from "./Hooks.js"
+import { BackgroundWork, Hooks } from "./Hooks.js"
 import type { SessionEndReason, SessionStartSource } from "./Hooks/types.js"
 import { systemReminder } from "../Messages.js"
 import type { SessionContext } from "../Session.js"
@@ -134,6 +134,7 @@ export const make = Effect.gen(function* () {
   const scheduler = yield* Scheduler
   const registry = yield* ToolRegistry
   const hooks = yield* Hooks
+  const backgroundWork = yield* Effect.serviceOption(BackgroundWork)
 
   // With tool search on, deferred tools are named in the system prompt and sent once loaded.
   const deferred = yield* Effect.serviceOption(DeferredTools)
@@ -326,7 +327,13 @@ export const make = Effect.gen(function* () {
 
       // The model ended its turn: Stop hooks may keep it going, with what they said as the next message.
       if (stop === "end_turn") {
-        const stopped = yield* hooks.stop({ session, stopHookActive, lastAssistantMessage: textOf(lastAssistant).trim() })
+        const backgroundTasks = Option.isSome(backgroundWork) ? yield* backgroundWork.value.running : undefined
+        const stopped = yield* hooks.stop({
+          session,
+          stopHookActive,
+          lastAssistantMessage: textOf(lastAssistant).trim(),
+          ...(backgroundTasks === undefined ? {} : { backgroundTasks })
+        })
         yield* notify(turn, stopped.notices)
         if (stopped.stop === undefined && stopped.continueWith.length > 0) {
           const feedback = stopped.continueWith.map((text) => ({ type: "text", text }))

@@ -176,7 +176,28 @@ export interface StopRequest {
   readonly stopHookActive: boolean
   /** The text of the model's last message. */
   readonly lastAssistantMessage: string | undefined
+  /** Work still running in the background (hooks see it as `background_tasks`), when known. */
+  readonly backgroundTasks?: ReadonlyArray<BackgroundTaskInfo>
 }
+
+/** A background task as Stop hooks see it. */
+export interface BackgroundTaskInfo {
+  readonly id: string
+  /** `shell`, `subagent`, … */
+  readonly type: string
+  readonly status: string
+  readonly description: string
+  readonly command?: string
+}
+
+/**
+ * The session's background work that is still running, for Stop hooks to tell "done" from
+ * "waiting for background work". The runtime preset provides it from the background shells.
+ */
+export class BackgroundWork extends Context.Tag("toolgate/BackgroundWork")<
+  BackgroundWork,
+  { readonly running: Effect.Effect<ReadonlyArray<BackgroundTaskInfo>> }
+>() {}
 
 export interface StopOutcome {
   /** Non-empty: the model goes on, with these text blocks as the next user message. */

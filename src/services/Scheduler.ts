@@ -494,7 +494,9 @@ export const make = Effect.gen(function* () {
                 calls: outcomes.map((o) => ({ toolName: o.toolName, toolInput: o.input, toolUseId: o.toolUseId, toolResponse: contentText(o.result.content) })),
                 session
               })
-        const content = layoutToolResults(outcomes, batchOutcome.reminders)
+        // reminders are placed in the order the calls finished, as Claude Code places them
+        const finishOrder = slots.map((s, i) => ({ i, at: s.endedMs })).sort((a, b) => a.at - b.at || a.i - b.i).map((x) => x.i)
+        const content = layoutToolResults(outcomes, batchOutcome.reminders, finishOrder)
         const message: ToolResultsMessage = { role: "user", content }
         // each outcome carries its result as the model receives it (reminders folded in)
         const answered = outcomes.map((o, i) => {

@@ -130,10 +130,15 @@ export const userPromptSubmitInput = (session: SessionContext, prompt: string): 
 export interface StopRequestFields {
   readonly stopHookActive: boolean
   readonly lastAssistantMessage: string | undefined
+  readonly backgroundTasks?: ReadonlyArray<unknown>
 }
 
 export const stopInput = (session: SessionContext, fields: StopRequestFields): StopInput | SubagentStopInput => {
-  const last = fields.lastAssistantMessage === undefined || fields.lastAssistantMessage === "" ? {} : { last_assistant_message: fields.lastAssistantMessage }
+  const last = {
+    ...(fields.lastAssistantMessage === undefined || fields.lastAssistantMessage === "" ? {} : { last_assistant_message: fields.lastAssistantMessage }),
+    // toolgate schedules nothing, so `session_crons` is always empty
+    ...(fields.backgroundTasks === undefined ? {} : { background_tasks: fields.backgroundTasks, session_crons: [] })
+  }
   const { agent_id: _id, agent_type: _type, ...common } = base(session) as ReturnType<typeof base> & { agent_id?: string; agent_type?: string }
   return session.agent === undefined
     ? { ...common, hook_event_name: "Stop", stop_hook_active: fields.stopHookActive, ...last }

@@ -114,6 +114,8 @@ export interface StopInput extends HookInputBase {
   /** True when the model is already continuing because a Stop hook blocked before (avoid loops). */
   readonly stop_hook_active: boolean
   readonly last_assistant_message?: string
+  readonly background_tasks?: ReadonlyArray<unknown>
+  readonly session_crons?: ReadonlyArray<unknown>
 }
 
 export interface SubagentStopInput extends HookInputBase {
@@ -123,6 +125,8 @@ export interface SubagentStopInput extends HookInputBase {
   readonly agent_type: string
   readonly agent_transcript_path: string
   readonly last_assistant_message?: string
+  readonly background_tasks?: ReadonlyArray<unknown>
+  readonly session_crons?: ReadonlyArray<unknown>
 }
 
 export type SessionStartSource = "startup" | "resume" | "clear" | "compact"
