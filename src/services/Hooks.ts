@@ -4,7 +4,7 @@
  * session: UserPromptSubmit, Stop, SubagentStop, SessionStart, SessionEnd, Notification. Hooks
  * never fail the pipeline: a broken hook is a notice, never an approval.
  */
-import { Context, Effect, FiberSet, Layer, Option, type Scope } from "effect"
+import { Config, Context, Effect, FiberSet, Layer, Option, type Scope } from "effect"
 import type { AnyTool } from "../Tool.js"
 import type { SessionContext } from "../Session.js"
 import type { RuleSuggestion } from "../Permission.js"
@@ -289,11 +289,13 @@ export interface MakeOptions {
 export const make = (options: MakeOptions): Effect.Effect<HooksService, never, Scope.Scope> =>
   Effect.gen(function* () {
     const background = yield* FiberSet.make<unknown, unknown>()
+    const keepChildren = yield* Config.boolean("TOOLGATE_KEEP_HOOK_CHILDREN").pipe(Config.withDefault(false), Effect.orElseSucceed(() => false))
     const engineOptions: EngineOptions = {
       sources: options.sources ?? Effect.succeed([]),
       inProcess: options.inProcess ?? [],
       background,
-      baseEnv: inheritedEnv(options.env ?? process.env)
+      baseEnv: inheritedEnv(options.env ?? process.env),
+      keepChildren
     }
     const engine = makeEngine(engineOptions)
 
@@ -308,7 +310,7 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
         session,
         input: preToolUseInput(session, tool, toolInput, toolUseId)
       })
-      return runs.length === 0 ? emptyPreToolUse : aggregatePreToolUse(runs, hookNameOf("PreToolUse", tool), engine.capFor(session))
+      return runs.length === 0 ? emptyPreToolUse : aggregatePreToolUse(runs, hookNameOf("PreToolUse", tool), engine.capOf(session, "PreToolUse", toolUseId))
     })
 
     const permissionRequestRun = Effect.fnUntraced(function* (request: PermissionRequestRequest) {
@@ -320,7 +322,7 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
         session,
         input: permissionRequestInput(session, tool, toolInput, suggestions)
       })
-      return aggregatePermissionRequest(runs, engine.capFor(session))
+      return aggregatePermissionRequest(runs, engine.capOf(session, "PermissionRequest"))
     })
 
     const postToolUseRun = Effect.fnUntraced(function* (request: PostToolUseRequest) {
@@ -332,7 +334,7 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
         session,
         input: postToolUseInput(session, tool, toolInput, toolUseId, toolResponse, durationMs)
       })
-      return aggregatePostToolUse(runs, hookNameOf("PostToolUse", tool), tool.mcp !== undefined, engine.capFor(session))
+      return aggregatePostToolUse(runs, hookNameOf("PostToolUse", tool), tool.mcp !== undefined, engine.capOf(session, "PostToolUse", toolUseId))
     })
 
     const postToolUseFailureRun = Effect.fnUntraced(function* (request: PostToolUseFailureRequest) {
@@ -344,7 +346,7 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
         session,
         input: postToolUseFailureInput(session, tool, toolInput, toolUseId, error, isInterrupt, durationMs)
       })
-      return aggregatePostToolUseFailure(runs, hookNameOf("PostToolUseFailure", tool), engine.capFor(session))
+      return aggregatePostToolUseFailure(runs, hookNameOf("PostToolUseFailure", tool), engine.capOf(session, "PostToolUseFailure", toolUseId))
     })
 
     const postToolBatchRun = Effect.fnUntraced(function* (request: PostToolBatchRequest) {
@@ -356,31 +358,31 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
         session,
         input: postToolBatchInput(session, calls)
       })
-      return aggregatePostToolBatch(runs, engine.capFor(session))
+      return aggregatePostToolBatch(runs, engine.capOf(session, "PostToolBatch"))
     })
 
     const userPromptSubmitRun = Effect.fnUntraced(function* (request: UserPromptSubmitRequest) {
       const { prompt, session } = request
       const runs = yield* engine.runEvent({ event: "UserPromptSubmit", tool: undefined, toolInput: undefined, session, input: userPromptSubmitInput(session, prompt) })
-      return aggregateUserPromptSubmit(runs, prompt, engine.capFor(session))
+      return aggregateUserPromptSubmit(runs, prompt, engine.capOf(session, "UserPromptSubmit"))
     })
 
     const stopRun = Effect.fnUntraced(function* (request: StopRequest) {
       const { session } = request
       const input = stopInput(session, request)
       const runs = yield* engine.runEvent({ event: input.hook_event_name, tool: undefined, toolInput: undefined, session, input })
-      return aggregateStop(runs, input.hook_event_name, engine.capFor(session))
+      return aggregateStop(runs, input.hook_event_name, engine.capOf(session, input.hook_event_name))
     })
 
     const sessionStartRun = Effect.fnUntraced(function* (request: SessionStartRequest) {
       const { session, source, model } = request
       const runs = yield* engine.runEvent({ event: "SessionStart", tool: undefined, toolInput: undefined, session, input: sessionStartInput(session, source, model) })
-      return aggregateSessionStart(runs, source, engine.capFor(session))
+      return aggregateSessionStart(runs, source, engine.capOf(session, "SessionStart"))
     })
 
     const noticesOf = (event: HookEvent, session: SessionContext, input: HookInput) =>
       Effect.map(engine.runEvent({ event, tool: undefined, toolInput: undefined, session, input }), (runs) => ({
-        notices: runs.flatMap((r) => [...r.notices, ...(r.json?.systemMessage === undefined ? [] : [engine.capFor(session)(r.json.systemMessage)])])
+        notices: runs.flatMap((r) => [...r.notices, ...(r.json?.systemMessage === undefined ? [] : [engine.capOf(session, event)(r.json.systemMessage)])])
       }))
 
     // No hook configured for an event: answer at once, without building its input.

@@ -23,10 +23,10 @@ const projectWithPreToolUse = (script: string, timeout?: number) => {
   return { project, hook }
 }
 
-const callTouch = (project: string, extra: ReadonlyArray<string> = []) =>
-  runCli(["call", "Bash", JSON.stringify({ command: "touch ran" }), "--cwd", project, "--allowed-tools", "Bash", "--json", ...extra], {
+const callTouch = (project: string, env: Record<string, string> = {}) =>
+  runCli(["call", "Bash", JSON.stringify({ command: "touch ran" }), "--cwd", project, "--allowed-tools", "Bash", "--json"], {
     cwd: project,
-    env: cleanEnv(),
+    env: cleanEnv(env),
     timeoutMs: 90_000
   })
 
@@ -85,6 +85,17 @@ describe("what a hook leaves running goes with it", () => {
     expect(JSON.parse(ran.stdout).result.is_error).not.toBe(true)
     expect(fs.existsSync(path.join(project, "ran"))).toBe(true)
     expect(await gone(await readPid(path.join(project, "job.pid")))).toBe(true)
+  })
+
+  it("TOOLGATE_KEEP_HOOK_CHILDREN=1 leaves it running, as Claude Code does", async () => {
+    const { project } = projectWithPreToolUse(`cat > /dev/null\nsleep 100 > /dev/null 2>&1 &\necho $! > "$CLAUDE_PROJECT_DIR/job.pid"\nexit 0\n`)
+    await callTouch(project, { TOOLGATE_KEEP_HOOK_CHILDREN: "1" })
+    const job = await readPid(path.join(project, "job.pid"))
+    try {
+      expect(alive(job)).toBe(true)
+    } finally {
+      process.kill(job, "SIGKILL")
+    }
   })
 
   it("a job that holds the hook's stdout open does not hold the call, and is killed", async () => {

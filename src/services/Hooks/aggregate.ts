@@ -35,8 +35,7 @@ import type {
 type Decision = "allow" | "deny" | "ask" | "defer"
 const PRECEDENCE: Record<Decision, number> = { allow: 1, ask: 2, defer: 3, deny: 4 }
 
-/** Caps strings the model or the user will see. */
-export type Cap = (text: string) => string
+import type { Cap } from "./capText.js"
 
 const specific = <T>(run: HookRun): Partial<T> => (run.json?.hookSpecificOutput ?? {}) as Partial<T>
 
@@ -86,14 +85,15 @@ export const aggregatePreToolUse = (runs: ReadonlyArray<HookRun>, hookName: stri
     // exit 2: the JSON's own blocking reason if it blocks too, else stderr
     const jsonReason = jsonDecision(first) === "deny" ? preReason(first) : undefined
     // exit 2 with a JSON deny of its own: the JSON's reason, as a JSON deny reads; else `[command]: stderr`
+    // (bounded as one text, as the model reads it; the error puts the `[command]: ` back)
     const block =
       first.exit2 !== undefined && jsonReason !== undefined
-        ? { reason: cap(jsonReason) }
+        ? { reason: cap.blocking(jsonReason) }
         : first.exit2 !== undefined
-          ? { command: first.label, reason: cap(stderrText(first.exit2.stderr)) }
+          ? { command: first.label, reason: cap.blocking(`[${first.label}]: ${stderrText(first.exit2.stderr)}`).slice(first.label.length + 4) }
         : first.failClosed !== undefined
-          ? { reason: cap(first.failClosed) }
-          : { reason: cap(jsonReason ?? "Blocked by hook") }
+          ? { reason: cap.blocking(first.failClosed) }
+          : { reason: cap.blocking(jsonReason ?? "Blocked by hook") }
     return { decision: "deny", block, ...base }
   }
   // updatedInput: from the winning decision, or from any hook when none decided (as 2.1.112 does)
@@ -105,7 +105,7 @@ export const aggregatePreToolUse = (runs: ReadonlyArray<HookRun>, hookName: stri
   return {
     decision: winner,
     ...base,
-    ...(reason === undefined ? {} : { reason: cap(reason) }),
+    ...(reason === undefined ? {} : { reason: cap.blocking(reason) }),
     ...(updatedInput === undefined ? {} : { updatedInput })
   }
 }
@@ -114,7 +114,7 @@ export const aggregatePermissionRequest = (runs: ReadonlyArray<HookRun>, cap: Ca
   const notices = commonNotices(runs, cap)
   const stop = stopOf(runs)
   // `continue: false` overrides decisions: nothing may run, and the turn stops
-  if (stop !== undefined) return { decision: { behavior: "deny", message: cap(stop.reason), interrupt: true }, notices }
+  if (stop !== undefined) return { decision: { behavior: "deny", message: cap.blocking(stop.reason), interrupt: true }, notices }
   const decided = runs.flatMap((run) => {
     const decision = specific<PermissionRequestSpecificOutput>(run).decision
     return decision === undefined ? [] : [{ run, decision }]
@@ -126,7 +126,7 @@ export const aggregatePermissionRequest = (runs: ReadonlyArray<HookRun>, cap: Ca
     return {
       decision: {
         behavior: "deny",
-        ...(first.message === undefined ? {} : { message: cap(first.message) }),
+        ...(first.message === undefined ? {} : { message: cap.blocking(first.message) }),
         ...(interrupt ? { interrupt } : {})
       },
       notices
@@ -158,8 +158,8 @@ const contextReminders = (runs: ReadonlyArray<HookRun>, hookName: string, cap: C
 
 /** A hook's blocking error as the model reads it: the JSON `block` reason, else `[command]: stderr` of an exit 2. */
 const blockingError = (run: HookRun, hookName: string, cap: Cap): string | undefined => {
-  if (run.json?.decision === "block") return blockingErrorText(hookName, run.label, cap(run.json.reason ?? "Blocked by hook"))
-  if (run.exit2 !== undefined) return blockingErrorText(hookName, run.label, cap(`[${run.label}]: ${stderrText(run.exit2.stderr)}`))
+  if (run.json?.decision === "block") return blockingErrorText(hookName, run.label, cap.blocking(run.json.reason ?? "Blocked by hook"))
+  if (run.exit2 !== undefined) return blockingErrorText(hookName, run.label, cap.blocking(`[${run.label}]: ${stderrText(run.exit2.stderr)}`))
   return undefined
 }
 
@@ -198,7 +198,7 @@ export const aggregatePostToolBatch = (runs: ReadonlyArray<HookRun>, cap: Cap): 
     stopper === undefined
       ? undefined
       : {
-          reason: cap(
+          reason: cap.blocking(
             stopper.exit2 !== undefined
               ? stderrText(stopper.exit2.stderr)
               : stopper.json?.decision === "block"
@@ -227,7 +227,7 @@ export const aggregateUserPromptSubmit = (
 ): UserPromptSubmitOutcome => {
   const notices = commonNotices(runs, cap)
   const stopper = runs.find((r) => r.json?.continue === false)
-  if (stopper !== undefined) return { blocked: operationStoppedText(cap(stopper.json?.stopReason ?? "")), reminders: [], notices }
+  if (stopper !== undefined) return { blocked: operationStoppedText(cap.blocking(stopper.json?.stopReason ?? "")), reminders: [], notices }
   const blocker = runs.find((r) => r.exit2 !== undefined || r.json?.decision === "block" || r.failClosed !== undefined)
   if (blocker !== undefined) {
     const reason =
@@ -237,7 +237,7 @@ export const aggregateUserPromptSubmit = (
           ? `[${blocker.label}]: ${stderrText(blocker.exit2.stderr)}`
           : (blocker.failClosed ?? "")
     const suppress = (blocker.json?.hookSpecificOutput as { suppressOriginalPrompt?: boolean } | undefined)?.suppressOriginalPrompt === true
-    return { blocked: promptBlockedText(cap(reason), suppress ? undefined : prompt), reminders: [], notices }
+    return { blocked: promptBlockedText(cap.blocking(reason), suppress ? undefined : prompt), reminders: [], notices }
   }
   return {
     reminders: [
@@ -264,14 +264,14 @@ export const aggregateSessionStart = (runs: ReadonlyArray<HookRun>, source: stri
 export const aggregateStop = (runs: ReadonlyArray<HookRun>, event: "Stop" | "SubagentStop", cap: Cap): StopOutcome => {
   const notices = commonNotices(runs, cap)
   const stop = stopOf(runs)
-  if (stop !== undefined) return { continueWith: [], stop: { reason: cap(stop.reason) }, notices }
+  if (stop !== undefined) return { continueWith: [], stop: { reason: cap.blocking(stop.reason) }, notices }
   const continueWith = runs.flatMap((run) => {
     const context = contextsOf([run]).map(({ context }) => systemReminder(additionalContextText(event, cap(context))))
     if (run.json?.decision === "block") {
-      const reason = cap(run.json.reason ?? "Blocked by hook")
+      const reason = cap.blocking(run.json.reason ?? "Blocked by hook")
       return [`${systemReminder(blockingErrorText(event, run.label, reason))}\n`, systemReminder(stopFeedbackText(reason)), ...context]
     }
-    if (run.exit2 !== undefined) return [systemReminder(stopFeedbackText(cap(`[${run.label}]: ${stderrText(run.exit2.stderr)}`))), ...context]
+    if (run.exit2 !== undefined) return [systemReminder(stopFeedbackText(cap.blocking(`[${run.label}]: ${stderrText(run.exit2.stderr)}`))), ...context]
     return context
   })
   return { continueWith, notices }

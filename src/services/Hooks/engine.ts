@@ -14,7 +14,7 @@ import { ifMatches } from "./ifCondition.js"
 import { runHookProcess, type ProcessSpec } from "./runProcess.js"
 import { acceptJson, interpretProcess, type HookRun, type HookRunBody } from "./output.js"
 import { serialiseInput } from "./input.js"
-import { capText } from "./capText.js"
+import { capFor } from "./capText.js"
 import { DEFAULT_TIMEOUT_SECONDS } from "./config.js"
 import { MATCHED_FIELD, type HookEvent, type HookInput, type InProcessHook } from "./types.js"
 
@@ -26,6 +26,8 @@ export interface EngineOptions {
   readonly background: FiberSet.FiberSet<unknown, unknown> | undefined
   /** The environment hooks inherit (before the per-session variables are added). */
   readonly baseEnv: Readonly<Record<string, string>>
+  /** Leave what a hook started running after it ends (TOOLGATE_KEEP_HOOK_CHILDREN). */
+  readonly keepChildren: boolean
 }
 
 export interface EventCall {
@@ -131,7 +133,8 @@ export const makeEngine = (options: EngineOptions) => {
       cwd: call.session.cwd,
       env,
       stdin,
-      timeoutMs: handler.timeoutMs
+      timeoutMs: handler.timeoutMs,
+      keepChildren: options.keepChildren
     }
   }
 
@@ -191,7 +194,9 @@ export const makeEngine = (options: EngineOptions) => {
       return runs.filter((r): r is HookRun => r !== undefined)
     })
 
-  const capFor = (session: SessionContext) => (text: string) => capText(text, session.sessionDir)
+  /** Bounds what the model reads of one event's hooks (files named after the event and the call). */
+  const capOf = (session: SessionContext, event: HookEvent, toolUseId?: string) =>
+    capFor({ sessionDir: session.sessionDir, event, ...(toolUseId === undefined ? {} : { toolUseId }) })
 
   /** Is any hook (command or in-process) configured for the event? When not, no input is built. */
   const listens = (event: HookEvent): Effect.Effect<boolean> =>
@@ -199,5 +204,5 @@ export const makeEngine = (options: EngineOptions) => {
       ? Effect.succeed(true)
       : Effect.map(config, ({ handlers }) => handlers.some((h) => h.event === event))
 
-  return { runEvent, capFor, listens }
+  return { runEvent, capOf, listens }
 }

@@ -35,6 +35,11 @@ export interface ProcessSpec {
   readonly timeoutMs: number
   /** Overrides MAX_STDOUT_BYTES (tests). */
   readonly maxStdoutBytes?: number
+  /**
+   * Leave what the hook started running after it exits normally, as Claude Code does
+   * (TOOLGATE_KEEP_HOOK_CHILDREN=1). A timeout or an interruption still stops the group.
+   */
+  readonly keepChildren?: boolean
 }
 
 export type ProcessOutcome =
@@ -143,17 +148,21 @@ const drain = (running: Running) =>
     )
   )
 
-/** Runs a hook process to its end; its process group is stopped however it ends. */
+/** Runs a hook process to its end; its process group is stopped however it ends (unless `keepChildren`). */
 export const runHookProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome> =>
   Effect.scoped(
     Effect.gen(function* () {
-      const running = yield* Effect.acquireRelease(Effect.sync(() => start(spec)), (r) => ("child" in r ? stopGroup(r) : Effect.void))
+      let ended = false
+      const running = yield* Effect.acquireRelease(Effect.sync(() => start(spec)), (r) =>
+        "child" in r && !(ended && spec.keepChildren === true) ? stopGroup(r) : Effect.void
+      )
       if (!("child" in running)) return { _tag: "SpawnFailed", message: running.failed } as const
       const exit = yield* Effect.promise(() => running.exited).pipe(Effect.timeoutOption(spec.timeoutMs))
       if (exit._tag === "None") return { _tag: "TimedOut", pid: running.child.pid } as const
       if ("error" in exit.value) return { _tag: "SpawnFailed", message: exit.value.error } as const
+      ended = true
       // the hook is done: what it left behind goes, then the rest of its output is read
-      yield* stopGroup(running)
+      if (spec.keepChildren !== true) yield* stopGroup(running)
       yield* drain(running)
       const { code, signal } = exit.value
       return code === null

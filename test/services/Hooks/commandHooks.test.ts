@@ -172,14 +172,23 @@ describe("JSON answers (§2.6)", () => {
       expect(outcome.reminders).toEqual(["PreToolUse:Bash hook additional context: extra context"])
     }))
 
-  it.live("strings for the model are capped at 10,000 characters, the rest saved to a file", () =>
+  it.live("context over 10,000 characters becomes a preview and a saved file; a blocking error over 50,000 keeps head and tail", () =>
     Effect.gen(function* () {
       const command = `python3 -c 'import json; print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "x" * 25000}}))'`
       const outcome = yield* preToolUse(project, pre("Bash", [cmd(command)]), bashTool, bash("ls"))
       const ctx = outcome.reminders[0]!
-      expect(ctx.length).toBeLessThan(10_000)
-      const saved = /full output saved to (\S+)\]$/.exec(ctx)![1]!
+      const saved = /Full output saved to: (\S+)\n/.exec(ctx)![1]!
+      expect(ctx).toBe(
+        `PreToolUse:Bash hook additional context: <persisted-output>\nOutput too large (24.4KB). Full output saved to: ${saved}\n\nPreview (first 2KB):\n${"x".repeat(2000)}\n...\n</persisted-output>`
+      )
+      expect(saved.startsWith(path.join(project, ".session", "tool-results", "hook-toolu_01-PreToolUse-"))).toBe(true)
       expect(fs.readFileSync(saved, "utf8")).toBe("x".repeat(25000))
+
+      const deny = `python3 -c 'import json; print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "a" + "y" * 60000 + "z"}}))'`
+      const denied = yield* preToolUse(project, pre("Bash", [cmd(deny)]), bashTool, bash("ls"))
+      const reason = denied.block!.reason
+      expect(reason.startsWith(`a${"y".repeat(24999)}\n\n... [10002 characters truncated] ...\n\n${"y".repeat(24999)}z\n\n<persisted-output>\nOutput too large (58.6KB).`)).toBe(true)
+      expect(reason.endsWith(`Preview (first 2KB):\na${"y".repeat(1999)}\n...\n</persisted-output>`)).toBe(true)
     }))
 })
 
