@@ -57,14 +57,19 @@ describe("Read: text", () => {
       )
     }))
 
-  it.effect("a missing file is a clear error naming the cwd, with a similar file suggested", () =>
+  it.effect("a missing file is a clear error naming the cwd, with a similar file (by name) or the path inside the cwd suggested", () =>
     Effect.gen(function* () {
       write(path.join(dir, "config.json"), "{}")
       const out = yield* read({ file_path: path.join(dir, "config.yaml") })
       expect(out).toEqual({
         stage: "failed",
-        text: `File does not exist. Note: your current working directory is ${dir}. Did you mean ${path.join(dir, "config.json")}?`
+        text: `File does not exist. Note: your current working directory is ${dir}. Did you mean config.json?`
       })
+      const only = `only-here-${path.basename(dir)}.txt`
+      write(path.join(dir, only), "x")
+      expect((yield* read({ file_path: path.join(path.dirname(dir), only) })).text).toBe(
+        `File does not exist. Note: your current working directory is ${dir}. Did you mean ${path.join(dir, only)}?`
+      )
       const plain = yield* read({ file_path: path.join(dir, "nothing.txt") })
       expect(plain.text).toBe(`File does not exist. Note: your current working directory is ${dir}.`)
     }))
@@ -204,9 +209,9 @@ describe("Read: images and notebooks", () => {
         [
           '<cell id="intro"><cell_type>markdown</cell_type># Title\ntext</cell id="intro">',
           '<cell id="code1">print(1)</cell id="code1">',
-          "1\n",
+          "\n1\n",
           '<cell id="cell-2">1/0</cell id="cell-2">',
-          "ZeroDivisionError: division by zero"
+          "\nZeroDivisionError: division by zero"
         ].join("\n")
       )
     }))

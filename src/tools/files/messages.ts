@@ -22,3 +22,6 @@ export const editAppliedText = (given: string, replaceAll: boolean, staleRecover
 
 export const isDirectoryText = (given: string): string =>
   `${given} is a directory, not a file. To create a file inside it, include the file name in file_path.`
+
+/** Edit on a directory: Claude Code reports the failed read as a call error. */
+export const EDIT_DIRECTORY_TEXT = "Error calling tool (Edit): EISDIR: illegal operation on a directory, read"
