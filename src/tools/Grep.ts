@@ -1,9 +1,11 @@
 /**
- * Grep (claude-code-spec §3.2–§3.4): a ripgrep search with Claude Code's result shapes —
- * `Found N files` + paths (newest first) for files_with_matches, ripgrep's `path:line:text` lines
- * for content, `path:count` lines + a total for count — paginated by head_limit (default 250,
- * 0 = all) and offset, with `[Showing results with pagination = limit: N, offset: M]` when that
- * cut the output. Honours .gitignore, searches hidden files, never enters VCS directories.
+ * Grep: a ripgrep search with Claude Code 2.1.332's result shapes — `Found N files` + paths (newest
+ * first) for files_with_matches, `path:line:text` lines for content, `path:count` lines + a total
+ * over every file for count — with paths relative to the working directory (absolute outside it),
+ * paginated by head_limit (default 250, 0 = all) and offset, with `[Showing results with pagination
+ * = limit: N, offset: M]` when that cut the output. A missing path and ripgrep's refusal of a
+ * pattern, glob or type are errors of the call (no `<tool_use_error>` wrapper). Honours
+ * .gitignore, searches hidden files, never enters VCS directories.
  * ripgrep when on PATH, a JS fallback with the same output otherwise (`TOOLGATE_GREP_ENGINE=js|rg|auto`).
  */
 import { searchUnder } from "./files/pathTraits.js"
