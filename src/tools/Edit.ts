@@ -61,6 +61,8 @@ export interface EditOutput {
   readonly replaceAll: boolean
   /** The file had changed on disk since it was read, and the edit still applied. */
   readonly staleRecovered: boolean
+  /** Only part of the file had been read: the result does not claim the model holds it all. */
+  readonly contentNotInContext: boolean
 }
 
 const PROMPT = `Performs exact string replacements in a file.
@@ -163,10 +165,12 @@ const run = Effect.fn("Edit.call")(function* (input: EditInput, ctx: ToolContext
     return yield* Effect.fail(toolError(yield* Effect.promise(() => fileNotFoundMessage(file, cwd))))
   // Re-check right before writing: a change since validateInput is refused unless the edit still applies.
   let staleRecovered = false
+  let partialView = false
   if (current !== undefined && !(input.old_string === "" && current.lf === "")) {
     const seen = Option.getOrUndefined(yield* ctx.fileState.get(file))
     const state = freshness(seen, { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
     if (state === "unread") return yield* Effect.fail(toolError(NOT_READ_MESSAGE))
+    partialView = seen?.partial === true
     if (state === "stale") {
       if (!editApplies(current.lf, input)) return yield* Effect.fail(toolError(UNEXPECTEDLY_MODIFIED_MESSAGE))
       staleRecovered = true
@@ -185,7 +189,7 @@ const run = Effect.fn("Edit.call")(function* (input: EditInput, ctx: ToolContext
   yield* ctx.fileState.record(file, {
     mtimeMs: snapshotMtime(written.mtimeMs),
     contentHash: snapshotHash(updated),
-    partial: staleRecovered
+    partial: staleRecovered || partialView
   })
   const original = current?.lf ?? ""
   const output: EditOutput = {
@@ -196,7 +200,8 @@ const run = Effect.fn("Edit.call")(function* (input: EditInput, ctx: ToolContext
     structuredPatch: structuredPatch(original, updated),
     userModified: false,
     replaceAll: input.replace_all === true,
-    staleRecovered
+    staleRecovered,
+    contentNotInContext: partialView
   }
   const result: ToolResult<EditOutput> = { data: output }
   return result
@@ -215,7 +220,7 @@ export const EditTool = buildTool<EditInput, EditOutput>({
   ...fileAt<"file_path", EditInput>("file_path", "write"),
   validateInput: validate,
   call: run,
-  mapResult: (output) => editAppliedText(output.filePath, output.replaceAll, output.staleRecovered),
+  mapResult: (output) => editAppliedText(output.filePath, output.replaceAll, output.staleRecovered ? "stale" : output.contentNotInContext ? "partial" : "current"),
   userFacingName: (input) => (input?.old_string === "" ? "Create" : "Update"),
   renderUse: (input) => oneLine(input.file_path, 200),
   renderResult: (output) => {

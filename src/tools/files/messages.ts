@@ -13,8 +13,9 @@ export const writeCreatedText = (given: string): string => `File created success
 
 export const writeUpdatedText = (given: string): string => `The file ${given} has been updated successfully.${FILE_STATE_CURRENT_NOTE}`
 
-export const editAppliedText = (given: string, replaceAll: boolean, staleRecovered: boolean): string => {
-  const note = staleRecovered ? STALE_EDIT_APPLIED_NOTE : FILE_STATE_CURRENT_NOTE
+/** `current`: the model holds the whole file as edited; `partial`: it read only part of it (no note); `stale`: the file had other changes. */
+export const editAppliedText = (given: string, replaceAll: boolean, view: "current" | "partial" | "stale"): string => {
+  const note = view === "stale" ? STALE_EDIT_APPLIED_NOTE : view === "partial" ? "" : FILE_STATE_CURRENT_NOTE
   return replaceAll
     ? `The file ${given} has been updated. All occurrences were successfully replaced.${note}`
     : `The file ${given} has been updated successfully.${note}`
