@@ -22,6 +22,8 @@ export interface SessionContext {
   readonly agent?: { readonly id: string; readonly type: string }
   /** The transcript file of the session, when one is recorded. */
   readonly transcriptPath?: string
+  /** Names the user prompt being worked on (hooks see it as `prompt_id`); absent before the first prompt. */
+  readonly promptId?: string
 }
 
 /** The working directories: where the session started plus the additional ones. */

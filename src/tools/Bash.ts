@@ -12,7 +12,7 @@ import { buildTool, reject, type ToolContext, type ToolResult } from "../Tool.js
 import type { SessionContext } from "../Session.js"
 import type { BackgroundTasksService } from "./background/BackgroundTasks.js"
 import { BACKGROUND_DISABLED, backgroundTasksDisabled, backgroundTimeoutMs } from "./background/settings.js"
-import { bashHookResponse, type BashOutput } from "./bash/BashOutput.js"
+import { bashHookOutput, bashHookResponse, noOutputExpected, type BashOutput } from "./bash/BashOutput.js"
 import { isBenignExitOne } from "./bash/benignExit.js"
 import { renderCommand } from "./bash/renderCommand.js"
 import { cwdChangedReminder, failureText, formatDuration, successText } from "./bash/resultText.js"
@@ -115,6 +115,7 @@ const runBash = (input: BashInput, ctx: ToolContext, options: BashToolOptions): 
       interrupted: outcome.timedOut,
       timedOut: outcome.timedOut,
       timeoutMs,
+      noOutputExpected: noOutputExpected(input.command),
       ...(captured.outputFile !== undefined ? { outputFile: captured.outputFile } : {}),
       ...(captured.truncated && captured.outputFile === undefined
         ? { notices: [`[The output was cut at ${settings.maxOutputChars} characters; the rest could not be saved: ${captured.spillError ?? "unknown error"}]`, ...(cwdNotice !== undefined ? [cwdNotice] : [])] }
@@ -210,6 +211,7 @@ export const makeBashTool = (options: BashToolOptions = {}) =>
       return output.cwdChange === undefined ? shown : `${shown}\n\n${cwdChangedReminder(output.cwdChange.from, output.cwdChange.to)}`
     },
     hookResponse: bashHookResponse,
+    hookOutput: bashHookOutput,
     // A read-only command may read anything and writes nothing; any other command may touch everything.
     footprint: (input) => Effect.succeed(readOnlyRun(input) ? { reads: ["/"], writes: [] } : { reads: ["/"], writes: ["/"] }),
     userFacingName: () => "Bash",

@@ -123,6 +123,7 @@ export const GlobTool = buildTool<GlobInput, GlobOutput>({
   ...searchTraits,
   validateInput: validate,
   call: run,
+  hookResponse: (output) => ({ ...output, countIsComplete: true }),
   mapResult: (output) =>
     output.numFiles === 0
       ? "No files found"

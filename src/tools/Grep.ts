@@ -86,6 +86,13 @@ export interface GrepOutput {
   readonly appliedOffset?: number
 }
 
+/** What PostToolUse hooks receive as `tool_response`: Claude Code's keys, in its order. */
+const grepHookResponse = (output: GrepOutput) => {
+  if (output.mode !== "files_with_matches") return output
+  const { mode, filenames, numFiles, ...rest } = output
+  return { mode, filenames, numFiles, ...rest }
+}
+
 const PROMPT = `A search tool built on ripgrep.
 
 Usage:
@@ -250,6 +257,7 @@ export const GrepTool = buildTool<GrepInput, GrepOutput>({
   validateInput: validate,
   call: run,
   mapResult: grepResultText,
+  hookResponse: grepHookResponse,
   userFacingName: () => "Search",
   renderUse: (input) =>
     oneLine(

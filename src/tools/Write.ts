@@ -130,6 +130,7 @@ export const WriteTool = buildTool<WriteInput, WriteOutput>({
   ...fileAt<"file_path", WriteInput>("file_path", "write"),
   validateInput: validate,
   call: run,
+  hookResponse: (output) => ({ ...output, userModified: false }),
   mapResult: (output) => (output.type === "create" ? writeCreatedText(output.filePath) : writeUpdatedText(output.filePath)),
   renderUse: (input) => oneLine(input.file_path, 200),
   renderResult: (output) => {

@@ -128,6 +128,7 @@ const runSession = (plan: SessionPlan) => (session: SessionContext) =>
       const pool = yield* (yield* ToolRegistry).pool
       const agent = yield* Agent.make.pipe(Effect.provideService(ModelClient, plan.client))
       let conversation = newConversation({ ...session, transcriptPath: transcript.path })
+      const warn = (notices: ReadonlyArray<string>) => Effect.sync(() => notices.forEach((n) => process.stderr.write(`${n}\n`)))
       const info: RunInfo = {
         sessionId: session.sessionId,
         model: plan.client.model,
@@ -160,6 +161,10 @@ const runSession = (plan: SessionPlan) => (session: SessionContext) =>
         },
         tools: info.tools
       })
+
+      const started = yield* agent.startSession(conversation, { source: "startup", transcript })
+      conversation = started.conversation
+      yield* warn(started.notices)
 
       const text = format === "text" ? new TextPresenter({ out: process.stdout, pool, timeline: values.timeline }) : undefined
       const stream = format === "stream-json" ? new StreamJsonPresenter(process.stdout) : undefined
@@ -221,6 +226,7 @@ const runSession = (plan: SessionPlan) => (session: SessionContext) =>
         }
       }
       const report = plan.onDone === undefined ? undefined : yield* plan.onDone(ran, conversation.session)
+      yield* warn(yield* agent.endSession(conversation, plan.interactive ? "prompt_input_exit" : "other"))
       yield* transcript.write({
         type: "session_end",
         at: new Date(yield* Clock.currentTimeMillis).toISOString(),
