@@ -4,13 +4,18 @@
  */
 import { ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Cause, Effect, Exit, Fiber, Option } from "effect"
+import { Cause, Effect, Exit, Fiber, Logger, Option } from "effect"
 import { normalizeArgv } from "./argv.js"
 import { cli, SUBCOMMANDS } from "./Cli.js"
 import { deliverInterrupt } from "./interrupts.js"
 
 const argv = [...process.argv.slice(0, 2), ...normalizeArgv(process.argv.slice(2), SUBCOMMANDS)]
-const program = Effect.suspend(() => cli(argv)).pipe(Effect.provide(NodeContext.layer))
+/** Every log line goes to stderr: stdout carries results only (Effect's default logger writes to stdout). */
+const stderrLogger = Logger.replace(
+  Logger.defaultLogger,
+  Logger.map(Logger.logfmtLogger, (line) => void process.stderr.write(`${line}\n`))
+)
+const program = Effect.suspend(() => cli(argv)).pipe(Effect.provide(NodeContext.layer), Effect.provide(stderrLogger))
 
 const fiber = Effect.runFork(program)
 // Three Ctrl-C within two seconds end the process whatever is running.
