@@ -241,6 +241,12 @@ const runSession = (plan: SessionPlan) => (session: SessionContext) =>
         if (report.differences.length > 0 && (process.exitCode === undefined || process.exitCode === 0)) process.exitCode = 1
       }
       if (format === "text" && !plan.interactive) process.stderr.write(dim(`transcript: ${transcript.path}\n`))
+      // a session whose record is incomplete did not fully succeed
+      const lost = yield* transcript.failure
+      if (lost !== undefined) {
+        process.stderr.write(`toolgate: transcript ${transcript.path}: ${lost}\n`)
+        if (process.exitCode === undefined || process.exitCode === 0) process.exitCode = 1
+      }
     })
   )
 
