@@ -48,6 +48,8 @@ export interface SettingsSource {
   /** Anchor of `/path` rules from this source (spec §1.7). */
   readonly root: string
   readonly settings: Readonly<Record<string, unknown>>
+  /** Local settings that are really the project's (tracked by git, or behind a symlinked `.claude`). */
+  readonly untrustedLocal?: boolean
 }
 
 export interface LoadedSettings {
@@ -393,7 +395,7 @@ const load = (options: SettingsOptions, paths: Paths): Effect.Effect<LoadedSetti
 
     return {
       cwd,
-      sources: sources.map(({ source, file, root, settings }) => ({ source, file, root, settings })),
+      sources: sources.map(({ source, file, root, settings, untrustedLocal }) => ({ source, file, root, settings, ...(untrustedLocal ? { untrustedLocal } : {}) })),
       rules: usable,
       mode,
       additionalDirectories,

@@ -41,6 +41,7 @@ import { userInterrupts } from "../interrupts.js"
 import { commonOptions, cwdOf, scheduleOptions, schedulingOf, type CommonValues, type ScheduleValues } from "../options.js"
 import { VERSION } from "../../version.js"
 import { bold, dim, red } from "../render.js"
+import { terminalApproval } from "../mcpApproval.js"
 import { withRuntime } from "../runtime.js"
 
 const outputFormat = Options.choice("output-format", ["text", "json", "stream-json"]).pipe(
@@ -321,7 +322,8 @@ export const run = Command.make(
           recorder,
           ...(recordedPrompt === undefined ? {} : { recordedPrompt })
         }),
-        { approver }
+        { approver },
+        isInteractive ? terminalApproval() : undefined
       )
     })
 ).pipe(Command.withDescription("Run the agent: Claude (ANTHROPIC_API_KEY) or a scripted session (--replay FILE), with toolgate running every tool call"))
