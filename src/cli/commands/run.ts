@@ -37,7 +37,7 @@ import { ToolRegistry } from "../../services/ToolRegistry.js"
 import type { SessionContext } from "../../Session.js"
 import * as AgentTool from "../../tools/AgentTool.js"
 import { readSource } from "../input.js"
-import { userInterrupts } from "../interrupts.js"
+import { terminationRequested, userInterrupts } from "../interrupts.js"
 import { commonOptions, cwdOf, scheduleOptions, schedulingOf, type CommonValues, type ScheduleValues } from "../options.js"
 import { VERSION } from "../../version.js"
 import { bold, dim, red } from "../render.js"
@@ -161,6 +161,20 @@ const runSession = (plan: SessionPlan) => (session: SessionContext) =>
         tools: info.tools
       })
 
+      // Written once: here at the end, or by the finaliser when the session is stopped (a signal).
+      let ended = false
+      const endSession = Effect.gen(function* () {
+        if (ended) return
+        ended = true
+        yield* transcript.write({
+          type: "session_end",
+          at: new Date(yield* Clock.currentTimeMillis).toISOString(),
+          turns: conversation.turns,
+          usage: conversation.usage
+        })
+      })
+      yield* Effect.addFinalizer(() => endSession)
+
       const text = format === "text" ? new TextPresenter({ out: process.stdout, pool, timeline: values.timeline }) : undefined
       const stream = format === "stream-json" ? new StreamJsonPresenter(process.stdout) : undefined
       const collector = new CallCollector()
@@ -211,7 +225,8 @@ const runSession = (plan: SessionPlan) => (session: SessionContext) =>
           output: out,
           prompt: `${bold("›")} `,
           ...(first === undefined ? {} : { firstPrompt: first }),
-          runPrompt: (line) => Effect.asVoid(runOne(line))
+          runPrompt: (line) => Effect.asVoid(runOne(line)),
+          shouldStop: terminationRequested
         })
       } else {
         for (const prompt of plan.prompts) {
@@ -221,12 +236,7 @@ const runSession = (plan: SessionPlan) => (session: SessionContext) =>
         }
       }
       const report = plan.onDone === undefined ? undefined : yield* plan.onDone(ran, conversation.session)
-      yield* transcript.write({
-        type: "session_end",
-        at: new Date(yield* Clock.currentTimeMillis).toISOString(),
-        turns: conversation.turns,
-        usage: conversation.usage
-      })
+      yield* endSession
 
       if (last !== undefined) {
         const { outcome, durationMs } = last

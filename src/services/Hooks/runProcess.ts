@@ -6,6 +6,7 @@
 import { Effect } from "effect"
 import { spawn, type ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
+import { killGroup, trackGroup } from "../../internal/processGroup.js"
 
 /** How long to wait for the output pipes to close after the hook process exited. */
 const EXIT_GRACE_MS = 1_000
@@ -44,19 +45,11 @@ const argvOf = (spec: ProcessSpec): readonly [string, ReadonlyArray<string>] => 
   return [bashPath, ["-c", spec.command]]
 }
 
-/** Kills the process group of a hook (negative pid), falling back to the process itself. */
-const killGroup = (child: ChildProcess) => {
-  if (child.pid === undefined) return
-  try {
-    process.kill(-child.pid, "SIGKILL")
-  } catch {
-    try {
-      child.kill("SIGKILL")
-    } catch {
-      // already gone
-    }
-  }
-}
+/** How long a hook's group gets between SIGTERM and SIGKILL when it is stopped. */
+const KILL_GRACE_MS = 1_000
+
+/** Stops the hook's whole process group (TERM, grace, KILL). */
+const stopGroup = (child: ChildProcess): Effect.Effect<void> => (child.pid === undefined ? Effect.void : killGroup(child.pid, KILL_GRACE_MS))
 
 class Collector {
   private chunks: Array<Buffer> = []
@@ -94,6 +87,7 @@ const start = (spec: ProcessSpec): Running | { readonly failed: string } => {
   } catch (e) {
     return { failed: (e as Error).message }
   }
+  trackGroup(child.pid)
   const stdout = new Collector()
   const stderr = new Collector()
   child.stdout?.on("data", (c: Buffer) => stdout.add(c))
@@ -140,16 +134,13 @@ export const runHookProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome>
     Effect.gen(function* () {
       const running = yield* Effect.acquireRelease(
         Effect.sync(() => start(spec)),
-        (r) =>
-          Effect.sync(() => {
-            // on timeout or interruption the whole group goes; after a normal end nothing is left to kill
-            if ("child" in r && !r.finished) killGroup(r.child)
-          })
+        // on timeout or interruption the whole group goes; after a normal end nothing is left to kill
+        (r) => ("child" in r && !r.finished ? stopGroup(r.child) : Effect.void)
       )
       if (!("child" in running)) return { _tag: "SpawnFailed", message: running.failed } as const
       const outcome = yield* Effect.promise(() => running.done).pipe(Effect.timeoutOption(spec.timeoutMs))
       if (outcome._tag === "None") {
-        killGroup(running.child)
+        yield* stopGroup(running.child)
         return { _tag: "TimedOut", pid: running.child.pid } as const
       }
       return outcome.value

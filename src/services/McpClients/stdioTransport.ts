@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from "node:child_process"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
-import { groupHasLiveMembers, signalGroup } from "../../internal/processGroup.js"
+import { killGroupPromise, trackGroup } from "../../internal/processGroup.js"
 import { LineBuffer, responseIdOf } from "./lineBuffer.js"
 import type { McpSdk } from "./sdk.js"
 
@@ -29,9 +29,6 @@ export interface StdioServerParams {
 const STDERR_TAIL_CHARS = 4000
 /** Largest single message accepted (the SDK's default is 10 MB). */
 export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024
-const POLL_MS = 20
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 export class ProcessGroupStdioTransport implements Transport {
   onclose?: () => void
@@ -82,6 +79,7 @@ export class ProcessGroupStdioTransport implements Transport {
         windowsHide: true
       })
       this.child = child
+      trackGroup(child.pid)
       child.once("error", (error) => {
         if (!spawned) {
           this.closed = true
@@ -174,7 +172,7 @@ export class ProcessGroupStdioTransport implements Transport {
       } catch {
         // already closed
       }
-      if (child.pid !== undefined) await terminateGroup(child.pid, this.params.graceMs ?? 2000)
+      if (child.pid !== undefined) await killGroupPromise(child.pid, this.params.graceMs ?? 2000)
       child.stdout?.destroy()
       child.stderr?.destroy()
     }
@@ -187,18 +185,6 @@ export class ProcessGroupStdioTransport implements Transport {
     this.closed = true
     this.onclose?.()
   }
-}
-
-/** SIGTERM the group, wait up to `graceMs` for it to go, SIGKILL the rest, wait until none is left. */
-export const terminateGroup = async (pgid: number, graceMs: number): Promise<void> => {
-  if (!signalGroup(pgid, "SIGTERM")) return
-  signalGroup(pgid, "SIGCONT")
-  const deadline = Date.now() + graceMs
-  while (groupHasLiveMembers(pgid) && Date.now() < deadline) await sleep(POLL_MS)
-  if (!groupHasLiveMembers(pgid)) return
-  signalGroup(pgid, "SIGKILL")
-  const killDeadline = Date.now() + 2000
-  while (groupHasLiveMembers(pgid) && Date.now() < killDeadline) await sleep(POLL_MS)
 }
 
 const megabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`
