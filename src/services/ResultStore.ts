@@ -31,7 +31,9 @@ export interface ResultStoreService {
 
 export class ResultStore extends Context.Tag("toolgate/ResultStore")<ResultStore, ResultStoreService>() {}
 
-export const thresholdFor = (maxResultSizeChars: number): number => Math.min(maxResultSizeChars, MAX_INLINE_RESULT_CHARS)
+/** A tool without a finite threshold (Read) is never spilled: its own limits bound its results. */
+export const thresholdFor = (maxResultSizeChars: number): number =>
+  Number.isFinite(maxResultSizeChars) ? Math.min(maxResultSizeChars, MAX_INLINE_RESULT_CHARS) : Number.POSITIVE_INFINITY
 
 export const formatSize = (chars: number): string => {
   if (chars < 1024) return `${chars} bytes`

@@ -52,7 +52,9 @@ describe("Bash run_in_background", () => {
       const id = taskIdOf(started.text)
       expect(id).toMatch(/^b[0-9a-z]{8}$/)
       const file = path.join(box.sessionDir, "tasks", `${id}.output`)
-      expect(started.text).toBe(`Command running in background with ID: ${id}. Output is being written to: ${file}`)
+      expect(started.text).toBe(
+        `Command running in background with ID: ${id}. Output is being written to: ${file}. You will be notified when it completes. To check interim output, use Read on that file path.`
+      )
       expect(bash.hookResponse(started.data)).toMatchObject({ stdout: "", exitCode: 0, backgroundTaskId: id })
       yield* waitUntil("hello in the output file", fileContains(file, "hello\n"))
       const task = Option.getOrThrow(yield* tasks.get(id))

@@ -43,6 +43,7 @@ import { VERSION } from "../../version.js"
 import { bold, dim, red } from "../render.js"
 import { terminalApproval } from "../mcpApproval.js"
 import { withRuntime } from "../runtime.js"
+import { isRecord } from "../../internal/json.js"
 
 const outputFormat = Options.choice("output-format", ["text", "json", "stream-json"]).pipe(
   Options.withDescription("With -p: text (what a person reads), json (one result object), stream-json (one JSON object per event)"),
@@ -338,7 +339,6 @@ export const run = Command.make(
     })
 ).pipe(Command.withDescription("Run the agent: Claude (ANTHROPIC_API_KEY) or a scripted session (--replay FILE), with toolgate running every tool call"))
 
-const isObject = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
 const strings = (u: unknown): ReadonlyArray<string> => (Array.isArray(u) ? u.filter((s): s is string => typeof s === "string") : [])
 
 export const replay = Command.make(
@@ -355,7 +355,7 @@ export const replay = Command.make(
     Effect.gen(function* () {
       yield* checkNumbers(values)
       const read = yield* readTranscript(values.transcript)
-      const recorded = isObject(read.session?.options) ? read.session.options : {}
+      const recorded = isRecord(read.session?.options) ? read.session.options : {}
       const recordedCwd = read.script.recordedCwd
       const cwd = Option.getOrElse(values.cwd, () => (recordedCwd !== undefined && fs.existsSync(recordedCwd) ? recordedCwd : process.cwd()))
       if (!fs.existsSync(cwd)) return yield* new BadRequest({ reason: `--cwd ${cwd}: no such directory` })

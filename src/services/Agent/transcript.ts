@@ -21,6 +21,7 @@ import * as path from "node:path"
 import { UnparsableInput } from "../../Messages.js"
 import { ScriptError } from "../ModelClient/errors.js"
 import { parseScript, type Script } from "../ModelClient/script.js"
+import { isRecord } from "../../internal/json.js"
 
 export const TRANSCRIPT_VERSION = 1
 export const TRANSCRIPT_FILE = "transcript.jsonl"
@@ -122,7 +123,6 @@ export interface ReadTranscript {
   readonly approvals: ReadonlyArray<RecordedApproval>
 }
 
-const isObject = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
 
 /** Reads a transcript for replay; a corrupt file is reported with its line number and the problem. */
 export const readTranscript = (file: string): Effect.Effect<ReadTranscript, ScriptError> =>
@@ -145,7 +145,7 @@ export const readTranscript = (file: string): Effect.Effect<ReadTranscript, Scri
         }
         calls.push({ toolUseId: value.tool_use_id, name: value.name, result: value.result, isError: value.is_error === true, line: i + 1 })
       } else if (value.type === "approval") {
-        if (typeof value.tool_use_id !== "string" || !isObject(value.answer)) {
+        if (typeof value.tool_use_id !== "string" || !isRecord(value.answer)) {
           return yield* new ScriptError({ file, line: i + 1, reason: "an approval line needs tool_use_id and answer" })
         }
         approvals.push({ toolUseId: value.tool_use_id, answer: value.answer })

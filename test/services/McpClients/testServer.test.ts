@@ -426,7 +426,7 @@ describe("McpClients with the test server", () => {
       expect((yield* (yield* ToolRegistry).pool).lookup("mcp__late__echo")).toBeDefined()
     }).pipe(
       Effect.provide(
-        mcpRuntime({ cwd, servers: { late: testServer(), never: { command: NODE, args: [SILENT_SERVER] } }, mcp: { background: true, startupTimeoutMs: 1000 } })
+        mcpRuntime({ cwd, servers: { late: testServer(), never: { command: NODE, args: [SILENT_SERVER] } }, mcp: { background: true, startupTimeoutMs: 5000 } })
       )
     )
   })
