@@ -41,6 +41,9 @@ export interface NewSessionOptions {
   readonly sessionDir?: string
 }
 
+/** Where sessions keep their files by default: `~/.toolgate/projects/<project>/<session id>`. */
+export const sessionsRoot = (): string => path.join(os.homedir(), ".toolgate", "projects")
+
 /** Turns a directory into one safe file name, as Claude Code names its project folders. */
 export const projectSlug = (dir: string): string => dir.replace(/[^A-Za-z0-9]/g, "-")
 
@@ -49,7 +52,7 @@ export const newSession = (options: NewSessionOptions): SessionContext => {
   const sessionId = options.sessionId ?? randomUUID()
   return {
     sessionId,
-    sessionDir: path.resolve(options.sessionDir ?? path.join(os.homedir(), ".toolgate", "projects", projectSlug(cwd), sessionId)),
+    sessionDir: path.resolve(options.sessionDir ?? path.join(sessionsRoot(), projectSlug(cwd), sessionId)),
     projectDir: cwd,
     cwd,
     additionalDirectories: options.additionalDirectories ?? [],

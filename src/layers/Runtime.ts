@@ -69,7 +69,8 @@ export const layer = (options: RuntimeOptions) => {
   const stages = Layer.mergeAll(
     ToolRegistry.layer,
     options.hooks ?? Hooks.layer,
-    options.permissions ?? Permissions.layer
+    options.permissions ?? Permissions.layer,
+    ResultStore.layerSweep
   ).pipe(Layer.provideMerge(base))
   const mcp = options.mcp === false ? McpClients.layerNone : McpClients.layer({ cwd: options.cwd, resourceTools: makeResourceTools, ...options.mcp })
   const extended = Layer.merge(Extensions.layer({ skillTool: makeSkillTool, ...options.extensions }), mcp).pipe(Layer.provideMerge(stages))

@@ -7,7 +7,7 @@
 import { Effect } from "effect"
 import { spawn, type ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
-import { killGroup } from "../../internal/processGroup.js"
+import { killGroup, trackGroup } from "../../internal/processGroup.js"
 
 /** How long what a hook left running gets between SIGTERM and SIGKILL. */
 const GROUP_GRACE_MS = 500
@@ -113,6 +113,7 @@ const start = (spec: ProcessSpec): Running | { readonly failed: string } => {
   } catch (e) {
     return { failed: (e as Error).message }
   }
+  if (spec.keepChildren !== true) trackGroup(child.pid)
   const stdout = new Collector(spec.maxStdoutBytes ?? MAX_STDOUT_BYTES)
   const stderr = new Collector(MAX_STDERR_BYTES)
   child.stdout?.on("data", (c: Buffer) => stdout.add(c))
