@@ -27,6 +27,8 @@ export interface SessionContext {
    * it). Undefined when calls come from elsewhere (`exec`, `call`, a library caller).
    */
   readonly model?: string
+  /** Names the user prompt being worked on (hooks see it as `prompt_id`); absent before the first prompt. */
+  readonly promptId?: string
 }
 
 /** The working directories: where the session started plus the additional ones. */
@@ -44,6 +46,9 @@ export interface NewSessionOptions {
   readonly sessionDir?: string
 }
 
+/** Where sessions keep their files by default: `~/.toolgate/projects/<project>/<session id>`. */
+export const sessionsRoot = (): string => path.join(os.homedir(), ".toolgate", "projects")
+
 /** Turns a directory into one safe file name, as Claude Code names its project folders. */
 export const projectSlug = (dir: string): string => dir.replace(/[^A-Za-z0-9]/g, "-")
 
@@ -52,7 +57,7 @@ export const newSession = (options: NewSessionOptions): SessionContext => {
   const sessionId = options.sessionId ?? randomUUID()
   return {
     sessionId,
-    sessionDir: path.resolve(options.sessionDir ?? path.join(os.homedir(), ".toolgate", "projects", projectSlug(cwd), sessionId)),
+    sessionDir: path.resolve(options.sessionDir ?? path.join(sessionsRoot(), projectSlug(cwd), sessionId)),
     projectDir: cwd,
     cwd,
     additionalDirectories: options.additionalDirectories ?? [],
