@@ -396,7 +396,9 @@ export class Walker implements WordSink {
         this.pushUnit(words, env, redirects, text, "plain", origin, depth, undefined, runtimeArgs)
         return
       case "complex":
+        // A wrapper or shell hides code that was not unwrapped: deny rules reach it through the raw-text scan.
         this.complex(unwrapped.reason)
+        this.state.rawScan = true
         this.pushUnit(words, env, redirects, text, "plain", origin, depth, undefined, runtimeArgs)
         return
       case "wrapper": {
