@@ -105,12 +105,13 @@ export const makePathContext = (env: DecideEnvironment, session: SessionContext,
 /** A path verdict for the shell analyzer, with the mode's part applied (ask stays ask in dontAsk). */
 export const toPathVerdict = (result: PathCheckResult, mode: PermissionMode): PathVerdict => {
   const reason = describeReason(result.reason)
-  const withRule = result.reason.type === "rule" ? { rule: result.reason.rule } : {}
+  const facts = { within: result.facts.within, ...optional("protectedName", result.facts.protectedName) }
+  const withRule = result.reason.type === "rule" ? { rule: result.reason.rule, ...facts } : facts
   if (result.behavior === "deny") return { behavior: "deny", reason: `${result.message} (${reason})`, ...withRule }
   if (result.behavior === "allow") return { behavior: "allow", reason, ...withRule }
   const bypassSkips = mode === "bypassPermissions" && (result.kind === "unapproved" || result.kind === "protected")
   return bypassSkips
-    ? { behavior: "allow", reason: `mode bypassPermissions (${reason})` }
+    ? { behavior: "allow", reason: `mode bypassPermissions (${reason})`, ...facts }
     : { behavior: "ask", reason: `${result.message} (${reason})`, ...withRule }
 }
 
@@ -128,8 +129,8 @@ const checkBash = (
     mode,
     cwd: session.cwd,
     workingDirectories: writeCtx.workingDirectories.map((d) => d.path),
-    checkWritePath: (p) => Effect.sync(() => toPathVerdict(checkPath("write", p, writeCtx), mode)),
-    checkReadPath: (p) => Effect.sync(() => toPathVerdict(checkPath("read", p, writeCtx), mode))
+    checkWritePath: (p) => toPathVerdict(checkPath("write", p, writeCtx), mode),
+    checkReadPath: (p) => toPathVerdict(checkPath("read", p, writeCtx), mode)
   }
   return (env.analyzeBash ?? analyzeBash)(command, ctx).pipe(
     Effect.catchAllCause((cause) => Effect.succeed<AnalyzerOutcome>({ _tag: "Unavailable", reason: `the shell analyzer failed: ${String(cause)}` })),

@@ -50,7 +50,17 @@ export type AskKind =
   /** plan mode: file edits always prompt */
   | "plan"
 
-export type PathCheckResult =
+/** What every name of the path (given, symlink hops, real path) says, whatever the verdict. */
+export interface PathFacts {
+  /** Every name resolved and inside a working directory. */
+  readonly within: boolean
+  /** The protected name some name of the path runs into. */
+  readonly protectedName?: string
+}
+
+const NO_FACTS: PathFacts = { within: false }
+
+export type PathCheckResult = (
   | { readonly behavior: "allow"; readonly reason: DecisionReason }
   | { readonly behavior: "deny"; readonly message: string; readonly reason: DecisionReason }
   | {
@@ -60,13 +70,15 @@ export type PathCheckResult =
       readonly reason: DecisionReason
       readonly suggestions: ReadonlyArray<RuleSuggestion>
     }
+) & { readonly facts: PathFacts }
 
-const ask = (kind: AskKind, message: string, reason: DecisionReason, suggestions: ReadonlyArray<RuleSuggestion> = []): PathCheckResult => ({
+const ask = (kind: AskKind, message: string, reason: DecisionReason, facts: PathFacts, suggestions: ReadonlyArray<RuleSuggestion> = []): PathCheckResult => ({
   behavior: "ask",
   kind,
   message,
   reason,
-  suggestions
+  suggestions,
+  facts
 })
 
 /** Expands like the executor; an absolute path keeps its `..` so the walk applies them physically. */
@@ -86,7 +98,7 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
     absolute = toAbsolute(input, ctx.cwd, ctx.home)
   } catch (e) {
     const detail = e instanceof Error ? e.message : String(e)
-    return ask("safety", access === "read" ? Messages.askToRead(JSON.stringify(display)) : Messages.askToWrite(JSON.stringify(display)), { type: "safetyCheck", detail })
+    return ask("safety", access === "read" ? Messages.askToRead(JSON.stringify(display)) : Messages.askToWrite(JSON.stringify(display)), { type: "safetyCheck", detail }, NO_FACTS)
   }
 
   // the executor may open the NFC form or the trimmed form: check every spelling
@@ -102,6 +114,14 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
   const candidates = Array.from(new Set(resolutions.flatMap((r) => r.candidates)))
   const directory = isDirectory(absolute)
   const denyOptions = { isDirectory: directory, foldCase: true }
+  const resolved = resolutions.every((r) => r.ok)
+  let protectedName: string | undefined
+  for (const candidate of candidates) {
+    protectedName = protectedComponent(candidate)
+    if (protectedName !== undefined) break
+  }
+  const within = resolved && candidates.every((c) => containingDirectory(c, ctx.workingDirectories) !== undefined)
+  const facts: PathFacts = protectedName === undefined ? { within } : { within, protectedName }
 
   // 2. deny: any candidate, any source. Read deny also blocks writes (not NotebookEdit, spec §1.7)
   const denyTools = access === "read" ? ["Read"] : ctx.toolName === "NotebookEdit" ? ["Edit"] : ["Edit", "Read"]
@@ -112,7 +132,8 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
       return {
         behavior: "deny",
         message: access === "read" ? Messages.readDenied(display) : Messages.editDenied(display),
-        reason: { type: "rule", rule }
+        reason: { type: "rule", rule },
+        facts
       }
     }
   }
@@ -120,20 +141,18 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
   // 3. a path whose names are not all known asks
   const failed = resolutions.find((r) => !r.ok)
   if (failed !== undefined && !failed.ok) {
-    return ask("safety", access === "read" ? Messages.askToRead(display) : Messages.askToWrite(display), { type: "safetyCheck", detail: failed.reason })
+    return ask("safety", access === "read" ? Messages.askToRead(display) : Messages.askToWrite(display), { type: "safetyCheck", detail: failed.reason }, facts)
   }
 
   if (access === "write") {
     // 4. protected names, then hard links, before any allow rule
-    for (const candidate of candidates) {
-      const name = protectedComponent(candidate)
-      if (name !== undefined) {
-        return ask("protected", Messages.askSensitiveFile(display), { type: "safetyCheck", detail: `${candidate} is protected (${name})` })
-      }
+    if (protectedName !== undefined) {
+      const candidate = candidates.find((c) => protectedComponent(c) !== undefined)!
+      return ask("protected", Messages.askSensitiveFile(display), { type: "safetyCheck", detail: `${candidate} is protected (${protectedName})` }, facts)
     }
     const real = resolutions[0]!
     if (real.ok && real.exists && isHardLinked(real.realPath)) {
-      return ask("safety", Messages.askToWrite(display), { type: "safetyCheck", detail: `${real.realPath} has other hard links; writing it changes them too` })
+      return ask("safety", Messages.askToWrite(display), { type: "safetyCheck", detail: `${real.realPath} has other hard links; writing it changes them too` }, facts)
     }
   }
 
@@ -142,13 +161,13 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
   for (const rule of rulesFor(ctx.rules, "ask", askTools)) {
     if (rule.content === undefined) continue
     if (candidates.some((c) => pathRuleMatches(rule, c, ctx.anchors, denyOptions))) {
-      return ask("rule", Messages.askByRule(rule, ctx.toolName), { type: "rule", rule })
+      return ask("rule", Messages.askByRule(rule, ctx.toolName), { type: "rule", rule }, facts)
     }
   }
 
   // 6. plan mode never auto-approves file edits
   if (access === "write" && ctx.mode === "plan") {
-    return ask("plan", Messages.askToWrite(display), { type: "mode", mode: "plan", detail: "file edits are never auto-approved in plan mode" })
+    return ask("plan", Messages.askToWrite(display), { type: "mode", mode: "plan", detail: "file edits are never auto-approved in plan mode" }, facts)
   }
 
   // 7. every candidate must be covered
@@ -174,15 +193,15 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
     break
   }
   if (covered) {
-    if (decidingRule !== undefined) return { behavior: "allow", reason: { type: "rule", rule: decidingRule } }
+    if (decidingRule !== undefined) return { behavior: "allow", reason: { type: "rule", rule: decidingRule }, facts }
     if (usedWorkingDir) {
       return access === "read"
-        ? { behavior: "allow", reason: { type: "workingDirectory", detail: "reads inside the working directories are allowed" } }
-        : { behavior: "allow", reason: { type: "mode", mode: ctx.mode, detail: "edits inside the working directories are accepted" } }
+        ? { behavior: "allow", reason: { type: "workingDirectory", detail: "reads inside the working directories are allowed" }, facts }
+        : { behavior: "allow", reason: { type: "mode", mode: ctx.mode, detail: "edits inside the working directories are accepted" }, facts }
     }
   }
 
-  const inWorkingDirs = candidates.every((c) => containingDirectory(c, ctx.workingDirectories) !== undefined)
+  const inWorkingDirs = within
   const suggestions = pathRuleSuggestion(access === "read" ? "Read" : "Edit", resolutions[0]!.ok ? path.resolve(absolute) : absolute, directory, ctx.launchCwd, ctx.home)
   return ask(
     "unapproved",
@@ -196,6 +215,7 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
             ? `file edits need approval in ${ctx.mode} mode`
             : "the path is outside the working directories and no allow rule matches it"
     },
+    facts,
     suggestions
   )
 }

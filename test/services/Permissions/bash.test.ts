@@ -50,8 +50,9 @@ describe("Bash subjects and the analyzer callbacks", () => {
 
   /** A fake analyzer that judges one redirect target through the callback. */
   const redirectTo = (target: string) => (command: string, ctx: BashCheckContext) =>
-    ctx.checkWritePath(target).pipe(
-      Effect.map((pv: PathVerdict): AnalyzerOutcome => ({
+    Effect.sync((): AnalyzerOutcome => {
+      const pv: PathVerdict = ctx.checkWritePath(target)
+      return {
         _tag: "Verdict",
         verdict: verdict({
           behavior: pv.behavior,
@@ -59,20 +60,20 @@ describe("Bash subjects and the analyzer callbacks", () => {
           message: pv.reason,
           subcommands: [{ command, behavior: pv.behavior, reason: pv.reason, ...(pv.rule === undefined ? {} : { rule: pv.rule }) }]
         })
-      }))
-    )
+      }
+    })
 
   const writeCheck = async (target: string, mode: PermissionMode, ruleList: ReadonlyArray<PermissionRule> = []) => {
     let seen: PathVerdict | undefined
     await run("echo hi > x", mode, ruleList, (_c, ctx) =>
-      ctx.checkWritePath(F.fill(fx, target)).pipe(Effect.map((pv) => ((seen = pv), { _tag: "Verdict", verdict: verdict({ behavior: "allow" }) } as const)))
+      Effect.sync(() => ((seen = ctx.checkWritePath(F.fill(fx, target))), { _tag: "Verdict", verdict: verdict({ behavior: "allow" }) } as const))
     )
     return seen!
   }
   const readCheck = async (target: string, mode: PermissionMode, ruleList: ReadonlyArray<PermissionRule> = []) => {
     let seen: PathVerdict | undefined
     await run("cat x", mode, ruleList, (_c, ctx) =>
-      ctx.checkReadPath(F.fill(fx, target)).pipe(Effect.map((pv) => ((seen = pv), { _tag: "Verdict", verdict: verdict({ behavior: "allow" }) } as const)))
+      Effect.sync(() => ((seen = ctx.checkReadPath(F.fill(fx, target))), { _tag: "Verdict", verdict: verdict({ behavior: "allow" }) } as const))
     )
     return seen!
   }

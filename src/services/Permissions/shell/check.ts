@@ -26,8 +26,7 @@ import { unitGuards } from "./guards.js"
 import { escapeForDisplay } from "./hygiene.js"
 import { ensureShellParser } from "./parser.js"
 import { ACCEPT_EDITS_COMMANDS, FILE_WRITERS, filePaths } from "./pathArgs.js"
-import { globBase, isInsideWorkingDirs, resolvePathWord, workingDirsOf, type Dirs, type WorkingDirs } from "./paths.js"
-import { protectedComponent } from "../protectedPaths.js"
+import { globBase, resolvePathWord, type Dirs } from "./paths.js"
 import { readOnlyVerdict, readPathOperands } from "./readOnly.js"
 import { suggestRules } from "./suggest.js"
 import type { BashCheckContext, BashVerdict, PathVerdict } from "./types.js"
@@ -98,9 +97,10 @@ const cdTarget = (unit: Unit, cwd: string, home: string): string | null => {
 }
 
 export const checkBashCommand = (command: string, ctx: BashCheckContext): Effect.Effect<BashVerdict> =>
-  Effect.flatMap(ensureShellParser, () => decide(command, ctx))
+  Effect.flatMap(ensureShellParser, () => Effect.sync(() => decideBash(command, ctx)))
 
-const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckContext) {
+/** The verdict for one command; synchronous, the parser must be loaded (`ensureShellParser`). */
+export const decideBash = (command: string, ctx: BashCheckContext): BashVerdict => {
   const analysis = analyzeSync(command)
   const rules = compileRules(ctx.rules)
   const denyRules = rules.filter((r) => r.rule.behavior === "deny")
@@ -111,8 +111,6 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
   const cwd = path.resolve(ctx.cwd)
   const workingDirs = ctx.workingDirectories.length > 0 ? ctx.workingDirectories.map((d) => path.resolve(d)) : [cwd]
   const bypass = ctx.mode === "bypassPermissions"
-  let resolvedWorkingDirs: WorkingDirs | undefined
-  const realWorkingDirs = (): WorkingDirs => (resolvedWorkingDirs ??= workingDirsOf(workingDirs))
 
   // ---- a. deny ------------------------------------------------------------------------------
   // The first deny decides; the rest of the evaluation still runs so that every subcommand gets
@@ -161,10 +159,17 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
   // Path checks, cached per call.
   const writeCache = new Map<string, PathVerdict>()
   const readCache = new Map<string, PathVerdict>()
-  const checkWrite = (abs: string) =>
-    writeCache.has(abs) ? Effect.succeed(writeCache.get(abs)!) : Effect.tap(ctx.checkWritePath(abs), (v) => Effect.sync(() => writeCache.set(abs, v)))
-  const checkRead = (abs: string) =>
-    readCache.has(abs) ? Effect.succeed(readCache.get(abs)!) : Effect.tap(ctx.checkReadPath(abs), (v) => Effect.sync(() => readCache.set(abs, v)))
+  const checkWrite = (abs: string): PathVerdict => {
+    let verdict = writeCache.get(abs)
+    if (verdict === undefined) writeCache.set(abs, (verdict = ctx.checkWritePath(abs)))
+    return verdict
+  }
+  const checkRead = (abs: string): PathVerdict => {
+    let verdict = readCache.get(abs)
+    if (verdict === undefined) readCache.set(abs, (verdict = ctx.checkReadPath(abs)))
+    return verdict
+  }
+  const withinRead: Within = (abs) => checkRead(abs).within
 
   const planWriters = new Set<number>()
   // Per unit: the verdicts of its write paths (for acceptEdits), undefined when not all were checkable.
@@ -203,7 +208,7 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
         continue
       }
       for (const abs of resolved.paths) {
-        const verdict = output ? yield* checkWrite(abs) : yield* checkRead(abs)
+        const verdict = output ? checkWrite(abs) : checkRead(abs)
         if (verdict.behavior === "deny") deny ??= pathDeny(abs, output, verdict, index)
         if (verdict.behavior === "ask" && (output || verdict.rule !== undefined)) {
           addAsk({
@@ -226,7 +231,7 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
       const resolved = resolvePathWord(word, dirs, home)
       if (!resolved.ok) continue
       for (const abs of resolved.paths) {
-        const verdict = yield* checkRead(abs)
+        const verdict = checkRead(abs)
         if (verdict.behavior === "deny") deny ??= pathDeny(abs, false, verdict, index)
         if (verdict.behavior === "ask" && verdict.rule !== undefined) {
           addAsk({ priority: PRIORITY.askRule, message: askRuleMessage(verdict.rule), reason: { type: "rule", rule: verdict.rule }, always: true, unit: index })
@@ -251,18 +256,19 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
           continue
         }
         for (const abs of resolved.paths) {
-          // Shell file commands may only write inside the working directories, never protected paths.
-          const protectedName = protectedComponent(abs)
+          // Shell file commands may only write inside the working directories, never protected paths:
+          // judged on every name of the path (symlinks resolved), the stricter wins.
+          const verdict = checkWrite(abs)
+          const scope = word.unquotedGlob ? checkWrite(globBase(abs)?.base ?? abs) : verdict
           const sensitive =
-            protectedName !== undefined
-              ? `${abs} is protected (${protectedName})`
-              : isInsideWorkingDirs(word.unquotedGlob ? (globBase(abs)?.base ?? abs) : abs, realWorkingDirs())
+            verdict.protectedName !== undefined
+              ? `${abs} is protected (${verdict.protectedName})`
+              : scope.within
                 ? undefined
                 : `${abs} is outside the working directories`
           if (sensitive !== undefined) {
             addAsk({ priority: PRIORITY.path, message: guardMessage(`${keyOf(unit)} writes ${sensitive.replace(`${abs} is `, `${abs}, which is `)}`), reason: safety(sensitive), always: false, unit: index })
           }
-          const verdict = yield* checkWrite(abs)
           if (verdict.behavior === "deny") deny ??= pathDeny(abs, true, verdict, index)
           if (verdict.behavior === "ask" && verdict.rule !== undefined) {
             addAsk({ priority: PRIORITY.askRule, message: askRuleMessage(verdict.rule), reason: { type: "rule", rule: verdict.rule }, always: true, unit: index })
@@ -367,13 +373,13 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
         // Files read through `<` count as read paths too (`cat < ~/.ssh/id_rsa`).
         const inputs = (unit.redirects as ReadonlyArray<RedirectFacts>).filter((r) => r.op === "<" || r.op === "<>").map((r) => r.facts)
         const paths = ro.isCd === true ? [cdOperand(unit)] : [...ro.paths, ...inputs]
-        const inside = readOnlyPathsInside(paths, dirsFor(unit), home, realWorkingDirs(), ro.isCd === true)
+        const inside = readOnlyPathsInside(paths, dirsFor(unit), home, withinRead, ro.isCd === true)
         if (inside) {
           approvals.set(index, { kind: "readOnly", detail: ro.isCd === true ? "cd inside the working directories" : `${keyOf(unit)} is a read-only command` })
           continue
         }
       }
-      if (ctx.mode === "acceptEdits" && acceptEditsApproves(unit, writeVerdicts.get(index), dirsFor(unit), home, realWorkingDirs())) {
+      if (ctx.mode === "acceptEdits" && acceptEditsApproves(unit, writeVerdicts.get(index), dirsFor(unit), home, withinRead)) {
         approvals.set(index, { kind: "mode", detail: `${unit.argv[0] as string} inside the working directories` })
       }
     }
@@ -397,7 +403,7 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
   }
 
   return finish(analysis, deny, asks, approvals, bypass, unitAsks)
-})
+}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -460,7 +466,10 @@ const cdOperand = (unit: Unit): WordFacts => {
   return operands[0] ?? { ...unit.words[0]!, value: "~", raw: "~", tilde: true }
 }
 
-const readOnlyPathsInside = (paths: ReadonlyArray<WordFacts>, dirs: Dirs, home: string, workingDirs: WorkingDirs, cd: boolean): boolean => {
+/** Is every name of the path (symlinks resolved) inside the working directories? */
+type Within = (absolutePath: string) => boolean
+
+const readOnlyPathsInside = (paths: ReadonlyArray<WordFacts>, dirs: Dirs, home: string, within: Within, cd: boolean): boolean => {
   for (const word of paths) {
     if (word.procSub) continue
     if (typeof word.value !== "string") return false
@@ -472,7 +481,7 @@ const readOnlyPathsInside = (paths: ReadonlyArray<WordFacts>, dirs: Dirs, home: 
     if (!resolved.ok) return false
     for (const abs of resolved.paths) {
       const target = word.unquotedGlob ? (globBase(abs)?.base ?? abs) : abs
-      if (!isInsideWorkingDirs(target, workingDirs)) return false
+      if (!within(target)) return false
     }
   }
   return true
@@ -484,7 +493,7 @@ const acceptEditsApproves = (
   verdicts: ReadonlyArray<PathVerdict> | undefined,
   dirs: Dirs,
   home: string,
-  workingDirs: WorkingDirs
+  within: Within
 ): boolean => {
   const argv0 = unit.argv[0]
   if (typeof argv0 !== "string" || !ACCEPT_EDITS_COMMANDS.has(argv0)) return false
@@ -502,7 +511,7 @@ const acceptEditsApproves = (
     }
   }
   // Sources of cp are reads: they must be inside the working directories as well.
-  if (!readOnlyPathsInside(files.reads, dirs, home, workingDirs, false)) return false
+  if (!readOnlyPathsInside(files.reads, dirs, home, within, false)) return false
   return verdicts.every((v) => v.behavior === "allow")
 }
 

@@ -2,7 +2,6 @@
  * The contract between the shell analyzer (parse a Bash command into simple commands, judge them
  * fail-closed; reference/shell-security.md §3.1) and the Permissions stage.
  */
-import type { Effect } from "effect"
 import type { DecisionReason, PermissionMode, PermissionRule, RuleSuggestion, SubcommandVerdict } from "../../../Permission.js"
 
 /** A word whose value is unknown at check time (an expansion, a substitution). */
@@ -43,6 +42,10 @@ export interface PathVerdict {
   readonly behavior: "allow" | "ask" | "deny"
   readonly reason: string
   readonly rule?: PermissionRule
+  /** Every name of the path (as given, after each symlink hop, real) is inside a working directory. */
+  readonly within: boolean
+  /** The protected name (`.git`, `.bashrc`, …) some name of the path runs into. */
+  readonly protectedName?: string
 }
 
 export interface BashCheckContext {
@@ -53,9 +56,9 @@ export interface BashCheckContext {
   readonly cwd: string
   readonly workingDirectories: ReadonlyArray<string>
   /** Judges a write to a path (redirect targets; acceptEdits file commands): Edit rules, protected paths, working dirs. */
-  readonly checkWritePath: (absolutePath: string) => Effect.Effect<PathVerdict>
+  readonly checkWritePath: (absolutePath: string) => PathVerdict
   /** Judges a read of a path (file commands recognised in Bash, e.g. `cat .env`): Read deny rules. */
-  readonly checkReadPath: (absolutePath: string) => Effect.Effect<PathVerdict>
+  readonly checkReadPath: (absolutePath: string) => PathVerdict
 }
 
 export interface BashVerdict {
