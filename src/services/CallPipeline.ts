@@ -171,7 +171,9 @@ export const make = Effect.gen(function* () {
       return errorOutcome(call, Either.isLeft(call.decoded) ? call.decoded.left : new UnknownTool({ toolName: block.name }))
     }
     let input: unknown = call.decoded.right
-    const checkContext: ToolCheckContext = { session, fileState, mode: session.permissionMode }
+    const pathRules = permissions.pathRules === undefined ? undefined : yield* permissions.pathRules(session)
+    const withPathRules = pathRules === undefined ? {} : { pathRules }
+    const checkContext: ToolCheckContext = { session, fileState, mode: session.permissionMode, ...withPathRules }
     const notices: Array<string> = []
     const additionalContext: Array<string> = []
     const fail = (error: CallError, extra: Partial<CallOutcome> = {}) =>
@@ -271,7 +273,8 @@ export const make = Effect.gen(function* () {
       toolUseId: block.id,
       session,
       fileState,
-      reportProgress: options.onProgress === undefined ? () => Effect.void : (progress) => options.onProgress!(block.id, progress)
+      reportProgress: options.onProgress === undefined ? () => Effect.void : (progress) => options.onProgress!(block.id, progress),
+      ...withPathRules
     }
     const startedAt = Date.now()
     const called = yield* Effect.suspend(() => tool.call(input, context)).pipe(

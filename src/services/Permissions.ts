@@ -7,8 +7,8 @@
 import { Context, Effect, Layer } from "effect"
 import type { AnyTool } from "../Tool.js"
 import type { SessionContext } from "../Session.js"
-import type { PermissionDecision } from "../Permission.js"
-import { decideCall, type DecideEnvironment } from "./Permissions/decide.js"
+import type { PathRules, PermissionDecision } from "../Permission.js"
+import { decideCall, pathRulesOf, type DecideEnvironment } from "./Permissions/decide.js"
 import { Settings, type LoadedSettings } from "./Settings.js"
 import { FileState, type FileStateService } from "./FileState.js"
 
@@ -21,6 +21,8 @@ export interface PermissionRequest {
 
 export interface PermissionsService {
   readonly decide: (request: PermissionRequest) => Effect.Effect<PermissionDecision>
+  /** The session's path deny rules, for the tools' own checks (absent: tools rely on `decide`). */
+  readonly pathRules?: (session: SessionContext) => Effect.Effect<PathRules>
 }
 
 export class Permissions extends Context.Tag("toolgate/Permissions")<Permissions, PermissionsService>() {}
@@ -46,7 +48,9 @@ export const make = Effect.gen(function* () {
     return yield* decideCall(request, environmentOf(loaded, fileState))
   })
 
-  return Permissions.of({ decide })
+  const pathRules = (session: SessionContext) => Effect.map(settings.current, (loaded) => pathRulesOf(environmentOf(loaded, fileState), session))
+
+  return Permissions.of({ decide, pathRules })
 })
 
 export const layer: Layer.Layer<Permissions, never, Settings | FileState> = Layer.effect(Permissions, make)

@@ -17,6 +17,7 @@ import { CWD_NOTE, errorText, pathProblem, statOrUndefined } from "./files/paths
 import { splitAbsoluteGlob } from "./files/globPattern.js"
 import { listGlobFiles } from "./files/globSearch.js"
 import { sortByMtimeNewestFirst } from "./files/mtimeOrder.js"
+import { readableOnly } from "./files/denials.js"
 import { engineSetting, GLOB_RESPECTS_IGNORE, GLOB_TIMEOUT_SECONDS } from "./files/settings.js"
 
 export const GLOB_TOOL_NAME = "Glob"
@@ -87,7 +88,8 @@ const run = Effect.fn("Glob.call")(function* (input: GlobInput, ctx: ToolContext
           })
         )
       : []
-  const sorted = yield* Effect.promise(() => sortByMtimeNewestFirst(files))
+  const { keepFile } = readableOnly(ctx)
+  const sorted = yield* Effect.promise(() => sortByMtimeNewestFirst(keepFile === undefined ? files : files.filter(keepFile)))
   const filenames = sorted.slice(0, GLOB_MAX_RESULTS)
   const output: GlobOutput = {
     filenames,

@@ -12,6 +12,7 @@ import { buildTool, reject, type ToolCheckContext, type ToolContext, type ToolRe
 import { ToolError } from "../Errors.js"
 import { BooleanLike, IntLike, optional } from "./schemas.js"
 import { expandPath } from "../services/Permissions/expandPath.js"
+import { readableOnly } from "./files/denials.js"
 import { oneLine, plural } from "./files/format.js"
 import { CWD_NOTE, errorText, pathProblem, statOrUndefined } from "./files/paths.js"
 import { splitGlobParameter } from "./files/globPattern.js"
@@ -151,7 +152,8 @@ const run = Effect.fn("Grep.call")(function* (input: GrepInput, ctx: ToolContext
       after: content ? (around ?? input["-A"] ?? 0) : 0,
       globs: input.glob === undefined ? [] : splitGlobParameter(input.glob),
       type: input.type,
-      maxRecords: mode !== "files_with_matches" && limit > 0 ? offset + limit + 1 : undefined
+      maxRecords: mode !== "files_with_matches" && limit > 0 ? offset + limit + 1 : undefined,
+      ...readableOnly(ctx)
     },
     yield* engineSetting("TOOLGATE_GREP_ENGINE")
   )

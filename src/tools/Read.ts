@@ -14,6 +14,7 @@ import { ToolError } from "../Errors.js"
 import type { ToolResultContent } from "../Messages.js"
 import { IntLike, optional } from "./schemas.js"
 import { expandPath } from "../services/Permissions/expandPath.js"
+import { deniedAccessMessage } from "./files/denials.js"
 import { formatFileSize, numberLines, oneLine, plural } from "./files/format.js"
 import { errorText, fileNotFoundMessage, isBlockedDevice, pathProblem, statOrUndefined } from "./files/paths.js"
 import {
@@ -203,6 +204,8 @@ export const ReadTool = buildTool<ReadInput, ReadOutput>({
     const problem = pathProblem(input.file_path)
     if (problem !== undefined) return reject(READ_TOOL_NAME, problem)
     const file = expandPath(input.file_path, ctx.session.cwd)
+    const denied = deniedAccessMessage(ctx, file, "read")
+    if (denied !== undefined) return reject(READ_TOOL_NAME, denied)
     if (hasBinaryExtension(file)) return reject(READ_TOOL_NAME, binaryExtensionMessage(file))
     if (isBlockedDevice(file))
       return reject(READ_TOOL_NAME, `Cannot read '${input.file_path}': this device file would block or produce infinite output.`)

@@ -22,7 +22,7 @@ import { agentRuleMatches, parameterRuleMatches, skillRuleMatches } from "./cont
 import { domainMatches, domainOfSpecifier, urlHostname } from "./domainRules.js"
 import * as Messages from "./messages.js"
 import { effectiveMode } from "./modes.js"
-import { checkPath, type AskKind, type PathAccess, type PathCheckContext, type PathCheckResult } from "./pathCheck.js"
+import { checkPath, pathDenials, type AskKind, type PathAccess, type PathCheckContext, type PathCheckResult } from "./pathCheck.js"
 import type { BashCheckContext, PathVerdict } from "./shell/types.js"
 import { domainSuggestion, wholeToolSuggestion } from "./suggestions.js"
 import { matchesToolName } from "./toolNames.js"
@@ -30,6 +30,7 @@ import { canonicalToolName } from "./ruleGrammar.js"
 import {
   describeReason,
   type DecisionReason,
+  type PathRules,
   type PermissionDecision,
   type PermissionMode,
   type PermissionRule,
@@ -99,6 +100,33 @@ export const makePathContext = (env: DecideEnvironment, session: SessionContext,
     workingDirectories: resolveWorkingDirectories([...workingDirectories(session), env.launchCwd, ...env.additionalDirectories]),
     home,
     toolName
+  }
+}
+
+const NO_DENIALS = { read: false, edit: false } as const
+
+/** The session's path deny rules as tools consult them (a path that cannot be expanded is denied). */
+export const pathRulesOf = (env: DecideEnvironment, session: SessionContext): PathRules => {
+  const denyRules = env.rules.filter((r) => r.behavior === "deny" && (r.toolName === "Read" || r.toolName === "Edit"))
+  if (denyRules.length === 0) return { anyReadDeny: false, denials: () => NO_DENIALS }
+  // deny rules need no working directories: none are resolved
+  const home = env.home ?? os.homedir()
+  const ctx: PathCheckContext = {
+    rules: denyRules,
+    mode: session.permissionMode,
+    cwd: session.cwd,
+    launchCwd: env.launchCwd,
+    anchors: { home, cwds: Array.from(new Set([env.launchCwd, session.projectDir, session.cwd])) },
+    workingDirectories: [],
+    home,
+    toolName: "Read"
+  }
+  return {
+    anyReadDeny: denyRules.some((r) => r.toolName === "Read" && r.content !== undefined),
+    denials: (absolutePath) => {
+      const found = pathDenials(absolutePath, ctx)
+      return { read: found.read !== undefined || found.invalid !== undefined, edit: found.edit !== undefined || found.invalid !== undefined }
+    }
   }
 }
 

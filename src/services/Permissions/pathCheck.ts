@@ -14,7 +14,7 @@ import * as path from "node:path"
 import { expandPath, InvalidPath } from "./expandPath.js"
 import * as Messages from "./messages.js"
 import { pathRuleMatches, type PathRuleAnchors } from "./pathRules.js"
-import { isCaseInsensitiveVolume, isDirectory, isHardLinked, resolveCandidates } from "./pathResolution.js"
+import { isCaseInsensitiveVolume, isDirectory, isHardLinked, resolveCandidates, type PathResolution } from "./pathResolution.js"
 import { protectedComponent } from "./protectedPaths.js"
 import { pathRuleSuggestion } from "./suggestions.js"
 import type { DecisionReason, PermissionMode, PermissionRule, RuleSuggestion } from "../../Permission.js"
@@ -91,16 +91,21 @@ const toAbsolute = (input: string, cwd: string, home: string): string => {
 const rulesFor = (rules: ReadonlyArray<PermissionRule>, behavior: PermissionRule["behavior"], toolNames: ReadonlyArray<string>) =>
   rules.filter((r) => r.behavior === behavior && toolNames.includes(r.toolName))
 
-export const checkPath = (access: PathAccess, input: string, ctx: PathCheckContext): PathCheckResult => {
-  const display = input
+/** Every name a path goes by, for every spelling the executor might open. */
+interface PathNames {
+  readonly absolute: string
+  readonly resolutions: ReadonlyArray<PathResolution>
+  readonly candidates: ReadonlyArray<string>
+  readonly directory: boolean
+}
+
+const pathNames = (input: string, ctx: Pick<PathCheckContext, "cwd" | "home">): PathNames | { readonly invalid: string } => {
   let absolute: string
   try {
     absolute = toAbsolute(input, ctx.cwd, ctx.home)
   } catch (e) {
-    const detail = e instanceof Error ? e.message : String(e)
-    return ask("safety", access === "read" ? Messages.askToRead(JSON.stringify(display)) : Messages.askToWrite(JSON.stringify(display)), { type: "safetyCheck", detail }, NO_FACTS)
+    return { invalid: e instanceof Error ? e.message : String(e) }
   }
-
   // the executor may open the NFC form or the trimmed form: check every spelling
   const spellings = new Set([absolute, absolute.normalize("NFC")])
   if (input.trim() !== input && input.trim() !== "") {
@@ -112,7 +117,37 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
   }
   const resolutions = Array.from(spellings, resolveCandidates)
   const candidates = Array.from(new Set(resolutions.flatMap((r) => r.candidates)))
-  const directory = isDirectory(absolute)
+  return { absolute, resolutions, candidates, directory: isDirectory(absolute) }
+}
+
+/** The first deny rule of `tool` ("Read" or "Edit") that matches some name of the path. */
+const denyRuleOf = (tool: "Read" | "Edit", names: PathNames, ctx: PathCheckContext, bareCovers: boolean): PermissionRule | undefined => {
+  const options = { isDirectory: names.directory, foldCase: true }
+  return rulesFor(ctx.rules, "deny", [tool]).find((rule) =>
+    rule.content === undefined ? bareCovers : names.candidates.some((c) => pathRuleMatches(rule, c, ctx.anchors, options))
+  )
+}
+
+/**
+ * Which deny rules cover a path, by family: what the file tools check before hooks run
+ * (Claude Code's validateInput), and what searches use to leave denied files out. A path that
+ * cannot be expanded counts as denied (fail closed).
+ */
+export const pathDenials = (input: string, ctx: PathCheckContext): { readonly read?: PermissionRule; readonly edit?: PermissionRule; readonly invalid?: string } => {
+  const names = pathNames(input, ctx)
+  if ("invalid" in names) return { invalid: names.invalid }
+  const read = denyRuleOf("Read", names, ctx, false)
+  const edit = denyRuleOf("Edit", names, ctx, true)
+  return { ...(read === undefined ? {} : { read }), ...(edit === undefined ? {} : { edit }) }
+}
+
+export const checkPath = (access: PathAccess, input: string, ctx: PathCheckContext): PathCheckResult => {
+  const display = input
+  const names = pathNames(input, ctx)
+  if ("invalid" in names) {
+    return ask("safety", access === "read" ? Messages.askToRead(JSON.stringify(display)) : Messages.askToWrite(JSON.stringify(display)), { type: "safetyCheck", detail: names.invalid }, NO_FACTS)
+  }
+  const { absolute, resolutions, candidates, directory } = names
   const denyOptions = { isDirectory: directory, foldCase: true }
   const resolved = resolutions.every((r) => r.ok)
   let protectedName: string | undefined
@@ -123,18 +158,18 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
   const within = resolved && candidates.every((c) => containingDirectory(c, ctx.workingDirectories) !== undefined)
   const facts: PathFacts = protectedName === undefined ? { within } : { within, protectedName }
 
-  // 2. deny: any candidate, any source. Read deny also blocks writes (not NotebookEdit, spec §1.7)
-  const denyTools = access === "read" ? ["Read"] : ctx.toolName === "NotebookEdit" ? ["Edit"] : ["Edit", "Read"]
-  for (const rule of rulesFor(ctx.rules, "deny", denyTools)) {
-    // a bare Edit/Read deny covers every path (for reads the whole-tool step has already run)
-    const matched = rule.content === undefined ? access === "write" : candidates.some((c) => pathRuleMatches(rule, c, ctx.anchors, denyOptions))
-    if (matched) {
-      return {
-        behavior: "deny",
-        message: access === "read" ? Messages.readDenied(display) : Messages.editDenied(display),
-        reason: { type: "rule", rule },
-        facts
-      }
+  // 2. deny: any candidate, any source. Read deny also blocks writes (not NotebookEdit, spec §1.7);
+  // a bare Edit/Read deny covers every path written (for reads the whole-tool step has already run)
+  const denying =
+    access === "read"
+      ? denyRuleOf("Read", names, ctx, false)
+      : (denyRuleOf("Edit", names, ctx, true) ?? (ctx.toolName === "NotebookEdit" ? undefined : denyRuleOf("Read", names, ctx, true)))
+  if (denying !== undefined) {
+    return {
+      behavior: "deny",
+      message: access === "read" ? Messages.readDenied(display) : Messages.editDenied(display),
+      reason: { type: "rule", rule: denying },
+      facts
     }
   }
 

@@ -28,6 +28,8 @@ export interface GrepSearch {
   readonly type: string | undefined
   /** Stop once this many output lines exist (content and count modes). */
   readonly maxRecords: number | undefined
+  /** Leaves out every record of a file this rejects (files a Read deny rule covers). */
+  readonly keepFile?: (absolutePath: string) => boolean
 }
 
 export type GrepRawResult =
@@ -39,6 +41,8 @@ export const ripgrepArgs = (search: GrepSearch): ReadonlyArray<string> => {
   for (const dir of VCS_DIRECTORIES) args.push("--glob", `!${dir}`)
   if (search.multiline) args.push("-U", "--multiline-dotall")
   if (search.caseInsensitive) args.push("-i")
+  // With a file filter, every record carries its path before a NUL, so that it can be told exactly.
+  if (search.keepFile !== undefined && search.mode !== "files_with_matches" && !search.rootIsFile) args.push("--null")
   if (search.mode === "files_with_matches") args.push("-l", "--null")
   else if (search.mode === "count") args.push("-c", "--sort", "path")
   else {
@@ -59,7 +63,7 @@ const withRipgrep = (rg: string, search: GrepSearch): Effect.Effect<GrepRawResul
     rg,
     ripgrepArgs(search),
     search.rootIsFile ? path.dirname(search.root) : search.root,
-    search.maxRecords === undefined || search.mode === "files_with_matches" ? undefined : { records: search.maxRecords, separator: 10 }
+    search.maxRecords === undefined || search.mode === "files_with_matches" || search.keepFile !== undefined ? undefined : { records: search.maxRecords, separator: 10 }
   ).pipe(
     Effect.flatMap((result) => {
       const stdout = result.stdout.toString("utf8")
@@ -69,13 +73,41 @@ const withRipgrep = (rg: string, search: GrepSearch): Effect.Effect<GrepRawResul
       if (result.exitCode !== 0 && result.exitCode !== 1 && result.exitCode !== 2 && !result.stoppedEarly)
         return Effect.fail(new ToolError({ reason: `ripgrep exited with ${result.exitCode}: ${result.stderr.trim()}` }))
       if (search.mode === "files_with_matches")
-        return Effect.succeed<GrepRawResult>({ kind: "files", files: stdout.split("\0").filter((f) => f !== "") })
+        return Effect.succeed<GrepRawResult>({ kind: "files", files: keepFiles(search, stdout.split("\0").filter((f) => f !== "")) })
       const lines = stdout.split("\n")
       // the last piece is "" after a final newline, or a cut record when ripgrep was stopped
       lines.pop()
-      return Effect.succeed<GrepRawResult>({ kind: "lines", lines })
+      return Effect.succeed<GrepRawResult>({ kind: "lines", lines: search.keepFile === undefined || search.rootIsFile ? lines : keepLines(search.keepFile, lines) })
     })
   )
+
+const keepFiles = (search: GrepSearch, files: ReadonlyArray<string>): ReadonlyArray<string> =>
+  search.keepFile === undefined || search.rootIsFile ? files : files.filter(search.keepFile)
+
+/**
+ * Drops the records (`path\0rest`) of rejected files and writes the others as ripgrep does
+ * without `--null` (`path:rest`); a `--` group separator is kept only between kept groups.
+ */
+export const keepLines = (keepFile: (absolutePath: string) => boolean, lines: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const verdicts = new Map<string, boolean>()
+  const kept: Array<string> = []
+  for (const line of lines) {
+    if (line === "--") {
+      if (kept.length > 0 && kept[kept.length - 1] !== "--") kept.push(line)
+      continue
+    }
+    const nul = line.indexOf("\0")
+    if (nul === -1) continue // not a record of a named file: nothing to vouch for
+    const file = line.slice(0, nul)
+    let keep = verdicts.get(file)
+    if (keep === undefined) verdicts.set(file, (keep = keepFile(file)))
+    if (!keep) continue
+    const rest = line.slice(nul + 1)
+    kept.push(`${file}${/^\d+-/.test(rest) ? "-" : ":"}${rest}`)
+  }
+  if (kept[kept.length - 1] === "--") kept.pop()
+  return kept
+}
 
 const withJs = (search: GrepSearch): Effect.Effect<GrepRawResult, ToolError> =>
   Effect.tryPromise({
