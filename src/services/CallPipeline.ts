@@ -29,7 +29,7 @@ import { InputValidator } from "./InputValidator.js"
 import { Permissions } from "./Permissions.js"
 import { ResultStore, thresholdFor } from "./ResultStore.js"
 import { Settings } from "./Settings.js"
-import { ToolRegistry } from "./ToolRegistry.js"
+import { removedToolHint, ToolRegistry, type ToolPool } from "./ToolRegistry.js"
 
 /** A call looked up and decoded, ready to be scheduled. */
 export interface PreparedCall {
@@ -121,6 +121,11 @@ export const make = Effect.gen(function* () {
 
   const warmed = new WeakSet<AnyTool>()
 
+  const unknownTool = (pool: ToolPool, name: string): UnknownTool => {
+    const hint = removedToolHint(pool, name)
+    return hint === undefined ? new UnknownTool({ toolName: name }) : new UnknownTool({ toolName: name, hint })
+  }
+
   // Untraced, as every per-call stage: a span per stage per call cost as much as the rest of the
   // call (bench/overhead.ts); the message keeps its span (Scheduler.runMessage / runStream).
   const prepare = Effect.fnUntraced(function* (block: ToolUseBlock, index: number) {
@@ -131,7 +136,7 @@ export const make = Effect.gen(function* () {
       warmed.add(tool)
     }
     const decoded: Either.Either<unknown, CallError> =
-      tool === undefined ? Either.left(new UnknownTool({ toolName: block.name })) : validator.decode(tool, block.input)
+      tool === undefined ? Either.left(unknownTool(pool, block.name)) : validator.decode(tool, block.input)
     const concurrencySafe =
       tool !== undefined && Either.isRight(decoded) && safely(() => tool.isConcurrencySafe(decoded.right), false)
     const interruptBehavior: InterruptBehavior = tool === undefined ? "cancel" : safely(() => tool.interruptBehavior(), "block" as const)

@@ -162,7 +162,7 @@ describe("CallPipeline", () => {
     it.effect("a bare deny rule takes the tool out of the pool: the model gets 'No such tool' and nothing runs", () =>
       Effect.gen(function* () {
         const outcome = yield* runOne("Asky", { v: "denied" }, cwd)
-        expect(outcome.result.content).toBe("<tool_use_error>Error: No such tool available: Asky</tool_use_error>")
+        expect(outcome.result.content).toBe("<tool_use_error>Error: No such tool available: Asky. Asky is disabled for this session, in subagents as well as here.</tool_use_error>")
         expect(probe.ran.has("asky:denied")).toBe(false)
       }).pipe(Effect.provide(testRuntime({ tools: [askTool], cwd, settings })))
     )

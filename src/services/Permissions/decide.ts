@@ -177,10 +177,10 @@ const checkBash = (
       if (v.behavior === "allow") return { behavior: "allow", reason: v.reason, subcommands: v.subcommands }
       return {
         behavior: "ask",
-        kind: v.forced ? (v.reason.type === "rule" ? "rule" : "safety") : "unapproved",
+        kind: v.kind,
         message: v.message,
         reason: v.reason,
-        suggestions: v.forced ? [] : v.suggestions,
+        suggestions: v.kind === "unapproved" ? v.suggestions : [],
         subcommands: v.subcommands
       }
     })
@@ -344,7 +344,7 @@ const decideUnsafe = (request: DecideRequest, env: DecideEnvironment): Effect.Ef
     if (wholeAsk !== undefined) return forcedAsk(Messages.askByRule(wholeAsk, tool.name), { type: "rule", rule: wholeAsk })
     const paramAsk = ownRules.find((r) => r.behavior === "ask" && parameterRuleMatches(r, tool, input))
     if (paramAsk !== undefined) return forcedAsk(Messages.askByRule(paramAsk, tool.name), { type: "rule", rule: paramAsk })
-    if (subject.behavior === "ask" && subject.kind !== "unapproved") {
+    if (subject.behavior === "ask" && subject.kind !== "unapproved" && subject.kind !== "guarded") {
       const bypassSkips = subject.kind === "protected" && mode === "bypassPermissions"
       if (!bypassSkips) return forcedAsk(subject.message, subject.reason)
     }
@@ -370,7 +370,9 @@ const decideUnsafe = (request: DecideRequest, env: DecideEnvironment): Effect.Ef
       const reason: DecisionReason = subject.behavior === "ask" ? subject.reason : { type: "tool", detail: message }
       // a subject's ask suggests only its own narrow rules (never a bare `Bash` or `Edit`)
       const suggestions = subject.behavior === "ask" ? subject.suggestions : subject.behavior === "passthrough" ? wholeToolSuggestion(tool.name) : []
-      return { behavior: "ask", message, reason, forced: false, suggestions, ...withSubcommands } satisfies PermissionDecision
+      // a guarded ask (a shell command that could not be fully checked) is not a hook's to skip
+      const forced = subject.behavior === "ask" && subject.kind === "guarded"
+      return { behavior: "ask", message, reason, forced, suggestions, ...withSubcommands } satisfies PermissionDecision
     }
     const ownUpdate = optional("updatedInput", own.behavior === "allow" ? own.updatedInput : undefined)
     if (subject.behavior === "allow") return { behavior: "allow", reason: subject.reason, ...withSubcommands, ...ownUpdate } satisfies PermissionDecision

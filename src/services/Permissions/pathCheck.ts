@@ -15,7 +15,7 @@ import { expandPath, InvalidPath } from "./expandPath.js"
 import * as Messages from "./messages.js"
 import { pathRuleMatches, type PathRuleAnchors } from "./pathRules.js"
 import { isCaseInsensitiveVolume, isDirectory, isHardLinked, resolveCandidates, type PathResolution } from "./pathResolution.js"
-import { protectedComponent } from "./protectedPaths.js"
+import { isAgentConfigPath, protectedComponent } from "./protectedPaths.js"
 import { pathRuleSuggestion } from "./suggestions.js"
 import type { DecisionReason, PermissionMode, PermissionRule, RuleSuggestion } from "../../Permission.js"
 import { containingDirectory, type WorkingDirectory } from "./workingDirectories.js"
@@ -49,6 +49,8 @@ export type AskKind =
   | "safety"
   /** plan mode: file edits always prompt */
   | "plan"
+  /** a shell command that could not be fully checked: a tool-wide allow rule or bypassPermissions skips it, a hook's allow does not */
+  | "guarded"
 
 /** What every name of the path (given, symlink hops, real path) says, whatever the verdict. */
 export interface PathFacts {
@@ -183,7 +185,8 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
     // 4. protected names, then hard links, before any allow rule
     if (protectedName !== undefined) {
       const candidate = candidates.find((c) => protectedComponent(c) !== undefined)!
-      return ask("protected", Messages.askSensitiveFile(display), { type: "safetyCheck", detail: `${candidate} is protected (${protectedName})` }, facts)
+      const message = candidates.some(isAgentConfigPath) ? Messages.askToWrite(display) : Messages.askSensitiveFile(display)
+      return ask("protected", message, { type: "safetyCheck", detail: `${candidate} is protected (${protectedName})` }, facts)
     }
     const real = resolutions[0]!
     if (real.ok && real.exists && isHardLinked(real.realPath)) {

@@ -20,7 +20,7 @@ import * as F from "./fixture.js"
 const verdict = (v: Partial<BashVerdict> & Pick<BashVerdict, "behavior">): BashVerdict => ({
   message: v.behavior === "deny" ? "Permission to use Bash with command x has been denied." : "Claude requested permissions to use Bash, but you haven't granted it yet.",
   reason: { type: "default", detail: "fake" },
-  forced: false,
+  kind: "unapproved",
   subcommands: [],
   suggestions: [],
   ...v
@@ -56,7 +56,7 @@ describe("Bash subjects and the analyzer callbacks", () => {
         _tag: "Verdict",
         verdict: verdict({
           behavior: pv.behavior,
-          forced: pv.behavior === "ask",
+          kind: pv.behavior === "ask" ? "safety" : "unapproved",
           message: pv.reason,
           subcommands: [{ command, behavior: pv.behavior, reason: pv.reason, ...(pv.rule === undefined ? {} : { rule: pv.rule }) }]
         })
@@ -144,7 +144,7 @@ describe("Bash subjects and the analyzer callbacks", () => {
   })
 
   it("§1.11: a forced analyzer ask survives bypassPermissions and a whole Bash allow", async () => {
-    const forced = () => Effect.succeed<AnalyzerOutcome>({ _tag: "Verdict", verdict: verdict({ behavior: "ask", forced: true, reason: { type: "safetyCheck", detail: "critical path" } }) })
+    const forced = () => Effect.succeed<AnalyzerOutcome>({ _tag: "Verdict", verdict: verdict({ behavior: "ask", kind: "safety", reason: { type: "safetyCheck", detail: "critical path" } }) })
     expect((await run("rm -rf /", "bypassPermissions", [], forced)).behavior).toBe("ask")
     const withAllow = await run("rm -rf /", "default", rules(["allow", "Bash"]), forced)
     expect(withAllow.behavior === "ask" && withAllow.forced).toBe(true)
@@ -167,7 +167,7 @@ describe("Bash subjects and the analyzer callbacks", () => {
   it("§1.4: an analyzer ask rule stays forced", async () => {
     const rule = rules(["ask", "Bash(git push:*)"])[0]!
     const decision = await run("git push", "acceptEdits", [rule], () =>
-      Effect.succeed({ _tag: "Verdict", verdict: verdict({ behavior: "ask", forced: true, reason: { type: "rule", rule } }) })
+      Effect.succeed({ _tag: "Verdict", verdict: verdict({ behavior: "ask", kind: "rule", reason: { type: "rule", rule } }) })
     )
     expect(decision.behavior === "ask" && decision.forced).toBe(true)
     expect(decision.reason).toEqual({ type: "rule", rule })

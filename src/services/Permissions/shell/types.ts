@@ -66,8 +66,13 @@ export interface BashVerdict {
   /** The model-visible deny text, or the prompt text for ask. */
   readonly message: string
   readonly reason: DecisionReason
-  /** An ask that no allow rule, mode or hook allow may skip (critical paths, guards, too complex). */
-  readonly forced: boolean
+  /**
+   * What may skip an ask: `rule` and `safety` (ask rules, critical paths) nothing but a deny;
+   * `protected` (a protected path) only bypassPermissions; `guarded` (too complex, a guard, a
+   * path) a tool-wide Bash allow rule or bypassPermissions, not a hook's allow; `unapproved`
+   * (nothing allowed it) an allow rule, a mode or a hook's allow.
+   */
+  readonly kind: "rule" | "safety" | "protected" | "guarded" | "unapproved"
   readonly subcommands: ReadonlyArray<SubcommandVerdict>
   /** Safe rules to offer on "always allow": one per subcommand that needed approval, at most 5. */
   readonly suggestions: ReadonlyArray<RuleSuggestion>
