@@ -208,7 +208,7 @@ const checkUrl = (url: string, tool: AnyTool, rules: ReadonlyArray<PermissionRul
     }
   }
   const ask = matching("ask")
-  if (ask !== undefined) return { behavior: "ask", kind: "rule", message: Messages.askByRule(ask, tool.name), reason: { type: "rule", rule: ask }, suggestions: [] }
+  if (ask !== undefined) return { behavior: "ask", kind: "rule", message: Messages.askToUse(tool.name), reason: { type: "rule", rule: ask }, suggestions: [] }
   const allow = matching("allow")
   if (allow !== undefined) return { behavior: "allow", reason: { type: "rule", rule: allow } }
   return {
@@ -226,7 +226,7 @@ const checkAgent = (agentType: string, tool: AnyTool, rules: ReadonlyArray<Permi
   const deny = find("deny")
   if (deny !== undefined) return { behavior: "deny", message: Messages.agentTypeDenied(agentType, deny), reason: { type: "rule", rule: deny } }
   const ask = find("ask")
-  if (ask !== undefined) return { behavior: "ask", kind: "rule", message: Messages.askByRule(ask, tool.name), reason: { type: "rule", rule: ask }, suggestions: [] }
+  if (ask !== undefined) return { behavior: "ask", kind: "rule", message: Messages.askToUse(tool.name), reason: { type: "rule", rule: ask }, suggestions: [] }
   const allow = find("allow")
   if (allow !== undefined) return { behavior: "allow", reason: { type: "rule", rule: allow } }
   return { behavior: "allow", reason: { type: "tool", detail: "launching a subagent needs no permission; its tool calls are checked on their own" } }
@@ -238,7 +238,7 @@ const checkSkill = (name: string, args: string | undefined, tool: AnyTool, rules
   const deny = find("deny")
   if (deny !== undefined) return { behavior: "deny", message: Messages.wholeToolDenied(tool.name), reason: { type: "rule", rule: deny } }
   const ask = find("ask")
-  if (ask !== undefined) return { behavior: "ask", kind: "rule", message: Messages.askByRule(ask, tool.name), reason: { type: "rule", rule: ask }, suggestions: [] }
+  if (ask !== undefined) return { behavior: "ask", kind: "rule", message: Messages.askToUse(tool.name), reason: { type: "rule", rule: ask }, suggestions: [] }
   const allow = find("allow")
   if (allow !== undefined) return { behavior: "allow", reason: { type: "rule", rule: allow } }
   return {
@@ -341,9 +341,9 @@ const decideUnsafe = (request: DecideRequest, env: DecideEnvironment): Effect.Ef
     // b. forced asks
     const forcedAsk = (message: string, reason: DecisionReason): PermissionDecision => ({ behavior: "ask", message, reason, forced: true, suggestions: [], ...withSubcommands })
     const wholeAsk = wholeToolRule(rules, "ask", tool.name)
-    if (wholeAsk !== undefined) return forcedAsk(Messages.askByRule(wholeAsk, tool.name), { type: "rule", rule: wholeAsk })
+    if (wholeAsk !== undefined) return forcedAsk(Messages.askToUse(tool.name), { type: "rule", rule: wholeAsk })
     const paramAsk = ownRules.find((r) => r.behavior === "ask" && parameterRuleMatches(r, tool, input))
-    if (paramAsk !== undefined) return forcedAsk(Messages.askByRule(paramAsk, tool.name), { type: "rule", rule: paramAsk })
+    if (paramAsk !== undefined) return forcedAsk(Messages.askToUse(tool.name), { type: "rule", rule: paramAsk })
     if (subject.behavior === "ask" && subject.kind !== "unapproved" && subject.kind !== "guarded") {
       const bypassSkips = subject.kind === "protected" && mode === "bypassPermissions"
       if (!bypassSkips) return forcedAsk(subject.message, subject.reason)

@@ -199,13 +199,13 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
   for (const rule of rulesFor(ctx.rules, "ask", askTools)) {
     if (rule.content === undefined) continue
     if (candidates.some((c) => pathRuleMatches(rule, c, ctx.anchors, denyOptions))) {
-      return ask("rule", Messages.askByRule(rule, ctx.toolName), { type: "rule", rule }, facts)
+      return ask("rule", access === "read" ? Messages.askToRead(display) : Messages.askToWrite(display), { type: "rule", rule }, facts)
     }
   }
 
-  // 6. plan mode never auto-approves file edits
+  // 6. plan mode refuses file edits, whatever the allow rules say
   if (access === "write" && ctx.mode === "plan") {
-    return ask("plan", Messages.askToWrite(display), { type: "mode", mode: "plan", detail: "file edits are never auto-approved in plan mode" }, facts)
+    return ask("plan", Messages.planModeWrite(display), { type: "mode", mode: "plan", detail: "file edits are never auto-approved in plan mode" }, facts)
   }
 
   // 7. every candidate must be covered
