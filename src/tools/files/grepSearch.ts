@@ -32,6 +32,10 @@ export interface GrepSearch {
   readonly keepFile?: (absolutePath: string) => boolean
 }
 
+/**
+ * Content and count lines name their file as `path\0rest` (no path when one file was searched in
+ * content mode); content lines are `--` between context groups.
+ */
 export type GrepRawResult =
   | { readonly kind: "lines"; readonly lines: ReadonlyArray<string> }
   | { readonly kind: "files"; readonly files: ReadonlyArray<string> }
@@ -41,12 +45,10 @@ export const ripgrepArgs = (search: GrepSearch): ReadonlyArray<string> => {
   for (const dir of VCS_DIRECTORIES) args.push("--glob", `!${dir}`)
   if (search.multiline) args.push("-U", "--multiline-dotall")
   if (search.caseInsensitive) args.push("-i")
-  // With a file filter, every record carries its path before a NUL, so that it can be told exactly.
-  if (search.keepFile !== undefined && search.mode !== "files_with_matches" && !search.rootIsFile) args.push("--null")
   if (search.mode === "files_with_matches") args.push("-l", "--null")
-  else if (search.mode === "count") args.push("-c", "--sort", "path")
+  else if (search.mode === "count") args.push("-c", "-H", "--null", "--sort", "path")
   else {
-    args.push("--sort", "path")
+    args.push("--null", "--sort", "path")
     if (search.lineNumbers) args.push("-n")
     if (search.onlyMatching) args.push("-o")
     if (search.before > 0) args.push("-B", String(search.before))
@@ -58,18 +60,48 @@ export const ripgrepArgs = (search: GrepSearch): ReadonlyArray<string> => {
   return args
 }
 
+/** ripgrep refused its arguments (pattern, glob or type) before searching anything. */
+const USAGE_ERROR =
+  /^(?:rg: )?(?:regex parse error|error parsing glob|unrecognized file type|error parsing flag|compiled regex exceeds size limit|the literal|pattern contains)/m
+
+/** ripgrep 14 prefixes its errors with `rg: ` and shows a pattern that fails to parse as `(?:pattern)`. */
+const usageErrorText = (stderr: string): string =>
+  stderr
+    .trim()
+    .split("\n")
+    .map((line, i) => (i === 0 && !line.startsWith("rg: ") ? `rg: ${line}` : line))
+    .join("\n")
+
+export const searchRejectedMessage = (stderr: string): string => {
+  const text = usageErrorText(stderr)
+  return `Search failed \u2014 ripgrep rejected the pattern, glob, or file type without searching:\n${text.length > 2000 ? text.slice(0, 2000) : text}`
+}
+
+const rejectedSearch = (rg: string, search: GrepSearch, stderr: string): Effect.Effect<never, ToolError> =>
+  (/^(?:rg: )?regex parse error/.test(stderr) && !search.pattern.startsWith("(?:")
+    ? runRipgrep(rg, ripgrepArgs({ ...search, pattern: `(?:${search.pattern})` }), cwdFor(search)).pipe(
+        Effect.map((wrapped) => (/^(?:rg: )?regex parse error/.test(wrapped.stderr) ? wrapped.stderr : stderr)),
+        Effect.orElseSucceed(() => stderr)
+      )
+    : Effect.succeed(stderr)
+  ).pipe(Effect.flatMap((text) => Effect.fail(new ToolError({ reason: searchRejectedMessage(text) }))))
+
+const cwdFor = (search: GrepSearch): string => (search.rootIsFile ? path.dirname(search.root) : search.root)
+
 const withRipgrep = (rg: string, search: GrepSearch): Effect.Effect<GrepRawResult, ToolError> =>
   runRipgrep(
     rg,
     ripgrepArgs(search),
-    search.rootIsFile ? path.dirname(search.root) : search.root,
+    cwdFor(search),
     search.maxRecords === undefined || search.mode === "files_with_matches" || search.keepFile !== undefined ? undefined : { records: search.maxRecords, separator: 10 }
   ).pipe(
     Effect.flatMap((result) => {
       const stdout = result.stdout.toString("utf8")
       // 1 = no match; 2 = an error, which still may come with results from the readable files
-      if (result.exitCode === 2 && stdout === "" && !result.stoppedEarly)
+      if (result.exitCode === 2 && stdout === "" && !result.stoppedEarly) {
+        if (USAGE_ERROR.test(result.stderr)) return rejectedSearch(rg, search, result.stderr)
         return Effect.fail(new ToolError({ reason: result.stderr.trim() === "" ? "ripgrep failed" : result.stderr.trim() }))
+      }
       if (result.exitCode !== 0 && result.exitCode !== 1 && result.exitCode !== 2 && !result.stoppedEarly)
         return Effect.fail(new ToolError({ reason: `ripgrep exited with ${result.exitCode}: ${result.stderr.trim()}` }))
       if (search.mode === "files_with_matches")
@@ -84,10 +116,7 @@ const withRipgrep = (rg: string, search: GrepSearch): Effect.Effect<GrepRawResul
 const keepFiles = (search: GrepSearch, files: ReadonlyArray<string>): ReadonlyArray<string> =>
   search.keepFile === undefined || search.rootIsFile ? files : files.filter(search.keepFile)
 
-/**
- * Drops the records (`path\0rest`) of rejected files and writes the others as ripgrep does
- * without `--null` (`path:rest`); a `--` group separator is kept only between kept groups.
- */
+/** Drops the records (`path\0rest`) of rejected files; a `--` group separator is kept only between kept groups. */
 export const keepLines = (keepFile: (absolutePath: string) => boolean, lines: ReadonlyArray<string>): ReadonlyArray<string> => {
   const verdicts = new Map<string, boolean>()
   const kept: Array<string> = []
@@ -101,9 +130,7 @@ export const keepLines = (keepFile: (absolutePath: string) => boolean, lines: Re
     const file = line.slice(0, nul)
     let keep = verdicts.get(file)
     if (keep === undefined) verdicts.set(file, (keep = keepFile(file)))
-    if (!keep) continue
-    const rest = line.slice(nul + 1)
-    kept.push(`${file}${/^\d+-/.test(rest) ? "-" : ":"}${rest}`)
+    if (keep) kept.push(line)
   }
   if (kept[kept.length - 1] === "--") kept.pop()
   return kept
@@ -112,7 +139,7 @@ export const keepLines = (keepFile: (absolutePath: string) => boolean, lines: Re
 const withJs = (search: GrepSearch): Effect.Effect<GrepRawResult, ToolError> =>
   Effect.tryPromise({
     try: (signal) => runJsGrep(search, signal),
-    catch: (error) => new ToolError({ reason: errorText(error) })
+    catch: (error) => new ToolError({ reason: USAGE_ERROR.test(errorText(error)) ? searchRejectedMessage(errorText(error)) : errorText(error) })
   })
 
 export const runGrepSearch = (search: GrepSearch, engine: SearchEngine): Effect.Effect<GrepRawResult, ToolError> => {
