@@ -143,6 +143,9 @@ export const toPathVerdict = (result: PathCheckResult, mode: PermissionMode): Pa
     : { behavior: "ask", reason: `${result.message} (${reason})`, ...withRule }
 }
 
+/** Tools whose content rules name paths (a deny rule of theirs covers reads or writes in Bash too). */
+const PATH_RULE_TOOLS: ReadonlySet<string> = new Set(["Read", "Edit", "Write", "MultiEdit", "NotebookEdit"])
+
 const checkBash = (
   command: string,
   request: DecideRequest,
@@ -158,7 +161,8 @@ const checkBash = (
     cwd: session.cwd,
     workingDirectories: writeCtx.workingDirectories.map((d) => d.path),
     checkWritePath: (p) => toPathVerdict(checkPath("write", p, writeCtx), mode),
-    checkReadPath: (p) => toPathVerdict(checkPath("read", p, writeCtx), mode)
+    checkReadPath: (p) => toPathVerdict(checkPath("read", p, writeCtx), mode),
+    pathDenyRules: env.rules.some((r) => r.behavior === "deny" && r.content !== undefined && PATH_RULE_TOOLS.has(r.toolName))
   }
   return (env.analyzeBash ?? analyzeBash)(command, ctx).pipe(
     Effect.catchAllCause((cause) => Effect.succeed<AnalyzerOutcome>({ _tag: "Unavailable", reason: `the shell analyzer failed: ${String(cause)}` })),

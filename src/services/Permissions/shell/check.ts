@@ -28,7 +28,7 @@ import { unitGuards } from "./guards.js"
 import { escapeForDisplay } from "./hygiene.js"
 import { ensureShellParser } from "./parser.js"
 import { ACCEPT_EDITS_COMMANDS, FILE_WRITERS, filePaths } from "./pathArgs.js"
-import { globBase, resolvePathWord, type Dirs } from "./paths.js"
+import { globBase, globMatches, resolvePathWord, type Dirs } from "./paths.js"
 import { readOnlyVerdict, readPathOperands } from "./readOnly.js"
 import { suggestRules } from "./suggest.js"
 import type { BashCheckContext, BashVerdict, PathVerdict } from "./types.js"
@@ -36,7 +36,7 @@ import type { Analysis, Unit } from "./units.js"
 import { redirectIsFdDup } from "./units.js"
 import type { RedirectFacts } from "./walk.js"
 import type { WordFacts } from "./words.js"
-import { commandKey } from "./wrappers.js"
+import { commandKey, runsCommandText } from "./wrappers.js"
 
 type Approval =
   | { readonly kind: "rule"; readonly rule: PermissionRule }
@@ -162,8 +162,10 @@ export const decideBash = (command: string, ctx: BashCheckContext): BashVerdict 
   // A deny or ask rule that a value only known at run time could make match: ask.
   const denyAndAsk = [...denyRules, ...askRules]
   units.forEach((unit, index) => {
+    // A shell or runner given command text only known at run time could run anything a rule names.
+    const hidden = typeof unit.argv[0] === "string" && runsCommandText(commandKey(unit.argv[0])) && unit.words.slice(1).some((w) => typeof w.value !== "string" && !w.procSub)
     for (const { rule, pattern } of denyAndAsk) {
-      const match = strictMatchesUnit(pattern, unit)
+      const match = hidden ? "possible" : strictMatchesUnit(pattern, unit)
       if (match === "possible" || (match === "match" && rule.behavior === "ask")) {
         addAsk(ruleAsk(rule, index))
         return
@@ -208,6 +210,25 @@ export const decideBash = (command: string, ctx: BashCheckContext): BashVerdict 
     reason: safety(`${abs} is protected (${verdict.protectedName})`),
     unit
   })
+
+  const strictPaths = ctx.pathDenyRules === true
+  const dotglob = /dotglob|GLOBIGNORE/.test(command)
+  /** A path that cannot be checked while Read/Edit deny rules exist: nothing but a person may approve it. */
+  const unchecked = (detail: string, unit: number): Ask => ({
+    priority: PRIORITY.guard,
+    level: "always",
+    message: M.expansionAsk(analysis.complexReasons) ?? M.GENERIC_ASK,
+    detail: `${detail}, while deny rules name paths`,
+    reason: safety(`${detail}: a deny rule could cover it`),
+    unit
+  })
+  /** Every file a path word names: itself, or the existing files its glob matches (a glob over directories asks under deny rules). */
+  const namesOf = (word: WordFacts, abs: string, unit: number): ReadonlyArray<string> => {
+    if (!word.unquotedGlob) return [abs]
+    const matches = globMatches(abs, dotglob)
+    if (matches === undefined && strictPaths) addAsk(unchecked(`the glob ${word.raw} over directories`, unit))
+    return [abs, ...(matches ?? [])]
+  }
 
   // Per unit: the verdicts of its write paths (for acceptEdits), undefined when not all were checkable.
   const writeVerdicts = new Map<number, ReadonlyArray<PathVerdict> | undefined>()
@@ -264,18 +285,24 @@ export const decideBash = (command: string, ctx: BashCheckContext): BashVerdict 
     for (const word of reads) {
       if (typeof word.value !== "string" || word.procSub) continue
       const resolved = resolvePathWord(word, dirs, home)
-      if (!resolved.ok) continue
+      if (!resolved.ok) {
+        if (strictPaths) addAsk(unchecked(`the file path ${word.raw} (${resolved.reason})`, index))
+        continue
+      }
       for (const abs of resolved.paths) {
-        const verdict = checkRead(abs)
-        if (verdict.behavior === "deny") deny ??= pathDeny(command, verdict, index)
-        if (verdict.behavior === "ask" && verdict.rule !== undefined) addAsk(ruleAsk(verdict.rule, index))
+        for (const named of namesOf(word, abs, index)) {
+          const verdict = checkRead(named)
+          if (verdict.behavior === "deny") deny ??= pathDeny(command, verdict, index)
+          if (verdict.behavior === "ask" && verdict.rule !== undefined) addAsk(ruleAsk(verdict.rule, index))
+        }
       }
     }
     {
       // A file path only known when the command runs escapes the Read/Edit deny rules.
       const unknown = [...reads, ...(files?.writes ?? [])].find((w) => typeof w.value !== "string" && !w.procSub && w !== RUNTIME_ARGS_WORD(unit))
       if (unknown !== undefined) {
-        addAsk(guarded(PRIORITY.guard, M.expansionAsk(analysis.complexReasons) ?? M.GENERIC_ASK, `the file path ${unknown.raw}, only known at run time`, index))
+        const detail = `the file path ${unknown.raw}, only known at run time`
+        addAsk(strictPaths ? unchecked(detail, index) : guarded(PRIORITY.guard, M.expansionAsk(analysis.complexReasons) ?? M.GENERIC_ASK, detail, index))
       }
     }
     const key = keyOf(unit)
@@ -298,6 +325,12 @@ export const decideBash = (command: string, ctx: BashCheckContext): BashVerdict 
           const verdict = checkWrite(abs)
           const scope = word.unquotedGlob ? checkWrite(globBase(abs)?.base ?? abs) : verdict
           if (verdict.behavior === "deny") deny ??= pathDeny(command, verdict, index)
+          if (word.unquotedGlob) {
+            for (const named of namesOf(word, abs, index)) {
+              const matched = checkWrite(named)
+              if (matched.behavior === "deny") deny ??= pathDeny(command, matched, index)
+            }
+          }
           if (verdict.protectedName !== undefined) addAsk(protectedAsk(abs, verdict, index))
           else if (!scope.within) outside ??= shownPath(word, abs)
           if (verdict.behavior === "ask" && verdict.rule !== undefined) addAsk(ruleAsk(verdict.rule, index))

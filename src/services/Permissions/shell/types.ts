@@ -59,6 +59,12 @@ export interface BashCheckContext {
   readonly checkWritePath: (absolutePath: string) => PathVerdict
   /** Judges a read of a path (file commands recognised in Bash, e.g. `cat .env`): Read deny rules. */
   readonly checkReadPath: (absolutePath: string) => PathVerdict
+  /**
+   * Read or Edit deny rules exist: a file path that cannot be checked (only known at run time, a
+   * glob over directories, after a `cd` to an unknown place) asks whatever allows Bash, so that
+   * no allow rule or mode can carry a command past a deny rule.
+   */
+  readonly pathDenyRules?: boolean
 }
 
 export interface BashVerdict {

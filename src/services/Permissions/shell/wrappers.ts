@@ -190,6 +190,10 @@ const OPAQUE_RUNNERS = new Set([
   "capsh"
 ])
 
+/** Programs that run command text given in their arguments (shells, eval, opaque runners). */
+export const runsCommandText = (key: string): boolean =>
+  SHELLS.has(key) || OTHER_SHELLS.has(key) || OPAQUE_RUNNERS.has(key) || key === "eval" || key === "busybox"
+
 /** Script operands that make a shell read its commands from standard input. */
 const STDIN_SCRIPT = /^(?:-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/(?:self|thread-self|\d+)\/fd\/\d+)$/
 

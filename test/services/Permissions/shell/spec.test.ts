@@ -204,9 +204,10 @@ const cases: ReadonlyArray<Case> = [
   { spec: "§1.11 bypass: deny rules still apply", command: "git push", mode: "bypassPermissions", rules: { deny: ["Bash(git push:*)"] }, expect: "deny" },
   { spec: "§1.11 default: too complex is forced", command: "echo $(date)", expect: "ask", forced: true },
   // ---- §1.12 critical paths ------------------------------------------------------------------
-  ...["rm -rf /", "rm -rf /usr", "rm -rf ~", "rm -rf ~/", "rm -rf {HOME}", "rm -rf .", "rm -rf ..", "rm -rf {ROOT}", "rm -rf *", "rm -rf ./*", "rm -rf .*", 'rm -rf "$DIR"/*', 'rm -rf "$DIR/"', "rmdir /", "rm -rf /*"].map(
+  ...["rm -rf /", "rm -rf /usr", "rm -rf ~", "rm -rf ~/", "rm -rf {HOME}", "rm -rf .", "rm -rf ..", "rm -rf {ROOT}", "rm -rf *", "rm -rf ./*", 'rm -rf "$DIR"/*', 'rm -rf "$DIR/"', "rmdir /", "rm -rf /*"].map(
     (command): Case => ({ spec: "§1.12 critical path", command, rules: { allow: ["Bash(rm:*)", "Bash(rmdir:*)"] }, expect: "ask", forced: true })
   ),
+  { spec: "§1.12 a glob that matches a denied file (.env) is denied before the critical-path ask", command: "rm -rf .*", rules: { allow: ["Bash(rm:*)"] }, expect: "deny" },
   { spec: "§1.12 critical in bypassPermissions", command: "rm -rf /", mode: "bypassPermissions", expect: "ask", forced: true },
   { spec: "§1.12 critical in acceptEdits", command: "rm -rf .", mode: "acceptEdits", expect: "ask", forced: true },
   { spec: "§1.12 critical hidden in $( )", command: 'echo "$(rm -rf ~)"', rules: { allow: ["Bash(rm:*)"] }, expect: "ask", forced: true },
