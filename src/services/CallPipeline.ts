@@ -30,7 +30,8 @@ import { InputValidator } from "./InputValidator.js"
 import { Permissions } from "./Permissions.js"
 import { ResultStore, thresholdFor } from "./ResultStore.js"
 import { Settings } from "./Settings.js"
-import { removedToolHint, ToolRegistry, type ToolPool } from "./ToolRegistry.js"
+import { ToolRegistry } from "./ToolRegistry.js"
+import { unknownTool } from "./CallPipeline/unknownTool.js"
 import { positiveIntSetting } from "../internal/config.js"
 
 /** A call looked up and decoded, ready to be scheduled. */
@@ -133,11 +134,6 @@ export const make = Effect.gen(function* () {
 
   const warmed = new WeakSet<AnyTool>()
 
-  const unknownTool = (pool: ToolPool, name: string): UnknownTool => {
-    const hint = removedToolHint(pool, name)
-    return hint === undefined ? new UnknownTool({ toolName: name }) : new UnknownTool({ toolName: name, hint })
-  }
-
   // Untraced, as every per-call stage: a span per stage per call cost as much as the rest of the
   // call (bench/overhead.ts); the message keeps its span (Scheduler.runMessage / runStream).
   const prepare = Effect.fnUntraced(function* (block: ToolUseBlock, index: number) {
@@ -148,7 +144,7 @@ export const make = Effect.gen(function* () {
       warmed.add(tool)
     }
     const decoded: Either.Either<unknown, CallError> =
-      tool === undefined ? Either.left(unknownTool(pool, block.name)) : validator.decode(tool, block.input)
+      tool === undefined ? Either.left(unknownTool(block.name, pool)) : validator.decode(tool, block.input)
     const concurrencySafe =
       tool !== undefined && Either.isRight(decoded) && safely(() => tool.isConcurrencySafe(decoded.right), false)
     const interruptBehavior: InterruptBehavior = tool === undefined ? "cancel" : safely(() => tool.interruptBehavior(), "block" as const)
@@ -190,7 +186,8 @@ export const make = Effect.gen(function* () {
     let input: unknown = call.decoded.right
     const pathRules = permissions.pathRules === undefined ? undefined : yield* permissions.pathRules(session)
     const withPathRules = pathRules === undefined ? {} : { pathRules }
-    const checkContext: ToolCheckContext = { session, fileState, mode: session.permissionMode, ...withPathRules }
+    const readsWithoutAsking = (file: string) => permissions.readsWithoutAsking(tool, file, session)
+    const checkContext: ToolCheckContext = { session, fileState, mode: session.permissionMode, readsWithoutAsking, ...withPathRules }
     const notices: Array<string> = []
     const remindersBefore: Array<string> = []
     const fail = (error: CallError, extra: Partial<CallOutcome> = {}, remindersAfter: ReadonlyArray<string> = []) =>
@@ -305,6 +302,7 @@ export const make = Effect.gen(function* () {
       toolUseId: block.id,
       session,
       fileState,
+      readsWithoutAsking,
       reportProgress: options.onProgress === undefined ? () => Effect.void : (progress) => options.onProgress!(block.id, progress),
       ...withPathRules
     }

@@ -23,7 +23,7 @@ export interface ToolPool {
   readonly lookup: (name: string) => AnyTool | undefined
   readonly apiSchemas: ReadonlyArray<ApiToolDefinition>
   /** Tools taken out of the pool, and why (for `toolgate tools`). */
-  readonly removed: ReadonlyArray<{ readonly name: string; readonly reason: string; readonly denied?: boolean }>
+  readonly removed: ReadonlyArray<{ readonly name: string; readonly reason: string }>
 }
 
 export interface ToolRegistryService {
@@ -56,7 +56,7 @@ export const buildPool = (
   external: ReadonlyArray<AnyTool>,
   rules: ReadonlyArray<PermissionRule>
 ): ToolPool => {
-  const removed: Array<ToolPool["removed"][number]> = []
+  const removed: Array<{ name: string; reason: string }> = []
   const denyRule = (tool: AnyTool) =>
     rules.find((r) => r.behavior === "deny" && r.content === undefined && matchesToolName(r.toolName, tool.name, "deny"))
   const seen = new Set<string>()
@@ -67,7 +67,7 @@ export const buildPool = (
     }
     const rule = denyRule(tool)
     if (rule) {
-      removed.push({ name: tool.name, reason: `denied by rule '${rule.raw}' from ${rule.source}`, denied: true })
+      removed.push({ name: tool.name, reason: `denied by rule '${rule.raw}' from ${rule.source}` })
       return false
     }
     seen.add(tool.name)
@@ -79,12 +79,6 @@ export const buildPool = (
   ]
   return poolOf(tools, removed)
 }
-
-/** What the model is told when it calls a tool a deny rule removed (Claude Code's words). */
-export const removedToolHint = (pool: ToolPool, name: string): string | undefined =>
-  pool.removed.some((r) => r.denied === true && r.name === canonicalToolName(name))
-    ? `${canonicalToolName(name)} is disabled for this session, in subagents as well as here.`
-    : undefined
 
 /** A pool of these tools, in this order: lookup by name, alias or legacy name; API schemas on first use. */
 export const poolOf = (tools: ReadonlyArray<AnyTool>, removed: ToolPool["removed"]): ToolPool => {

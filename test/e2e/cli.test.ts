@@ -85,7 +85,7 @@ describe("toolgate tools", () => {
   it("a bare deny rule removes a tool", () => {
     const ran = toolgate(["tools", "--json", "--disallowed-tools", "Bash"])
     expect(json(ran).tools.map((t: { name: string }) => t.name)).not.toContain("Bash")
-    expect(json(ran).removed).toEqual([{ name: "Bash", reason: "denied by rule 'Bash' from cliArg", denied: true }])
+    expect(json(ran).removed).toEqual([{ name: "Bash", reason: "denied by rule 'Bash' from cliArg" }])
   })
 })
 
