@@ -17,6 +17,7 @@ import {
   toModelText,
   type CallError
 } from "../Errors.js"
+import { isReady } from "../internal/ready.js"
 import { contentText, toolResult, type ToolResultBlock, type ToolResultContent, type ToolUseBlock } from "../Messages.js"
 import { dontAskDenied } from "./Permissions/messages.js"
 import type { PermissionDecision } from "../Permission.js"
@@ -92,6 +93,15 @@ const safely = <A>(f: () => A, fallback: A): A => {
   }
 }
 
+/** The tool's call as an Effect; a synchronous throw becomes a defect, as inside Effect.suspend. */
+const startCall = (tool: AnyTool, input: unknown, context: ToolContext): ReturnType<AnyTool["call"]> => {
+  try {
+    return tool.call(input, context)
+  } catch (defect) {
+    return Effect.die(defect)
+  }
+}
+
 const errorResult = (toolUseId: string, error: CallError) => toolResult(toolUseId, toModelText(error), true)
 
 const describeDefect = (defect: unknown): string =>
@@ -123,20 +133,23 @@ export const make = Effect.gen(function* () {
 
   // Untraced, as every per-call stage: a span per stage per call cost as much as the rest of the
   // call (bench/overhead.ts); the message keeps its span (Scheduler.runMessage / runStream).
-  const prepare = Effect.fnUntraced(function* (block: ToolUseBlock, index: number) {
-    const pool = yield* registry.pool
-    const tool = pool.lookup(block.name)
-    if (tool !== undefined && !warmed.has(tool)) {
-      yield* tool.warmup
-      warmed.add(tool)
-    }
+  const prepared = (tool: AnyTool | undefined, block: ToolUseBlock, index: number): PreparedCall => {
     const decoded: Either.Either<unknown, CallError> =
       tool === undefined ? Either.left(new UnknownTool({ toolName: block.name })) : validator.decode(tool, block.input)
     const concurrencySafe =
       tool !== undefined && Either.isRight(decoded) && safely(() => tool.isConcurrencySafe(decoded.right), false)
     const interruptBehavior: InterruptBehavior = tool === undefined ? "cancel" : safely(() => tool.interruptBehavior(), "block" as const)
-    return { index, block, tool, decoded, concurrencySafe, interruptBehavior } satisfies PreparedCall
-  })
+    return { index, block, tool, decoded, concurrencySafe, interruptBehavior }
+  }
+  const prepare = (block: ToolUseBlock, index: number): Effect.Effect<PreparedCall> =>
+    Effect.flatMap(registry.pool, (pool) => {
+      const tool = pool.lookup(block.name)
+      if (tool === undefined || warmed.has(tool)) return Effect.succeed(prepared(tool, block, index))
+      return Effect.map(tool.warmup, () => {
+        warmed.add(tool)
+        return prepared(tool, block, index)
+      })
+    })
 
   /** An input replaced by a hook, the user or a tool's check goes through stages 1 and 2 again. */
   const revalidate = (tool: AnyTool, replacement: unknown, ctx: ToolCheckContext) =>
@@ -178,12 +191,16 @@ export const make = Effect.gen(function* () {
       errorOutcome(call, error, { input, notices, additionalContext, ...extra })
 
     // 2. the tool's own validation
-    const rejected = yield* Effect.either(validator.validate(tool, input, checkContext))
-    if (Either.isLeft(rejected)) return fail(rejected.left)
+    const validation = validator.validate(tool, input, checkContext)
+    if (!isReady(validation)) {
+      const rejected = yield* Effect.either(validation)
+      if (Either.isLeft(rejected)) return fail(rejected.left)
+    }
 
     // 3. PreToolUse hooks see the input with paths made absolute
     let checked = tool.expandInput(input, session)
-    const pre = yield* hooks.preToolUse({ tool, toolInput: checked, toolUseId: block.id, session })
+    const preHooks = hooks.preToolUse({ tool, toolInput: checked, toolUseId: block.id, session })
+    const pre = isReady(preHooks) ? preHooks.value : yield* preHooks
     notices.push(...pre.notices)
     additionalContext.push(...pre.additionalContext)
     if (pre.stop !== undefined) {
@@ -274,11 +291,14 @@ export const make = Effect.gen(function* () {
       reportProgress: options.onProgress === undefined ? () => Effect.void : (progress) => options.onProgress!(block.id, progress)
     }
     const startedAt = Date.now()
-    const called = yield* Effect.suspend(() => tool.call(input, context)).pipe(
-      Effect.map((result) => Either.right(result)),
-      Effect.catchTag("ToolError", (e) => Effect.succeed(Either.left<CallError>(new ToolFailed({ toolName: tool.name, reason: e.reason })))),
-      Effect.catchAllDefect((defect) => Effect.succeed(Either.left<CallError>(new ToolDefect({ toolName: tool.name, reason: describeDefect(defect) }))))
-    )
+    const calling = startCall(tool, input, context)
+    const called = isReady(calling)
+      ? Either.right(calling.value)
+      : yield* calling.pipe(
+          Effect.map((result) => Either.right(result)),
+          Effect.catchTag("ToolError", (e) => Effect.succeed(Either.left<CallError>(new ToolFailed({ toolName: tool.name, reason: e.reason })))),
+          Effect.catchAllDefect((defect) => Effect.succeed(Either.left<CallError>(new ToolDefect({ toolName: tool.name, reason: describeDefect(defect) }))))
+        )
     const durationMs = Date.now() - startedAt
     const hookInput = tool.expandInput(input, session)
 
@@ -303,12 +323,12 @@ export const make = Effect.gen(function* () {
 
     // 6. map the result, PostToolUse hooks, spill
     const result = called.right
-    const mapped = yield* Effect.try({
+    const mapped = Either.try({
       try: () => tool.mapResult(result.data, block.id),
       catch: (defect) => new ToolDefect({ toolName: tool.name, reason: `could not map the result: ${describeDefect(defect)}` })
-    }).pipe(Effect.either)
+    })
     if (Either.isLeft(mapped)) return fail(mapped.left, { decision })
-    const post = yield* hooks.postToolUse({
+    const postHooks = hooks.postToolUse({
       tool,
       toolInput: hookInput,
       toolUseId: block.id,
@@ -316,6 +336,7 @@ export const make = Effect.gen(function* () {
       durationMs,
       session
     })
+    const post = isReady(postHooks) ? postHooks.value : yield* postHooks
     notices.push(...post.notices)
     additionalContext.push(...post.additionalContext)
     if (post.blockReason !== undefined) additionalContext.push(post.blockReason)
@@ -327,7 +348,8 @@ export const make = Effect.gen(function* () {
         content = typeof post.updatedOutput === "string" ? post.updatedOutput : JSON.stringify(post.updatedOutput, null, 2)
       } else notices.push(`PostToolUse hook output for ${tool.name} ignored: only MCP tool output can be replaced`)
     }
-    const fitted = yield* Effect.either(resultStore.fit(session.sessionDir, block.id, content, tool.maxResultSizeChars))
+    const fitting = resultStore.fit(session.sessionDir, block.id, content, tool.maxResultSizeChars)
+    const fitted = isReady(fitting) ? Either.right(fitting.value) : yield* Effect.either(fitting)
     if (Either.isLeft(fitted)) {
       notices.push(fitted.left.message)
       const limit = thresholdFor(tool.maxResultSizeChars)
