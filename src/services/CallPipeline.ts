@@ -31,7 +31,8 @@ import { InputValidator } from "./InputValidator.js"
 import { Permissions } from "./Permissions.js"
 import { ResultStore, thresholdFor } from "./ResultStore.js"
 import { Settings } from "./Settings.js"
-import { ToolRegistry } from "./ToolRegistry.js"
+import { ToolRegistry, type ToolPool } from "./ToolRegistry.js"
+import { unknownTool } from "./CallPipeline/unknownTool.js"
 import { positiveIntSetting } from "../internal/config.js"
 
 /** A call looked up and decoded, ready to be scheduled. */
@@ -145,9 +146,9 @@ export const make = Effect.gen(function* () {
 
   // Untraced, as every per-call stage: a span per stage per call cost as much as the rest of the
   // call (bench/overhead.ts); the message keeps its span (Scheduler.runMessage / runStream).
-  const prepared = (tool: AnyTool | undefined, block: ToolUseBlock, index: number): PreparedCall => {
+  const prepared = (pool: ToolPool, tool: AnyTool | undefined, block: ToolUseBlock, index: number): PreparedCall => {
     const decoded: Either.Either<unknown, CallError> =
-      tool === undefined ? Either.left(new UnknownTool({ toolName: block.name })) : validator.decode(tool, block.input)
+      tool === undefined ? Either.left(unknownTool(block.name, pool)) : validator.decode(tool, block.input)
     const concurrencySafe =
       tool !== undefined && Either.isRight(decoded) && safely(() => tool.isConcurrencySafe(decoded.right), false)
     const interruptBehavior: InterruptBehavior = tool === undefined ? "cancel" : safely(() => tool.interruptBehavior(), "block" as const)
@@ -156,10 +157,10 @@ export const make = Effect.gen(function* () {
   const prepare = (block: ToolUseBlock, index: number): Effect.Effect<PreparedCall> =>
     Effect.flatMap(registry.pool, (pool) => {
       const tool = pool.lookup(block.name)
-      if (tool === undefined || warmed.has(tool)) return Effect.succeed(prepared(tool, block, index))
+      if (tool === undefined || warmed.has(tool)) return Effect.succeed(prepared(pool, tool, block, index))
       return Effect.map(tool.warmup, () => {
         warmed.add(tool)
-        return prepared(tool, block, index)
+        return prepared(pool, tool, block, index)
       })
     })
 
@@ -196,7 +197,8 @@ export const make = Effect.gen(function* () {
       return errorOutcome(call, Either.isLeft(call.decoded) ? call.decoded.left : new UnknownTool({ toolName: block.name }))
     }
     let input: unknown = call.decoded.right
-    const checkContext: ToolCheckContext = { session, fileState, mode: session.permissionMode }
+    const readsWithoutAsking = (file: string) => permissions.readsWithoutAsking(tool, file, session)
+    const checkContext: ToolCheckContext = { session, fileState, mode: session.permissionMode, readsWithoutAsking }
     const notices: Array<string> = []
     const remindersBefore: Array<string> = []
     const fail = (error: CallError, extra: Partial<CallOutcome> = {}, remindersAfter: ReadonlyArray<string> = []) =>
@@ -315,6 +317,7 @@ export const make = Effect.gen(function* () {
       toolUseId: block.id,
       session,
       fileState,
+      readsWithoutAsking,
       reportProgress: options.onProgress === undefined ? () => Effect.void : (progress) => options.onProgress!(block.id, progress)
     }
     const startedAt = Date.now()

@@ -21,6 +21,7 @@ import {
   snapshotMtime,
   UNEXPECTEDLY_MODIFIED_MESSAGE
 } from "./files/freshness.js"
+import { mayChangeUnread } from "./files/readBeforeWrite.js"
 import { encodeText, snapshotHash, toLf } from "./files/textCodec.js"
 import { countChanges, structuredPatch, type Hunk } from "./files/structuredPatch.js"
 import { makeParentDirectories, writeAtomically } from "./files/atomic.js"
@@ -72,7 +73,7 @@ const validate = Effect.fn("Write.validateInput")(function* (input: WriteInput, 
   if (current === undefined) return
   const seen = Option.getOrUndefined(yield* ctx.fileState.get(file))
   const state = freshness(seen, { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
-  if (state === "unread" || state === "partial") return yield* rejectWith(NOT_READ_MESSAGE)
+  if (state === "partial" || (state === "unread" && !(yield* mayChangeUnread(ctx, file)))) return yield* rejectWith(NOT_READ_MESSAGE)
   if (state === "stale") return yield* rejectWith(MODIFIED_SINCE_READ_MESSAGE)
 })
 
@@ -88,7 +89,7 @@ const run = Effect.fn("Write.call")(function* (input: WriteInput, ctx: ToolConte
     // Re-check right before writing: a change since validateInput must be refused, not overwritten.
     const seen = Option.getOrUndefined(yield* ctx.fileState.get(file))
     const state = freshness(seen, { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
-    if (state === "unread" || state === "partial") return yield* Effect.fail(toolError(NOT_READ_MESSAGE))
+    if (state === "partial" || (state === "unread" && !(yield* mayChangeUnread(ctx, file)))) return yield* Effect.fail(toolError(NOT_READ_MESSAGE))
     if (state === "stale") return yield* Effect.fail(toolError(UNEXPECTEDLY_MODIFIED_MESSAGE))
   }
   const encoding = current?.encoding ?? "utf8"
@@ -119,6 +120,7 @@ const lineCount = (text: string): number => (text === "" ? 0 : text.split("\n").
 
 export const WriteTool = buildTool<WriteInput, WriteOutput>({
   name: WRITE_TOOL_NAME,
+  knownAs: ["create_file"],
   inputSchema: WriteInput,
   description: "Create a file, or overwrite a file that has been read, with the given content.",
   prompt: PROMPT,

@@ -75,6 +75,14 @@ describe("WebFetch through the pipeline, against a local server (allowed by WebF
         expect(text(image.result.content)).toContain("image/png")
       }))
 
+    live("offset reads the page text from a character position; past the end it says so", () =>
+      Effect.gen(function* () {
+        expect(text((yield* call(cwd, { url: `${server.origin}/plain`, prompt: "p", offset: 5 })).result.content)).toBe("text\n")
+        const past = yield* call(cwd, { url: `${server.origin}/plain`, prompt: "p", offset: 99 })
+        expect(past.result.is_error).toBe(true)
+        expect(text(past.result.content)).toBe("offset 99 is past the end of the page text (10 characters).")
+      }))
+
     live("follows a same-host redirect", () =>
       Effect.gen(function* () {
         const outcome = yield* call(cwd, { url: `${server.origin}/same-host-redirect`, prompt: "p" })
@@ -146,7 +154,7 @@ To complete your request, I need to fetch content from the redirected URL. Pleas
       Effect.gen(function* () {
         const notUrl = yield* call(cwd, { url: "not a url", prompt: "p" })
         expect(text(notUrl.result.content)).toBe(
-          "<tool_use_error>InputValidationError: WebFetch failed due to the following issue:\nThe parameter `url` is invalid: Invalid url</tool_use_error>"
+          `<tool_use_error>InputValidationError: ${JSON.stringify([{ code: "invalid_format", format: "url", path: ["url"], message: "Invalid URL" }], null, 2)}</tool_use_error>`
         )
         for (const [url, scheme] of [["file:///etc/passwd", "file"], ["javascript:alert(1)", "javascript"], ["data:text/html,<b>x</b>", "data"]]) {
           const outcome = yield* call(cwd, { url, prompt: "p" })

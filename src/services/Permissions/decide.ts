@@ -103,6 +103,17 @@ export const makePathContext = (env: DecideEnvironment, session: SessionContext,
   }
 }
 
+/**
+ * Whether reading `file` would be allowed without asking: no whole-tool Read deny or ask rule,
+ * and the path check allows the read (a working directory, an allow rule, or bypassPermissions).
+ * `toolName` is the tool that wants to know.
+ */
+export const readsWithoutAsking = (file: string, session: SessionContext, toolName: string, env: DecideEnvironment): boolean => {
+  const mode = effectiveMode(session.permissionMode, env.bypassDisabled)
+  if (wholeToolRule(env.rules, "deny", "Read") !== undefined || wholeToolRule(env.rules, "ask", "Read") !== undefined) return false
+  return toPathVerdict(checkPath("read", file, makePathContext(env, session, mode, toolName)), mode).behavior === "allow"
+}
+
 /** A path verdict for the shell analyzer, with the mode's part applied (ask stays ask in dontAsk). */
 export const toPathVerdict = (result: PathCheckResult, mode: PermissionMode): PathVerdict => {
   const reason = describeReason(result.reason)
