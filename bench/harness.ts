@@ -172,11 +172,21 @@ export const formatTable = (metrics: ReadonlyArray<Metric>): string => {
   return [line(header), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.map(line)].join("\n")
 }
 
+/** How busy the machine was: the figures of a loaded machine are noisier (and CPU time inflates). */
+export interface MachineLoad {
+  readonly cpus: number
+  readonly cpuModel: string
+  /** os.loadavg() (1, 5, 15 minutes) when the run started and when it ended. */
+  readonly loadavgStart: ReadonlyArray<number>
+  readonly loadavgEnd: ReadonlyArray<number>
+}
+
 export interface Results {
   readonly generatedAt: string
   readonly node: string
   readonly platform: string
   readonly cpus: number
+  readonly machine: MachineLoad
   readonly durationMs: number
   readonly metrics: ReadonlyArray<Metric>
 }

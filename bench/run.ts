@@ -39,6 +39,7 @@ const main = async () => {
     process.exit(2)
   }
   const selected = wanted.length === 0 ? all : all.filter((b) => wanted.includes(b.name))
+  const loadavgStart = os.loadavg()
   const started = performance.now()
   const metrics: Array<Metric> = []
   for (const bench of selected) {
@@ -55,10 +56,13 @@ const main = async () => {
     node: process.version,
     platform: `${process.platform} ${process.arch}`,
     cpus: os.cpus().length,
+    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? "unknown", loadavgStart, loadavgEnd: os.loadavg() },
     durationMs,
     metrics
   })
+  const loadText = (l: ReadonlyArray<number>) => l.map((n) => n.toFixed(1)).join(" ")
   console.log(`\n${metrics.length} metrics in ${(durationMs / 1000).toFixed(1)} s → bench/results.json`)
+  console.log(`machine: ${os.cpus().length} cpus, load average ${loadText(loadavgStart)} at the start, ${loadText(os.loadavg())} at the end`)
 }
 
 const cleanUp = () => import("./runtime.js").then(({ removeTempDirs }) => removeTempDirs())

@@ -68,7 +68,7 @@ export const scale: Benchmark = {
     await runtime.dispose()
 
     const perSecond = (ms: number) => (DECILE / ms) * 1000
-    const flatness = (name: string, unit: string, ms: ReadonlyArray<number>, note: string): Metric => {
+    const flatness = (name: string, unit: string, ms: ReadonlyArray<number>, note: string, judged: boolean): Metric => {
       const rates = ms.map(perSecond)
       return {
         name,
@@ -77,14 +77,13 @@ export const scale: Benchmark = {
         baseline: { name: "first decile", value: rates[0]! },
         ratio: rates[9]! / rates[0]!,
         spread: { kind: "min-max", low: Math.min(...rates), high: Math.max(...rates) },
-        target: "flat (≈ 1×)",
-        meets: rates[9]! / rates[0]! > 0.8,
+        ...(judged ? { target: "≥ 0.9×", meets: rates[9]! / rates[0]! >= 0.9 } : {}),
         note: `${note}; per decile: ${rates.map((r) => r.toFixed(0)).join(", ")}`
       }
     }
     const metrics: Array<Metric> = [
-      flatness("scale.throughput_last_vs_first_decile", "messages/s (cpu)", decileCpuMs, "messages per CPU second (this process), less sensitive to a shared machine"),
-      flatness("scale.wall.throughput_last_vs_first_decile", "messages/s (wall)", decileMs, "messages per wall second"),
+      flatness("scale.throughput_last_vs_first_decile", "messages/s (cpu)", decileCpuMs, "messages per CPU second (this process), less sensitive to a shared machine", true),
+      flatness("scale.wall.throughput_last_vs_first_decile", "messages/s (wall)", decileMs, "messages per wall second (mostly the neighbours' load on a shared machine)", false),
       {
         name: "scale.heap_after_vs_before",
         value: heapEnd,
@@ -92,7 +91,7 @@ export const scale: Benchmark = {
         baseline: { name: "before", value: heapStart },
         ratio: heapEnd / heapStart,
         spread: { kind: "min-max", low: Math.min(...decileHeap), high: Math.max(...decileHeap) },
-        target: "flat (≈ 1×)",
+        target: "flat (< 5 MB growth)",
         meets: heapEnd - heapStart < 5,
         note: `growth ${((heapEnd - heapStart) * 1024).toFixed(0)} KB over ${MESSAGES * PER_MESSAGE} calls, ${((heapEnd - decileHeap[4]!) * 1024).toFixed(0)} KB of it in the second half (JIT code and feedback settle over the first few thousand calls); per decile MB: ${decileHeap.map((h) => h.toFixed(1)).join(", ")}`
       }

@@ -7,7 +7,7 @@
 // Node version changes.
 import { build } from "esbuild"
 import { spawnSync } from "node:child_process"
-import { chmodSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 
 rmSync("dist", { recursive: true, force: true })
 
@@ -44,8 +44,17 @@ await build({
   logLevel: "warning"
 })
 
+// `toolgate --version` alone is answered by the launcher: it needs none of the command code.
+const version = /export const VERSION = "([^"]+)"/.exec(readFileSync("src/version.ts", "utf8"))?.[1]
+if (version === undefined) throw new Error("build: no VERSION in src/version.ts")
+
 const launcher = `#!/usr/bin/env node
 "use strict"
+// \`toolgate --version\` alone: the same bytes @effect/cli prints, without loading the commands.
+if (process.argv.length === 3 && process.argv[2] === "--version") {
+  process.stdout.write(${JSON.stringify(version + "\n\n")})
+  return
+}
 // Runs toolgate-main.cjs from V8's code cache; without a usable cache it compiles as usual and
 // leaves one for the next start (best effort: a read-only install just starts uncached).
 const fs = require("node:fs")

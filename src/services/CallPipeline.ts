@@ -18,6 +18,7 @@ import {
   toModelText,
   type CallError
 } from "../Errors.js"
+import { isReady } from "../internal/ready.js"
 import { contentText, toolResult, type ToolResultBlock, type ToolResultContent, type ToolUseBlock } from "../Messages.js"
 import { dontAskDenied } from "./Permissions/messages.js"
 import type { PermissionDecision } from "../Permission.js"
@@ -30,7 +31,7 @@ import { InputValidator } from "./InputValidator.js"
 import { Permissions } from "./Permissions.js"
 import { ResultStore, thresholdFor } from "./ResultStore.js"
 import { Settings } from "./Settings.js"
-import { ToolRegistry } from "./ToolRegistry.js"
+import { ToolRegistry, type ToolPool } from "./ToolRegistry.js"
 import { unknownTool } from "./CallPipeline/unknownTool.js"
 import { positiveIntSetting } from "../internal/config.js"
 
@@ -100,6 +101,15 @@ const safely = <A>(f: () => A, fallback: A): A => {
   }
 }
 
+/** The tool's call as an Effect; a synchronous throw becomes a defect, as inside Effect.suspend. */
+const startCall = (tool: AnyTool, input: unknown, context: ToolContext): ReturnType<AnyTool["call"]> => {
+  try {
+    return tool.call(input, context)
+  } catch (defect) {
+    return Effect.die(defect)
+  }
+}
+
 /** How long a permission question waits before the Notification hooks hear of it (Claude Code's 6 s). */
 const PERMISSION_NOTIFY_DELAY_MS = 6_000
 
@@ -136,20 +146,23 @@ export const make = Effect.gen(function* () {
 
   // Untraced, as every per-call stage: a span per stage per call cost as much as the rest of the
   // call (bench/overhead.ts); the message keeps its span (Scheduler.runMessage / runStream).
-  const prepare = Effect.fnUntraced(function* (block: ToolUseBlock, index: number) {
-    const pool = yield* registry.pool
-    const tool = pool.lookup(block.name)
-    if (tool !== undefined && !warmed.has(tool)) {
-      yield* tool.warmup
-      warmed.add(tool)
-    }
+  const prepared = (pool: ToolPool, tool: AnyTool | undefined, block: ToolUseBlock, index: number): PreparedCall => {
     const decoded: Either.Either<unknown, CallError> =
       tool === undefined ? Either.left(unknownTool(block.name, pool)) : validator.decode(tool, block.input)
     const concurrencySafe =
       tool !== undefined && Either.isRight(decoded) && safely(() => tool.isConcurrencySafe(decoded.right), false)
     const interruptBehavior: InterruptBehavior = tool === undefined ? "cancel" : safely(() => tool.interruptBehavior(), "block" as const)
-    return { index, block, tool, decoded, concurrencySafe, interruptBehavior } satisfies PreparedCall
-  })
+    return { index, block, tool, decoded, concurrencySafe, interruptBehavior }
+  }
+  const prepare = (block: ToolUseBlock, index: number): Effect.Effect<PreparedCall> =>
+    Effect.flatMap(registry.pool, (pool) => {
+      const tool = pool.lookup(block.name)
+      if (tool === undefined || warmed.has(tool)) return Effect.succeed(prepared(pool, tool, block, index))
+      return Effect.map(tool.warmup, () => {
+        warmed.add(tool)
+        return prepared(pool, tool, block, index)
+      })
+    })
 
   /** An input replaced by a hook, the user or a tool's check goes through stages 1 and 2 again. */
   const revalidate = (tool: AnyTool, replacement: unknown, ctx: ToolCheckContext) =>
@@ -194,12 +207,16 @@ export const make = Effect.gen(function* () {
       errorOutcome(call, error, { input, notices, remindersBefore, remindersAfter, ...extra })
 
     // 2. the tool's own validation
-    const rejected = yield* Effect.either(validator.validate(tool, input, checkContext))
-    if (Either.isLeft(rejected)) return fail(rejected.left)
+    const validation = validator.validate(tool, input, checkContext)
+    if (!isReady(validation)) {
+      const rejected = yield* Effect.either(validation)
+      if (Either.isLeft(rejected)) return fail(rejected.left)
+    }
 
     // 3. PreToolUse hooks see the input with paths made absolute
     let checked = tool.expandInput(input, session)
-    const pre = yield* hooks.preToolUse({ tool, toolInput: checked, toolUseId: block.id, session })
+    const preHooks = hooks.preToolUse({ tool, toolInput: checked, toolUseId: block.id, session })
+    const pre = isReady(preHooks) ? preHooks.value : yield* preHooks
     notices.push(...pre.notices)
     remindersBefore.push(...pre.reminders)
     if (pre.stop !== undefined) {
@@ -307,11 +324,14 @@ export const make = Effect.gen(function* () {
       ...withPathRules
     }
     const startedAt = Date.now()
-    const called = yield* Effect.suspend(() => tool.call(input, context)).pipe(
-      Effect.map((result) => Either.right(result)),
-      Effect.catchTag("ToolError", (e) => Effect.succeed(Either.left<CallError>(new ToolFailed({ toolName: tool.name, reason: e.reason })))),
-      Effect.catchAllDefect((defect) => Effect.succeed(Either.left<CallError>(new ToolDefect({ toolName: tool.name, reason: describeDefect(defect) }))))
-    )
+    const calling = startCall(tool, input, context)
+    const called = isReady(calling)
+      ? Either.right(calling.value)
+      : yield* calling.pipe(
+          Effect.map((result) => Either.right(result)),
+          Effect.catchTag("ToolError", (e) => Effect.succeed(Either.left<CallError>(new ToolFailed({ toolName: tool.name, reason: e.reason })))),
+          Effect.catchAllDefect((defect) => Effect.succeed(Either.left<CallError>(new ToolDefect({ toolName: tool.name, reason: describeDefect(defect) }))))
+        )
     const durationMs = Date.now() - startedAt
     const hookInput = tool.expandInput(input, session)
 
@@ -335,12 +355,12 @@ export const make = Effect.gen(function* () {
 
     // 6. map the result, PostToolUse hooks, spill
     const result = called.right
-    const mapped = yield* Effect.try({
+    const mapped = Either.try({
       try: () => tool.mapResult(result.data, block.id),
       catch: (defect) => new ToolDefect({ toolName: tool.name, reason: `could not map the result: ${describeDefect(defect)}` })
-    }).pipe(Effect.either)
+    })
     if (Either.isLeft(mapped)) return fail(mapped.left, { decision })
-    const post = yield* hooks.postToolUse({
+    const postHooks = hooks.postToolUse({
       tool,
       toolInput: hookInput,
       toolUseId: block.id,
@@ -348,6 +368,7 @@ export const make = Effect.gen(function* () {
       durationMs,
       session
     })
+    const post = isReady(postHooks) ? postHooks.value : yield* postHooks
     notices.push(...post.notices)
     let content: ToolResultContent = mapped.right
     // A hook's replacement output is taken when the tool can read it as its own output (an MCP
@@ -359,7 +380,8 @@ export const make = Effect.gen(function* () {
       if (remapped !== undefined) content = remapped
       else notices.push(`PostToolUse hook output for ${tool.name} ignored: it does not have the shape of the tool's output`)
     }
-    const fitted = yield* Effect.either(resultStore.fit(session.sessionDir, block.id, content, tool.maxResultSizeChars))
+    const fitting = resultStore.fit(session.sessionDir, block.id, content, tool.maxResultSizeChars)
+    const fitted = isReady(fitting) ? Either.right(fitting.value) : yield* Effect.either(fitting)
     if (Either.isLeft(fitted)) {
       notices.push(fitted.left.message)
       const limit = thresholdFor(tool.maxResultSizeChars)

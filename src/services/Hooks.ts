@@ -10,6 +10,7 @@ import type { SessionContext } from "../Session.js"
 import type { RuleSuggestion } from "../Permission.js"
 import { Settings, type SettingsSource } from "./Settings.js"
 import type { HookInput, InProcessHook } from "./Hooks/types.js"
+import { isReady } from "../internal/ready.js"
 import { hookNameOf, inheritedEnv, makeEngine, type EngineOptions } from "./Hooks/engine.js"
 import {
   aggregatePermissionRequest,
@@ -255,6 +256,9 @@ export class Hooks extends Context.Tag("toolgate/Hooks")<Hooks, HooksService>() 
 export const emptyPreToolUse: PreToolUseOutcome = { decision: undefined, reminders: [], notices: [] }
 const emptyPost = { reminders: [], notices: [] } as const
 const noPermissionRequest: PermissionRequestOutcome = { notices: [] }
+const NO_PRE_TOOL_USE = Effect.succeed(emptyPreToolUse)
+const NO_PERMISSION_REQUEST = Effect.succeed(noPermissionRequest)
+const NO_POST: Effect.Effect<PostToolUseOutcome & PostToolUseFailureOutcome & PostToolBatchOutcome> = Effect.succeed(emptyPost)
 const noContinuation: StopOutcome = { continueWith: [], notices: [] }
 const noNotices: NoticesOutcome = { notices: [] }
 
@@ -401,16 +405,20 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
         noNotices
       )
 
-    const preToolUse = (request: PreToolUseRequest) =>
-      Effect.flatMap(engine.listens("PreToolUse"), (yes) => (yes ? preToolUseRun(request) : Effect.succeed(emptyPreToolUse)))
+    // The per-call events the same way, with a ready Effect when the answer is known without
+    // reading settings (the pipeline reads it without a fiber step).
+    const unlessListening = <A>(event: HookEvent, answer: Effect.Effect<A>, run: () => Effect.Effect<A>): Effect.Effect<A> => {
+      const listening = engine.listens(event)
+      if (isReady(listening)) return listening.value ? run() : answer
+      return Effect.flatMap(listening, (yes) => (yes ? run() : answer))
+    }
+    const preToolUse = (request: PreToolUseRequest) => unlessListening("PreToolUse", NO_PRE_TOOL_USE, () => preToolUseRun(request))
     const permissionRequest = (request: PermissionRequestRequest) =>
-      Effect.flatMap(engine.listens("PermissionRequest"), (yes) => (yes ? permissionRequestRun(request) : Effect.succeed(noPermissionRequest)))
-    const postToolUse = (request: PostToolUseRequest) =>
-      Effect.flatMap(engine.listens("PostToolUse"), (yes) => (yes ? postToolUseRun(request) : Effect.succeed(emptyPost)))
+      unlessListening("PermissionRequest", NO_PERMISSION_REQUEST, () => permissionRequestRun(request))
+    const postToolUse = (request: PostToolUseRequest) => unlessListening("PostToolUse", NO_POST, () => postToolUseRun(request))
     const postToolUseFailure = (request: PostToolUseFailureRequest) =>
-      Effect.flatMap(engine.listens("PostToolUseFailure"), (yes) => (yes ? postToolUseFailureRun(request) : Effect.succeed(emptyPost)))
-    const postToolBatch = (request: PostToolBatchRequest) =>
-      Effect.flatMap(engine.listens("PostToolBatch"), (yes) => (yes ? postToolBatchRun(request) : Effect.succeed(emptyPost)))
+      unlessListening("PostToolUseFailure", NO_POST, () => postToolUseFailureRun(request))
+    const postToolBatch = (request: PostToolBatchRequest) => unlessListening("PostToolBatch", NO_POST, () => postToolBatchRun(request))
 
     return Hooks.of({
       preToolUse,

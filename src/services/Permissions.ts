@@ -45,10 +45,7 @@ export const make = Effect.gen(function* () {
 
   // Untraced, as every per-call stage: a span per stage per call cost as much as the rest of the
   // call (bench/overhead.ts); the message keeps its span (Scheduler.runMessage / runStream).
-  const decide = Effect.fnUntraced(function* (request: PermissionRequest) {
-    const loaded = yield* settings.current
-    return yield* decideCall(request, environmentOf(loaded, fileState))
-  })
+  const decide = (request: PermissionRequest) => Effect.flatMap(settings.current, (loaded) => decideCall(request, environmentOf(loaded, fileState)))
 
   const pathRules = (session: SessionContext) => Effect.map(settings.current, (loaded) => pathRulesOf(environmentOf(loaded, fileState), session))
 

@@ -13,7 +13,7 @@
  * - results come out in tool_use order; calls that never started when the message ended
  *   otherwise than with `tool_use` get an error result saying so.
  */
-import { Cause, Config, Context, Effect, Either, Exit, Fiber, Layer, Option, Queue, Stream } from "effect"
+import { Cause, Config, Context, Effect, Either, Exit, Fiber, Layer, Option, Runtime, Stream } from "effect"
 import {
   CancelledBySibling,
   DuplicateToolUseId,
@@ -130,7 +130,7 @@ interface Slot {
   endedMs: number
   outcome: CallOutcome | undefined
   kind: CallOutcomeKind
-  fiber: Fiber.RuntimeFiber<void> | undefined
+  fiber: Fiber.RuntimeFiber<CallOutcome> | undefined
   /** Why the coordinator interrupted it, if it did. */
   cancelledWith: CallError | undefined
   /** Footprint under the current session; recomputed after a context change. */
@@ -157,379 +157,467 @@ export const make = Effect.gen(function* () {
   const hooks = yield* Hooks
   const defaultCap = yield* maxConcurrencyConfig.pipe(Effect.orElseSucceed(() => 10))
 
-  const run = <E>(source: Source<E>, options: SchedulerOptions) =>
-    Effect.scoped(
-      Effect.gen(function* () {
-        const cap = Math.max(1, options.maxConcurrency ?? defaultCap)
-        const siblingCancellation = options.siblingCancellation ?? true
-        const mode = options.mode ?? "batches"
-        // The coordinator's own bookkeeping is plain synchronous code; Effects only where it forks,
-        // signals or tells a listener (each Effect step costs more than the bookkeeping itself).
-        const listener = options.onEvent
-        const emit = (event: SchedulerEvent) => (listener === undefined ? Effect.void : listener(event))
-        const clock = yield* Effect.clock
-        const t0 = clock.unsafeCurrentTimeMillis()
-        const now = () => clock.unsafeCurrentTimeMillis() - t0
-        const signals = yield* Queue.unbounded<Signal>()
+  // The coordinator's bookkeeping is plain synchronous code, and so is the way signals reach it
+  // (an array and one waiting callback, not a Queue): Effects only where it forks, interrupts,
+  // prepares a call or tells a listener. A generator made per event, a queue hop per signal and a
+  // finaliser per call cost more than the calls themselves (bench/overhead.ts).
+  const run = Effect.fnUntraced(function* (source: Source<unknown>, options: SchedulerOptions) {
+    const cap = Math.max(1, options.maxConcurrency ?? defaultCap)
+    const siblingCancellation = options.siblingCancellation ?? true
+    const mode = options.mode ?? "batches"
+    const listener = options.onEvent
+    const clock = yield* Effect.clock
+    const coordinator = yield* Effect.fiberId
+    // Calls are forked from plain code (no Effect step per fork) with this fiber's context and
+    // FiberRefs; they are not its children, so the exit handler below interrupts what still runs.
+    const forkCall = Runtime.runFork(yield* Effect.runtime<never>())
+    const t0 = clock.unsafeCurrentTimeMillis()
+    const now = () => clock.unsafeCurrentTimeMillis() - t0
 
-        let session = options.session
-        const slots: Array<Slot> = []
-        const running = new Set<Slot>()
-        const seenIds = new Set<string>()
-        let arrivals = 0
-        let streamEnded = false
-        let stopReason: string | undefined
-        let endReason: string | undefined
-        let interrupts = 0
-        let halt: Halt | undefined
-        let batch = 0
-        let batchHasUnsafe = false
-        let runningUnsafe = 0
-        let nextToEmit = 0
-        /** Every slot before this one has left "waiting" (dispatch starts its scan here). */
-        let firstWaiting = 0
+    // Signals, in arrival order, and the coordinator's wake-up call while it waits for one.
+    const signals: Array<Signal> = []
+    let nextSignal = 0
+    let wake: (() => void) | undefined
+    const signal = (s: Signal) => {
+      signals.push(s)
+      if (wake !== undefined) {
+        const resume = wake
+        wake = undefined
+        resume()
+      }
+    }
+    const waitForSignal = Effect.async<void>((resume) => {
+      if (nextSignal < signals.length) return resume(Effect.void)
+      wake = () => resume(Effect.void)
+      return Effect.sync(() => {
+        wake = undefined
+      })
+    })
 
-        // The model's events, then an end marker (with the error if the stream failed). A message
-        // whose blocks are all known needs no stream and no fiber to feed them.
-        if (source._tag === "Known") {
-          yield* signals.offerAll([
-            ...source.blocks.map((block): Signal => ({ _tag: "Model", event: { _tag: "ToolUse", block } })),
-            { _tag: "Model", event: { _tag: "StopReason", stopReason: "tool_use" } },
-            { _tag: "StreamEnded", error: undefined }
-          ])
-        } else yield* source.events.pipe(
-          Stream.runForEach((event) => signals.offer({ _tag: "Model", event })),
+    let session = options.session
+    const slots: Array<Slot> = []
+    const running = new Set<Slot>()
+    const seenIds = new Set<string>()
+    let arrivals = 0
+    let streamEnded = false
+    let stopReason: string | undefined
+    let endReason: string | undefined
+    let interrupts = 0
+    let halt: Halt | undefined
+    let batch = 0
+    let batchHasUnsafe = false
+    let runningUnsafe = 0
+    let nextToEmit = 0
+    let settled = 0
+    /** Every slot before this one has left "waiting" (dispatch starts its scan here). */
+    let firstWaiting = 0
+    /** What the synchronous handlers decided, in order: events to tell, calls to fork. */
+    let actions: Array<{ readonly _tag: "Emit"; readonly event: SchedulerEvent } | { readonly _tag: "Start"; readonly slot: Slot }> = []
+    const emit = (event: SchedulerEvent) => {
+      if (listener !== undefined) actions.push({ _tag: "Emit", event })
+    }
+    /** Fibers feeding model events and interrupts; stopped when the message ends. */
+    const feeders: Array<Fiber.RuntimeFiber<unknown, unknown>> = []
+
+    // The model's events, then an end marker (with the error if the stream failed). A message
+    // whose blocks are all known needs no stream and no fiber to feed them.
+    /** A known message's calls, looked up and decoded before the first is handled (duplicates excepted). */
+    let prepared: Array<PreparedCall | undefined> | undefined
+    if (source._tag === "Known") {
+      const ids = new Set<string>()
+      prepared = yield* Effect.forEach(source.blocks, (block, index) => {
+        if (ids.has(block.id)) return Effect.succeed(undefined)
+        ids.add(block.id)
+        return pipeline.prepare(block, index)
+      })
+      for (const block of source.blocks) signals.push({ _tag: "Model", event: { _tag: "ToolUse", block } })
+      signals.push({ _tag: "Model", event: { _tag: "StopReason", stopReason: "tool_use" } }, { _tag: "StreamEnded", error: undefined })
+    } else {
+      feeders.push(
+        yield* source.events.pipe(
+          Stream.runForEach((event) => Effect.sync(() => signal({ _tag: "Model", event }))),
           Effect.matchCause({
-            onSuccess: () => ({ _tag: "StreamEnded", error: undefined }) as const,
-            onFailure: (cause) => ({ _tag: "StreamEnded", error: Cause.pretty(cause).split("\n")[0] ?? "stream error" }) as const
+            onSuccess: (): Signal => ({ _tag: "StreamEnded", error: undefined }),
+            onFailure: (cause): Signal => ({ _tag: "StreamEnded", error: Cause.pretty(cause).split("\n")[0] ?? "stream error" })
           }),
-          Effect.flatMap((signal) => signals.offer(signal)),
-          Effect.forkScoped
+          Effect.flatMap((end) => Effect.sync(() => signal(end))),
+          Effect.fork
         )
-        if (options.interrupts !== undefined) {
-          yield* options.interrupts.pipe(
-            Stream.runForEach(() => signals.offer({ _tag: "Interrupt" })),
-            Effect.forkScoped
+      )
+    }
+    if (options.interrupts !== undefined) {
+      feeders.push(yield* options.interrupts.pipe(Stream.runForEach(() => Effect.sync(() => signal({ _tag: "Interrupt" }))), Effect.fork))
+    }
+
+    const settle = (slot: Slot, outcome: CallOutcome, kind: CallOutcomeKind, endedMs = now()) => {
+      settled++
+      slot.status = "done"
+      slot.outcome = outcome
+      slot.kind = kind
+      slot.endedMs = endedMs
+      emit({ _tag: "CallFinished", index: slot.call.index, outcome, atMs: slot.endedMs })
+      while (nextToEmit < slots.length && slots[nextToEmit]!.status === "done") {
+        emit({ _tag: "ResultReady", index: nextToEmit, outcome: slots[nextToEmit]!.outcome! })
+        nextToEmit++
+      }
+    }
+
+    const endWithoutRunning = (slot: Slot, error: CallError, kind: CallOutcomeKind) => settle(slot, pipeline.errorOutcome(slot.call, error), kind)
+
+    /** Footprints mode: the footprint (under the current session) of every call still to finish. */
+    const computeFootprints = Effect.suspend(() => {
+      const unknown = slots.filter((s) => s.status !== "done" && s.footprint === "unknown")
+      return Effect.forEach(
+        unknown,
+        (slot) => {
+          const { tool, decoded } = slot.call
+          if (tool?.footprint === undefined || decoded._tag === "Left") {
+            slot.footprint = undefined
+            return Effect.void
+          }
+          return tool.footprint(decoded.right, session).pipe(
+            Effect.catchAllCause(() => Effect.succeed(undefined)),
+            Effect.map((footprint) => {
+              slot.footprint = footprint
+            })
           )
-        }
+        },
+        { discard: true }
+      )
+    })
+    const footprintOf = (slot: Slot): Footprint | undefined => (slot.footprint === "unknown" ? undefined : slot.footprint)
 
-        const settle = (slot: Slot, outcome: CallOutcome, kind: CallOutcomeKind, endedMs = now()): Effect.Effect<void> => {
-          slot.status = "done"
-          slot.outcome = outcome
-          slot.kind = kind
-          slot.endedMs = endedMs
-          const ready: Array<SchedulerEvent> = [{ _tag: "CallFinished", index: slot.call.index, outcome, atMs: slot.endedMs }]
-          while (nextToEmit < slots.length && slots[nextToEmit]!.status === "done") {
-            ready.push({ _tag: "ResultReady", index: nextToEmit, outcome: slots[nextToEmit]!.outcome! })
-            nextToEmit++
+    const start = (slot: Slot) => {
+      const safe = slot.call.concurrencySafe
+      if (running.size === 0 || !safe || batchHasUnsafe) {
+        batch++
+        batchHasUnsafe = false
+      }
+      if (!safe) {
+        batchHasUnsafe = true
+        runningUnsafe++
+      }
+      slot.batch = batch
+      slot.status = "running"
+      slot.startedMs = now()
+      running.add(slot)
+      if (listener === undefined) fork(slot)
+      else {
+        // the listener hears CallStarted before the call can report progress
+        emit({ _tag: "CallStarted", toolUseId: slot.call.block.id, index: slot.call.index, batch, atMs: slot.startedMs })
+        actions.push({ _tag: "Start", slot })
+      }
+    }
+
+    const onProgress = listener === undefined ? undefined : (toolUseId: string, progress: ToolProgress) => listener({ _tag: "CallProgress", toolUseId, progress })
+
+    /**
+     * Forks a started call. It runs at once, up to its first asynchronous step, on this stack:
+     * scheduling it for later costs more than a no-op call. Its end comes back as a signal (the
+     * handlers never run inside it).
+     */
+    const fork = (slot: Slot) => {
+      const fiber = forkCall(pipeline.run(slot.call, onProgress === undefined ? { session } : { session, onProgress }))
+      slot.fiber = fiber
+      const index = slot.call.index
+      fiber.addObserver((exit) => signal({ _tag: "Finished", index, exit, atMs: now() }))
+      if (slot.cancelledWith !== undefined) fiber.unsafeInterruptAsFork(coordinator)
+    }
+
+    /** Starts every call the rules allow now, in tool_use order. */
+    const dispatch = () => {
+      while (firstWaiting < slots.length && slots[firstWaiting]!.status !== "waiting") firstWaiting++
+      for (let i = firstWaiting; i < slots.length; i++) {
+        const slot = slots[i]!
+        if (slot.status !== "waiting") continue
+        const { call } = slot
+        if (call.decoded._tag === "Left") {
+          // Nothing runs for an unknown tool or bad input; it never holds the queue.
+          endWithoutRunning(slot, call.decoded.left, "error")
+          continue
+        }
+        if (!call.concurrencySafe && !slot.movedOn) {
+          if (mode === "batches") return
+          continue
+        }
+        if (running.size >= cap) return
+        if (mode === "batches") {
+          if (call.concurrencySafe ? runningUnsafe > 0 : running.size > 0) return
+          start(slot)
+          if (!call.concurrencySafe) return
+        } else {
+          const mine = footprintOf(slot)
+          let blocked = false
+          for (const earlier of slots) {
+            if (earlier === slot) break
+            if (earlier.status === "done" || earlier.call.decoded._tag === "Left") continue
+            // two concurrency-safe calls never conflict (batch mode runs them together too)
+            if (call.concurrencySafe && earlier.call.concurrencySafe) continue
+            if (footprintsConflict(mine, footprintOf(earlier))) {
+              blocked = true
+              break
+            }
           }
-          return listener === undefined ? Effect.void : Effect.forEach(ready, listener, { discard: true })
+          if (!blocked) start(slot)
         }
+      }
+    }
 
-        const endWithoutRunning = (slot: Slot, error: CallError, kind: CallOutcomeKind) =>
-          settle(slot, pipeline.errorOutcome(slot.call, error), kind)
+    const cancelRunning = (slot: Slot, error: CallError) => {
+      if (slot.cancelledWith !== undefined) return
+      slot.cancelledWith = error
+      slot.fiber?.unsafeInterruptAsFork(coordinator)
+    }
 
-        const computeFootprint = (slot: Slot) =>
-          Effect.gen(function* () {
-            if (slot.footprint !== "unknown") return slot.footprint
-            const { tool, decoded } = slot.call
-            const footprint =
-              tool?.footprint === undefined || decoded._tag === "Left"
-                ? undefined
-                : yield* tool.footprint(decoded.right, session).pipe(
-                    Effect.catchAllCause(() => Effect.succeed(undefined))
-                  )
-            slot.footprint = footprint
-            return footprint
-          })
+    const onInterrupt = () => {
+      interrupts++
+      for (const slot of slots) {
+        if (slot.status === "waiting") endWithoutRunning(slot, new Interrupted({ toolName: slot.call.block.name }), "interrupted")
+      }
+      for (const slot of running) {
+        if (interrupts >= 2 || slot.call.interruptBehavior === "cancel") {
+          cancelRunning(slot, new Interrupted({ toolName: slot.call.block.name }))
+        }
+      }
+    }
 
-        const start = (slot: Slot) =>
-          Effect.gen(function* () {
-            const safe = slot.call.concurrencySafe
-            if (running.size === 0 || !safe || batchHasUnsafe) {
-              batch++
-              batchHasUnsafe = false
+    /** A real Bash failure cancels the running and queued calls of its concurrent set. */
+    const cancelSiblings = (failed: Slot, command: string) => {
+      const cancelled = (slot: Slot) => new CancelledBySibling({ toolName: slot.call.block.name, sibling: command })
+      for (const slot of running) {
+        if (slot.batch === failed.batch && slot !== failed) cancelRunning(slot, cancelled(slot))
+      }
+      for (const slot of slots) {
+        if (slot.call.index <= failed.call.index || slot.status !== "waiting") continue
+        if (!slot.call.concurrencySafe) break
+        endWithoutRunning(slot, cancelled(slot), "cancelled")
+      }
+    }
+
+    const onFinished = (index: number, exit: Exit.Exit<CallOutcome>, endedMs: number) => {
+      const slot = slots[index]!
+      running.delete(slot)
+      if (!slot.call.concurrencySafe) runningUnsafe--
+      slot.fiber = undefined
+      let outcome: CallOutcome
+      let kind: CallOutcomeKind
+      if (Exit.isSuccess(exit)) {
+        outcome = exit.value
+        kind = outcome.error === undefined ? "ok" : "error"
+      } else if (Cause.isInterruptedOnly(exit.cause)) {
+        const error = slot.cancelledWith ?? new Interrupted({ toolName: slot.call.block.name })
+        outcome = pipeline.errorOutcome(slot.call, error)
+        kind = error._tag === "CancelledBySibling" ? "cancelled" : "interrupted"
+      } else {
+        const defect = Cause.squash(exit.cause)
+        outcome = pipeline.errorOutcome(
+          slot.call,
+          new ToolDefect({ toolName: slot.call.block.name, reason: defect instanceof Error ? defect.message : String(defect) })
+        )
+        kind = "error"
+      }
+      settle(slot, outcome, kind, endedMs)
+      if (outcome.contextModifier !== undefined) {
+        const modifier = outcome.contextModifier
+        const next = Option.getOrUndefined(Option.liftThrowable(() => modifier(session))())
+        if (next !== undefined && next !== session) {
+          session = next
+          for (const s of slots) if (s.status === "waiting") s.footprint = "unknown"
+        }
+      }
+      if (outcome.siblingFailure !== undefined && siblingCancellation && slot.call.concurrencySafe) {
+        cancelSiblings(slot, outcome.siblingFailure)
+      }
+      if (outcome.halt !== undefined && halt === undefined) {
+        halt = outcome.halt
+        if (halt.kind === "userInterrupt") onInterrupt()
+        else {
+          for (const s of slots) {
+            if (s.status === "waiting") {
+              endWithoutRunning(s, new NotStarted({ toolName: s.call.block.name, reason: `a hook stopped execution (${halt.reason})` }), "not_started")
             }
-            if (!safe) {
-              batchHasUnsafe = true
-              runningUnsafe++
-            }
-            slot.batch = batch
-            slot.status = "running"
-            slot.startedMs = now()
-            running.add(slot)
-            if (listener !== undefined) {
-              yield* listener({ _tag: "CallStarted", toolUseId: slot.call.block.id, index: slot.call.index, batch, atMs: slot.startedMs })
-            }
-            const index = slot.call.index
-            slot.fiber = yield* pipeline
-              .run(slot.call, {
-                session,
-                onProgress: (toolUseId, progress) => emit({ _tag: "CallProgress", toolUseId, progress })
-              })
-              .pipe(
-                Effect.onExit((exit) => signals.offer({ _tag: "Finished", index, exit, atMs: now() })),
-                Effect.asVoid,
-                Effect.forkScoped
+          }
+        }
+      }
+    }
+
+    const onModel = (event: Exclude<CallStreamEvent, { readonly _tag: "ToolUse" }>) => {
+      if (event._tag === "StopReason") stopReason = event.stopReason
+      if (event._tag === "BlockStarted" || event.stopReason === "tool_use") for (const slot of slots) slot.movedOn = true
+    }
+
+    const duplicateOf = (block: ToolUseBlock, index: number): PreparedCall => ({
+      index,
+      block,
+      tool: undefined,
+      decoded: Either.left(new DuplicateToolUseId({ toolName: block.name, toolUseId: block.id })),
+      concurrencySafe: false,
+      interruptBehavior: "cancel"
+    })
+
+    const onPrepared = (call: PreparedCall) => {
+      const slot: Slot = {
+        call,
+        status: "waiting",
+        movedOn: stopReason === "tool_use",
+        batch: undefined,
+        startedMs: undefined,
+        endedMs: 0,
+        outcome: undefined,
+        kind: "ok",
+        fiber: undefined,
+        cancelledWith: undefined,
+        footprint: "unknown"
+      }
+      slots[call.index] = slot
+      if (interrupts > 0) endWithoutRunning(slot, new Interrupted({ toolName: call.block.name }), "interrupted")
+      else if (halt !== undefined) {
+        endWithoutRunning(slot, new NotStarted({ toolName: call.block.name, reason: `a hook stopped execution (${halt.reason})` }), "not_started")
+      }
+    }
+
+    const onStreamEnded = (error: string | undefined) => {
+      streamEnded = true
+      if (error === undefined && stopReason === "tool_use") return
+      endReason =
+        error !== undefined
+          ? `the model's message ended with a stream error (${error}) before the call could start`
+          : `the model's message ended with stop_reason "${stopReason ?? "none"}" before the call could start`
+      for (const slot of slots) {
+        if (slot.status === "waiting") {
+          endWithoutRunning(slot, new NotStarted({ toolName: slot.call.block.name, reason: endReason }), "not_started")
+        }
+      }
+    }
+
+    const finished = () => streamEnded && settled === slots.length
+
+    /** Tells the listener and forks the calls the handlers decided on, in their order. */
+    const flush = Effect.suspend(() => {
+      if (actions.length === 0) return Effect.void
+      const todo = actions
+      actions = []
+      return Effect.forEach(todo, (action) => (action._tag === "Emit" ? listener!(action.event) : Effect.sync(() => fork(action.slot))), {
+        discard: true
+      })
+    })
+
+    /** After a signal: start what may start now (footprints mode first learns the footprints). */
+    const afterSignal: Effect.Effect<void> = Effect.suspend(() => {
+      if (interrupts > 0 || halt !== undefined) return drain
+      if (mode === "batches") {
+        dispatch()
+        return drain
+      }
+      return Effect.zipRight(
+        computeFootprints,
+        Effect.suspend(() => {
+          dispatch()
+          return drain
+        })
+      )
+    })
+
+    /**
+     * Handles every signal that has arrived, in order, synchronously as long as no step needs an
+     * Effect (preparing a streamed call, learning footprints); then tells and forks.
+     */
+    const drain: Effect.Effect<void> = Effect.suspend(() => {
+      while (nextSignal < signals.length) {
+        const next = signals[nextSignal]!
+        signals[nextSignal++] = undefined as unknown as Signal
+        if (next._tag === "Model") {
+          const event = next.event
+          if (event._tag === "ToolUse") {
+            const block = event.block
+            const index = arrivals++
+            emit({ _tag: "CallArrived", toolUseId: block.id, toolName: block.name, index, input: block.input })
+            const duplicate = seenIds.has(block.id)
+            seenIds.add(block.id)
+            const known = duplicate ? duplicateOf(block, index) : prepared?.[index]
+            if (known === undefined) {
+              return Effect.zipRight(
+                flush,
+                Effect.flatMap(pipeline.prepare(block, index), (call) => {
+                  onPrepared(call)
+                  return afterSignal
+                })
               )
-          })
-
-        /** Starts every call the rules allow now, in tool_use order. */
-        const dispatch = Effect.gen(function* () {
-          while (firstWaiting < slots.length && slots[firstWaiting]!.status !== "waiting") firstWaiting++
-          for (let i = firstWaiting; i < slots.length; i++) {
-            const slot = slots[i]!
-            if (slot.status !== "waiting") continue
-            const { call } = slot
-            if (call.decoded._tag === "Left") {
-              // Nothing runs for an unknown tool or bad input; it never holds the queue.
-              yield* endWithoutRunning(slot, call.decoded.left, "error")
-              continue
             }
-            if (!call.concurrencySafe && !slot.movedOn) {
-              if (mode === "batches") return
-              continue
-            }
-            if (running.size >= cap) return
-            if (mode === "batches") {
-              if (call.concurrencySafe ? runningUnsafe > 0 : running.size > 0) return
-              yield* start(slot)
-              if (!call.concurrencySafe) return
-            } else {
-              const mine = yield* computeFootprint(slot)
-              let blocked = false
-              for (const earlier of slots) {
-                if (earlier === slot) break
-                if (earlier.status === "done" || earlier.call.decoded._tag === "Left") continue
-                // two concurrency-safe calls never conflict (batch mode runs them together too)
-                if (call.concurrencySafe && earlier.call.concurrencySafe) continue
-                if (footprintsConflict(mine, yield* computeFootprint(earlier))) {
-                  blocked = true
-                  break
-                }
-              }
-              if (!blocked) yield* start(slot)
-            }
-          }
-        })
-
-        const cancelRunning = (slot: Slot, error: CallError) =>
-          Effect.gen(function* () {
-            if (slot.cancelledWith !== undefined || slot.fiber === undefined) return
-            slot.cancelledWith = error
-            yield* Fiber.interruptFork(slot.fiber)
-          })
-
-        const onInterrupt = Effect.gen(function* () {
-          interrupts++
-          for (const slot of slots) {
-            if (slot.status === "waiting") yield* endWithoutRunning(slot, new Interrupted({ toolName: slot.call.block.name }), "interrupted")
-          }
-          for (const slot of running) {
-            if (interrupts >= 2 || slot.call.interruptBehavior === "cancel") {
-              yield* cancelRunning(slot, new Interrupted({ toolName: slot.call.block.name }))
-            }
-          }
-        })
-
-        /** A real Bash failure cancels the running and queued calls of its concurrent set. */
-        const cancelSiblings = (failed: Slot, command: string) =>
-          Effect.gen(function* () {
-            const cancelled = (slot: Slot) => new CancelledBySibling({ toolName: slot.call.block.name, sibling: command })
-            for (const slot of running) {
-              if (slot.batch === failed.batch && slot !== failed) {
-                yield* cancelRunning(slot, cancelled(slot))
-              }
-            }
-            for (const slot of slots) {
-              if (slot.call.index <= failed.call.index || slot.status !== "waiting") continue
-              if (!slot.call.concurrencySafe) break
-              yield* endWithoutRunning(slot, cancelled(slot), "cancelled")
-            }
-          })
-
-        const onFinished = (index: number, exit: Exit.Exit<CallOutcome>, endedMs: number) =>
-          Effect.gen(function* () {
-            const slot = slots[index]!
-            running.delete(slot)
-            if (!slot.call.concurrencySafe) runningUnsafe--
-            slot.fiber = undefined
-            let outcome: CallOutcome
-            let kind: CallOutcomeKind
-            if (Exit.isSuccess(exit)) {
-              outcome = exit.value
-              kind = outcome.error === undefined ? "ok" : "error"
-            } else if (Cause.isInterruptedOnly(exit.cause)) {
-              const error = slot.cancelledWith ?? new Interrupted({ toolName: slot.call.block.name })
-              outcome = pipeline.errorOutcome(slot.call, error)
-              kind = error._tag === "CancelledBySibling" ? "cancelled" : "interrupted"
-            } else {
-              const defect = Cause.squash(exit.cause)
-              outcome = pipeline.errorOutcome(
-                slot.call,
-                new ToolDefect({ toolName: slot.call.block.name, reason: defect instanceof Error ? defect.message : String(defect) })
-              )
-              kind = "error"
-            }
-            yield* settle(slot, outcome, kind, endedMs)
-            if (outcome.contextModifier !== undefined) {
-              const modifier = outcome.contextModifier
-              const next = Option.getOrUndefined(Option.liftThrowable(() => modifier(session))())
-              if (next !== undefined && next !== session) {
-                session = next
-                for (const s of slots) if (s.status === "waiting") s.footprint = "unknown"
-              }
-            }
-            if (outcome.siblingFailure !== undefined && siblingCancellation && slot.call.concurrencySafe) {
-              yield* cancelSiblings(slot, outcome.siblingFailure)
-            }
-            if (outcome.halt !== undefined && halt === undefined) {
-              halt = outcome.halt
-              if (halt.kind === "userInterrupt") yield* onInterrupt
-              else {
-                for (const s of slots) {
-                  if (s.status === "waiting") {
-                    yield* endWithoutRunning(s, new NotStarted({ toolName: s.call.block.name, reason: `a hook stopped execution (${halt.reason})` }), "not_started")
-                  }
-                }
-              }
-            }
-          })
-
-        const onModel = (event: CallStreamEvent) =>
-          Effect.gen(function* () {
-            switch (event._tag) {
-              case "ToolUse": {
-                const index = arrivals++
-                const block = event.block
-                yield* emit({ _tag: "CallArrived", toolUseId: block.id, toolName: block.name, index, input: block.input })
-                const duplicate = seenIds.has(block.id)
-                seenIds.add(block.id)
-                const call: PreparedCall = duplicate
-                  ? {
-                      index,
-                      block,
-                      tool: undefined,
-                      decoded: Either.left(new DuplicateToolUseId({ toolName: block.name, toolUseId: block.id })),
-                      concurrencySafe: false,
-                      interruptBehavior: "cancel"
-                    }
-                  : yield* pipeline.prepare(block, index)
-                yield* onPrepared(call)
-                return
-              }
-              case "BlockStarted":
-                for (const slot of slots) slot.movedOn = true
-                return
-              case "StopReason":
-                stopReason = event.stopReason
-                if (event.stopReason === "tool_use") for (const slot of slots) slot.movedOn = true
-                return
-            }
-          })
-
-        const onPrepared = (call: PreparedCall) =>
-          Effect.gen(function* () {
-            const slot: Slot = {
-              call,
-              status: "waiting",
-              movedOn: stopReason === "tool_use",
-              batch: undefined,
-              startedMs: undefined,
-              endedMs: 0,
-              outcome: undefined,
-              kind: "ok",
-              fiber: undefined,
-              cancelledWith: undefined,
-              footprint: "unknown"
-            }
-            slots[call.index] = slot
-            if (interrupts > 0) yield* endWithoutRunning(slot, new Interrupted({ toolName: call.block.name }), "interrupted")
-            else if (halt !== undefined) {
-              yield* endWithoutRunning(slot, new NotStarted({ toolName: call.block.name, reason: `a hook stopped execution (${halt.reason})` }), "not_started")
-            }
-          })
-
-        const onStreamEnded = (error: string | undefined) =>
-          Effect.gen(function* () {
-            streamEnded = true
-            if (error === undefined && stopReason === "tool_use") return
-            endReason =
-              error !== undefined
-                ? `the model's message ended with a stream error (${error}) before the call could start`
-                : `the model's message ended with stop_reason "${stopReason ?? "none"}" before the call could start`
-            for (const slot of slots) {
-              if (slot.status === "waiting") {
-                yield* endWithoutRunning(slot, new NotStarted({ toolName: slot.call.block.name, reason: endReason }), "not_started")
-              }
-            }
-          })
-
-        const finished = () => streamEnded && slots.every((s) => s.status === "done")
-
-        while (!finished()) {
-          const signal = yield* Queue.take(signals)
-          switch (signal._tag) {
-            case "Model":
-              yield* onModel(signal.event)
-              break
-            case "StreamEnded":
-              yield* onStreamEnded(signal.error)
-              break
-            case "Finished":
-              yield* onFinished(signal.index, signal.exit, signal.atMs)
-              break
-            case "Interrupt":
-              yield* onInterrupt
-              break
-          }
-          if (interrupts === 0 && halt === undefined) yield* dispatch
+            onPrepared(known)
+          } else onModel(event)
         }
+        else if (next._tag === "Finished") onFinished(next.index, next.exit, next.atMs)
+        else if (next._tag === "StreamEnded") onStreamEnded(next.error)
+        else onInterrupt()
+        if (interrupts === 0 && halt === undefined) {
+          if (mode === "footprints") return afterSignal
+          dispatch()
+        }
+      }
+      return flush
+    })
 
-        const outcomes = slots.map((s) => s.outcome!)
-        const batchOutcome =
-          outcomes.length === 0
-            ? { reminders: [], notices: [] }
-            : yield* hooks.postToolBatch({
-                calls: outcomes.map((o) => ({ toolName: o.toolName, toolInput: o.input, toolUseId: o.toolUseId, toolResponse: contentText(o.result.content) })),
-                session
-              })
-        // reminders are placed in the order the calls finished, as Claude Code places them
-        const finishOrder = slots.map((s, i) => ({ i, at: s.endedMs })).sort((a, b) => a.at - b.at || a.i - b.i).map((x) => x.i)
-        const content = layoutToolResults(outcomes, batchOutcome.reminders, finishOrder)
-        const message: ToolResultsMessage = { role: "user", content }
-        // each outcome carries its result as the model receives it (reminders folded in)
-        const answered = outcomes.map((o, i) => {
-          const sent = content[i]
-          return sent !== undefined && sent.type === "tool_result" ? { ...o, result: sent } : o
-        })
-        const finalHalt: Halt | undefined =
-          halt ?? (batchOutcome.stop !== undefined ? { kind: "hookStop", reason: batchOutcome.stop.reason } : undefined)
-        return {
-          outcomes: answered,
-          message,
-          session,
-          timeline: slots.map((s) => ({
-            toolUseId: s.call.block.id,
-            toolName: s.call.block.name,
-            index: s.call.index,
-            batch: s.batch,
-            startedMs: s.startedMs,
-            endedMs: s.endedMs,
-            outcome: s.kind,
-            concurrencySafe: s.call.concurrencySafe
-          })),
-          interrupted: interrupts > 0,
-          halt: finalHalt
-        } satisfies MessageRun
+    const coordinate: Effect.Effect<void> = Effect.suspend(() =>
+      finished() ? Effect.void : Effect.zipRight(nextSignal < signals.length ? drain : Effect.zipRight(waitForSignal, drain), coordinate)
+    )
+
+    // Interrupted from outside (or failed): no call and no feeder outlives the message.
+    yield* coordinate.pipe(
+      Effect.onExit(() => {
+        const fibers: Array<Fiber.RuntimeFiber<unknown, unknown>> = [...feeders]
+        for (const slot of running) if (slot.fiber !== undefined) fibers.push(slot.fiber)
+        return fibers.length === 0 ? Effect.void : Fiber.interruptAll(fibers)
       })
     )
 
+    const outcomes = slots.map((s) => s.outcome!)
+    const batchOutcome =
+      outcomes.length === 0
+        ? { reminders: [], notices: [] }
+        : yield* hooks.postToolBatch({
+            calls: outcomes.map((o) => ({ toolName: o.toolName, toolInput: o.input, toolUseId: o.toolUseId, toolResponse: contentText(o.result.content) })),
+            session
+          })
+    // reminders are placed in the order the calls finished, as Claude Code places them
+    const finishOrder = slots.map((s, i) => ({ i, at: s.endedMs })).sort((a, b) => a.at - b.at || a.i - b.i).map((x) => x.i)
+    const content = layoutToolResults(outcomes, batchOutcome.reminders, finishOrder)
+    const message: ToolResultsMessage = { role: "user", content }
+    // each outcome carries its result as the model receives it (reminders folded in)
+    const answered = outcomes.map((o, i) => {
+      const sent = content[i]
+      return sent !== undefined && sent.type === "tool_result" ? { ...o, result: sent } : o
+    })
+    const finalHalt: Halt | undefined =
+      halt ?? (batchOutcome.stop !== undefined ? { kind: "hookStop", reason: batchOutcome.stop.reason } : undefined)
+    return {
+      outcomes: answered,
+      message,
+      session,
+      timeline: slots.map((s) => ({
+        toolUseId: s.call.block.id,
+        toolName: s.call.block.name,
+        index: s.call.index,
+        batch: s.batch,
+        startedMs: s.startedMs,
+        endedMs: s.endedMs,
+        outcome: s.kind,
+        concurrencySafe: s.call.concurrencySafe
+      })),
+      interrupted: interrupts > 0,
+      halt: finalHalt
+    } satisfies MessageRun
+  })
+
+  // One span per message (never per call); no captured stack trace, which cost a third of a
+  // one-call message.
   const runStream = <E>(events: Stream.Stream<CallStreamEvent, E>, options: SchedulerOptions) =>
-    run({ _tag: "Stream", events }, options).pipe(Effect.withSpan("Scheduler.runStream"))
+    run({ _tag: "Stream", events }, options).pipe(Effect.withSpan("Scheduler.runStream", { captureStackTrace: false }))
 
   const runMessage = (blocks: ReadonlyArray<ToolUseBlock>, options: SchedulerOptions) =>
-    run({ _tag: "Known", blocks }, options).pipe(Effect.withSpan("Scheduler.runMessage", { attributes: { calls: blocks.length } }))
+    run({ _tag: "Known", blocks }, options).pipe(
+      Effect.withSpan("Scheduler.runMessage", { attributes: { calls: blocks.length }, captureStackTrace: false })
+    )
 
   return Scheduler.of({ runMessage, runStream })
 })

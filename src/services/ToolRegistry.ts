@@ -4,7 +4,7 @@
  * sorted by name so the tool list (and the prompt cache) is stable. API schemas are computed
  * once per tool.
  */
-import { Context, Effect, Layer, Ref } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { ApiToolDefinition } from "../Messages.js"
 import type { AnyTool } from "../Tool.js"
 import { inputJsonSchema } from "../Tool.js"
@@ -102,31 +102,29 @@ export const make = Effect.gen(function* () {
   const candidates = yield* BuiltinTools
   const enabled: Array<AnyTool> = []
   for (const tool of candidates) if (yield* tool.isEnabled) enabled.push(tool)
-  const sources = yield* Ref.make<ReadonlyMap<string, ReadonlyArray<AnyTool>>>(new Map())
+  // Plain variables, written only inside Effect.sync: the pool is read for every call, and three
+  // Ref reads in a generator cost more than the lookup and the decode together.
+  let sources: ReadonlyMap<string, ReadonlyArray<AnyTool>> = new Map()
   // The pool is rebuilt only when the external sources or the rules change.
-  const cache = yield* Ref.make<
+  let cache:
     | { readonly external: ReadonlyMap<string, ReadonlyArray<AnyTool>>; readonly rules: ReadonlyArray<PermissionRule>; readonly pool: ToolPool }
     | undefined
-  >(undefined)
 
-  const pool = Effect.gen(function* () {
-    const { rules } = yield* settings.current
-    const external = yield* Ref.get(sources)
-    const cached = yield* Ref.get(cache)
-    if (cached !== undefined && cached.external === external && cached.rules === rules) return cached.pool
+  const pool = Effect.map(settings.current, ({ rules }) => {
+    const external = sources
+    if (cache !== undefined && cache.external === external && cache.rules === rules) return cache.pool
     const built = buildPool(enabled, Array.from(external.values()).flat(), rules)
-    yield* Ref.set(cache, { external, rules, pool: built })
+    cache = { external, rules, pool: built }
     return built
   })
 
-  const setSource = Effect.fn("ToolRegistry.setSource")(function* (source: string, tools: ReadonlyArray<AnyTool>) {
-    yield* Ref.update(sources, (current) => {
-      const next = new Map(current)
+  const setSource = (source: string, tools: ReadonlyArray<AnyTool>) =>
+    Effect.sync(() => {
+      const next = new Map(sources)
       if (tools.length === 0) next.delete(source)
       else next.set(source, tools)
-      return next
-    })
-  })
+      sources = next
+    }).pipe(Effect.withSpan("ToolRegistry.setSource"))
 
   return ToolRegistry.of({ pool, setSource })
 })

@@ -5,6 +5,7 @@
  * scope of the Hooks layer.
  */
 import { Cause, Effect, FiberSet } from "effect"
+import { isReady } from "../../internal/ready.js"
 import type { AnyTool } from "../../Tool.js"
 import type { SessionContext } from "../../Session.js"
 import type { SettingsSource } from "../Settings.js"
@@ -79,6 +80,9 @@ const matchSubject = (call: EventCall): string | undefined => {
 const failsClosed = (event: HookEvent) => event === "PreToolUse" || event === "UserPromptSubmit"
 
 export const hookNameOf = (event: HookEvent, tool: AnyTool | undefined) => (tool === undefined ? event : `${event}:${tool.name}`)
+
+const YES = Effect.succeed(true)
+const NO = Effect.succeed(false)
 
 export const makeEngine = (options: EngineOptions) => {
   let cached: { readonly sources: ReadonlyArray<SettingsSource>; readonly config: HookConfig } | undefined
@@ -198,11 +202,17 @@ export const makeEngine = (options: EngineOptions) => {
   const capOf = (session: SessionContext, event: HookEvent, toolUseId?: string) =>
     capFor({ sessionDir: session.sessionDir, event, ...(toolUseId === undefined ? {} : { toolUseId }) })
 
+  // Without settings sources the answer never changes: a ready Effect, read without a fiber step.
+  const noSources = isReady(options.sources) && options.sources.value.length === 0
+  const inProcessEvents = new Set(options.inProcess.map((h) => h.event))
+
   /** Is any hook (command or in-process) configured for the event? When not, no input is built. */
   const listens = (event: HookEvent): Effect.Effect<boolean> =>
-    options.inProcess.some((h) => h.event === event)
-      ? Effect.succeed(true)
-      : Effect.map(config, ({ handlers }) => handlers.some((h) => h.event === event))
+    inProcessEvents.has(event)
+      ? YES
+      : noSources
+        ? NO
+        : Effect.map(config, ({ handlers }) => handlers.some((h) => h.event === event))
 
   return { runEvent, capOf, listens }
 }
