@@ -184,7 +184,8 @@ export const make = Effect.gen(function* () {
       return errorOutcome(call, Either.isLeft(call.decoded) ? call.decoded.left : new UnknownTool({ toolName: block.name }))
     }
     let input: unknown = call.decoded.right
-    const readsWithoutAsking = (file: string) => permissions.readsWithoutAsking(tool, file, session)
+    const readsFree = permissions.readsWithoutAsking
+    const readsWithoutAsking = (file: string) => (readsFree === undefined ? Effect.succeed(false) : readsFree(tool, file, session))
     const checkContext: ToolCheckContext = { session, fileState, mode: session.permissionMode, readsWithoutAsking }
     const notices: Array<string> = []
     const remindersBefore: Array<string> = []

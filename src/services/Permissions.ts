@@ -21,8 +21,11 @@ export interface PermissionRequest {
 
 export interface PermissionsService {
   readonly decide: (request: PermissionRequest) => Effect.Effect<PermissionDecision>
-  /** Whether `tool` could read `file` in this session without asking (see decide.ts). */
-  readonly readsWithoutAsking: (tool: AnyTool, file: string, session: SessionContext) => Effect.Effect<boolean>
+  /**
+   * Whether `tool` could read `file` in this session without asking (see decide.ts). Optional, so
+   * a replacement service may leave it out: then no read counts as free (fail closed).
+   */
+  readonly readsWithoutAsking?: (tool: AnyTool, file: string, session: SessionContext) => Effect.Effect<boolean>
 }
 
 export class Permissions extends Context.Tag("toolgate/Permissions")<Permissions, PermissionsService>() {}
