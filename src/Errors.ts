@@ -234,13 +234,31 @@ export const truncateMiddle = (text: string, max: number): string => {
 // Runtime failures: not per call; they end a command or a turn.
 // ---------------------------------------------------------------------------------------------
 
-/** A settings source could not be read or parsed. The other sources still load. */
+/** A settings file could not be read or written (e.g. saving an "always allow" rule). */
 export class SettingsError extends Schema.TaggedError<SettingsError>()("SettingsError", {
   path: Schema.String,
   reason: Schema.String
 }) {
   override get message() {
     return `${this.path}: ${this.reason}`
+  }
+}
+
+/** Exit status of the CLI when a settings file is broken (sysexits' EX_CONFIG). */
+export const BROKEN_SETTINGS_EXIT_CODE = 78
+
+/**
+ * A settings file exists but cannot be read whole (bad JSON, a field of the wrong shape). It
+ * could hold deny rules or hooks, so nothing runs until it is fixed.
+ */
+export class BrokenSettings extends Schema.TaggedError<BrokenSettings>()("BrokenSettings", {
+  /** The file, or `--settings` for inline JSON. */
+  file: Schema.String,
+  /** What is wrong, with its place inside the document (`permissions.deny[2]: …`). */
+  problem: Schema.String
+}) {
+  override get message() {
+    return `settings file ${this.file} is broken: ${this.problem}. Nothing runs until it is fixed or removed (a broken settings file could hold deny rules or hooks).`
   }
 }
 

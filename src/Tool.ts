@@ -8,7 +8,7 @@ import { Effect, JSONSchema, Option, Schema, SchemaAST } from "effect"
 import type { ToolError, InputRejected } from "./Errors.js"
 import { InputRejected as InputRejectedError } from "./Errors.js"
 import type { ToolResultContent } from "./Messages.js"
-import type { PermissionSubject, ToolPermissionResult, PermissionMode } from "./Permission.js"
+import type { PathRules, PermissionSubject, ToolPermissionResult, PermissionMode } from "./Permission.js"
 import type { SessionContext } from "./Session.js"
 
 /** What a file looked like when a tool last read or wrote it (the FileState service keeps these). */
@@ -49,6 +49,8 @@ export interface ToolContext {
   readonly session: SessionContext
   readonly fileState: FileStateService
   readonly reportProgress: (progress: ToolProgress) => Effect.Effect<void>
+  /** The session's path deny rules (searches leave out denied files); absent outside the pipeline. */
+  readonly pathRules?: PathRules
   /** Whether this call could read `file` without asking (the permission rules and mode); absent: no. */
   readonly readsWithoutAsking?: (file: string) => Effect.Effect<boolean>
 }
@@ -58,6 +60,8 @@ export interface ToolCheckContext {
   readonly session: SessionContext
   readonly fileState: FileStateService
   readonly mode: PermissionMode
+  /** The session's path deny rules (file tools refuse denied paths before hooks run); absent outside the pipeline. */
+  readonly pathRules?: PathRules
   /** Whether this call could read `file` without asking (the permission rules and mode); absent: no. */
   readonly readsWithoutAsking?: (file: string) => Effect.Effect<boolean>
 }

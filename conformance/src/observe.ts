@@ -8,7 +8,11 @@
 import { createHash } from "node:crypto"
 import type { LoggedRequest } from "./FakeMessagesApi.js"
 import type { ResultEntry, Step, ToolDefinition } from "./Golden.js"
+import * as path from "node:path"
 import type { Layout } from "./layout.js"
+
+/** The checkout the suite runs from and the node running it: both differ between machines. */
+const REPOSITORY = path.resolve(import.meta.dirname, "..", "..")
 
 export interface Conversation {
   readonly tools: ReadonlyArray<ToolDefinition>
@@ -28,6 +32,8 @@ export const normaliser = (layout: Layout) => (text: string): string =>
     .replaceAll(layout.proj, "<PROJ>")
     .replaceAll(layout.home, "<HOME>")
     .replaceAll(layout.root, "<ROOT>")
+    .replaceAll(REPOSITORY, "<REPO>")
+    .replaceAll(process.execPath, "<NODE>")
     .replace(UUID, "<UUID>")
     // each program keeps spilled and background output in its own session folder
     .replace(/(Full output saved to:) \S+/g, "$1 <SAVED>")

@@ -184,9 +184,11 @@ export const make = Effect.gen(function* () {
       return errorOutcome(call, Either.isLeft(call.decoded) ? call.decoded.left : new UnknownTool({ toolName: block.name }))
     }
     let input: unknown = call.decoded.right
+    const pathRules = permissions.pathRules === undefined ? undefined : yield* permissions.pathRules(session)
+    const withPathRules = pathRules === undefined ? {} : { pathRules }
     const readsFree = permissions.readsWithoutAsking
     const readsWithoutAsking = (file: string) => (readsFree === undefined ? Effect.succeed(false) : readsFree(tool, file, session))
-    const checkContext: ToolCheckContext = { session, fileState, mode: session.permissionMode, readsWithoutAsking }
+    const checkContext: ToolCheckContext = { session, fileState, mode: session.permissionMode, readsWithoutAsking, ...withPathRules }
     const notices: Array<string> = []
     const remindersBefore: Array<string> = []
     const fail = (error: CallError, extra: Partial<CallOutcome> = {}, remindersAfter: ReadonlyArray<string> = []) =>
@@ -302,7 +304,8 @@ export const make = Effect.gen(function* () {
       session,
       fileState,
       readsWithoutAsking,
-      reportProgress: options.onProgress === undefined ? () => Effect.void : (progress) => options.onProgress!(block.id, progress)
+      reportProgress: options.onProgress === undefined ? () => Effect.void : (progress) => options.onProgress!(block.id, progress),
+      ...withPathRules
     }
     const startedAt = Date.now()
     const called = yield* Effect.suspend(() => tool.call(input, context)).pipe(

@@ -7,8 +7,8 @@
 import { Context, Effect, Layer } from "effect"
 import type { AnyTool } from "../Tool.js"
 import type { SessionContext } from "../Session.js"
-import type { PermissionDecision } from "../Permission.js"
-import { decideCall, readsWithoutAsking, type DecideEnvironment } from "./Permissions/decide.js"
+import type { PathRules, PermissionDecision } from "../Permission.js"
+import { decideCall, pathRulesOf, readsWithoutAsking, type DecideEnvironment } from "./Permissions/decide.js"
 import { Settings, type LoadedSettings } from "./Settings.js"
 import { FileState, type FileStateService } from "./FileState.js"
 
@@ -21,6 +21,8 @@ export interface PermissionRequest {
 
 export interface PermissionsService {
   readonly decide: (request: PermissionRequest) => Effect.Effect<PermissionDecision>
+  /** The session's path deny rules, for the tools' own checks (absent: tools rely on `decide`). */
+  readonly pathRules?: (session: SessionContext) => Effect.Effect<PathRules>
   /**
    * Whether `tool` could read `file` in this session without asking (see decide.ts). Optional, so
    * a replacement service may leave it out: then no read counts as free (fail closed).
@@ -51,8 +53,11 @@ export const make = Effect.gen(function* () {
     return yield* decideCall(request, environmentOf(loaded, fileState))
   })
 
+  const pathRules = (session: SessionContext) => Effect.map(settings.current, (loaded) => pathRulesOf(environmentOf(loaded, fileState), session))
+
   return Permissions.of({
     decide,
+    pathRules,
     readsWithoutAsking: (tool, file, session) =>
       Effect.map(settings.current, (loaded) => readsWithoutAsking(file, session, tool.name, environmentOf(loaded, fileState)))
   })

@@ -17,6 +17,7 @@ import { ToolError } from "../Errors.js"
 import { BooleanLike, optional } from "./schemas.js"
 import { repairEditInput } from "./inputRepairs.js"
 import { expandPath } from "../services/Permissions/expandPath.js"
+import { deniedAccessMessage } from "./files/denials.js"
 import { formatFileSize, oneLine, plural } from "./files/format.js"
 import { errorText, fileNotFoundMessage, pathProblem, statOrUndefined } from "./files/paths.js"
 import { EDIT_DIRECTORY_TEXT, editAppliedText } from "./files/messages.js"
@@ -90,8 +91,10 @@ const validate = Effect.fn("Edit.validateInput")(function* (input: EditInput, ct
   // 1
   if (input.old_string === input.new_string)
     return yield* rejectWith("No changes to make: old_string and new_string are exactly the same.")
-  // 2 (Edit deny rule) is decided by the permission engine.
+  // 2: the deny rules (checked again by the permission stage after hooks)
   const file = expandPath(input.file_path, ctx.session.cwd)
+  const denied = deniedAccessMessage(ctx, file, "edit")
+  if (denied !== undefined) return yield* rejectWith(denied)
   const stat = yield* Effect.tryPromise(() => statOrUndefined(file)).pipe(
     Effect.catchAll((error) => rejectWith(`Cannot access ${file}: ${errorText(error.cause)}`))
   )

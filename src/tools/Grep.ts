@@ -14,6 +14,7 @@ import { buildTool, reject, type ToolContext, type ToolResult } from "../Tool.js
 import { ToolError } from "../Errors.js"
 import { BooleanLike, NumberLike, optional } from "./schemas.js"
 import { expandPath } from "../services/Permissions/expandPath.js"
+import { readableOnly } from "./files/denials.js"
 import { oneLine, plural } from "./files/format.js"
 import { displayPath, errorText, missingSearchPathMessage, pathProblem, statOrUndefined } from "./files/paths.js"
 import { splitGlobParameter } from "./files/globPattern.js"
@@ -193,7 +194,8 @@ const run = Effect.fn("Grep.call")(function* (input: GrepInput, ctx: ToolContext
       after: content ? (around ?? input["-A"] ?? 0) : 0,
       globs: input.glob === undefined ? [] : splitGlobParameter(input.glob),
       type: input.type,
-      maxRecords
+      maxRecords,
+      ...readableOnly(ctx)
     },
     yield* engineSetting("TOOLGATE_GREP_ENGINE")
   )

@@ -15,6 +15,7 @@ import type { ToolResultContent } from "../Messages.js"
 import { BooleanLike, optional, SafeIntLike } from "./schemas.js"
 import { repairReadInput } from "./inputRepairs.js"
 import { expandPath } from "../services/Permissions/expandPath.js"
+import { deniedAccessMessage } from "./files/denials.js"
 import { formatFileSize, numberLines, oneLine, plural } from "./files/format.js"
 import { errorText, fileNotFoundMessage, isBlockedDevice, pathProblem, statOrUndefined } from "./files/paths.js"
 import {
@@ -274,6 +275,8 @@ export const ReadTool = buildTool<ReadInput, ReadOutput>({
     const problem = pathProblem(input.file_path)
     if (problem !== undefined) return reject(READ_TOOL_NAME, problem)
     const file = expandPath(input.file_path, ctx.session.cwd)
+    const denied = deniedAccessMessage(ctx, file, "read")
+    if (denied !== undefined) return reject(READ_TOOL_NAME, denied)
     if (hasBinaryExtension(file)) return reject(READ_TOOL_NAME, binaryExtensionMessage(file))
     if (isBlockedDevice(file))
       return reject(READ_TOOL_NAME, `Cannot read '${input.file_path}': this device file would block or produce infinite output.`)

@@ -7,9 +7,10 @@
  * Internal targets: loopback, private-network, link-local and reserved addresses — as IP
  * literals, `localhost` names, or what a host name resolves to — are refused in every permission
  * mode unless an allow rule names the host exactly (`WebFetch(domain:127.0.0.1)`). The check runs
- * in `validateInput` (literal hosts), again in `checkPermissions` as a tool deny (so an input
- * changed by a hook is checked too), and at connection time on every resolved address (see
- * webfetch/guardedLookup.ts). The rules come from the Settings service in the fiber's context.
+ * when the call starts (after the permission stage, so an unapproved host asks first, as in
+ * Claude Code; the input is final there, hook changes included) and at connection time on every
+ * resolved address (see webfetch/guardedLookup.ts). The rules come from the Settings service in
+ * the fiber's context.
  * Domain allow/deny/ask rules themselves are the permission engine's (subject `{kind:"url"}`).
  */
 import { Clock, Duration, Effect, Schema } from "effect"
@@ -26,6 +27,9 @@ import { formatBytes, toPageContent } from "./webfetch/pageContent.js"
 import { redirectMessage } from "./webfetch/redirect.js"
 import { MAX_MARKDOWN_FOR_MODEL, webFetchSettings } from "./webfetch/settings.js"
 import { checkUrl, literalClass, WEB_FETCH_TOOL_NAME, type InternalAccess } from "./webfetch/urlPolicy.js"
+
+/** For checking only the form of a URL: no host is refused here. */
+const ANY_HOST: InternalAccess = { allows: () => true, hosts: [] }
 
 export { WEB_FETCH_TOOL_NAME }
 
@@ -169,16 +173,12 @@ export const makeWebFetchTool = (options: WebFetchToolOptions = {}) => {
     interruptBehavior: () => "cancel",
     maxResultSizeChars: 100_000,
     permissionSubject: (input) => ({ kind: "url", url: input.url }),
-    validateInput: (input) =>
-      Effect.gen(function* () {
-        const checked = checkUrl(input.url, yield* currentInternalAccess)
-        if (!checked.ok) return yield* reject(WEB_FETCH_TOOL_NAME, checked.reason)
-      }),
-    checkPermissions: (input) =>
-      Effect.map(currentInternalAccess, (access) => {
-        const checked = checkUrl(input.url, access)
-        return checked.ok ? { behavior: "passthrough" as const } : { behavior: "deny" as const, message: checked.reason }
-      }),
+    // Only the URL's form here: an internal host is refused when the call runs (the input it gets is
+    // final, after hooks and approvals), so that an unapproved host asks first, as in Claude Code.
+    validateInput: (input) => {
+      const checked = checkUrl(input.url, ANY_HOST)
+      return checked.ok ? Effect.void : reject(WEB_FETCH_TOOL_NAME, checked.reason)
+    },
     call: run,
     mapResult: (output) => output.result,
     userFacingName: () => "Fetch",

@@ -10,6 +10,7 @@ import { Effect, Option, Schema } from "effect"
 import { buildTool, reject, type ToolCheckContext, type ToolContext, type ToolResult } from "../Tool.js"
 import { ToolError } from "../Errors.js"
 import { expandPath } from "../services/Permissions/expandPath.js"
+import { deniedAccessMessage } from "./files/denials.js"
 import { oneLine, plural } from "./files/format.js"
 import { errorText, pathProblem, statOrUndefined } from "./files/paths.js"
 import { isDirectoryText, writeCreatedText, writeUpdatedText } from "./files/messages.js"
@@ -61,6 +62,8 @@ const validate = Effect.fn("Write.validateInput")(function* (input: WriteInput, 
   const rejectWith = (text: string) => reject(WRITE_TOOL_NAME, text)
   const problem = pathProblem(input.file_path)
   if (problem !== undefined) return yield* rejectWith(problem)
+  const denied = deniedAccessMessage(ctx, expandPath(input.file_path, ctx.session.cwd), "write")
+  if (denied !== undefined) return yield* rejectWith(denied)
   const file = expandPath(input.file_path, ctx.session.cwd)
   const stat = yield* Effect.tryPromise(() => statOrUndefined(file)).pipe(
     Effect.catchAll((error) => rejectWith(`Cannot access ${file}: ${errorText(error.cause)}`))

@@ -282,7 +282,7 @@ describe("CallPipeline", () => {
     it.effect("a hook allow does not beat an ask rule: the ask stays, and with nobody to ask it is denied", () =>
       Effect.gen(function* () {
         const denied = yield* runOne("Asky", { v: "hook-but-ask" }, cwd)
-        expect(denied.result.content).toBe("Permission rule 'Asky' from userSettings requires approval for this Asky command")
+        expect(denied.result.content).toBe("Claude requested permissions to use Asky, but you haven't granted it yet.")
         expect(probe.ran.has("asky:hook-but-ask")).toBe(false)
       }).pipe(
         Effect.provide(

@@ -195,10 +195,19 @@ describe("WebFetch permissions through the real Permissions stage", () => {
     const { cwd, layer } = runtimeWith([["WebFetch(domain:*)", "allow"]])
     return Effect.gen(function* () {
       const outcome = yield* call(cwd, { url: `${server.origin}/page`, prompt: "p" }, "bypassPermissions")
-      expect(outcome.error?._tag).toBe("InputRejected")
+      expect(outcome.result.is_error).toBe(true)
       expect(text(outcome.result.content)).toContain("127.0.0.1 is a loopback address")
       const decimal = yield* call(cwd, { url: `http://2130706433:${server.port}/page`, prompt: "p" }, "bypassPermissions")
       expect(text(decimal.result.content)).toContain("127.0.0.1 is a loopback address")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.live("an internal host no rule approves asks first, as in Claude Code (with nobody to ask: denied, nothing fetched)", () => {
+    const { cwd, layer } = runtimeWith([])
+    return Effect.gen(function* () {
+      const outcome = yield* call(cwd, { url: `${server.origin}/page`, prompt: "p" })
+      expect(outcome.decision?.behavior).toBe("ask")
+      expect(text(outcome.result.content)).toBe("Claude requested permissions to use WebFetch, but you haven't granted it yet.")
     }).pipe(Effect.provide(layer))
   })
 
@@ -223,16 +232,12 @@ describe("WebFetch permissions through the real Permissions stage", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.live("the tool's own deny covers an input a hook could have changed (checkPermissions refuses internal hosts)", () =>
+  it.live("the input the call finally gets is checked (a hook or approval cannot slip an internal host past)", () =>
     Effect.gen(function* () {
       const tool = makeWebFetchTool()
       const session = newSession({ cwd: os.tmpdir(), permissionMode: "bypassPermissions" })
-      const verdict = yield* tool.checkPermissions({ url: "http://192.168.0.10/", prompt: "p" }, { session, fileState: undefined as never, mode: "bypassPermissions" })
-      expect(verdict.behavior).toBe("deny")
-      const allowed = yield* tool
-        .checkPermissions({ url: "http://192.168.0.10/", prompt: "p" }, { session, fileState: undefined as never, mode: "default" })
-        .pipe(Effect.provide(Settings.layerStatic({ cwd: os.tmpdir(), rules: [makeRule("WebFetch(domain:192.168.0.10)", "allow", "session", os.tmpdir())] })))
-      expect(allowed.behavior).toBe("passthrough")
+      const refused = yield* Effect.either(tool.call({ url: "http://192.168.0.10/", prompt: "p" }, { toolUseId: "t", session, fileState: undefined as never, reportProgress: () => Effect.void } as never))
+      expect(Either.isLeft(refused) && refused.left.reason).toContain("192.168.0.10 is a private network address")
     }))
 })
 

@@ -158,10 +158,10 @@ describe("McpClients with the test server", () => {
           expect(ok.state).toBe("connected")
           return silent
         }),
-        mcpRuntime({ cwd, servers: { silent: { command: NODE, args: [SILENT_SERVER, pidFile], env: { IGNORE_SIGTERM: "1" } }, ok: testServer() }, mcp: { startupTimeoutMs: 1500 } })
+        mcpRuntime({ cwd, servers: { silent: { command: NODE, args: [SILENT_SERVER, pidFile], env: { IGNORE_SIGTERM: "1" } }, ok: testServer() }, mcp: { startupTimeoutMs: 3000 } })
       )
       expect(status.state).toBe("failed")
-      expect(status.reason).toContain("within 1500 ms (MCP_TIMEOUT)")
+      expect(status.reason).toContain("within 3000 ms (MCP_TIMEOUT)")
       expect(status.reason).toContain("silent server started")
       // the connection's scope closed when it failed: SIGTERM, the grace period, then SIGKILL
       const { pid, grandchild } = readPidFile(pidFile)
