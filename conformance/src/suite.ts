@@ -73,20 +73,30 @@ export const runSuite = (
 
 /** Per area: scenarios that agree with Claude Code (deliberate differences count as agreeing) of those with a golden. */
 export const summarise = (verdicts: ReadonlyArray<Verdict>): string => {
-  const areas = new Map<string, { pass: number; compared: number; noGolden: number }>()
+  const areas = new Map<string, { pass: number; deliberate: number; compared: number; noGolden: number }>()
   for (const v of verdicts) {
-    const a = areas.get(v.scenario.area) ?? { pass: 0, compared: 0, noGolden: 0 }
+    const a = areas.get(v.scenario.area) ?? { pass: 0, deliberate: 0, compared: 0, noGolden: 0 }
     if (v._tag === "NoGolden") a.noGolden++
     else {
       a.compared++
       if (v._tag === "Pass" || v._tag === "Closed") a.pass++
+      if (v._tag === "Pass" && v.deliberate) a.deliberate++
     }
     areas.set(v.scenario.area, a)
   }
-  const total = [...areas.values()].reduce((t, a) => ({ pass: t.pass + a.pass, compared: t.compared + a.compared }), { pass: 0, compared: 0 })
+  const total = [...areas.values()].reduce(
+    (t, a) => ({ pass: t.pass + a.pass, deliberate: t.deliberate + a.deliberate, compared: t.compared + a.compared, noGolden: t.noGolden + a.noGolden }),
+    { pass: 0, deliberate: 0, compared: 0, noGolden: 0 }
+  )
   const lines = [...areas.entries()]
     .sort(([x], [y]) => (x < y ? -1 : 1))
-    .map(([area, a]) => `  ${area.padEnd(14)} ${a.pass}/${a.compared}${a.noGolden > 0 ? ` (${a.noGolden} without a golden)` : ""}`)
-  const pct = total.compared === 0 ? 0 : (100 * total.pass) / total.compared
-  return [`conformance: ${total.pass}/${total.compared} scenarios agree with Claude Code (${pct.toFixed(1)}%)`, ...lines].join("\n")
+    .map(
+      ([area, a]) =>
+        `  ${area.padEnd(14)} ${a.pass}/${a.compared}${a.deliberate > 0 ? ` (${a.deliberate} deliberate)` : ""}${a.noGolden > 0 ? ` (${a.noGolden} without a golden)` : ""}`
+    )
+  const pct = (n: number) => (total.compared === 0 ? 0 : (100 * n) / total.compared).toFixed(1)
+  return [
+    `conformance: ${total.pass}/${total.compared} scenarios agree with Claude Code (${pct(total.pass)}%), ${total.deliberate} of them by a listed deliberate difference (${pct(total.pass - total.deliberate)}% identical); ${total.noGolden} without a golden`,
+    ...lines
+  ].join("\n")
 }

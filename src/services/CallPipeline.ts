@@ -199,7 +199,8 @@ export const make = Effect.gen(function* () {
     let input: unknown = call.decoded.right
     const pathRules = permissions.pathRules === undefined ? undefined : yield* permissions.pathRules(session)
     const withPathRules = pathRules === undefined ? {} : { pathRules }
-    const readsWithoutAsking = (file: string) => permissions.readsWithoutAsking(tool, file, session)
+    const readsFree = permissions.readsWithoutAsking
+    const readsWithoutAsking = (file: string) => (readsFree === undefined ? Effect.succeed(false) : readsFree(tool, file, session))
     const checkContext: ToolCheckContext = { session, fileState, mode: session.permissionMode, readsWithoutAsking, ...withPathRules }
     const notices: Array<string> = []
     const remindersBefore: Array<string> = []

@@ -23,8 +23,11 @@ export interface PermissionsService {
   readonly decide: (request: PermissionRequest) => Effect.Effect<PermissionDecision>
   /** The session's path deny rules, for the tools' own checks (absent: tools rely on `decide`). */
   readonly pathRules?: (session: SessionContext) => Effect.Effect<PathRules>
-  /** Whether `tool` could read `file` in this session without asking (see decide.ts). */
-  readonly readsWithoutAsking: (tool: AnyTool, file: string, session: SessionContext) => Effect.Effect<boolean>
+  /**
+   * Whether `tool` could read `file` in this session without asking (see decide.ts). Optional, so
+   * a replacement service may leave it out: then no read counts as free (fail closed).
+   */
+  readonly readsWithoutAsking?: (tool: AnyTool, file: string, session: SessionContext) => Effect.Effect<boolean>
 }
 
 export class Permissions extends Context.Tag("toolgate/Permissions")<Permissions, PermissionsService>() {}

@@ -26,12 +26,13 @@ describe("npm run conformance:record", () => {
       cwd: ROOT,
       encoding: "utf8",
       env: { PATH: path.dirname(process.execPath), HOME: home },
-      timeout: 60_000
+      // a generous bound: tsx compiles the recorder on a start that a loaded machine makes slow
+      timeout: 240_000
     })
     expect(ran.status).toBe(0)
     expect(ran.stderr).toContain("conformance:record: skipped. Claude Code 2.1.332 was not found")
     expect(ran.stderr).toContain("npm install --prefix ~/.cache/claude-code @anthropic-ai/claude-code@2.1.332")
     expect(listing()).toEqual(before)
     fs.rmSync(home, { recursive: true, force: true })
-  })
+  }, 300_000)
 })

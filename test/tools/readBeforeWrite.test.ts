@@ -4,11 +4,12 @@
  * real pipeline and permission rules.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { PermissionMode } from "../../src/Permission.js"
 import { CallPipeline } from "../../src/services/CallPipeline.js"
+import { Permissions } from "../../src/services/Permissions.js"
 import { makeRule } from "../../src/services/Permissions/ruleGrammar.js"
 import * as Settings from "../../src/services/Settings.js"
 import { canonicalModel, mustReadFirst } from "../../src/tools/files/readBeforeWrite.js"
@@ -84,4 +85,21 @@ describe("read-before-write by model", () => {
         expect(fs.readFileSync(partly, "utf8")).toBe("alpha\nbeta\n")
       }))
   })
+
+  // A replacement Permissions service that does not say which reads are free: every file counts as unread.
+  it.effect("with a Permissions service that leaves readsWithoutAsking out, newer models read first too", () =>
+    Effect.gen(function* () {
+      expect(yield* call("Edit", editAlpha(file("r1.txt")), "claude-opus-4-8")).toBe(NOT_READ)
+    }).pipe(
+      Effect.provide(
+        testRuntime({
+          cwd,
+          tools: [EditTool, WriteTool, ReadTool],
+          permissions: Layer.succeed(Permissions, {
+            decide: () => Effect.succeed({ behavior: "allow", reason: { type: "default", detail: "mock" } })
+          })
+        })
+      )
+    )
+  )
 })
