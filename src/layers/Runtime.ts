@@ -2,7 +2,7 @@
  * The default runtime: every stage wired to its real implementation. Each stage can be replaced
  * by passing a Layer of your own (e.g. an Approver that asks in your UI, hooks of your own).
  */
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import type { AnyTool } from "../Tool.js"
 import * as Approver from "../services/Approver.js"
 import * as Extensions from "../services/Extensions.js"
@@ -36,6 +36,8 @@ export interface RuntimeOptions extends Settings.SettingsOptions {
   readonly mcp?: McpClients.McpClientsOptions | false
   /** Skills and custom tool modules; `{ disabled: true }` loads nothing. */
   readonly extensions?: Extensions.ExtensionsOptions
+  /** Decorates the call pipeline (e.g. to record each call as a durable step). */
+  readonly wrapCallPipeline?: (pipeline: CallPipeline.CallPipelineService) => Effect.Effect<CallPipeline.CallPipelineService>
 }
 
 export type RuntimeServices =
@@ -72,8 +74,10 @@ export const layer = (options: RuntimeOptions) => {
   ).pipe(Layer.provideMerge(base))
   const mcp = options.mcp === false ? McpClients.layerNone : McpClients.layer({ cwd: options.cwd, resourceTools: makeResourceTools, ...options.mcp })
   const extended = Layer.merge(Extensions.layer({ skillTool: makeSkillTool, ...options.extensions }), mcp).pipe(Layer.provideMerge(stages))
+  const wrap = options.wrapCallPipeline
+  const pipeline = wrap === undefined ? CallPipeline.layer : Layer.effect(CallPipeline.CallPipeline, Effect.flatMap(CallPipeline.make, wrap))
   return Scheduler.layer.pipe(
-    Layer.provideMerge(CallPipeline.layer),
+    Layer.provideMerge(pipeline),
     Layer.provideMerge(DeferredTools.layer),
     Layer.provideMerge(extended)
   )
