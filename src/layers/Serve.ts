@@ -29,7 +29,7 @@ import * as EventLog from "../services/Sessions/events.js"
 import * as Handlers from "../services/Sessions/handlers.js"
 import * as Http from "../services/Sessions/http/handlers.js"
 import { makeRemoteApprover } from "../services/Sessions/remoteApprover.js"
-import { layerRuns, type Runs } from "../services/Sessions/run.js"
+import { layerRuns, Runs, type RunsService } from "../services/Sessions/run.js"
 import * as SessionRuntimes from "../services/Sessions/runtimes.js"
 import { makePositionedScripted } from "../services/Sessions/scriptedModel.js"
 import * as ServeSettings from "../services/Sessions/settings.js"
@@ -67,7 +67,8 @@ type Deps = SessionStore.SessionStore | Runs
 
 const sessionRuntime = (
   options: { readonly sessionId: string; readonly config: SessionRuntimes.StoredConfig; readonly grantedRules: ReadonlyArray<string> },
-  deps: Layer.Layer<Deps>
+  deps: Layer.Layer<Deps>,
+  runs: RunsService
 ): Layer.Layer<SessionRuntimes.SessionServices, SessionRuntimes.SessionUnavailable> => {
   const { config, sessionId } = options
   const unavailable = (reason: string) => new SessionRuntimes.SessionUnavailable({ sessionId, reason })
@@ -81,7 +82,7 @@ const sessionRuntime = (
           onLeft: (e) => Effect.fail(unavailable(`script: ${e.message}`)),
           onRight: (s) => Effect.succeed(makePositionedScripted({ script: s, cwd: config.cwd, timeScale }))
         })
-  const model = Layer.effect(ModelClient, Effect.map(inner, durableModel))
+  const model = Layer.effect(ModelClient, Effect.map(inner, (client) => durableModel(client, runs)))
   const subagents =
     config.script === undefined
       ? SubagentModels.layerAnthropicConfig
@@ -114,7 +115,8 @@ const layerRuntimeBuilder: Layer.Layer<SessionRuntimes.SessionRuntimeBuilder, ne
   SessionRuntimes.SessionRuntimeBuilder,
   Effect.gen(function* () {
     const deps = Layer.succeedContext(yield* Effect.context<Deps>())
-    return SessionRuntimes.SessionRuntimeBuilder.of({ build: (options) => sessionRuntime(options, deps) })
+    const runs = yield* Runs
+    return SessionRuntimes.SessionRuntimeBuilder.of({ build: (options) => sessionRuntime(options, deps, runs) })
   })
 )
 
@@ -143,7 +145,7 @@ export const layerSessions = (options: ServeOptions) => {
   const core = Layer.mergeAll(
     ClusterWorkflowEngine.layer,
     EventLog.layer(options.eventPollInterval === undefined ? {} : { pollInterval: options.eventPollInterval }),
-    layerRuns,
+    layerRuns(),
     ServeSettings.layer({
       runner,
       stateDir: options.stateDir,

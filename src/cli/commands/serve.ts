@@ -8,7 +8,7 @@
  * (`--token-file`, or `TOOLGATE_SERVE_TOKEN`). The server code loads only when this command runs.
  */
 import { Command, Options } from "@effect/cli"
-import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Duration, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -63,7 +63,9 @@ const shardingFromEnv = Effect.gen(function* () {
     shardLockExpiration: yield* read(millis("TOOLGATE_SERVE_LOCK_EXPIRATION_MS", 35_000)),
     refreshAssignmentsInterval: yield* read(millis("TOOLGATE_SERVE_ASSIGNMENTS_MS", 3_000)),
     entityMessagePollInterval: yield* read(millis("TOOLGATE_SERVE_POLL_MS", 2_000)),
-    runnerHealthCheckInterval: yield* read(millis("TOOLGATE_SERVE_HEALTH_MS", 10_000))
+    runnerHealthCheckInterval: yield* read(millis("TOOLGATE_SERVE_HEALTH_MS", 10_000)),
+    // how long a stopping runner waits for its sessions' running inputs (they resume elsewhere)
+    entityTerminationTimeout: yield* read(millis("TOOLGATE_SERVE_TERMINATION_MS", 5_000))
   }
 })
 
@@ -110,6 +112,13 @@ export const serve = Command.make("serve", serveOptions, (values) =>
       process.once("SIGTERM", onTerm)
       return Effect.sync(() => process.off("SIGTERM", onTerm))
     })
-    yield* Effect.raceFirst(Layer.launch(served), terminated)
-  })
+    // logs (the cluster's too) go to stderr; TOOLGATE_LOG_LEVEL=debug shows the cluster at work
+    const level = yield* Config.logLevel("TOOLGATE_LOG_LEVEL").pipe(Config.withDefault(LogLevel.Warning), Effect.orElseSucceed(() => LogLevel.Warning))
+    const logging = Layer.merge(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)), Logger.minimumLogLevel(level))
+    yield* Effect.raceFirst(Layer.launch(served), terminated).pipe(Effect.provide(logging))
+  }).pipe(
+    // Once the server's finalisers ran, nothing of it should keep the process: inputs cut short
+    // by the shutdown stay unrecorded (they resume at the next start) and may leave idle fibers.
+    Effect.ensuring(Effect.sync(() => void setTimeout(() => process.exit(), 200).unref()))
+  )
 ).pipe(Command.withDescription("Serve agent sessions over HTTP (one embedded runner, or a cluster of runners on PostgreSQL)"))

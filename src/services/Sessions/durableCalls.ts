@@ -136,17 +136,19 @@ const executeCall = (
     const done = yield* Deferred.make<unknown>()
     runs.inflight.set(key, done)
     run.callSteps.set(call.block.id, step)
-    const recorded = yield* Effect.raceFirst(
-      inner.run(call, options).pipe(
-        Effect.map((outcome) => record(outcome, options.session)),
-        Effect.provideService(InStep, true)
-      ),
-      Effect.as(Deferred.await(cancel), {
-        _tag: "Cancelled",
-        by: run.interruptCount() > 0 ? "interrupt" : "sibling",
-        interrupts: run.interruptCount()
-      } satisfies RecordedCall)
-    ).pipe(
+    const work = inner.run(call, options).pipe(
+      Effect.map((outcome): RecordedCall | "abandoned" => record(outcome, options.session)),
+      Effect.provideService(InStep, true),
+      Effect.interruptible
+    )
+    const cancelled = Effect.map(Deferred.await(cancel), (): RecordedCall => ({
+      _tag: "Cancelled",
+      by: run.interruptCount() > 0 ? "interrupt" : "sibling",
+      interrupts: run.interruptCount()
+    }))
+    // the runner shuts down: the call may still finish (and be recorded) for a moment, then it is stopped
+    const shutdown = Deferred.await(runs.stopping).pipe(Effect.zipRight(Effect.sleep(runs.shutdownGrace)), Effect.as("abandoned" as const))
+    const outcome = yield* Effect.raceAll([work, Effect.interruptible(cancelled), Effect.interruptible(shutdown)]).pipe(
       Effect.ensuring(
         Effect.sync(() => {
           runs.inflight.delete(key)
@@ -154,8 +156,13 @@ const executeCall = (
         })
       )
     )
-    yield* Deferred.succeed(done, recorded)
-    return recorded
+    // ended by an interruption, the step's result is not stored while the runner shuts down
+    if (outcome === "abandoned") {
+      yield* Effect.logDebug(`call ${step} of ${run.executionId} stopped by the runner's shutdown`)
+      return yield* Effect.interrupt
+    }
+    yield* Deferred.succeed(done, outcome)
+    return outcome
   })
 
 /** A recorded cancellation happens again: the interrupt is delivered again, or the sibling's failure cancels it. */

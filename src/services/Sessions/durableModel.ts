@@ -19,7 +19,7 @@ import {
 import type { ModelEvent } from "../ModelClient/events.js"
 import { assembleStream } from "../ModelClient/stream.js"
 import type { ModelClientService, ModelRequest } from "../ModelClient.js"
-import { CurrentRun, InStep, type RunControls } from "./run.js"
+import { CurrentRun, InStep, type RunControls, type RunsService } from "./run.js"
 
 const ModelErrorSchema = Schema.Union(ModelApiError, ModelConnectionError, ModelStreamError, ModelNotConfigured, ScriptError)
 
@@ -39,13 +39,32 @@ export class CurrentModelTurn extends Context.Reference<CurrentModelTurn>()("too
 type Forward = Exit.Exit<ModelEvent, Option.Option<ModelError>>
 
 /** Runs the turn here: forwards each event to the reader as it arrives and returns the record. */
-const executeTurn = (inner: ModelClientService, request: ModelRequest, turn: number, forward: Queue.Queue<Forward>, stop: Deferred.Deferred<void>, run: RunControls) =>
+const executeTurn = (
+  inner: ModelClientService,
+  request: ModelRequest,
+  turn: number,
+  forward: Queue.Queue<Forward>,
+  stop: Deferred.Deferred<void>,
+  run: RunControls,
+  runs: RunsService
+) =>
   Effect.gen(function* () {
     yield* run.goLive
     const events: Array<{ atMs: number; event: unknown }> = []
     let failure: ModelError | undefined
+    let abandoned = false
+    // the runner shuts down: the turn may still finish (and be recorded) for a moment
+    const shutdown = Deferred.await(runs.stopping).pipe(
+      Effect.zipRight(Effect.sleep(runs.shutdownGrace)),
+      Effect.tap(() =>
+        Effect.sync(() => {
+          abandoned = true
+        })
+      )
+    )
     const consumed = yield* inner.stream(request).pipe(
       Stream.interruptWhenDeferred(stop),
+      Stream.interruptWhen(shutdown),
       Stream.runForEach((event) =>
         Effect.suspend(() => {
           if (event._tag === "Raw") events.push({ atMs: event.atMs, event: event.event })
@@ -59,8 +78,12 @@ const executeTurn = (inner: ModelClientService, request: ModelRequest, turn: num
       ),
       Effect.provideService(CurrentModelTurn, turn),
       Effect.provideService(InStep, true),
-      Effect.as(true)
+      Effect.as(true),
+      Effect.interruptible
     )
+    // ended by an interruption, the turn is not stored while the runner shuts down: the run
+    // resumes elsewhere and asks the model again
+    if (abandoned) return yield* Effect.interrupt
     const interrupted = consumed && (yield* Deferred.isDone(stop)) && failure === undefined
     yield* Queue.offer(forward, Exit.fail(failure === undefined ? Option.none() : Option.some(failure)))
     return {
@@ -84,7 +107,7 @@ const replayTurn = (recorded: RecordedTurn, run: RunControls): Stream.Stream<Mod
   return Stream.concat(assembled, ending)
 }
 
-export const durableModel = (inner: ModelClientService): ModelClientService => ({
+export const durableModel = (inner: ModelClientService, runs: RunsService): ModelClientService => ({
   model: inner.model,
   stream: (request) =>
     Stream.unwrapScoped(
@@ -103,7 +126,7 @@ export const durableModel = (inner: ModelClientService): ModelClientService => (
           success: RecordedTurn,
           execute: Effect.suspend(() => {
             executedHere = true
-            return executeTurn(inner, request, turn, forward, stop, run)
+            return executeTurn(inner, request, turn, forward, stop, run, runs)
           })
         }).pipe(
           Effect.provideService(WorkflowEngine, run.engine),

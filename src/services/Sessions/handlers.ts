@@ -79,5 +79,11 @@ export const layerSessionEntity = Session.toLayer(
 
 export const layerSessionInputWorkflow = SessionInput.toLayer(executeInput)
 
+/**
+ * Steps still running when this runner shuts down stop without being recorded (see `Runs`);
+ * registered after the cluster, so it runs before the cluster shuts down.
+ */
+const layerShutdown = Layer.scopedDiscard(Effect.flatMap(Runs, (runs) => Effect.addFinalizer(() => Effect.zipRight(Effect.logDebug("sessions: shutting down"), runs.shutdown))))
+
 /** Registers the entity and the workflow on this runner. */
-export const layer = Layer.mergeAll(layerSessionEntity, layerSessionInputWorkflow)
+export const layer = Layer.mergeAll(layerSessionEntity, layerSessionInputWorkflow, layerShutdown)

@@ -95,11 +95,14 @@ export const makeRemoteApprover = (sessionId: string, options: RemoteApproverOpt
           expiresAt: row.expiresAt
         })
         const answer = yield* wait(run, row).pipe(
-          // an interrupted question is closed, so it is not left open for an answer nobody waits for
+          // a question the user interrupted is closed; one cut short by a runner shutting down stays
+          // open for the run that resumes elsewhere
           Effect.onInterrupt(() =>
-            Effect.flatMap(Clock.currentTimeMillis, (at) =>
-              store.answer(run.executionId, request.toolUseId, { behavior: "deny", feedback: "interrupted" }, at).pipe(Effect.ignore)
-            )
+            run.interruptCount() === 0
+              ? Effect.void
+              : Effect.flatMap(Clock.currentTimeMillis, (at) =>
+                  store.answer(run.executionId, request.toolUseId, { behavior: "deny", feedback: "interrupted" }, at).pipe(Effect.ignore)
+                )
           )
         )
         if (step !== undefined) yield* store.setStepState(run.executionId, step, "started").pipe(Effect.orDie)

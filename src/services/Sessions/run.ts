@@ -8,7 +8,7 @@
  * not written again (the first run wrote them).
  */
 import type { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngine"
-import { Context, Deferred, Effect, Layer, Queue } from "effect"
+import { Context, Deferred, Duration, Effect, Layer, Queue } from "effect"
 import type { Transcript } from "../Agent/transcript.js"
 import type { EventWriter } from "./events.js"
 
@@ -124,19 +124,35 @@ export interface RunsService {
    * its first attempt still runs here (a shard taken back and forth) joins that attempt.
    */
   readonly inflight: Map<string, Deferred.Deferred<unknown>>
+  /**
+   * Done when this runner begins to shut down. A step that is still running then stops its work
+   * and records nothing: the run resumes on the next runner, as after a crash.
+   */
+  readonly stopping: Deferred.Deferred<void>
+  readonly shutdown: Effect.Effect<void>
+  /** How long a running call may still finish (and be recorded) once the runner shuts down. */
+  readonly shutdownGrace: Duration.Duration
 }
 
 export class Runs extends Context.Tag("toolgate/Sessions/Runs")<Runs, RunsService>() {}
 
-export const layerRuns: Layer.Layer<Runs> = Layer.sync(Runs, () => {
-  const bySession = new Map<string, RunControls>()
-  return Runs.of({
-    register: (run) => Effect.sync(() => void bySession.set(run.sessionId, run)),
-    unregister: (run) =>
-      Effect.sync(() => {
-        if (bySession.get(run.sessionId) === run) bySession.delete(run.sessionId)
-      }),
-    current: (sessionId) => bySession.get(sessionId),
-    inflight: new Map()
-  })
-})
+export const layerRuns = (options: { readonly shutdownGrace?: Duration.DurationInput } = {}): Layer.Layer<Runs> =>
+  Layer.effect(
+    Runs,
+    Effect.gen(function* () {
+      const bySession = new Map<string, RunControls>()
+      const stopping = yield* Deferred.make<void>()
+      return Runs.of({
+        register: (run) => Effect.sync(() => void bySession.set(run.sessionId, run)),
+        unregister: (run) =>
+          Effect.sync(() => {
+            if (bySession.get(run.sessionId) === run) bySession.delete(run.sessionId)
+          }),
+        current: (sessionId) => bySession.get(sessionId),
+        inflight: new Map(),
+        stopping,
+        shutdown: Deferred.succeed(stopping, undefined),
+        shutdownGrace: Duration.decode(options.shutdownGrace ?? Duration.seconds(3))
+      })
+    })
+  )

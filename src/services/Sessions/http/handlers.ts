@@ -35,8 +35,11 @@ const requireServerCaller = Effect.flatMap(CurrentCaller, (caller) =>
 
 const encoder = new TextEncoder()
 
-const sseFrame = (event: ServeEvent): Uint8Array =>
-  encoder.encode(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`)
+/** `id` is the event's number, `event` its type, `data` its JSON (with the time it happened as `at`). */
+const sseFrame = (event: ServeEvent): Uint8Array => {
+  const data = event.data !== null && typeof event.data === "object" && !Array.isArray(event.data) ? { ...event.data, at: event.at } : { value: event.data, at: event.at }
+  return encoder.encode(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(data)}\n\n`)
+}
 
 const KEEPALIVE = encoder.encode(": keepalive\n\n")
 
