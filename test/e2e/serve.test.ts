@@ -1,13 +1,16 @@
 /**
  * `toolgate serve` as a web app uses it: the bundled CLI listening on 127.0.0.1 (embedded runner,
- * SQLite in a temporary state folder), driven over HTTP and its event stream, with scripted
- * sessions running real tools in real folders.
+ * SQLite in a temporary state folder, a server token), driven over HTTP and its event stream,
+ * with sessions on the real Anthropic SDK against a fake Messages server or on scripted models,
+ * running real tools in real folders; then killed with SIGKILL and started again on the same
+ * storage.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { framesOf, sse, startFakeAnthropic, type FakeAnthropic } from "../support/fakeAnthropic.js"
 import { tempDir } from "../support/runtime.js"
-import { eventually, readEvents, request, scriptOf, startServer, text, toolUse, type Served } from "../support/serve.js"
+import { anthropicTurn, eventually, readEvents, request, scriptOf, startServer, text, toolUse, type Served } from "../support/serve.js"
 
 const workspace = () => fs.realpathSync(tempDir("toolgate-serve-ws-"))
 
@@ -24,34 +27,50 @@ const expectEveryToolUseAnswered = (messages: ReadonlyArray<{ role: string; cont
   })
 }
 
+const toolResults = (messages: ReadonlyArray<{ content: any }>) =>
+  messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b: any) => b.type === "tool_result")
+
+const SERVER_TOKEN = "serve-test-token-0123456789"
+const API_KEY = "sk-serve-e2e"
+
 describe("toolgate serve (embedded runner)", () => {
   let server: Served
+  let fake: FakeAnthropic
   const stateDir = tempDir("toolgate-serve-state-")
+  const start = () =>
+    startServer({
+      args: ["--state-dir", stateDir, "--approval-timeout", "120"],
+      env: { TOOLGATE_SERVE_TOKEN: SERVER_TOKEN, ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: fake.url, TOOLGATE_SERVE_POLL_MS: "200" }
+    })
 
   beforeAll(async () => {
-    server = await startServer({ args: ["--state-dir", stateDir, "--approval-timeout", "120"] })
+    fake = await startFakeAnthropic({ apiKey: API_KEY })
+    server = await start()
   }, 90_000)
 
   afterAll(async () => {
     await server?.stop("SIGTERM")
+    await fake?.close()
     fs.rmSync(stateDir, { recursive: true, force: true })
   })
 
   const create = async (body: Record<string, unknown>) => {
-    const created = await request(server.url, "POST", "/sessions", { body: { replaySpeed: 0, ...body } })
+    const created = await request(server.url, "POST", "/sessions", { token: SERVER_TOKEN, body: { replaySpeed: 0, ...body } })
     expect(created.status, created.text).toBe(201)
     return created.body as { id: string; token: string }
   }
+  const enqueueTurns = (...turns: ReadonlyArray<Array<Record<string, unknown>>>) => fake.enqueue(...turns.map((events) => sse(framesOf(events))))
+  let claudeSession: { id: string; token: string } | undefined
 
-  it("drives a scripted session over HTTP and SSE, answers its permission question over HTTP, and records the transcript", async () => {
+  it("drives a Claude session over HTTP and SSE (real SDK, fake Messages server), answers its permission question over HTTP, and records the transcript", async () => {
     const cwd = workspace()
-    const { id, token } = await create({
-      cwd,
-      script: scriptOf([
-        { content: [text("I'll write the file."), toolUse("toolu_w1", "Bash", { command: "echo hello > out.txt && cat out.txt" })], stop_reason: "tool_use" },
-        { content: [text("Done: out.txt says hello.")], stop_reason: "end_turn" }
-      ])
-    })
+    const { id, token } = await create({ cwd })
+    claudeSession = { id, token }
+    const first = fake.requests.length
+    enqueueTurns(
+      anthropicTurn("msg_w1", [text("I'll write the file."), toolUse("toolu_w1", "Bash", { command: "echo hello > out.txt && cat out.txt" })], "tool_use"),
+      anthropicTurn("msg_w2", [text("Done: out.txt says hello.")], "end_turn")
+    )
     const events = readEvents(server.url, id, token)
     try {
       const sent = request(server.url, "POST", `/sessions/${id}/messages`, { token, body: { role: "user", content: "Write hello to out.txt", key: "first" } })
@@ -70,14 +89,20 @@ describe("toolgate serve (embedded runner)", () => {
       expect(result.status, result.text).toBe(200)
       expect(result.body).toMatchObject({ key: "first", seq: 1, kind: "prompt", status: "done", stop: "end_turn", text: "Done: out.txt says hello.", turns: 2 })
       expectEveryToolUseAnswered(result.body.messages)
-      const results = result.body.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])).filter((b: any) => b.type === "tool_result")
-      expect(results).toEqual([{ type: "tool_result", tool_use_id: "toolu_w1", content: "hello" }])
+      expect(toolResults(result.body.messages)).toEqual([{ type: "tool_result", tool_use_id: "toolu_w1", content: "hello" }])
       expect(fs.readFileSync(path.join(cwd, "out.txt"), "utf8")).toBe("hello\n")
+
+      // the SDK asked the Messages API twice, the second time with the call's result
+      const asks = fake.requests.slice(first)
+      expect(asks).toHaveLength(2)
+      expect(asks[0]!.body.messages).toHaveLength(1)
+      expect(JSON.stringify(asks[0]!.body.messages[0])).toContain("Write hello to out.txt")
+      expect(toolResults(asks[1]!.body.messages)).toEqual([expect.objectContaining({ tool_use_id: "toolu_w1", content: "hello" })])
 
       await events.waitFor("input_finished")
       const order = events.events.map((e) => e.type)
       const at = (type: string) => order.indexOf(type)
-      expect(order).toContain("text_delta")
+      expect(events.events.filter((e) => e.type === "text_delta").map((e) => e.data.text).join("")).toContain("I'll write the file.")
       expect(at("input_started")).toBeLessThan(at("approval_requested"))
       expect(at("approval_requested")).toBeLessThan(at("approval_answered"))
       expect(at("approval_answered")).toBeLessThan(at("call_finished"))
@@ -147,11 +172,21 @@ describe("toolgate serve (embedded runner)", () => {
     expect(fs.readFileSync(path.join(cwd, "b.txt"), "utf8")).toBe("beta\n")
   })
 
-  it("keeps one session's token from opening another", async () => {
+  it("needs the server token to create or list sessions, and keeps one session's token from opening another", async () => {
     const cwd = workspace()
     const script = scriptOf([{ content: [text("hi")], stop_reason: "end_turn" }])
+    const body = { cwd, replaySpeed: 0, script }
+    expect((await request(server.url, "POST", "/sessions", { body })).status).toBe(401)
+    expect((await request(server.url, "POST", "/sessions", { body, token: "wrong-token-wrong-token" })).status).toBe(401)
+    expect((await request(server.url, "GET", "/sessions")).status).toBe(401)
+    expect((await request(server.url, "GET", "/openapi.json")).status).toBe(401)
     const a = await create({ cwd, script })
     const b = await create({ cwd, script })
+    const own = await request(server.url, "POST", `/sessions/${a.id}/messages`, { token: a.token, body: { role: "user", content: "hi" } })
+    expect(own.body).toMatchObject({ status: "done", text: "hi" })
+    const listed = await request(server.url, "GET", "/sessions", { token: SERVER_TOKEN })
+    expect(listed.body.map((s: any) => s.id)).toEqual(expect.arrayContaining([a.id, b.id]))
+    expect((await request(server.url, "GET", "/sessions", { token: a.token })).status).toBe(401)
     expect((await request(server.url, "GET", `/sessions/${a.id}`, { token: a.token })).status).toBe(200)
     expect((await request(server.url, "GET", `/sessions/${a.id}`, { token: b.token })).status).toBe(401)
     expect((await request(server.url, "GET", `/sessions/${a.id}`)).status).toBe(401)
@@ -162,16 +197,16 @@ describe("toolgate serve (embedded runner)", () => {
 
   it("answers bad requests with a clear error and changes nothing", async () => {
     const cwd = workspace()
-    const relative = await request(server.url, "POST", "/sessions", { body: { cwd: "relative/dir", script: scriptOf([{ content: [text("x")], stop_reason: "end_turn" }]) } })
+    const relative = await request(server.url, "POST", "/sessions", { token: SERVER_TOKEN, body: { cwd: "relative/dir", script: scriptOf([{ content: [text("x")], stop_reason: "end_turn" }]) } })
     expect(relative.status).toBe(400)
     expect(relative.body.message).toContain("cwd must be an absolute path")
-    const missing = await request(server.url, "POST", "/sessions", { body: { cwd: path.join(cwd, "nope"), script: "{}" } })
+    const missing = await request(server.url, "POST", "/sessions", { token: SERVER_TOKEN, body: { cwd: path.join(cwd, "nope"), script: "{}" } })
     expect(missing.status).toBe(400)
     expect(missing.body.message).toContain("no such directory")
-    const badScript = await request(server.url, "POST", "/sessions", { body: { cwd, script: "not json" } })
+    const badScript = await request(server.url, "POST", "/sessions", { token: SERVER_TOKEN, body: { cwd, script: "not json" } })
     expect(badScript.status).toBe(400)
     expect(badScript.body.message).toMatch(/^script: /)
-    const noRole = await request(server.url, "POST", "/sessions", { body: { cwd: 42 } })
+    const noRole = await request(server.url, "POST", "/sessions", { token: SERVER_TOKEN, body: { cwd: 42 } })
     expect(noRole.status).toBe(400)
 
     const { id, token } = await create({ cwd, script: scriptOf([{ content: [text("one")], stop_reason: "end_turn" }, { content: [text("two")], stop_reason: "end_turn" }]) })
@@ -219,88 +254,61 @@ describe("toolgate serve (embedded runner)", () => {
   })
 
   it("serves its OpenAPI document", async () => {
-    const doc = await request(server.url, "GET", "/openapi.json")
+    const doc = await request(server.url, "GET", "/openapi.json", { token: SERVER_TOKEN })
     expect(doc.status).toBe(200)
     expect(Object.keys(doc.body.paths)).toEqual(
       expect.arrayContaining(["/sessions", "/sessions/{id}", "/sessions/{id}/messages", "/sessions/{id}/events", "/sessions/{id}/approvals/{toolUseId}"])
     )
   })
-})
 
-describe("toolgate serve after a crash", () => {
-  it("resumes an input after SIGKILL: the call that was running is answered with an error, never run twice, and the session goes on", async () => {
-    const stateDir = tempDir("toolgate-serve-crash-")
+  // last: it kills the server and starts it again on the same storage
+  it("resumes after SIGKILL from SQLite: finished model turns and calls are not run again, the call that was running is answered with an error, and the session goes on", async () => {
     const cwd = workspace()
     const marks = (name: string) => path.join(cwd, `marks-${name}`)
-    let server = await startServer({ args: ["--state-dir", stateDir] })
-    try {
-      const created = await request(server.url, "POST", "/sessions", {
-        body: {
-          cwd,
-          replaySpeed: 0,
-          permissionMode: "bypassPermissions",
-          script: scriptOf([
-            { content: [toolUse("toolu_a", "Bash", { command: `echo a >> ${marks("a")}` })], stop_reason: "tool_use" },
-            { content: [toolUse("toolu_b", "Bash", { command: `echo b >> ${marks("b")}; sleep 30` })], stop_reason: "tool_use" },
-            { content: [toolUse("toolu_c", "Bash", { command: `echo c >> ${marks("c")}` })], stop_reason: "tool_use" },
-            { content: [text("Finished.")], stop_reason: "end_turn" }
-          ])
-        }
-      })
-      const { id, token } = created.body
-      await request(server.url, "POST", `/sessions/${id}/messages?wait=false`, { token, body: { role: "user", content: "go", key: "k" } })
-      await eventually(() => (fs.existsSync(marks("b")) ? true : undefined))
-      await server.stop("SIGKILL")
+    const { id, token } = await create({ cwd, permissionMode: "bypassPermissions" })
+    const first = fake.requests.length
+    enqueueTurns(
+      anthropicTurn("msg_a", [toolUse("toolu_a", "Bash", { command: `echo a >> ${marks("a")}` })], "tool_use"),
+      anthropicTurn("msg_b", [toolUse("toolu_b", "Bash", { command: `echo b >> ${marks("b")}; sleep 20` })], "tool_use"),
+      anthropicTurn("msg_c", [toolUse("toolu_c", "Bash", { command: `echo c >> ${marks("c")}` })], "tool_use"),
+      anthropicTurn("msg_d", [text("Finished.")], "end_turn")
+    )
+    await request(server.url, "POST", `/sessions/${id}/messages?wait=false`, { token, body: { role: "user", content: "go", key: "k" } })
+    await eventually(() => (fs.existsSync(marks("b")) ? true : undefined))
+    await server.stop("SIGKILL")
 
-      server = await startServer({ args: ["--state-dir", stateDir] })
-      const result = await request(server.url, "GET", `/sessions/${id}/messages/k?wait=true`, { token })
-      expect(result.body).toMatchObject({ status: "done", stop: "end_turn", text: "Finished." })
-      expectEveryToolUseAnswered(result.body.messages)
-      const resultOf = (toolUseId: string) =>
-        result.body.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])).find((b: any) => b.tool_use_id === toolUseId)
-      expect(resultOf("toolu_a").is_error).toBeUndefined()
-      expect(resultOf("toolu_b")).toMatchObject({ is_error: true })
-      expect(resultOf("toolu_b").content).toContain("stopped while it ran")
-      expect(resultOf("toolu_c").is_error).toBeUndefined()
-      expect(fs.readFileSync(marks("a"), "utf8")).toBe("a\n")
-      expect(fs.readFileSync(marks("b"), "utf8")).toBe("b\n")
-      expect(fs.readFileSync(marks("c"), "utf8")).toBe("c\n")
-      const transcript = await request(server.url, "GET", `/sessions/${id}/transcript`, { token })
-      const calls = transcript.text.trim().split("\n").map((l) => JSON.parse(l)).filter((l) => l.type === "tool_call")
-      expect(calls.map((c) => c.tool_use_id)).toEqual(["toolu_a", "toolu_b", "toolu_c"])
-    } finally {
-      await server.stop("SIGTERM")
-      fs.rmSync(stateDir, { recursive: true, force: true })
-    }
+    server = await start()
+    const result = await request(server.url, "GET", `/sessions/${id}/messages/k?wait=true`, { token })
+    expect(result.body).toMatchObject({ status: "done", stop: "end_turn", text: "Finished." })
+    expectEveryToolUseAnswered(result.body.messages)
+    const resultOf = (toolUseId: string) => toolResults(result.body.messages).find((b: any) => b.tool_use_id === toolUseId)
+    expect(resultOf("toolu_a").is_error).toBeUndefined()
+    expect(resultOf("toolu_b")).toMatchObject({ is_error: true })
+    expect(resultOf("toolu_b").content).toContain("stopped while it ran")
+    expect(resultOf("toolu_c").is_error).toBeUndefined()
+    expect(fs.readFileSync(marks("a"), "utf8")).toBe("a\n")
+    expect(fs.readFileSync(marks("b"), "utf8")).toBe("b\n")
+    expect(fs.readFileSync(marks("c"), "utf8")).toBe("c\n")
+    // the two turns recorded before the crash were replayed from storage, not asked again
+    const asks = fake.requests.slice(first)
+    expect(asks).toHaveLength(4)
+    expect(toolResults(asks[2]!.body.messages).map((b: any) => [b.tool_use_id, b.is_error === true])).toEqual([
+      ["toolu_a", false],
+      ["toolu_b", true]
+    ])
+    const transcript = await request(server.url, "GET", `/sessions/${id}/transcript`, { token })
+    const calls = transcript.text.trim().split("\n").map((l) => JSON.parse(l)).filter((l) => l.type === "tool_call")
+    expect(calls.map((c) => c.tool_use_id)).toEqual(["toolu_a", "toolu_b", "toolu_c"])
+
+    // the sessions of before the crash are still there, and go on
+    expect(claudeSession).toBeDefined()
+    const before = await request(server.url, "GET", `/sessions/${claudeSession!.id}`, { token: claudeSession!.token })
+    expect(before.body).toMatchObject({ status: "idle", inputs: 1, lastInput: { key: "first", status: "done" } })
   }, 120_000)
 })
 
-describe("toolgate serve with a server token", () => {
-  it("needs the token to create or list sessions, and still lets a session's own token drive it", async () => {
-    const stateDir = tempDir("toolgate-serve-token-")
-    const secret = "serve-test-token-0123456789"
-    const server = await startServer({ args: ["--state-dir", stateDir], env: { TOOLGATE_SERVE_TOKEN: secret } })
-    try {
-      const cwd = workspace()
-      const body = { cwd, replaySpeed: 0, script: scriptOf([{ content: [text("ok")], stop_reason: "end_turn" }]) }
-      expect((await request(server.url, "POST", "/sessions", { body })).status).toBe(401)
-      expect((await request(server.url, "POST", "/sessions", { body, token: "wrong-token-wrong-token" })).status).toBe(401)
-      expect((await request(server.url, "GET", "/sessions")).status).toBe(401)
-      expect((await request(server.url, "GET", "/openapi.json")).status).toBe(401)
-      const created = await request(server.url, "POST", "/sessions", { body, token: secret })
-      expect(created.status).toBe(201)
-      const own = await request(server.url, "POST", `/sessions/${created.body.id}/messages`, { token: created.body.token, body: { role: "user", content: "hi" } })
-      expect(own.body).toMatchObject({ status: "done", text: "ok" })
-      const listed = await request(server.url, "GET", "/sessions", { token: secret })
-      expect(listed.body.map((s: any) => s.id)).toContain(created.body.id)
-      expect((await request(server.url, "GET", "/sessions", { token: created.body.token })).status).toBe(401)
-    } finally {
-      await server.stop("SIGTERM")
-      fs.rmSync(stateDir, { recursive: true, force: true })
-    }
-  }, 90_000)
-
-  it("refuses to listen beyond 127.0.0.1 without a token", async () => {
+describe("toolgate serve beyond 127.0.0.1", () => {
+  it("refuses to listen without a token", async () => {
     await expect(startServer({ args: ["--host", "0.0.0.0", "--state-dir", tempDir("toolgate-serve-open-")] })).rejects.toThrow(/needs a bearer token/)
   })
 })

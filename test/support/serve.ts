@@ -161,3 +161,30 @@ export const eventually = async <A>(check: () => Promise<A | undefined> | A | un
     await new Promise((r) => setTimeout(r, everyMs))
   }
 }
+
+/** One streamed Messages API response for the fake Anthropic server: the blocks, then the stop reason. */
+export const anthropicTurn = (
+  id: string,
+  content: ReadonlyArray<Record<string, unknown>>,
+  stopReason: string
+): Array<Record<string, unknown>> => [
+  {
+    type: "message_start",
+    message: { id, type: "message", role: "assistant", model: "claude-test", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } }
+  },
+  ...content.flatMap((block, index): Array<Record<string, unknown>> =>
+    block.type === "text"
+      ? [
+          { type: "content_block_start", index, content_block: { type: "text", text: "" } },
+          { type: "content_block_delta", index, delta: { type: "text_delta", text: block.text } },
+          { type: "content_block_stop", index }
+        ]
+      : [
+          { type: "content_block_start", index, content_block: { ...block, input: {} } },
+          { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } },
+          { type: "content_block_stop", index }
+        ]
+  ),
+  { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 20 } },
+  { type: "message_stop" }
+]
