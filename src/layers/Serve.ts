@@ -14,7 +14,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import type { ConfigError } from "effect"
 import { Console, Duration, Effect, Either, Layer, Option, type Redacted } from "effect"
 import * as fs from "node:fs"
-import { createServer } from "node:http"
+import { createServer, type Server } from "node:http"
 import * as path from "node:path"
 import * as Agent from "../services/Agent.js"
 import * as SubagentModels from "../services/Agent/subagents/SubagentModels.js"
@@ -59,6 +59,9 @@ export interface ServeOptions {
   /** Told the address the HTTP API listens on, once it does. */
   readonly onListening?: (url: string) => Effect.Effect<void>
 }
+
+/** How long open requests may go on once the server stops. */
+const SHUTDOWN_GRACE = Duration.millis(500)
 
 /** Shards per group, the same on every runner (the cluster's default is 300). */
 export const DEFAULT_SHARDS = 64
@@ -160,13 +163,29 @@ export const layerSessions = (options: ServeOptions) => {
 /** The HTTP API on its port, over `layerSessions`. */
 export const layer = (options: ServeOptions) => {
   const runner = options.runner === undefined ? "embedded" : `${options.runner.host}:${options.runner.port}`
+  let nodeServer: Server | undefined
   const server = NodeHttpServer.layer(() => {
     const s = createServer()
     // inputs can wait minutes for the agent (and for permission answers): no request timeout
     s.requestTimeout = 0
     s.headersTimeout = 60_000
+    nodeServer = s
     return s
   }, options.http)
+  // Closing the server waits for its connections, and event streams and waiting inputs never end
+  // by themselves: at shutdown they get a moment, then are cut (clients resume with Last-Event-ID
+  // or by asking for their input's key again).
+  const closeConnections = Layer.scopedDiscard(
+    Effect.zipRight(
+      HttpServer.HttpServer,
+      Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          nodeServer?.closeIdleConnections()
+          setTimeout(() => nodeServer?.closeAllConnections(), Duration.toMillis(SHUTDOWN_GRACE)).unref()
+        })
+      )
+    )
+  )
   const announce = Layer.effectDiscard(
     Effect.flatMap(HttpServer.HttpServer, (s) => {
       const address = s.address._tag === "TcpAddress" ? `http://${s.address.hostname}:${s.address.port}` : `unix:${s.address.path}`
@@ -175,7 +194,7 @@ export const layer = (options: ServeOptions) => {
   )
   return HttpApiBuilder.serve().pipe(
     Layer.provide(Http.layer({ runner, serverToken: options.serverToken })),
-    Layer.provideMerge(announce),
+    Layer.provideMerge(Layer.merge(announce, closeConnections)),
     Layer.provide(server),
     Layer.provide(layerSessions(options))
   )

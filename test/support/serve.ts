@@ -20,13 +20,15 @@ export interface Served {
 export interface ServeOptions {
   readonly args: ReadonlyArray<string>
   readonly env?: Record<string, string>
+  /** The HTTP port (default 0: a free one). */
+  readonly port?: number
   /** Most time to wait for "listening on" (a loaded machine starts slowly). */
   readonly startTimeoutMs?: number
 }
 
 export const startServer = (options: ServeOptions): Promise<Served> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, "serve", "--port", "0", ...options.args], {
+    const child = spawn(process.execPath, [bin, "serve", "--port", String(options.port ?? 0), ...options.args], {
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, NO_COLOR: "1", ...options.env }
     })
@@ -96,6 +98,8 @@ export interface EventReader {
   readonly events: Array<SseEvent>
   /** Resolves with the first event of `type` (already seen or still to come). */
   waitFor(type: string, predicate?: (e: SseEvent) => boolean): Promise<SseEvent>
+  /** Resolves when the server ends the stream (or it is closed here). */
+  readonly ended: Promise<void>
   close(): void
 }
 
@@ -113,7 +117,7 @@ export const readEvents = (url: string, sessionId: string, token: string, query 
       }
     }
   }
-  void (async () => {
+  const ended = (async () => {
     const response = await fetch(`${url}/sessions/${sessionId}/events${query}`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal })
     const decoder = new TextDecoder()
     let buffer = ""
@@ -135,6 +139,7 @@ export const readEvents = (url: string, sessionId: string, token: string, query 
   })().catch(() => {})
   return {
     events,
+    ended,
     waitFor: (type, predicate = () => true) => {
       const seen = events.find((e) => e.type === type && predicate(e))
       if (seen !== undefined) return Promise.resolve(seen)
