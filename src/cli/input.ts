@@ -5,6 +5,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import { BadRequest } from "../Errors.js"
 import type { ToolUseBlock } from "../Messages.js"
+import { isRecord } from "../internal/json.js"
 
 /** The text of a file, or of stdin for `-`. */
 export const readSource = (source: string): Effect.Effect<string, BadRequest> =>
@@ -28,7 +29,6 @@ export const parseJson = (text: string, what: string): Effect.Effect<unknown, Ba
     catch: (e) => new BadRequest({ reason: `${what} is not valid JSON: ${(e as Error).message}` })
   })
 
-const isObject = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
 
 /**
  * The tool_use blocks of a Messages API response, an assistant message, or an array of blocks
@@ -38,13 +38,13 @@ export const toolUsesOf = (value: unknown): Effect.Effect<ReadonlyArray<ToolUseB
   Effect.gen(function* () {
     let blocks: ReadonlyArray<unknown>
     if (Array.isArray(value)) blocks = value
-    else if (isObject(value) && value.type === "tool_use") blocks = [value]
-    else if (isObject(value) && Array.isArray(value.content)) {
+    else if (isRecord(value) && value.type === "tool_use") blocks = [value]
+    else if (isRecord(value) && Array.isArray(value.content)) {
       if (value.role !== undefined && value.role !== "assistant") {
         return yield* new BadRequest({ reason: `expected an assistant message, got role ${JSON.stringify(value.role)}` })
       }
       blocks = value.content
-    } else if (isObject(value) && typeof value.content === "string") blocks = []
+    } else if (isRecord(value) && typeof value.content === "string") blocks = []
     else {
       return yield* new BadRequest({
         reason: "expected a Messages API response, an assistant message, or an array of tool_use blocks"
@@ -52,7 +52,7 @@ export const toolUsesOf = (value: unknown): Effect.Effect<ReadonlyArray<ToolUseB
     }
     const uses: Array<ToolUseBlock> = []
     for (const [i, block] of blocks.entries()) {
-      if (!isObject(block)) return yield* new BadRequest({ reason: `content block ${i} is not an object` })
+      if (!isRecord(block)) return yield* new BadRequest({ reason: `content block ${i} is not an object` })
       if (block.type !== "tool_use") continue
       if (typeof block.id !== "string" || block.id === "") return yield* new BadRequest({ reason: `tool_use block ${i} has no id` })
       if (typeof block.name !== "string") return yield* new BadRequest({ reason: `tool_use block ${i} (${block.id}) has no name` })

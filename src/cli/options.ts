@@ -5,6 +5,7 @@ import { Options } from "@effect/cli"
 import { Option } from "effect"
 import * as path from "node:path"
 import type { RuntimeOptions } from "../layers/Runtime.js"
+import type { McpClientsOptions } from "../services/McpClients.js"
 import type { ScheduleMode } from "../services/Scheduler.js"
 import { PERMISSION_MODES, type PermissionMode } from "../Permission.js"
 
@@ -29,7 +30,7 @@ export const commonOptions = {
   sessionDir: Options.text("session-dir").pipe(Options.withDescription("Where the session keeps spilled results and logs"), Options.optional),
   addDir: Options.text("add-dir").pipe(Options.withDescription("An additional working directory"), Options.repeated),
   trustProject: Options.boolean("trust-project").pipe(
-    Options.withDescription("Apply the project's .claude/settings.json allow rules (a non-interactive run does not trust them by default)")
+    Options.withDescription("Trust the project: apply its .claude/settings.json allow rules and start its .mcp.json servers without approval")
   ),
   mcpConfig: Options.text("mcp-config").pipe(
     Options.withDescription('MCP servers from a JSON file or inline JSON ({"mcpServers": {...}}); repeatable; these win over every other scope'),
@@ -56,12 +57,13 @@ export interface CommonValues {
 
 export const cwdOf = (values: CommonValues): string => path.resolve(Option.getOrElse(values.cwd, () => process.cwd()))
 
-export const runtimeOptions = (values: CommonValues): RuntimeOptions => {
+/** The runtime for the flags; `approveMcp` asks about unapproved project MCP servers (see mcpApproval.ts). */
+export const runtimeOptions = (values: CommonValues, approveMcp?: McpClientsOptions["approve"]): RuntimeOptions => {
   const mode = Option.getOrUndefined(values.permissionMode)
   const cwd = cwdOf(values)
   return {
     cwd,
-    mcp: { cwd, mcpConfig: values.mcpConfig, strictMcpConfig: values.strictMcpConfig },
+    mcp: { cwd, mcpConfig: values.mcpConfig, strictMcpConfig: values.strictMcpConfig, ...(approveMcp === undefined ? {} : { approve: approveMcp }) },
     settings: values.settings,
     allowedTools: values.allowedTools,
     disallowedTools: values.disallowedTools,

@@ -8,7 +8,7 @@ import * as Approver from "../services/Approver.js"
 import { newSession, type SessionContext } from "../Session.js"
 import { Settings } from "../services/Settings.js"
 import { ToolRegistry } from "../services/ToolRegistry.js"
-import { McpClients } from "../services/McpClients.js"
+import { McpClients, type McpClientsOptions } from "../services/McpClients.js"
 import { unknownToolWarnings } from "../services/Permissions/ruleValidation.js"
 import { AGENT_TOOL_NAME } from "../services/Agent/subagents/pool.js"
 import { type CommonValues, runtimeOptions } from "./options.js"
@@ -17,10 +17,12 @@ import { type CommonValues, runtimeOptions } from "./options.js"
 export const withRuntime = <A, E>(
   values: CommonValues,
   program: (session: SessionContext) => Effect.Effect<A, E, Runtime.RuntimeServices>,
-  overrides: Partial<Runtime.RuntimeOptions> = {}
+  overrides: Partial<Runtime.RuntimeOptions> = {},
+  /** Asks about the project's unapproved MCP servers (a person at a terminal); without it they do not start. */
+  approveMcp?: McpClientsOptions["approve"]
 ): Effect.Effect<A, E | BadRequest> => {
   // A person at a terminal is asked; without one, every "ask" is denied (fail closed).
-  const options = { approver: Approver.layerTerminal, ...runtimeOptions(values), ...overrides }
+  const options = { approver: Approver.layerTerminal, ...runtimeOptions(values, approveMcp), ...overrides }
   return Effect.gen(function* () {
     const settings = yield* Settings
     const loaded = yield* settings.current

@@ -20,7 +20,7 @@ import * as Scheduler from "../services/Scheduler.js"
 import * as Settings from "../services/Settings.js"
 import * as ToolRegistry from "../services/ToolRegistry.js"
 import * as BackgroundTools from "../tools/background/BackgroundTools.js"
-import type { BackgroundTasks } from "../tools/background/BackgroundTasks.js"
+import { BackgroundTasks } from "../tools/background/BackgroundTasks.js"
 import { builtinTools } from "../tools/index.js"
 import { makeResourceTools } from "../tools/mcp/resourceTools.js"
 import { makeSkillTool } from "../tools/Skill.js"
@@ -55,6 +55,7 @@ export type RuntimeServices =
   | Extensions.Extensions
   | McpClients.McpClients
   | BackgroundTasks
+  | Hooks.BackgroundWork
   | DeferredTools.DeferredTools
 
 /** Composes the stages once; the result is one layer to provide to a program. */
@@ -70,18 +71,31 @@ export const layer = (options: RuntimeOptions) => {
   const stages = Layer.mergeAll(
     ToolRegistry.layer,
     options.hooks ?? Hooks.layer,
-    options.permissions ?? Permissions.layer
+    options.permissions ?? Permissions.layer,
+    ResultStore.layerSweep
   ).pipe(Layer.provideMerge(base))
   const mcp = options.mcp === false ? McpClients.layerNone : McpClients.layer({ cwd: options.cwd, resourceTools: makeResourceTools, ...options.mcp })
   const extended = Layer.merge(Extensions.layer({ skillTool: makeSkillTool, ...options.extensions }), mcp).pipe(Layer.provideMerge(stages))
   const wrap = options.wrapCallPipeline
   const pipeline = wrap === undefined ? CallPipeline.layer : Layer.effect(CallPipeline.CallPipeline, Effect.flatMap(CallPipeline.make, wrap))
-  return Scheduler.layer.pipe(
+  return Layer.merge(Scheduler.layer, backgroundWork).pipe(
     Layer.provideMerge(pipeline),
     Layer.provideMerge(DeferredTools.layer),
     Layer.provideMerge(extended)
   )
 }
+
+/** The background shells still running, as Stop hooks see them (`background_tasks`). */
+const backgroundWork = Layer.effect(
+  Hooks.BackgroundWork,
+  Effect.map(BackgroundTasks, (tasks) => ({
+    running: Effect.map(tasks.list, (list) =>
+      list
+        .filter((task) => task.status === "running")
+        .map((task) => ({ id: task.id, type: "shell", status: task.status, description: task.description ?? task.command, command: task.command }))
+    )
+  }))
+)
 
 /**
  * The runtime plus the agent: the `Agent` loop on the given model, and the `Agent` tool

@@ -15,6 +15,7 @@ import { parseJson, readSource, toolUsesOf } from "../input.js"
 import { userInterrupts } from "../interrupts.js"
 import { commonOptions, scheduleOptions, schedulingOf, type CommonValues, type ScheduleValues } from "../options.js"
 import { dim, renderOutcome, renderTimeline } from "../render.js"
+import { terminalApproval } from "../mcpApproval.js"
 import { withRuntime } from "../runtime.js"
 
 const runCalls = (blocks: ReadonlyArray<ToolUseBlock>, session: SessionContext, values: ScheduleValues) =>
@@ -90,7 +91,9 @@ export const exec = Command.make(
         const blocks = yield* toolUsesOf(yield* parseJson(text, values.source === "-" ? "stdin" : values.source))
         const run = yield* runCalls(blocks, session, values)
         yield* printRun(run, values)
-      })
+      }),
+      {},
+      terminalApproval()
     )
 ).pipe(Command.withDescription("Run every tool_use of an assistant message and print the tool_result message"))
 
@@ -119,6 +122,8 @@ export const call = Command.make(
           yield* printRun(run, values)
         }
         if (outcome.result.is_error === true) process.exitCode = 1
-      })
+      }),
+      {},
+      terminalApproval({ toolName: values.tool })
     )
 ).pipe(Command.withDescription("Run one tool call through the whole pipeline"))

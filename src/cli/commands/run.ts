@@ -37,11 +37,13 @@ import { ToolRegistry } from "../../services/ToolRegistry.js"
 import type { SessionContext } from "../../Session.js"
 import * as AgentTool from "../../tools/AgentTool.js"
 import { readSource } from "../input.js"
-import { userInterrupts } from "../interrupts.js"
+import { terminationRequested, userInterrupts } from "../interrupts.js"
 import { commonOptions, cwdOf, scheduleOptions, schedulingOf, type CommonValues, type ScheduleValues } from "../options.js"
 import { VERSION } from "../../version.js"
 import { bold, dim, red } from "../render.js"
+import { terminalApproval } from "../mcpApproval.js"
 import { withRuntime } from "../runtime.js"
+import { isRecord } from "../../internal/json.js"
 
 const outputFormat = Options.choice("output-format", ["text", "json", "stream-json"]).pipe(
   Options.withDescription("With -p: text (what a person reads), json (one result object), stream-json (one JSON object per event)"),
@@ -127,6 +129,7 @@ const runSession = (plan: SessionPlan) => (session: SessionContext) =>
       const pool = yield* (yield* ToolRegistry).pool
       const agent = yield* Agent.make.pipe(Effect.provideService(ModelClient, plan.client))
       let conversation = newConversation({ ...session, transcriptPath: transcript.path })
+      const warn = (notices: ReadonlyArray<string>) => Effect.sync(() => notices.forEach((n) => process.stderr.write(`${n}\n`)))
       const info: RunInfo = {
         sessionId: session.sessionId,
         model: plan.client.model,
@@ -159,6 +162,24 @@ const runSession = (plan: SessionPlan) => (session: SessionContext) =>
         },
         tools: info.tools
       })
+
+      const started = yield* agent.startSession(conversation, { source: "startup", transcript })
+      conversation = started.conversation
+      yield* warn(started.notices)
+      // Written once: here at the end, or by the finaliser when the session is stopped (a signal).
+      let ended = false
+      const endSession = (reason: "prompt_input_exit" | "other") => Effect.gen(function* () {
+        if (ended) return
+        ended = true
+        yield* warn(yield* agent.endSession(conversation, reason))
+        yield* transcript.write({
+          type: "session_end",
+          at: new Date(yield* Clock.currentTimeMillis).toISOString(),
+          turns: conversation.turns,
+          usage: conversation.usage
+        })
+      })
+      yield* Effect.addFinalizer(() => endSession("other"))
 
       const text = format === "text" ? new TextPresenter({ out: process.stdout, pool, timeline: values.timeline }) : undefined
       const stream = format === "stream-json" ? new StreamJsonPresenter(process.stdout) : undefined
@@ -210,7 +231,8 @@ const runSession = (plan: SessionPlan) => (session: SessionContext) =>
           output: out,
           prompt: `${bold("›")} `,
           ...(first === undefined ? {} : { firstPrompt: first }),
-          runPrompt: (line) => Effect.asVoid(runOne(line))
+          runPrompt: (line) => Effect.asVoid(runOne(line)),
+          shouldStop: terminationRequested
         })
       } else {
         for (const prompt of plan.prompts) {
@@ -220,12 +242,7 @@ const runSession = (plan: SessionPlan) => (session: SessionContext) =>
         }
       }
       const report = plan.onDone === undefined ? undefined : yield* plan.onDone(ran, conversation.session)
-      yield* transcript.write({
-        type: "session_end",
-        at: new Date(yield* Clock.currentTimeMillis).toISOString(),
-        turns: conversation.turns,
-        usage: conversation.usage
-      })
+      yield* endSession(plan.interactive ? "prompt_input_exit" : "other")
 
       if (last !== undefined) {
         const { outcome, durationMs } = last
@@ -241,6 +258,12 @@ const runSession = (plan: SessionPlan) => (session: SessionContext) =>
         if (report.differences.length > 0 && (process.exitCode === undefined || process.exitCode === 0)) process.exitCode = 1
       }
       if (format === "text" && !plan.interactive) process.stderr.write(dim(`transcript: ${transcript.path}\n`))
+      // a session whose record is incomplete did not fully succeed
+      const lost = yield* transcript.failure
+      if (lost !== undefined) {
+        process.stderr.write(`toolgate: transcript ${transcript.path}: ${lost}\n`)
+        if (process.exitCode === undefined || process.exitCode === 0) process.exitCode = 1
+      }
     })
   )
 
@@ -315,12 +338,12 @@ export const run = Command.make(
           recorder,
           ...(recordedPrompt === undefined ? {} : { recordedPrompt })
         }),
-        { approver }
+        { approver },
+        isInteractive ? terminalApproval() : undefined
       )
     })
 ).pipe(Command.withDescription("Run the agent: Claude (ANTHROPIC_API_KEY) or a scripted session (--replay FILE), with toolgate running every tool call"))
 
-const isObject = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
 const strings = (u: unknown): ReadonlyArray<string> => (Array.isArray(u) ? u.filter((s): s is string => typeof s === "string") : [])
 
 export const replay = Command.make(
@@ -337,7 +360,7 @@ export const replay = Command.make(
     Effect.gen(function* () {
       yield* checkNumbers(values)
       const read = yield* readTranscript(values.transcript)
-      const recorded = isObject(read.session?.options) ? read.session.options : {}
+      const recorded = isRecord(read.session?.options) ? read.session.options : {}
       const recordedCwd = read.script.recordedCwd
       const cwd = Option.getOrElse(values.cwd, () => (recordedCwd !== undefined && fs.existsSync(recordedCwd) ? recordedCwd : process.cwd()))
       if (!fs.existsSync(cwd)) return yield* new BadRequest({ reason: `--cwd ${cwd}: no such directory` })

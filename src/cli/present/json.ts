@@ -73,6 +73,7 @@ export const resultObject = (outcome: PromptOutcome, info: RunInfo, calls: Reado
   usage: outcome.usage,
   error: outcome.error === undefined ? null : { type: outcome.error._tag, message: outcome.error.message },
   halt: outcome.halt ?? null,
+  ...(outcome.stop === "tool_deferred" && outcome.halt?.toolUse !== undefined ? { deferred_tool_use: outcome.halt.toolUse } : {}),
   tool_calls: calls,
   transcript: info.transcript
 })

@@ -20,6 +20,7 @@
 import { Effect, Either } from "effect"
 import * as fs from "node:fs"
 import { ScriptError } from "./errors.js"
+import { isRecord } from "../../internal/json.js"
 
 export interface ScriptedEvent {
   /** Wait before this event, in ms (at a time scale of 1). */
@@ -44,7 +45,6 @@ export interface Script {
 
 export const PLACEHOLDER_CWD = "{{cwd}}"
 
-const isObject = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
 
 /**
  * Timing of synthesized turns (ms at a time scale of 1): text streams in small chunks; consecutive
@@ -69,11 +69,11 @@ const chunkJson = (json: string): Array<string> => {
 /** The text of a prompt: a string, or the text blocks of a message. */
 export const promptText = (message: unknown): string | undefined => {
   if (typeof message === "string") return message
-  if (!isObject(message)) return undefined
+  if (!isRecord(message)) return undefined
   const content = message.content
   if (typeof content === "string") return content
   if (!Array.isArray(content)) return undefined
-  const texts = content.filter((b): b is { type: "text"; text: string } => isObject(b) && b.type === "text" && typeof b.text === "string")
+  const texts = content.filter((b): b is { type: "text"; text: string } => isRecord(b) && b.type === "text" && typeof b.text === "string")
   return texts.length === 0 ? undefined : texts.map((b) => b.text).join("\n")
 }
 
@@ -81,9 +81,9 @@ export const promptText = (message: unknown): string | undefined => {
 const synthesize = (turn: Record<string, unknown>, turnNumber: number, fail: (reason: string) => never): Array<ScriptedEvent> => {
   const content = turn.content
   if (!Array.isArray(content)) fail("a turn needs `content` (an array of blocks), `events`, or `error`")
-  const stopReason = turn.stop_reason ?? (content.some((b) => isObject(b) && b.type === "tool_use") ? "tool_use" : "end_turn")
+  const stopReason = turn.stop_reason ?? (content.some((b) => isRecord(b) && b.type === "tool_use") ? "tool_use" : "end_turn")
   if (typeof stopReason !== "string") fail("`stop_reason` must be a string")
-  const usage = isObject(turn.usage) ? turn.usage : {}
+  const usage = isRecord(turn.usage) ? turn.usage : {}
   const firstDelay = typeof turn.delay_ms === "number" ? turn.delay_ms : TIMING.firstEvent
   const events: Array<ScriptedEvent> = [
     {
@@ -103,7 +103,7 @@ const synthesize = (turn: Record<string, unknown>, turnNumber: number, fail: (re
     }
   ]
   content.forEach((block, index) => {
-    if (!isObject(block) || typeof block.type !== "string") fail(`content block ${index} must be an object with a type`)
+    if (!isRecord(block) || typeof block.type !== "string") fail(`content block ${index} must be an object with a type`)
     const previous = index > 0 ? (content[index - 1] as { type?: unknown }).type : undefined
     const after =
       typeof block.delay_ms === "number" ? block.delay_ms : block.type === "tool_use" && previous === "tool_use" ? TIMING.toolGap : TIMING.blockGap
@@ -147,7 +147,7 @@ const synthesize = (turn: Record<string, unknown>, turnNumber: number, fail: (re
 const rawEvents = (list: ReadonlyArray<unknown>, fail: (reason: string) => never): Array<ScriptedEvent> => {
   let previousAt = 0
   return list.map((item, i) => {
-    if (!isObject(item)) return fail(`event ${i} must be an object`)
+    if (!isRecord(item)) return fail(`event ${i} must be an object`)
     if ("event" in item) {
       if (typeof item.at_ms === "number") {
         const delayMs = Math.max(0, item.at_ms - previousAt)
@@ -181,7 +181,7 @@ export const parseScript = (file: string, text: string): Either.Either<Script, S
       } catch (e) {
         fail(`not valid JSON (${(e as Error).message})`)
       }
-      if (!isObject(value)) return fail("each line must be a JSON object")
+      if (!isRecord(value)) return fail("each line must be a JSON object")
       if (typeof value.type !== "string") return fail("the line has no `type`")
       switch (value.type) {
         case "session":
@@ -198,7 +198,7 @@ export const parseScript = (file: string, text: string): Either.Either<Script, S
         }
         case "turn":
         case "model_turn": {
-          if (isObject(value.error) && !Array.isArray(value.events)) {
+          if (isRecord(value.error) && !Array.isArray(value.events)) {
             const error = value.error
             const status = typeof error.status === "number" ? error.status : 0
             turns.push({
@@ -258,7 +258,7 @@ export const substituteCwd = (events: ReadonlyArray<ScriptedEvent>, cwd: string,
   const groups = new Map<string, Array<Slot>>()
   events.forEach((e, at) => {
     const event = e.event
-    if (!isObject(event) || event.type !== "content_block_delta" || !isObject(event.delta)) return
+    if (!isRecord(event) || event.type !== "content_block_delta" || !isRecord(event.delta)) return
     const delta = event.delta
     const key = delta.type === "text_delta" ? "text" : delta.type === "input_json_delta" ? "partial_json" : delta.type === "thinking_delta" ? "thinking" : undefined
     if (key === undefined || typeof delta[key] !== "string") return

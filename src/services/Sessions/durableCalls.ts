@@ -15,7 +15,7 @@ import { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngin
 import { Deferred, Duration, Effect, Either, Exit, Fiber, Option, Schema } from "effect"
 import { CallError, RunnerLost } from "../../Errors.js"
 import type { SessionContext } from "../../Session.js"
-import type { CallOutcome, CallPipelineService, PreparedCall, RunCallOptions } from "../CallPipeline.js"
+import type { CallOutcome, CallPipelineService, Halt, PreparedCall, RunCallOptions } from "../CallPipeline.js"
 import { toJsonValue } from "./json.js"
 import { CurrentRun, InStep, Runs, type RunControls, type RunsService } from "./run.js"
 import { SessionStore, type SessionStoreService } from "./store.js"
@@ -29,9 +29,16 @@ const RecordedOutcome = Schema.Struct({
   /** What the call's context modifier changed in the session (e.g. Bash `cd`). */
   sessionChange: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   newMessages: Schema.Array(Schema.Unknown),
-  additionalContext: Schema.Array(Schema.String),
+  remindersBefore: Schema.Array(Schema.String),
+  remindersAfter: Schema.Array(Schema.String),
   notices: Schema.Array(Schema.String),
-  halt: Schema.optional(Schema.Struct({ kind: Schema.Literal("hookStop", "userInterrupt"), reason: Schema.String })),
+  halt: Schema.optional(
+    Schema.Struct({
+      kind: Schema.Literal("hookStop", "userInterrupt", "deferred"),
+      reason: Schema.String,
+      toolUse: Schema.optional(Schema.Struct({ id: Schema.String, name: Schema.String, input: Schema.Unknown }))
+    })
+  ),
   siblingFailure: Schema.optional(Schema.String),
   decision: Schema.optional(Schema.Unknown)
 })
@@ -70,14 +77,17 @@ const record = (outcome: CallOutcome, before: SessionContext): RecordedCall => {
       input: toJsonValue(outcome.input),
       ...(sessionChange === undefined ? {} : { sessionChange }),
       newMessages: (toJsonValue(outcome.newMessages) as ReadonlyArray<unknown> | null) ?? [],
-      additionalContext: outcome.additionalContext,
+      remindersBefore: outcome.remindersBefore,
+      remindersAfter: outcome.remindersAfter,
       notices: outcome.notices,
-      ...(outcome.halt === undefined ? {} : { halt: outcome.halt }),
+      ...(outcome.halt === undefined ? {} : { halt: { ...outcome.halt, ...(outcome.halt.toolUse === undefined ? {} : { toolUse: { ...outcome.halt.toolUse, input: toJsonValue(outcome.halt.toolUse.input) } }) } }),
       ...(outcome.siblingFailure === undefined ? {} : { siblingFailure: outcome.siblingFailure }),
       ...(outcome.decision === undefined ? {} : { decision: toJsonValue(outcome.decision) })
     }
   }
 }
+
+const restoreHalt = ({ toolUse, ...halt }: NonNullable<typeof RecordedOutcome.Type["halt"]>): Halt => (toolUse === undefined ? halt : { ...halt, toolUse })
 
 const restore = (recorded: typeof RecordedOutcome.Type): CallOutcome => {
   const change = recorded.sessionChange
@@ -89,9 +99,10 @@ const restore = (recorded: typeof RecordedOutcome.Type): CallOutcome => {
     input: recorded.input,
     ...(change === undefined ? {} : { contextModifier: (session: SessionContext) => ({ ...session, ...change }) as SessionContext }),
     newMessages: recorded.newMessages,
-    additionalContext: recorded.additionalContext,
+    remindersBefore: recorded.remindersBefore,
+    remindersAfter: recorded.remindersAfter,
     notices: recorded.notices,
-    ...(recorded.halt === undefined ? {} : { halt: recorded.halt }),
+    ...(recorded.halt === undefined ? {} : { halt: restoreHalt(recorded.halt) }),
     ...(recorded.siblingFailure === undefined ? {} : { siblingFailure: recorded.siblingFailure }),
     ...(recorded.decision === undefined ? {} : { decision: recorded.decision as NonNullable<CallOutcome["decision"]> })
   }

@@ -66,22 +66,29 @@ interface Produced {
 }
 
 /** Transcript lines go to storage (served over HTTP) and to the session folder's file (hooks get its path). */
-const transcriptOf = (store: SessionStoreService, sessionId: string, file: string): Transcript => ({
-  path: file,
-  write: (record) =>
-    Effect.suspend(() => {
-      const line = toJsonLine(record)
-      return store.appendTranscript(sessionId, [line]).pipe(
-        Effect.zipRight(
-          Effect.try(() => {
-            fs.mkdirSync(path.dirname(file), { recursive: true })
-            fs.appendFileSync(file, `${line}\n`, { mode: 0o600 })
+const transcriptOf = (store: SessionStoreService, sessionId: string, file: string): Transcript => {
+  let failure: string | undefined
+  return {
+    path: file,
+    failure: Effect.sync(() => failure),
+    write: (record) =>
+      Effect.suspend(() => {
+        const line = toJsonLine(record)
+        return store.appendTranscript(sessionId, [line]).pipe(
+          Effect.zipRight(
+            Effect.try(() => {
+              fs.mkdirSync(path.dirname(file), { recursive: true })
+              fs.appendFileSync(file, `${line}\n`, { mode: 0o600 })
+            })
+          ),
+          Effect.catchAll((e) => {
+            failure = `a transcript line was not written: ${String(e)}`
+            return Effect.logWarning(`session ${sessionId}: ${failure}`)
           })
-        ),
-        Effect.catchAll((e) => Effect.logWarning(`session ${sessionId}: a transcript line was not written: ${String(e)}`))
-      )
-    })
-})
+        )
+      })
+  }
+}
 
 /** Messages this input added (a merged last user message counts as added). */
 const addedMessages = (before: ReadonlyArray<ModelMessage>, after: ReadonlyArray<ModelMessage>): ReadonlyArray<ModelMessage> => {

@@ -109,7 +109,7 @@ export const makeRun = (options: NewRun): Effect.Effect<RunControls> =>
       callSteps: new Map(),
       answerWaiters: new Map(),
       events: { emit: gated(options.events.emit), flush: options.events.flush },
-      transcript: { path: options.transcript.path, write: gated(options.transcript.write) }
+      transcript: { path: options.transcript.path, write: gated(options.transcript.write), failure: options.transcript.failure }
     }
     return run
   })

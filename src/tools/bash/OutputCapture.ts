@@ -14,6 +14,8 @@ export interface CapturedOutput {
   /** The stream's text, or its head and tail around a truncation marker when output was cut. */
   readonly stdout: string
   readonly stderr: string
+  /** Both streams in arrival order, as one terminal would show them: the first `maxChars` characters. */
+  readonly combined: string
   readonly totalChars: number
   readonly totalBytes: number
   readonly lines: number
@@ -36,7 +38,7 @@ export const truncationMarker = (omitted: number): string => `\n\n... [${omitted
 
 /** The first `headMax` and last `tailMax` characters of a stream, and how many were dropped between. */
 class HeadTail {
-  private head = ""
+  head = ""
   private tail: Array<string> = []
   private tailLength = 0
   omitted = 0
@@ -100,6 +102,7 @@ class HeadTail {
 export class OutputCapture {
   private readonly decoders = { stdout: new StringDecoder("utf8"), stderr: new StringDecoder("utf8") }
   private readonly streams: Record<StreamName, HeadTail>
+  private readonly combined: HeadTail
   /** Raw chunks in arrival order, kept only until the output passes the cap. */
   private pending: Array<Buffer> | undefined = []
   private fd: number | undefined
@@ -115,6 +118,7 @@ export class OutputCapture {
       stdout: new HeadTail(options.maxChars, 0),
       stderr: new HeadTail(options.maxChars, 0)
     }
+    this.combined = new HeadTail(options.maxChars, 0)
   }
 
   get totalChars(): number {
@@ -127,7 +131,7 @@ export class OutputCapture {
 
   /** Characters held in memory right now (for tests of the memory bound). */
   get retainedChars(): number {
-    return this.streams.stdout.retained + this.streams.stderr.retained
+    return this.streams.stdout.retained + this.streams.stderr.retained + this.combined.retained
   }
 
   get spilled(): boolean {
@@ -152,6 +156,7 @@ export class OutputCapture {
     return {
       stdout: this.streams.stdout.text(),
       stderr: this.streams.stderr.text(),
+      combined: this.combined.head,
       totalChars: this.chars,
       totalBytes: this.bytes,
       lines: this.newlines,
@@ -194,6 +199,7 @@ export class OutputCapture {
     this.chars += text.length
     for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) this.newlines++
     this.streams[stream].push(text)
+    this.combined.push(text)
   }
 
   private spill(raw: Buffer): void {
