@@ -4,8 +4,9 @@
  */
 import { spawn, type ChildProcess } from "node:child_process"
 import * as path from "node:path"
+import { fileURLToPath } from "node:url"
 
-const root = path.resolve(__dirname, "../..")
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 export const bin = path.join(root, "dist", "toolgate.cjs")
 
 export interface Served {
