@@ -136,12 +136,7 @@ export const make = Effect.gen(function* () {
       const last = yield* store.lastInput(row.id).pipe(Effect.mapError(unavailable))
       const pending = yield* store.pendingApprovals(row.id).pipe(Effect.mapError(unavailable))
       return {
-        id: row.id,
-        status: row.status,
-        cwd: config?.cwd ?? "",
-        model: modelName(config),
-        createdAt: row.createdAt,
-        updatedAt: row.updatedAt,
+        ...summaryOf(row, config),
         inputs: Option.match(last, { onNone: () => 0, onSome: (i) => i.seq }),
         permissionMode: state?.session.permissionMode ?? config?.permissionMode ?? "default",
         turns: state?.turns ?? 0,
@@ -153,6 +148,16 @@ export const make = Effect.gen(function* () {
 
   const modelName = (config: StoredConfig | undefined) =>
     config === undefined ? "" : config.script !== undefined ? "scripted" : (config.model ?? "claude (ANTHROPIC_MODEL or the default)")
+
+  const summaryOf = (row: SessionRow, config: StoredConfig | undefined): SessionSummary => ({
+    id: row.id,
+    status: row.status,
+    cwd: config?.cwd ?? "",
+    model: modelName(config),
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    inputs: 0
+  })
 
   const checkConfig = (body: CreateSession) =>
     Effect.gen(function* () {
@@ -324,15 +329,7 @@ export const make = Effect.gen(function* () {
       Effect.map((rows) =>
         rows.map((row) => {
           const config = Option.getOrUndefined(Schema.decodeUnknownOption(StoredConfig)(row.config))
-          return {
-            id: row.id,
-            status: row.status,
-            cwd: config?.cwd ?? "",
-            model: modelName(config),
-            createdAt: row.createdAt,
-            updatedAt: row.updatedAt,
-            inputs: 0
-          } satisfies SessionSummary
+          return summaryOf(row, config)
         })
       )
     ),
