@@ -6,6 +6,7 @@
 import { ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Effect, Exit, Fiber, Logger, Option } from "effect"
+import { BROKEN_SETTINGS_EXIT_CODE, BrokenSettings } from "../Errors.js"
 import { normalizeArgv } from "./argv.js"
 import { cli, SUBCOMMANDS } from "./Cli.js"
 import { deliverInterrupt, requestTermination, whenIdle } from "./interrupts.js"
@@ -73,5 +74,5 @@ fiber.addObserver((exit) => {
   const error = Option.getOrElse(failure, () => Cause.squash(exit.cause))
   const message = error instanceof Error ? error.message : String(error)
   process.stderr.write(`toolgate: ${message.split("\n")[0]}\n`)
-  process.exitCode = 1
+  process.exitCode = error instanceof BrokenSettings ? BROKEN_SETTINGS_EXIT_CODE : 1
 })

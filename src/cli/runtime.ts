@@ -2,7 +2,7 @@
  * Running a command's program inside a freshly composed runtime.
  */
 import { Console, Effect, Layer, Option } from "effect"
-import type { BadRequest } from "../Errors.js"
+import type { BadRequest, BrokenSettings } from "../Errors.js"
 import * as Runtime from "../layers/Runtime.js"
 import * as Approver from "../services/Approver.js"
 import { newSession, type SessionContext } from "../Session.js"
@@ -20,14 +20,13 @@ export const withRuntime = <A, E>(
   overrides: Partial<Runtime.RuntimeOptions> = {},
   /** Asks about the project's unapproved MCP servers (a person at a terminal); without it they do not start. */
   approveMcp?: McpClientsOptions["approve"]
-): Effect.Effect<A, E | BadRequest> => {
+): Effect.Effect<A, E | BadRequest | BrokenSettings> => {
   // A person at a terminal is asked; without one, every "ask" is denied (fail closed).
   const options = { approver: Approver.layerTerminal, ...runtimeOptions(values, approveMcp), ...overrides }
   return Effect.gen(function* () {
     const settings = yield* Settings
     const loaded = yield* settings.current
     for (const warning of loaded.warnings) yield* Console.error(`toolgate: warning: ${warning}`)
-    for (const error of loaded.errors) yield* Console.error(`toolgate: settings error: ${error.message}`)
     for (const notice of yield* (yield* McpClients).notices) yield* Console.error(`toolgate: ${notice}`)
     const pool = yield* (yield* ToolRegistry).pool
     // the Agent tool joins the pool once a model is configured (`run`), after this check
@@ -42,5 +41,5 @@ export const withRuntime = <A, E>(
       ...(sessionDir === undefined ? {} : { sessionDir })
     })
     return yield* program(session)
-  }).pipe(Effect.provide(Runtime.layer(options) as Layer.Layer<Runtime.RuntimeServices, BadRequest>))
+  }).pipe(Effect.provide(Runtime.layer(options) as Layer.Layer<Runtime.RuntimeServices, BadRequest | BrokenSettings>))
 }

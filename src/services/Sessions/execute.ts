@@ -243,7 +243,6 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
           else {
             const { loaded, session } = yield* firstSession(sessionId, config, transcriptFile)
             for (const warning of loaded.warnings) yield* run.events.emit("notice", { text: `settings: ${warning}` })
-            for (const error of loaded.errors) yield* run.events.emit("notice", { text: `settings error: ${error.message}` })
             conversation = newConversation(session)
           }
           return snapshot.kind === "prompt"
