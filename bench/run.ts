@@ -27,7 +27,8 @@ const load = async (): Promise<ReadonlyArray<Benchmark>> => {
   const { startup } = await import("./startup.js")
   const { permissions } = await import("./permissions.js")
   const { scale } = await import("./scale.js")
-  return [overhead, makespan, streaming, startup, permissions, scale]
+  const { serve } = await import("./serve.js")
+  return [overhead, makespan, streaming, startup, permissions, scale, serve]
 }
 
 const main = async () => {

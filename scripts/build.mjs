@@ -20,7 +20,15 @@ const external = [
   "tree-sitter-bash",
   "turndown",
   "ajv",
-  "node-pty"
+  "node-pty",
+  // \`toolgate serve\`'s database drivers (native code, or large and only needed there)
+  "better-sqlite3",
+  "pg",
+  "pg-cursor",
+  "pg-pool",
+  "pg-types",
+  "pg-connection-string",
+  "msgpackr-extract"
 ]
 
 await build({

@@ -152,6 +152,18 @@ export class DuplicateToolUseId extends Schema.TaggedError<DuplicateToolUseId>()
   }
 }
 
+/**
+ * A served session's runner stopped (crashed, was killed) while this call ran. A call with side
+ * effects is never run twice, so it is answered with this instead of running again.
+ */
+export class RunnerLost extends Schema.TaggedError<RunnerLost>()("RunnerLost", {
+  toolName: Schema.String
+}) {
+  override get message() {
+    return `Error: the server running this ${this.toolName} call stopped while it ran (a crash or a shutdown). It was not run again, so it may have partly or fully happened: check before you try it again.`
+  }
+}
+
 export type CallError =
   | UnknownTool
   | InvalidToolInput
@@ -166,6 +178,7 @@ export type CallError =
   | CancelledBySibling
   | NotStarted
   | DuplicateToolUseId
+  | RunnerLost
 
 export const CallError = Schema.Union(
   UnknownTool,
@@ -180,7 +193,8 @@ export const CallError = Schema.Union(
   Interrupted,
   CancelledBySibling,
   NotStarted,
-  DuplicateToolUseId
+  DuplicateToolUseId,
+  RunnerLost
 )
 
 /** What the model reads for a failed call: one exhaustive mapping (claude-code-spec §4.3). */
@@ -195,6 +209,7 @@ export const toModelText = (error: CallError): string => {
     case "CancelledBySibling":
     case "NotStarted":
     case "DuplicateToolUseId":
+    case "RunnerLost":
       return wrap(error.message)
     case "HookBlocked":
     case "HookStopped":

@@ -18,7 +18,8 @@ const BOOLEAN_FLAGS = new Set([
   "-p",
   "--verbose",
   "--no-color",
-  "--interactive"
+  "--interactive",
+  "--runner"
 ])
 
 export const normalizeArgv = (args: ReadonlyArray<string>, subcommands: ReadonlySet<string>, booleans: ReadonlySet<string> = BOOLEAN_FLAGS): Array<string> => {

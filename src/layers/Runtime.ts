@@ -36,6 +36,8 @@ export interface RuntimeOptions extends Settings.SettingsOptions {
   readonly mcp?: McpClients.McpClientsOptions | false
   /** Skills and custom tool modules; `{ disabled: true }` loads nothing. */
   readonly extensions?: Extensions.ExtensionsOptions
+  /** Decorates the call pipeline (e.g. to record each call as a durable step). */
+  readonly wrapCallPipeline?: (pipeline: CallPipeline.CallPipelineService) => Effect.Effect<CallPipeline.CallPipelineService>
 }
 
 export type RuntimeServices =
@@ -74,8 +76,10 @@ export const layer = (options: RuntimeOptions) => {
   ).pipe(Layer.provideMerge(base))
   const mcp = options.mcp === false ? McpClients.layerNone : McpClients.layer({ cwd: options.cwd, resourceTools: makeResourceTools, ...options.mcp })
   const extended = Layer.merge(Extensions.layer({ skillTool: makeSkillTool, ...options.extensions }), mcp).pipe(Layer.provideMerge(stages))
+  const wrap = options.wrapCallPipeline
+  const pipeline = wrap === undefined ? CallPipeline.layer : Layer.effect(CallPipeline.CallPipeline, Effect.flatMap(CallPipeline.make, wrap))
   return Layer.merge(Scheduler.layer, backgroundWork).pipe(
-    Layer.provideMerge(CallPipeline.layer),
+    Layer.provideMerge(pipeline),
     Layer.provideMerge(DeferredTools.layer),
     Layer.provideMerge(extended)
   )

@@ -1,0 +1,126 @@
+/**
+ * `toolgate serve`: the built CLI serving on 127.0.0.1 (embedded runner, SQLite in a temporary
+ * folder), driven over HTTP.
+ * - sessions per second created and driven (one scripted prompt each, 8 at a time) through one
+ *   runner; with PostgreSQL installed, the same through one and then two `--runner` processes on
+ *   a temporary PostgreSQL (sessions spread across both);
+ * - the latency of a no-op call (Read of a small file, permission mode bypassPermissions) sent
+ *   over HTTP as an assistant message, against the same call through the stages in this process
+ *   (what `toolgate exec`/`call` run), paired round by round.
+ */
+import { Effect, ManagedRuntime } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Runtime from "../src/layers/Runtime.js"
+import { Scheduler } from "../src/services/Scheduler.js"
+import { newSession } from "../src/Session.js"
+import { freePort, postgresBin, startPostgres } from "../test/support/postgres.js"
+import { request, scriptOf, startServer, text, type Served } from "../test/support/serve.js"
+import { now, plainMetric, quantile, type Benchmark, type Metric } from "./harness.js"
+import { CLI } from "./startup.js"
+import { tempDir, toolUse } from "./runtime.js"
+
+const SESSIONS = 40
+const PARALLEL = 8
+const CALLS = 200
+
+const script = scriptOf([{ content: [text("done")], stop_reason: "end_turn" }])
+
+/** Creates and drives `count` sessions, `PARALLEL` at a time, spread over the servers; sessions/s. */
+const drive = async (servers: ReadonlyArray<Served>, cwd: string, count: number): Promise<number> => {
+  let next = 0
+  const t0 = now()
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) {
+      const via = servers[i % servers.length]!
+      const created = await request(via.url, "POST", "/sessions", { body: { cwd, script, replaySpeed: 0 } })
+      if (created.status !== 201) throw new Error(`bench serve: create failed: ${created.text}`)
+      const sent = await request(via.url, "POST", `/sessions/${created.body.id}/messages`, {
+        token: created.body.token,
+        body: { role: "user", content: "hi" }
+      })
+      if (sent.body?.status !== "done") throw new Error(`bench serve: input failed: ${sent.text}`)
+    }
+  }
+  await Promise.all(Array.from({ length: PARALLEL }, worker))
+  return count / ((now() - t0) / 1000)
+}
+
+const latencyMetrics = (name: string, samples: ReadonlyArray<number>, note: string): Array<Metric> => [
+  { ...plainMetric({ name: `${name}.p50`, unit: "ms", note }, samples) },
+  { ...plainMetric({ name: `${name}.p99`, unit: "ms", note }, samples), value: quantile(samples, 0.99), spread: undefined }
+]
+
+export const serve: Benchmark = {
+  name: "serve",
+  run: async () => {
+    if (!fs.existsSync(CLI)) throw new Error(`bench: ${CLI} is missing; run \`npm run build\` (npm run bench does)`)
+    const cwd = fs.realpathSync(tempDir("toolgate-bench-serve-"))
+    const file = path.join(cwd, "notes.txt")
+    fs.writeFileSync(file, "a small file\n")
+    const metrics: Array<Metric> = []
+    const server = await startServer({ args: ["--state-dir", path.join(cwd, "state")] })
+    try {
+      await drive([server], cwd, PARALLEL)
+      metrics.push(plainMetric({ name: "serve.embedded.sessions_per_s", unit: "1/s", note: `${SESSIONS} sessions, ${PARALLEL} at a time` }, [await drive([server], cwd, SESSIONS)]))
+
+      // a no-op call over HTTP against the same call in process
+      const session = await request(server.url, "POST", "/sessions", { body: { cwd, script, permissionMode: "bypassPermissions" } })
+      const { id, token } = session.body
+      const runtime = ManagedRuntime.make(Runtime.layer({ cwd, permissionMode: "bypassPermissions", mcp: false }))
+      const inProcessSession = newSession({ cwd, permissionMode: "bypassPermissions" })
+      const http: Array<number> = []
+      const local: Array<number> = []
+      try {
+        for (let i = 0; i < CALLS + 10; i++) {
+          const block = toolUse(`toolu_${i}`, "Read", { file_path: file })
+          let t0 = now()
+          const sent = await request(server.url, "POST", `/sessions/${id}/messages`, { token, body: { role: "assistant", content: [block], key: `call-${i}` } })
+          const overHttp = now() - t0
+          if (sent.body?.status !== "done" || JSON.stringify(sent.body.messages).includes('"is_error":true')) throw new Error(`bench serve: call failed: ${sent.text}`)
+          t0 = now()
+          const ran = await runtime.runPromise(Effect.flatMap(Scheduler, (s) => s.runMessage([block], { session: inProcessSession })))
+          const inProcess = now() - t0
+          const result = ran.message.content[0]
+          if (result?.type !== "tool_result" || result.is_error === true) throw new Error("bench serve: in-process call failed")
+          if (i >= 10) {
+            http.push(overHttp)
+            local.push(inProcess)
+          }
+        }
+      } finally {
+        await runtime.dispose()
+      }
+      metrics.push(...latencyMetrics("serve.noop_call.http", http, "Read over HTTP: a durable workflow per input"))
+      metrics.push(...latencyMetrics("serve.noop_call.in_process", local, "the same call through Scheduler.runMessage"))
+    } finally {
+      await server.stop("SIGTERM")
+    }
+
+    const bin = postgresBin()
+    if (bin === undefined) return metrics
+    const pg = await startPostgres(bin)
+    const runners: Array<Served> = []
+    try {
+      const startRunner = async (name: string) =>
+        startServer({
+          port: await freePort(),
+          args: ["--runner", "--storage", pg.url, "--runner-port", String(await freePort()), "--state-dir", path.join(cwd, name)],
+          env: { TOOLGATE_SERVE_SHARDS: "16", TOOLGATE_SERVE_POLL_MS: "300" },
+          startTimeoutMs: 120_000
+        })
+      runners.push(await startRunner("r1"))
+      await drive(runners, cwd, PARALLEL)
+      const one = await drive(runners, cwd, SESSIONS)
+      runners.push(await startRunner("r2"))
+      await drive(runners, cwd, PARALLEL)
+      const two = await drive(runners, cwd, SESSIONS)
+      metrics.push(plainMetric({ name: "serve.postgres.one_runner.sessions_per_s", unit: "1/s" }, [one]))
+      metrics.push({ ...plainMetric({ name: "serve.postgres.two_runners.sessions_per_s", unit: "1/s" }, [two]), baseline: { name: "one runner", value: one }, ratio: two / one })
+    } finally {
+      for (const runner of runners) await runner.stop("SIGTERM")
+      await pg.stop()
+    }
+    return metrics
+  }
+}

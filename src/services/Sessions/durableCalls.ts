@@ -1,0 +1,222 @@
+/**
+ * Tool calls of a served session as durable steps (`@effect/workflow` activities named
+ * `call/<tool_use_id>`): each call's outcome is recorded, and a run resumed after a crash gets the
+ * recorded outcome back instead of running the call again.
+ *
+ * Activities run at least once (a runner can die after a call did its work and before the result
+ * was stored), so a call with side effects also leaves a start mark in storage first. A call that
+ * finds its own mark from an earlier attempt did (or may have done) its work on a runner that is
+ * gone: it is answered with `RunnerLost`, never run twice. A read-only call has no mark and simply
+ * runs again. A side-effecting call starts only once its model turn is stored, so the tool_use it
+ * answers can never be lost with the turn.
+ */
+import { Activity } from "@effect/workflow"
+import { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngine"
+import { Deferred, Duration, Effect, Either, Exit, Fiber, Option, Schema } from "effect"
+import { CallError, RunnerLost } from "../../Errors.js"
+import type { SessionContext } from "../../Session.js"
+import type { CallOutcome, CallPipelineService, Halt, PreparedCall, RunCallOptions } from "../CallPipeline.js"
+import { toJsonValue } from "./json.js"
+import { CurrentRun, InStep, Runs, type RunControls, type RunsService } from "./run.js"
+import { SessionStore, type SessionStoreService } from "./store.js"
+
+const RecordedOutcome = Schema.Struct({
+  toolUseId: Schema.String,
+  toolName: Schema.String,
+  result: Schema.Unknown,
+  error: Schema.optional(CallError),
+  input: Schema.Unknown,
+  /** What the call's context modifier changed in the session (e.g. Bash `cd`). */
+  sessionChange: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  newMessages: Schema.Array(Schema.Unknown),
+  remindersBefore: Schema.Array(Schema.String),
+  remindersAfter: Schema.Array(Schema.String),
+  notices: Schema.Array(Schema.String),
+  halt: Schema.optional(
+    Schema.Struct({
+      kind: Schema.Literal("hookStop", "userInterrupt", "deferred"),
+      reason: Schema.String,
+      toolUse: Schema.optional(Schema.Struct({ id: Schema.String, name: Schema.String, input: Schema.Unknown }))
+    })
+  ),
+  siblingFailure: Schema.optional(Schema.String),
+  decision: Schema.optional(Schema.Unknown)
+})
+
+const RecordedCall = Schema.Union(
+  Schema.TaggedStruct("Outcome", { outcome: RecordedOutcome }),
+  /** The scheduler cancelled the call: a user interrupt (with how many there had been), or a failing sibling. */
+  Schema.TaggedStruct("Cancelled", { by: Schema.Literal("interrupt", "sibling"), interrupts: Schema.Number })
+)
+type RecordedCall = typeof RecordedCall.Type
+
+const changedFields = (before: SessionContext, after: SessionContext): Record<string, unknown> | undefined => {
+  const change: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(after)) {
+    if (JSON.stringify(value) !== JSON.stringify((before as unknown as Record<string, unknown>)[key])) change[key] = toJsonValue(value)
+  }
+  return Object.keys(change).length === 0 ? undefined : change
+}
+
+const record = (outcome: CallOutcome, before: SessionContext): RecordedCall => {
+  let sessionChange: Record<string, unknown> | undefined
+  if (outcome.contextModifier !== undefined) {
+    try {
+      sessionChange = changedFields(before, outcome.contextModifier(before))
+    } catch {
+      sessionChange = undefined
+    }
+  }
+  return {
+    _tag: "Outcome",
+    outcome: {
+      toolUseId: outcome.toolUseId,
+      toolName: outcome.toolName,
+      result: toJsonValue(outcome.result),
+      ...(outcome.error === undefined ? {} : { error: outcome.error }),
+      input: toJsonValue(outcome.input),
+      ...(sessionChange === undefined ? {} : { sessionChange }),
+      newMessages: (toJsonValue(outcome.newMessages) as ReadonlyArray<unknown> | null) ?? [],
+      remindersBefore: outcome.remindersBefore,
+      remindersAfter: outcome.remindersAfter,
+      notices: outcome.notices,
+      ...(outcome.halt === undefined ? {} : { halt: { ...outcome.halt, ...(outcome.halt.toolUse === undefined ? {} : { toolUse: { ...outcome.halt.toolUse, input: toJsonValue(outcome.halt.toolUse.input) } }) } }),
+      ...(outcome.siblingFailure === undefined ? {} : { siblingFailure: outcome.siblingFailure }),
+      ...(outcome.decision === undefined ? {} : { decision: toJsonValue(outcome.decision) })
+    }
+  }
+}
+
+const restoreHalt = ({ toolUse, ...halt }: NonNullable<typeof RecordedOutcome.Type["halt"]>): Halt => (toolUse === undefined ? halt : { ...halt, toolUse })
+
+const restore = (recorded: typeof RecordedOutcome.Type): CallOutcome => {
+  const change = recorded.sessionChange
+  return {
+    toolUseId: recorded.toolUseId,
+    toolName: recorded.toolName,
+    result: recorded.result as CallOutcome["result"],
+    error: recorded.error,
+    input: recorded.input,
+    ...(change === undefined ? {} : { contextModifier: (session: SessionContext) => ({ ...session, ...change }) as SessionContext }),
+    newMessages: recorded.newMessages,
+    remindersBefore: recorded.remindersBefore,
+    remindersAfter: recorded.remindersAfter,
+    notices: recorded.notices,
+    ...(recorded.halt === undefined ? {} : { halt: restoreHalt(recorded.halt) }),
+    ...(recorded.siblingFailure === undefined ? {} : { siblingFailure: recorded.siblingFailure }),
+    ...(recorded.decision === undefined ? {} : { decision: recorded.decision as NonNullable<CallOutcome["decision"]> })
+  }
+}
+
+/** Side effects unless the tool says this input only reads; a call that cannot run has none. */
+export const hasSideEffects = (call: PreparedCall): boolean => {
+  if (call.tool === undefined || Either.isLeft(call.decoded)) return false
+  try {
+    return !call.tool.isReadOnly(call.decoded.right)
+  } catch {
+    return true
+  }
+}
+
+/** How long a replayed cancelled call waits for the sibling failure that cancelled it to replay. */
+const SIBLING_REPLAY_GRACE = Duration.seconds(2)
+
+const executeCall = (
+  inner: CallPipelineService,
+  call: PreparedCall,
+  options: RunCallOptions,
+  step: string,
+  cancel: Deferred.Deferred<void>,
+  run: RunControls,
+  store: SessionStoreService,
+  runs: RunsService
+): Effect.Effect<RecordedCall> =>
+  Effect.gen(function* () {
+    yield* run.goLive
+    const key = `${run.executionId}/${step}`
+    const joined = runs.inflight.get(key)
+    if (joined !== undefined) return (yield* Deferred.await(joined)) as RecordedCall
+    const sideEffects = hasSideEffects(call)
+    if (sideEffects) {
+      const mark = yield* store.beginStep(run.executionId, step, run.runner, Date.now()).pipe(Effect.orDie)
+      // An earlier attempt that was still waiting for a permission answer never ran the tool.
+      if (mark._tag === "Existing" && mark.state !== "asking") {
+        return record(inner.errorOutcome(call, new RunnerLost({ toolName: call.block.name })), options.session)
+      }
+    }
+    const done = yield* Deferred.make<unknown>()
+    runs.inflight.set(key, done)
+    run.callSteps.set(call.block.id, step)
+    const work = inner.run(call, options).pipe(
+      Effect.map((outcome): RecordedCall | "abandoned" => record(outcome, options.session)),
+      Effect.provideService(InStep, true),
+      Effect.interruptible
+    )
+    const cancelled = Effect.map(Deferred.await(cancel), (): RecordedCall => ({
+      _tag: "Cancelled",
+      by: run.interruptCount() > 0 ? "interrupt" : "sibling",
+      interrupts: run.interruptCount()
+    }))
+    // the runner shuts down: the call may still finish (and be recorded) for a moment, then it is stopped
+    const shutdown = Deferred.await(runs.stopping).pipe(Effect.zipRight(Effect.sleep(runs.shutdownGrace)), Effect.as("abandoned" as const))
+    const outcome = yield* Effect.raceAll([work, Effect.interruptible(cancelled), Effect.interruptible(shutdown)]).pipe(
+      Effect.ensuring(
+        Effect.sync(() => {
+          runs.inflight.delete(key)
+          run.callSteps.delete(call.block.id)
+        })
+      )
+    )
+    // ended by an interruption, the step's result is not stored while the runner shuts down
+    if (outcome === "abandoned") {
+      yield* Effect.logDebug(`call ${step} of ${run.executionId} stopped by the runner's shutdown`)
+      return yield* Effect.interrupt
+    }
+    yield* Deferred.succeed(done, outcome)
+    return outcome
+  })
+
+/** A recorded cancellation happens again: the interrupt is delivered again, or the sibling's failure cancels it. */
+const replayCancelled = (recorded: Extract<RecordedCall, { _tag: "Cancelled" }>, run: RunControls): Effect.Effect<CallOutcome> =>
+  recorded.by === "interrupt"
+    ? Effect.zipRight(
+        Effect.whileLoop({ while: () => run.interruptCount() < Math.max(1, recorded.interrupts), body: () => run.interrupt, step: () => {} }),
+        Effect.interrupt
+      )
+    : Effect.zipRight(Effect.sleep(SIBLING_REPLAY_GRACE), Effect.interrupt)
+
+export const durableCalls = (inner: CallPipelineService) =>
+  Effect.gen(function* () {
+    const store = yield* SessionStore
+    const runs = yield* Runs
+    const run = (call: PreparedCall, options: RunCallOptions): Effect.Effect<CallOutcome> =>
+      Effect.gen(function* () {
+        const current = yield* Effect.serviceOption(CurrentRun)
+        const inStep = yield* InStep
+        if (Option.isNone(current) || inStep) return yield* inner.run(call, options)
+        const controls = current.value
+        if (hasSideEffects(call)) yield* controls.awaitTurnRecorded
+        const step = controls.stepName(`call/${call.block.id}`)
+        const cancel = yield* Deferred.make<void>()
+        let executedHere = false
+        const activity = Activity.make({
+          name: step,
+          success: RecordedCall,
+          execute: Effect.suspend(() => {
+            executedHere = true
+            return executeCall(inner, call, options, step, cancel, controls, store, runs)
+          })
+        }).pipe(Effect.provideService(WorkflowEngine, controls.engine), Effect.provideService(WorkflowInstance, controls.instance))
+        const fiber = yield* Effect.forkIn(activity, controls.instance.scope)
+        // Cancelled by the scheduler: stop the tool, and wait until the cancellation is recorded.
+        const exit = yield* Fiber.await(fiber).pipe(Effect.onInterrupt(() => Effect.zipRight(Deferred.succeed(cancel, undefined), Fiber.await(fiber))))
+        if (Exit.isFailure(exit)) return yield* Effect.failCause(exit.cause)
+        if (!executedHere) controls.noteReplayed()
+        const recorded = exit.value
+        if (recorded._tag === "Outcome") return restore(recorded.outcome)
+        // A cancellation that happened here: the scheduler interrupted us and answers the call itself.
+        if (executedHere) return yield* Effect.interrupt
+        return yield* replayCancelled(recorded, controls)
+      })
+    return { ...inner, run } satisfies CallPipelineService
+  })

@@ -1,0 +1,266 @@
+/**
+ * One input of a served session, as the body of its `SessionInput` workflow execution:
+ * 1. `load` (a step): the session's configuration, conversation and the input, as they were when
+ *    the input started — a resumed run starts from the same snapshot;
+ * 2. the agent loop on the prompt (or the scheduler on the tool_use blocks), on the session's
+ *    runtime, with the model turns and calls as durable steps and the remote approver;
+ * 3. `commit` (a step): the conversation and the input's result are stored together.
+ * A failure (not an interruption: that is a runner stopping, and the run resumes elsewhere) ends
+ * the input as failed and leaves the conversation as it was.
+ */
+import { Activity } from "@effect/workflow"
+import { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngine"
+import { Cause, Clock, Effect, Option, Schema, Stream } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { ToolUseBlock } from "../../Messages.js"
+import { newSession, type SessionContext } from "../../Session.js"
+import { Agent } from "../Agent.js"
+import { appendAssistant, appendUser, newConversation, type Conversation } from "../Agent/conversation.js"
+import { toJsonLine, TRANSCRIPT_FILE, type Transcript } from "../Agent/transcript.js"
+import type { ModelMessage } from "../ModelClient.js"
+import { Scheduler } from "../Scheduler.js"
+import { Settings } from "../Settings.js"
+import { EventLog } from "./events.js"
+import { toJsonValue } from "./json.js"
+import { InputKind, InputResult, Message, PermissionModeName, Usage } from "./model.js"
+import { publishAgentEvent, publishSchedulerEvent } from "./publish.js"
+import { CurrentRun, makeRun, Runs, type RunControls } from "./run.js"
+import { decodeConfig, SessionRuntimes, type StoredConfig } from "./runtimes.js"
+import { ServeSettings } from "./settings.js"
+import { SessionStore, type SessionStoreService } from "./store.js"
+
+const StoredSession = Schema.Struct({
+  sessionId: Schema.String,
+  sessionDir: Schema.String,
+  projectDir: Schema.String,
+  cwd: Schema.String,
+  additionalDirectories: Schema.Array(Schema.String),
+  permissionMode: PermissionModeName,
+  transcriptPath: Schema.optionalWith(Schema.String, { exact: true })
+})
+
+export const StoredConversation = Schema.Struct({
+  messages: Schema.Array(Message),
+  session: StoredSession,
+  usage: Usage,
+  turns: Schema.Number
+})
+
+const Snapshot = Schema.Struct({
+  config: Schema.Unknown,
+  state: Schema.Unknown,
+  kind: InputKind,
+  body: Schema.Unknown,
+  seq: Schema.Number,
+  createdAt: Schema.Number
+})
+type Snapshot = typeof Snapshot.Type
+
+const Body = Schema.Struct({ content: Schema.Union(Schema.String, Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown }))) })
+const ToolUses = Schema.Struct({ content: Schema.Array(ToolUseBlock) })
+
+interface Produced {
+  readonly result: Omit<InputResult, "key" | "seq" | "kind" | "status" | "createdAt">
+  readonly state: Conversation
+}
+
+/** Transcript lines go to storage (served over HTTP) and to the session folder's file (hooks get its path). */
+const transcriptOf = (store: SessionStoreService, sessionId: string, file: string): Transcript => {
+  let failure: string | undefined
+  return {
+    path: file,
+    failure: Effect.sync(() => failure),
+    write: (record) =>
+      Effect.suspend(() => {
+        const line = toJsonLine(record)
+        return store.appendTranscript(sessionId, [line]).pipe(
+          Effect.zipRight(
+            Effect.try(() => {
+              fs.mkdirSync(path.dirname(file), { recursive: true })
+              fs.appendFileSync(file, `${line}\n`, { mode: 0o600 })
+            })
+          ),
+          Effect.catchAll((e) => {
+            failure = `a transcript line was not written: ${String(e)}`
+            return Effect.logWarning(`session ${sessionId}: ${failure}`)
+          })
+        )
+      })
+  }
+}
+
+/** Messages this input added (a merged last user message counts as added). */
+const addedMessages = (before: ReadonlyArray<ModelMessage>, after: ReadonlyArray<ModelMessage>): ReadonlyArray<ModelMessage> => {
+  const last = before.length - 1
+  const changed = last >= 0 && JSON.stringify(before[last]) !== JSON.stringify(after[last])
+  return after.slice(changed ? last : before.length)
+}
+
+const firstSession = (sessionId: string, config: StoredConfig, transcriptPath: string) =>
+  Effect.gen(function* () {
+    const loaded = yield* (yield* Settings).current
+    const session = newSession({
+      cwd: config.cwd,
+      permissionMode: loaded.mode,
+      additionalDirectories: loaded.additionalDirectories,
+      sessionId,
+      sessionDir: config.sessionDir
+    })
+    return { session: { ...session, transcriptPath } satisfies SessionContext, loaded }
+  })
+
+const runPrompt = (run: RunControls, conversation: Conversation, body: unknown, config: StoredConfig) =>
+  Effect.gen(function* () {
+    const { content } = yield* Schema.decodeUnknown(Body)(body)
+    const agent = yield* Agent
+    const outcome = yield* agent.prompt(conversation, content, {
+      interrupts: Stream.fromQueue(run.interrupts),
+      onEvent: (event) => publishAgentEvent(run, event),
+      transcript: run.transcript,
+      ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns })
+    })
+    return {
+      result: {
+        stop: outcome.stop,
+        stopReason: outcome.stopReason ?? null,
+        text: outcome.text,
+        turns: outcome.turns,
+        usage: outcome.usage,
+        messages: addedMessages(conversation.messages, outcome.conversation.messages),
+        ...(outcome.error === undefined ? {} : { error: outcome.error.message })
+      },
+      state: outcome.conversation
+    } satisfies Produced
+  })
+
+const runToolUses = (run: RunControls, conversation: Conversation, body: unknown, seq: number) =>
+  Effect.gen(function* () {
+    const { content: blocks } = yield* Schema.decodeUnknown(ToolUses)(body)
+    const scheduler = yield* Scheduler
+    const assistant: ModelMessage = { role: "assistant", content: blocks }
+    yield* run.transcript.write({ type: "assistant", turn: conversation.turns, input: seq, message: assistant, stop_reason: "tool_use" })
+    const ran = yield* scheduler.runMessage(blocks, {
+      session: conversation.session,
+      interrupts: Stream.fromQueue(run.interrupts),
+      onEvent: (event) => publishSchedulerEvent(run, conversation.turns, event)
+    })
+    for (const outcome of ran.outcomes) {
+      yield* run.transcript.write({
+        type: "tool_call",
+        turn: conversation.turns,
+        tool_use_id: outcome.toolUseId,
+        name: outcome.toolName,
+        input: toJsonValue(outcome.input),
+        is_error: outcome.result.is_error === true,
+        error: outcome.error?._tag ?? null,
+        result: toJsonValue(outcome.result.content)
+      })
+    }
+    const results: ModelMessage = { role: "user", content: ran.message.content }
+    yield* run.transcript.write({ type: "tool_results", turn: conversation.turns, message: results, interrupted: ran.interrupted, halt: ran.halt ?? null })
+    const messages = appendUser(appendAssistant(conversation.messages, assistant), ran.message.content)
+    return {
+      result: { stop: ran.interrupted ? "interrupted" : "done", messages: addedMessages(conversation.messages, messages) },
+      state: { ...conversation, messages, session: ran.session }
+    } satisfies Produced
+  })
+
+export const executeInput = (payload: { readonly sessionId: string; readonly key: string }, executionId: string) =>
+  Effect.gen(function* () {
+    const store = yield* SessionStore
+    const eventLog = yield* EventLog
+    const runs = yield* Runs
+    const runtimes = yield* SessionRuntimes
+    const settings = yield* ServeSettings
+    const engine = yield* WorkflowEngine
+    const instance = yield* WorkflowInstance
+    const { sessionId, key } = payload
+    const step = <A, I>(name: string, success: Schema.Schema<A, I>, execute: Effect.Effect<A>) =>
+      Activity.make({ name, success, execute }).pipe(Effect.provideService(WorkflowEngine, engine), Effect.provideService(WorkflowInstance, instance))
+
+    let loadedHere = false
+    const snapshot: Snapshot = yield* step(
+      "load",
+      Snapshot,
+      Effect.gen(function* () {
+        loadedHere = true
+        const session = yield* store.session(sessionId).pipe(Effect.orDie)
+        const input = yield* store.input(sessionId, key).pipe(Effect.orDie)
+        if (Option.isNone(session) || Option.isNone(input)) return yield* Effect.dieMessage(`input ${key} of session ${sessionId} is not stored`)
+        return {
+          config: session.value.config,
+          state: session.value.state ?? null,
+          kind: input.value.kind,
+          body: input.value.body,
+          seq: input.value.seq,
+          createdAt: input.value.createdAt
+        }
+      })
+    )
+    const base = { key, seq: snapshot.seq, kind: snapshot.kind, createdAt: snapshot.createdAt }
+    const commit = (status: "done" | "failed", produced: Omit<InputResult, keyof typeof base | "status">, state: Conversation | undefined) =>
+      step(
+        "commit",
+        InputResult,
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          const result = toJsonValue({ ...base, status, ...produced, finishedAt: now }) as InputResult
+          yield* store
+            .finishInput({ sessionId, key, status, result, state: state === undefined ? undefined : toJsonValue(state), now })
+            .pipe(Effect.orDie)
+          yield* eventLog.append(sessionId, "input_finished", result).pipe(Effect.ignore)
+          return result
+        })
+      )
+
+    const body = Effect.scoped(
+      Effect.gen(function* () {
+        const config = yield* decodeConfig(snapshot.config)
+        const transcriptFile = path.join(config.sessionDir, TRANSCRIPT_FILE)
+        const writer = yield* eventLog.writer(sessionId)
+        const stored = snapshot.state === null ? Option.none() : Option.some(yield* Schema.decodeUnknown(StoredConversation)(snapshot.state))
+        const run = yield* makeRun({
+          sessionId,
+          inputKey: key,
+          executionId,
+          runner: settings.runner,
+          engine,
+          instance,
+          approvalTimeoutMs: config.approvalTimeoutSeconds === undefined ? settings.approvalTimeoutMs : config.approvalTimeoutSeconds * 1000,
+          turnsBefore: Option.match(stored, { onNone: () => 0, onSome: (c) => c.turns }),
+          events: writer,
+          transcript: transcriptOf(store, sessionId, transcriptFile)
+        })
+        if (loadedHere) yield* run.goLive
+        else run.noteReplayed()
+        yield* Effect.acquireRelease(runs.register(run), () => runs.unregister(run))
+        yield* run.events.emit("input_started", { key, seq: snapshot.seq, kind: snapshot.kind })
+        const context = yield* runtimes.get(sessionId)
+        const produced = yield* Effect.gen(function* () {
+          let conversation: Conversation
+          if (Option.isSome(stored)) conversation = stored.value as unknown as Conversation
+          else {
+            const { loaded, session } = yield* firstSession(sessionId, config, transcriptFile)
+            for (const warning of loaded.warnings) yield* run.events.emit("notice", { text: `settings: ${warning}` })
+            conversation = newConversation(session)
+          }
+          return snapshot.kind === "prompt"
+            ? yield* runPrompt(run, conversation, snapshot.body, config)
+            : yield* runToolUses(run, conversation, snapshot.body, snapshot.seq)
+        }).pipe(Effect.provideService(CurrentRun, run), Effect.provide(context))
+        yield* writer.flush
+        return produced
+      })
+    )
+
+    return yield* body.pipe(
+      Effect.matchCauseEffect({
+        onSuccess: (produced) => commit("done", produced.result, produced.state),
+        onFailure: (cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.failCause(cause as Cause.Cause<never>)
+            : commit("failed", { error: Cause.pretty(cause).split("\n")[0] ?? "the input failed" }, undefined)
+      })
+    )
+  })

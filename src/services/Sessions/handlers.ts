@@ -1,0 +1,89 @@
+/**
+ * The runner side of a session: the `Session` entity's handlers and the `SessionInput` workflow.
+ * `Send` takes inputs one at a time, in the order they were sent; `Answer`, `Interrupt` and
+ * `Stop` reach the input running on this runner at once.
+ */
+import { Entity } from "@effect/cluster"
+import { Clock, Deferred, Effect, Layer, Option, Schema } from "effect"
+import { Session, SessionInput, pinExecution } from "./entities.js"
+import { executeInput } from "./execute.js"
+import { InputResult } from "./model.js"
+import { Runs } from "./run.js"
+import { SessionRuntimes } from "./runtimes.js"
+import { SessionStore } from "./store.js"
+
+const decodeResult = Schema.decodeUnknown(InputResult)
+
+export const layerSessionEntity = Session.toLayer(
+  Effect.gen(function* () {
+    const address = yield* Entity.CurrentAddress
+    const sessionId: string = address.entityId
+    const store = yield* SessionStore
+    const runs = yield* Runs
+    const runtimes = yield* SessionRuntimes
+    const inputs = yield* Effect.makeSemaphore(1)
+
+    const send = (key: string) =>
+      Effect.gen(function* () {
+        const input = yield* store.input(sessionId, key).pipe(Effect.orDie)
+        if (Option.isNone(input)) return yield* Effect.dieMessage(`input ${key} of session ${sessionId} is not stored`)
+        if (input.value.status === "done" || input.value.status === "failed") return yield* Effect.orDie(decodeResult(input.value.result))
+        const session = yield* store.session(sessionId).pipe(Effect.orDie)
+        const now = yield* Clock.currentTimeMillis
+        if (input.value.status === "queued" && Option.exists(session, (s) => s.status === "stopped")) {
+          const result: InputResult = {
+            key,
+            seq: input.value.seq,
+            kind: input.value.kind,
+            status: "failed",
+            error: "the session was stopped before this input ran",
+            createdAt: input.value.createdAt,
+            finishedAt: now
+          }
+          yield* store.finishInput({ sessionId, key, status: "failed", result, state: undefined, now }).pipe(Effect.orDie)
+          return result
+        }
+        const { executionId, salt } = yield* pinExecution(sessionId, key)
+        if (input.value.status === "queued") yield* store.startInput(sessionId, key, executionId, now).pipe(Effect.orDie)
+        return yield* SessionInput.execute({ sessionId, key, salt })
+      })
+
+    const interrupt = (times: number) =>
+      Effect.gen(function* () {
+        const run = runs.current(sessionId)
+        if (run === undefined) return false
+        for (let i = 0; i < times; i++) yield* run.interrupt
+        return true
+      })
+
+    return Session.of({
+      Send: (request) => inputs.withPermits(1)(send(request.payload.key)),
+      Answer: (request) =>
+        Effect.gen(function* () {
+          const waiter = runs.current(sessionId)?.answerWaiters.get(request.payload.toolUseId)
+          if (waiter === undefined) return false
+          return yield* Deferred.succeed(waiter, undefined)
+        }),
+      Interrupt: (request) => interrupt(request.payload.times),
+      Stop: () =>
+        Effect.gen(function* () {
+          const interrupted = yield* interrupt(2)
+          // the runtime (shells, MCP servers) closes once the running input lets go of it
+          yield* runtimes.release(sessionId)
+          return interrupted
+        })
+    })
+  }),
+  { concurrency: "unbounded" }
+)
+
+export const layerSessionInputWorkflow = SessionInput.toLayer(executeInput)
+
+/**
+ * Steps still running when this runner shuts down stop without being recorded (see `Runs`);
+ * registered after the cluster, so it runs before the cluster shuts down.
+ */
+const layerShutdown = Layer.scopedDiscard(Effect.flatMap(Runs, (runs) => Effect.addFinalizer(() => Effect.zipRight(Effect.logDebug("sessions: shutting down"), runs.shutdown))))
+
+/** Registers the entity and the workflow on this runner. */
+export const layer = Layer.mergeAll(layerSessionEntity, layerSessionInputWorkflow, layerShutdown)

@@ -1,0 +1,434 @@
+/**
+ * The served sessions' own tables, next to the cluster's in the same SQL database (SQLite or
+ * PostgreSQL): sessions (config, token hash, conversation), their inputs, permission questions
+ * and answers, the event log, the transcript, and the start marks of side-effecting calls.
+ * JSON columns are text; every row read back is decoded with a Schema.
+ */
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Context, Effect, Layer, Option, Schedule, Schema } from "effect"
+
+const TABLES = [
+  `CREATE TABLE IF NOT EXISTS toolgate_sessions (
+    id TEXT PRIMARY KEY,
+    token_hash TEXT NOT NULL,
+    config TEXT NOT NULL,
+    state TEXT,
+    granted_rules TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  )`,
+  `CREATE TABLE IF NOT EXISTS toolgate_inputs (
+    session_id TEXT NOT NULL,
+    input_key TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    body TEXT NOT NULL,
+    status TEXT NOT NULL,
+    execution_id TEXT,
+    result TEXT,
+    interrupts INTEGER NOT NULL,
+    created_at BIGINT NOT NULL,
+    finished_at BIGINT,
+    PRIMARY KEY (session_id, input_key)
+  )`,
+  `CREATE TABLE IF NOT EXISTS toolgate_approvals (
+    execution_id TEXT NOT NULL,
+    tool_use_id TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    input_key TEXT NOT NULL,
+    request TEXT NOT NULL,
+    answer TEXT,
+    asked_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    answered_at BIGINT,
+    PRIMARY KEY (execution_id, tool_use_id)
+  )`,
+  `CREATE TABLE IF NOT EXISTS toolgate_events (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    data TEXT NOT NULL,
+    at BIGINT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+  )`,
+  `CREATE TABLE IF NOT EXISTS toolgate_transcript (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    line TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+  )`,
+  `CREATE TABLE IF NOT EXISTS toolgate_steps (
+    execution_id TEXT NOT NULL,
+    step TEXT NOT NULL,
+    state TEXT NOT NULL,
+    runner TEXT NOT NULL,
+    started_at BIGINT NOT NULL,
+    PRIMARY KEY (execution_id, step)
+  )`,
+  `CREATE INDEX IF NOT EXISTS toolgate_approvals_session ON toolgate_approvals (session_id, answered_at)`
+]
+
+export interface SessionRow {
+  readonly id: string
+  readonly tokenHash: string
+  readonly config: unknown
+  readonly state: unknown
+  readonly grantedRules: ReadonlyArray<string>
+  readonly status: "idle" | "running" | "stopped"
+  readonly createdAt: number
+  readonly updatedAt: number
+}
+
+export interface InputRow {
+  readonly sessionId: string
+  readonly key: string
+  readonly seq: number
+  readonly kind: "prompt" | "tool_uses"
+  readonly body: unknown
+  readonly status: "queued" | "running" | "done" | "failed"
+  readonly executionId: string | undefined
+  readonly result: unknown
+  readonly interrupts: number
+  readonly createdAt: number
+  readonly finishedAt: number | undefined
+}
+
+export interface ApprovalRow {
+  readonly executionId: string
+  readonly toolUseId: string
+  readonly sessionId: string
+  readonly inputKey: string
+  readonly request: unknown
+  readonly answer: unknown
+  readonly askedAt: number
+  readonly expiresAt: number
+  readonly answeredAt: number | undefined
+}
+
+export interface EventRow {
+  readonly seq: number
+  readonly type: string
+  readonly data: unknown
+  readonly at: number
+}
+
+export type StepMark = { readonly _tag: "New" } | { readonly _tag: "Existing"; readonly state: string; readonly runner: string }
+
+export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
+  operation: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `session storage (${this.operation}): ${this.reason}`
+  }
+}
+
+export interface SessionStoreService {
+  readonly insertSession: (row: Omit<SessionRow, "state" | "grantedRules">) => Effect.Effect<void, StoreError>
+  readonly session: (id: string) => Effect.Effect<Option.Option<SessionRow>, StoreError>
+  readonly sessions: Effect.Effect<ReadonlyArray<SessionRow>, StoreError>
+  readonly setStatus: (id: string, status: SessionRow["status"], now: number) => Effect.Effect<void, StoreError>
+  readonly addGrantedRules: (id: string, rules: ReadonlyArray<string>, now: number) => Effect.Effect<void, StoreError>
+
+  /** Adds an input unless its key exists; returns the row as stored (the earlier one for a repeated key). */
+  readonly insertInput: (
+    row: Pick<InputRow, "sessionId" | "key" | "kind" | "body" | "createdAt">
+  ) => Effect.Effect<{ readonly row: InputRow; readonly created: boolean }, StoreError>
+  readonly input: (sessionId: string, key: string) => Effect.Effect<Option.Option<InputRow>, StoreError>
+  readonly lastInput: (sessionId: string) => Effect.Effect<Option.Option<InputRow>, StoreError>
+  readonly runningInput: (sessionId: string) => Effect.Effect<Option.Option<InputRow>, StoreError>
+  readonly startInput: (sessionId: string, key: string, executionId: string, now: number) => Effect.Effect<void, StoreError>
+  /** Ends an input and, in the same transaction, stores the session's conversation and status. */
+  readonly finishInput: (options: {
+    readonly sessionId: string
+    readonly key: string
+    readonly status: "done" | "failed"
+    readonly result: unknown
+    readonly state: unknown
+    readonly now: number
+  }) => Effect.Effect<void, StoreError>
+  readonly countInterrupt: (sessionId: string, key: string) => Effect.Effect<void, StoreError>
+
+  /** Records a question unless it was asked before (a resumed run); returns the stored row. */
+  readonly ask: (row: Omit<ApprovalRow, "answer" | "answeredAt">) => Effect.Effect<ApprovalRow, StoreError>
+  readonly approval: (executionId: string, toolUseId: string) => Effect.Effect<Option.Option<ApprovalRow>, StoreError>
+  /** The newest unanswered question of a session for a tool_use id. */
+  readonly pendingApproval: (sessionId: string, toolUseId: string) => Effect.Effect<Option.Option<ApprovalRow>, StoreError>
+  readonly pendingApprovals: (sessionId: string) => Effect.Effect<ReadonlyArray<ApprovalRow>, StoreError>
+  /** Stores the first answer; false when the question was answered already. */
+  readonly answer: (executionId: string, toolUseId: string, answer: unknown, now: number) => Effect.Effect<boolean, StoreError>
+
+  readonly appendEvents: (
+    sessionId: string,
+    events: ReadonlyArray<{ readonly type: string; readonly data: unknown; readonly at: number }>
+  ) => Effect.Effect<void, StoreError>
+  readonly events: (sessionId: string, after: number, limit: number) => Effect.Effect<ReadonlyArray<EventRow>, StoreError>
+  readonly appendTranscript: (sessionId: string, lines: ReadonlyArray<string>) => Effect.Effect<void, StoreError>
+  readonly transcript: (sessionId: string) => Effect.Effect<ReadonlyArray<string>, StoreError>
+
+  /** Marks a step as started; an existing mark means an earlier attempt got that far. */
+  readonly beginStep: (executionId: string, step: string, runner: string, now: number) => Effect.Effect<StepMark, StoreError>
+  readonly setStepState: (executionId: string, step: string, state: string) => Effect.Effect<void, StoreError>
+}
+
+export class SessionStore extends Context.Tag("toolgate/Sessions/SessionStore")<SessionStore, SessionStoreService>() {}
+
+const parse = (text: unknown): unknown => {
+  if (typeof text !== "string") return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+const num = (u: unknown): number => (typeof u === "number" ? u : Number(u))
+const optNum = (u: unknown): number | undefined => (u === null || u === undefined ? undefined : num(u))
+const str = (u: unknown): string => (typeof u === "string" ? u : String(u))
+
+const Rules = Schema.parseJson(Schema.Array(Schema.String))
+const decodeRules = (u: unknown): ReadonlyArray<string> => Option.getOrElse(Schema.decodeUnknownOption(Rules)(u), () => [])
+const SessionStatusSchema = Schema.Literal("idle", "running", "stopped")
+const InputKindSchema = Schema.Literal("prompt", "tool_uses")
+const InputStatusSchema = Schema.Literal("queued", "running", "done", "failed")
+const literal = <A>(schema: Schema.Schema<A>, u: unknown, fallback: A): A => Option.getOrElse(Schema.decodeUnknownOption(schema)(u), () => fallback)
+
+const sessionRow = (r: Record<string, unknown>): SessionRow => ({
+  id: str(r.id),
+  tokenHash: str(r.token_hash),
+  config: parse(r.config),
+  state: parse(r.state),
+  grantedRules: decodeRules(r.granted_rules),
+  status: literal(SessionStatusSchema, r.status, "stopped"),
+  createdAt: num(r.created_at),
+  updatedAt: num(r.updated_at)
+})
+
+const inputRow = (r: Record<string, unknown>): InputRow => ({
+  sessionId: str(r.session_id),
+  key: str(r.input_key),
+  seq: num(r.seq),
+  kind: literal(InputKindSchema, r.kind, "prompt"),
+  body: parse(r.body),
+  status: literal(InputStatusSchema, r.status, "failed"),
+  executionId: r.execution_id === null || r.execution_id === undefined ? undefined : str(r.execution_id),
+  result: parse(r.result),
+  interrupts: num(r.interrupts),
+  createdAt: num(r.created_at),
+  finishedAt: optNum(r.finished_at)
+})
+
+const approvalRow = (r: Record<string, unknown>): ApprovalRow => ({
+  executionId: str(r.execution_id),
+  toolUseId: str(r.tool_use_id),
+  sessionId: str(r.session_id),
+  inputKey: str(r.input_key),
+  request: parse(r.request),
+  answer: parse(r.answer),
+  askedAt: num(r.asked_at),
+  expiresAt: num(r.expires_at),
+  answeredAt: optNum(r.answered_at)
+})
+
+/** A unique-key clash: another writer took the row (retried by the caller). */
+const isConflict = (e: SqlError) => /unique|duplicate|constraint/i.test(`${e.message} ${String((e.cause as Error | undefined)?.message ?? e.cause)}`)
+
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  // Two runners starting together on PostgreSQL may race on CREATE TABLE IF NOT EXISTS: retry.
+  yield* Effect.forEach(TABLES, (ddl) => sql.unsafe(ddl), { discard: true }).pipe(
+    Effect.retry({ times: 5, schedule: Schedule.spaced("200 millis") }),
+    Effect.mapError((e) => new StoreError({ operation: "create tables", reason: e.message }))
+  )
+
+  const fail = (operation: string) => (e: SqlError) => new StoreError({ operation, reason: e.message })
+  const rows = (operation: string) => <A>(effect: Effect.Effect<ReadonlyArray<A>, SqlError>) => Effect.mapError(effect, fail(operation))
+  const first = <A, B>(operation: string, effect: Effect.Effect<ReadonlyArray<A>, SqlError>, f: (a: A) => B) =>
+    effect.pipe(
+      Effect.map((rs) => (rs.length === 0 ? Option.none<B>() : Option.some(f(rs[0]!)))),
+      Effect.mapError(fail(operation))
+    )
+  const exec = (operation: string) => (effect: Effect.Effect<unknown, SqlError>) => effect.pipe(Effect.asVoid, Effect.mapError(fail(operation)))
+  type Row = Record<string, unknown>
+
+  const session = (id: string) => first("read session", sql<Row>`SELECT * FROM toolgate_sessions WHERE id = ${id}`, sessionRow)
+  const input = (sessionId: string, key: string) =>
+    first("read input", sql<Row>`SELECT * FROM toolgate_inputs WHERE session_id = ${sessionId} AND input_key = ${key}`, inputRow)
+  const approval = (executionId: string, toolUseId: string) =>
+    first(
+      "read approval",
+      sql<Row>`SELECT * FROM toolgate_approvals WHERE execution_id = ${executionId} AND tool_use_id = ${toolUseId}`,
+      approvalRow
+    )
+
+  /** Appends rows numbered after the session's last one; a concurrent writer's clash is retried. */
+  const appendNumbered = (operation: string, insert: (next: number) => Effect.Effect<unknown, SqlError>, table: "toolgate_events" | "toolgate_transcript", sessionId: string) =>
+    sql
+      .withTransaction(
+        Effect.gen(function* () {
+          const [top] = yield* sql<Row>`SELECT COALESCE(MAX(seq), 0) AS top FROM ${sql(table)} WHERE session_id = ${sessionId}`
+          yield* insert(num(top?.top ?? 0) + 1)
+        })
+      )
+      .pipe(
+        Effect.retry({ times: 20, while: isConflict }),
+        Effect.mapError(fail(operation))
+      )
+
+  return SessionStore.of({
+    insertSession: (row) =>
+      sql`INSERT INTO toolgate_sessions ${sql.insert({
+        id: row.id,
+        token_hash: row.tokenHash,
+        config: JSON.stringify(row.config),
+        state: null,
+        granted_rules: "[]",
+        status: row.status,
+        created_at: row.createdAt,
+        updated_at: row.updatedAt
+      })}`.pipe(exec("create session")),
+    session,
+    sessions: sql<Row>`SELECT * FROM toolgate_sessions ORDER BY created_at`.pipe(Effect.map((rs) => rs.map(sessionRow)), rows("list sessions")),
+    setStatus: (id, status, now) =>
+      sql`UPDATE toolgate_sessions SET status = ${status}, updated_at = ${now} WHERE id = ${id}`.pipe(exec("update session")),
+    addGrantedRules: (id, rules, now) =>
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const [row] = yield* sql<Row>`SELECT granted_rules FROM toolgate_sessions WHERE id = ${id}`
+            const merged = Array.from(new Set([...decodeRules(row?.granted_rules), ...rules]))
+            yield* sql`UPDATE toolgate_sessions SET granted_rules = ${JSON.stringify(merged)}, updated_at = ${now} WHERE id = ${id}`
+          })
+        )
+        .pipe(exec("save granted rules")),
+
+    insertInput: (row) =>
+      Effect.gen(function* () {
+        const body = JSON.stringify(row.body)
+        const inserted = yield* sql<Row>`
+          INSERT INTO toolgate_inputs (session_id, input_key, seq, kind, body, status, interrupts, created_at)
+          SELECT ${row.sessionId}, ${row.key}, COALESCE(MAX(seq), 0) + 1, ${row.kind}, ${body}, 'queued', 0, ${row.createdAt}
+          FROM toolgate_inputs WHERE session_id = ${row.sessionId}
+          ON CONFLICT (session_id, input_key) DO NOTHING
+          RETURNING *`
+        if (inserted.length > 0) return { row: inputRow(inserted[0]!), created: true }
+        const existing = yield* sql<Row>`SELECT * FROM toolgate_inputs WHERE session_id = ${row.sessionId} AND input_key = ${row.key}`
+        return { row: inputRow(existing[0]!), created: false }
+      }).pipe(Effect.mapError(fail("add input"))),
+    input,
+    lastInput: (sessionId) =>
+      first("read input", sql<Row>`SELECT * FROM toolgate_inputs WHERE session_id = ${sessionId} ORDER BY seq DESC, created_at DESC LIMIT 1`, inputRow),
+    runningInput: (sessionId) =>
+      first(
+        "read input",
+        sql<Row>`SELECT * FROM toolgate_inputs WHERE session_id = ${sessionId} AND status = 'running' ORDER BY seq DESC LIMIT 1`,
+        inputRow
+      ),
+    startInput: (sessionId, key, executionId, now) =>
+      sql
+        .withTransaction(
+          Effect.all([
+            sql`UPDATE toolgate_inputs SET status = 'running', execution_id = ${executionId} WHERE session_id = ${sessionId} AND input_key = ${key} AND status = 'queued'`,
+            sql`UPDATE toolgate_sessions SET status = 'running', updated_at = ${now} WHERE id = ${sessionId} AND status <> 'stopped'`
+          ])
+        )
+        .pipe(exec("start input")),
+    finishInput: ({ sessionId, key, status, result, state, now }) =>
+      sql
+        .withTransaction(
+          Effect.all([
+            sql`UPDATE toolgate_inputs SET status = ${status}, result = ${JSON.stringify(result)}, finished_at = ${now} WHERE session_id = ${sessionId} AND input_key = ${key}`,
+            state === undefined
+              ? sql`UPDATE toolgate_sessions SET status = CASE WHEN status = 'stopped' THEN 'stopped' ELSE 'idle' END, updated_at = ${now} WHERE id = ${sessionId}`
+              : sql`UPDATE toolgate_sessions SET state = ${JSON.stringify(state)}, status = CASE WHEN status = 'stopped' THEN 'stopped' ELSE 'idle' END, updated_at = ${now} WHERE id = ${sessionId}`
+          ])
+        )
+        .pipe(exec("finish input")),
+    countInterrupt: (sessionId, key) =>
+      sql`UPDATE toolgate_inputs SET interrupts = interrupts + 1 WHERE session_id = ${sessionId} AND input_key = ${key}`.pipe(exec("count interrupt")),
+
+    ask: (row) =>
+      Effect.gen(function* () {
+        yield* sql`INSERT INTO toolgate_approvals ${sql.insert({
+          execution_id: row.executionId,
+          tool_use_id: row.toolUseId,
+          session_id: row.sessionId,
+          input_key: row.inputKey,
+          request: JSON.stringify(row.request),
+          asked_at: row.askedAt,
+          expires_at: row.expiresAt
+        })} ON CONFLICT (execution_id, tool_use_id) DO NOTHING`
+        const stored = yield* sql<Row>`SELECT * FROM toolgate_approvals WHERE execution_id = ${row.executionId} AND tool_use_id = ${row.toolUseId}`
+        return approvalRow(stored[0]!)
+      }).pipe(Effect.mapError(fail("record question"))),
+    approval,
+    pendingApproval: (sessionId, toolUseId) =>
+      first(
+        "read approval",
+        sql<Row>`SELECT * FROM toolgate_approvals WHERE session_id = ${sessionId} AND tool_use_id = ${toolUseId} AND answered_at IS NULL ORDER BY asked_at DESC LIMIT 1`,
+        approvalRow
+      ),
+    pendingApprovals: (sessionId) =>
+      sql<Row>`SELECT * FROM toolgate_approvals WHERE session_id = ${sessionId} AND answered_at IS NULL ORDER BY asked_at`.pipe(
+        Effect.map((rs) => rs.map(approvalRow)),
+        rows("list approvals")
+      ),
+    answer: (executionId, toolUseId, answer, now) =>
+      sql<Row>`UPDATE toolgate_approvals SET answer = ${JSON.stringify(answer)}, answered_at = ${now}
+        WHERE execution_id = ${executionId} AND tool_use_id = ${toolUseId} AND answered_at IS NULL RETURNING tool_use_id`.pipe(
+        Effect.map((rs) => rs.length > 0),
+        Effect.mapError(fail("answer question"))
+      ),
+
+    appendEvents: (sessionId, events) =>
+      events.length === 0
+        ? Effect.void
+        : appendNumbered(
+            "append events",
+            (next) =>
+              sql`INSERT INTO toolgate_events ${sql.insert(
+                events.map((e, i) => ({ session_id: sessionId, seq: next + i, type: e.type, data: JSON.stringify(e.data ?? null), at: e.at }))
+              )}`,
+            "toolgate_events",
+            sessionId
+          ),
+    events: (sessionId, after, limit) =>
+      sql<Row>`SELECT seq, type, data, at FROM toolgate_events WHERE session_id = ${sessionId} AND seq > ${after} ORDER BY seq LIMIT ${limit}`.pipe(
+        Effect.map((rs) => rs.map((r) => ({ seq: num(r.seq), type: str(r.type), data: parse(r.data), at: num(r.at) }))),
+        rows("read events")
+      ),
+    appendTranscript: (sessionId, lines) =>
+      lines.length === 0
+        ? Effect.void
+        : appendNumbered(
+            "append transcript",
+            (next) => sql`INSERT INTO toolgate_transcript ${sql.insert(lines.map((line, i) => ({ session_id: sessionId, seq: next + i, line })))}`,
+            "toolgate_transcript",
+            sessionId
+          ),
+    transcript: (sessionId) =>
+      sql<Row>`SELECT line FROM toolgate_transcript WHERE session_id = ${sessionId} ORDER BY seq`.pipe(
+        Effect.map((rs) => rs.map((r) => str(r.line))),
+        rows("read transcript")
+      ),
+
+    beginStep: (executionId, step, runner, now) =>
+      Effect.gen(function* () {
+        const inserted = yield* sql<Row>`INSERT INTO toolgate_steps ${sql.insert({
+          execution_id: executionId,
+          step,
+          state: "started",
+          runner,
+          started_at: now
+        })} ON CONFLICT (execution_id, step) DO NOTHING RETURNING step`
+        if (inserted.length > 0) return { _tag: "New" } as const
+        const [existing] = yield* sql<Row>`SELECT state, runner FROM toolgate_steps WHERE execution_id = ${executionId} AND step = ${step}`
+        return { _tag: "Existing", state: str(existing?.state), runner: str(existing?.runner) } as const
+      }).pipe(Effect.mapError(fail("mark step"))),
+    setStepState: (executionId, step, state) =>
+      sql`UPDATE toolgate_steps SET state = ${state} WHERE execution_id = ${executionId} AND step = ${step}`.pipe(exec("mark step"))
+  })
+})
+
+export const layer: Layer.Layer<SessionStore, StoreError, SqlClient.SqlClient> = Layer.effect(SessionStore, make)
