@@ -5,12 +5,14 @@
 import { ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Effect, Exit, Fiber, Option } from "effect"
-import { normalizeArgv } from "./argv.js"
-import { cli, SUBCOMMANDS } from "./Cli.js"
+import { cli, prepareArgv } from "./Cli.js"
 import { deliverInterrupt } from "./interrupts.js"
+import { USAGE_EXIT_CODE } from "./usageError.js"
 
-const argv = [...process.argv.slice(0, 2), ...normalizeArgv(process.argv.slice(2), SUBCOMMANDS)]
-const program = Effect.suspend(() => cli(argv)).pipe(Effect.provide(NodeContext.layer))
+// help, version and usage errors are answered before @effect/cli runs
+const prepared = prepareArgv(process.argv.slice(2))
+const argv = [...process.argv.slice(0, 2), ...(prepared ?? [])]
+const program = prepared === undefined ? Effect.void : Effect.suspend(() => cli(argv)).pipe(Effect.provide(NodeContext.layer))
 
 const fiber = Effect.runFork(program)
 // Three Ctrl-C within two seconds end the process whatever is running.
@@ -30,11 +32,11 @@ fiber.addObserver((exit) => {
   }
   const failure = Cause.failureOption(exit.cause)
   if (Option.isSome(failure) && ValidationError.isValidationError(failure.value)) {
-    process.exitCode = 1
+    process.exitCode = USAGE_EXIT_CODE
     return
   }
   const error = Option.getOrElse(failure, () => Cause.squash(exit.cause))
   const message = error instanceof Error ? error.message : String(error)
   process.stderr.write(`toolgate: ${message.split("\n")[0]}\n`)
-  process.exitCode = 1
+  process.exitCode = (error as { _tag?: unknown })._tag === "UsageError" ? USAGE_EXIT_CODE : 1
 })

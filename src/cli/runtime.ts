@@ -14,10 +14,18 @@ import { AGENT_TOOL_NAME } from "../services/Agent/subagents/pool.js"
 import { type CommonValues, runtimeOptions } from "./options.js"
 
 /** Provides the runtime to `program`, with a session built from the loaded settings. */
+export interface RuntimeExtras {
+  /** A continued session keeps its id and folder. */
+  readonly session?: { readonly sessionId: string; readonly sessionDir: string }
+  /** Print MCP servers' problems at start (default true; `tools` and `permissions check` say nothing unless --debug). */
+  readonly mcpNotices?: boolean
+}
+
 export const withRuntime = <A, E>(
   values: CommonValues,
   program: (session: SessionContext) => Effect.Effect<A, E, Runtime.RuntimeServices>,
-  overrides: Partial<Runtime.RuntimeOptions> = {}
+  overrides: Partial<Runtime.RuntimeOptions> = {},
+  extras: RuntimeExtras = {}
 ): Effect.Effect<A, E | BadRequest> => {
   // A person at a terminal is asked; without one, every "ask" is denied (fail closed).
   const options = { approver: Approver.layerTerminal, ...runtimeOptions(values), ...overrides }
@@ -26,18 +34,26 @@ export const withRuntime = <A, E>(
     const loaded = yield* settings.current
     for (const warning of loaded.warnings) yield* Console.error(`toolgate: warning: ${warning}`)
     for (const error of loaded.errors) yield* Console.error(`toolgate: settings error: ${error.message}`)
-    for (const notice of yield* (yield* McpClients).notices) yield* Console.error(`toolgate: ${notice}`)
+    if (extras.mcpNotices !== false || values.debug) {
+      for (const notice of yield* (yield* McpClients).notices) yield* Console.error(`toolgate: ${notice}`)
+    }
+    if (values.debug) {
+      for (const source of loaded.sources) yield* Console.error(`[DEBUG] settings: ${source.source}${source.file === undefined ? "" : ` ${source.file}`}`)
+      yield* Console.error(`[DEBUG] permission mode ${loaded.mode}; ${loaded.rules.length} rule(s); trusted project: ${loaded.trusted === true}`)
+      for (const server of yield* (yield* McpClients).servers) yield* Console.error(`[DEBUG] mcp ${server.name}: ${server.state}${server.reason === undefined ? "" : ` (${server.reason.split("\n")[0]})`}`)
+    }
     const pool = yield* (yield* ToolRegistry).pool
     // the Agent tool joins the pool once a model is configured (`run`), after this check
-    for (const warning of unknownToolWarnings(loaded.rules, [...pool.tools.map((t) => t.name), AGENT_TOOL_NAME])) {
+    for (const warning of unknownToolWarnings(loaded.rules, [...pool.tools.map((t) => t.name), ...pool.removed.map((r) => r.name), AGENT_TOOL_NAME])) {
       yield* Console.error(`toolgate: warning: ${warning}`)
     }
-    const sessionDir = Option.getOrUndefined(values.sessionDir)
+    const sessionDir = extras.session?.sessionDir ?? Option.getOrUndefined(values.sessionDir)
     const session = newSession({
       cwd: options.cwd,
       permissionMode: loaded.mode,
       additionalDirectories: loaded.additionalDirectories,
-      ...(sessionDir === undefined ? {} : { sessionDir })
+      ...(sessionDir === undefined ? {} : { sessionDir }),
+      ...(extras.session === undefined ? {} : { sessionId: extras.session.sessionId })
     })
     return yield* program(session)
   }).pipe(Effect.provide(Runtime.layer(options) as Layer.Layer<Runtime.RuntimeServices, BadRequest>))

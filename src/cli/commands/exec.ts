@@ -13,7 +13,9 @@ import { ToolRegistry } from "../../services/ToolRegistry.js"
 import type { SessionContext } from "../../Session.js"
 import { parseJson, readSource, toolUsesOf } from "../input.js"
 import { userInterrupts } from "../interrupts.js"
-import { commonOptions, scheduleOptions, schedulingOf, type CommonValues, type ScheduleValues } from "../options.js"
+import { metasOf } from "../flags.js"
+import { commonFlags, commonOptions, scheduleFlags, scheduleOptions, schedulingOf, type CommonValues, type ScheduleValues } from "../options.js"
+import type { CommandSpec } from "../spec.js"
 import { dim, renderOutcome, renderTimeline } from "../render.js"
 import { withRuntime } from "../runtime.js"
 
@@ -80,6 +82,25 @@ const printRun = (run: MessageRun, values: CommonValues & ScheduleValues) =>
     if (run.interrupted) yield* Console.log(dim("(interrupted)"))
   })
 
+export const execSpec: CommandSpec = {
+  path: ["exec"],
+  summary: "Run every tool_use of an assistant message and print the tool_result message",
+  args: [{ name: "file", description: "A message JSON file (a Messages API response, an assistant message, or an array of tool_use blocks), or - for stdin" }],
+  flags: metasOf(scheduleFlags, commonFlags),
+  details: ["Exit code 1 when any call's result is an error (a denial, a failed tool, an interrupted call)."]
+}
+
+export const callSpec: CommandSpec = {
+  path: ["call"],
+  summary: "Run one tool call through the whole pipeline",
+  args: [
+    { name: "tool", description: "The tool's name" },
+    { name: "input", optional: true, description: "The input as JSON, or - for stdin (default: stdin when it is not a terminal, else {})" }
+  ],
+  flags: metasOf(scheduleFlags, commonFlags),
+  details: ["Exit code 1 when the result is an error."]
+}
+
 export const exec = Command.make(
   "exec",
   { ...commonOptions, ...scheduleOptions, source: Args.text({ name: "file" }).pipe(Args.withDescription("A message JSON file, or - for stdin")) },
@@ -92,7 +113,7 @@ export const exec = Command.make(
         yield* printRun(run, values)
       })
     )
-).pipe(Command.withDescription("Run every tool_use of an assistant message and print the tool_result message"))
+).pipe(Command.withDescription(execSpec.summary))
 
 export const call = Command.make(
   "call",
@@ -121,4 +142,4 @@ export const call = Command.make(
         if (outcome.result.is_error === true) process.exitCode = 1
       })
     )
-).pipe(Command.withDescription("Run one tool call through the whole pipeline"))
+).pipe(Command.withDescription(callSpec.summary))

@@ -10,9 +10,24 @@ import { decodeInput } from "../../services/InputValidator.js"
 import { Settings } from "../../services/Settings.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 import { parseJson } from "../input.js"
-import { commonOptions } from "../options.js"
+import { metasOf } from "../flags.js"
+import { commonFlags, commonOptions } from "../options.js"
+import type { CommandSpec } from "../spec.js"
 import { permissionsCheck } from "../permissionsCheck.js"
 import { withRuntime } from "../runtime.js"
+
+export const checkSpec: CommandSpec = {
+  path: ["permissions", "check"],
+  summary: "Explain the permission decision for one call, without running it",
+  args: [
+    { name: "tool", description: "The tool's name" },
+    { name: "input", optional: true, description: "The call's input as JSON (default {})" }
+  ],
+  flags: metasOf(commonFlags),
+  details: ["Exit code by decision: 0 allow, 3 ask, 4 deny (1 when the check itself fails, 2 for a usage error)."]
+}
+
+export const permissionsSpec: CommandSpec = { path: ["permissions"], summary: "Inspect permission decisions", args: [], flags: [], group: true }
 
 export const check = Command.make(
   "check",
@@ -47,9 +62,9 @@ export const check = Command.make(
         yield* Console.log(values.json ? JSON.stringify(explanation.json, null, 2) : explanation.text)
       })
     )
-).pipe(Command.withDescription("Explain the permission decision for one call, without running it"))
+).pipe(Command.withDescription(checkSpec.summary))
 
 export const permissions = Command.make("permissions").pipe(
-  Command.withDescription("Inspect permission decisions"),
+  Command.withDescription(permissionsSpec.summary),
   Command.withSubcommands([check])
 )

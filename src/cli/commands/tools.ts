@@ -5,7 +5,9 @@ import { Command } from "@effect/cli"
 import { Console, Effect } from "effect"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 import type { AnyTool } from "../../Tool.js"
-import { commonOptions } from "../options.js"
+import { metasOf } from "../flags.js"
+import { commonFlags, commonOptions } from "../options.js"
+import type { CommandSpec } from "../spec.js"
 import { bold, dim } from "../render.js"
 import { withRuntime } from "../runtime.js"
 
@@ -32,6 +34,20 @@ const describe = (tool: AnyTool) => ({
   description: tool.description
 })
 
+export const toolsSchemaSpec: CommandSpec = {
+  path: ["tools", "schema"],
+  summary: "Print the tool definitions the model sees (JSON)",
+  args: [],
+  flags: metasOf(commonFlags)
+}
+
+export const toolsSpec: CommandSpec = {
+  path: ["tools"],
+  summary: "List the tool pool with each tool's flags",
+  args: [],
+  flags: metasOf(commonFlags)
+}
+
 export const toolsSchema = Command.make("schema", commonOptions, (values) =>
   withRuntime(values, () =>
     Effect.gen(function* () {
@@ -39,7 +55,7 @@ export const toolsSchema = Command.make("schema", commonOptions, (values) =>
       yield* Console.log(JSON.stringify(pool.apiSchemas, null, 2))
     })
   )
-).pipe(Command.withDescription("Print the tool definitions the model sees (JSON)"))
+).pipe(Command.withDescription(toolsSchemaSpec.summary))
 
 export const tools = Command.make("tools", commonOptions, (values) =>
   withRuntime(values, () =>
@@ -63,4 +79,4 @@ export const tools = Command.make("tools", commonOptions, (values) =>
       for (const removed of pool.removed) yield* Console.log(dim(`${removed.name.padEnd(14)} removed: ${removed.reason}`))
     })
   )
-).pipe(Command.withDescription("List the tool pool with each tool's flags"), Command.withSubcommands([toolsSchema]))
+).pipe(Command.withDescription(toolsSpec.summary), Command.withSubcommands([toolsSchema]))
