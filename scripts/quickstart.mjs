@@ -26,6 +26,7 @@ const args = [
   bin,
   "run",
   "-p",
+  ...(quiet ? [] : ["--verbose"]),
   "--replay",
   join(root, "examples", "sessions", "quickstart.jsonl"),
   "--cwd",

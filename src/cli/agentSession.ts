@@ -174,6 +174,10 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
               ran.push(...replayedCallsOf(event))
               if (values.debug) for (const line of debugLinesOf(event)) process.stderr.write(debugLine(line))
               if (text !== undefined) yield* text.onEvent(event)
+              else if (format === "text" && event._tag === "Retrying") {
+                const i = event.info
+                process.stderr.write(`toolgate: the API request failed (${i.reason}); retrying in ${i.delayMs} ms (attempt ${i.attempt + 1} of ${i.maxAttempts})\n`)
+              }
               if (tracker !== undefined) {
                 const lines = tracker.onEvent(event)
                 if (format === "stream-json") for (const line of lines) yield* write(line)
@@ -206,7 +210,7 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
             else lastResult = result
           } else if (text === undefined) {
             // -p: the answer only; an error goes to stderr
-            const failure = errorText(outcome, turnsLimit)
+            const failure = outcome.stop === "error" ? (outcome.error?.message ?? "the model failed") : errorText(outcome, turnsLimit)
             if (failure !== undefined) process.stderr.write(`toolgate: ${failure}\n`)
             else if (outcome.stop !== "interrupted" && outcome.text !== "") out.write(outcome.text.endsWith("\n") ? outcome.text : `${outcome.text}\n`)
           }

@@ -8,11 +8,12 @@ import { ParseResult } from "effect"
 const pathText = (path: ReadonlyArray<PropertyKey>): string =>
   path.map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`)).join("")
 
-/** The first problem of a parse failure, with its path. */
-export const documentIssue = (error: ParseResult.ParseError): string => {
+/** The first problem of a parse failure, with its path (below `base`, the path of the decoded value in its document). */
+export const documentIssue = (error: ParseResult.ParseError, base: ReadonlyArray<PropertyKey> = []): string => {
   const [first] = ParseResult.ArrayFormatter.formatErrorSync(error)
   if (first === undefined) return "not the expected shape"
-  const at = first.path.length === 0 ? "" : `at ${pathText(first.path)}: `
+  const path = [...base, ...first.path]
+  const at = path.length === 0 ? "" : `at ${pathText(path)}: `
   return `${at}${first.message}`
 }
 

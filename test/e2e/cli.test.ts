@@ -128,7 +128,8 @@ describe("toolgate exec", () => {
     const project = makeProject()
     const before = fs.readFileSync(path.join(project, "src/math.js"), "utf8")
     const ran = toolgate(["exec", "-", "--cwd", project, "--json"], { input: message(project) })
-    expect(ran.status).toBe(0)
+    // a call that failed (here: denied) makes the exit code 1
+    expect(ran.status).toBe(1)
     const results = json(ran).message.content
     expect(results[5]).toMatchObject({ tool_use_id: "toolu_06_fix", is_error: true })
     expect(results[5].content).toMatch(/^Claude requested permissions to (write to|edit|use Edit)/)
@@ -146,7 +147,7 @@ describe("toolgate exec", () => {
       { type: "tool_use", id: "d", name: "Read", input: { file_path: path.join(project, "missing.txt") } }
     ]
     const ran = toolgate(["exec", "-", "--cwd", project, "--json"], { input: JSON.stringify(blocks) })
-    expect(ran.status).toBe(0)
+    expect(ran.status).toBe(1)
     const results = json(ran).message.content
     expect(results.map((r: { is_error?: boolean }) => r.is_error === true)).toEqual([false, true, true, true, true])
     expect(results[1].content).toBe("<tool_use_error>Error: No such tool available: NoSuchTool</tool_use_error>")
@@ -227,7 +228,7 @@ describe("Claude Code configuration, unchanged", () => {
       { type: "tool_use", id: "readme", name: "Read", input: { file_path: path.join(project, "README.md") } }
     ]
     const ran = toolgate(["exec", "-", "--cwd", project, "--json", "--permission-mode", "bypassPermissions"], { input: JSON.stringify(blocks) })
-    expect(ran.status).toBe(0)
+    expect(ran.status).toBe(1)
     const [rm, secret, readme] = json(ran).message.content
     expect(rm.content).toBe("PreToolUse:Bash hook error: Destructive command blocked by hook: rm -rf build")
     expect(secret).toMatchObject({ is_error: true, content: `Permission to read ${path.join(project, "secrets", "key.txt")} has been denied.` })
@@ -262,7 +263,7 @@ describe("interrupts", () => {
     const pid = Number(fs.readFileSync(pidFile, "utf8"))
     child.kill("SIGINT")
     const code = await new Promise<number | null>((resolve) => child.on("exit", resolve))
-    expect(code).toBe(0)
+    expect(code).toBe(130)
     const report = JSON.parse(stdout)
     expect(report.interrupted).toBe(true)
     expect(report.calls.map((c: { outcome: string }) => c.outcome)).toEqual(["interrupted", "interrupted"])

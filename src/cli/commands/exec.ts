@@ -11,7 +11,9 @@ import type { ToolUseBlock } from "../../Messages.js"
 import { Scheduler, type MessageRun, type SchedulerEvent } from "../../services/Scheduler.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 import type { SessionContext } from "../../Session.js"
-import { parseJson, readSource, toolUsesOf } from "../input.js"
+import { decodeToolInput, parseJson, readSource, toolUsesOf } from "../input.js"
+import { closest } from "../../internal/closest.js"
+import { UsageError } from "../usageError.js"
 import { userInterrupts } from "../interrupts.js"
 import { metasOf } from "../flags.js"
 import { commonFlags, commonOptions, scheduleFlags, scheduleOptions, schedulingOf, type CommonValues, type ScheduleValues } from "../options.js"
@@ -66,6 +68,9 @@ const jsonReport = (run: MessageRun) => ({
   notices: run.outcomes.flatMap((o) => o.notices)
 })
 
+/** 130 after Ctrl-C, 1 when any call's result is an error, else 0. */
+const exitCodeOf = (run: MessageRun): number => (run.interrupted ? 130 : run.outcomes.some((o) => o.result.is_error === true) ? 1 : 0)
+
 const printRun = (run: MessageRun, values: CommonValues & ScheduleValues) =>
   Effect.gen(function* () {
     if (values.json) {
@@ -87,7 +92,7 @@ export const execSpec: CommandSpec = {
   summary: "Run every tool_use of an assistant message and print the tool_result message",
   args: [{ name: "file", description: "A message JSON file (a Messages API response, an assistant message, or an array of tool_use blocks), or - for stdin" }],
   flags: metasOf(scheduleFlags, commonFlags),
-  details: ["Exit code 1 when any call's result is an error (a denial, a failed tool, an interrupted call)."]
+  details: ["Exit code 1 when any call's result is an error (a denial, a failed tool), 130 when Ctrl-C interrupted the calls."]
 }
 
 export const callSpec: CommandSpec = {
@@ -98,7 +103,7 @@ export const callSpec: CommandSpec = {
     { name: "input", optional: true, description: "The input as JSON, or - for stdin (default: stdin when it is not a terminal, else {})" }
   ],
   flags: metasOf(scheduleFlags, commonFlags),
-  details: ["Exit code 1 when the result is an error."]
+  details: ["Exit code 1 when the result is an error, 2 for an unknown tool, 130 when Ctrl-C interrupted the call."]
 }
 
 export const exec = Command.make(
@@ -111,6 +116,7 @@ export const exec = Command.make(
         const blocks = yield* toolUsesOf(yield* parseJson(text, values.source === "-" ? "stdin" : values.source))
         const run = yield* runCalls(blocks, session, values)
         yield* printRun(run, values)
+        process.exitCode = exitCodeOf(run)
       })
     )
 ).pipe(Command.withDescription(execSpec.summary))
@@ -126,11 +132,20 @@ export const call = Command.make(
   (values) =>
     withRuntime(values, (session) =>
       Effect.gen(function* () {
-        const raw = Option.getOrUndefined(values.input)
-        const input = raw === undefined ? {} : yield* parseJson(raw === "-" ? yield* readSource("-") : raw, "the input")
-        if (input === null || typeof input !== "object" || Array.isArray(input)) {
-          return yield* new BadRequest({ reason: "the input must be a JSON object" })
+        const pool = yield* (yield* ToolRegistry).pool
+        if (pool.lookup(values.tool) === undefined) {
+          const removed = pool.removed.find((r) => r.name === values.tool)
+          if (removed !== undefined) return yield* new BadRequest({ reason: `${values.tool} is not in the pool: ${removed.reason}` })
+          const suggestion = closest(values.tool, pool.tools.map((t) => t.name))
+          return yield* new UsageError({
+            reason: `no tool named '${values.tool}'${suggestion === undefined ? "" : ` (did you mean ${suggestion}?)`}; toolgate tools lists them`
+          })
         }
+        // the input: an argument, `-` for stdin, stdin itself when it is not a terminal, else {}
+        const raw = Option.getOrUndefined(values.input)
+        const fromStdin = raw === "-" || (raw === undefined && process.stdin.isTTY !== true)
+        const text = fromStdin ? yield* readSource("-") : raw
+        const input = yield* decodeToolInput(text === undefined || (fromStdin && raw === undefined && text.trim() === "") ? {} : yield* parseJson(text, fromStdin ? "stdin" : "the input"))
         const block: ToolUseBlock = { type: "tool_use", id: `toolu_call_${randomUUID().replace(/-/g, "").slice(0, 20)}`, name: values.tool, input }
         const run = yield* runCalls([block], session, values)
         const outcome = run.outcomes[0]!
@@ -139,7 +154,7 @@ export const call = Command.make(
         } else {
           yield* printRun(run, values)
         }
-        if (outcome.result.is_error === true) process.exitCode = 1
+        process.exitCode = exitCodeOf(run)
       })
     )
 ).pipe(Command.withDescription(callSpec.summary))

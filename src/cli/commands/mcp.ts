@@ -66,13 +66,15 @@ export const mcpList = Command.make("list", commonOptions, (values) =>
     const clients = yield* McpClients.McpClients
     const servers = yield* clients.servers
     const { errors, warnings } = clients.configuration
-    if (values.json) {
-      yield* Console.log(JSON.stringify({ servers, errors, warnings }, null, 2))
-      return
+    if (values.json) yield* Console.log(JSON.stringify({ servers, errors, warnings }, null, 2))
+    else {
+      for (const e of errors) yield* Console.log(red(`config error: ${e}`))
+      for (const w of warnings) yield* Console.log(dim(`config warning: ${w}`))
+      yield* printTable(servers)
     }
-    for (const e of errors) yield* Console.log(red(`config error: ${e}`))
-    for (const w of warnings) yield* Console.log(dim(`config warning: ${w}`))
-    yield* printTable(servers)
+    // every server that was tried failed: a script should notice
+    const tried = servers.filter((s) => s.state !== "disabled")
+    process.exitCode = tried.length > 0 && tried.every((s) => s.state === "failed" || s.state === "needs-auth") ? 1 : 0
   }).pipe(Effect.provide(mcpLayer(values)))
 ).pipe(Command.withDescription(mcpListSpec.summary))
 

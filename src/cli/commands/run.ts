@@ -286,6 +286,7 @@ export const replay = Command.make(
       const merged: SessionValues = {
         ...values,
         verbose: true,
+        toolgateEvents: true,
         cwd: Option.some(path.resolve(cwd)),
         permissionMode: Option.orElse(values.permissionMode, () => mode),
         allowedTools: values.allowedTools.length > 0 ? values.allowedTools : strings(recorded.allowed_tools),

@@ -49,34 +49,45 @@ export const toolsSpec: CommandSpec = {
 }
 
 export const toolsSchema = Command.make("schema", commonOptions, (values) =>
-  withRuntime(values, () =>
-    Effect.gen(function* () {
-      const pool = yield* (yield* ToolRegistry).pool
-      yield* Console.log(JSON.stringify(pool.apiSchemas, null, 2))
-    })
+  withRuntime(
+    values,
+    () =>
+      Effect.gen(function* () {
+        const pool = yield* (yield* ToolRegistry).pool
+        yield* Console.log(JSON.stringify(pool.apiSchemas, null, 2))
+      }),
+    {},
+    { mcpNotices: false }
   )
 ).pipe(Command.withDescription(toolsSchemaSpec.summary))
 
 export const tools = Command.make("tools", commonOptions, (values) =>
-  withRuntime(values, () =>
-    Effect.gen(function* () {
-      const pool = yield* (yield* ToolRegistry).pool
-      const rows = pool.tools.map(describe)
-      if (values.json) {
-        yield* Console.log(JSON.stringify({ tools: rows, removed: pool.removed }, null, 2))
-        return
-      }
-      for (const row of rows) {
-        const flags = [
-          row.readOnly ? "read-only" : null,
-          row.concurrencySafe ? "concurrency-safe" : null,
-          row.destructive ? "destructive" : null,
-          `interrupt:${row.interruptBehavior}`,
-          row.name === "Bash" ? "read-only per command" : null
-        ].filter((f) => f !== null)
-        yield* Console.log(`${bold(row.name.padEnd(14))} ${dim(row.source.padEnd(10))} ${flags.join(", ")}`)
-      }
-      for (const removed of pool.removed) yield* Console.log(dim(`${removed.name.padEnd(14)} removed: ${removed.reason}`))
-    })
+  withRuntime(
+    values,
+    () =>
+      Effect.gen(function* () {
+        const pool = yield* (yield* ToolRegistry).pool
+        const rows = pool.tools.map(describe)
+        if (values.json) {
+          yield* Console.log(JSON.stringify({ tools: rows, removed: pool.removed }, null, 2))
+          return
+        }
+        // columns as wide as the longest name and source (MCP tools have long ones)
+        const nameWidth = Math.max(4, ...rows.map((r) => r.name.length), ...pool.removed.map((r) => r.name.length))
+        const sourceWidth = Math.max(6, ...rows.map((r) => r.source.length))
+        for (const row of rows) {
+          const flags = [
+            row.readOnly ? "read-only" : null,
+            row.concurrencySafe ? "concurrency-safe" : null,
+            row.destructive ? "destructive" : null,
+            `interrupt:${row.interruptBehavior}`,
+            row.name === "Bash" ? "read-only per command" : null
+          ].filter((f) => f !== null)
+          yield* Console.log(`${bold(row.name.padEnd(nameWidth))}  ${dim(row.source.padEnd(sourceWidth))}  ${flags.join(", ")}`)
+        }
+        for (const removed of pool.removed) yield* Console.log(dim(`${removed.name.padEnd(nameWidth)}  removed: ${removed.reason}`))
+      }),
+    {},
+    { mcpNotices: false }
   )
 ).pipe(Command.withDescription(toolsSpec.summary), Command.withSubcommands([toolsSchema]))
