@@ -12,6 +12,26 @@ import { McpClients } from "../services/McpClients.js"
 import { unknownToolWarnings } from "../services/Permissions/ruleValidation.js"
 import { AGENT_TOOL_NAME } from "../services/Agent/subagents/pool.js"
 import { type CommonValues, runtimeOptions } from "./options.js"
+import { splitToolList } from "../services/Settings.js"
+import { checkRule } from "../services/Permissions/ruleValidation.js"
+import { makeRule } from "../services/Permissions/ruleGrammar.js"
+import { UsageError } from "./usageError.js"
+
+/**
+ * A deny rule typed on the command line that cannot be used is an error, not a warning: running
+ * without it would allow what the person meant to forbid.
+ */
+export const checkDenyRules = (values: Pick<CommonValues, "disallowedTools">, cwd: string): Effect.Effect<void, UsageError> =>
+  Effect.forEach(
+    splitToolList(values.disallowedTools),
+    (raw) => {
+      const check = checkRule(makeRule(raw, "deny", "cliArg", cwd))
+      if (check.usable) return Effect.void
+      const why = /^Permission rule '[\s\S]*' from \S+ ([\s\S]*?); it is ignored$/.exec(check.warning ?? "")?.[1] ?? "cannot be used"
+      return Effect.fail(new UsageError({ reason: `--disallowed-tools: the deny rule '${raw}' ${why}` }))
+    },
+    { discard: true }
+  )
 
 /** Provides the runtime to `program`, with a session built from the loaded settings. */
 export interface RuntimeExtras {
@@ -26,10 +46,10 @@ export const withRuntime = <A, E>(
   program: (session: SessionContext) => Effect.Effect<A, E, Runtime.RuntimeServices>,
   overrides: Partial<Runtime.RuntimeOptions> = {},
   extras: RuntimeExtras = {}
-): Effect.Effect<A, E | BadRequest> => {
+): Effect.Effect<A, E | BadRequest | UsageError> => {
   // A person at a terminal is asked; without one, every "ask" is denied (fail closed).
   const options = { approver: Approver.layerTerminal, ...runtimeOptions(values), ...overrides }
-  return Effect.gen(function* () {
+  const withServices = Effect.gen(function* () {
     const settings = yield* Settings
     const loaded = yield* settings.current
     for (const warning of loaded.warnings) yield* Console.error(`toolgate: warning: ${warning}`)
@@ -57,4 +77,5 @@ export const withRuntime = <A, E>(
     })
     return yield* program(session)
   }).pipe(Effect.provide(Runtime.layer(options) as Layer.Layer<Runtime.RuntimeServices, BadRequest>))
+  return Effect.zipRight(checkDenyRules(values, options.cwd), withServices)
 }

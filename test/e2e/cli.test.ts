@@ -46,7 +46,7 @@ const makeProject = (): string => {
 }
 
 const message = (project: string): string =>
-  fs.readFileSync(path.join(root, "examples", "message.json"), "utf8").replaceAll("{{PROJECT}}", project)
+  fs.readFileSync(path.join(root, "test", "fixtures", "messages", "project-message.json"), "utf8").replaceAll("{{PROJECT}}", project)
 
 const exampleFlags = (project: string) => [
   "--cwd",
