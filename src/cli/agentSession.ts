@@ -83,7 +83,13 @@ const printReport = (report: ReplayReport) => {
   out.write(red(`replay: ${report.calls} tool call(s), ${report.identical} identical, ${report.differences.length} different\n`))
   for (const d of report.differences) {
     out.write(`  ${d.name} ${d.tool_use_id}${d.line === null ? " (not in the recording)" : ` (transcript line ${d.line})`}\n`)
-    out.write(dim(`    recorded: ${firstLine(d.recorded)}\n    replayed: ${firstLine(d.replayed)}\n`))
+    if (d.batch !== undefined) out.write(`    ran in batch ${d.batch.replayed ?? "-"}, recorded in batch ${d.batch.recorded ?? "-"}\n`)
+    if (d.first_difference !== undefined) {
+      const f = d.first_difference
+      out.write(dim(`    result line ${f.line}:\n      recorded: ${f.recorded.slice(0, 200)}\n      replayed: ${f.replayed.slice(0, 200)}\n`))
+    } else if (d.recorded === null || d.replayed === null) {
+      out.write(dim(`    recorded: ${firstLine(d.recorded)}\n    replayed: ${firstLine(d.replayed)}\n`))
+    }
   }
 }
 

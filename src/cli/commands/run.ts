@@ -109,12 +109,12 @@ export const replaySpec: CommandSpec = {
     {
       name: "transcript",
       description:
-        "A transcript.jsonl written by `toolgate run` (~/.toolgate/projects/<folder>/<session id>/transcript.jsonl, or the --session-dir of the run), or a scripted session"
+        "A session: its id, its folder, or its transcript.jsonl (`toolgate run` keeps them in ~/.toolgate/projects/<folder>/<session id>/, or in --session-dir); a scripted session file works too"
     }
   ],
   flags: F.metasOf(replayFlags, scheduleFlags, commonFlags),
   details: [
-    "It runs in the recorded working directory unless --cwd names another (a copy of the folder, say). Exit code 1 when any result differs from the recording."
+    "It runs in the session's recorded working directory unless --cwd names another (a copy of the folder, say), and answers permission questions as they were answered. It compares each call's result and the parallel batch it ran in; exit code 1 when any differs."
   ]
 }
 
@@ -273,13 +273,18 @@ export const replay = Command.make(
   (values) =>
     Effect.gen(function* () {
       yield* checkNumbers(values)
-      const read = yield* readTranscript(values.transcript)
+      const file = fs.existsSync(values.transcript) && fs.statSync(values.transcript).isFile() ? values.transcript : findSession(values.transcript, process.cwd())?.transcript
+      if (file === undefined) return yield* new BadRequest({ reason: `${values.transcript}: no such transcript file or session` })
+      const read = yield* readTranscript(file)
       const recorded = isObject(read.session?.options) ? read.session.options : {}
       const recordedCwd = read.script.recordedCwd
-      const cwd = Option.getOrElse(values.cwd, () => (recordedCwd !== undefined && fs.existsSync(recordedCwd) ? recordedCwd : process.cwd()))
+      if (Option.isNone(values.cwd) && recordedCwd !== undefined && !fs.existsSync(recordedCwd)) {
+        return yield* new BadRequest({ reason: `the recorded working directory ${recordedCwd} no longer exists: name the folder to replay in with --cwd` })
+      }
+      const cwd = Option.getOrElse(values.cwd, () => recordedCwd ?? process.cwd())
       if (!fs.existsSync(cwd)) return yield* new BadRequest({ reason: `--cwd ${cwd}: no such directory` })
       if (read.script.prompts.length === 0) {
-        return yield* new BadRequest({ reason: `${values.transcript}: no prompt recorded (expected a line of type "user")` })
+        return yield* new BadRequest({ reason: `${file}: no prompt recorded (expected a line of type "user")` })
       }
       // The recording's permission flags apply unless given again here.
       const mode = typeof recorded.permission_mode === "string" ? Option.some(recorded.permission_mode) : Option.none<string>()
@@ -299,14 +304,14 @@ export const replay = Command.make(
       const client = yield* makeScripted({ script: read.script, cwd: path.resolve(cwd), timeScale: timeScaleOf(values.replaySpeed) })
       const recorder = makeApprovalRecorder()
       const format = (values.json ? "json" : values.outputFormat) as Format
-      const recordedSessionDir = typeof read.session?.session_id === "string" ? path.dirname(path.resolve(values.transcript)) : ""
-      if (format === "text") process.stdout.write(`replaying ${values.transcript} in ${path.resolve(cwd)}\n`)
+      const recordedSessionDir = typeof read.session?.session_id === "string" ? path.dirname(path.resolve(file)) : ""
+      if (format === "text") process.stdout.write(`replaying ${file} in ${path.resolve(cwd)}\n`)
       yield* withRuntime(
         merged,
         runSession({
           values: merged,
           client,
-          subagents: subagentModelsOf(values.transcript, path.resolve(cwd), values.replaySpeed),
+          subagents: subagentModelsOf(file, path.resolve(cwd), values.replaySpeed),
           format,
           interactive: false,
           prompts: Stream.fromIterable(read.script.prompts.map((content) => ({ content, echo: true }))),
