@@ -184,7 +184,7 @@ export const CallError = Schema.Union(
 export const toModelText = (error: CallError): string => {
   switch (error._tag) {
     case "UnknownTool":
-      return wrap(`Error: ${error.message}${error.hint === undefined ? "" : ` ${error.hint}`}`)
+      return wrap(`Error: ${error.message}${error.hint === undefined ? "" : `. ${error.hint}`}`)
     case "InvalidToolInput":
       return wrap(`InputValidationError: ${error.message}`)
     case "InputRejected":

@@ -21,6 +21,7 @@ import { ModelClient, type ModelClientService } from "../services/ModelClient.js
 import { ToolRegistry } from "../services/ToolRegistry.js"
 import type { SessionContext } from "../Session.js"
 import * as AgentTool from "../tools/AgentTool.js"
+import * as WebSearch from "../tools/WebSearch.js"
 import { VERSION } from "../version.js"
 import { interactive, SLASH_COMMANDS } from "./interactive.js"
 import { userInterrupts } from "./interrupts.js"
@@ -105,6 +106,8 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
       plan.recorder.attach(transcript)
       // With a model, the pool gets the Agent tool (subagents run on the same kind of model).
       const agentTool = yield* AgentTool.register().pipe(Effect.provide(plan.subagents), Effect.provideService(ModelClient, plan.client))
+      // WebSearch asks the Messages API: only a session on Claude has it
+      if (!plan.client.model.startsWith("scripted:")) yield* WebSearch.register(plan.client)
       const pool = yield* (yield* ToolRegistry).pool
       const agent = yield* Agent.make.pipe(Effect.provideService(ModelClient, plan.client))
       const extensions = yield* Effect.serviceOption(Extensions)

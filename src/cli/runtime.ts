@@ -4,7 +4,7 @@
 import { Console, Effect, Layer, Option } from "effect"
 import type { BadRequest } from "../Errors.js"
 import * as Runtime from "../layers/Runtime.js"
-import * as Approver from "../services/Approver.js"
+import { layerCliTerminal } from "./terminalApprover.js"
 import { newSession, type SessionContext } from "../Session.js"
 import { Settings } from "../services/Settings.js"
 import { ToolRegistry } from "../services/ToolRegistry.js"
@@ -48,7 +48,7 @@ export const withRuntime = <A, E>(
   extras: RuntimeExtras = {}
 ): Effect.Effect<A, E | BadRequest | UsageError> => {
   // A person at a terminal is asked; without one, every "ask" is denied (fail closed).
-  const options = { approver: Approver.layerTerminal, ...runtimeOptions(values), ...overrides }
+  const options = { approver: layerCliTerminal, ...runtimeOptions(values), ...overrides }
   const withServices = Effect.gen(function* () {
     const settings = yield* Settings
     const loaded = yield* settings.current

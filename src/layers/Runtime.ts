@@ -2,7 +2,7 @@
  * The default runtime: every stage wired to its real implementation. Each stage can be replaced
  * by passing a Layer of your own (e.g. an Approver that asks in your UI, hooks of your own).
  */
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import type { AnyTool } from "../Tool.js"
 import * as Approver from "../services/Approver.js"
 import * as Extensions from "../services/Extensions.js"
@@ -22,6 +22,7 @@ import * as ToolRegistry from "../services/ToolRegistry.js"
 import * as BackgroundTools from "../tools/background/BackgroundTools.js"
 import type { BackgroundTasks } from "../tools/background/BackgroundTasks.js"
 import { builtinTools } from "../tools/index.js"
+import { ASK_USER_QUESTION_DISABLED, ASK_USER_QUESTION_TOOL_NAME } from "../tools/AskUserQuestion.js"
 import { makeResourceTools } from "../tools/mcp/resourceTools.js"
 import { makeSkillTool } from "../tools/Skill.js"
 import * as DeferredTools from "../services/DeferredTools.js"
@@ -55,6 +56,14 @@ export type RuntimeServices =
   | BackgroundTasks
   | DeferredTools.DeferredTools
 
+/** With nobody to answer (the approver cannot ask), AskUserQuestion is withheld from the session, as Claude Code does. */
+const withholdUnanswerable = Layer.effectDiscard(
+  Effect.gen(function* () {
+    if ((yield* Approver.Approver).canAsk) return
+    yield* (yield* ToolRegistry.ToolRegistry).withhold(ASK_USER_QUESTION_TOOL_NAME, ASK_USER_QUESTION_DISABLED)
+  })
+)
+
 /** Composes the stages once; the result is one layer to provide to a program. */
 export const layer = (options: RuntimeOptions) => {
   const base = Layer.mergeAll(
@@ -65,11 +74,8 @@ export const layer = (options: RuntimeOptions) => {
     BackgroundTools.layerBuiltins(options.tools ?? builtinTools),
     options.approver ?? Approver.layerDeny
   )
-  const stages = Layer.mergeAll(
-    ToolRegistry.layer,
-    options.hooks ?? Hooks.layer,
-    options.permissions ?? Permissions.layer
-  ).pipe(Layer.provideMerge(base))
+  const registry = Layer.provideMerge(withholdUnanswerable, ToolRegistry.layer)
+  const stages = Layer.mergeAll(registry, options.hooks ?? Hooks.layer, options.permissions ?? Permissions.layer).pipe(Layer.provideMerge(base))
   const mcp = options.mcp === false ? McpClients.layerNone : McpClients.layer({ cwd: options.cwd, resourceTools: makeResourceTools, ...options.mcp })
   const extended = Layer.merge(Extensions.layer({ skillTool: makeSkillTool, ...options.extensions }), mcp).pipe(Layer.provideMerge(stages))
   return Scheduler.layer.pipe(

@@ -130,8 +130,9 @@ export const make = Effect.gen(function* () {
       yield* tool.warmup
       warmed.add(tool)
     }
+    const hint = tool === undefined ? pool.removed.find((r) => r.name === block.name)?.hint : undefined
     const decoded: Either.Either<unknown, CallError> =
-      tool === undefined ? Either.left(new UnknownTool({ toolName: block.name })) : validator.decode(tool, block.input)
+      tool === undefined ? Either.left(new UnknownTool({ toolName: block.name, ...(hint === undefined ? {} : { hint }) })) : validator.decode(tool, block.input)
     const concurrencySafe =
       tool !== undefined && Either.isRight(decoded) && safely(() => tool.isConcurrencySafe(decoded.right), false)
     const interruptBehavior: InterruptBehavior = tool === undefined ? "cancel" : safely(() => tool.interruptBehavior(), "block" as const)

@@ -34,6 +34,7 @@ import { firstPromptOf, findSession, loadConversation, sessionsOf, type ResumedC
 import type { CommandSpec } from "../spec.js"
 import { UsageError } from "../usageError.js"
 import { withRuntime } from "../runtime.js"
+import { layerCliTerminal } from "../terminalApprover.js"
 
 const agent = { group: "agent" } as const
 
@@ -240,7 +241,7 @@ export const run = Command.make("run", { ...F.optionsOf(runFlags), ...F.optionsO
       }
     }
     const recorder = makeApprovalRecorder()
-    const approver = recorder.wrap(isInteractive ? Approver.layerTerminal : Approver.layerDeny)
+    const approver = recorder.wrap(isInteractive ? layerCliTerminal : Approver.layerDeny)
     const recordedPrompt = script?.prompts[0]
     const sessionValues: SessionValues = { ...values, permissionMode }
     yield* withRuntime(
