@@ -166,7 +166,6 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
       const write = (line: Line) => Effect.sync(() => void out.write(toJsonLine(line)))
       const viewing = format === "text" && (plan.interactive || values.verbose)
       const text = viewing ? new TextPresenter({ out, pool, timeline: values.timeline }) : undefined
-      if (text !== undefined) plan.recorder.setAround(text.aroundAsk)
       const ran: Array<ReplayedCall> = []
       const replace = Option.getOrUndefined(values.systemPrompt ?? Option.none())
       const append = Option.getOrUndefined(values.appendSystemPrompt ?? Option.none())
@@ -280,6 +279,7 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
         if (format === "text") printReport(report)
         if (report.differences.length > 0 && (process.exitCode === undefined || process.exitCode === 0)) process.exitCode = 1
       }
+      text?.close()
       if (format === "text" && values.verbose && !plan.interactive) process.stderr.write(dim(`transcript: ${transcript.path}\n`))
     })
   )

@@ -7,6 +7,7 @@ import { Effect, Layer } from "effect"
 import { Approver, layerDeny, makeTerminal, type TerminalIO } from "../services/Approver.js"
 import { ASK_USER_QUESTION_TOOL_NAME } from "../tools/AskUserQuestion.js"
 import { renderApproval } from "./approvalView.js"
+import { around } from "./asking.js"
 import { askQuestions } from "./questionForm.js"
 
 export const makeCliTerminal = (io: TerminalIO) =>
@@ -16,7 +17,7 @@ export const makeCliTerminal = (io: TerminalIO) =>
     return Approver.of({
       canAsk: true,
       request: (request) =>
-        request.tool.name === ASK_USER_QUESTION_TOOL_NAME ? questions.withPermits(1)(askQuestions(io, request)) : approvals.request(request)
+        around(request.tool.name === ASK_USER_QUESTION_TOOL_NAME ? questions.withPermits(1)(askQuestions(io, request)) : approvals.request(request))
     })
   })
 

@@ -18,37 +18,37 @@ import { userInterrupts } from "../interrupts.js"
 import { metasOf } from "../flags.js"
 import { commonFlags, commonOptions, scheduleFlags, scheduleOptions, schedulingOf, type CommonValues, type ScheduleValues } from "../options.js"
 import type { CommandSpec } from "../spec.js"
-import { dim, renderOutcome, renderTimeline } from "../render.js"
+import { dim, renderOutcome, renderTimeline, renderUse } from "../render.js"
+import { onAsking } from "../asking.js"
+import { LiveCalls } from "../present/liveCalls.js"
 import { withRuntime } from "../runtime.js"
 
 const runCalls = (blocks: ReadonlyArray<ToolUseBlock>, session: SessionContext, values: ScheduleValues) =>
   Effect.gen(function* () {
     const scheduler = yield* Scheduler
+    const pool = yield* (yield* ToolRegistry).pool
     const maxConcurrency = Option.getOrUndefined(values.maxConcurrency)
     if (maxConcurrency !== undefined && maxConcurrency < 1) {
-      return yield* new BadRequest({ reason: "--max-concurrency must be at least 1" })
+      return yield* new UsageError({ reason: "--max-concurrency must be at least 1" })
     }
-    return yield* scheduler.runMessage(blocks, {
-      session,
-      ...schedulingOf(values),
-      interrupts: userInterrupts,
-      ...(process.stderr.isTTY === true ? { onEvent: showLive(blocks) } : {})
-    })
+    // on a terminal, the running calls are drawn in place on stderr (stdout gets the results)
+    const live = process.stderr.isTTY === true ? new LiveCalls(process.stderr) : undefined
+    const stopListening = live === undefined ? () => {} : onAsking({ started: () => live.askingStarted(), ended: () => live.askingEnded() })
+    const onEvent = (event: SchedulerEvent) =>
+      Effect.sync(() => {
+        if (live === undefined) return
+        if (event._tag === "CallStarted") {
+          const block = blocks[event.index]
+          live.start(event.toolUseId, block === undefined ? event.toolUseId : renderUse(pool.lookup(block.name), block.name, block.input), event.batch)
+        } else if (event._tag === "CallProgress") {
+          const data = event.progress.data as { readonly tail?: unknown } | undefined
+          live.progress(event.toolUseId, event.progress.message, Array.isArray(data?.tail) ? data.tail.filter((l): l is string => typeof l === "string") : undefined)
+        } else if (event._tag === "CallFinished") live.finish(event.outcome.toolUseId)
+      })
+    return yield* scheduler
+      .runMessage(blocks, { session, ...schedulingOf(values), interrupts: userInterrupts, onEvent })
+      .pipe(Effect.ensuring(Effect.sync(stopListening)))
   })
-
-/** On a terminal, calls starting and their progress appear on stderr as they happen. */
-const showLive = (blocks: ReadonlyArray<ToolUseBlock>) => (event: SchedulerEvent) => {
-  switch (event._tag) {
-    case "CallStarted":
-      return Console.error(dim(`  ▸ ${blocks[event.index]?.name ?? "?"} started (batch ${event.batch}, ${event.atMs} ms)`))
-    case "CallProgress": {
-      const name = blocks.find((b) => b.id === event.toolUseId)?.name ?? "?"
-      return Console.error(dim(`  … ${name}: ${event.progress.message}`))
-    }
-    default:
-      return Effect.void
-  }
-}
 
 const jsonReport = (run: MessageRun) => ({
   message: run.message,
