@@ -197,6 +197,7 @@ const resumedOf = (values: { readonly continue: boolean; readonly resume: Option
 export const run = Command.make("run", { ...F.optionsOf(runFlags), ...F.optionsOf(scheduleFlags), ...F.optionsOf(commonFlags), prompt: Args.text({ name: "prompt" }).pipe(Args.optional) }, (values) =>
   Effect.gen(function* () {
     yield* checkNumbers(values)
+    if (values.continue && Option.isSome(values.resume)) return yield* new UsageError({ reason: "--continue and --resume cannot be used together" })
     const format: Format = values.json ? "json" : (values.outputFormat as Format)
     if (values.inputFormat === "stream-json" && format !== "stream-json") {
       return yield* new UsageError({ reason: "--input-format stream-json needs --output-format stream-json" })
