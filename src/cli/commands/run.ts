@@ -28,7 +28,7 @@ import { makeScripted } from "../../services/ModelClient/scripted.js"
 import { runSession, type Format, type Prompt, type SessionValues } from "../agentSession.js"
 import * as F from "../flags.js"
 import { readSource } from "../input.js"
-import { commonFlags, cwdOf, scheduleFlags } from "../options.js"
+import { commonFlags, cwdOf, runtimeOptions, scheduleFlags, type CommonValues } from "../options.js"
 import { streamJsonPrompts } from "../promptInput.js"
 import { firstPromptOf, findSession, loadConversation, sessionsOf, type ResumedConversation, type StoredSession } from "../sessions.js"
 import type { CommandSpec } from "../spec.js"
@@ -117,6 +117,11 @@ export const replaySpec: CommandSpec = {
   details: [
     "It runs in the session's recorded working directory unless --cwd names another (a copy of the folder, say), and answers permission questions as they were answered. It compares each call's result and the parallel batch it ran in; exit code 1 when any differs."
   ]
+}
+
+const mcpOptionsOf = (values: CommonValues) => {
+  const mcp = runtimeOptions(values).mcp
+  return mcp === false || mcp === undefined ? {} : mcp
 }
 
 const timeScaleOf = (speed: number) => (speed <= 0 ? 0 : 1 / speed)
@@ -260,7 +265,8 @@ export const run = Command.make("run", { ...F.optionsOf(runFlags), ...F.optionsO
         ...(recordedPrompt === undefined ? {} : { recordedPrompt }),
         ...(resumed === undefined ? {} : { resumed })
       }),
-      { approver },
+      // at a terminal the model may start a sign-in for an MCP server that needs one (mcp__<server>__authenticate)
+      { approver, ...(isInteractive ? { mcp: { ...mcpOptionsOf(sessionValues), offerAuthentication: true } } : {}) },
       resumed === undefined ? {} : { session: { sessionId: resumed.session.sessionId, sessionDir: resumed.session.sessionDir } }
     )
   })
