@@ -31,6 +31,8 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: "none",
+  // Modules that read import.meta.url (for the ESM library) fall back to __filename in the bundle.
+  logOverride: { "empty-import-meta": "silent" },
   // import() becomes require() (every external has a CommonJS build): on Node 20 a script run
   // from V8's code cache loses its import() callback. The launcher hands custom tool modules a
   // native import() instead (see src/services/Extensions/customTools.ts).

@@ -250,6 +250,21 @@ export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", {
   }
 }
 
+/**
+ * A hook's JSON answer does not match the hook protocol (a field of the wrong type, an unknown
+ * decision, another event's name). The answer is ignored and the hook counts as a non-blocking
+ * error; `path` is where in the document the problem is.
+ */
+export class HookOutputInvalid extends Schema.TaggedError<HookOutputInvalid>()("HookOutputInvalid", {
+  hook: Schema.String,
+  path: Schema.String,
+  problem: Schema.String
+}) {
+  override get message() {
+    return `JSON validation failed${this.path === "" ? "" : ` at ${this.path}`}: ${this.problem}`
+  }
+}
+
 /** A result could not be written to the session directory. */
 export class ResultStoreError extends Schema.TaggedError<ResultStoreError>()("ResultStoreError", {
   path: Schema.String,

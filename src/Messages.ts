@@ -75,6 +75,57 @@ export const contentText = (content: ToolResultContent): string =>
     ? content
     : content.map((block) => (block.type === "text" ? block.text : "[image]")).join("\n")
 
+/** A text the harness adds for the model, not the user or a tool. */
+export const systemReminder = (text: string): string => `<system-reminder>\n${text}\n</system-reminder>`
+
+/**
+ * A result with reminders folded into its content: text content ends in the reminders (after its
+ * trailing whitespace is dropped), block content gets one text block per reminder.
+ */
+export const withReminders = (result: ToolResultBlock, reminders: ReadonlyArray<string>): ToolResultBlock => {
+  if (reminders.length === 0) return result
+  const wrapped = reminders.map(systemReminder)
+  const content: ToolResultContent =
+    typeof result.content === "string"
+      ? [result.content.trimEnd(), ...wrapped].join("\n\n")
+      : [...result.content, ...wrapped.map((text) => ({ type: "text" as const, text }))]
+  return { ...result, content }
+}
+
+/** One call's part of a tool results message: the reminders hooks gave before and after its result. */
+export interface AnsweredCall {
+  readonly result: ToolResultBlock
+  readonly remindersBefore: ReadonlyArray<string>
+  readonly remindersAfter: ReadonlyArray<string>
+}
+
+/**
+ * Lays out a tool results message as Claude Code does. Its parts form a sequence in the order
+ * the calls finished (`finishOrder`, indices into `calls`; tool_use order when omitted): for each
+ * call the reminders before its result, its result, the reminders after it; then `trailing`.
+ * When that sequence starts with a result, every reminder is folded into the result before it;
+ * otherwise nothing is folded and the reminders follow the results as text blocks, in sequence
+ * order. The results themselves always come first, in tool_use order.
+ */
+export const layoutToolResults = (
+  calls: ReadonlyArray<AnsweredCall>,
+  trailing: ReadonlyArray<string> = [],
+  finishOrder: ReadonlyArray<number> = calls.map((_, i) => i)
+): ReadonlyArray<ToolResultBlock | TextBlock> => {
+  const sequence = finishOrder.map((i) => calls[i]!)
+  const loose = sequence.length === 0 || sequence[0]!.remindersBefore.length > 0
+  if (loose) {
+    const reminders = [...sequence.flatMap((c) => [...c.remindersBefore, ...c.remindersAfter]), ...trailing]
+    return [...calls.map((c) => c.result), ...reminders.map((text): TextBlock => ({ type: "text", text: systemReminder(text) }))]
+  }
+  const folded = new Map<AnsweredCall, ReadonlyArray<string>>()
+  sequence.forEach((call, i) => {
+    const next = sequence[i + 1]
+    folded.set(call, [...call.remindersAfter, ...(next === undefined ? trailing : next.remindersBefore)])
+  })
+  return calls.map((call) => withReminders(call.result, folded.get(call) ?? []))
+}
+
 export const hasImage = (content: ToolResultContent): boolean =>
   typeof content !== "string" && content.some((block) => block.type === "image")
 

@@ -22,6 +22,8 @@ export interface SessionContext {
   readonly agent?: { readonly id: string; readonly type: string }
   /** The transcript file of the session, when one is recorded. */
   readonly transcriptPath?: string
+  /** Names the user prompt being worked on (hooks see it as `prompt_id`); absent before the first prompt. */
+  readonly promptId?: string
 }
 
 /** The working directories: where the session started plus the additional ones. */
@@ -39,6 +41,9 @@ export interface NewSessionOptions {
   readonly sessionDir?: string
 }
 
+/** Where sessions keep their files by default: `~/.toolgate/projects/<project>/<session id>`. */
+export const sessionsRoot = (): string => path.join(os.homedir(), ".toolgate", "projects")
+
 /** Turns a directory into one safe file name, as Claude Code names its project folders. */
 export const projectSlug = (dir: string): string => dir.replace(/[^A-Za-z0-9]/g, "-")
 
@@ -47,7 +52,7 @@ export const newSession = (options: NewSessionOptions): SessionContext => {
   const sessionId = options.sessionId ?? randomUUID()
   return {
     sessionId,
-    sessionDir: path.resolve(options.sessionDir ?? path.join(os.homedir(), ".toolgate", "projects", projectSlug(cwd), sessionId)),
+    sessionDir: path.resolve(options.sessionDir ?? path.join(sessionsRoot(), projectSlug(cwd), sessionId)),
     projectDir: cwd,
     cwd,
     additionalDirectories: options.additionalDirectories ?? [],

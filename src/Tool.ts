@@ -107,6 +107,12 @@ export interface Tool<I = any, O = any> {
   readonly mapResult: (output: O, toolUseId: string) => ToolResultContent
   /** The structured response PostToolUse hooks receive as `tool_response`. */
   readonly hookResponse: (output: O) => unknown
+  /**
+   * Reads an output a PostToolUse hook gives in place of the tool's own (`updatedToolOutput`, in
+   * the shape of `hookResponse`); undefined when it does not fit, and the tool's own output stands.
+   * A tool without it never takes a replacement.
+   */
+  readonly hookOutput: ((replacement: unknown) => O | undefined) | undefined
   readonly footprint: ((input: I, session: SessionContext) => Effect.Effect<Footprint>) | undefined
   readonly userFacingName: (input: I | undefined) => string
   readonly renderUse: (input: I) => string
@@ -150,6 +156,7 @@ export interface ToolDefinition<I, O> {
   readonly checkPermissions?: (input: I, ctx: ToolCheckContext) => Effect.Effect<ToolPermissionResult>
   readonly mapResult?: (output: O, toolUseId: string) => ToolResultContent
   readonly hookResponse?: (output: O) => unknown
+  readonly hookOutput?: (replacement: unknown) => O | undefined
   readonly footprint?: (input: I, session: SessionContext) => Effect.Effect<Footprint>
   readonly userFacingName?: (input: I | undefined) => string
   readonly renderUse?: (input: I) => string
@@ -192,6 +199,7 @@ export const buildTool = <I, O>(definition: ToolDefinition<I, O>): Tool<I, O> =>
     call: definition.call,
     mapResult: definition.mapResult ?? defaultMapResult(definition.name),
     hookResponse: definition.hookResponse ?? ((output) => output),
+    hookOutput: definition.hookOutput,
     footprint: definition.footprint,
     userFacingName: definition.userFacingName ?? (() => definition.name),
     renderUse: definition.renderUse ?? ((input) => oneLine(JSON.stringify(input) ?? "", 120)),

@@ -24,7 +24,7 @@ import * as AgentTool from "../tools/AgentTool.js"
 import * as WebSearch from "../tools/WebSearch.js"
 import { VERSION } from "../version.js"
 import { interactive, SLASH_COMMANDS } from "./interactive.js"
-import { userInterrupts } from "./interrupts.js"
+import { terminationRequested, userInterrupts } from "./interrupts.js"
 import type { CommonValues, ScheduleValues } from "./options.js"
 import { schedulingOf } from "./options.js"
 import { ClaudeJsonTracker, errorText, initMessage, isErrorOutcome, newStats, resultMessage, toJsonLine, type InitInfo, type Line } from "./present/claudeJson.js"
@@ -162,6 +162,26 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
         })
       } else yield* transcript.write({ type: "session_resume", ...startRecord, tools: info.tools })
 
+      const warn = (notices: ReadonlyArray<string>) => Effect.sync(() => notices.forEach((n) => process.stderr.write(`${n}\n`)))
+      const started = yield* agent.startSession(conversation, { source: plan.resumed === undefined ? "startup" : "resume", transcript })
+      conversation = started.conversation
+      yield* warn(started.notices)
+      // Written once: here at the end, or by the finaliser when the session is stopped (a signal).
+      let ended = false
+      const endSession = (reason: "prompt_input_exit" | "other") =>
+        Effect.gen(function* () {
+          if (ended) return
+          ended = true
+          yield* warn(yield* agent.endSession(conversation, reason))
+          yield* transcript.write({
+            type: "session_end",
+            at: new Date(yield* Clock.currentTimeMillis).toISOString(),
+            turns: conversation.turns,
+            usage: conversation.usage
+          })
+        })
+      yield* Effect.addFinalizer(() => endSession("other"))
+
       const out = process.stdout
       const write = (line: Line) => Effect.sync(() => void out.write(toJsonLine(line)))
       const viewing = format === "text" && (plan.interactive || values.verbose)
@@ -247,6 +267,7 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
           prompt: `${bold("›")} `,
           ...(plan.firstPrompt === undefined ? {} : { firstPrompt: plan.firstPrompt }),
           runPrompt: (line) => Effect.asVoid(runOne(line, index++)),
+          shouldStop: terminationRequested,
           slash: yield* slashViews(
             () => conversation.session,
             () => void (conversation = { ...conversation, messages: [] })
@@ -265,12 +286,7 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
         )
       }
       const report = plan.onDone === undefined ? undefined : yield* plan.onDone(ran, conversation.session)
-      yield* transcript.write({
-        type: "session_end",
-        at: new Date(yield* Clock.currentTimeMillis).toISOString(),
-        turns: conversation.turns,
-        usage: conversation.usage
-      })
+      yield* endSession(plan.interactive ? "prompt_input_exit" : "other")
       if (lastResult !== undefined) {
         const result = report === undefined ? lastResult : { ...lastResult, replay: report }
         yield* Effect.sync(() => void out.write(toJsonLine(result)))
@@ -281,5 +297,11 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
       }
       text?.close()
       if (format === "text" && values.verbose && !plan.interactive) process.stderr.write(dim(`transcript: ${transcript.path}\n`))
+      // a session whose record is incomplete did not fully succeed
+      const lost = yield* transcript.failure
+      if (lost !== undefined) {
+        process.stderr.write(`toolgate: transcript ${transcript.path}: ${lost}\n`)
+        if (process.exitCode === undefined || process.exitCode === 0) process.exitCode = 1
+      }
     })
   )

@@ -1,30 +1,68 @@
 /**
  * The `toolgate` executable: runs the command tree with Node's platform services, turns
- * failures into one-line errors with a non-zero exit, and routes Ctrl-C to the running calls.
+ * failures into one-line errors with a non-zero exit, and routes Ctrl-C, SIGTERM and SIGHUP to
+ * the running calls. No signal skips the finalisers (never `process.exit` before them).
  */
 import { ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Cause, Effect, Exit, Fiber, Option } from "effect"
+import { Cause, Effect, Exit, Fiber, Logger, Option } from "effect"
 import { cli, prepareArgv } from "./Cli.js"
-import { deliverInterrupt } from "./interrupts.js"
+import { deliverInterrupt, requestTermination, whenIdle } from "./interrupts.js"
 import { USAGE_EXIT_CODE } from "./usageError.js"
 
 // help, version and usage errors are answered before @effect/cli runs
 const prepared = prepareArgv(process.argv.slice(2))
 const argv = [...process.argv.slice(0, 2), ...(prepared ?? [])]
-const program = prepared === undefined ? Effect.void : Effect.suspend(() => cli(argv)).pipe(Effect.provide(NodeContext.layer))
+/** Every log line goes to stderr: stdout carries results only (Effect's default logger writes to stdout). */
+const stderrLogger = Logger.replace(
+  Logger.defaultLogger,
+  Logger.map(Logger.logfmtLogger, (line) => void process.stderr.write(`${line}\n`))
+)
+const program =
+  prepared === undefined ? Effect.void : Effect.suspend(() => cli(argv)).pipe(Effect.provide(NodeContext.layer), Effect.provide(stderrLogger))
 
 const fiber = Effect.runFork(program)
-// Three Ctrl-C within two seconds end the process whatever is running.
+
+/** Interrupts the command: every finaliser runs (calls answered, process groups stopped). */
+const stopNow = () => void Effect.runFork(Fiber.interrupt(fiber))
+
+// A closed terminal (SIGHUP) must not turn a late write into a crash that skips the finalisers.
+process.stdout.on("error", () => undefined)
+process.stderr.on("error", () => undefined)
+
+// Ctrl-C: one user interrupt each; three within two seconds stop everything (finalisers still run).
 let recentPresses: Array<number> = []
 process.on("SIGINT", () => {
   const now = Date.now()
   recentPresses = [...recentPresses.filter((t) => now - t < 2000), now]
-  if (recentPresses.length >= 3) process.exit(130)
-  if (!deliverInterrupt()) Effect.runFork(Fiber.interrupt(fiber))
+  if (recentPresses.length >= 3 || !deliverInterrupt()) stopNow()
 })
 
+/**
+ * SIGTERM and SIGHUP (`timeout`, `docker stop`, systemd, a closed terminal): like the first
+ * Ctrl-C — calls cancel or finish, every call is answered — and the command then ends, exiting
+ * 128 + the signal's number. A second one stops everything at once.
+ */
+const EXIT_CODES = { SIGTERM: 143, SIGHUP: 129 } as const
+let terminatedBy: keyof typeof EXIT_CODES | undefined
+/** How long a command gets to finish by itself once its calls are answered. */
+const WIND_DOWN_MS = 5_000
+for (const signal of ["SIGTERM", "SIGHUP"] as const) {
+  process.on(signal, () => {
+    if (terminatedBy !== undefined) return stopNow()
+    terminatedBy = signal
+    if (!requestTermination()) return stopNow()
+    whenIdle(() => setTimeout(stopNow, WIND_DOWN_MS).unref())
+  })
+}
+
 fiber.addObserver((exit) => {
+  if (terminatedBy !== undefined) {
+    // finalisers have run; nothing left may keep the process alive
+    process.exitCode = EXIT_CODES[terminatedBy]
+    setImmediate(() => process.exit())
+    return
+  }
   if (Exit.isSuccess(exit)) return
   if (Cause.isInterruptedOnly(exit.cause)) {
     process.exitCode = 130

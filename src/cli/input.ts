@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import { BadRequest } from "../Errors.js"
 import { documentIssue, parseJsonText } from "../internal/documentIssue.js"
 import type { ToolUseBlock } from "../Messages.js"
+import { isRecord } from "../internal/json.js"
 
 /** The text of a file, or of stdin for `-`. */
 export const readSource = (source: string): Effect.Effect<string, BadRequest> =>
@@ -77,7 +78,7 @@ const toolUsesIn = (blocks: ReadonlyArray<unknown>, base: ReadonlyArray<Property
  */
 export const toolUsesOf = (value: unknown): Effect.Effect<ReadonlyArray<ToolUseBlock>, BadRequest> =>
   Effect.gen(function* () {
-    const record = value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+    const record = isRecord(value) ? value : undefined
     let uses: ReadonlyArray<ToolUseBlock>
     if (Array.isArray(value)) uses = yield* toolUsesIn(value, [])
     else if (record?.type === "tool_use") uses = yield* toolUsesIn([value], [])

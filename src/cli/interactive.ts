@@ -38,6 +38,8 @@ export interface InteractiveOptions {
   readonly firstPrompt?: string
   readonly runPrompt: (text: string) => Effect.Effect<void>
   readonly slash: SlashHandlers
+  /** Checked before each prompt: true ends the session (the program was asked to terminate). */
+  readonly shouldStop?: () => boolean
 }
 
 type Read = { readonly _tag: "Line"; readonly line: string } | { readonly _tag: "Quit" }
@@ -127,6 +129,7 @@ export const interactive = (options: InteractiveOptions): Effect.Effect<void> =>
   Effect.gen(function* () {
     let pending = options.firstPrompt
     for (;;) {
+      if (options.shouldStop?.() === true) return
       let text: string
       if (pending !== undefined) {
         text = pending

@@ -4,6 +4,7 @@
 import { Option } from "effect"
 import * as path from "node:path"
 import type { RuntimeOptions } from "../layers/Runtime.js"
+import type { McpClientsOptions } from "../services/McpClients.js"
 import type { ScheduleMode } from "../services/Scheduler.js"
 import type { PermissionMode } from "../Permission.js"
 import * as F from "./flags.js"
@@ -41,7 +42,7 @@ export const commonFlags = {
   addDir: F.repeatedText("add-dir", "<dirs...>", "Additional working directories", { ...common, spellings: ["addDir"], variadic: "paths" }),
   trustProject: F.boolean(
     "trust-project",
-    "Apply the project's .claude/settings.json allow rules (a non-interactive run does not trust them by default)",
+    "Trust the project: apply its .claude/settings.json allow rules and start its .mcp.json servers without approval",
     common
   ),
   mcpConfig: F.repeatedText(
@@ -78,12 +79,13 @@ export const cwdOf = (values: Pick<CommonValues, "cwd">): string => path.resolve
 
 const modeOf = (name: string): PermissionMode => (name === "manual" ? "default" : (name as PermissionMode))
 
-export const runtimeOptions = (values: CommonValues): RuntimeOptions => {
+/** The runtime for the flags; `approveMcp` asks about unapproved project MCP servers (see mcpApproval.ts). */
+export const runtimeOptions = (values: CommonValues, approveMcp?: McpClientsOptions["approve"]): RuntimeOptions => {
   const mode = Option.getOrUndefined(values.permissionMode)
   const cwd = cwdOf(values)
   return {
     cwd,
-    mcp: { cwd, mcpConfig: values.mcpConfig, strictMcpConfig: values.strictMcpConfig },
+    mcp: { cwd, mcpConfig: values.mcpConfig, strictMcpConfig: values.strictMcpConfig, ...(approveMcp === undefined ? {} : { approve: approveMcp }) },
     settings: values.settings,
     allowedTools: values.allowedTools,
     disallowedTools: values.disallowedTools,

@@ -8,7 +8,7 @@ import { layerCliTerminal } from "./terminalApprover.js"
 import { newSession, type SessionContext } from "../Session.js"
 import { Settings } from "../services/Settings.js"
 import { ToolRegistry } from "../services/ToolRegistry.js"
-import { McpClients } from "../services/McpClients.js"
+import { McpClients, type McpClientsOptions } from "../services/McpClients.js"
 import { unknownToolWarnings } from "../services/Permissions/ruleValidation.js"
 import { AGENT_TOOL_NAME } from "../services/Agent/subagents/pool.js"
 import { type CommonValues, runtimeOptions } from "./options.js"
@@ -39,6 +39,8 @@ export interface RuntimeExtras {
   readonly session?: { readonly sessionId: string; readonly sessionDir: string }
   /** Print MCP servers' problems at start (default true; `tools` and `permissions check` say nothing unless --debug). */
   readonly mcpNotices?: boolean
+  /** Asks about the project's unapproved MCP servers (a person at a terminal); without it they do not start. */
+  readonly approveMcp?: McpClientsOptions["approve"]
 }
 
 export const withRuntime = <A, E>(
@@ -48,7 +50,7 @@ export const withRuntime = <A, E>(
   extras: RuntimeExtras = {}
 ): Effect.Effect<A, E | BadRequest | UsageError> => {
   // A person at a terminal is asked; without one, every "ask" is denied (fail closed).
-  const options = { approver: layerCliTerminal, ...runtimeOptions(values), ...overrides }
+  const options = { approver: layerCliTerminal, ...runtimeOptions(values, extras.approveMcp), ...overrides }
   const withServices = Effect.gen(function* () {
     const settings = yield* Settings
     const loaded = yield* settings.current

@@ -128,3 +128,51 @@ export const formatPath = (path: Path): string =>
   )
 
 const toArray = <A>(x: A | ReadonlyArray<A>): ReadonlyArray<A> => (Array.isArray(x) ? x : [x as A])
+
+/**
+ * A configuration file's first problem, named by its path inside the document:
+ * `field "args[1]" must be a string, got a number`, `field "url" is missing`. What a field must
+ * be comes from the schema's `title` annotation (e.g. "a non-empty string"), else its type.
+ */
+export const formatDocumentIssue = (issue: ParseResult.ParseIssue, path: Path = [], expected?: string): string => {
+  switch (issue._tag) {
+    case "Pointer":
+      return formatDocumentIssue(issue.issue, [...path, ...(Array.isArray(issue.path) ? issue.path : [issue.path])])
+    case "Composite": {
+      const first = toArray(issue.issues)[0]
+      return first === undefined || SchemaAST.getTitleAnnotation(issue.ast)._tag === "Some" && first._tag !== "Pointer"
+        ? documentMismatch(issue.ast, issue.actual, path, expected)
+        : formatDocumentIssue(first, path)
+    }
+    case "Missing":
+      return `${fieldLabel(path)} is missing`
+    case "Refinement":
+      // a wrong type under a refinement is described by the refinement ("a non-empty string")
+      return issue.kind === "From" ? formatDocumentIssue(issue.issue, path, expected ?? expectedOf(issue.ast)) : documentMismatch(issue.ast, issue.actual, path, expected)
+    case "Transformation":
+      return formatDocumentIssue(issue.issue, path, expected)
+    case "Type":
+    case "Forbidden":
+      return documentMismatch(issue.ast, issue.actual, path, expected)
+    case "Unexpected":
+      return `${fieldLabel(path)} is not expected here`
+  }
+}
+
+const fieldLabel = (path: Path) => (path.length === 0 ? "the document" : `field "${formatPath(path)}"`)
+
+const documentMismatch = (ast: SchemaAST.AST, actual: unknown, path: Path, expected?: string): string =>
+  `${fieldLabel(path)} must be ${expected ?? expectedOf(ast)}, got ${kindOfValue(actual)}`
+
+const expectedOf = (ast: SchemaAST.AST): string => {
+  // keywords carry their type name as a title ("string"); only titles given by a schema count
+  const title = SchemaAST.isTypeLiteral(ast) || SchemaAST.isTupleType(ast) || SchemaAST.isRefinement(ast) ? SchemaAST.getTitleAnnotation(ast) : undefined
+  if (title?._tag === "Some") return title.value
+  if (ast._tag === "Refinement") return expectedOf(ast.from)
+  if (SchemaAST.isLiteral(ast)) return JSON.stringify(ast.literal)
+  const name = typeName(ast)
+  return name === "object" || name === "array" ? `an ${name}` : `a ${name}`
+}
+
+const kindOfValue = (u: unknown): string =>
+  u === null ? "null" : Array.isArray(u) ? "an array" : typeof u === "object" ? "an object" : typeof u === "string" && u.trim() === "" ? "an empty string" : `a ${typeof u}`

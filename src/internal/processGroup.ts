@@ -1,6 +1,9 @@
 /**
- * Signals for a command's process group. The shell is spawned as the leader of its own group, so
- * everything it starts (children, grandchildren, `&` jobs) can be stopped at once.
+ * Process groups toolgate starts: every child it spawns (shells, background shells, hooks, MCP
+ * servers, ripgrep) leads a group of its own, so everything it starts (children, grandchildren,
+ * `&` jobs) can be stopped at once: SIGTERM, a grace period, then SIGKILL (`killGroup`).
+ * Each group is also remembered until it is empty; should the process exit with one still
+ * running (a finaliser that never ran), the exit hook SIGKILLs it, so none outlives toolgate.
  */
 import { Clock, Duration, Effect } from "effect"
 import * as fs from "node:fs"
@@ -59,6 +62,28 @@ const readStat = (pid: number): { readonly state: string; readonly pgrp: number 
   return { state: fields[0] ?? "", pgrp: Number(fields[2]) }
 }
 
+const tracked = new Set<number>()
+let exitHookInstalled = false
+
+/** Remembers a group just started (its leader's pid), until it is found empty. */
+export const trackGroup = (pgid: number | undefined): void => {
+  if (pgid === undefined) return
+  tracked.add(pgid)
+  if (exitHookInstalled) return
+  exitHookInstalled = true
+  process.once("exit", () => {
+    for (const group of tracked) signalGroup(group, "SIGKILL")
+  })
+}
+
+/** Forgets the group once no process of it is left (zombies included, so its id is not reused yet). */
+export const forgetIfEmpty = (pgid: number): void => {
+  if (!signalGroup(pgid, 0)) tracked.delete(pgid)
+}
+
+/** The groups started and not yet found empty (for tests and diagnostics). */
+export const trackedGroups = (): ReadonlyArray<number> => Array.from(tracked)
+
 const POLL = Duration.millis(20)
 
 /** How long to wait for SIGKILLed processes to be gone (delivery is asynchronous). */
@@ -78,4 +103,7 @@ export const killGroup = (pgid: number, graceMs: number): Effect.Effect<void> =>
     signalGroup(pgid, "SIGKILL")
     const settled = (yield* Clock.currentTimeMillis) + KILL_SETTLE_MS
     while (groupHasLiveMembers(pgid) && (yield* Clock.currentTimeMillis) < settled) yield* Effect.sleep(POLL)
-  })
+  }).pipe(Effect.ensuring(Effect.sync(() => forgetIfEmpty(pgid))))
+
+/** `killGroup` for code outside Effect (the MCP stdio transport). */
+export const killGroupPromise = (pgid: number, graceMs: number): Promise<void> => Effect.runPromise(killGroup(pgid, graceMs))

@@ -20,7 +20,7 @@ import * as Scheduler from "../services/Scheduler.js"
 import * as Settings from "../services/Settings.js"
 import * as ToolRegistry from "../services/ToolRegistry.js"
 import * as BackgroundTools from "../tools/background/BackgroundTools.js"
-import type { BackgroundTasks } from "../tools/background/BackgroundTasks.js"
+import { BackgroundTasks } from "../tools/background/BackgroundTasks.js"
 import { builtinTools } from "../tools/index.js"
 import { ASK_USER_QUESTION_DISABLED, ASK_USER_QUESTION_TOOL_NAME } from "../tools/AskUserQuestion.js"
 import { makeResourceTools } from "../tools/mcp/resourceTools.js"
@@ -54,6 +54,7 @@ export type RuntimeServices =
   | Extensions.Extensions
   | McpClients.McpClients
   | BackgroundTasks
+  | Hooks.BackgroundWork
   | DeferredTools.DeferredTools
 
 /** With nobody to answer (the approver cannot ask), AskUserQuestion is withheld from the session, as Claude Code does. */
@@ -75,15 +76,29 @@ export const layer = (options: RuntimeOptions) => {
     options.approver ?? Approver.layerDeny
   )
   const registry = Layer.provideMerge(withholdUnanswerable, ToolRegistry.layer)
-  const stages = Layer.mergeAll(registry, options.hooks ?? Hooks.layer, options.permissions ?? Permissions.layer).pipe(Layer.provideMerge(base))
+  const stages = Layer.mergeAll(registry, options.hooks ?? Hooks.layer, options.permissions ?? Permissions.layer, ResultStore.layerSweep).pipe(
+    Layer.provideMerge(base)
+  )
   const mcp = options.mcp === false ? McpClients.layerNone : McpClients.layer({ cwd: options.cwd, resourceTools: makeResourceTools, ...options.mcp })
   const extended = Layer.merge(Extensions.layer({ skillTool: makeSkillTool, ...options.extensions }), mcp).pipe(Layer.provideMerge(stages))
-  return Scheduler.layer.pipe(
+  return Layer.merge(Scheduler.layer, backgroundWork).pipe(
     Layer.provideMerge(CallPipeline.layer),
     Layer.provideMerge(DeferredTools.layer),
     Layer.provideMerge(extended)
   )
 }
+
+/** The background shells still running, as Stop hooks see them (`background_tasks`). */
+const backgroundWork = Layer.effect(
+  Hooks.BackgroundWork,
+  Effect.map(BackgroundTasks, (tasks) => ({
+    running: Effect.map(tasks.list, (list) =>
+      list
+        .filter((task) => task.status === "running")
+        .map((task) => ({ id: task.id, type: "shell", status: task.status, description: task.description ?? task.command, command: task.command }))
+    )
+  }))
+)
 
 /**
  * The runtime plus the agent: the `Agent` loop on the given model, and the `Agent` tool

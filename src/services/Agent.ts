@@ -5,8 +5,14 @@
  * additionalContext and tools' `newMessages`), and go again — until the model stops asking for
  * tools, the turn limit, a user interrupt, or a hook's halt. `pause_turn` is resumed;
  * `refusal`, `max_tokens` and a model error end the prompt cleanly with every tool_use answered.
+ *
+ * The loop's hooks (claude-code-spec §2.3): UserPromptSubmit before a prompt is sent (it may
+ * block it or add context), Stop (SubagentStop in a subagent) when the model ends its turn (it
+ * may keep the model going), SessionStart and SessionEnd around a session (`startSession`,
+ * `endSession`).
  */
 import { Clock, Context, Effect, Layer, Option, Queue, Stream } from "effect"
+import { randomUUID } from "node:crypto"
 import {
   answerEveryToolUse,
   appendAssistant,
@@ -25,13 +31,16 @@ import { buildSystemPrompt, type SystemPromptOptions } from "./Agent/systemPromp
 import { noTranscript, type Transcript } from "./Agent/transcript.js"
 import { runTurn, type SchedulingOptions, type TurnOutput } from "./Agent/turn.js"
 import type { ModelError } from "./ModelClient/errors.js"
-import { addUsage, type Usage } from "./ModelClient/events.js"
+import { addUsage, emptyUsage, type Usage } from "./ModelClient/events.js"
 import { ModelClient, type ModelMessage } from "./ModelClient.js"
 import { describeReason } from "../Permission.js"
 import type { Halt } from "./CallPipeline.js"
 import { Scheduler } from "./Scheduler.js"
 import { ToolRegistry } from "./ToolRegistry.js"
 import { DeferredTools } from "./DeferredTools.js"
+import { BackgroundWork, Hooks } from "./Hooks.js"
+import type { SessionEndReason, SessionStartSource } from "./Hooks/types.js"
+import { systemReminder } from "../Messages.js"
 import type { SessionContext } from "../Session.js"
 import type { AnyTool } from "../Tool.js"
 
@@ -44,6 +53,10 @@ export type StopKind =
   | "max_tokens"
   | "context_window"
   | "hook_stop"
+  /** A UserPromptSubmit hook blocked the prompt: nothing was sent; `text` says why. */
+  | "prompt_blocked"
+  /** A PreToolUse hook deferred a call: the turn stops before it runs, with nothing sent back. */
+  | "tool_deferred"
   | "error"
 
 export interface PromptOptions {
@@ -81,6 +94,16 @@ export interface AgentService {
   ) => Effect.Effect<PromptOutcome>
   /** The system prompt a session gets (the tool pool's prompts in stable order). */
   readonly systemPrompt: (conversation: Conversation, options?: SystemPromptOptions) => Effect.Effect<string>
+  /**
+   * Runs the SessionStart hooks; what they add for the model goes before the next prompt. Notices
+   * (messages for the person) are returned.
+   */
+  readonly startSession: (
+    conversation: Conversation,
+    options: { readonly source: SessionStartSource; readonly transcript?: Transcript }
+  ) => Effect.Effect<{ readonly conversation: Conversation; readonly notices: ReadonlyArray<string> }>
+  /** Runs the SessionEnd hooks; returns their notices. */
+  readonly endSession: (conversation: Conversation, reason: SessionEndReason) => Effect.Effect<ReadonlyArray<string>>
 }
 
 export class Agent extends Context.Tag("toolgate/Agent")<Agent, AgentService>() {}
@@ -110,6 +133,8 @@ export const make = Effect.gen(function* () {
   const model = yield* ModelClient
   const scheduler = yield* Scheduler
   const registry = yield* ToolRegistry
+  const hooks = yield* Hooks
+  const backgroundWork = yield* Effect.serviceOption(BackgroundWork)
 
   // With tool search on, deferred tools are named in the system prompt and sent once loaded.
   const deferred = yield* Effect.serviceOption(DeferredTools)
@@ -175,10 +200,33 @@ export const make = Effect.gen(function* () {
     const transcript = options.transcript ?? noTranscript
     const maxTurns = options.maxTurns ?? Number.POSITIVE_INFINITY
     const system = systemFor(yield* toolsFor(conversation.messages), conversation.session, options.systemPrompt)
+    const notify = (turn: number, notices: ReadonlyArray<string>) => Effect.forEach(notices, (text) => emit({ _tag: "Notice", turn, text }), { discard: true })
 
     const userBlocks = promptBlocks(input)
-    let messages = appendUser(conversation.messages, userBlocks)
+    // The prompt's id names it for hooks (`prompt_id`) until the next prompt.
+    let session: SessionContext = { ...conversation.session, promptId: randomUUID() }
     yield* transcript.write({ type: "user", at: new Date(yield* Clock.currentTimeMillis).toISOString(), message: { role: "user", content: userBlocks } })
+    // A subagent's prompt comes from its parent's call, not from a person: no UserPromptSubmit.
+    const submitted =
+      session.agent === undefined
+        ? yield* hooks.userPromptSubmit({ prompt: promptText(userBlocks), session })
+        : { reminders: [], notices: [] }
+    yield* notify(conversation.turns, submitted.notices)
+    if (submitted.blocked !== undefined) {
+      yield* transcript.write({ type: "prompt_end", at: new Date(yield* Clock.currentTimeMillis).toISOString(), stop: "prompt_blocked", stop_reason: null, turns: 0, usage: emptyUsage, blocked: submitted.blocked })
+      return {
+        conversation,
+        stop: "prompt_blocked",
+        stopReason: undefined,
+        turns: 0,
+        text: submitted.blocked,
+        usage: emptyUsage,
+        error: undefined,
+        halt: undefined
+      } satisfies PromptOutcome
+    }
+    if (submitted.reminders.length > 0) yield* transcript.write({ type: "hook_context", event: "UserPromptSubmit", reminders: submitted.reminders })
+    let messages = appendUser(conversation.messages, [...reminderBlocks(submitted.reminders), ...userBlocks])
 
     // One subscription to the interrupts for the whole prompt; each goes to the running turn.
     let interrupts = 0
@@ -195,8 +243,8 @@ export const make = Effect.gen(function* () {
       )
     }
 
-    let session = conversation.session
     let usage: Usage = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }
+    let stopHookActive = false
     let turns = 0
     let lastAssistant: ModelMessage | undefined
     let stopReason: string | undefined
@@ -267,7 +315,7 @@ export const make = Effect.gen(function* () {
         error = out.error
       } else if (interrupted) stop = "interrupted"
       else if (out.run.halt !== undefined) {
-        stop = "hook_stop"
+        stop = out.run.halt.kind === "deferred" ? "tool_deferred" : "hook_stop"
         halt = out.run.halt
       } else {
         const kind = stopKindOf(out.stopReason)
@@ -275,6 +323,25 @@ export const make = Effect.gen(function* () {
         else if (kind !== "continue") stop = kind
         else if (out.stopReason === "tool_use" && !hasToolUse(assistant)) stop = "end_turn"
         else if (out.stopReason === "pause_turn" && assistant === undefined) stop = "end_turn"
+      }
+
+      // The model ended its turn: Stop hooks may keep it going, with what they said as the next message.
+      if (stop === "end_turn") {
+        const backgroundTasks = Option.isSome(backgroundWork) ? yield* backgroundWork.value.running : undefined
+        const stopped = yield* hooks.stop({
+          session,
+          stopHookActive,
+          lastAssistantMessage: textOf(lastAssistant).trim(),
+          ...(backgroundTasks === undefined ? {} : { backgroundTasks })
+        })
+        yield* notify(turn, stopped.notices)
+        if (stopped.stop === undefined && stopped.continueWith.length > 0) {
+          const feedback = stopped.continueWith.map((text) => ({ type: "text", text }))
+          messages = appendUser(messages, feedback)
+          yield* transcript.write({ type: "hook_context", event: session.agent === undefined ? "Stop" : "SubagentStop", turn, message: { role: "user", content: feedback } })
+          stopHookActive = true
+          stop = undefined
+        }
       }
     }
 
@@ -301,7 +368,32 @@ export const make = Effect.gen(function* () {
     return outcome
   }, Effect.scoped)
 
-  return Agent.of({ prompt, systemPrompt })
+  const startSession = Effect.fn("Agent.startSession")(function* (
+    conversation: Conversation,
+    options: { readonly source: SessionStartSource; readonly transcript?: Transcript }
+  ) {
+    const started = yield* hooks.sessionStart({ session: conversation.session, source: options.source })
+    if (started.reminders.length === 0) return { conversation, notices: started.notices }
+    yield* (options.transcript ?? noTranscript).write({ type: "hook_context", event: "SessionStart", reminders: started.reminders })
+    return {
+      conversation: { ...conversation, messages: appendUser(conversation.messages, reminderBlocks(started.reminders)) },
+      notices: started.notices
+    }
+  })
+
+  const endSession = (conversation: Conversation, reason: SessionEndReason) =>
+    Effect.map(hooks.sessionEnd({ session: conversation.session, reason }), (ended) => ended.notices)
+
+  return Agent.of({ prompt, systemPrompt, startSession, endSession })
 })
 
-export const layer: Layer.Layer<Agent, never, ModelClient | Scheduler | ToolRegistry> = Layer.effect(Agent, make)
+export const layer: Layer.Layer<Agent, never, ModelClient | Scheduler | ToolRegistry | Hooks> = Layer.effect(Agent, make)
+
+const reminderBlocks = (reminders: ReadonlyArray<string>) => reminders.map((text) => ({ type: "text", text: systemReminder(text) }))
+
+/** The text of a prompt's blocks, as UserPromptSubmit hooks see it. */
+const promptText = (blocks: ReadonlyArray<Readonly<Record<string, unknown>>>) =>
+  blocks
+    .filter((b) => b.type === "text" && typeof b.text === "string")
+    .map((b) => b.text as string)
+    .join("\n")

@@ -5,11 +5,12 @@
  * It never fails: every outcome, including every typed error, becomes one tool_result. Only
  * interruption escapes, and the scheduler answers an interrupted call itself.
  */
-import { Context, Effect, Either, Layer } from "effect"
+import { Context, Duration, Effect, Either, Fiber, Layer } from "effect"
 import {
   HookBlocked,
   HookStopped,
   NotApproved,
+  NotStarted,
   PermissionDenied,
   ToolDefect,
   ToolFailed,
@@ -30,6 +31,7 @@ import { Permissions } from "./Permissions.js"
 import { ResultStore, thresholdFor } from "./ResultStore.js"
 import { Settings } from "./Settings.js"
 import { ToolRegistry } from "./ToolRegistry.js"
+import { positiveIntSetting } from "../internal/config.js"
 
 /** A call looked up and decoded, ready to be scheduled. */
 export interface PreparedCall {
@@ -44,8 +46,11 @@ export interface PreparedCall {
 
 /** Why the rest of the turn should stop after this call. */
 export interface Halt {
-  readonly kind: "hookStop" | "userInterrupt"
+  /** `deferred`: a PreToolUse hook deferred the call; the turn stops and nothing is sent back. */
+  readonly kind: "hookStop" | "userInterrupt" | "deferred"
   readonly reason: string
+  /** The deferred call. */
+  readonly toolUse?: { readonly id: string; readonly name: string; readonly input: unknown }
 }
 
 export interface CallOutcome {
@@ -58,8 +63,10 @@ export interface CallOutcome {
   readonly input: unknown
   readonly contextModifier?: (session: SessionContext) => SessionContext
   readonly newMessages: ReadonlyArray<unknown>
-  /** Text for the model next to the results (hooks' additionalContext, PostToolUse block reasons). */
-  readonly additionalContext: ReadonlyArray<string>
+  /** For the model, each in a system reminder: what PreToolUse hooks added before the call (their additional context). */
+  readonly remindersBefore: ReadonlyArray<string>
+  /** For the model: what PostToolUse / PostToolUseFailure hooks said after it (context, blocking errors). */
+  readonly remindersAfter: ReadonlyArray<string>
   /** Text for the person: hook system messages and non-blocking hook errors. */
   readonly notices: ReadonlyArray<string>
   readonly halt?: Halt
@@ -92,6 +99,9 @@ const safely = <A>(f: () => A, fallback: A): A => {
   }
 }
 
+/** How long a permission question waits before the Notification hooks hear of it (Claude Code's 6 s). */
+const PERMISSION_NOTIFY_DELAY_MS = 6_000
+
 const errorResult = (toolUseId: string, error: CallError) => toolResult(toolUseId, toModelText(error), true)
 
 const describeDefect = (defect: unknown): string =>
@@ -106,6 +116,7 @@ export const make = Effect.gen(function* () {
   const resultStore = yield* ResultStore
   const fileState = yield* FileState
   const settings = yield* Settings
+  const notifyDelayMs = yield* positiveIntSetting("TOOLGATE_PERMISSION_NOTIFY_DELAY_MS", PERMISSION_NOTIFY_DELAY_MS)
 
   const errorOutcome = (call: PreparedCall, error: CallError, extra: Partial<CallOutcome> = {}): CallOutcome => ({
     toolUseId: call.block.id,
@@ -114,7 +125,8 @@ export const make = Effect.gen(function* () {
     error,
     input: Either.getOrUndefined(call.decoded) ?? call.block.input,
     newMessages: [],
-    additionalContext: [],
+    remindersBefore: [],
+    remindersAfter: [],
     notices: [],
     ...extra
   })
@@ -174,9 +186,9 @@ export const make = Effect.gen(function* () {
     let input: unknown = call.decoded.right
     const checkContext: ToolCheckContext = { session, fileState, mode: session.permissionMode }
     const notices: Array<string> = []
-    const additionalContext: Array<string> = []
-    const fail = (error: CallError, extra: Partial<CallOutcome> = {}) =>
-      errorOutcome(call, error, { input, notices, additionalContext, ...extra })
+    const remindersBefore: Array<string> = []
+    const fail = (error: CallError, extra: Partial<CallOutcome> = {}, remindersAfter: ReadonlyArray<string> = []) =>
+      errorOutcome(call, error, { input, notices, remindersBefore, remindersAfter, ...extra })
 
     // 2. the tool's own validation
     const rejected = yield* Effect.either(validator.validate(tool, input, checkContext))
@@ -186,10 +198,16 @@ export const make = Effect.gen(function* () {
     let checked = tool.expandInput(input, session)
     const pre = yield* hooks.preToolUse({ tool, toolInput: checked, toolUseId: block.id, session })
     notices.push(...pre.notices)
-    additionalContext.push(...pre.additionalContext)
+    remindersBefore.push(...pre.reminders)
     if (pre.stop !== undefined) {
       return fail(new HookStopped({ toolName: tool.name, event: "PreToolUse", stopReason: pre.stop.reason }), {
         halt: { kind: "hookStop", reason: pre.stop.reason }
+      })
+    }
+    if (pre.decision === "defer") {
+      const reason = "a PreToolUse hook deferred it"
+      return fail(new NotStarted({ toolName: tool.name, reason }), {
+        halt: { kind: "deferred", reason, toolUse: { id: block.id, name: tool.name, input: block.input } }
       })
     }
     if (pre.decision === "deny") {
@@ -239,7 +257,16 @@ export const make = Effect.gen(function* () {
       } else if (!approver.canAsk) {
         return fail(new PermissionDenied({ toolName: tool.name, reason: decision.message }), { decision })
       } else {
-        const answer = yield* approver.request({ tool, input: checked, toolUseId: block.id, message: decision.message, decision, suggestions: decision.suggestions, session })
+        // A question left unanswered for a while fires the Notification hooks (permission_prompt).
+        const notify = yield* Effect.fork(
+          Effect.sleep(Duration.millis(notifyDelayMs)).pipe(
+            Effect.zipRight(hooks.notification({ session, message: `Claude needs your permission to use ${tool.name}`, notificationType: "permission_prompt" })),
+            Effect.flatMap(({ notices }) => Effect.forEach(notices, (n) => Effect.logWarning(n), { discard: true }))
+          )
+        )
+        const answer = yield* approver
+          .request({ tool, input: checked, toolUseId: block.id, message: decision.message, decision, suggestions: decision.suggestions, session })
+          .pipe(Effect.ensuring(Fiber.interrupt(notify)))
         if (answer.behavior === "deny") {
           return fail(new NotApproved(answer.feedback === undefined ? { toolName: tool.name } : { toolName: tool.name, feedback: answer.feedback }), {
             decision,
@@ -295,11 +322,10 @@ export const make = Effect.gen(function* () {
         session
       })
       notices.push(...post.notices)
-      additionalContext.push(...post.additionalContext)
       if (tool.siblingCancellationLabel !== undefined && error._tag === "ToolFailed") {
-        return fail(error, { decision, siblingFailure: tool.siblingCancellationLabel(input) })
+        return fail(error, { decision, siblingFailure: tool.siblingCancellationLabel(input) }, post.reminders)
       }
-      return fail(error, { decision })
+      return fail(error, { decision }, post.reminders)
     }
 
     // 6. map the result, PostToolUse hooks, spill
@@ -318,15 +344,15 @@ export const make = Effect.gen(function* () {
       session
     })
     notices.push(...post.notices)
-    additionalContext.push(...post.additionalContext)
-    if (post.blockReason !== undefined) additionalContext.push(post.blockReason)
     let content: ToolResultContent = mapped.right
-    // Only MCP tools take a hook's replacement output: built-ins have output schemas a hook's
-    // value is not checked against, so Claude Code ignores it there (spec §2.6.4).
+    // A hook's replacement output is taken when the tool can read it as its own output (an MCP
+    // tool's content; a built-in's output in the shape hooks see); otherwise it is ignored.
     if (post.updatedOutput !== undefined) {
-      if (tool.mcp !== undefined) {
-        content = typeof post.updatedOutput === "string" ? post.updatedOutput : JSON.stringify(post.updatedOutput, null, 2)
-      } else notices.push(`PostToolUse hook output for ${tool.name} ignored: only MCP tool output can be replaced`)
+      const replacement = safely(() => tool.hookOutput?.(post.updatedOutput), undefined)
+      const remapped =
+        replacement === undefined ? undefined : safely(() => tool.mapResult(replacement, block.id), undefined as ToolResultContent | undefined)
+      if (remapped !== undefined) content = remapped
+      else notices.push(`PostToolUse hook output for ${tool.name} ignored: it does not have the shape of the tool's output`)
     }
     const fitted = yield* Effect.either(resultStore.fit(session.sessionDir, block.id, content, tool.maxResultSizeChars))
     if (Either.isLeft(fitted)) {
@@ -340,11 +366,12 @@ export const make = Effect.gen(function* () {
       toolUseId: block.id,
       toolName: tool.name,
       result: toolResult(block.id, content),
+      remindersBefore,
+      remindersAfter: post.reminders,
       error: undefined,
       input,
       ...(result.contextModifier !== undefined && !call.concurrencySafe ? { contextModifier: result.contextModifier } : {}),
       newMessages: result.newMessages ?? [],
-      additionalContext,
       notices,
       decision,
       ...(post.stop !== undefined ? { halt: { kind: "hookStop" as const, reason: post.stop.reason } } : {})

@@ -1,23 +1,32 @@
 /**
  * The hook stage: PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure and
- * PostToolBatch (claude-code-spec §2). Hooks never fail the pipeline: a broken hook is a notice,
- * never an approval.
+ * PostToolBatch around each call (claude-code-spec §2), and the events of the agent loop and the
+ * session: UserPromptSubmit, Stop, SubagentStop, SessionStart, SessionEnd, Notification. Hooks
+ * never fail the pipeline: a broken hook is a notice, never an approval.
  */
-import { Context, Effect, FiberSet, Layer, Option, type Scope } from "effect"
+import { Config, Context, Effect, FiberSet, Layer, Option, type Scope } from "effect"
 import type { AnyTool } from "../Tool.js"
 import type { SessionContext } from "../Session.js"
 import type { RuleSuggestion } from "../Permission.js"
 import { Settings, type SettingsSource } from "./Settings.js"
-import type { InProcessHook } from "./Hooks/types.js"
+import type { HookInput, InProcessHook } from "./Hooks/types.js"
 import { hookNameOf, inheritedEnv, makeEngine, type EngineOptions } from "./Hooks/engine.js"
 import {
   aggregatePermissionRequest,
   aggregatePostToolBatch,
   aggregatePostToolUse,
   aggregatePostToolUseFailure,
-  aggregatePreToolUse
+  aggregatePreToolUse,
+  aggregateSessionStart,
+  aggregateStop,
+  aggregateUserPromptSubmit
 } from "./Hooks/aggregate.js"
 import {
+  notificationInput,
+  sessionEndInput,
+  sessionStartInput,
+  stopInput,
+  userPromptSubmitInput,
   permissionRequestInput,
   postToolBatchInput,
   postToolUseFailureInput,
@@ -25,7 +34,7 @@ import {
   preToolUseInput
 } from "./Hooks/input.js"
 
-import type { PermissionUpdateEntry } from "./Hooks/types.js"
+import type { HookEvent, PermissionUpdateEntry, SessionEndReason, SessionStartSource } from "./Hooks/types.js"
 
 export type {
   HookEvent,
@@ -37,7 +46,15 @@ export type {
   PermissionRequestInput,
   PostToolUseInput,
   PostToolUseFailureInput,
-  PostToolBatchInput
+  PostToolBatchInput,
+  UserPromptSubmitInput,
+  StopInput,
+  SubagentStopInput,
+  SessionStartInput,
+  SessionStartSource,
+  SessionEndInput,
+  SessionEndReason,
+  NotificationInput
 } from "./Hooks/types.js"
 
 export interface PreToolUseRequest {
@@ -57,7 +74,8 @@ export interface PreToolUseOutcome {
   readonly reason?: string
   /** Replaces the whole input (honoured with allow or ask, and with no decision). */
   readonly updatedInput?: Record<string, unknown>
-  readonly additionalContext: ReadonlyArray<string>
+  /** For the model, each in a system reminder next to the results (`additionalContext`, worded as Claude Code does). */
+  readonly reminders: ReadonlyArray<string>
   /** `continue: false`: stop after this hook. */
   readonly stop?: { readonly reason: string }
   /** Messages for the user: system messages, non-blocking hook errors. */
@@ -92,10 +110,12 @@ export interface PostToolUseRequest {
 }
 
 export interface PostToolUseOutcome {
-  readonly additionalContext: ReadonlyArray<string>
-  /** `decision: "block"`: the reason goes next to the (unchanged) result. */
-  readonly blockReason?: string
-  /** `updatedMCPToolOutput` (MCP tools) / `updatedToolOutput`: replaces what the model sees. */
+  /**
+   * For the model, folded into the result: per hook, its blocking error (`decision: "block"`,
+   * exit 2) and its `additionalContext`, worded as Claude Code does.
+   */
+  readonly reminders: ReadonlyArray<string>
+  /** `updatedMCPToolOutput` (MCP tools) / `updatedToolOutput`: replaces the tool's output. */
   readonly updatedOutput?: unknown
   readonly stop?: { readonly reason: string }
   readonly notices: ReadonlyArray<string>
@@ -112,7 +132,8 @@ export interface PostToolUseFailureRequest {
 }
 
 export interface PostToolUseFailureOutcome {
-  readonly additionalContext: ReadonlyArray<string>
+  /** For the model, folded into the error result (as for PostToolUse). */
+  readonly reminders: ReadonlyArray<string>
   readonly notices: ReadonlyArray<string>
 }
 
@@ -128,9 +149,90 @@ export interface PostToolBatchRequest {
 }
 
 export interface PostToolBatchOutcome {
-  readonly additionalContext: ReadonlyArray<string>
+  /** For the model, each in a system reminder after the results. */
+  readonly reminders: ReadonlyArray<string>
   /** `decision: "block"` or `continue: false`: stop the loop before the next model call. */
   readonly stop?: { readonly reason: string }
+  readonly notices: ReadonlyArray<string>
+}
+
+export interface UserPromptSubmitRequest {
+  readonly prompt: string
+  readonly session: SessionContext
+}
+
+export interface UserPromptSubmitOutcome {
+  /** The prompt is not sent to the model; what the person reads instead. */
+  readonly blocked?: string
+  /** For the model, each in a system reminder before the prompt. */
+  readonly reminders: ReadonlyArray<string>
+  readonly notices: ReadonlyArray<string>
+}
+
+export interface StopRequest {
+  /** A subagent's session (with `agent`) runs SubagentStop hooks, any other Stop hooks. */
+  readonly session: SessionContext
+  /** True when the model is already going on because a Stop hook blocked before in this prompt. */
+  readonly stopHookActive: boolean
+  /** The text of the model's last message. */
+  readonly lastAssistantMessage: string | undefined
+  /** Work still running in the background (hooks see it as `background_tasks`), when known. */
+  readonly backgroundTasks?: ReadonlyArray<BackgroundTaskInfo>
+}
+
+/** A background task as Stop hooks see it. */
+export interface BackgroundTaskInfo {
+  readonly id: string
+  /** `shell`, `subagent`, … */
+  readonly type: string
+  readonly status: string
+  readonly description: string
+  readonly command?: string
+}
+
+/**
+ * The session's background work that is still running, for Stop hooks to tell "done" from
+ * "waiting for background work". The runtime preset provides it from the background shells.
+ */
+export class BackgroundWork extends Context.Tag("toolgate/BackgroundWork")<
+  BackgroundWork,
+  { readonly running: Effect.Effect<ReadonlyArray<BackgroundTaskInfo>> }
+>() {}
+
+export interface StopOutcome {
+  /** Non-empty: the model goes on, with these text blocks as the next user message. */
+  readonly continueWith: ReadonlyArray<string>
+  /** `continue: false`: the turn ends here, whatever else a hook said. */
+  readonly stop?: { readonly reason: string }
+  readonly notices: ReadonlyArray<string>
+}
+
+export interface SessionStartRequest {
+  readonly session: SessionContext
+  readonly source: SessionStartSource
+  readonly model?: string
+}
+
+export interface SessionStartOutcome {
+  /** For the model, each in a system reminder before the first prompt. */
+  readonly reminders: ReadonlyArray<string>
+  readonly notices: ReadonlyArray<string>
+}
+
+export interface SessionEndRequest {
+  readonly session: SessionContext
+  readonly reason: SessionEndReason
+}
+
+export interface NotificationRequest {
+  readonly session: SessionContext
+  readonly message: string
+  /** `permission_prompt`, `idle_prompt`, … (what matchers match). */
+  readonly notificationType: string
+  readonly title?: string
+}
+
+export interface NoticesOutcome {
   readonly notices: ReadonlyArray<string>
 }
 
@@ -140,13 +242,21 @@ export interface HooksService {
   readonly postToolUse: (request: PostToolUseRequest) => Effect.Effect<PostToolUseOutcome>
   readonly postToolUseFailure: (request: PostToolUseFailureRequest) => Effect.Effect<PostToolUseFailureOutcome>
   readonly postToolBatch: (request: PostToolBatchRequest) => Effect.Effect<PostToolBatchOutcome>
+  readonly userPromptSubmit: (request: UserPromptSubmitRequest) => Effect.Effect<UserPromptSubmitOutcome>
+  /** Stop, or SubagentStop inside a subagent. */
+  readonly stop: (request: StopRequest) => Effect.Effect<StopOutcome>
+  readonly sessionStart: (request: SessionStartRequest) => Effect.Effect<SessionStartOutcome>
+  readonly sessionEnd: (request: SessionEndRequest) => Effect.Effect<NoticesOutcome>
+  readonly notification: (request: NotificationRequest) => Effect.Effect<NoticesOutcome>
 }
 
 export class Hooks extends Context.Tag("toolgate/Hooks")<Hooks, HooksService>() {}
 
-export const emptyPreToolUse: PreToolUseOutcome = { decision: undefined, additionalContext: [], notices: [] }
-const emptyPost = { additionalContext: [], notices: [] } as const
+export const emptyPreToolUse: PreToolUseOutcome = { decision: undefined, reminders: [], notices: [] }
+const emptyPost = { reminders: [], notices: [] } as const
 const noPermissionRequest: PermissionRequestOutcome = { notices: [] }
+const noContinuation: StopOutcome = { continueWith: [], notices: [] }
+const noNotices: NoticesOutcome = { notices: [] }
 
 /** No hooks at all. */
 export const none: HooksService = {
@@ -154,7 +264,12 @@ export const none: HooksService = {
   permissionRequest: () => Effect.succeed({ notices: [] }),
   postToolUse: () => Effect.succeed(emptyPost),
   postToolUseFailure: () => Effect.succeed(emptyPost),
-  postToolBatch: () => Effect.succeed(emptyPost)
+  postToolBatch: () => Effect.succeed(emptyPost),
+  userPromptSubmit: () => Effect.succeed(emptyPost),
+  stop: () => Effect.succeed(noContinuation),
+  sessionStart: () => Effect.succeed(emptyPost),
+  sessionEnd: () => Effect.succeed(noNotices),
+  notification: () => Effect.succeed(noNotices)
 }
 
 export const layerNone: Layer.Layer<Hooks> = Layer.succeed(Hooks, none)
@@ -174,11 +289,13 @@ export interface MakeOptions {
 export const make = (options: MakeOptions): Effect.Effect<HooksService, never, Scope.Scope> =>
   Effect.gen(function* () {
     const background = yield* FiberSet.make<unknown, unknown>()
+    const keepChildren = yield* Config.boolean("TOOLGATE_KEEP_HOOK_CHILDREN").pipe(Config.withDefault(false), Effect.orElseSucceed(() => false))
     const engineOptions: EngineOptions = {
       sources: options.sources ?? Effect.succeed([]),
       inProcess: options.inProcess ?? [],
       background,
-      baseEnv: inheritedEnv(options.env ?? process.env)
+      baseEnv: inheritedEnv(options.env ?? process.env),
+      keepChildren
     }
     const engine = makeEngine(engineOptions)
 
@@ -193,7 +310,7 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
         session,
         input: preToolUseInput(session, tool, toolInput, toolUseId)
       })
-      return runs.length === 0 ? emptyPreToolUse : aggregatePreToolUse(runs, engine.capFor(session))
+      return runs.length === 0 ? emptyPreToolUse : aggregatePreToolUse(runs, hookNameOf("PreToolUse", tool), engine.capOf(session, "PreToolUse", toolUseId))
     })
 
     const permissionRequestRun = Effect.fnUntraced(function* (request: PermissionRequestRequest) {
@@ -205,7 +322,7 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
         session,
         input: permissionRequestInput(session, tool, toolInput, suggestions)
       })
-      return aggregatePermissionRequest(runs, engine.capFor(session))
+      return aggregatePermissionRequest(runs, engine.capOf(session, "PermissionRequest"))
     })
 
     const postToolUseRun = Effect.fnUntraced(function* (request: PostToolUseRequest) {
@@ -217,7 +334,7 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
         session,
         input: postToolUseInput(session, tool, toolInput, toolUseId, toolResponse, durationMs)
       })
-      return aggregatePostToolUse(runs, hookNameOf("PostToolUse", tool), tool.mcp !== undefined, engine.capFor(session))
+      return aggregatePostToolUse(runs, hookNameOf("PostToolUse", tool), tool.mcp !== undefined, engine.capOf(session, "PostToolUse", toolUseId))
     })
 
     const postToolUseFailureRun = Effect.fnUntraced(function* (request: PostToolUseFailureRequest) {
@@ -229,7 +346,7 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
         session,
         input: postToolUseFailureInput(session, tool, toolInput, toolUseId, error, isInterrupt, durationMs)
       })
-      return aggregatePostToolUseFailure(runs, hookNameOf("PostToolUseFailure", tool), engine.capFor(session))
+      return aggregatePostToolUseFailure(runs, hookNameOf("PostToolUseFailure", tool), engine.capOf(session, "PostToolUseFailure", toolUseId))
     })
 
     const postToolBatchRun = Effect.fnUntraced(function* (request: PostToolBatchRequest) {
@@ -241,10 +358,49 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
         session,
         input: postToolBatchInput(session, calls)
       })
-      return aggregatePostToolBatch(runs, engine.capFor(session))
+      return aggregatePostToolBatch(runs, engine.capOf(session, "PostToolBatch"))
     })
 
+    const userPromptSubmitRun = Effect.fnUntraced(function* (request: UserPromptSubmitRequest) {
+      const { prompt, session } = request
+      const runs = yield* engine.runEvent({ event: "UserPromptSubmit", tool: undefined, toolInput: undefined, session, input: userPromptSubmitInput(session, prompt) })
+      return aggregateUserPromptSubmit(runs, prompt, engine.capOf(session, "UserPromptSubmit"))
+    })
+
+    const stopRun = Effect.fnUntraced(function* (request: StopRequest) {
+      const { session } = request
+      const input = stopInput(session, request)
+      const runs = yield* engine.runEvent({ event: input.hook_event_name, tool: undefined, toolInput: undefined, session, input })
+      return aggregateStop(runs, input.hook_event_name, engine.capOf(session, input.hook_event_name))
+    })
+
+    const sessionStartRun = Effect.fnUntraced(function* (request: SessionStartRequest) {
+      const { session, source, model } = request
+      const runs = yield* engine.runEvent({ event: "SessionStart", tool: undefined, toolInput: undefined, session, input: sessionStartInput(session, source, model) })
+      return aggregateSessionStart(runs, source, engine.capOf(session, "SessionStart"))
+    })
+
+    const noticesOf = (event: HookEvent, session: SessionContext, input: HookInput) =>
+      Effect.map(engine.runEvent({ event, tool: undefined, toolInput: undefined, session, input }), (runs) => ({
+        notices: runs.flatMap((r) => [...r.notices, ...(r.json?.systemMessage === undefined ? [] : [engine.capOf(session, event)(r.json.systemMessage)])])
+      }))
+
     // No hook configured for an event: answer at once, without building its input.
+    const when = <A>(event: HookEvent, run: Effect.Effect<A>, otherwise: A) =>
+      Effect.flatMap(engine.listens(event), (yes) => (yes ? run : Effect.succeed(otherwise)))
+    const userPromptSubmit = (request: UserPromptSubmitRequest) => when("UserPromptSubmit", userPromptSubmitRun(request), emptyPost)
+    const stop = (request: StopRequest) =>
+      when(request.session.agent === undefined ? "Stop" : "SubagentStop", stopRun(request), noContinuation)
+    const sessionStart = (request: SessionStartRequest) => when("SessionStart", sessionStartRun(request), emptyPost)
+    const sessionEnd = (request: SessionEndRequest) =>
+      when("SessionEnd", noticesOf("SessionEnd", request.session, sessionEndInput(request.session, request.reason)), noNotices)
+    const notification = (request: NotificationRequest) =>
+      when(
+        "Notification",
+        noticesOf("Notification", request.session, notificationInput(request.session, request.message, request.notificationType, request.title)),
+        noNotices
+      )
+
     const preToolUse = (request: PreToolUseRequest) =>
       Effect.flatMap(engine.listens("PreToolUse"), (yes) => (yes ? preToolUseRun(request) : Effect.succeed(emptyPreToolUse)))
     const permissionRequest = (request: PermissionRequestRequest) =>
@@ -256,7 +412,18 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
     const postToolBatch = (request: PostToolBatchRequest) =>
       Effect.flatMap(engine.listens("PostToolBatch"), (yes) => (yes ? postToolBatchRun(request) : Effect.succeed(emptyPost)))
 
-    return Hooks.of({ preToolUse, permissionRequest, postToolUse, postToolUseFailure, postToolBatch })
+    return Hooks.of({
+      preToolUse,
+      permissionRequest,
+      postToolUse,
+      postToolUseFailure,
+      postToolBatch,
+      userPromptSubmit,
+      stop,
+      sessionStart,
+      sessionEnd,
+      notification
+    })
   })
 
 /**

@@ -6,7 +6,10 @@
  * it fails. The pipeline and the scheduler then run MCP tools like any other.
  *
  * Each server has a state with a reason: `pending` (connecting), `connected`, `failed`,
- * `needs-auth` (a remote server answered 401/403), `disabled` (by configuration).
+ * `needs-auth` (a remote server answered 401/403), `disabled` (by configuration),
+ * `needs-approval` (a project server from `.mcp.json` nobody approved: it never starts).
+ * Project servers start only once approved (settings, `--trust-project`, or `approve`: a person
+ * asked now, whose answer is saved to the local settings as Claude Code does).
  * When any connected server offers resources, ListMcpResourcesTool and ReadMcpResourceTool are
  * registered too (source `mcp-resources`).
  */
@@ -19,7 +22,14 @@ import type { McpScope, McpServerConfig } from "./McpClients/config.js"
 import { makeAuthTools } from "./McpClients/authTools.js"
 import { hasStoredTokens, makeProvider, oauthStoreFile } from "./McpClients/oauth.js"
 import { makeSignIns } from "./McpClients/signIn.js"
-import { type ConfiguredServer, loadMcpConfig, type McpConfiguration, type ProjectServerPolicy } from "./McpClients/configSources.js"
+import {
+  type ConfiguredServer,
+  loadMcpConfig,
+  type McpConfiguration,
+  type ProjectServerChoice,
+  type ProjectServerPolicy,
+  saveProjectServerChoice
+} from "./McpClients/configSources.js"
 import { connectServer, listAllPages, request, type McpProgress, type ServerConnection } from "./McpClients/connection.js"
 import { McpRequestError } from "./McpClients/errors.js"
 import type { McpCallResult } from "./McpClients/results.js"
@@ -46,7 +56,7 @@ export interface McpResourceAccess {
   readonly readResource: (server: string, uri: string) => Effect.Effect<{ readonly contents: ReadonlyArray<Record<string, unknown>> }, McpRequestError>
 }
 
-export type McpServerState = "connected" | "failed" | "needs-auth" | "pending" | "disabled"
+export type McpServerState = "connected" | "failed" | "needs-auth" | "pending" | "disabled" | "needs-approval"
 
 export interface McpServerStatus {
   readonly name: string
@@ -103,8 +113,17 @@ export interface McpClientsOptions {
   readonly mcpConfig?: ReadonlyArray<string>
   /** `--strict-mcp-config`: only the servers of `mcpConfig`. */
   readonly strictMcpConfig?: boolean
-  /** Default `load` (Claude Code's non-interactive behaviour); `approved` needs an approval. */
+  /** Default `approved`: a project server starts only once approved; `load` starts them all (Claude Code's `-p`). */
   readonly projectServers?: ProjectServerPolicy
+  /**
+   * Asks about project servers that need approval, before anything starts (a person at a
+   * terminal). Each answer is saved to the local settings; no answer (undefined) leaves the
+   * server unapproved. `only` limits the questions to the servers a command needs.
+   */
+  readonly approve?: {
+    readonly ask: (server: PendingProjectServer) => Effect.Effect<ProjectServerChoice | undefined>
+    readonly only?: (name: string) => boolean
+  }
   /** Defaults to `~/.claude.json`, or `.claude.json` in the configured user config directory. */
   readonly claudeJsonFile?: string
   /** For `${VAR}` expansion and the environment of stdio servers; defaults to this process's. */
@@ -134,6 +153,14 @@ export interface McpClientsOptions {
    * person (an interactive session, as in Claude Code). Off by default.
    */
   readonly offerAuthentication?: boolean
+}
+
+/** A project server waiting for approval, as a person is shown it. */
+export interface PendingProjectServer {
+  readonly name: string
+  /** The `.mcp.json` it comes from. */
+  readonly origin: string
+  readonly config: McpServerConfig
 }
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000
@@ -181,8 +208,13 @@ const initialStatus = (server: ConfiguredServer): McpServerStatus => {
   }
   if (server.entry._tag === "Invalid") return { ...base, state: "failed", reason: `${server.origin}: server "${server.name}": ${server.entry.reason}` }
   if (server.disabledReason !== undefined) return { ...base, state: "disabled", reason: server.disabledReason }
+  if (server.needsApproval === true) return { ...base, state: "needs-approval", reason: needsApprovalReason(server) }
   return { ...base, state: "pending" }
 }
+
+const needsApprovalReason = (server: ConfiguredServer): string =>
+  `not started: nobody approved this project server (${server.origin}); approve it when toolgate asks on a terminal, ` +
+  `add "${server.name}" to enabledMcpjsonServers in .claude/settings.local.json, or pass --trust-project`
 
 /** The lines `toolgate` prints at start-up about MCP. */
 export const noticesOf = (configuration: McpClientsService["configuration"], servers: ReadonlyArray<McpServerStatus>): ReadonlyArray<string> => [
@@ -191,6 +223,7 @@ export const noticesOf = (configuration: McpClientsService["configuration"], ser
   ...servers.flatMap((s) => {
     if (s.state === "failed") return [`MCP server "${s.name}" failed: ${s.reason ?? "unknown reason"}`]
     if (s.state === "needs-auth") return [`MCP server "${s.name}" needs authentication: ${s.reason ?? ""}`]
+    if (s.state === "needs-approval") return [`MCP server "${s.name}" needs approval: ${s.reason ?? ""}`]
     return s.warnings.map((w) => `MCP server "${s.name}": ${w}`)
   })
 ]
@@ -219,10 +252,11 @@ export const make = (options: McpClientsOptions = {}) =>
       env,
       settingsSources: loaded.sources,
       trusted: options.trusted ?? loaded.trusted === true,
-      projectServers: options.projectServers ?? "load"
+      projectServers: options.projectServers ?? "approved"
     })
+    const approved = yield* askApprovals(configuration, options.approve, loaded.localSettingsFile)
 
-    const state = yield* Ref.make<ReadonlyMap<string, Entry>>(new Map(configuration.servers.map((s) => [s.name, { status: initialStatus(s) }])))
+    const state = yield* Ref.make<ReadonlyMap<string, Entry>>(new Map(approved.servers.map((s) => [s.name, { status: initialStatus(s) }])))
     const layerScope = yield* Effect.scope
     const runInBackground = yield* FiberSet.makeRuntime<never>()
 
@@ -420,8 +454,8 @@ export const make = (options: McpClientsOptions = {}) =>
         yield* syncResourceTools
       })
 
-    const startable = configuration.servers.flatMap((s) =>
-      s.entry._tag === "Ok" && s.disabledReason === undefined ? [{ server: s, config: s.entry.config }] : []
+    const startable = approved.servers.flatMap((s) =>
+      s.entry._tag === "Ok" && s.disabledReason === undefined && s.needsApproval !== true ? [{ server: s, config: s.entry.config }] : []
     )
     const started = yield* Deferred.make<void>()
     const connectAll = Effect.gen(function* () {
@@ -446,8 +480,8 @@ export const make = (options: McpClientsOptions = {}) =>
 
     const service: McpClientsService = {
       servers,
-      configuration: { errors: configuration.errors, warnings: configuration.warnings },
-      notices: Effect.map(servers, (list) => noticesOf({ errors: configuration.errors, warnings: configuration.warnings }, list)),
+      configuration: { errors: configuration.errors, warnings: approved.warnings },
+      notices: Effect.map(servers, (list) => noticesOf({ errors: configuration.errors, warnings: approved.warnings }, list)),
       started: Deferred.await(started),
       callTool,
       resourceServers,
@@ -456,6 +490,42 @@ export const make = (options: McpClientsOptions = {}) =>
       refreshTools
     }
     return McpClients.of(service)
+  })
+
+/**
+ * Asks about each project server that needs approval (in name order), saving every answer to the
+ * local settings. "approve-all" approves the rest without more questions; a failed save keeps
+ * the answer for this run and becomes a warning.
+ */
+const askApprovals = (
+  configuration: McpConfiguration,
+  approve: McpClientsOptions["approve"],
+  localSettingsFile: string
+): Effect.Effect<McpConfiguration> =>
+  Effect.gen(function* () {
+    if (approve === undefined) return configuration
+    const warnings = [...configuration.warnings]
+    let all = false
+    const servers: Array<ConfiguredServer> = []
+    for (const server of configuration.servers) {
+      if (server.needsApproval !== true || server.entry._tag !== "Ok" || (approve.only !== undefined && !approve.only(server.name))) {
+        servers.push(server)
+        continue
+      }
+      const choice = all ? "approve" : yield* approve.ask({ name: server.name, origin: server.origin, config: server.entry.config })
+      if (choice === undefined) {
+        servers.push(server)
+        continue
+      }
+      if (!all) {
+        const saved = yield* Effect.either(saveProjectServerChoice(localSettingsFile, server.name, choice))
+        if (saved._tag === "Left") warnings.push(`your answer about "${server.name}" applies to this run only: it could not be saved (${saved.left.reason})`)
+      }
+      if (choice === "approve-all") all = true
+      const { needsApproval: _, ...rest } = server
+      servers.push(choice === "reject" ? { ...rest, disabledReason: `rejected (saved to disabledMcpjsonServers in ${localSettingsFile})` } : rest)
+    }
+    return { ...configuration, servers, warnings }
   })
 
 /**

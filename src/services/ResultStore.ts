@@ -2,13 +2,18 @@
  * Keeps large results out of the conversation (claude-code-spec §4.4): over the tool's threshold
  * the full text is written once, with an exclusive create, to
  * `<sessionDir>/tool-results/<tool_use_id>.txt` (`.json` for block arrays), and the model gets a
- * preview that points to it. Results with images are never persisted.
+ * preview that points to it. Results with images are never persisted. `layerSweep` keeps the
+ * sessions' spilled files bounded by age and total size (see ResultStore/sessionFiles.ts).
  */
-import { Context, Effect, Layer } from "effect"
+import { Config, Context, Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { ResultStoreError } from "../Errors.js"
+import { positiveIntSetting } from "../internal/config.js"
 import { contentLength, hasImage, type ToolResultContent } from "../Messages.js"
+import { sessionsRoot } from "../Session.js"
+import { sweepSessionFiles } from "./ResultStore/sessionFiles.js"
+import { Settings } from "./Settings.js"
 
 /** Claude Code's global ceiling on a tool's persistence threshold. */
 export const MAX_INLINE_RESULT_CHARS = 50_000
@@ -26,7 +31,9 @@ export interface ResultStoreService {
 
 export class ResultStore extends Context.Tag("toolgate/ResultStore")<ResultStore, ResultStoreService>() {}
 
-export const thresholdFor = (maxResultSizeChars: number): number => Math.min(maxResultSizeChars, MAX_INLINE_RESULT_CHARS)
+/** A tool without a finite threshold (Read) is never spilled: its own limits bound its results. */
+export const thresholdFor = (maxResultSizeChars: number): number =>
+  Number.isFinite(maxResultSizeChars) ? Math.min(maxResultSizeChars, MAX_INLINE_RESULT_CHARS) : Number.POSITIVE_INFINITY
 
 export const formatSize = (chars: number): string => {
   if (chars < 1024) return `${chars} bytes`
@@ -91,3 +98,33 @@ export const layer: Layer.Layer<ResultStore> = Layer.succeed(ResultStore, make)
 
 /** Never persists: for tests of other stages. */
 export const layerInline: Layer.Layer<ResultStore> = Layer.succeed(ResultStore, { fit: (_dir, _id, content) => Effect.succeed(content) })
+
+const DAY_MS = 24 * 60 * 60 * 1000
+export const DEFAULT_CLEANUP_PERIOD_DAYS = 30
+export const DEFAULT_SESSION_FILES_MAX_MB = 1024
+/** Files changed this recently may belong to a running session: never removed for size. */
+const KEEP_RECENT_MS = 10 * 60 * 1000
+
+/**
+ * Removes spilled results and task files of the sessions under `~/.toolgate/projects` when the
+ * runtime starts: older than `TOOLGATE_CLEANUP_PERIOD_DAYS`, else the settings'
+ * `cleanupPeriodDays` (Claude Code's key), else 30 days; then the oldest, until the rest fit in
+ * `TOOLGATE_SESSION_FILES_MAX_MB` (default 1024). Sessions kept elsewhere (`--session-dir`) are
+ * left alone.
+ */
+export const layerSweep: Layer.Layer<never, never, Settings> = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const loaded = yield* (yield* Settings).current
+    const fromSettings = loaded.value("cleanupPeriodDays")
+    const envDays = yield* Config.option(Config.number("TOOLGATE_CLEANUP_PERIOD_DAYS")).pipe(Effect.orElseSucceed(() => Option.none<number>()))
+    const days = Option.getOrElse(
+      Option.filter(envDays, (d) => d > 0),
+      () => (typeof fromSettings === "number" && fromSettings > 0 ? fromSettings : DEFAULT_CLEANUP_PERIOD_DAYS)
+    )
+    const maxMb = yield* positiveIntSetting("TOOLGATE_SESSION_FILES_MAX_MB", DEFAULT_SESSION_FILES_MAX_MB)
+    const now = Date.now()
+    yield* Effect.sync(() =>
+      sweepSessionFiles(sessionsRoot(), { maxAgeMs: days * DAY_MS, maxTotalBytes: maxMb * 1024 * 1024, keepRecentMs: KEEP_RECENT_MS, now })
+    )
+  })
+)

@@ -22,7 +22,7 @@ import {
   ToolDefect,
   type CallError
 } from "../Errors.js"
-import { contentText, type TextBlock, type ToolResultsMessage, type ToolUseBlock } from "../Messages.js"
+import { contentText, layoutToolResults, type ToolResultsMessage, type ToolUseBlock } from "../Messages.js"
 import { isWithin } from "./Permissions/expandPath.js"
 import type { SessionContext } from "../Session.js"
 import type { Footprint, ToolProgress } from "../Tool.js"
@@ -146,7 +146,6 @@ const footprintsConflict = (a: Footprint | undefined, b: Footprint | undefined):
   return hits(a.writes, b) || hits(b.writes, a)
 }
 
-const systemReminder = (text: string): TextBlock => ({ type: "text", text: `<system-reminder>\n${text}\n</system-reminder>` })
 
 /** The model's events: a live stream, or the blocks of a finished message. */
 type Source<E> =
@@ -490,20 +489,24 @@ export const make = Effect.gen(function* () {
         const outcomes = slots.map((s) => s.outcome!)
         const batchOutcome =
           outcomes.length === 0
-            ? { additionalContext: [], notices: [] }
+            ? { reminders: [], notices: [] }
             : yield* hooks.postToolBatch({
                 calls: outcomes.map((o) => ({ toolName: o.toolName, toolInput: o.input, toolUseId: o.toolUseId, toolResponse: contentText(o.result.content) })),
                 session
               })
-        const context = [...outcomes.flatMap((o) => o.additionalContext), ...batchOutcome.additionalContext]
-        const message: ToolResultsMessage = {
-          role: "user",
-          content: [...outcomes.map((o) => o.result), ...context.map(systemReminder)]
-        }
+        // reminders are placed in the order the calls finished, as Claude Code places them
+        const finishOrder = slots.map((s, i) => ({ i, at: s.endedMs })).sort((a, b) => a.at - b.at || a.i - b.i).map((x) => x.i)
+        const content = layoutToolResults(outcomes, batchOutcome.reminders, finishOrder)
+        const message: ToolResultsMessage = { role: "user", content }
+        // each outcome carries its result as the model receives it (reminders folded in)
+        const answered = outcomes.map((o, i) => {
+          const sent = content[i]
+          return sent !== undefined && sent.type === "tool_result" ? { ...o, result: sent } : o
+        })
         const finalHalt: Halt | undefined =
           halt ?? (batchOutcome.stop !== undefined ? { kind: "hookStop", reason: batchOutcome.stop.reason } : undefined)
         return {
-          outcomes,
+          outcomes: answered,
           message,
           session,
           timeline: slots.map((s) => ({

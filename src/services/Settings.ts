@@ -19,7 +19,7 @@ import { partitionRules } from "./Permissions/ruleValidation.js"
 import type { PermissionMode, PermissionRule, RuleBehavior, RuleSource } from "../Permission.js"
 import { parsePermissionMode } from "../Permission.js"
 import { expandPath } from "./Permissions/expandPath.js"
-import { writeFileAtomic } from "../internal/atomicWrite.js"
+import { updateFileLocked } from "../internal/fileLock.js"
 
 export interface SettingsOptions {
   /** The directory the session starts in. */
@@ -48,6 +48,8 @@ export interface SettingsSource {
   /** Anchor of `/path` rules from this source (spec §1.7). */
   readonly root: string
   readonly settings: Readonly<Record<string, unknown>>
+  /** Local settings that are really the project's (tracked by git, or behind a symlinked `.claude`). */
+  readonly untrustedLocal?: boolean
 }
 
 export interface LoadedSettings {
@@ -393,7 +395,7 @@ const load = (options: SettingsOptions, paths: Paths): Effect.Effect<LoadedSetti
 
     return {
       cwd,
-      sources: sources.map(({ source, file, root, settings }) => ({ source, file, root, settings })),
+      sources: sources.map(({ source, file, root, settings, untrustedLocal }) => ({ source, file, root, settings, ...(untrustedLocal ? { untrustedLocal } : {}) })),
       rules: usable,
       mode,
       additionalDirectories,
@@ -422,19 +424,22 @@ const destinationSource: Record<RuleDestination, RuleSource> = {
   userSettings: "userSettings"
 }
 
-/** Appends rules to a settings file, keeping its other content; atomic, no duplicates. */
+/**
+ * Appends rules to a settings file, keeping its other content: under the file's lock, re-read,
+ * then replaced atomically, so sessions saving at the same time keep every rule. No duplicates.
+ */
 const saveRules = (file: string, rules: ReadonlyArray<string>, behavior: RuleBehavior) =>
   Effect.tryPromise({
-    try: async () => {
-      const existing = readJsonObject(file)
-      if (existing._tag === "Failed") throw new Error(existing.error.reason)
-      const settings = existing._tag === "Loaded" ? existing.settings : {}
-      const permissions = { ...(isRecord(settings.permissions) ? settings.permissions : {}) }
-      const current = Array.isArray(permissions[behavior]) ? (permissions[behavior] as Array<unknown>) : []
-      permissions[behavior] = [...current, ...rules.filter((r) => !current.includes(r))]
-      await fs.promises.mkdir(path.dirname(file), { recursive: true })
-      await writeFileAtomic(file, `${JSON.stringify({ ...settings, permissions }, null, 2)}\n`)
-    },
+    try: () =>
+      updateFileLocked(file, (text) => {
+        const existing = text === undefined ? { _tag: "Missing" as const } : asSettings(parseJson(text), file)
+        if (existing._tag === "Failed") throw new Error(existing.error.reason)
+        const settings = existing._tag === "Loaded" ? existing.settings : {}
+        const permissions = { ...(isRecord(settings.permissions) ? settings.permissions : {}) }
+        const current = Array.isArray(permissions[behavior]) ? (permissions[behavior] as Array<unknown>) : []
+        permissions[behavior] = [...current, ...rules.filter((r) => !current.includes(r))]
+        return `${JSON.stringify({ ...settings, permissions }, null, 2)}\n`
+      }),
     catch: (e) => new SettingsError({ path: file, reason: (e as Error).message })
   })
 

@@ -12,10 +12,10 @@ import { buildTool, reject, type ToolContext, type ToolResult } from "../Tool.js
 import type { SessionContext } from "../Session.js"
 import type { BackgroundTasksService } from "./background/BackgroundTasks.js"
 import { BACKGROUND_DISABLED, backgroundTasksDisabled, backgroundTimeoutMs } from "./background/settings.js"
-import { bashHookResponse, type BashOutput } from "./bash/BashOutput.js"
+import { bashHookOutput, bashHookResponse, noOutputExpected, type BashOutput } from "./bash/BashOutput.js"
 import { isBenignExitOne } from "./bash/benignExit.js"
 import { renderCommand } from "./bash/renderCommand.js"
-import { failureText, formatDuration, spillNotice, successText } from "./bash/resultText.js"
+import { cwdChangedReminder, failureText, formatDuration, successText } from "./bash/resultText.js"
 import { runShell } from "./bash/runShell.js"
 import { bashSettings, effectiveTimeoutMs } from "./bash/settings.js"
 import { ensureShellParser, isReadOnlyCommand } from "../services/Permissions/shell/index.js"
@@ -62,7 +62,7 @@ export const BACKGROUND_NOT_AVAILABLE =
 
 /** Claude Code's text for a command started in the background (spec §3.3). */
 export const backgroundStartedText = (taskId: string, outputFile: string): string =>
-  `Command running in background with ID: ${taskId}. Output is being written to: ${outputFile}`
+  `Command running in background with ID: ${taskId}. Output is being written to: ${outputFile}. You will be notified when it completes. To check interim output, use Read on that file path.`
 
 const PROMPT = `Runs a bash command in the current working directory and returns its output.
 
@@ -107,12 +107,20 @@ const runBash = (input: BashInput, ctx: ToolContext, options: BashToolOptions): 
     const output: BashOutput = {
       stdout: captured.stdout,
       stderr: captured.stderr,
+      combined: captured.combined,
+      totalChars: captured.totalChars,
+      totalBytes: captured.totalBytes,
+      truncated: captured.truncated,
       exitCode: outcome.exitCode,
       interrupted: outcome.timedOut,
       timedOut: outcome.timedOut,
       timeoutMs,
+      noOutputExpected: noOutputExpected(input.command),
       ...(captured.outputFile !== undefined ? { outputFile: captured.outputFile } : {}),
-      notices: [...(captured.truncated ? [spillNotice(captured)] : []), ...(cwdNotice !== undefined ? [cwdNotice] : [])]
+      ...(captured.truncated && captured.outputFile === undefined
+        ? { notices: [`[The output was cut at ${settings.maxOutputChars} characters; the rest could not be saved: ${captured.spillError ?? "unknown error"}]`, ...(cwdNotice !== undefined ? [cwdNotice] : [])] }
+        : { notices: cwdNotice !== undefined ? [cwdNotice] : [] }),
+      ...(cwdNotice === undefined && next.cwd !== ctx.session.cwd ? { cwdChange: { from: ctx.session.cwd, to: next.cwd } } : {})
     }
     const succeeded = !outcome.timedOut && (outcome.exitCode === 0 || (outcome.exitCode === 1 && isBenignExitOne(input.command)))
     if (!succeeded) return yield* new ToolError({ reason: failureText(output), response: bashHookResponse(output) })
@@ -142,6 +150,10 @@ const runInBackground = (
     const output: BashOutput = {
       stdout: "",
       stderr: "",
+      combined: "",
+      totalChars: 0,
+      totalBytes: 0,
+      truncated: false,
       exitCode: 0,
       interrupted: false,
       timedOut: false,
@@ -195,9 +207,11 @@ export const makeBashTool = (options: BashToolOptions = {}) =>
     call: (input, ctx) => (isBackground(input) ? runInBackground(input, ctx, options) : runBash(input, ctx, options)),
     mapResult: (output) => {
       const text = successText(output)
-      return text === "" ? "(Bash completed with no output)" : text
+      const shown = text === "" ? "(Bash completed with no output)" : text
+      return output.cwdChange === undefined ? shown : `${shown}\n\n${cwdChangedReminder(output.cwdChange.from, output.cwdChange.to)}`
     },
     hookResponse: bashHookResponse,
+    hookOutput: bashHookOutput,
     // A read-only command may read anything and writes nothing; any other command may touch everything.
     footprint: (input) => Effect.succeed(readOnlyRun(input) ? { reads: ["/"], writes: [] } : { reads: ["/"], writes: ["/"] }),
     userFacingName: () => "Bash",

@@ -17,7 +17,8 @@ import { ToolError } from "../Errors.js"
 import { BooleanLike, optional } from "./schemas.js"
 import { expandPath } from "../services/Permissions/expandPath.js"
 import { formatFileSize, oneLine, plural } from "./files/format.js"
-import { errorText, fileNotFoundMessage, isAbsoluteInput, pathProblem, relativePathMessage, statOrUndefined } from "./files/paths.js"
+import { errorText, fileNotFoundMessage, pathProblem, statOrUndefined } from "./files/paths.js"
+import { EDIT_DIRECTORY_TEXT, editAppliedText } from "./files/messages.js"
 import { readCurrentFile, type CurrentFile } from "./files/currentFile.js"
 import {
   freshness,
@@ -48,6 +49,7 @@ export const EditInput = Schema.Struct({
 export type EditInput = typeof EditInput.Type
 
 export interface EditOutput {
+  /** The file_path as the model gave it (relative paths are resolved against the working directory). */
   readonly filePath: string
   /** The text that was replaced, as it is in the file (after quote normalisation). */
   readonly oldString: string
@@ -57,6 +59,10 @@ export interface EditOutput {
   readonly structuredPatch: ReadonlyArray<Hunk>
   readonly userModified: boolean
   readonly replaceAll: boolean
+  /** The file had changed on disk since it was read, and the edit still applied. */
+  readonly staleRecovered: boolean
+  /** Only part of the file had been read: the result does not claim the model holds it all. */
+  readonly contentNotInContext: boolean
 }
 
 const PROMPT = `Performs exact string replacements in a file.
@@ -79,7 +85,6 @@ const validate = Effect.fn("Edit.validateInput")(function* (input: EditInput, ct
   const rejectWith = (text: string) => reject(EDIT_TOOL_NAME, text)
   const problem = pathProblem(input.file_path)
   if (problem !== undefined) return yield* rejectWith(problem)
-  if (!isAbsoluteInput(input.file_path)) return yield* rejectWith(relativePathMessage(input.file_path, ctx.session.cwd))
   // 1
   if (input.old_string === input.new_string)
     return yield* rejectWith("No changes to make: old_string and new_string are exactly the same.")
@@ -93,7 +98,7 @@ const validate = Effect.fn("Edit.validateInput")(function* (input: EditInput, ct
     return yield* rejectWith(
       `File is too large to edit (${formatFileSize(stat.size)}). Maximum editable file size is ${formatFileSize(MAX_EDIT_FILE_BYTES)}.`
     )
-  if (stat?.isDirectory()) return yield* rejectWith(`Cannot edit ${file}: it is a directory, not a file.`)
+  if (stat?.isDirectory()) return yield* rejectWith(EDIT_DIRECTORY_TEXT)
   const current = stat === undefined ? undefined : yield* Effect.tryPromise(() => readCurrentFile(file)).pipe(
     Effect.catchAll((error) => rejectWith(`Cannot read ${file}: ${errorText(error.cause)}`))
   )
@@ -114,7 +119,7 @@ const validate = Effect.fn("Edit.validateInput")(function* (input: EditInput, ct
   const seen = yield* ctx.fileState.get(file)
   const state = freshness(Option.getOrUndefined(seen), { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
   if (state === "unread") return yield* rejectWith(NOT_READ_MESSAGE)
-  if (state === "stale") return yield* rejectWith(MODIFIED_SINCE_READ_MESSAGE)
+  if (state === "stale" && !editApplies(current.lf, input)) return yield* rejectWith(MODIFIED_SINCE_READ_MESSAGE)
   // 9
   const actual = findActualString(current.lf, input.old_string)
   if (actual === undefined) return yield* rejectWith(notFoundText(input.old_string))
@@ -122,6 +127,16 @@ const validate = Effect.fn("Edit.validateInput")(function* (input: EditInput, ct
   const count = countOccurrences(current.lf, actual)
   if (count > 1 && input.replace_all !== true) return yield* rejectWith(tooManyText(count, input.old_string))
 })
+
+/**
+ * Whether the edit applies to the file as it is now: old_string found, once or with replace_all.
+ * A file that changed since it was read is still edited when it does (Claude Code 2.1.332); the
+ * result then says that the file holds changes the model has not seen.
+ */
+const editApplies = (text: string, input: EditInput): boolean => {
+  const actual = findActualString(text, input.old_string)
+  return actual !== undefined && (input.replace_all === true || countOccurrences(text, actual) === 1)
+}
 
 /** The whole change, decided on the file as it is right before the write. */
 const plan = (input: EditInput, current: CurrentFile | undefined): Effect.Effect<{ oldString: string; updated: string }, ToolError> => {
@@ -141,7 +156,6 @@ const plan = (input: EditInput, current: CurrentFile | undefined): Effect.Effect
 
 const run = Effect.fn("Edit.call")(function* (input: EditInput, ctx: ToolContext) {
   const cwd = ctx.session.cwd
-  if (!isAbsoluteInput(input.file_path)) return yield* Effect.fail(toolError(relativePathMessage(input.file_path, cwd)))
   const file = yield* Effect.try({ try: () => expandPath(input.file_path, cwd), catch: (e) => toolError(errorText(e)) })
   const current = yield* Effect.tryPromise({
     try: () => readCurrentFile(file),
@@ -149,12 +163,18 @@ const run = Effect.fn("Edit.call")(function* (input: EditInput, ctx: ToolContext
   })
   if (current === undefined && input.old_string !== "")
     return yield* Effect.fail(toolError(yield* Effect.promise(() => fileNotFoundMessage(file, cwd))))
-  // Re-check right before writing: a change since validateInput must be refused, not overwritten.
+  // Re-check right before writing: a change since validateInput is refused unless the edit still applies.
+  let staleRecovered = false
+  let partialView = false
   if (current !== undefined && !(input.old_string === "" && current.lf === "")) {
     const seen = Option.getOrUndefined(yield* ctx.fileState.get(file))
     const state = freshness(seen, { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
     if (state === "unread") return yield* Effect.fail(toolError(NOT_READ_MESSAGE))
-    if (state === "stale") return yield* Effect.fail(toolError(UNEXPECTEDLY_MODIFIED_MESSAGE))
+    partialView = seen?.partial === true
+    if (state === "stale") {
+      if (!editApplies(current.lf, input)) return yield* Effect.fail(toolError(UNEXPECTEDLY_MODIFIED_MESSAGE))
+      staleRecovered = true
+    }
   }
   const { oldString, updated } = yield* plan(input, current)
   const target = current?.realPath ?? file
@@ -165,20 +185,23 @@ const run = Effect.fn("Edit.call")(function* (input: EditInput, ctx: ToolContext
     try: () => fs.promises.stat(target),
     catch: (error) => toolError(`Failed to stat ${target} after writing: ${errorText(error)}`)
   })
+  // After a recovered stale edit the model has not seen the whole file: only further edits may follow.
   yield* ctx.fileState.record(file, {
     mtimeMs: snapshotMtime(written.mtimeMs),
     contentHash: snapshotHash(updated),
-    partial: false
+    partial: staleRecovered || partialView
   })
   const original = current?.lf ?? ""
   const output: EditOutput = {
-    filePath: file,
+    filePath: input.file_path,
     oldString,
     newString: input.new_string,
     originalFile: original,
     structuredPatch: structuredPatch(original, updated),
     userModified: false,
-    replaceAll: input.replace_all === true
+    replaceAll: input.replace_all === true,
+    staleRecovered,
+    contentNotInContext: partialView
   }
   const result: ToolResult<EditOutput> = { data: output }
   return result
@@ -197,10 +220,7 @@ export const EditTool = buildTool<EditInput, EditOutput>({
   ...fileAt<"file_path", EditInput>("file_path", "write"),
   validateInput: validate,
   call: run,
-  mapResult: (output) =>
-    output.replaceAll
-      ? `The file ${output.filePath} has been updated. All occurrences were successfully replaced.`
-      : `The file ${output.filePath} has been updated successfully.`,
+  mapResult: (output) => editAppliedText(output.filePath, output.replaceAll, output.staleRecovered ? "stale" : output.contentNotInContext ? "partial" : "current"),
   userFacingName: (input) => (input?.old_string === "" ? "Create" : "Update"),
   renderUse: (input) => oneLine(input.file_path, 200),
   renderResult: (output) => {

@@ -1,6 +1,8 @@
 /**
- * Glob (claude-code-spec §3.2–§3.4): files whose path under the search directory matches a glob,
- * newest first, at most 100 (`truncated` and a notice beyond that), absolute paths. Hidden files
+ * Glob: files whose path under the search directory matches a glob, oldest first (as Claude Code
+ * 2.1.332's `rg --sort=modified`), at most 100 (a notice with the total beyond that), relative to
+ * the working directory (absolute outside it). A missing or non-directory path is an error of the
+ * call, not of validation (no `<tool_use_error>` wrapper), as in Claude Code. Hidden files
  * are listed; `.gitignore` is not honoured unless `CLAUDE_CODE_GLOB_NO_IGNORE=false`. ripgrep
  * (`rg --files --glob`) when on PATH, a JS walk with the same selection otherwise
  * (`TOOLGATE_GLOB_ENGINE=js|rg|auto`). Times out after `CLAUDE_CODE_GLOB_TIMEOUT_SECONDS` (20).
@@ -8,20 +10,23 @@
 import * as path from "node:path"
 import { searchUnder } from "./files/pathTraits.js"
 import { Clock, Duration, Effect, Schema } from "effect"
-import { buildTool, reject, type ToolCheckContext, type ToolContext, type ToolResult } from "../Tool.js"
+import { buildTool, reject, type ToolContext, type ToolResult } from "../Tool.js"
 import { ToolError } from "../Errors.js"
 import { optional } from "./schemas.js"
 import { expandPath } from "../services/Permissions/expandPath.js"
 import { oneLine, plural } from "./files/format.js"
-import { CWD_NOTE, errorText, pathProblem, statOrUndefined } from "./files/paths.js"
+import { displayPath, errorText, missingSearchPathMessage, pathProblem, statOrUndefined } from "./files/paths.js"
 import { splitAbsoluteGlob } from "./files/globPattern.js"
 import { listGlobFiles } from "./files/globSearch.js"
-import { sortByMtimeNewestFirst } from "./files/mtimeOrder.js"
+import { sortByMtimeOldestFirst } from "./files/mtimeOrder.js"
 import { engineSetting, GLOB_RESPECTS_IGNORE, GLOB_TIMEOUT_SECONDS } from "./files/settings.js"
 
 export const GLOB_TOOL_NAME = "Glob"
 export const GLOB_MAX_RESULTS = 100
-export const GLOB_TRUNCATED_NOTICE = "(Results are truncated. Consider using a more specific path or pattern.)"
+
+/** The line after a list cut at the limit. */
+export const globTruncatedNotice = (shown: number, total: number): string =>
+  `(Showing ${shown} of ${total} matching files; ${total - shown} more are not listed. Narrow the pattern or path to see the rest.)`
 
 export const GlobInput = Schema.Struct({
   pattern: Schema.String.annotations({ description: "The glob pattern to match files against" }),
@@ -37,26 +42,31 @@ export interface GlobOutput {
   readonly durationMs: number
   readonly numFiles: number
   readonly truncated: boolean
+  /** Matching files before the cut. */
+  readonly totalMatches: number
 }
 
 const PROMPT = `Fast file pattern matching for a codebase of any size.
 - Supports glob patterns such as "**/*.js" or "src/**/*.ts"; a pattern without "/" (like "*.ts") matches at any depth.
-- Returns the matching file paths, most recently modified first, at most ${GLOB_MAX_RESULTS}.
+- Returns the matching file paths, least recently modified first, at most ${GLOB_MAX_RESULTS}.
 - Use it to find files by name. For open-ended searches that need several rounds of globbing and grepping, use the Agent tool instead.
 - Run several searches in one response when they may be useful: they run in parallel.`
 
 const searchTraits = searchUnder<GlobInput>()
 
-const validate = Effect.fn("Glob.validateInput")(function* (input: GlobInput, ctx: ToolCheckContext) {
-  if (input.path === undefined) return
-  const problem = pathProblem(input.path)
-  if (problem !== undefined) return yield* reject(GLOB_TOOL_NAME, problem)
-  const dir = expandPath(input.path, ctx.session.cwd)
-  const stat = yield* Effect.promise(() => statOrUndefined(dir).catch(() => undefined))
-  if (stat === undefined)
-    return yield* reject(GLOB_TOOL_NAME, `Directory does not exist: ${input.path}. ${CWD_NOTE} ${ctx.session.cwd}.`)
-  if (!stat.isDirectory()) return yield* reject(GLOB_TOOL_NAME, `Path is not a directory: ${input.path}`)
-})
+const validate = (input: GlobInput) => {
+  const problem = input.path === undefined ? undefined : pathProblem(input.path)
+  return problem === undefined ? Effect.void : reject(GLOB_TOOL_NAME, problem)
+}
+
+/** A given search directory must exist and be a directory (skipped when an absolute pattern names the directory). */
+const checkSearchDirectory = (given: string, dir: string, cwd: string) =>
+  Effect.gen(function* () {
+    const stat = yield* Effect.promise(() => statOrUndefined(dir).catch(() => undefined))
+    if (stat === undefined)
+      return yield* new ToolError({ reason: yield* Effect.promise(() => missingSearchPathMessage("Directory", given, dir, cwd)) })
+    if (!stat.isDirectory()) return yield* new ToolError({ reason: `Path is not a directory: ${given}` })
+  })
 
 const run = Effect.fn("Glob.call")(function* (input: GlobInput, ctx: ToolContext) {
   const started = yield* Clock.currentTimeMillis
@@ -69,7 +79,7 @@ const run = Effect.fn("Glob.call")(function* (input: GlobInput, ctx: ToolContext
     const split = splitAbsoluteGlob(pattern)
     root = path.resolve(split.base)
     pattern = split.rest
-  }
+  } else if (input.path !== undefined) yield* checkSearchDirectory(input.path, root, ctx.session.cwd)
   const rootStat = yield* Effect.promise(() => statOrUndefined(root).catch(() => undefined))
   const seconds = yield* GLOB_TIMEOUT_SECONDS
   const files: ReadonlyArray<string> =
@@ -87,13 +97,14 @@ const run = Effect.fn("Glob.call")(function* (input: GlobInput, ctx: ToolContext
           })
         )
       : []
-  const sorted = yield* Effect.promise(() => sortByMtimeNewestFirst(files))
-  const filenames = sorted.slice(0, GLOB_MAX_RESULTS)
+  const sorted = yield* Effect.promise(() => sortByMtimeOldestFirst(files))
+  const filenames = sorted.slice(0, GLOB_MAX_RESULTS).map((file) => displayPath(file, ctx.session.cwd))
   const output: GlobOutput = {
     filenames,
     durationMs: (yield* Clock.currentTimeMillis) - started,
     numFiles: filenames.length,
-    truncated: sorted.length > GLOB_MAX_RESULTS
+    truncated: sorted.length > GLOB_MAX_RESULTS,
+    totalMatches: sorted.length
   }
   const result: ToolResult<GlobOutput> = { data: output }
   return result
@@ -102,7 +113,7 @@ const run = Effect.fn("Glob.call")(function* (input: GlobInput, ctx: ToolContext
 export const GlobTool = buildTool<GlobInput, GlobOutput>({
   name: GLOB_TOOL_NAME,
   inputSchema: GlobInput,
-  description: "Find files by glob pattern (e.g. \"**/*.ts\"), most recently modified first.",
+  description: "Find files by glob pattern (e.g. \"**/*.ts\"), least recently modified first.",
   prompt: PROMPT,
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
@@ -112,10 +123,11 @@ export const GlobTool = buildTool<GlobInput, GlobOutput>({
   ...searchTraits,
   validateInput: validate,
   call: run,
+  hookResponse: (output) => ({ ...output, countIsComplete: true }),
   mapResult: (output) =>
     output.numFiles === 0
       ? "No files found"
-      : `${output.filenames.join("\n")}${output.truncated ? `\n${GLOB_TRUNCATED_NOTICE}` : ""}`,
+      : `${output.filenames.join("\n")}${output.truncated ? `\n${globTruncatedNotice(output.numFiles, output.totalMatches)}` : ""}`,
   userFacingName: () => "Search",
   renderUse: (input) =>
     oneLine(`pattern: "${input.pattern}"${input.path === undefined ? "" : `, path: "${input.path}"`}`, 200),

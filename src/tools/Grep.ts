@@ -1,19 +1,21 @@
 /**
- * Grep (claude-code-spec §3.2–§3.4): a ripgrep search with Claude Code's result shapes —
- * `Found N files` + paths (newest first) for files_with_matches, ripgrep's `path:line:text` lines
- * for content, `path:count` lines + a total for count — paginated by head_limit (default 250,
- * 0 = all) and offset, with `[Showing results with pagination = limit: N, offset: M]` when that
- * cut the output. Honours .gitignore, searches hidden files, never enters VCS directories.
+ * Grep: a ripgrep search with Claude Code 2.1.332's result shapes — `Found N files` + paths (newest
+ * first) for files_with_matches, `path:line:text` lines for content, `path:count` lines + a total
+ * over every file for count — with paths relative to the working directory (absolute outside it),
+ * paginated by head_limit (default 250, 0 = all) and offset, with `[Showing results with pagination
+ * = limit: N, offset: M]` when that cut the output. A missing path and ripgrep's refusal of a
+ * pattern, glob or type are errors of the call (no `<tool_use_error>` wrapper). Honours
+ * .gitignore, searches hidden files, never enters VCS directories.
  * ripgrep when on PATH, a JS fallback with the same output otherwise (`TOOLGATE_GREP_ENGINE=js|rg|auto`).
  */
 import { searchUnder } from "./files/pathTraits.js"
 import { Effect, Schema } from "effect"
-import { buildTool, reject, type ToolCheckContext, type ToolContext, type ToolResult } from "../Tool.js"
+import { buildTool, reject, type ToolContext, type ToolResult } from "../Tool.js"
 import { ToolError } from "../Errors.js"
 import { BooleanLike, IntLike, optional } from "./schemas.js"
 import { expandPath } from "../services/Permissions/expandPath.js"
 import { oneLine, plural } from "./files/format.js"
-import { CWD_NOTE, errorText, pathProblem, statOrUndefined } from "./files/paths.js"
+import { displayPath, errorText, missingSearchPathMessage, pathProblem, statOrUndefined } from "./files/paths.js"
 import { splitGlobParameter } from "./files/globPattern.js"
 import { runGrepSearch, type GrepMode } from "./files/grepSearch.js"
 import { sortByMtimeNewestFirst } from "./files/mtimeOrder.js"
@@ -75,9 +77,20 @@ export interface GrepOutput {
   readonly filenames: ReadonlyArray<string>
   readonly content?: string
   readonly numLines?: number
+  /** Content lines before pagination. */
+  readonly totalLines?: number
   readonly numMatches?: number
+  /** Matching files before pagination. */
+  readonly totalFiles?: number
   readonly appliedLimit?: number
   readonly appliedOffset?: number
+}
+
+/** What PostToolUse hooks receive as `tool_response`: Claude Code's keys, in its order. */
+const grepHookResponse = (output: GrepOutput) => {
+  if (output.mode !== "files_with_matches") return output
+  const { mode, filenames, numFiles, ...rest } = output
+  return { mode, filenames, numFiles, ...rest }
 }
 
 const PROMPT = `A search tool built on ripgrep.
@@ -93,15 +106,10 @@ Usage:
 
 const searchTraits = searchUnder<GrepInput>()
 
-const validate = Effect.fn("Grep.validateInput")(function* (input: GrepInput, ctx: ToolCheckContext) {
-  if (input.path === undefined) return
-  const problem = pathProblem(input.path)
-  if (problem !== undefined) return yield* reject(GREP_TOOL_NAME, problem)
-  const target = expandPath(input.path, ctx.session.cwd)
-  const stat = yield* Effect.promise(() => statOrUndefined(target).catch(() => undefined))
-  if (stat === undefined)
-    return yield* reject(GREP_TOOL_NAME, `Path does not exist: ${input.path}. ${CWD_NOTE} ${ctx.session.cwd}.`)
-})
+const validate = (input: GrepInput) => {
+  const problem = input.path === undefined ? undefined : pathProblem(input.path)
+  return problem === undefined ? Effect.void : reject(GREP_TOOL_NAME, problem)
+}
 
 /** `| tail -n +offset | head -limit`, remembering whether the limit cut anything. */
 export const paginate = <A>(items: ReadonlyArray<A>, headLimit: number | undefined, offset: number) => {
@@ -115,10 +123,24 @@ export const paginate = <A>(items: ReadonlyArray<A>, headLimit: number | undefin
   }
 }
 
-const countOf = (line: string): number => {
-  const colon = line.lastIndexOf(":")
-  const n = Number.parseInt(colon === -1 ? line : line.slice(colon + 1), 10)
-  return Number.isNaN(n) ? 0 : n
+/** `path\0N:text` → `<shown path>:N:text`; without line numbers the number goes, its separator stays. */
+const contentLine = (line: string, lineNumbers: boolean, cwd: string): string => {
+  const nul = line.indexOf("\0")
+  if (nul < 0) return lineNumbers ? line : line.replace(/^\d+[:-]/, "")
+  const rest = line.slice(nul + 1)
+  const number = /^(\d+)([:-])/.exec(rest)
+  const separator = number?.[2] ?? ":"
+  return `${displayPath(line.slice(0, nul), cwd)}${separator}${lineNumbers || number === null ? rest : rest.slice(number[0].length)}`
+}
+
+/** `path\0N` → the shown path and the count. */
+const countLine = (line: string, cwd: string): { readonly text: string; readonly count: number } => {
+  const nul = line.indexOf("\0")
+  const count = Number.parseInt(nul < 0 ? line : line.slice(nul + 1), 10)
+  return {
+    text: nul < 0 ? line : `${displayPath(line.slice(0, nul), cwd)}:${line.slice(nul + 1)}`,
+    count: Number.isNaN(count) ? 0 : count
+  }
 }
 
 const run = Effect.fn("Grep.call")(function* (input: GrepInput, ctx: ToolContext) {
@@ -128,7 +150,8 @@ const run = Effect.fn("Grep.call")(function* (input: GrepInput, ctx: ToolContext
     catch: (e) => new ToolError({ reason: errorText(e) })
   })
   const stat = yield* Effect.promise(() => statOrUndefined(root).catch(() => undefined))
-  if (stat === undefined) return yield* Effect.fail(new ToolError({ reason: `Path does not exist: ${root}. ${CWD_NOTE} ${cwd}.` }))
+  if (stat === undefined)
+    return yield* new ToolError({ reason: yield* Effect.promise(() => missingSearchPathMessage("Path", input.path ?? root, root, cwd)) })
   if (!stat.isDirectory() && !stat.isFile())
     return yield* Effect.fail(new ToolError({ reason: `Cannot search ${root}: it is neither a regular file nor a directory.` }))
   const mode: GrepMode = input.output_mode ?? "files_with_matches"
@@ -136,7 +159,9 @@ const run = Effect.fn("Grep.call")(function* (input: GrepInput, ctx: ToolContext
   const headLimit = input.head_limit
   const limit = headLimit ?? DEFAULT_HEAD_LIMIT
   const content = mode === "content"
+  const lineNumbers = content && input["-n"] !== false
   const around = input.context ?? input["-C"]
+  const maxRecords = content && limit > 0 ? offset + limit + 1 : undefined
   const raw = yield* runGrepSearch(
     {
       root,
@@ -145,13 +170,13 @@ const run = Effect.fn("Grep.call")(function* (input: GrepInput, ctx: ToolContext
       mode,
       caseInsensitive: input["-i"] === true,
       multiline: input.multiline === true,
-      lineNumbers: content && input["-n"] !== false,
+      lineNumbers: content,
       onlyMatching: content && input["-o"] === true,
       before: content ? (around ?? input["-B"] ?? 0) : 0,
       after: content ? (around ?? input["-A"] ?? 0) : 0,
       globs: input.glob === undefined ? [] : splitGlobParameter(input.glob),
       type: input.type,
-      maxRecords: mode !== "files_with_matches" && limit > 0 ? offset + limit + 1 : undefined
+      maxRecords
     },
     yield* engineSetting("TOOLGATE_GREP_ENGINE")
   )
@@ -159,20 +184,27 @@ const run = Effect.fn("Grep.call")(function* (input: GrepInput, ctx: ToolContext
   if (raw.kind === "files") {
     const sorted = yield* Effect.promise(() => sortByMtimeNewestFirst(raw.files))
     const page = paginate(sorted, headLimit, offset)
-    output = { mode, numFiles: page.items.length, filenames: page.items, ...limits(page) }
+    const filenames = page.items.map((file) => displayPath(file, cwd))
+    output = { mode, numFiles: filenames.length, filenames, totalFiles: sorted.length, ...limits(page) }
   } else if (mode === "count") {
-    const page = paginate(raw.lines, headLimit, offset)
+    const counted = raw.lines.map((line) => countLine(line, cwd))
+    const page = paginate(counted, headLimit, offset)
     output = {
       mode,
-      numFiles: page.items.length,
+      numFiles: counted.length,
       filenames: [],
-      content: page.items.join("\n"),
-      numMatches: page.items.reduce((sum, line) => sum + countOf(line), 0),
+      content: page.items.map((line) => line.text).join("\n"),
+      numMatches: counted.reduce((sum, line) => sum + line.count, 0),
       ...limits(page)
     }
   } else {
     const page = paginate(raw.lines, headLimit, offset)
-    output = { mode, numFiles: 0, filenames: [], content: page.items.join("\n"), numLines: page.items.length, ...limits(page) }
+    const lines = page.items.map((line) => contentLine(line, lineNumbers, cwd))
+    output = { mode, numFiles: 0, filenames: [], content: lines.join("\n"), numLines: lines.length,
+      // the search may stop once it has enough lines: at most that many are counted
+      totalLines: Math.min(raw.lines.length, maxRecords ?? Number.POSITIVE_INFINITY),
+      ...limits(page)
+    }
   }
   const result: ToolResult<GrepOutput> = { data: output }
   return result
@@ -193,17 +225,21 @@ const limitInfo = (output: GrepOutput): string =>
 
 export const grepResultText = (output: GrepOutput): string => {
   const info = limitInfo(output)
+  const offsetGiven = output.appliedOffset !== undefined
   switch (output.mode) {
-    case "content":
-      return `${output.content || "No matches found"}${info === "" ? "" : `\n\n[Showing results with pagination = ${info}]`}`
+    case "content": {
+      const text = output.content || (offsetGiven && (output.totalLines ?? 0) > 0 ? "No entries at this offset" : "No matches found")
+      return info === "" ? text : `${text}\n\n[Showing results with pagination = ${info}]`
+    }
     case "count": {
       const matches = output.numMatches ?? 0
-      return `${output.content || "No matches found"}\n\nFound ${matches} total ${plural(matches, "occurrence", "occurrences")} across ${output.numFiles} ${plural(output.numFiles, "file", "files")}.${info === "" ? "" : ` with pagination = ${info}`}`
+      const text = output.content || (matches > 0 ? "No entries at this offset" : "No matches found")
+      return `${text}\n\nFound ${matches} total ${plural(matches, "occurrence", "occurrences")} across ${output.numFiles} ${plural(output.numFiles, "file", "files")}.${info === "" ? "" : ` with pagination = ${info}`}`
     }
     case "files_with_matches":
-      return output.numFiles === 0
-        ? "No files found"
-        : `Found ${output.numFiles} ${plural(output.numFiles, "file", "files")}${info === "" ? "" : ` ${info}`}\n${output.filenames.join("\n")}`
+      if (output.numFiles === 0)
+        return offsetGiven && (output.totalFiles ?? 0) > 0 ? `No entries at this offset. [Showing results with pagination = ${info}]` : "No files found"
+      return `Found ${output.numFiles} ${plural(output.numFiles, "file", "files")}${info === "" ? "" : ` ${info}`}\n${output.filenames.join("\n")}`
   }
 }
 
@@ -221,6 +257,7 @@ export const GrepTool = buildTool<GrepInput, GrepOutput>({
   validateInput: validate,
   call: run,
   mapResult: grepResultText,
+  hookResponse: grepHookResponse,
   userFacingName: () => "Search",
   renderUse: (input) =>
     oneLine(

@@ -31,7 +31,6 @@ import { snapshotMtime } from "./files/freshness.js"
 import { READ_MAX_OUTPUT_TOKENS } from "./files/settings.js"
 
 export const READ_TOOL_NAME = "Read"
-export const DEFAULT_READ_LINES = 2000
 export const MAX_READ_BYTES = 262_144
 const MAX_NOTEBOOK_BYTES = 100 * 1024 * 1024
 
@@ -58,6 +57,8 @@ export type ReadOutput =
         readonly numLines: number
         readonly startLine: number
         readonly totalLines: number
+        /** Set when a whole-file read was cut to its first page (over the token limit). */
+        readonly truncationNote?: string
       }
     }
   | {
@@ -78,7 +79,7 @@ const PROMPT = `Reads a file from the local filesystem. Any file on the machine 
 
 Usage:
 - file_path must be an absolute path.
-- By default up to ${DEFAULT_READ_LINES} lines are read from the start of the file. offset (a 1-based line number) and limit let you read part of a long file; otherwise prefer reading the whole file.
+- By default the whole file is read. offset (a 1-based line number) and limit let you read part of a long file; otherwise prefer reading the whole file.
 - Lines come back numbered: the line number, a tab, then the line exactly as in the file. Never include the number or the tab in text you pass to Edit.
 - A whole-file read of a file larger than ${formatFileSize(MAX_READ_BYTES)}, or any read whose text exceeds the token limit, returns an error; read such files in parts with offset and limit, or search them with Grep.
 - Images (PNG, JPG, GIF, WEBP) come back as images you can see.
@@ -92,43 +93,104 @@ const EMPTY_FILE_NOTICE = "<system-reminder>Warning: the file exists but the con
 const offsetNotice = (startLine: number, totalLines: number) =>
   `<system-reminder>Warning: the file exists but is shorter than the provided offset (${startLine}). The file has ${totalLines} lines.</system-reminder>`
 
+/** Claude Code's hint after a read over a limit (its `allow_large` input). */
+const ALLOW_LARGE_HINT =
+  " To read it anyway, up to what still fits in your context, call Read again with allow_large: true \u2014 only if you genuinely need all of it or the user asked for the whole file."
+
 const tooLargeMessage = (size: number) =>
-  `File content (${formatFileSize(size)}) exceeds maximum allowed size (${formatFileSize(MAX_READ_BYTES)}). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.`
+  `File content (${formatFileSize(size)}) exceeds maximum allowed size (${formatFileSize(MAX_READ_BYTES)}). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.${ALLOW_LARGE_HINT}`
 
 const tooManyTokensMessage = (tokens: number, max: number) =>
-  `File content (${tokens} tokens) exceeds maximum allowed tokens (${max}). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.`
+  `File content (${tokens} tokens) exceeds maximum allowed tokens (${max}). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.${ALLOW_LARGE_HINT}`
+
+/** The note after the first page of a whole-file read over the token limit. */
+const partialPageNote = (file: string, page: PartialPage, totalLines: number, tokens: number, max: number): string =>
+  page.byLines
+    ? `[Truncated: PARTIAL view \u2014 ${file}: showing lines 1-${page.lines} of ${totalLines} total (${tokens} tokens, cap ${max}). Call Read with offset=${page.lines + 1} limit=${page.lines} for the next page, or Grep to find a specific section.${ALLOW_LARGE_HINT} Do NOT answer from this page alone if the answer may be further in the file.]`
+    : `[Truncated: PARTIAL view \u2014 ${file}: showing the first ${page.text.length} of ${page.of} characters (${tokens} tokens, cap ${max}); this file has very long lines and cannot be paginated by line. Use Grep to find a specific section, or Read with offset/limit to page through it.${ALLOW_LARGE_HINT} Do NOT answer from this excerpt alone if the answer may be elsewhere in the file.]`
+
+interface PartialPage {
+  readonly text: string
+  readonly lines: number
+  readonly byLines: boolean
+  readonly of: number
+}
+
+/**
+ * The first page of a text over the token cap, as Claude Code cuts it: about 85% of the cap's share
+ * of the lines, shrunk until it fits; by characters when even one line does not fit.
+ */
+const firstPage = (content: string, tokens: number, max: number): PartialPage => {
+  const lines = content.split("\n")
+  const charsPerToken = Math.max(0.5, content.length / Math.max(1, tokens))
+  const estimate = (text: string) => text.length / charsPerToken
+  let count = Math.max(1, Math.min(lines.length, Math.floor(((lines.length * max) / Math.max(1, tokens)) * 0.85)))
+  let text = lines.slice(0, count).join("\n")
+  for (let i = 0; i < 6 && estimate(text) > max && count > 1; i++) {
+    count = Math.max(1, Math.floor(count * 0.7))
+    text = lines.slice(0, count).join("\n")
+  }
+  if (estimate(text) <= max && text.trim() !== "") return { text, lines: count, byLines: true, of: content.length }
+  let chars = Math.max(1, Math.floor(max * charsPerToken * 0.85))
+  for (let i = 0; i < 6; i++) {
+    text = content.slice(0, chars)
+    if (estimate(text) <= max) break
+    chars = Math.max(1, Math.floor(chars * 0.7))
+  }
+  const last = text.charCodeAt(text.length - 1)
+  if (last >= 0xd800 && last <= 0xdbff) text = text.slice(0, -1)
+  return { text, lines: text.split("\n").length, byLines: false, of: content.length }
+}
 
 const fail = (reason: string) => Effect.fail(new ToolError({ reason }))
 
 const fsFailure = (file: string) => (error: unknown) =>
   new ToolError({ reason: `Failed to read ${file}: ${errorText(error)}` })
 
-const estimateTokens = (text: string): number => Math.round(text.length / 4)
+/** A whole-file read is counted as the API counts it (the oracle's count: ceil(chars / 4)); a ranged one is estimated. */
+const countTokens = (text: string, whole: boolean): number => (whole ? Math.ceil(text.length / 4) : Math.round(text.length / 4))
 
 const readText = (file: string, stat: fs.Stats, input: ReadInput, ctx: ToolContext) =>
   Effect.gen(function* () {
     const maxTokens = yield* READ_MAX_OUTPUT_TOKENS
-    const whole = input.offset === undefined && input.limit === undefined
+    // Claude Code takes a limit that is not positive as no limit, and numbers lines from offset 0 when given 0.
+    const limit = input.limit !== undefined && input.limit > 0 ? input.limit : undefined
+    const whole = input.offset === undefined && limit === undefined
     if (whole && stat.size > MAX_READ_BYTES) return yield* fail(tooLargeMessage(stat.size))
-    const startLine = Math.max(1, input.offset ?? 1)
+    const firstIndex = Math.max(0, (input.offset ?? 1) - 1)
+    const startLine = input.offset === 0 ? 0 : firstIndex + 1
     const range = yield* Effect.tryPromise({
-      try: (signal) => readLineRange(file, startLine - 1, input.limit ?? DEFAULT_READ_LINES, signal),
+      // No line cap without a limit (Claude Code 2.1.332); memory stays bounded: more lines than this are over the token cap anyway.
+      try: (signal) => readLineRange(file, firstIndex, limit ?? maxTokens * 4 + 2, signal),
       catch: fsFailure(file)
     })
     if ("binary" in range) return yield* fail(binaryContentMessage(file))
-    const lines = startLine === 1 && range.lines.length > 0 ? [stripBom(range.lines[0]!), ...range.lines.slice(1)] : range.lines
-    const content = lines.join("\n")
-    const tokens = estimateTokens(content)
-    if (tokens > maxTokens) return yield* fail(tooManyTokensMessage(tokens, maxTokens))
-    const sawAll = startLine === 1 && lines.length >= range.totalLines
+    let lines = firstIndex === 0 && range.lines.length > 0 ? [stripBom(range.lines[0]!), ...range.lines.slice(1)] : range.lines
+    const firstPageRead = (input.offset ?? 1) <= 1 && limit === undefined
+    const tokens = countTokens(lines.join("\n"), firstPageRead)
+    let note: string | undefined
+    if (tokens > maxTokens) {
+      if (!firstPageRead) return yield* fail(tooManyTokensMessage(tokens, maxTokens))
+      const page = firstPage(lines.join("\n"), tokens, maxTokens)
+      lines = page.text.split("\n")
+      note = partialPageNote(file, page, range.totalLines, tokens, maxTokens)
+    }
+    const sawAll = firstIndex === 0 && lines.length >= range.totalLines
     yield* ctx.fileState.record(file, {
       mtimeMs: snapshotMtime(stat.mtimeMs),
       contentHash: range.contentHash,
-      partial: !whole && !sawAll
+      partial: note !== undefined || (!whole && !sawAll)
     })
     const output: ReadOutput = {
       type: "text",
-      file: { filePath: file, content, numLines: lines.length, startLine, totalLines: range.totalLines }
+      file: {
+        filePath: file,
+        content: lines.join("\n"),
+        numLines: lines.length,
+        startLine,
+        totalLines: range.totalLines,
+        ...(note === undefined ? {} : { truncationNote: note })
+      }
     }
     return output
   })
@@ -164,7 +226,7 @@ const readNotebook = (file: string, stat: fs.Stats, ctx: ToolContext) =>
       try: () => parseNotebook(stripBom(text)),
       catch: (error) => new ToolError({ reason: `Notebook is not valid JSON: ${errorText(error)}` })
     })
-    const tokens = estimateTokens(renderNotebook(cells))
+    const tokens = countTokens(renderNotebook(cells), true)
     if (tokens > maxTokens)
       return yield* fail(
         `Notebook content (${tokens} tokens) exceeds maximum allowed tokens (${maxTokens}). Use Bash with jq to read specific cells, e.g. jq '.cells[:20]' "${file}".`
@@ -181,8 +243,11 @@ const mapReadResult = (output: ReadOutput): ToolResultContent => {
     case "notebook":
       return output.file.cells.length === 0 ? "<system-reminder>Warning: the notebook exists but has no cells.</system-reminder>" : renderNotebook(output.file.cells)
     case "text": {
-      const { content, numLines, startLine, totalLines } = output.file
-      if (numLines > 0) return numberLines(content.split("\n"), startLine)
+      const { content, numLines, startLine, totalLines, truncationNote } = output.file
+      if (numLines > 0)
+        return truncationNote === undefined
+          ? numberLines(content.split("\n"), startLine)
+          : `${numberLines(content.split("\n"), startLine)}\n\n<system-reminder>\n${truncationNote}\n</system-reminder>`
       return totalLines === 0 ? EMPTY_FILE_NOTICE : offsetNotice(startLine, totalLines)
     }
   }
@@ -217,9 +282,7 @@ export const ReadTool = buildTool<ReadInput, ReadOutput>({
     const stat = yield* Effect.tryPromise({ try: () => statOrUndefined(file), catch: fsFailure(file) })
     if (stat === undefined) return yield* fail(yield* Effect.promise(() => fileNotFoundMessage(file, cwd)))
     if (stat.isDirectory())
-      return yield* fail(
-        `EISDIR: illegal operation on a directory, read '${file}'. This path is a directory, not a file; list it with Glob or ls through Bash.`
-      )
+      return yield* fail(`EISDIR: illegal operation on a directory, read '${file}'`)
     if (!stat.isFile()) return yield* fail(`Cannot read '${input.file_path}': it is not a regular file.`)
     const extension = extensionOf(file)
     const data: ReadOutput = IMAGE_EXTENSIONS.has(extension)

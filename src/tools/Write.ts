@@ -11,7 +11,8 @@ import { buildTool, reject, type ToolCheckContext, type ToolContext, type ToolRe
 import { ToolError } from "../Errors.js"
 import { expandPath } from "../services/Permissions/expandPath.js"
 import { oneLine, plural } from "./files/format.js"
-import { errorText, isAbsoluteInput, pathProblem, relativePathMessage, statOrUndefined } from "./files/paths.js"
+import { errorText, pathProblem, statOrUndefined } from "./files/paths.js"
+import { isDirectoryText, writeCreatedText, writeUpdatedText } from "./files/messages.js"
 import { readCurrentFile } from "./files/currentFile.js"
 import {
   freshness,
@@ -36,6 +37,7 @@ export type WriteInput = typeof WriteInput.Type
 
 export interface WriteOutput {
   readonly type: "create" | "update"
+  /** The file_path as the model gave it (relative paths are resolved against the working directory). */
   readonly filePath: string
   readonly content: string
   /** Empty for a new file. */
@@ -47,7 +49,7 @@ export interface WriteOutput {
 const PROMPT = `Writes a file to the local filesystem.
 
 Usage:
-- file_path must be an absolute path. Missing parent directories are created.
+- file_path should be an absolute path (a relative one is taken from the working directory). Missing parent directories are created.
 - An existing file is overwritten. Read an existing file with the Read tool before writing it; writing a file you have not read in full (or that changed since you read it) fails.
 - Prefer the Edit tool for changes to existing files: it only sends what changes. Use Write for new files or complete rewrites.
 - Do not create documentation files (*.md, README) unless asked to.`
@@ -58,13 +60,12 @@ const validate = Effect.fn("Write.validateInput")(function* (input: WriteInput, 
   const rejectWith = (text: string) => reject(WRITE_TOOL_NAME, text)
   const problem = pathProblem(input.file_path)
   if (problem !== undefined) return yield* rejectWith(problem)
-  if (!isAbsoluteInput(input.file_path)) return yield* rejectWith(relativePathMessage(input.file_path, ctx.session.cwd))
   const file = expandPath(input.file_path, ctx.session.cwd)
   const stat = yield* Effect.tryPromise(() => statOrUndefined(file)).pipe(
     Effect.catchAll((error) => rejectWith(`Cannot access ${file}: ${errorText(error.cause)}`))
   )
   if (stat === undefined) return
-  if (stat.isDirectory()) return yield* rejectWith(`Cannot write to ${file}: it is a directory, not a file.`)
+  if (stat.isDirectory()) return yield* rejectWith(isDirectoryText(input.file_path))
   const current = yield* Effect.tryPromise(() => readCurrentFile(file)).pipe(
     Effect.catchAll((error) => rejectWith(`Cannot read ${file}: ${errorText(error.cause)}`))
   )
@@ -77,7 +78,6 @@ const validate = Effect.fn("Write.validateInput")(function* (input: WriteInput, 
 
 const run = Effect.fn("Write.call")(function* (input: WriteInput, ctx: ToolContext) {
   const cwd = ctx.session.cwd
-  if (!isAbsoluteInput(input.file_path)) return yield* Effect.fail(toolError(relativePathMessage(input.file_path, cwd)))
   const file = yield* Effect.try({ try: () => expandPath(input.file_path, cwd), catch: (e) => toolError(errorText(e)) })
   yield* makeParentDirectories(file, path.dirname(file))
   const current = yield* Effect.tryPromise({
@@ -103,10 +103,10 @@ const run = Effect.fn("Write.call")(function* (input: WriteInput, ctx: ToolConte
   yield* ctx.fileState.record(file, { mtimeMs: snapshotMtime(written.mtimeMs), contentHash: snapshotHash(text), partial: false })
   const output: WriteOutput =
     current === undefined
-      ? { type: "create", filePath: file, content: input.content, structuredPatch: [], originalFile: null }
+      ? { type: "create", filePath: input.file_path, content: input.content, structuredPatch: [], originalFile: null }
       : {
           type: "update",
-          filePath: file,
+          filePath: input.file_path,
           content: input.content,
           structuredPatch: structuredPatch(current.lf, toLf(input.content)),
           originalFile: current.lf
@@ -130,10 +130,8 @@ export const WriteTool = buildTool<WriteInput, WriteOutput>({
   ...fileAt<"file_path", WriteInput>("file_path", "write"),
   validateInput: validate,
   call: run,
-  mapResult: (output) =>
-    output.type === "create"
-      ? `File created successfully at: ${output.filePath}`
-      : `The file ${output.filePath} has been updated successfully.`,
+  hookResponse: (output) => ({ ...output, userModified: false }),
+  mapResult: (output) => (output.type === "create" ? writeCreatedText(output.filePath) : writeUpdatedText(output.filePath)),
   renderUse: (input) => oneLine(input.file_path, 200),
   renderResult: (output) => {
     if (output.type === "create") {

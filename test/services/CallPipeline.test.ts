@@ -53,7 +53,15 @@ describe("CallPipeline", () => {
     checkPermissions: () => Effect.succeed({ behavior: "allow" }),
     call: () => Effect.succeed({ data: Array.from({ length: 500 }, (_, i) => `line ${i}`).join("\n") })
   })
-  const tools = [strictTool, askTool, bigTool, fakeTool("Safe", { safe: true, probe })]
+  const unboundedTool = buildTool({
+    name: "Unbounded",
+    inputSchema: Schema.Struct({}),
+    description: "a large result that is never spilled (as Read's)",
+    maxResultSizeChars: Number.POSITIVE_INFINITY,
+    checkPermissions: () => Effect.succeed({ behavior: "allow" }),
+    call: () => Effect.succeed({ data: "x".repeat(80_000) })
+  })
+  const tools = [strictTool, askTool, bigTool, unboundedTool, fakeTool("Safe", { safe: true, probe })]
   const runtime = testRuntime({ tools, cwd })
 
   it.layer(runtime)((it) => {
@@ -106,6 +114,13 @@ describe("CallPipeline", () => {
         expect(outcome.result.content).toBe("Claude requested permissions to use Asky, but you haven't granted it yet.")
         expect(outcome.error?._tag).toBe("PermissionDenied")
         expect(probe.ran.has("asky:x")).toBe(false)
+      })
+    )
+
+    it.effect("never spills the result of a tool without a size threshold (Read), whatever its size", () =>
+      Effect.gen(function* () {
+        const outcome = yield* runOne("Unbounded", {}, cwd)
+        expect(outcome.result.content).toBe("x".repeat(80_000))
       })
     )
 

@@ -109,7 +109,8 @@ describe("replacing stages", () => {
                     error: undefined,
                     input: {},
                     newMessages: [],
-                    additionalContext: [],
+                    remindersBefore: [],
+                    remindersAfter: [],
                     notices: []
                   }),
                 errorOutcome: () => {

@@ -29,6 +29,21 @@ const setup = Effect.gen(function* () {
 const inProject = (name: string) => path.join(box.project, name)
 
 describe("Bash run_in_background", () => {
+  it.scopedLive("output past the limit stops the task; TaskOutput says why and the file ends at the limit", () =>
+    Effect.gen(function* () {
+      const tasks = yield* makeBackgroundTasks({ killGraceMs: 200, maxOutputBytes: 64 * 1024 })
+      const [bash, taskOutput] = makeBackgroundTools(tasks, { killGraceMs: 200 })
+      const started = yield* runTool(bash!, { command: "yes toolgate", run_in_background: true }, box.session)
+      const id = taskIdOf(started.text)
+      const read = yield* runTool(taskOutput!, { task_id: id, block: true, timeout: 60_000 }, box.session)
+      expect(read.text).toContain("<status>killed</status>")
+      expect(read.text).toContain("<stopped>Command killed: output file exceeded 64KB</stopped>")
+      const task = Option.getOrThrow(yield* tasks.get(id))
+      expect(task).toMatchObject({ status: "killed", stoppedBy: "output limit" })
+      expect(fs.statSync(task.outputFile).size).toBeLessThanOrEqual(64 * 1024 + 64)
+      expect(isProcessAlive(task.pid)).toBe(false)
+    }))
+
   it.scopedLive("returns at once with an id and the output file under <sessionDir>/tasks, with Claude Code's text", () =>
     Effect.gen(function* () {
       const { bash, tasks } = yield* setup
@@ -37,7 +52,9 @@ describe("Bash run_in_background", () => {
       const id = taskIdOf(started.text)
       expect(id).toMatch(/^b[0-9a-z]{8}$/)
       const file = path.join(box.sessionDir, "tasks", `${id}.output`)
-      expect(started.text).toBe(`Command running in background with ID: ${id}. Output is being written to: ${file}`)
+      expect(started.text).toBe(
+        `Command running in background with ID: ${id}. Output is being written to: ${file}. You will be notified when it completes. To check interim output, use Read on that file path.`
+      )
       expect(bash.hookResponse(started.data)).toMatchObject({ stdout: "", exitCode: 0, backgroundTaskId: id })
       yield* waitUntil("hello in the output file", fileContains(file, "hello\n"))
       const task = Option.getOrThrow(yield* tasks.get(id))

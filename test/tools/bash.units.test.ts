@@ -44,7 +44,8 @@ describe("OutputCapture", () => {
         maxRetained = Math.max(maxRetained, capture.retainedChars)
       }
       const result = capture.finish()
-      expect(maxRetained).toBeLessThanOrEqual(maxChars)
+      // each stream's head and tail, and the first maxChars of both together
+      expect(maxRetained).toBeLessThanOrEqual(2 * maxChars)
       expect(result.truncated).toBe(true)
       expect(result.outputFile).toBe(spillPath)
       expect(fs.statSync(spillPath).size).toBe(written)
@@ -129,16 +130,36 @@ describe("benign exit 1", () => {
 })
 
 describe("result texts", () => {
-  const base = { stdout: "", stderr: "", exitCode: 0, interrupted: false, timedOut: false, timeoutMs: 1000, notices: [] }
-  it("success: stdout, stderr, notices", () => {
-    expect(successText({ ...base, stdout: "\n\nout\n", stderr: " err \n", notices: ["note"] })).toBe("out\nerr\nnote")
+  const base = {
+    stdout: "",
+    stderr: "",
+    combined: "",
+    totalChars: 0,
+    totalBytes: 0,
+    truncated: false,
+    exitCode: 0,
+    interrupted: false,
+    timedOut: false,
+    timeoutMs: 1000,
+    notices: []
+  }
+  it("success: both streams in the order written, then notices", () => {
+    expect(successText({ ...base, combined: "\n\ne1\nout\ne2 \n", notices: ["note"] })).toBe("e1\nout\ne2\nnote")
     expect(successText(base)).toBe("")
   })
-  it("failure: Exit code, stderr, stdout", () => {
-    expect(failureText({ ...base, exitCode: 2, stdout: "out", stderr: "err" })).toBe("Exit code 2\nerr\nout")
-    expect(failureText({ ...base, timedOut: true, interrupted: true, timeoutMs: 120_000 })).toBe(
-      "Command timed out after 2m 0s; the command and every process it started were killed"
+  it("success over the limit: the persisted-output preview", () => {
+    const combined = Array.from({ length: 3000 }, (_, i) => `${i + 1}`).join("\n")
+    const text = successText({ ...base, combined, totalChars: 40_000, truncated: true, outputFile: "/s/out.txt" })
+    const lines = text.split("\n")
+    expect(lines.slice(0, 4)).toEqual(["<persisted-output>", "Output too large (39.1KB). Full output saved to: /s/out.txt", "", "Preview (first 2KB):"])
+    expect(lines.slice(-2)).toEqual(["...", "</persisted-output>"])
+  })
+  it("failure: Exit code, then the output; a timeout names its limit", () => {
+    expect(failureText({ ...base, exitCode: 2, combined: "e1\nout\ne2\n" })).toBe("Exit code 2\ne1\nout\ne2")
+    expect(failureText({ ...base, exitCode: 143, timedOut: true, interrupted: true, timeoutMs: 120_000, combined: "partial\n" })).toBe(
+      "Exit code 143\nCommand timed out after 2m 0s\npartial"
     )
+    expect(failureText({ ...base, exitCode: 143, timedOut: true, interrupted: true, timeoutMs: 1000 })).toBe("Exit code 143\nCommand timed out after 1s")
   })
 })
 

@@ -14,6 +14,9 @@ afterEach(() => removeDir(dir))
 
 const NOT_READ = "File has not been read yet. Read it first before writing to it."
 const MODIFIED = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."
+const CURRENT = " (file state is current in your context \u2014 no need to Read it back)"
+const STALE_APPLIED =
+  " (note: the file had been modified on disk since you last read it \u2014 the edit applied cleanly, but the file contains other changes not in your context. Read it before edits that depend on surrounding content.)"
 
 const readFile = (env: Env, file: string, extra: Record<string, unknown> = {}) => runTool(ReadTool, { file_path: file, ...extra }, env)
 const edit = (env: Env, input: Record<string, unknown>) => runTool(EditTool, input, env)
@@ -25,7 +28,7 @@ describe("Edit", () => {
       const file = write(path.join(dir, "app.ts"), "const a = 1\nconst b = 2\n")
       yield* readFile(env, file)
       const out = yield* edit(env, { file_path: file, old_string: "const b = 2", new_string: "const b = 3" })
-      expect(out).toMatchObject({ stage: "ok", text: `The file ${file} has been updated successfully.` })
+      expect(out).toMatchObject({ stage: "ok", text: `The file ${file} has been updated successfully.${CURRENT}` })
       expect(fs.readFileSync(file, "utf8")).toBe("const a = 1\nconst b = 3\n")
       expect((yield* readFile(env, file)).text).toBe("1\tconst a = 1\n2\tconst b = 3\n3\t")
       // the snapshot was updated by the edit: a second edit needs no new read
@@ -38,7 +41,9 @@ describe("Edit", () => {
         originalFile: "const a = 1\nconst b = 3\n",
         structuredPatch: [{ oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines: ["-const a = 1", "+const a = 0", " const b = 3"] }],
         userModified: false,
-        replaceAll: false
+        replaceAll: false,
+        staleRecovered: false,
+        contentNotInContext: false
       })
     }))
 
@@ -50,15 +55,30 @@ describe("Edit", () => {
       expect(fs.readFileSync(file, "utf8")).toBe("hello")
     }))
 
-  it.effect("a file changed outside after the read is refused (check 8)", () =>
+  it.effect("a file changed outside after the read: refused when old_string no longer applies (check 8)", () =>
     Effect.gen(function* () {
       const env = yield* makeEnv(dir)
       const file = write(path.join(dir, "x.txt"), "hello world")
       yield* readFile(env, file)
-      fs.writeFileSync(file, "hello there world")
+      fs.writeFileSync(file, "goodbye world")
       touch(file, 10)
       expect(yield* edit(env, { file_path: file, old_string: "hello", new_string: "bye" })).toEqual({ stage: "rejected", text: MODIFIED })
-      expect(fs.readFileSync(file, "utf8")).toBe("hello there world")
+      expect(fs.readFileSync(file, "utf8")).toBe("goodbye world")
+    }))
+
+  it.effect("a file changed outside after the read: applied when old_string still applies, with a note", () =>
+    Effect.gen(function* () {
+      const env = yield* makeEnv(dir)
+      const file = write(path.join(dir, "x.txt"), "hello world\n")
+      yield* readFile(env, file)
+      fs.writeFileSync(file, "hello world\nmore\n")
+      touch(file, 10)
+      const out = yield* edit(env, { file_path: file, old_string: "hello", new_string: "bye" })
+      expect(out).toMatchObject({ stage: "ok", text: `The file ${file} has been updated successfully.${STALE_APPLIED}` })
+      expect(fs.readFileSync(file, "utf8")).toBe("bye world\nmore\n")
+      // the model has not seen the whole file: a Write now needs a Read first
+      const { WriteTool } = yield* Effect.promise(() => import("../../src/tools/Write.js"))
+      expect(yield* runTool(WriteTool, { file_path: file, content: "x" }, env)).toEqual({ stage: "rejected", text: NOT_READ })
     }))
 
   it.effect("a newer mtime with the same content is fine after a full read", () =>
@@ -70,31 +90,39 @@ describe("Edit", () => {
       expect((yield* edit(env, { file_path: file, old_string: "world", new_string: "there" })).stage).toBe("ok")
     }))
 
-  it.effect("a change between validateInput and call is refused, not overwritten", () =>
+  it.effect("a change between validateInput and call is refused when the edit no longer applies, not overwritten", () =>
     Effect.gen(function* () {
       const env = yield* makeEnv(dir)
       const file = write(path.join(dir, "race.txt"), "value = 1\n")
       yield* readFile(env, file)
       const input = { file_path: file, old_string: "value = 1", new_string: "value = 2" }
       yield* EditTool.validateInput(input, env.check)
-      fs.writeFileSync(file, "value = 1\nother = 9\n")
+      fs.writeFileSync(file, "value = 7\nother = 9\n")
       touch(file, 5)
       const result = yield* Effect.either(EditTool.call(input, env.ctx))
       expect(Either.isLeft(result) && result.left.reason).toBe(
         "File has been unexpectedly modified. Read it again before attempting to write it."
       )
-      expect(fs.readFileSync(file, "utf8")).toBe("value = 1\nother = 9\n")
+      expect(fs.readFileSync(file, "utf8")).toBe("value = 7\nother = 9\n")
     }))
 
-  it.effect("a range read allows an edit, but then any mtime change refuses it", () =>
+  it.effect("a range read allows an edit; after an mtime change only an edit that still applies goes through", () =>
     Effect.gen(function* () {
       const env = yield* makeEnv(dir)
       const file = write(path.join(dir, "r.txt"), "a\nb\nc\n")
       yield* readFile(env, file, { offset: 2, limit: 1 })
-      expect((yield* edit(env, { file_path: file, old_string: "b", new_string: "B" })).stage).toBe("ok")
+      // only part of the file was read: no claim that the model holds it all
+      expect(yield* edit(env, { file_path: file, old_string: "b", new_string: "B" })).toMatchObject({
+        stage: "ok",
+        text: `The file ${file} has been updated successfully.`
+      })
       yield* readFile(env, file, { offset: 1, limit: 1 })
       touch(file, 10)
-      expect(yield* edit(env, { file_path: file, old_string: "c", new_string: "C" })).toEqual({ stage: "rejected", text: MODIFIED })
+      expect(yield* edit(env, { file_path: file, old_string: "zzz", new_string: "C" })).toEqual({ stage: "rejected", text: MODIFIED })
+      expect(yield* edit(env, { file_path: file, old_string: "c", new_string: "C" })).toMatchObject({
+        stage: "ok",
+        text: `The file ${file} has been updated successfully.${STALE_APPLIED}`
+      })
     }))
 
   it.effect("replace_all replaces every occurrence; without it several matches are an error (check 10)", () =>
@@ -107,7 +135,7 @@ describe("Edit", () => {
         text: "Found 3 matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: foo"
       })
       const out = yield* edit(env, { file_path: file, old_string: "foo", new_string: "qux", replace_all: "true" })
-      expect(out.text).toBe(`The file ${file} has been updated. All occurrences were successfully replaced.`)
+      expect(out.text).toBe(`The file ${file} has been updated. All occurrences were successfully replaced.${CURRENT}`)
       expect(fs.readFileSync(file, "utf8")).toBe("qux bar qux baz qux")
     }))
 
@@ -130,7 +158,7 @@ describe("Edit", () => {
       })
       expect(yield* edit(env, { file_path: path.join(dir, "t.md"), old_string: "a", new_string: "b" })).toEqual({
         stage: "rejected",
-        text: `File does not exist. Note: your current working directory is ${dir}. Did you mean ${file}?`
+        text: `File does not exist. Note: your current working directory is ${dir}. Did you mean t.txt?`
       })
       const nb = write(path.join(dir, "n.ipynb"), '{"cells":[]}')
       expect(yield* edit(env, { file_path: nb, old_string: "cells", new_string: "x" })).toEqual({
@@ -161,12 +189,20 @@ describe("Edit", () => {
       expect(EditTool.userFacingName({ file_path: file, old_string: "", new_string: "x" })).toBe("Create")
     }))
 
-  it.effect("a relative file_path is refused with a clear text", () =>
+  it.effect("a relative file_path is taken from the working directory and shown as given; a directory is refused", () =>
     Effect.gen(function* () {
       const env = yield* makeEnv(dir)
-      expect(yield* edit(env, { file_path: "rel.txt", old_string: "a", new_string: "b" })).toEqual({
+      write(path.join(dir, "rel.txt"), "a\n")
+      yield* readFile(env, "rel.txt")
+      expect(yield* edit(env, { file_path: "rel.txt", old_string: "a", new_string: "b" })).toMatchObject({
+        stage: "ok",
+        text: `The file rel.txt has been updated successfully.${CURRENT}`
+      })
+      expect(fs.readFileSync(path.join(dir, "rel.txt"), "utf8")).toBe("b\n")
+      fs.mkdirSync(path.join(dir, "sub"))
+      expect(yield* edit(env, { file_path: path.join(dir, "sub"), old_string: "a", new_string: "b" })).toEqual({
         stage: "rejected",
-        text: `The file_path must be an absolute path, not a relative one: rel.txt. Note: your current working directory is ${dir}.`
+        text: "Error calling tool (Edit): EISDIR: illegal operation on a directory, read"
       })
     }))
 

@@ -14,7 +14,6 @@ beforeEach(() => {
 afterEach(() => removeDir(dir))
 
 const hasRg = findRipgrep() !== undefined
-const NOTICE = "(Results are truncated. Consider using a more specific path or pattern.)"
 
 const globWith = (engine: "rg" | "js", input: Record<string, unknown>, extra: Record<string, string> = {}) =>
   Effect.flatMap(makeEnv(dir), (env) => runTool(GlobTool, input, env)).pipe(withSettings({ TOOLGATE_GLOB_ENGINE: engine, ...extra }))
@@ -33,7 +32,7 @@ const glob = (input: Record<string, unknown>, extra: Record<string, string> = {}
 const p = (name: string) => path.join(dir, name)
 
 describe("Glob", () => {
-  it.effect("lists absolute paths, newest first", () =>
+  it.effect("lists paths relative to the working directory, oldest first", () =>
     Effect.gen(function* () {
       write(p("src/old.ts"), "")
       write(p("src/new.ts"), "")
@@ -43,11 +42,28 @@ describe("Glob", () => {
       setMtime(p("src/mid.ts"), 1_650_000_000)
       setMtime(p("src/new.ts"), 1_700_000_000)
       const out = yield* glob({ pattern: "**/*.ts" })
-      expect(out.text).toBe([p("src/new.ts"), p("src/mid.ts"), p("src/old.ts")].join("\n"))
-      expect(out.stage === "ok" && out.data).toMatchObject({ numFiles: 3, truncated: false })
+      expect(out.text).toBe(["src/old.ts", "src/mid.ts", "src/new.ts"].join("\n"))
+      expect(out.stage === "ok" && out.data).toMatchObject({ numFiles: 3, truncated: false, totalMatches: 3 })
     }))
 
-  it.effect("caps at 100 files, keeps the newest, and says the list is truncated", () =>
+  it.effect("files with the same mtime are listed by path", () =>
+    Effect.gen(function* () {
+      for (const name of ["b.txt", "c.txt", "a.txt"]) setMtime(write(p(name), ""), 1_600_000_000)
+      expect((yield* glob({ pattern: "*.txt" })).text).toBe("a.txt\nb.txt\nc.txt")
+    }))
+
+  it.effect("a search outside the working directory lists absolute paths", () =>
+    Effect.gen(function* () {
+      const outside = makeTempDir()
+      try {
+        write(path.join(outside, "lib", "o.ts"), "")
+        expect((yield* glob({ pattern: "**/*.ts", path: outside })).text).toBe(path.join(outside, "lib", "o.ts"))
+      } finally {
+        removeDir(outside)
+      }
+    }))
+
+  it.effect("caps at 100 files, keeps the oldest, and says how many more there are", () =>
     Effect.gen(function* () {
       for (let i = 0; i < 130; i++) {
         const file = write(p(`many/f${String(i).padStart(3, "0")}.txt`), "")
@@ -56,10 +72,10 @@ describe("Glob", () => {
       const out = yield* glob({ pattern: "many/*.txt" })
       const lines = out.text.split("\n")
       expect(lines).toHaveLength(101)
-      expect(lines[0]).toBe(p("many/f129.txt"))
-      expect(lines[99]).toBe(p("many/f030.txt"))
-      expect(lines[100]).toBe(NOTICE)
-      expect(out.stage === "ok" && out.data).toMatchObject({ numFiles: 100, truncated: true })
+      expect(lines[0]).toBe("many/f000.txt")
+      expect(lines[99]).toBe("many/f099.txt")
+      expect(lines[100]).toBe("(Showing 100 of 130 matching files; 30 more are not listed. Narrow the pattern or path to see the rest.)")
+      expect(out.stage === "ok" && out.data).toMatchObject({ numFiles: 100, truncated: true, totalMatches: 130 })
     }))
 
   it.effect("No files found", () =>
@@ -72,46 +88,53 @@ describe("Glob", () => {
     Effect.gen(function* () {
       buildTree(dir)
       const anyDepth = yield* glob({ pattern: "*.ts" })
-      expect(anyDepth.text.split("\n").sort()).toEqual([p("src/a.ts"), p("src/deep/c.ts"), p("src/sub/.hidden.ts")].sort())
+      expect(anyDepth.text.split("\n").sort()).toEqual(["src/a.ts", "src/deep/c.ts", "src/sub/.hidden.ts"].sort())
       const anchored = yield* glob({ pattern: "src/*.ts" })
-      expect(anchored.text).toBe(p("src/a.ts"))
+      expect(anchored.text).toBe("src/a.ts")
       const inPath = yield* glob({ pattern: "*.ts", path: "src/deep" })
-      expect(inPath.text).toBe(p("src/deep/c.ts"))
+      expect(inPath.text).toBe("src/deep/c.ts")
       const braces = yield* glob({ pattern: "src/*.{ts,tsx}" })
-      expect(braces.text.split("\n").sort()).toEqual([p("src/a.ts"), p("src/b.tsx")])
+      expect(braces.text.split("\n").sort()).toEqual(["src/a.ts", "src/b.tsx"])
     }))
 
   it.effect("ignores .gitignore by default (and honours it with CLAUDE_CODE_GLOB_NO_IGNORE=false); hidden files listed; .git and symlinks left out", () =>
     Effect.gen(function* () {
       buildTree(dir)
       const all = yield* glob({ pattern: "**/*.js" })
-      expect(all.text).toBe(p("dist/out.js"))
+      expect(all.text).toBe("dist/out.js")
       const respecting = yield* glob({ pattern: "**/*.js" }, { CLAUDE_CODE_GLOB_NO_IGNORE: "false" })
       expect(respecting.text).toBe("No files found")
       const everything = (yield* glob({ pattern: "**/*" })).text.split("\n")
-      expect(everything).toContain(p("src/sub/.hidden.ts"))
-      expect(everything).toContain(p(".gitignore"))
-      expect(everything.some((f) => f.includes(`${path.sep}.git${path.sep}`))).toBe(false)
-      expect(everything).not.toContain(p("link.ts"))
+      expect(everything).toContain("src/sub/.hidden.ts")
+      expect(everything).toContain(".gitignore")
+      expect(everything.some((f) => `/${f}`.includes("/.git/"))).toBe(false)
+      expect(everything).not.toContain("link.ts")
     }))
 
   it.effect("an absolute pattern searches from its directory", () =>
     Effect.gen(function* () {
       buildTree(dir)
       const out = yield* glob({ pattern: path.join(dir, "src", "**", "*.ts") })
-      expect(out.text.split("\n").sort()).toEqual([p("src/a.ts"), p("src/deep/c.ts"), p("src/sub/.hidden.ts")].sort())
+      expect(out.text.split("\n").sort()).toEqual(["src/a.ts", "src/deep/c.ts", "src/sub/.hidden.ts"].sort())
     }))
 
-  it.effect("path must be an existing directory", () =>
+  it.effect("a given path must be an existing directory: an error of the call, in Claude Code's words", () =>
     Effect.gen(function* () {
       write(p("file.txt"), "")
+      const only = `only-here-${path.basename(dir)}`
+      write(p(`${only}/x.ts`), "")
       expect(yield* glob({ pattern: "*", path: "missing" })).toMatchObject({
-        stage: "rejected",
+        stage: "failed",
         text: `Directory does not exist: missing. Note: your current working directory is ${dir}.`
       })
-      expect(yield* glob({ pattern: "*", path: p("file.txt") })).toMatchObject({
-        stage: "rejected",
-        text: `Path is not a directory: ${p("file.txt")}`
+      // a path missing the project folder: the same path inside the working directory is suggested
+      expect(yield* glob({ pattern: "*", path: path.join(path.dirname(dir), only) })).toMatchObject({
+        stage: "failed",
+        text: `Directory does not exist: ${path.join(path.dirname(dir), only)}. Note: your current working directory is ${dir}. Did you mean ${p(only)}?`
+      })
+      expect(yield* glob({ pattern: "*", path: "file.txt" })).toMatchObject({
+        stage: "failed",
+        text: "Path is not a directory: file.txt"
       })
     }))
 

@@ -30,19 +30,20 @@ describe("Read: text", () => {
       expect(out.text).toBe("1\ta\n2\tb\n3\t")
     }))
 
-  it.effect("reads 2000 lines by default, and offset (1-based) / limit select a range", () =>
+  it.effect("reads the whole file by default (no line cap), and offset (1-based) / limit select a range", () =>
     Effect.gen(function* () {
       const lines = Array.from({ length: 2500 }, (_, i) => `line ${i + 1}`)
       const file = write(path.join(dir, "long.txt"), lines.join("\n"))
       const whole = yield* read({ file_path: file })
       const shown = whole.text.split("\n")
-      expect(shown).toHaveLength(2000)
-      expect(shown[1999]).toBe("2000\tline 2000")
+      expect(shown).toHaveLength(2500)
+      expect(shown[2499]).toBe("2500\tline 2500")
       expect(whole.stage === "ok" && whole.data.file.totalLines).toBe(2500)
       const range = yield* read({ file_path: file, offset: "2499", limit: 5 })
       expect(range.text).toBe("2499\tline 2499\n2500\tline 2500")
+      // as in Claude Code: offset 0 numbers from 0, a limit that is not positive is no limit
       const zero = yield* read({ file_path: file, offset: 0, limit: 1 })
-      expect(zero.text).toBe("1\tline 1")
+      expect(zero.text).toBe("0\tline 1")
     }))
 
   it.effect("an empty file and an offset past the end give Claude Code's notices", () =>
@@ -57,14 +58,19 @@ describe("Read: text", () => {
       )
     }))
 
-  it.effect("a missing file is a clear error naming the cwd, with a similar file suggested", () =>
+  it.effect("a missing file is a clear error naming the cwd, with a similar file (by name) or the path inside the cwd suggested", () =>
     Effect.gen(function* () {
       write(path.join(dir, "config.json"), "{}")
       const out = yield* read({ file_path: path.join(dir, "config.yaml") })
       expect(out).toEqual({
         stage: "failed",
-        text: `File does not exist. Note: your current working directory is ${dir}. Did you mean ${path.join(dir, "config.json")}?`
+        text: `File does not exist. Note: your current working directory is ${dir}. Did you mean config.json?`
       })
+      const only = `only-here-${path.basename(dir)}.txt`
+      write(path.join(dir, only), "x")
+      expect((yield* read({ file_path: path.join(path.dirname(dir), only) })).text).toBe(
+        `File does not exist. Note: your current working directory is ${dir}. Did you mean ${path.join(dir, only)}?`
+      )
       const plain = yield* read({ file_path: path.join(dir, "nothing.txt") })
       expect(plain.text).toBe(`File does not exist. Note: your current working directory is ${dir}.`)
     }))
@@ -88,24 +94,40 @@ describe("Read: text", () => {
       const file = write(path.join(dir, "big.txt"), `${"x".repeat(99)}\n`.repeat(3072))
       expect(yield* read({ file_path: file })).toEqual({
         stage: "failed",
-        text: "File content (300KB) exceeds maximum allowed size (256KB). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file."
+        text: "File content (300KB) exceeds maximum allowed size (256KB). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file. To read it anyway, up to what still fits in your context, call Read again with allow_large: true \u2014 only if you genuinely need all of it or the user asked for the whole file."
       })
       const part = yield* read({ file_path: file, offset: 1, limit: 3 })
       expect(part.stage).toBe("ok")
     }))
 
-  it.effect("text over the token limit fails with the exact text (chars / 4; the limit comes from the env)", () =>
+  it.effect("a whole-file read over the token limit returns its first page with Claude Code's continuation note", () =>
+    Effect.gen(function* () {
+      const lines = Array.from({ length: 1500 }, (_, i) => `${i + 1} alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho`)
+      const file = write(path.join(dir, "tok.txt"), `${lines.join("\n")}\n`)
+      const env = yield* makeEnv(dir)
+      const out = yield* runTool(ReadTool, { file_path: file }, env)
+      expect(out.stage).toBe("ok")
+      const [page, note] = out.text.split("\n\n<system-reminder>\n")
+      expect(page!.split("\n")).toHaveLength(921)
+      expect(page!.split("\n")[920]).toBe(`921\t${lines[920]}`)
+      expect(note).toBe(
+        `[Truncated: PARTIAL view \u2014 ${file}: showing lines 1-921 of 1501 total (34599 tokens, cap 25000). Call Read with offset=922 limit=921 for the next page, or Grep to find a specific section. To read it anyway, up to what still fits in your context, call Read again with allow_large: true \u2014 only if you genuinely need all of it or the user asked for the whole file. Do NOT answer from this page alone if the answer may be further in the file.]\n</system-reminder>`
+      )
+      // only part of the file was seen: Edit may follow, Write may not
+      expect(Option.getOrThrow(yield* env.fileState.get(file)).partial).toBe(true)
+    }))
+
+  it.effect("a ranged read over the token limit fails with the exact text (the limit comes from the env)", () =>
     Effect.gen(function* () {
       const file = write(path.join(dir, "wide.txt"), `${"y".repeat(2000)}\n`.repeat(60))
-      const out = yield* read({ file_path: file })
-      expect(out).toEqual({
+      expect(yield* read({ file_path: file, offset: 1, limit: 60 })).toEqual({
         stage: "failed",
-        text: "File content (30015 tokens) exceeds maximum allowed tokens (25000). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file."
+        text: "File content (30015 tokens) exceeds maximum allowed tokens (25000). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file. To read it anyway, up to what still fits in your context, call Read again with allow_large: true \u2014 only if you genuinely need all of it or the user asked for the whole file."
       })
-      const small = write(path.join(dir, "small.txt"), "0123456789abcdef")
-      const limited = yield* read({ file_path: small }).pipe(withSettings({ CLAUDE_CODE_FILE_READ_MAX_OUTPUT_TOKENS: "3" }))
+      const small = write(path.join(dir, "small.txt"), "0123456789abcdef\nmore")
+      const limited = yield* read({ file_path: small, offset: 1, limit: 2 }).pipe(withSettings({ CLAUDE_CODE_FILE_READ_MAX_OUTPUT_TOKENS: "3" }))
       expect(limited.text).toBe(
-        "File content (4 tokens) exceeds maximum allowed tokens (3). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file."
+        "File content (5 tokens) exceeds maximum allowed tokens (3). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file. To read it anyway, up to what still fits in your context, call Read again with allow_large: true \u2014 only if you genuinely need all of it or the user asked for the whole file."
       )
     }))
 
@@ -120,7 +142,7 @@ describe("Read: text", () => {
       const zip = write(path.join(dir, "a.zip"), "PK")
       expect(yield* read({ file_path: zip })).toEqual({
         stage: "rejected",
-        text: "This tool cannot read binary files. The file appears to be a binary .zip file. Please use appropriate tools for binary file analysis."
+        text: "This tool cannot read binary files. The file appears to be a binary .zip file. Use a skill for this file type if one is available, or a shell command or script that can read the format."
       })
       const blob = write(path.join(dir, "blob.data"), Buffer.from([1, 2, 0, 3]))
       const out = yield* read({ file_path: blob })
@@ -204,9 +226,9 @@ describe("Read: images and notebooks", () => {
         [
           '<cell id="intro"><cell_type>markdown</cell_type># Title\ntext</cell id="intro">',
           '<cell id="code1">print(1)</cell id="code1">',
-          "1\n",
+          "\n1\n",
           '<cell id="cell-2">1/0</cell id="cell-2">',
-          "ZeroDivisionError: division by zero"
+          "\nZeroDivisionError: division by zero"
         ].join("\n")
       )
     }))

@@ -22,13 +22,15 @@ const writeTool = (env: Env, input: Record<string, unknown>) => runTool(WriteToo
 const waitUntil = (condition: () => boolean): Effect.Effect<void> =>
   Effect.suspend(() => (condition() ? Effect.void : Effect.sleep("1 millis").pipe(Effect.zipRight(waitUntil(condition)))))
 
+const CURRENT = " (file state is current in your context \u2014 no need to Read it back)"
+
 describe("Write", () => {
   it.effect("creates a new file and its parent directories", () =>
     Effect.gen(function* () {
       const env = yield* makeEnv(dir)
       const file = path.join(dir, "a", "b", "new.txt")
       const out = yield* writeTool(env, { file_path: file, content: "line 1\nline 2\n" })
-      expect(out).toMatchObject({ stage: "ok", text: `File created successfully at: ${file}` })
+      expect(out).toMatchObject({ stage: "ok", text: `File created successfully at: ${file}${CURRENT}` })
       expect(fs.readFileSync(file, "utf8")).toBe("line 1\nline 2\n")
       expect(out.stage === "ok" && WriteTool.hookResponse(out.data)).toEqual({
         type: "create",
@@ -56,7 +58,7 @@ describe("Write", () => {
       const file = write(path.join(dir, "x.txt"), "a\nb\nc\n")
       yield* readFile(env, file)
       const out = yield* writeTool(env, { file_path: file, content: "a\nB\nc\n" })
-      expect(out).toMatchObject({ stage: "ok", text: `The file ${file} has been updated successfully.` })
+      expect(out).toMatchObject({ stage: "ok", text: `The file ${file} has been updated successfully.${CURRENT}` })
       expect(out.stage === "ok" && out.data).toEqual({
         type: "update",
         filePath: file,
@@ -112,17 +114,18 @@ describe("Write", () => {
       expect(fs.readFileSync(file, "utf8")).toBe("theirs")
     }))
 
-  it.effect("relative paths and directories are refused", () =>
+  it.effect("a relative path is taken from the working directory and shown as given; a directory is refused", () =>
     Effect.gen(function* () {
       const env = yield* makeEnv(dir)
-      expect(yield* writeTool(env, { file_path: "notes/x.txt", content: "a" })).toEqual({
-        stage: "rejected",
-        text: `The file_path must be an absolute path, not a relative one: notes/x.txt. Note: your current working directory is ${dir}.`
+      expect(yield* writeTool(env, { file_path: "notes/x.txt", content: "a" })).toMatchObject({
+        stage: "ok",
+        text: `File created successfully at: notes/x.txt${CURRENT}`
       })
+      expect(fs.readFileSync(path.join(dir, "notes", "x.txt"), "utf8")).toBe("a")
       fs.mkdirSync(path.join(dir, "d"))
-      expect(yield* writeTool(env, { file_path: path.join(dir, "d"), content: "a" })).toEqual({
+      expect(yield* writeTool(env, { file_path: "d", content: "a" })).toEqual({
         stage: "rejected",
-        text: `Cannot write to ${path.join(dir, "d")}: it is a directory, not a file.`
+        text: "d is a directory, not a file. To create a file inside it, include the file name in file_path."
       })
     }))
 

@@ -21,6 +21,7 @@ import type { CommandSpec } from "../spec.js"
 import { dim, renderOutcome, renderTimeline, renderUse } from "../render.js"
 import { onAsking } from "../asking.js"
 import { LiveCalls } from "../present/liveCalls.js"
+import { terminalApproval } from "../mcpApproval.js"
 import { withRuntime } from "../runtime.js"
 
 const runCalls = (blocks: ReadonlyArray<ToolUseBlock>, session: SessionContext, values: ScheduleValues) =>
@@ -117,7 +118,9 @@ export const exec = Command.make(
         const run = yield* runCalls(blocks, session, values)
         yield* printRun(run, values)
         process.exitCode = exitCodeOf(run)
-      })
+      }),
+      {},
+      { approveMcp: terminalApproval() }
     )
 ).pipe(Command.withDescription(execSpec.summary))
 
@@ -133,7 +136,8 @@ export const call = Command.make(
     withRuntime(values, (session) =>
       Effect.gen(function* () {
         const pool = yield* (yield* ToolRegistry).pool
-        if (pool.lookup(values.tool) === undefined) {
+        // an MCP tool whose server is absent, unapproved or down runs into the pipeline's "No such tool available" result
+        if (pool.lookup(values.tool) === undefined && !values.tool.startsWith("mcp__")) {
           const removed = pool.removed.find((r) => r.name === values.tool)
           if (removed !== undefined) return yield* new BadRequest({ reason: `${values.tool} is not in the pool: ${removed.reason}` })
           const suggestion = closest(values.tool, pool.tools.map((t) => t.name))
@@ -155,6 +159,8 @@ export const call = Command.make(
           yield* printRun(run, values)
         }
         process.exitCode = exitCodeOf(run)
-      })
+      }),
+      {},
+      { approveMcp: terminalApproval({ toolName: values.tool }) }
     )
 ).pipe(Command.withDescription(callSpec.summary))

@@ -3,7 +3,8 @@
  * tool count and what went wrong.
  *
  * The command builds only what it needs (settings, the registry, the MCP clients), so it works
- * on its own; the servers are stopped (their whole process groups) when it ends.
+ * on its own; the servers are stopped (their whole process groups) when it ends. A project
+ * server nobody approved is listed as "needs approval" and never started.
  */
 import { Command } from "@effect/cli"
 import { Console, Effect, Layer } from "effect"
@@ -17,15 +18,19 @@ import { commonFlags, commonOptions, runtimeOptions, type CommonValues } from ".
 import type { CommandSpec } from "../spec.js"
 import { bold, dim, green, red } from "../render.js"
 
+/** The state as people read it ("needs approval"). */
+const stateLabel = (state: McpClients.McpServerState): string => state.replace("-", " ")
+
 const stateText = (state: McpClients.McpServerState): string => {
   switch (state) {
     case "connected":
-      return green(state)
+      return green(stateLabel(state))
     case "failed":
     case "needs-auth":
-      return red(state)
+    case "needs-approval":
+      return red(stateLabel(state))
     default:
-      return dim(state)
+      return dim(stateLabel(state))
   }
 }
 
@@ -36,10 +41,12 @@ const printTable = (servers: ReadonlyArray<McpClients.McpServerStatus>) =>
       return
     }
     const width = Math.max(4, ...servers.map((s) => s.name.length))
-    yield* Console.log(dim(`${"NAME".padEnd(width)}  ${"SCOPE".padEnd(7)}  ${"TYPE".padEnd(5)}  ${"STATE".padEnd(10)}  TOOLS`))
+    const stateWidth = Math.max(5, ...servers.map((s) => stateLabel(s.state).length))
+    yield* Console.log(dim(`${"NAME".padEnd(width)}  ${"SCOPE".padEnd(7)}  ${"TYPE".padEnd(5)}  ${"STATE".padEnd(stateWidth)}  TOOLS`))
     for (const s of servers) {
       const tools = s.state === "connected" ? String(s.tools.length) : "-"
-      yield* Console.log(`${bold(s.name.padEnd(width))}  ${s.scope.padEnd(7)}  ${s.type.padEnd(5)}  ${stateText(s.state)}${" ".repeat(Math.max(1, 11 - s.state.length))} ${tools}`)
+      const label = stateLabel(s.state)
+      yield* Console.log(`${bold(s.name.padEnd(width))}  ${s.scope.padEnd(7)}  ${s.type.padEnd(5)}  ${stateText(s.state)}${" ".repeat(stateWidth - label.length + 2)}${tools}`)
       if (s.reason !== undefined) for (const line of s.reason.split("\n")) yield* Console.log(`  ${line}`)
       for (const warning of s.warnings) yield* Console.log(dim(`  warning: ${warning}`))
     }

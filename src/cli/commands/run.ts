@@ -35,6 +35,9 @@ import type { CommandSpec } from "../spec.js"
 import { UsageError } from "../usageError.js"
 import { withRuntime } from "../runtime.js"
 import { layerCliTerminal } from "../terminalApprover.js"
+import { terminalApproval } from "../mcpApproval.js"
+import type { McpClientsOptions } from "../../services/McpClients.js"
+import { isRecord } from "../../internal/json.js"
 
 const agent = { group: "agent" } as const
 
@@ -119,8 +122,8 @@ export const replaySpec: CommandSpec = {
   ]
 }
 
-const mcpOptionsOf = (values: CommonValues) => {
-  const mcp = runtimeOptions(values).mcp
+const mcpOptionsOf = (values: CommonValues, approveMcp: McpClientsOptions["approve"]) => {
+  const mcp = runtimeOptions(values, approveMcp).mcp
   return mcp === false || mcp === undefined ? {} : mcp
 }
 
@@ -250,6 +253,8 @@ export const run = Command.make("run", { ...F.optionsOf(runFlags), ...F.optionsO
     const approver = recorder.wrap(isInteractive ? layerCliTerminal : Approver.layerDeny)
     const recordedPrompt = script?.prompts[0]
     const sessionValues: SessionValues = { ...values, permissionMode }
+    // at a terminal a person approves the project's new MCP servers
+    const approveMcp = isInteractive ? terminalApproval() : undefined
     yield* withRuntime(
       sessionValues,
       runSession({
@@ -266,13 +271,15 @@ export const run = Command.make("run", { ...F.optionsOf(runFlags), ...F.optionsO
         ...(resumed === undefined ? {} : { resumed })
       }),
       // at a terminal the model may start a sign-in for an MCP server that needs one (mcp__<server>__authenticate)
-      { approver, ...(isInteractive ? { mcp: { ...mcpOptionsOf(sessionValues), offerAuthentication: true } } : {}) },
-      resumed === undefined ? {} : { session: { sessionId: resumed.session.sessionId, sessionDir: resumed.session.sessionDir } }
+      { approver, ...(isInteractive ? { mcp: { ...mcpOptionsOf(sessionValues, approveMcp), offerAuthentication: true } } : {}) },
+      {
+        ...(resumed === undefined ? {} : { session: { sessionId: resumed.session.sessionId, sessionDir: resumed.session.sessionDir } }),
+        ...(approveMcp === undefined ? {} : { approveMcp })
+      }
     )
   })
 ).pipe(Command.withDescription(runSpec.summary))
 
-const isObject = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
 const strings = (u: unknown): ReadonlyArray<string> => (Array.isArray(u) ? u.filter((s): s is string => typeof s === "string") : [])
 
 export const replay = Command.make(
@@ -284,7 +291,7 @@ export const replay = Command.make(
       const file = fs.existsSync(values.transcript) && fs.statSync(values.transcript).isFile() ? values.transcript : findSession(values.transcript, process.cwd())?.transcript
       if (file === undefined) return yield* new BadRequest({ reason: `${values.transcript}: no such transcript file or session` })
       const read = yield* readTranscript(file)
-      const recorded = isObject(read.session?.options) ? read.session.options : {}
+      const recorded = isRecord(read.session?.options) ? read.session.options : {}
       const recordedCwd = read.script.recordedCwd
       if (Option.isNone(values.cwd) && recordedCwd !== undefined && !fs.existsSync(recordedCwd)) {
         return yield* new BadRequest({ reason: `the recorded working directory ${recordedCwd} no longer exists: name the folder to replay in with --cwd` })

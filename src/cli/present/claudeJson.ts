@@ -85,18 +85,21 @@ export interface PromptStats {
   readonly startedMs: number
   apiMs: number
   toolResults: number
+  /** Turns a Stop hook asked for after the model had finished (each is a message of its own). */
+  continuations: number
   readonly denials: Array<{ readonly tool_name: string; readonly tool_use_id: string; readonly tool_input: unknown }>
   readonly calls: Array<CallRecord>
 }
 
-export const newStats = (startedMs: number): PromptStats => ({ startedMs, apiMs: 0, toolResults: 0, denials: [], calls: [] })
+export const newStats = (startedMs: number): PromptStats => ({ startedMs, apiMs: 0, toolResults: 0, continuations: 0, denials: [], calls: [] })
 
 export interface ResultExtras {
   readonly toolgate?: Readonly<Record<string, unknown>>
   readonly resultIndex?: number
 }
 
-const terminalReason = (outcome: PromptOutcome): string => {
+/** Why the turn ended; none when a UserPromptSubmit hook blocked the prompt (Claude Code sends no such key then). */
+const terminalReason = (outcome: PromptOutcome): string | undefined => {
   switch (outcome.stop) {
     case "end_turn":
       return "completed"
@@ -114,6 +117,10 @@ const terminalReason = (outcome: PromptOutcome): string => {
       return "max_tokens"
     case "error":
       return "model_error"
+    case "tool_deferred":
+      return "tool_deferred"
+    case "prompt_blocked":
+      return undefined
   }
 }
 
@@ -144,7 +151,7 @@ export const resultMessage = (
     is_error: isErrorOutcome(outcome),
     duration_ms: Math.max(0, nowMs - stats.startedMs),
     duration_api_ms: stats.apiMs,
-    num_turns: outcome.stop === "max_turns" ? outcome.turns + 1 : 1 + stats.toolResults,
+    num_turns: outcome.stop === "max_turns" ? outcome.turns + 1 : outcome.stop === "prompt_blocked" ? 0 : 1 + stats.toolResults + stats.continuations,
     ...(outcome.stop === "max_turns" ? {} : { result: outcome.stop === "error" ? errorText(outcome, maxTurns)! : outcome.text }),
     stop_reason: outcome.stopReason ?? null,
     session_id: info.sessionId,
@@ -165,8 +172,10 @@ export const resultMessage = (
             }
           },
     permission_denials: stats.denials,
-    terminal_reason: terminalReason(outcome),
+    ...(terminalReason(outcome) === undefined ? {} : { terminal_reason: terminalReason(outcome) }),
     api_error_status: status,
+    // a call a PreToolUse hook deferred: the caller runs it (or not) and resumes
+    ...(outcome.stop === "tool_deferred" && outcome.halt?.toolUse !== undefined ? { deferred_tool_use: outcome.halt.toolUse } : {}),
     ...(outcome.stop === "max_turns" ? { errors: [`Reached maximum number of turns (${maxTurns ?? outcome.turns})`] } : {}),
     uuid: randomUUID(),
     ...(extras.resultIndex === undefined ? {} : { result_index: extras.resultIndex }),
@@ -216,6 +225,7 @@ export class ClaudeJsonTracker {
   /** Results that finish while the model still streams wait for its message to end (as in Claude Code). */
   private streaming = false
   private held: Array<Line> = []
+  private endedWithoutResults = false
 
   constructor(
     private readonly sessionId: string,
@@ -231,6 +241,8 @@ export class ClaudeJsonTracker {
   private resultLines(outcome: CallOutcome): Array<Line> {
     if (this.emitted.has(outcome.toolUseId)) return []
     this.emitted.add(outcome.toolUseId)
+    // a call a PreToolUse hook deferred has no result yet (the caller runs it), as in Claude Code
+    if (outcome.halt?.kind === "deferred") return []
     this.stats.toolResults++
     const lines: Array<Line> = []
     if (outcome.error !== undefined && DENIED.has(outcome.error._tag)) {
@@ -248,6 +260,9 @@ export class ClaudeJsonTracker {
   readonly onEvent = (event: AgentEvent): Array<Line> => {
     switch (event._tag) {
       case "TurnStarted":
+        // a turn after one that ended without tool calls: a Stop hook kept the model going
+        if (this.endedWithoutResults) this.stats.continuations++
+        this.endedWithoutResults = false
         this.turnStartedMs = this.now()
         this.message = undefined
         this.streaming = true
@@ -275,6 +290,7 @@ export class ClaudeJsonTracker {
       case "AssistantMessage": {
         this.stats.apiMs += Math.max(0, this.now() - this.turnStartedMs)
         this.streaming = false
+        this.endedWithoutResults = true
         const held = this.held
         this.held = []
         return held
@@ -313,6 +329,7 @@ export class ClaudeJsonTracker {
         return extra
       }
       case "ToolResults": {
+        this.endedWithoutResults = false
         const lines: Array<Line> = []
         event.run.outcomes.forEach((o, i) => {
           const t = event.run.timeline[i]
@@ -333,7 +350,11 @@ export class ClaudeJsonTracker {
         })
         // results the scheduler never ran (the stream ended first) and text for the model (hook context, reminders)
         const content = typeof event.message.content === "string" ? [] : event.message.content
-        const missed = content.filter((b) => b.type === "tool_result" && typeof b.tool_use_id === "string" && !this.emitted.has(b.tool_use_id))
+        // a call a PreToolUse hook deferred gets no result (the caller runs it later), as in Claude Code
+        const deferred = event.run.halt?.kind === "deferred" ? event.run.halt.toolUse?.id : undefined
+        const missed = content.filter(
+          (b) => b.type === "tool_result" && typeof b.tool_use_id === "string" && !this.emitted.has(b.tool_use_id) && b.tool_use_id !== deferred
+        )
         for (const block of missed) {
           this.emitted.add(String(block.tool_use_id))
           this.stats.toolResults++

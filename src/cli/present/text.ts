@@ -41,6 +41,10 @@ export const describeStop = (outcome: PromptOutcome): string => {
       return "stopped: the conversation no longer fits the model's context window"
     case "hook_stop":
       return `stopped by a hook${outcome.halt?.reason ? `: ${outcome.halt.reason}` : ""}`
+    case "prompt_blocked":
+      return "the prompt was blocked by a UserPromptSubmit hook"
+    case "tool_deferred":
+      return `stopped: a PreToolUse hook deferred ${outcome.halt?.toolUse?.name ?? "a call"}`
     case "error":
       return `error: ${outcome.error?.message ?? "unknown"}`
   }

@@ -10,6 +10,7 @@ import type { AssistantBlock, Usage } from "../ModelClient/events.js"
 import { emptyUsage } from "../ModelClient/events.js"
 import type { ModelMessage } from "../ModelClient.js"
 import type { SessionContext } from "../../Session.js"
+import { isRecord } from "../../internal/json.js"
 
 type Block = Readonly<Record<string, unknown>>
 
@@ -27,13 +28,12 @@ export const newConversation = (session: SessionContext): Conversation => ({ mes
 export const INTERRUPTED_TEXT = "[Request interrupted by user]"
 export { INTERRUPT_MARKER }
 
-const isObject = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
 
 /** An assistant block as it is sent back; an input that never parsed is sent as `{}`. */
 export const toApiBlock = (block: AssistantBlock): Block => {
   switch (block.type) {
     case "tool_use":
-      return { type: "tool_use", id: block.id, name: block.name, input: block.input instanceof UnparsableInput || !isObject(block.input) ? {} : block.input }
+      return { type: "tool_use", id: block.id, name: block.name, input: block.input instanceof UnparsableInput || !isRecord(block.input) ? {} : block.input }
     case "other":
       return block.block.input instanceof UnparsableInput ? { ...block.block, input: {} } : block.block
     default:
@@ -77,9 +77,9 @@ export const newMessageBlocks = (messages: ReadonlyArray<unknown>): { readonly b
   for (const m of messages) {
     if (typeof m === "string") {
       if (m.trim() !== "") blocks.push({ type: "text", text: m })
-    } else if (isObject(m) && m.role === "user" && (typeof m.content === "string" || Array.isArray(m.content))) {
-      blocks.push(...blocksOf(m.content as ModelMessage["content"]).filter(isObject))
-    } else if (isObject(m) && (m.type === "text" || m.type === "image" || m.type === "document")) {
+    } else if (isRecord(m) && m.role === "user" && (typeof m.content === "string" || Array.isArray(m.content))) {
+      blocks.push(...blocksOf(m.content as ModelMessage["content"]).filter(isRecord))
+    } else if (isRecord(m) && (m.type === "text" || m.type === "image" || m.type === "document")) {
       blocks.push(m)
     } else skipped++
   }

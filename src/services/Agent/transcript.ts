@@ -29,6 +29,8 @@ export const TRANSCRIPT_FILE = "transcript.jsonl"
 export interface Transcript {
   readonly path: string
   readonly write: (record: Readonly<Record<string, unknown>>) => Effect.Effect<void>
+  /** Why recording stopped (a write failed: a full disk, a file-size limit), if it did. */
+  readonly failure: Effect.Effect<string | undefined>
 }
 
 /** JSON for transcripts: an input that never parsed is kept as its text. */
@@ -37,7 +39,11 @@ export const toJsonLine = (record: Readonly<Record<string, unknown>>): string =>
     value instanceof UnparsableInput ? { unparsable_input: value.text, reason: value.reason } : value
   )
 
-/** Opens (appends to) a transcript file for the scope; a failed write is logged once, never fatal. */
+/**
+ * Opens (appends to) a transcript file for the scope. Each record is one whole line or nothing:
+ * a write that fails or stops short (ENOSPC, EFBIG) is cut back to the last whole line, recording
+ * stops, and `failure` says why (the caller reports it; a session goes on without it).
+ */
 export const openTranscript = (file: string): Effect.Effect<Transcript, ScriptError, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.try({
@@ -50,26 +56,52 @@ export const openTranscript = (file: string): Effect.Effect<Transcript, ScriptEr
     (fd) => Effect.sync(() => fs.closeSync(fd))
   ).pipe(
     Effect.map((fd) => {
-      let failed = false
+      let size = fs.fstatSync(fd).size
+      let lines = 0
+      let failure: string | undefined
       return {
         path: file,
+        failure: Effect.sync(() => failure),
         write: (record) =>
           Effect.suspend(() => {
-            if (failed) return Effect.void
-            try {
-              fs.writeSync(fd, `${toJsonLine(record)}\n`)
+            if (failure !== undefined) return Effect.void
+            const line = Buffer.from(`${toJsonLine(record)}\n`, "utf8")
+            const written = appendWhole(fd, line, size)
+            if (written === undefined) {
+              size += line.length
+              lines++
               return Effect.void
-            } catch (e) {
-              failed = true
-              return Effect.logWarning(`transcript ${file}: writing failed, recording stopped: ${(e as Error).message}`)
             }
+            failure = `writing failed (${written}); recording stopped after ${lines} line(s) of this session`
+            return Effect.logError(`transcript ${file}: ${failure}`)
           })
       } satisfies Transcript
     })
   )
 
+/** Appends all of `line` at `size`, or nothing: a short or failed write is truncated away. Returns the error, if any. */
+const appendWhole = (fd: number, line: Buffer, size: number): string | undefined => {
+  let done = 0
+  try {
+    while (done < line.length) {
+      const n = fs.writeSync(fd, line, done, line.length - done)
+      if (n <= 0) throw new Error("the disk took no more bytes")
+      done += n
+    }
+    return undefined
+  } catch (e) {
+    try {
+      fs.ftruncateSync(fd, size)
+    } catch {
+      // nothing more can be done; the reader skips a torn last line
+    }
+    const error = e as NodeJS.ErrnoException
+    return error.code === undefined ? error.message : `${error.code}: ${error.message}`
+  }
+}
+
 /** A transcript that records nothing (library use without a session directory). */
-export const noTranscript: Transcript = { path: "", write: () => Effect.void }
+export const noTranscript: Transcript = { path: "", write: () => Effect.void, failure: Effect.succeed(undefined) }
 
 export interface RecordedCall {
   readonly toolUseId: string

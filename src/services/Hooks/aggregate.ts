@@ -3,8 +3,12 @@
  * decision with the highest precedence wins (deny > defer > ask > allow), its `updatedInput`
  * comes from the last such hook to finish, every `additionalContext` is delivered. Runs are
  * given in configuration order, so messages are deterministic even though hooks run in parallel.
+ * What the model reads is worded as Claude Code words it (`reminders`, see modelText.ts).
  */
 import type {
+  SessionStartOutcome,
+  StopOutcome,
+  UserPromptSubmitOutcome,
   PermissionRequestOutcome,
   PermissionUpdate,
   PostToolBatchOutcome,
@@ -13,6 +17,15 @@ import type {
   PreToolUseOutcome
 } from "../Hooks.js"
 import type { HookRun } from "./output.js"
+import {
+  additionalContextText,
+  blockingErrorText,
+  hookSuccessText,
+  operationStoppedText,
+  promptBlockedText,
+  stopFeedbackText
+} from "./modelText.js"
+import { systemReminder } from "../../Messages.js"
 import type {
   PermissionRequestSpecificOutput,
   PostToolUseSpecificOutput,
@@ -22,12 +35,11 @@ import type {
 type Decision = "allow" | "deny" | "ask" | "defer"
 const PRECEDENCE: Record<Decision, number> = { allow: 1, ask: 2, defer: 3, deny: 4 }
 
-/** Caps strings the model or the user will see. */
-export type Cap = (text: string) => string
+import type { Cap } from "./capText.js"
 
 const specific = <T>(run: HookRun): Partial<T> => (run.json?.hookSpecificOutput ?? {}) as Partial<T>
 
-const stderrText = (stderr: string) => (stderr.trim() === "" ? "No stderr output" : stderr.trimEnd())
+const stderrText = (stderr: string) => (stderr.trim() === "" ? "No stderr output" : stderr)
 
 const commonNotices = (runs: ReadonlyArray<HookRun>, cap: Cap): Array<string> =>
   runs.flatMap((r) => [...r.notices, ...(r.json?.systemMessage !== undefined ? [cap(r.json.systemMessage)] : [])])
@@ -50,34 +62,38 @@ const jsonDecision = (run: HookRun): Decision | undefined => {
 }
 
 const preDecision = (run: HookRun): Decision | undefined =>
-  run.exit2 !== undefined || run.timeoutBlock !== undefined ? "deny" : jsonDecision(run)
+  run.exit2 !== undefined || run.failClosed !== undefined ? "deny" : jsonDecision(run)
 
 const preReason = (run: HookRun): string | undefined => specific<PreToolUseSpecificOutput>(run).permissionDecisionReason ?? run.json?.reason
 
-export const aggregatePreToolUse = (runs: ReadonlyArray<HookRun>, cap: Cap): PreToolUseOutcome => {
+export const aggregatePreToolUse = (runs: ReadonlyArray<HookRun>, hookName: string, cap: Cap): PreToolUseOutcome => {
   const decided = runs.map((run) => ({ run, decision: preDecision(run) }))
   let winner: Decision | undefined
   for (const d of decided) if (d.decision !== undefined && (winner === undefined || PRECEDENCE[d.decision] > PRECEDENCE[winner])) winner = d.decision
-  const additionalContext = decided
+  const reminders = decided
     .filter((d) => d.decision !== "defer")
     .flatMap((d) => {
       const ctx = specific<PreToolUseSpecificOutput>(d.run).additionalContext
-      return ctx === undefined || ctx === "" ? [] : [cap(ctx)]
+      return ctx === undefined || ctx === "" ? [] : [additionalContextText(hookName, cap(ctx))]
     })
   const notices = commonNotices(runs, cap)
   const stop = stopOf(runs)
-  const base = { additionalContext, notices, ...(stop === undefined ? {} : { stop }) }
+  const base = { reminders, notices, ...(stop === undefined ? {} : { stop }) }
 
   if (winner === "deny") {
     const first = decided.find((d) => d.decision === "deny")!.run
     // exit 2: the JSON's own blocking reason if it blocks too, else stderr
     const jsonReason = jsonDecision(first) === "deny" ? preReason(first) : undefined
+    // exit 2 with a JSON deny of its own: the JSON's reason, as a JSON deny reads; else `[command]: stderr`
+    // (bounded as one text, as the model reads it; the error puts the `[command]: ` back)
     const block =
-      first.exit2 !== undefined
-        ? { command: first.label, reason: cap(jsonReason ?? stderrText(first.exit2.stderr)) }
-        : first.timeoutBlock !== undefined
-          ? { reason: cap(first.timeoutBlock) }
-          : { reason: cap(jsonReason ?? "Blocked by hook") }
+      first.exit2 !== undefined && jsonReason !== undefined
+        ? { reason: cap.blocking(jsonReason) }
+        : first.exit2 !== undefined
+          ? { command: first.label, reason: cap.blocking(`[${first.label}]: ${stderrText(first.exit2.stderr)}`).slice(first.label.length + 4) }
+        : first.failClosed !== undefined
+          ? { reason: cap.blocking(first.failClosed) }
+          : { reason: cap.blocking(jsonReason ?? "Blocked by hook") }
     return { decision: "deny", block, ...base }
   }
   // updatedInput: from the winning decision, or from any hook when none decided (as 2.1.112 does)
@@ -89,7 +105,7 @@ export const aggregatePreToolUse = (runs: ReadonlyArray<HookRun>, cap: Cap): Pre
   return {
     decision: winner,
     ...base,
-    ...(reason === undefined ? {} : { reason: cap(reason) }),
+    ...(reason === undefined ? {} : { reason: cap.blocking(reason) }),
     ...(updatedInput === undefined ? {} : { updatedInput })
   }
 }
@@ -98,7 +114,7 @@ export const aggregatePermissionRequest = (runs: ReadonlyArray<HookRun>, cap: Ca
   const notices = commonNotices(runs, cap)
   const stop = stopOf(runs)
   // `continue: false` overrides decisions: nothing may run, and the turn stops
-  if (stop !== undefined) return { decision: { behavior: "deny", message: cap(stop.reason), interrupt: true }, notices }
+  if (stop !== undefined) return { decision: { behavior: "deny", message: cap.blocking(stop.reason), interrupt: true }, notices }
   const decided = runs.flatMap((run) => {
     const decision = specific<PermissionRequestSpecificOutput>(run).decision
     return decision === undefined ? [] : [{ run, decision }]
@@ -110,7 +126,7 @@ export const aggregatePermissionRequest = (runs: ReadonlyArray<HookRun>, cap: Ca
     return {
       decision: {
         behavior: "deny",
-        ...(first.message === undefined ? {} : { message: cap(first.message) }),
+        ...(first.message === undefined ? {} : { message: cap.blocking(first.message) }),
         ...(interrupt ? { interrupt } : {})
       },
       notices
@@ -130,20 +146,31 @@ export const aggregatePermissionRequest = (runs: ReadonlyArray<HookRun>, cap: Ca
   }
 }
 
-const contexts = (runs: ReadonlyArray<HookRun>, cap: Cap): Array<string> =>
-  runs.flatMap((r) => {
-    const ctx = (r.json?.hookSpecificOutput as { additionalContext?: string } | undefined)?.additionalContext
-    return ctx === undefined || ctx === "" ? [] : [cap(ctx)]
+const contextsOf = (runs: ReadonlyArray<HookRun>): ReadonlyArray<{ readonly run: HookRun; readonly context: string }> =>
+  runs.flatMap((run) => {
+    const context = (run.json?.hookSpecificOutput as { additionalContext?: string } | undefined)?.additionalContext
+    return context === undefined || context === "" ? [] : [{ run, context }]
   })
 
-const exit2Feedback = (run: HookRun, hookName: string, cap: Cap): string =>
-  cap(`${hookName} hook error: [${run.label}]: ${stderrText(run.exit2!.stderr)}`)
+/** Each hook's `additionalContext`, worded for the model. */
+const contextReminders = (runs: ReadonlyArray<HookRun>, hookName: string, cap: Cap): Array<string> =>
+  contextsOf(runs).map(({ context }) => additionalContextText(hookName, cap(context)))
+
+/** A hook's blocking error as the model reads it: the JSON `block` reason, else `[command]: stderr` of an exit 2. */
+const blockingError = (run: HookRun, hookName: string, cap: Cap): string | undefined => {
+  if (run.json?.decision === "block") return blockingErrorText(hookName, run.label, cap.blocking(run.json.reason ?? "Blocked by hook"))
+  if (run.exit2 !== undefined) return blockingErrorText(hookName, run.label, cap.blocking(`[${run.label}]: ${stderrText(run.exit2.stderr)}`))
+  return undefined
+}
+
+/** Per hook, in configuration order: its blocking error, then its additional context. */
+const postReminders = (runs: ReadonlyArray<HookRun>, hookName: string, cap: Cap): Array<string> =>
+  runs.flatMap((run) => {
+    const blocking = blockingError(run, hookName, cap)
+    return [...(blocking === undefined ? [] : [blocking]), ...contextReminders([run], hookName, cap)]
+  })
 
 export const aggregatePostToolUse = (runs: ReadonlyArray<HookRun>, hookName: string, isMcp: boolean, cap: Cap): PostToolUseOutcome => {
-  const blocks = runs.flatMap((r) => [
-    ...(r.json?.decision === "block" ? [cap(r.json.reason ?? "Blocked by hook")] : []),
-    ...(r.exit2 !== undefined ? [exit2Feedback(r, hookName, cap)] : [])
-  ])
   const outputs = runs.flatMap((r) => {
     const s = specific<PostToolUseSpecificOutput>(r)
     if (isMcp && s.updatedMCPToolOutput !== undefined) return [{ run: r, value: s.updatedMCPToolOutput }]
@@ -153,16 +180,15 @@ export const aggregatePostToolUse = (runs: ReadonlyArray<HookRun>, hookName: str
   const updated = outputs.length === 0 ? undefined : outputs.reduce((best, o) => (o.run.order > best.run.order ? o : best))
   const stop = stopOf(runs)
   return {
-    additionalContext: contexts(runs, cap),
+    reminders: postReminders(runs, hookName, cap),
     notices: commonNotices(runs, cap),
-    ...(blocks.length === 0 ? {} : { blockReason: blocks.join("\n") }),
     ...(updated === undefined ? {} : { updatedOutput: updated.value }),
     ...(stop === undefined ? {} : { stop })
   }
 }
 
 export const aggregatePostToolUseFailure = (runs: ReadonlyArray<HookRun>, hookName: string, cap: Cap): PostToolUseFailureOutcome => ({
-  additionalContext: [...contexts(runs, cap), ...runs.filter((r) => r.exit2 !== undefined).map((r) => exit2Feedback(r, hookName, cap))],
+  reminders: postReminders(runs, hookName, cap),
   notices: commonNotices(runs, cap)
 })
 
@@ -172,7 +198,7 @@ export const aggregatePostToolBatch = (runs: ReadonlyArray<HookRun>, cap: Cap): 
     stopper === undefined
       ? undefined
       : {
-          reason: cap(
+          reason: cap.blocking(
             stopper.exit2 !== undefined
               ? stderrText(stopper.exit2.stderr)
               : stopper.json?.decision === "block"
@@ -181,8 +207,72 @@ export const aggregatePostToolBatch = (runs: ReadonlyArray<HookRun>, cap: Cap): 
           )
         }
   return {
-    additionalContext: contexts(runs, cap),
+    reminders: contextReminders(runs, "PostToolBatch", cap),
     notices: commonNotices(runs, cap),
     ...(stop === undefined ? {} : { stop })
   }
+}
+
+/** Plain stdout of hooks that exited 0, trimmed, for the events that take it as context. */
+const plainOutputs = (runs: ReadonlyArray<HookRun>, cap: Cap): Array<string> =>
+  runs.flatMap((r) => {
+    const text = r.plainStdout?.trim()
+    return text === undefined || text === "" ? [] : [cap(text)]
+  })
+
+export const aggregateUserPromptSubmit = (
+  runs: ReadonlyArray<HookRun>,
+  prompt: string,
+  cap: Cap
+): UserPromptSubmitOutcome => {
+  const notices = commonNotices(runs, cap)
+  const stopper = runs.find((r) => r.json?.continue === false)
+  if (stopper !== undefined) return { blocked: operationStoppedText(cap.blocking(stopper.json?.stopReason ?? "")), reminders: [], notices }
+  const blocker = runs.find((r) => r.exit2 !== undefined || r.json?.decision === "block" || r.failClosed !== undefined)
+  if (blocker !== undefined) {
+    const reason =
+      blocker.json?.decision === "block"
+        ? (blocker.json.reason ?? "Blocked by hook")
+        : blocker.exit2 !== undefined
+          ? `[${blocker.label}]: ${stderrText(blocker.exit2.stderr)}`
+          : (blocker.failClosed ?? "")
+    const suppress = (blocker.json?.hookSpecificOutput as { suppressOriginalPrompt?: boolean } | undefined)?.suppressOriginalPrompt === true
+    return { blocked: promptBlockedText(cap.blocking(reason), suppress ? undefined : prompt), reminders: [], notices }
+  }
+  return {
+    reminders: [
+      ...contextReminders(runs, "UserPromptSubmit", cap),
+      ...plainOutputs(runs, cap).map((text) => hookSuccessText("UserPromptSubmit", text))
+    ],
+    notices
+  }
+}
+
+export const aggregateSessionStart = (runs: ReadonlyArray<HookRun>, source: string, cap: Cap): SessionStartOutcome => ({
+  reminders: [
+    ...contextReminders(runs, "SessionStart", cap),
+    ...plainOutputs(runs, cap).map((text) => hookSuccessText(`SessionStart:${source}`, text))
+  ],
+  notices: commonNotices(runs, cap)
+})
+
+/**
+ * Stop and SubagentStop: `continue: false` ends the turn for good; otherwise a blocking hook
+ * (`decision: "block"`, exit 2) or one with `additionalContext` keeps the model going, with what
+ * the hooks said as the next user message.
+ */
+export const aggregateStop = (runs: ReadonlyArray<HookRun>, event: "Stop" | "SubagentStop", cap: Cap): StopOutcome => {
+  const notices = commonNotices(runs, cap)
+  const stop = stopOf(runs)
+  if (stop !== undefined) return { continueWith: [], stop: { reason: cap.blocking(stop.reason) }, notices }
+  const continueWith = runs.flatMap((run) => {
+    const context = contextsOf([run]).map(({ context }) => systemReminder(additionalContextText(event, cap(context))))
+    if (run.json?.decision === "block") {
+      const reason = cap.blocking(run.json.reason ?? "Blocked by hook")
+      return [`${systemReminder(blockingErrorText(event, run.label, reason))}\n`, systemReminder(stopFeedbackText(reason)), ...context]
+    }
+    if (run.exit2 !== undefined) return [systemReminder(stopFeedbackText(cap.blocking(`[${run.label}]: ${stderrText(run.exit2.stderr)}`))), ...context]
+    return context
+  })
+  return { continueWith, notices }
 }

@@ -6,7 +6,7 @@
  */
 import type { SettingsSource } from "../Settings.js"
 import type { RuleSource } from "../../Permission.js"
-import { HOOK_EVENTS, isToolEvent, type HookEvent } from "./types.js"
+import { HOOK_EVENTS, isToolEvent, MATCHED_FIELD, type HookEvent } from "./types.js"
 import { isRecord } from "../../internal/json.js"
 
 export const DEFAULT_TIMEOUT_SECONDS = 600
@@ -80,7 +80,7 @@ export const readHookConfig = (sources: ReadonlyArray<SettingsSource>): HookConf
           return
         }
         // matchers on events without matcher support are ignored (§2.2)
-        const matcher = isToolEvent(event) ? (group.matcher as string | undefined) : undefined
+        const matcher = isToolEvent(event) || MATCHED_FIELD[event] !== undefined ? (group.matcher as string | undefined) : undefined
         group.hooks.forEach((raw, hi) => {
           const handler = readHandler(raw, label, `${where}.hooks[${hi}]`, event, matcher, s, notices)
           if (handler !== undefined) handlers.push(handler)

@@ -14,9 +14,9 @@ import { ifMatches } from "./ifCondition.js"
 import { runHookProcess, type ProcessSpec } from "./runProcess.js"
 import { acceptJson, interpretProcess, type HookRun, type HookRunBody } from "./output.js"
 import { serialiseInput } from "./input.js"
-import { capText } from "./capText.js"
+import { capFor } from "./capText.js"
 import { DEFAULT_TIMEOUT_SECONDS } from "./config.js"
-import type { HookEvent, HookInput, InProcessHook } from "./types.js"
+import { MATCHED_FIELD, type HookEvent, type HookInput, type InProcessHook } from "./types.js"
 
 export interface EngineOptions {
   /** The settings sources, highest precedence first (read on every event; parsed once per value). */
@@ -26,11 +26,13 @@ export interface EngineOptions {
   readonly background: FiberSet.FiberSet<unknown, unknown> | undefined
   /** The environment hooks inherit (before the per-session variables are added). */
   readonly baseEnv: Readonly<Record<string, string>>
+  /** Leave what a hook started running after it ends (TOOLGATE_KEEP_HOOK_CHILDREN). */
+  readonly keepChildren: boolean
 }
 
 export interface EventCall {
   readonly event: HookEvent
-  /** The tool of a tool event (matchers and `if` apply); undefined for PostToolBatch. */
+  /** The tool of a tool event (matchers and `if` apply); undefined for the other events. */
   readonly tool: AnyTool | undefined
   readonly toolInput: unknown
   readonly session: SessionContext
@@ -64,6 +66,18 @@ const describeCause = (cause: Cause.Cause<unknown>): string => {
   return error instanceof Error ? error.message : String(error)
 }
 
+/** What a matcher is matched against: the tool's name, or the event's matched field; undefined matches every hook. */
+const matchSubject = (call: EventCall): string | undefined => {
+  if (call.tool !== undefined) return call.tool.name
+  const field = MATCHED_FIELD[call.event]
+  if (field === undefined) return undefined
+  const value = (call.input as unknown as Record<string, unknown>)[field]
+  return typeof value === "string" ? value : ""
+}
+
+/** Events where a hook that gave no trustworthy answer blocks (fail closed) rather than being ignored. */
+const failsClosed = (event: HookEvent) => event === "PreToolUse" || event === "UserPromptSubmit"
+
 export const hookNameOf = (event: HookEvent, tool: AnyTool | undefined) => (tool === undefined ? event : `${event}:${tool.name}`)
 
 export const makeEngine = (options: EngineOptions) => {
@@ -86,7 +100,8 @@ export const makeEngine = (options: EngineOptions) => {
   const select = (call: EventCall) =>
     Effect.gen(function* () {
       const { handlers } = yield* config
-      const matches = (matcher: string | undefined) => call.tool === undefined || matcherMatches(matcher, call.tool.name)
+      const subject = matchSubject(call)
+      const matches = (matcher: string | undefined) => subject === undefined || matcherMatches(matcher, subject)
       const commands = yield* Effect.filter(
         handlers.filter((h) => h.event === call.event && matches(h.matcher)),
         (h) => conditionHolds(h.if, call)
@@ -118,12 +133,15 @@ export const makeEngine = (options: EngineOptions) => {
       cwd: call.session.cwd,
       env,
       stdin,
-      timeoutMs: handler.timeoutMs
+      timeoutMs: handler.timeoutMs,
+      keepChildren: options.keepChildren
     }
   }
 
   const runCommand = (handler: CommandHookHandler, call: EventCall, hookName: string, stdin: string): Effect.Effect<HookRunBody> =>
-    runHookProcess(processSpec(handler, call, stdin)).pipe(Effect.map((outcome) => interpretProcess(call.event, hookName, outcome)))
+    runHookProcess(processSpec(handler, call, stdin)).pipe(
+      Effect.map((outcome) => interpretProcess(call.event, hookName, handlerLabel(handler), outcome))
+    )
 
   const runInProcess = (hook: InProcessHook, call: EventCall, hookName: string): Effect.Effect<HookRunBody> => {
     const seconds = hook.timeout ?? DEFAULT_TIMEOUT_SECONDS
@@ -132,14 +150,14 @@ export const makeEngine = (options: EngineOptions) => {
       Effect.timeoutOption(Math.round(seconds * 1000)),
       Effect.map((result): HookRunBody => {
         if (result._tag === "None") {
-          return call.event === "PreToolUse"
-            ? { timeoutBlock: `${name} timed out after ${seconds} seconds`, notices: [] }
+          return failsClosed(call.event)
+            ? { failClosed: `${name} timed out after ${seconds} seconds`, notices: [] }
             : { notices: [`${hookName} hook error: ${name} timed out after ${seconds} seconds`] }
         }
         const value: unknown = result.value
         if (value === undefined || value === null) return { notices: [] }
         if (typeof value !== "object" || Array.isArray(value)) return { notices: [`${hookName} hook error: ${name} returned something that is not an object`] }
-        const accepted = acceptJson(call.event, hookName, value as Record<string, unknown>)
+        const accepted = acceptJson(call.event, hookName, name, value)
         return accepted.json === undefined ? { notices: [accepted.notice!] } : { json: accepted.json, notices: [] }
       }),
       Effect.catchAllCause((cause) =>
@@ -176,7 +194,9 @@ export const makeEngine = (options: EngineOptions) => {
       return runs.filter((r): r is HookRun => r !== undefined)
     })
 
-  const capFor = (session: SessionContext) => (text: string) => capText(text, session.sessionDir)
+  /** Bounds what the model reads of one event's hooks (files named after the event and the call). */
+  const capOf = (session: SessionContext, event: HookEvent, toolUseId?: string) =>
+    capFor({ sessionDir: session.sessionDir, event, ...(toolUseId === undefined ? {} : { toolUseId }) })
 
   /** Is any hook (command or in-process) configured for the event? When not, no input is built. */
   const listens = (event: HookEvent): Effect.Effect<boolean> =>
@@ -184,5 +204,5 @@ export const makeEngine = (options: EngineOptions) => {
       ? Effect.succeed(true)
       : Effect.map(config, ({ handlers }) => handlers.some((h) => h.event === event))
 
-  return { runEvent, capFor, listens }
+  return { runEvent, capOf, listens }
 }

@@ -7,6 +7,14 @@ import type { RuleSuggestion } from "../../Permission.js"
 import { parseRuleText } from "../Permissions/ruleGrammar.js"
 import { middleTruncate } from "./capText.js"
 import type {
+  NotificationInput,
+  SessionEndInput,
+  SessionEndReason,
+  SessionStartInput,
+  SessionStartSource,
+  StopInput,
+  SubagentStopInput,
+  UserPromptSubmitInput,
   PermissionRequestInput,
   PermissionUpdateEntry,
   PostToolBatchInput,
@@ -19,8 +27,16 @@ const base = (session: SessionContext) => ({
   session_id: session.sessionId,
   transcript_path: session.transcriptPath ?? "",
   cwd: session.cwd,
+  ...(session.promptId === undefined ? {} : { prompt_id: session.promptId }),
   permission_mode: session.permissionMode,
   ...(session.agent === undefined ? {} : { agent_id: session.agent.id, agent_type: session.agent.type })
+})
+
+/** The session events carry no permission mode and no prompt. */
+const sessionBase = (session: SessionContext) => ({
+  session_id: session.sessionId,
+  transcript_path: session.transcriptPath ?? "",
+  cwd: session.cwd
 })
 
 const toolFields = (tool: AnyTool, toolInput: unknown) => ({
@@ -103,6 +119,59 @@ export const postToolBatchInput = (
   ...base(session),
   hook_event_name: "PostToolBatch",
   tool_calls: calls.map((c) => ({ tool_name: c.toolName, tool_input: c.toolInput, tool_use_id: c.toolUseId, tool_response: c.toolResponse }))
+})
+
+export const userPromptSubmitInput = (session: SessionContext, prompt: string): UserPromptSubmitInput => ({
+  ...base(session),
+  hook_event_name: "UserPromptSubmit",
+  prompt
+})
+
+export interface StopRequestFields {
+  readonly stopHookActive: boolean
+  readonly lastAssistantMessage: string | undefined
+  readonly backgroundTasks?: ReadonlyArray<unknown>
+}
+
+export const stopInput = (session: SessionContext, fields: StopRequestFields): StopInput | SubagentStopInput => {
+  const last = {
+    ...(fields.lastAssistantMessage === undefined || fields.lastAssistantMessage === "" ? {} : { last_assistant_message: fields.lastAssistantMessage }),
+    // toolgate schedules nothing, so `session_crons` is always empty
+    ...(fields.backgroundTasks === undefined ? {} : { background_tasks: fields.backgroundTasks, session_crons: [] })
+  }
+  const { agent_id: _id, agent_type: _type, ...common } = base(session) as ReturnType<typeof base> & { agent_id?: string; agent_type?: string }
+  return session.agent === undefined
+    ? { ...common, hook_event_name: "Stop", stop_hook_active: fields.stopHookActive, ...last }
+    : {
+        ...common,
+        hook_event_name: "SubagentStop",
+        stop_hook_active: fields.stopHookActive,
+        agent_id: session.agent.id,
+        agent_transcript_path: session.transcriptPath ?? "",
+        agent_type: session.agent.type,
+        ...last
+      }
+}
+
+export const sessionStartInput = (session: SessionContext, source: SessionStartSource, model: string | undefined): SessionStartInput => ({
+  ...sessionBase(session),
+  hook_event_name: "SessionStart",
+  source,
+  ...(model === undefined ? {} : { model })
+})
+
+export const sessionEndInput = (session: SessionContext, reason: SessionEndReason): SessionEndInput => ({
+  ...sessionBase(session),
+  hook_event_name: "SessionEnd",
+  reason
+})
+
+export const notificationInput = (session: SessionContext, message: string, notificationType: string, title: string | undefined): NotificationInput => ({
+  ...sessionBase(session),
+  hook_event_name: "Notification",
+  message,
+  ...(title === undefined ? {} : { title }),
+  notification_type: notificationType
 })
 
 /** Serialises the input for stdin; values JSON cannot hold (bigint, cycles) are replaced, never thrown. */

@@ -5,24 +5,50 @@
 import type { Effect } from "effect"
 import type { PermissionMode } from "../../Permission.js"
 
-export type HookEvent = "PreToolUse" | "PermissionRequest" | "PostToolUse" | "PostToolUseFailure" | "PostToolBatch"
+export type ToolHookEvent = "PreToolUse" | "PermissionRequest" | "PostToolUse" | "PostToolUseFailure"
+
+/** Events of the agent loop and the session (claude-code-spec §2.3). */
+export type LoopHookEvent = "UserPromptSubmit" | "Stop" | "SubagentStop" | "SessionStart" | "SessionEnd" | "Notification"
+
+export type HookEvent = ToolHookEvent | "PostToolBatch" | LoopHookEvent
 
 export const HOOK_EVENTS: ReadonlyArray<HookEvent> = [
   "PreToolUse",
   "PermissionRequest",
   "PostToolUse",
   "PostToolUseFailure",
-  "PostToolBatch"
+  "PostToolBatch",
+  "UserPromptSubmit",
+  "Stop",
+  "SubagentStop",
+  "SessionStart",
+  "SessionEnd",
+  "Notification"
 ]
 
+const TOOL_EVENTS: ReadonlySet<HookEvent> = new Set(["PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure"])
+
 /** Events whose hooks match on `tool_name` and may carry an `if` condition. */
-export const isToolEvent = (event: HookEvent): boolean => event !== "PostToolBatch"
+export const isToolEvent = (event: HookEvent): event is ToolHookEvent => TOOL_EVENTS.has(event)
+
+/**
+ * What the matcher of a non-tool event is matched against, as Claude Code does: SessionStart
+ * the source, SessionEnd the reason, Notification the notification type. Events without an entry
+ * (UserPromptSubmit, Stop, SubagentStop, PostToolBatch) ignore matchers.
+ */
+export const MATCHED_FIELD: Partial<Record<HookEvent, string>> = {
+  SessionStart: "source",
+  SessionEnd: "reason",
+  Notification: "notification_type"
+}
 
 interface HookInputBase {
   readonly session_id: string
   readonly transcript_path: string
   readonly cwd: string
-  readonly permission_mode: PermissionMode
+  readonly prompt_id?: string
+  /** Absent for the session events (SessionStart, SessionEnd, Notification), as in Claude Code. */
+  readonly permission_mode?: PermissionMode
   readonly agent_id?: string
   readonly agent_type?: string
 }
@@ -78,7 +104,65 @@ export interface PostToolBatchInput extends HookInputBase {
   }>
 }
 
-export type HookInput = PreToolUseInput | PermissionRequestInput | PostToolUseInput | PostToolUseFailureInput | PostToolBatchInput
+export interface UserPromptSubmitInput extends HookInputBase {
+  readonly hook_event_name: "UserPromptSubmit"
+  readonly prompt: string
+}
+
+export interface StopInput extends HookInputBase {
+  readonly hook_event_name: "Stop"
+  /** True when the model is already continuing because a Stop hook blocked before (avoid loops). */
+  readonly stop_hook_active: boolean
+  readonly last_assistant_message?: string
+  readonly background_tasks?: ReadonlyArray<unknown>
+  readonly session_crons?: ReadonlyArray<unknown>
+}
+
+export interface SubagentStopInput extends HookInputBase {
+  readonly hook_event_name: "SubagentStop"
+  readonly stop_hook_active: boolean
+  readonly agent_id: string
+  readonly agent_type: string
+  readonly agent_transcript_path: string
+  readonly last_assistant_message?: string
+  readonly background_tasks?: ReadonlyArray<unknown>
+  readonly session_crons?: ReadonlyArray<unknown>
+}
+
+export type SessionStartSource = "startup" | "resume" | "clear" | "compact"
+
+export interface SessionStartInput extends HookInputBase {
+  readonly hook_event_name: "SessionStart"
+  readonly source: SessionStartSource
+  readonly model?: string
+}
+
+export type SessionEndReason = "clear" | "resume" | "logout" | "prompt_input_exit" | "other"
+
+export interface SessionEndInput extends HookInputBase {
+  readonly hook_event_name: "SessionEnd"
+  readonly reason: SessionEndReason
+}
+
+export interface NotificationInput extends HookInputBase {
+  readonly hook_event_name: "Notification"
+  readonly message: string
+  readonly title?: string
+  readonly notification_type: string
+}
+
+export type HookInput =
+  | PreToolUseInput
+  | PermissionRequestInput
+  | PostToolUseInput
+  | PostToolUseFailureInput
+  | PostToolBatchInput
+  | UserPromptSubmitInput
+  | StopInput
+  | SubagentStopInput
+  | SessionStartInput
+  | SessionEndInput
+  | NotificationInput
 
 export interface PreToolUseSpecificOutput {
   readonly hookEventName: "PreToolUse"
@@ -111,10 +195,12 @@ export interface PostToolUseFailureSpecificOutput {
   readonly additionalContext?: string
 }
 
-export interface PostToolBatchSpecificOutput {
-  readonly hookEventName: "PostToolBatch"
+export interface ContextSpecificOutput<E extends HookEvent> {
+  readonly hookEventName: E
   readonly additionalContext?: string
 }
+
+export type PostToolBatchSpecificOutput = ContextSpecificOutput<"PostToolBatch">
 
 /** What a hook may print on stdout (or an in-process hook return). Unknown keys are ignored. */
 export interface HookJsonOutput {
@@ -131,6 +217,8 @@ export interface HookJsonOutput {
     | PostToolUseSpecificOutput
     | PostToolUseFailureSpecificOutput
     | PostToolBatchSpecificOutput
+    | ContextSpecificOutput<"UserPromptSubmit" | "SessionStart" | "Stop" | "SubagentStop" | "Notification">
+    | { readonly hookEventName: "SessionEnd" }
 }
 
 /**

@@ -60,6 +60,20 @@ const maxResultSizeOf = (meta: Readonly<Record<string, unknown>> | undefined): n
     : DEFAULT_MCP_MAX_RESULT_SIZE_CHARS
 }
 
+const isContentBlock = (u: unknown): boolean =>
+  typeof u === "object" &&
+  u !== null &&
+  (((u as { type?: unknown }).type === "text" && typeof (u as { text?: unknown }).text === "string") ||
+    ((u as { type?: unknown }).type === "image" && typeof (u as { source?: unknown }).source === "object"))
+
+/** An MCP tool's output as a hook may replace it: text, content blocks, or anything else as JSON. */
+const mcpHookOutput = (replacement: unknown): ToolResultContent =>
+  typeof replacement === "string"
+    ? replacement
+    : Array.isArray(replacement) && replacement.length > 0 && replacement.every(isContentBlock)
+      ? (replacement as ToolResultContent)
+      : JSON.stringify(replacement, null, 2)
+
 export const makeMcpTool = (spec: McpToolSpec): AnyTool => {
   const { listing } = spec
   const annotations = listing.annotations ?? {}
@@ -102,6 +116,8 @@ export const makeMcpTool = (spec: McpToolSpec): AnyTool => {
         }
       }),
     mapResult: (output) => output,
+    hookResponse: (output) => (typeof output === "string" ? [{ type: "text", text: output }] : output),
+    hookOutput: mcpHookOutput,
     userFacingName: () => `${spec.serverName} - ${listing.title ?? listing.name} (MCP)`,
     mcp: { serverName: spec.serverName, toolName: listing.name, source: spec.scope },
     shouldDefer: !(spec.alwaysLoad || listing._meta?.["anthropic/alwaysLoad"] === true),

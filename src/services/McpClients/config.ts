@@ -1,8 +1,10 @@
 /**
- * One `mcpServers` entry (claude-code-spec §5.1): its shape, checked field by field, with
+ * One `mcpServers` entry (claude-code-spec §5.1): its shape, decoded with a Schema per transport, with
  * `${VAR}` / `${VAR:-default}` expanded in `command`, `args`, `env`, `url` and `headers`.
  * A bad entry is an error naming the file and the server; it never stops the other entries.
  */
+import { Either, Schema } from "effect"
+import { formatDocumentIssue } from "../../internal/formatIssues.js"
 import { isRecord, kindOf } from "../../internal/json.js"
 
 export type McpScope = "local" | "project" | "user" | "dynamic"
@@ -61,95 +63,86 @@ const HIDDEN = /[\u200B-\u200D\u2060\uFEFF\u00A0]/
 
 const hiddenWhitespace = (value: string): boolean => value !== value.trim() || HIDDEN.test(value)
 
-/** Checks and expands one entry. `label` names it in messages, e.g. `/repo/.mcp.json: server "db"`. */
+const NonEmptyString = Schema.String.pipe(
+  Schema.filter((s) => s.trim() !== ""),
+  Schema.annotations({ title: "a non-empty string" })
+)
+const StringMap = Schema.Record({ key: Schema.String, value: Schema.String }).annotations({ title: "an object of strings" })
+const common = {
+  timeout: Schema.optional(Schema.Number.pipe(Schema.finite(), Schema.annotations({ title: "a number of milliseconds" }))),
+  alwaysLoad: Schema.optional(Schema.Boolean)
+}
+
+/** The shape of a stdio entry (`type` absent or "stdio"). */
+const StdioEntry = Schema.Struct({
+  command: NonEmptyString,
+  args: Schema.optional(Schema.Array(Schema.String).annotations({ title: "an array of strings" })),
+  env: Schema.optional(StringMap),
+  ...common
+})
+
+/** The shape of a remote entry (`type` "http" or "sse"). */
+const RemoteEntry = Schema.Struct({
+  url: NonEmptyString,
+  headers: Schema.optional(StringMap),
+  ...common
+})
+
+const decodeOptions = { errors: "first", onExcessProperty: "ignore" } as const
+const decodeStdio = Schema.decodeUnknownEither(StdioEntry, decodeOptions)
+const decodeRemote = Schema.decodeUnknownEither(RemoteEntry, decodeOptions)
+
+/** Checks and expands one entry; a reason names the field inside the entry. */
 export const parseServerEntry = (raw: unknown, env: Environment): EntryResult => {
   if (!isRecord(raw)) return { _tag: "Invalid", reason: `must be an object, got ${kindOf(raw)}`, type: undefined }
   const type = raw.type === undefined ? "stdio" : raw.type
   if (typeof type !== "string") return { _tag: "Invalid", reason: `field "type" must be a string, got ${kindOf(type)}`, type: undefined }
+  const invalid = (reason: string): EntryResult => ({ _tag: "Invalid", reason, type })
+  if (type === "ws") return invalid(`type "ws" (WebSocket) is not supported by toolgate; use "http" (Streamable HTTP) or "sse"`)
+  if (type !== "stdio" && type !== "http" && type !== "sse") return invalid(`unknown type ${JSON.stringify(type)} (expected "stdio", "http" or "sse")`)
+  if (type === "stdio" && raw.command === undefined && raw.url !== undefined) {
+    return invalid(`has a "url" but no "type": set "type" to "http" or "sse" (a missing type means stdio, which needs "command")`)
+  }
+
   const warnings: Array<string> = []
   const missing = new Set<string>()
   const expand = (text: string, field: string) => {
     if (hiddenWhitespace(text)) warnings.push(`field "${field}" has leading, trailing or invisible whitespace: ${JSON.stringify(text)}`)
     return expandVariables(text, env, (name) => missing.add(name))
   }
+  const expandMap = (map: Readonly<Record<string, string>> | undefined, field: string) =>
+    Object.fromEntries(Object.entries(map ?? {}).map(([key, value]) => [key, expand(value, `${field}.${key}`)]))
   const finish = (config: McpServerConfig): EntryResult => {
     for (const name of missing) warnings.push(`\${${name}} is not set and has no default; it was left as written`)
     return { _tag: "Ok", config, warnings }
   }
-
-  let timeout: number | undefined
-  if (raw.timeout !== undefined) {
-    if (typeof raw.timeout !== "number" || !Number.isFinite(raw.timeout)) {
-      return { _tag: "Invalid", reason: `field "timeout" must be a number of milliseconds, got ${kindOf(raw.timeout)}`, type }
-    }
-    if (raw.timeout >= 1000) timeout = Math.floor(raw.timeout)
-    else warnings.push(`field "timeout" (${raw.timeout}) is under 1000 ms and is ignored`)
-  }
-  if (raw.alwaysLoad !== undefined && typeof raw.alwaysLoad !== "boolean") {
-    return { _tag: "Invalid", reason: `field "alwaysLoad" must be a boolean, got ${kindOf(raw.alwaysLoad)}`, type }
-  }
-  const alwaysLoad = raw.alwaysLoad === true
-  if (raw.headersHelper !== undefined) warnings.push(`field "headersHelper" is not supported by toolgate and is ignored`)
-  if (raw.oauth !== undefined) warnings.push(`field "oauth" is not supported by toolgate (no OAuth flow); it is ignored`)
-
-  const stringMap = (field: string): Record<string, string> | string => {
-    const value = raw[field]
-    if (value === undefined) return {}
-    if (!isRecord(value)) return `field "${field}" must be an object of strings, got ${kindOf(value)}`
-    const out: Record<string, string> = {}
-    for (const [key, v] of Object.entries(value)) {
-      if (typeof v !== "string") return `field "${field}.${key}" must be a string, got ${kindOf(v)}`
-      out[key] = expand(v, `${field}.${key}`)
-    }
-    return out
+  const commonOf = (entry: { readonly timeout?: number | undefined; readonly alwaysLoad?: boolean | undefined }) => {
+    if (entry.timeout !== undefined && entry.timeout < 1000) warnings.push(`field "timeout" (${entry.timeout}) is under 1000 ms and is ignored`)
+    if (raw.headersHelper !== undefined) warnings.push(`field "headersHelper" is not supported by toolgate and is ignored`)
+    if (raw.oauth !== undefined) warnings.push(`field "oauth" is not supported by toolgate (no OAuth flow); it is ignored`)
+    return { timeout: entry.timeout !== undefined && entry.timeout >= 1000 ? Math.floor(entry.timeout) : undefined, alwaysLoad: entry.alwaysLoad === true }
   }
 
-  switch (type) {
-    case "stdio": {
-      if (raw.command === undefined) {
-        return {
-          _tag: "Invalid",
-          reason: raw.url !== undefined ? `has a "url" but no "type": set "type" to "http" or "sse" (a missing type means stdio, which needs "command")` : `field "command" is missing`,
-          type
-        }
-      }
-      if (typeof raw.command !== "string" || raw.command.trim() === "") {
-        return { _tag: "Invalid", reason: `field "command" must be a non-empty string, got ${typeof raw.command === "string" ? "an empty string" : kindOf(raw.command)}`, type }
-      }
-      const args: Array<string> = []
-      if (raw.args !== undefined) {
-        if (!Array.isArray(raw.args)) return { _tag: "Invalid", reason: `field "args" must be an array of strings, got ${kindOf(raw.args)}`, type }
-        for (const [i, arg] of raw.args.entries()) {
-          if (typeof arg !== "string") return { _tag: "Invalid", reason: `field "args[${i}]" must be a string, got ${kindOf(arg)}`, type }
-          args.push(expand(arg, `args[${i}]`))
-        }
-      }
-      const envMap = stringMap("env")
-      if (typeof envMap === "string") return { _tag: "Invalid", reason: envMap, type }
-      return finish({ type: "stdio", command: expand(raw.command, "command"), args, env: envMap, timeout, alwaysLoad })
-    }
-    case "http":
-    case "sse": {
-      if (typeof raw.url !== "string" || raw.url.trim() === "") {
-        return { _tag: "Invalid", reason: raw.url === undefined ? `field "url" is missing` : `field "url" must be a non-empty string, got ${kindOf(raw.url)}`, type }
-      }
-      const url = expand(raw.url, "url")
-      let parsed: URL
-      try {
-        parsed = new URL(url)
-      } catch {
-        return { _tag: "Invalid", reason: `field "url" is not a valid URL: ${JSON.stringify(url)}`, type }
-      }
-      if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-        return { _tag: "Invalid", reason: `field "url" must be an http or https URL, got ${JSON.stringify(url)}`, type }
-      }
-      const headers = stringMap("headers")
-      if (typeof headers === "string") return { _tag: "Invalid", reason: headers, type }
-      return finish({ type, url, headers, timeout, alwaysLoad })
-    }
-    case "ws":
-      return { _tag: "Invalid", reason: `type "ws" (WebSocket) is not supported by toolgate; use "http" (Streamable HTTP) or "sse"`, type }
-    default:
-      return { _tag: "Invalid", reason: `unknown type ${JSON.stringify(type)} (expected "stdio", "http" or "sse")`, type }
+  if (type === "stdio") {
+    const decoded = decodeStdio(raw)
+    if (Either.isLeft(decoded)) return invalid(formatDocumentIssue(decoded.left.issue))
+    const entry = decoded.right
+    const shared = commonOf(entry)
+    const args = (entry.args ?? []).map((arg, i) => expand(arg, `args[${i}]`))
+    const envMap = expandMap(entry.env, "env")
+    return finish({ type: "stdio", command: expand(entry.command, "command"), args, env: envMap, ...shared })
   }
+  const decoded = decodeRemote(raw)
+  if (Either.isLeft(decoded)) return invalid(formatDocumentIssue(decoded.left.issue))
+  const entry = decoded.right
+  const shared = commonOf(entry)
+  const url = expand(entry.url, "url")
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return invalid(`field "url" is not a valid URL: ${JSON.stringify(url)}`)
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return invalid(`field "url" must be an http or https URL, got ${JSON.stringify(url)}`)
+  return finish({ type, url, headers: expandMap(entry.headers, "headers"), ...shared })
 }

@@ -13,6 +13,7 @@
 import { Effect } from "effect"
 import * as path from "node:path"
 import { BadRequest } from "../../Errors.js"
+import { updateFileLocked } from "../../internal/fileLock.js"
 import { findGitRoot } from "../../internal/gitRoot.js"
 import { isRecord, kindOf, parseJsonObject, readJsonObjectFile } from "../../internal/json.js"
 import type { SettingsSource } from "../Settings.js"
@@ -27,6 +28,8 @@ export interface ConfiguredServer {
   readonly entry: EntryResult
   /** Set when the server is configured but must not start, and why. */
   readonly disabledReason?: string
+  /** A project server nobody has approved yet: it does not start (unless approved now). */
+  readonly needsApproval?: boolean
 }
 
 export interface McpConfiguration {
@@ -38,9 +41,9 @@ export interface McpConfiguration {
 }
 
 /**
- * `load` starts project servers without asking (Claude Code's `-p` / SDK behaviour);
- * `approved` starts only those approved by `enabledMcpjsonServers`, `enableAllProjectMcpServers`
- * or a trusted project, and shows the others as `disabled`.
+ * `approved` (toolgate's default) starts only the project servers approved by
+ * `enabledMcpjsonServers`, `enableAllProjectMcpServers` or a trusted project, and marks the
+ * others `needsApproval`; `load` starts them without asking (Claude Code's `-p` / SDK behaviour).
  */
 export type ProjectServerPolicy = "load" | "approved"
 
@@ -167,10 +170,7 @@ export const loadMcpConfig = (options: LoadMcpConfigOptions): Effect.Effect<McpC
         const disabled = approval.disabled.get(server.name)
         if (disabled !== undefined) return { ...server, disabledReason: `disabled by disabledMcpjsonServers in ${disabled}` }
         if (options.projectServers === "approved" && !approval.all && !approval.enabled.has(server.name) && !options.trusted) {
-          return {
-            ...server,
-            disabledReason: `project server not approved: add "${server.name}" to enabledMcpjsonServers, set enableAllProjectMcpServers, or trust the project`
-          }
+          return { ...server, needsApproval: true }
         }
         return server
       })
@@ -190,8 +190,10 @@ export const loadMcpConfig = (options: LoadMcpConfigOptions): Effect.Effect<McpC
 
 /**
  * The approval lists of every settings source and of the project's `~/.claude.json` entry.
- * Approvals from the shared project settings count only in a trusted project (spec §5.1,
- * ≥ 2.1.196); rejections count from everywhere.
+ * Rejections count from everywhere. Approvals count from the user's own files (user, managed,
+ * `--settings`, local settings, `~/.claude.json`); the project's shared settings, and local
+ * settings that are really the project's (tracked by git, behind a symlink), approve only in a
+ * trusted project — a repository cannot approve its own servers.
  */
 const approvalLists = (options: LoadMcpConfigOptions, project: Record<string, unknown> | undefined) => {
   const disabled = new Map<string, string>()
@@ -204,8 +206,32 @@ const approvalLists = (options: LoadMcpConfigOptions, project: Record<string, un
     if (settings.enableAllProjectMcpServers === true) all = true
   }
   for (const source of options.settingsSources) {
-    from(source.settings, source.file ?? source.source, options.trusted || source.source !== "projectSettings")
+    const projectOwned = source.source === "projectSettings" || source.untrustedLocal === true
+    from(source.settings, source.file ?? source.source, options.trusted || !projectOwned)
   }
   if (project !== undefined) from(project, options.claudeJsonFile, true)
   return { disabled, enabled, all }
 }
+
+/** How a project server was answered; saved to the local settings as Claude Code does. */
+export type ProjectServerChoice = "approve" | "approve-all" | "reject"
+
+/** Saves a choice about a project server in `file` (the local settings), under the file's lock. */
+export const saveProjectServerChoice = (file: string, name: string, choice: ProjectServerChoice) =>
+  Effect.tryPromise({
+    try: () =>
+      updateFileLocked(file, (text) => {
+        const read = text === undefined ? undefined : parseJsonObject(text)
+        if (read !== undefined && read._tag === "Failed") throw new Error(read.reason)
+        const settings = read?._tag === "Loaded" ? { ...read.json } : {}
+        const add = (key: string) => {
+          const list = stringList(settings[key])
+          settings[key] = list.includes(name) ? list : [...list, name]
+        }
+        if (choice === "reject") add("disabledMcpjsonServers")
+        else add("enabledMcpjsonServers")
+        if (choice === "approve-all") settings.enableAllProjectMcpServers = true
+        return `${JSON.stringify(settings, null, 2)}\n`
+      }),
+    catch: (e) => new BadRequest({ reason: `${file}: ${(e as Error).message}` })
+  })

@@ -29,7 +29,7 @@ const load = async () => {
     CallToolResultSchema: types.CallToolResultSchema,
     ReadResourceResultSchema: types.ReadResourceResultSchema,
     ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
-    ReadBuffer: stdio.ReadBuffer,
+    deserializeMessage: stdio.deserializeMessage,
     serializeMessage: stdio.serializeMessage,
     Ajv: ajv.Ajv,
     Ajv2019: ajv2019.Ajv2019,

@@ -10,7 +10,8 @@
 import { spawn, type ChildProcess } from "node:child_process"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
-import { groupHasLiveMembers, signalGroup } from "../../internal/processGroup.js"
+import { killGroupPromise, trackGroup } from "../../internal/processGroup.js"
+import { LineBuffer, responseIdOf } from "./lineBuffer.js"
 import type { McpSdk } from "./sdk.js"
 
 export interface StdioServerParams {
@@ -20,15 +21,14 @@ export interface StdioServerParams {
   readonly cwd: string
   /** How long the group gets between SIGTERM and SIGKILL. */
   readonly graceMs?: number
+  /** Largest message accepted (default 64 MB); a larger response fails its request. */
+  readonly maxMessageBytes?: number
 }
 
 /** How much of the server's stderr to keep for error messages. */
 const STDERR_TAIL_CHARS = 4000
 /** Largest single message accepted (the SDK's default is 10 MB). */
-const MAX_MESSAGE_BYTES = 64 * 1024 * 1024
-const POLL_MS = 20
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 
 export class ProcessGroupStdioTransport implements Transport {
   onclose?: () => void
@@ -36,7 +36,7 @@ export class ProcessGroupStdioTransport implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T) => void
 
   private child: ChildProcess | undefined
-  private readonly readBuffer: InstanceType<McpSdk["ReadBuffer"]>
+  private readonly lines: LineBuffer
   private stderrTail = ""
   private exit: { readonly code: number | null; readonly signal: NodeJS.Signals | null } | undefined
   private failure: string | undefined
@@ -47,7 +47,7 @@ export class ProcessGroupStdioTransport implements Transport {
     private readonly sdk: McpSdk,
     private readonly params: StdioServerParams
   ) {
-    this.readBuffer = new sdk.ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES })
+    this.lines = new LineBuffer(params.maxMessageBytes ?? MAX_MESSAGE_BYTES)
   }
 
   /** The server's pid, which is also its process group id. */
@@ -79,6 +79,7 @@ export class ProcessGroupStdioTransport implements Transport {
         windowsHide: true
       })
       this.child = child
+      trackGroup(child.pid)
       child.once("error", (error) => {
         if (!spawned) {
           this.closed = true
@@ -96,25 +97,10 @@ export class ProcessGroupStdioTransport implements Transport {
       })
       child.once("close", () => this.markClosed())
       child.stdout?.on("data", (chunk: Buffer) => {
-        try {
-          this.readBuffer.append(chunk)
-        } catch (error) {
-          // the rest of that message is lost, so requests waiting for it would never settle
-          this.failure = `was disconnected: it sent a message over ${MAX_MESSAGE_BYTES / 1024 / 1024} MB`
-          this.onerror?.(error as Error)
-          void this.close()
-          return
-        }
-        for (;;) {
-          let message: JSONRPCMessage | null
-          try {
-            message = this.readBuffer.readMessage()
-          } catch (error) {
-            this.onerror?.(new Error(`the server wrote a line that is not a JSON-RPC message: ${(error as Error).message}`))
-            continue
-          }
-          if (message === null) break
-          this.onmessage?.(message)
+        for (const line of this.lines.push(chunk)) {
+          if (this.closed) return
+          if (line._tag === "Oversized") this.refuse(line.bytes, line.head, line.tail)
+          else this.deliver(line.text)
         }
       })
       child.stderr?.on("data", (chunk: Buffer) => {
@@ -123,6 +109,41 @@ export class ProcessGroupStdioTransport implements Transport {
       child.stdin?.on("error", (error) => this.onerror?.(error))
       child.stdout?.on("error", (error) => this.onerror?.(error))
     })
+  }
+
+  /** Bytes held for the message being received (bounded by the message limit). */
+  get bufferedBytes(): number {
+    return this.lines.bufferedBytes
+  }
+
+  private deliver(text: string) {
+    if (text.trim() === "") return
+    let message: JSONRPCMessage
+    try {
+      message = this.sdk.deserializeMessage(text)
+    } catch (error) {
+      this.onerror?.(new Error(`the server wrote a line that is not a JSON-RPC message: ${(error as Error).message}`))
+      return
+    }
+    this.onmessage?.(message)
+  }
+
+  /**
+   * A message over the limit was dropped as it arrived. When it answered a request, that request
+   * fails with a clear error and the connection stays; otherwise nothing can tell what was lost,
+   * and the server is disconnected.
+   */
+  private refuse(bytes: number, head: string, tail: string) {
+    const limit = this.params.maxMessageBytes ?? MAX_MESSAGE_BYTES
+    const id = responseIdOf(head, tail)
+    const what = `a message of ${megabytes(bytes)}, over the ${megabytes(limit)} limit of one MCP message`
+    if (id !== undefined) {
+      this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32603, message: `The server sent ${what}; the result was refused` } } as JSONRPCMessage)
+      return
+    }
+    this.failure = `was disconnected: it sent ${what}`
+    this.onerror?.(new Error(`the server sent ${what}`))
+    void this.close()
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -151,11 +172,11 @@ export class ProcessGroupStdioTransport implements Transport {
       } catch {
         // already closed
       }
-      if (child.pid !== undefined) await terminateGroup(child.pid, this.params.graceMs ?? 2000)
+      if (child.pid !== undefined) await killGroupPromise(child.pid, this.params.graceMs ?? 2000)
       child.stdout?.destroy()
       child.stderr?.destroy()
     }
-    this.readBuffer.clear()
+    this.lines.clear()
     this.markClosed()
   }
 
@@ -166,17 +187,7 @@ export class ProcessGroupStdioTransport implements Transport {
   }
 }
 
-/** SIGTERM the group, wait up to `graceMs` for it to go, SIGKILL the rest, wait until none is left. */
-export const terminateGroup = async (pgid: number, graceMs: number): Promise<void> => {
-  if (!signalGroup(pgid, "SIGTERM")) return
-  signalGroup(pgid, "SIGCONT")
-  const deadline = Date.now() + graceMs
-  while (groupHasLiveMembers(pgid) && Date.now() < deadline) await sleep(POLL_MS)
-  if (!groupHasLiveMembers(pgid)) return
-  signalGroup(pgid, "SIGKILL")
-  const killDeadline = Date.now() + 2000
-  while (groupHasLiveMembers(pgid) && Date.now() < killDeadline) await sleep(POLL_MS)
-}
+const megabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`
 
 const describeSpawnError = (error: NodeJS.ErrnoException, command: string): Error => {
   switch (error.code) {

@@ -8,6 +8,7 @@
 import { UnparsableInput } from "../../Messages.js"
 import { ModelStreamError } from "./errors.js"
 import type { AssistantBlock, ModelEvent, Usage } from "./events.js"
+import { isRecord } from "../../internal/json.js"
 
 interface OpenBlock {
   readonly type: string
@@ -18,12 +19,11 @@ interface OpenBlock {
   fragments: number
 }
 
-const isObject = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
 const str = (u: unknown): string => (typeof u === "string" ? u : "")
 const num = (u: unknown): number => (typeof u === "number" && Number.isFinite(u) ? u : 0)
 
 export const usageOf = (u: unknown): Usage => {
-  const o = isObject(u) ? u : {}
+  const o = isRecord(u) ? u : {}
   return {
     input_tokens: num(o.input_tokens),
     output_tokens: num(o.output_tokens),
@@ -58,10 +58,10 @@ export class Assembler {
   }
 
   push(raw: unknown): PushResult {
-    if (!isObject(raw) || typeof raw.type !== "string") return { events: [] }
+    if (!isRecord(raw) || typeof raw.type !== "string") return { events: [] }
     switch (raw.type) {
       case "error": {
-        const error = isObject(raw.error) ? raw.error : {}
+        const error = isRecord(raw.error) ? raw.error : {}
         return {
           events: [],
           error: new ModelStreamError({
@@ -73,13 +73,13 @@ export class Assembler {
       }
       case "message_start": {
         this.started = true
-        const message = isObject(raw.message) ? raw.message : {}
+        const message = isRecord(raw.message) ? raw.message : {}
         return { events: [{ _tag: "MessageStart", id: str(message.id), model: str(message.model), usage: usageOf(message.usage) }] }
       }
       case "content_block_start": {
         this.started = true
         const index = num(raw.index)
-        const start = isObject(raw.content_block) ? raw.content_block : {}
+        const start = isRecord(raw.content_block) ? raw.content_block : {}
         const type = str(start.type)
         this.blocks.set(index, {
           type,
@@ -100,7 +100,7 @@ export class Assembler {
       case "content_block_delta": {
         const index = num(raw.index)
         const block = this.blocks.get(index)
-        const delta = isObject(raw.delta) ? raw.delta : {}
+        const delta = isRecord(raw.delta) ? raw.delta : {}
         if (block === undefined) return { events: [] }
         switch (delta.type) {
           case "text_delta":
@@ -128,7 +128,7 @@ export class Assembler {
         return { events: [{ _tag: "BlockStop", index, block: finish(block) }] }
       }
       case "message_delta": {
-        const delta = isObject(raw.delta) ? raw.delta : {}
+        const delta = isRecord(raw.delta) ? raw.delta : {}
         const stopReason = typeof delta.stop_reason === "string" ? delta.stop_reason : undefined
         return { events: [{ _tag: "MessageDelta", stopReason, stopDetails: delta.stop_details ?? undefined, usage: usageOf(raw.usage) }] }
       }
@@ -163,7 +163,7 @@ const finish = (block: OpenBlock): AssistantBlock => {
       // The start event's `input: {}` is a placeholder; only a proxy that sends no fragments
       // and a whole input there is taken at its word.
       const given = block.start.input
-      const input = block.fragments === 0 && isObject(given) && Object.keys(given).length > 0 ? given : parseToolInput(block.json)
+      const input = block.fragments === 0 && isRecord(given) && Object.keys(given).length > 0 ? given : parseToolInput(block.json)
       return { type: "tool_use", id: str(block.start.id), name: str(block.start.name), input }
     }
     case "server_tool_use":

@@ -21,6 +21,7 @@ import { Effect, Either, Schema } from "effect"
 import { documentIssue, parseJsonText } from "../../internal/documentIssue.js"
 import * as fs from "node:fs"
 import { ScriptError } from "./errors.js"
+import { isRecord } from "../../internal/json.js"
 
 export interface ScriptedEvent {
   /** Wait before this event, in ms (at a time scale of 1). */
@@ -45,7 +46,6 @@ export interface Script {
 
 export const PLACEHOLDER_CWD = "{{cwd}}"
 
-const isObject = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
 
 /**
  * Timing of synthesized turns (ms at a time scale of 1): text streams in small chunks; consecutive
@@ -70,11 +70,11 @@ const chunkJson = (json: string): Array<string> => {
 /** The text of a prompt: a string, or the text blocks of a message. */
 export const promptText = (message: unknown): string | undefined => {
   if (typeof message === "string") return message
-  if (!isObject(message)) return undefined
+  if (!isRecord(message)) return undefined
   const content = message.content
   if (typeof content === "string") return content
   if (!Array.isArray(content)) return undefined
-  const texts = content.filter((b): b is { type: "text"; text: string } => isObject(b) && b.type === "text" && typeof b.text === "string")
+  const texts = content.filter((b): b is { type: "text"; text: string } => isRecord(b) && b.type === "text" && typeof b.text === "string")
   return texts.length === 0 ? undefined : texts.map((b) => b.text).join("\n")
 }
 
@@ -218,7 +218,7 @@ export const parseScript = (file: string, text: string): Either.Either<Script, S
       } catch (e) {
         fail(`not valid JSON (${(e as Error).message})`)
       }
-      if (!isObject(value)) return fail("each line must be a JSON object")
+      if (!isRecord(value)) return fail("each line must be a JSON object")
       const { type } = decodeOrFail(LineHead, value, fail)
       switch (type) {
         case "session":
@@ -298,7 +298,7 @@ export const substituteCwd = (events: ReadonlyArray<ScriptedEvent>, cwd: string,
   const groups = new Map<string, Array<Slot>>()
   events.forEach((e, at) => {
     const event = e.event
-    if (!isObject(event) || event.type !== "content_block_delta" || !isObject(event.delta)) return
+    if (!isRecord(event) || event.type !== "content_block_delta" || !isRecord(event.delta)) return
     const delta = event.delta
     const key = delta.type === "text_delta" ? "text" : delta.type === "input_json_delta" ? "partial_json" : delta.type === "thinking_delta" ? "thinking" : undefined
     if (key === undefined || typeof delta[key] !== "string") return

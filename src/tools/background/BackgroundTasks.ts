@@ -1,8 +1,9 @@
 /**
  * Background shells (claude-code-spec §3.2–§3.3 Bash `run_in_background`, TaskOutput, TaskStop):
  * each task is a shell in its own process group whose output goes to
- * `<sessionDir>/tasks/<id>.output`. A supervisor fiber per task ends it at its timeout and stops
- * what the shell left behind when it exits. Everything lives in the layer's scope: when it closes
+ * `<sessionDir>/tasks/<id>.output`. A supervisor fiber per task ends it at its timeout, or when
+ * its output file passes the limit (`taskOutputMaxBytes`: the file is cut there and ends with a
+ * notice), and stops what the shell left behind when it exits. Everything lives in the layer's scope: when it closes
  * (the end of `toolgate exec` / `run`, or of a library user's runtime), every task still running
  * is stopped, whole process group (DESIGN invariant 3).
  */
@@ -14,13 +15,13 @@ import { ToolError } from "../../Errors.js"
 import { killGroup, signalGroup } from "../../internal/processGroup.js"
 import { TaskNotRunning, UnknownTask } from "./errors.js"
 import { openOutputFile, readNewOutput, type OutputSlice } from "./outputFile.js"
-import { EXIT_WAIT_MS } from "./settings.js"
+import { EXIT_WAIT_MS, OUTPUT_CHECK_MS, outputLimitNotice, taskOutputMaxBytes } from "./settings.js"
 import { exitCodeOf, spawnTask, type TaskProcess } from "./taskProcess.js"
 
 export type TaskStatus = "running" | "completed" | "failed" | "killed"
 
 /** Who ended a task that did not end by itself. */
-export type StopCause = "TaskStop" | "timeout" | "session end"
+export type StopCause = "TaskStop" | "timeout" | "session end" | "output limit"
 
 /** A snapshot of one task. */
 export interface BackgroundTask {
@@ -38,6 +39,8 @@ export interface BackgroundTask {
   readonly exitCode: number | undefined
   readonly stoppedBy: StopCause | undefined
   readonly endedAt: number | undefined
+  /** The output limit in force (see `taskOutputMaxBytes`). */
+  readonly maxOutputBytes: number
 }
 
 export interface StartRequest {
@@ -84,6 +87,8 @@ export class BackgroundTasks extends Context.Tag("toolgate/BackgroundTasks")<Bac
 export interface BackgroundTasksOptions {
   /** Time between SIGTERM and SIGKILL when a task is stopped (default 1000 ms). */
   readonly killGraceMs?: number
+  /** Largest output file of a task (default `TOOLGATE_TASK_OUTPUT_MAX_BYTES`, else 5 GB). */
+  readonly maxOutputBytes?: number
 }
 
 interface TaskState {
@@ -100,6 +105,7 @@ interface TaskState {
   stoppedBy: StopCause | undefined
   endedAt: number | undefined
   readOffset: number
+  readonly maxOutputBytes: number
 }
 
 const ID_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -123,12 +129,14 @@ const snapshot = (state: TaskState): BackgroundTask => ({
   status: state.status,
   exitCode: state.exitCode,
   stoppedBy: state.stoppedBy,
-  endedAt: state.endedAt
+  endedAt: state.endedAt,
+  maxOutputBytes: state.maxOutputBytes
 })
 
 export const make = (options: BackgroundTasksOptions = {}) =>
   Effect.gen(function* () {
     const graceMs = options.killGraceMs ?? 1000
+    const maxOutputBytes = options.maxOutputBytes ?? (yield* taskOutputMaxBytes)
     const tasks = new Map<string, TaskState>()
     const scope = yield* Effect.scope
     // Runs last: whatever a supervisor could not stop gets SIGKILL.
@@ -160,11 +168,39 @@ export const make = (options: BackgroundTasksOptions = {}) =>
         yield* waitForExit(state)
       })
 
-    /** Ends the task at its timeout; when the shell exits, stops whatever it left in its group. */
+    /** Completes once the task's output file is over the limit (measured every OUTPUT_CHECK_MS). */
+    const outputOverLimit = (state: TaskState) =>
+      Effect.gen(function* () {
+        for (;;) {
+          yield* Effect.sleep(Duration.millis(OUTPUT_CHECK_MS))
+          if (fileSize(state.outputFile) > state.maxOutputBytes) return
+        }
+      })
+
+    /** Cuts the output file back to the limit and says why it ends there. */
+    const capOutput = (state: TaskState) =>
+      Effect.sync(() => {
+        try {
+          fs.truncateSync(state.outputFile, state.maxOutputBytes)
+          fs.appendFileSync(state.outputFile, `\n${outputLimitNotice(state.maxOutputBytes)}\n`)
+        } catch {
+          // the file is gone or unwritable: the task is stopped either way
+        }
+      })
+
+    /**
+     * Ends the task at its timeout, or when its output passes the limit; when the shell exits,
+     * stops whatever it left in its group.
+     */
     const supervise = (state: TaskState) =>
       Effect.gen(function* () {
-        const exited = yield* state.process.awaitExit.pipe(Effect.timeoutOption(Duration.millis(state.timeoutMs)))
-        yield* stopGroup(state, "timeout").pipe(Effect.when(() => Option.isNone(exited)))
+        const ended = yield* Effect.raceAll([
+          state.process.awaitExit.pipe(Effect.as(undefined)),
+          Effect.sleep(Duration.millis(state.timeoutMs)).pipe(Effect.as("timeout" as const)),
+          outputOverLimit(state).pipe(Effect.as("output limit" as const))
+        ])
+        if (ended !== undefined) yield* stopGroup(state, ended)
+        if (ended === "output limit") yield* capOutput(state)
         // What the shell started and left running ends with it, as in the foreground.
         yield* killGroup(state.process.pid, graceMs)
         yield* finish(state)
@@ -200,7 +236,8 @@ export const make = (options: BackgroundTasksOptions = {}) =>
             exitCode: undefined,
             stoppedBy: undefined,
             endedAt: undefined,
-            readOffset: 0
+            readOffset: 0,
+            maxOutputBytes
           }
           tasks.set(state.id, state)
           // Forked from an uninterruptible region: the supervisor itself must stay interruptible.
@@ -254,6 +291,14 @@ const nextFreeId = (tasks: ReadonlyMap<string, unknown>): string => {
 }
 
 const describe = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
+
+const fileSize = (file: string): number => {
+  try {
+    return fs.statSync(file).size
+  } catch {
+    return 0
+  }
+}
 
 /** Scoped: closing the scope stops every task still running. */
 export const layer = (options: BackgroundTasksOptions = {}): Layer.Layer<BackgroundTasks> => Layer.scoped(BackgroundTasks, make(options))

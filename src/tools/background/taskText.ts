@@ -5,6 +5,7 @@
  */
 import { formatBytes, formatDuration } from "../bash/resultText.js"
 import type { BackgroundTask, TaskReading } from "./BackgroundTasks.js"
+import { outputLimitNotice } from "./settings.js"
 
 export const TASK_TYPE = "local_bash"
 
@@ -16,6 +17,8 @@ const stopCauseText = (task: BackgroundTask): string | undefined => {
       return `stopped at its timeout of ${formatDuration(task.timeoutMs)}`
     case "session end":
       return "stopped because the session ended"
+    case "output limit":
+      return outputLimitNotice(task.maxOutputBytes)
     default:
       return undefined
   }

@@ -14,6 +14,8 @@ export interface CapturedOutput {
   /** The stream's text, or its head and tail around a truncation marker when output was cut. */
   readonly stdout: string
   readonly stderr: string
+  /** Both streams in arrival order, as one terminal would show them: the first `maxChars` characters. */
+  readonly combined: string
   readonly totalChars: number
   readonly totalBytes: number
   readonly lines: number
@@ -36,7 +38,7 @@ export const truncationMarker = (omitted: number): string => `\n\n... [${omitted
 
 /** The first `headMax` and last `tailMax` characters of a stream, and how many were dropped between. */
 class HeadTail {
-  private head = ""
+  head = ""
   private tail: Array<string> = []
   private tailLength = 0
   omitted = 0
@@ -102,6 +104,7 @@ const RECENT_CHARS = 2048
 export class OutputCapture {
   private readonly decoders = { stdout: new StringDecoder("utf8"), stderr: new StringDecoder("utf8") }
   private readonly streams: Record<StreamName, HeadTail>
+  private readonly combined: HeadTail
   /** Raw chunks in arrival order, kept only until the output passes the cap. */
   private pending: Array<Buffer> | undefined = []
   private fd: number | undefined
@@ -119,6 +122,7 @@ export class OutputCapture {
       stdout: new HeadTail(options.maxChars, 0),
       stderr: new HeadTail(options.maxChars, 0)
     }
+    this.combined = new HeadTail(options.maxChars, 0)
   }
 
   get totalChars(): number {
@@ -140,7 +144,7 @@ export class OutputCapture {
 
   /** Characters held in memory right now (for tests of the memory bound). */
   get retainedChars(): number {
-    return this.streams.stdout.retained + this.streams.stderr.retained
+    return this.streams.stdout.retained + this.streams.stderr.retained + this.combined.retained
   }
 
   get spilled(): boolean {
@@ -165,6 +169,7 @@ export class OutputCapture {
     return {
       stdout: this.streams.stdout.text(),
       stderr: this.streams.stderr.text(),
+      combined: this.combined.head,
       totalChars: this.chars,
       totalBytes: this.bytes,
       lines: this.newlines,
@@ -208,6 +213,7 @@ export class OutputCapture {
     this.recent = (this.recent + text).slice(-RECENT_CHARS)
     for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) this.newlines++
     this.streams[stream].push(text)
+    this.combined.push(text)
   }
 
   private spill(raw: Buffer): void {

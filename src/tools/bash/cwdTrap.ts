@@ -2,7 +2,8 @@
  * Finds the directory a command ended in without changing the command: bash reads the file named
  * by BASH_ENV before running a `-c` string (even with --norc), and ours installs an EXIT trap that
  * writes the final directory to a file. The script unsets BASH_ENV so that nested bash processes
- * do not run it too.
+ * do not run it too, and sends stderr into stdout: the command's output is one stream in the order
+ * it was written, as in Claude Code.
  */
 import { Effect, type Scope } from "effect"
 import * as fs from "node:fs"
@@ -11,6 +12,7 @@ import * as path from "node:path"
 
 const ENV_SCRIPT = `__toolgate_cwd_file=$TOOLGATE_CWD_FILE
 unset TOOLGATE_CWD_FILE BASH_ENV
+exec 2>&1
 trap '{ builtin pwd -L; builtin printf "\\0"; builtin pwd -P; } 2>/dev/null >| "$__toolgate_cwd_file"' EXIT
 `
 

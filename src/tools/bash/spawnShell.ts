@@ -7,6 +7,7 @@ import { Effect } from "effect"
 import { spawn, type ChildProcess, type StdioNull, type StdioPipe } from "node:child_process"
 import * as os from "node:os"
 import { ToolError } from "../../Errors.js"
+import { forgetIfEmpty, trackGroup } from "../../internal/processGroup.js"
 
 export interface ExitInfo {
   readonly code: number | null
@@ -40,6 +41,8 @@ export const spawnShell = <A>(options: ShellSpawn, attach: (child: ChildProcess)
     } catch (cause) {
       return resume(Effect.fail(startFailure(options, cause)))
     }
+    trackGroup(child.pid)
+    child.once("exit", () => forgetIfEmpty(child.pid!))
     const attached = attach(child)
     const onSpawn = () => {
       child.off("error", onError)

@@ -53,7 +53,7 @@ export const runJsGrep = async (search: GrepSearch, signal?: AbortSignal): Promi
       : lineMatches(regex, fileLines, search.onlyMatching)
     if (count === 0) continue
     matched.push(file)
-    if (search.mode === "count") lines.push(label === undefined ? `${count}` : `${label}:${count}`)
+    if (search.mode === "count") lines.push(`${file}\0${count}`)
     else if (search.mode === "content") printer.file(label, fileLines, matches)
     if (search.maxRecords !== undefined && lines.length >= search.maxRecords) break
   }
@@ -178,11 +178,11 @@ const binaryFile = (
   }).length
   if (count === 0) return
   matched.push(file)
-  if (search.mode === "count") lines.push(`${count}`)
+  if (search.mode === "count") lines.push(`${file}\0${count}`)
   else if (search.mode === "content") lines.push(`binary file matches (found "\\0" byte around offset ${Buffer.byteLength(text.slice(0, text.indexOf("\0")))})`)
 }
 
-/** ripgrep's content output: `path:N:text` matches, `path-N-text` context, `--` between groups. */
+/** ripgrep's `--null` content output: `path\0N:text` matches, `path\0N-text` context, `--` between groups. */
 class ContextPrinter {
   private printedAny = false
   private readonly contextOn: boolean
@@ -200,7 +200,7 @@ class ContextPrinter {
     let afterLeft = 0
     const emit = (index: number, kind: ":" | "-", text: string) => {
       if (this.contextOn && this.printedAny && (!printedInFile || index !== last + 1)) this.out.push("--")
-      const prefix = `${label === undefined ? "" : `${label}${kind}`}${this.search.lineNumbers ? `${index + 1}${kind}` : ""}`
+      const prefix = `${label === undefined ? "" : `${label}\0`}${this.search.lineNumbers ? `${index + 1}${kind}` : ""}`
       this.out.push(prefix + clip(text, kind))
       this.printedAny = true
       printedInFile = true

@@ -30,6 +30,10 @@ export interface GrepSearch {
   readonly maxRecords: number | undefined
 }
 
+/**
+ * Content and count lines name their file as `path\0rest` (no path when one file was searched in
+ * content mode); content lines are `--` between context groups.
+ */
 export type GrepRawResult =
   | { readonly kind: "lines"; readonly lines: ReadonlyArray<string> }
   | { readonly kind: "files"; readonly files: ReadonlyArray<string> }
@@ -40,9 +44,9 @@ export const ripgrepArgs = (search: GrepSearch): ReadonlyArray<string> => {
   if (search.multiline) args.push("-U", "--multiline-dotall")
   if (search.caseInsensitive) args.push("-i")
   if (search.mode === "files_with_matches") args.push("-l", "--null")
-  else if (search.mode === "count") args.push("-c", "--sort", "path")
+  else if (search.mode === "count") args.push("-c", "-H", "--null", "--sort", "path")
   else {
-    args.push("--sort", "path")
+    args.push("--null", "--sort", "path")
     if (search.lineNumbers) args.push("-n")
     if (search.onlyMatching) args.push("-o")
     if (search.before > 0) args.push("-B", String(search.before))
@@ -54,18 +58,48 @@ export const ripgrepArgs = (search: GrepSearch): ReadonlyArray<string> => {
   return args
 }
 
+/** ripgrep refused its arguments (pattern, glob or type) before searching anything. */
+const USAGE_ERROR =
+  /^(?:rg: )?(?:regex parse error|error parsing glob|unrecognized file type|error parsing flag|compiled regex exceeds size limit|the literal|pattern contains)/m
+
+/** ripgrep 14 prefixes its errors with `rg: ` and shows a pattern that fails to parse as `(?:pattern)`. */
+const usageErrorText = (stderr: string): string =>
+  stderr
+    .trim()
+    .split("\n")
+    .map((line, i) => (i === 0 && !line.startsWith("rg: ") ? `rg: ${line}` : line))
+    .join("\n")
+
+export const searchRejectedMessage = (stderr: string): string => {
+  const text = usageErrorText(stderr)
+  return `Search failed \u2014 ripgrep rejected the pattern, glob, or file type without searching:\n${text.length > 2000 ? text.slice(0, 2000) : text}`
+}
+
+const rejectedSearch = (rg: string, search: GrepSearch, stderr: string): Effect.Effect<never, ToolError> =>
+  (/^(?:rg: )?regex parse error/.test(stderr) && !search.pattern.startsWith("(?:")
+    ? runRipgrep(rg, ripgrepArgs({ ...search, pattern: `(?:${search.pattern})` }), cwdFor(search)).pipe(
+        Effect.map((wrapped) => (/^(?:rg: )?regex parse error/.test(wrapped.stderr) ? wrapped.stderr : stderr)),
+        Effect.orElseSucceed(() => stderr)
+      )
+    : Effect.succeed(stderr)
+  ).pipe(Effect.flatMap((text) => Effect.fail(new ToolError({ reason: searchRejectedMessage(text) }))))
+
+const cwdFor = (search: GrepSearch): string => (search.rootIsFile ? path.dirname(search.root) : search.root)
+
 const withRipgrep = (rg: string, search: GrepSearch): Effect.Effect<GrepRawResult, ToolError> =>
   runRipgrep(
     rg,
     ripgrepArgs(search),
-    search.rootIsFile ? path.dirname(search.root) : search.root,
+    cwdFor(search),
     search.maxRecords === undefined || search.mode === "files_with_matches" ? undefined : { records: search.maxRecords, separator: 10 }
   ).pipe(
     Effect.flatMap((result) => {
       const stdout = result.stdout.toString("utf8")
       // 1 = no match; 2 = an error, which still may come with results from the readable files
-      if (result.exitCode === 2 && stdout === "" && !result.stoppedEarly)
+      if (result.exitCode === 2 && stdout === "" && !result.stoppedEarly) {
+        if (USAGE_ERROR.test(result.stderr)) return rejectedSearch(rg, search, result.stderr)
         return Effect.fail(new ToolError({ reason: result.stderr.trim() === "" ? "ripgrep failed" : result.stderr.trim() }))
+      }
       if (result.exitCode !== 0 && result.exitCode !== 1 && result.exitCode !== 2 && !result.stoppedEarly)
         return Effect.fail(new ToolError({ reason: `ripgrep exited with ${result.exitCode}: ${result.stderr.trim()}` }))
       if (search.mode === "files_with_matches")
@@ -80,7 +114,7 @@ const withRipgrep = (rg: string, search: GrepSearch): Effect.Effect<GrepRawResul
 const withJs = (search: GrepSearch): Effect.Effect<GrepRawResult, ToolError> =>
   Effect.tryPromise({
     try: (signal) => runJsGrep(search, signal),
-    catch: (error) => new ToolError({ reason: errorText(error) })
+    catch: (error) => new ToolError({ reason: USAGE_ERROR.test(errorText(error)) ? searchRejectedMessage(errorText(error)) : errorText(error) })
   })
 
 export const runGrepSearch = (search: GrepSearch, engine: SearchEngine): Effect.Effect<GrepRawResult, ToolError> => {

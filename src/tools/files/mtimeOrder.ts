@@ -1,7 +1,7 @@
-/** Newest first, then by path: the order Glob and Grep's files_with_matches list files in. */
+/** The orders Glob (oldest first) and Grep's files_with_matches (newest first) list files in; ties by path. */
 import * as fs from "node:fs"
 
-export const sortByMtimeNewestFirst = async (files: ReadonlyArray<string>): Promise<ReadonlyArray<string>> => {
+const withMtimes = async (files: ReadonlyArray<string>): Promise<Array<readonly [string, number]>> => {
   const withTimes: Array<readonly [string, number]> = []
   const batch = 64
   for (let i = 0; i < files.length; i += batch) {
@@ -9,5 +9,13 @@ export const sortByMtimeNewestFirst = async (files: ReadonlyArray<string>): Prom
     const times = await Promise.all(slice.map((f) => fs.promises.stat(f).then((s) => s.mtimeMs, () => 0)))
     slice.forEach((f, j) => withTimes.push([f, times[j]!]))
   }
-  return withTimes.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([f]) => f)
+  return withTimes
 }
+
+const byPath = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+export const sortByMtimeNewestFirst = async (files: ReadonlyArray<string>): Promise<ReadonlyArray<string>> =>
+  (await withMtimes(files)).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]) || byPath(a[0], b[0])).map(([f]) => f)
+
+export const sortByMtimeOldestFirst = async (files: ReadonlyArray<string>): Promise<ReadonlyArray<string>> =>
+  (await withMtimes(files)).sort((a, b) => a[1] - b[1] || byPath(a[0], b[0])).map(([f]) => f)

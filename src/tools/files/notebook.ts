@@ -23,7 +23,7 @@ export const parseNotebook = (text: string): ReadonlyArray<NotebookCellView> => 
       cellType: typeof c.cell_type === "string" ? c.cell_type : "code",
       source: joinText(c.source),
       language,
-      outputs: Array.isArray(c.outputs) ? c.outputs.map(renderOutput).filter((o: string) => o !== "") : []
+      outputs: c.cell_type === "code" && Array.isArray(c.outputs) ? renderOutputs(c.outputs) : []
     }
   })
 }
@@ -31,12 +31,21 @@ export const parseNotebook = (text: string): ReadonlyArray<NotebookCellView> => 
 export const renderNotebook = (cells: ReadonlyArray<NotebookCellView>): string =>
   cells.map(renderCell).join("\n")
 
+/** The cell, then each output on a line of its own after a blank line (Claude Code's text blocks, merged). */
 const renderCell = (cell: NotebookCellView): string => {
   const tags: Array<string> = []
   if (cell.cellType !== "code") tags.push(`<cell_type>${cell.cellType}</cell_type>`)
   if (cell.cellType === "code" && cell.language !== "python") tags.push(`<language>${cell.language}</language>`)
   const body = `<cell id="${cell.cellId}">${tags.join("")}${cell.source}</cell id="${cell.cellId}">`
-  return cell.outputs.length === 0 ? body : `${body}\n${cell.outputs.join("\n")}`
+  return [body, ...cell.outputs.map((output) => `\n${output}`)].join("\n")
+}
+
+const KNOWN_OUTPUTS = new Set(["stream", "execute_result", "display_data", "error"])
+
+const renderOutputs = (outputs: ReadonlyArray<unknown>): ReadonlyArray<string> => {
+  const texts = outputs.map(renderOutput).filter((o) => o !== "")
+  const unknown = outputs.some((o) => !isRecord(o) || !KNOWN_OUTPUTS.has(String(o.output_type)))
+  return unknown ? [...texts, "Outputs of an unknown type are not shown."] : texts
 }
 
 const renderOutput = (output: unknown): string => {

@@ -51,34 +51,69 @@ export const realPathOrAncestor = async (file: string): Promise<string> => {
   }
 }
 
-/** A sibling with the same name but another extension (`foo.js` for a missing `foo.ts`). */
+/** How Glob and Grep show a path: relative to the working directory, absolute when it is outside. */
+export const displayPath = (file: string, cwd: string): string => {
+  const relative = path.relative(cwd, file)
+  return relative.startsWith("..") ? file : relative
+}
+
+const NORMAL_EXTENSION = /^(\.[\p{L}\p{N}_+~#-]{1,32})?$/u
+
+/** The name of an entry beside `file` with the same stem and another extension (`foo.js` for a missing `foo.ts`). */
 export const similarFile = async (file: string): Promise<string | undefined> => {
   const dir = path.dirname(file)
-  const name = path.basename(file)
-  const stem = stemOf(name)
+  const stem = path.basename(file, path.extname(file))
   try {
-    const entries = await fs.promises.readdir(dir, { withFileTypes: true })
-    const match = entries
-      .filter((e) => e.isFile() && e.name !== name && stemOf(e.name) === stem)
-      .map((e) => e.name)
+    const names = await fs.promises.readdir(dir)
+    return names
+      .filter((name) => {
+        const extension = path.extname(name)
+        return NORMAL_EXTENSION.test(extension.normalize("NFC")) && path.basename(name, extension) === stem && path.join(dir, name) !== file
+      })
       .sort()[0]
-    return match === undefined ? undefined : path.join(dir, match)
   } catch {
     return undefined
   }
 }
 
-const stemOf = (name: string): string => {
-  const dot = name.lastIndexOf(".")
-  return dot <= 0 ? name : name.slice(0, dot)
+/**
+ * For a path under the working directory's parent but not under the working directory (a path
+ * missing the project folder), the same relative path inside the working directory, if it exists.
+ */
+export const pathUnderCwd = async (file: string, cwd: string): Promise<string | undefined> => {
+  let resolved = file
+  try {
+    resolved = path.join(await fs.promises.realpath(path.dirname(file)), path.basename(file))
+  } catch {
+    // the parent does not exist either
+  }
+  const parent = path.dirname(cwd)
+  const parentPrefix = parent === path.sep ? path.sep : parent + path.sep
+  if (!resolved.startsWith(parentPrefix) || resolved.startsWith(cwd + path.sep) || resolved === cwd) return undefined
+  const candidate = path.join(cwd, path.relative(parent, resolved))
+  try {
+    await fs.promises.access(candidate)
+    return candidate
+  } catch {
+    return undefined
+  }
 }
+
+const didYouMean = (suggestion: string | undefined): string => (suggestion === undefined ? "" : ` Did you mean ${suggestion}?`)
 
 /** `File does not exist. Note: your current working directory is <cwd>.` (+ ` Did you mean <x>?`). */
 export const fileNotFoundMessage = async (file: string, cwd: string): Promise<string> => {
-  const suggestion = await similarFile(file)
-  const base = `File does not exist. ${CWD_NOTE} ${cwd}.`
-  return suggestion === undefined ? base : `${base} Did you mean ${suggestion}?`
+  const suggestion = (await pathUnderCwd(file, cwd)) ?? (await similarFile(file))
+  return `File does not exist. ${CWD_NOTE} ${cwd}.${didYouMean(suggestion)}`
 }
+
+/** Glob's and Grep's text for a search path that does not exist; `given` is the path as the model wrote it. */
+export const missingSearchPathMessage = async (
+  what: "Directory" | "Path",
+  given: string,
+  resolved: string,
+  cwd: string
+): Promise<string> => `${what} does not exist: ${given}. ${CWD_NOTE} ${cwd}.${didYouMean(await pathUnderCwd(resolved, cwd))}`
 
 /** Device files that would block or never end. */
 const BLOCKED_DEVICES = new Set([

@@ -1,13 +1,14 @@
 /**
  * Running ripgrep: found on PATH (once per PATH value), spawned with an argv array (never a
- * shell), with `--no-config` so no config file can add flags such as `--pre`, and killed — and
- * waited for — when the calling fiber is interrupted.
+ * shell), with `--no-config` so no config file can add flags such as `--pre`, in a process group
+ * of its own, and stopped — and waited for — when the calling fiber is interrupted.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { spawn } from "node:child_process"
 import { Effect } from "effect"
 import { ToolError } from "../../Errors.js"
+import { forgetIfEmpty, killGroup, signalGroup, trackGroup } from "../../internal/processGroup.js"
 
 let cache: { readonly pathValue: string; readonly rg: string | undefined } | undefined
 
@@ -41,6 +42,8 @@ export interface RipgrepOutput {
 }
 
 const MAX_STDOUT_BYTES = 256 * 1024 * 1024
+/** ripgrep ends at once on SIGTERM; the grace only matters if it does not. */
+const KILL_GRACE_MS = 500
 
 /**
  * Runs `rg args` in `cwd`. `enoughLines`, when given, stops ripgrep once that many newline- (or
@@ -55,7 +58,9 @@ export const runRipgrep = (
   Effect.async<RipgrepOutput, ToolError>((resume) => {
     const env = { ...process.env }
     delete env.RIPGREP_CONFIG_PATH
-    const child = spawn(rg, [...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] })
+    // its own process group, like every process toolgate starts (see processGroup.ts)
+    const child = spawn(rg, [...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true })
+    trackGroup(child.pid)
     const out: Array<Buffer> = []
     const err: Array<Buffer> = []
     let outBytes = 0
@@ -70,7 +75,7 @@ export const runRipgrep = (
       if (enough !== undefined) for (const byte of chunk) if (byte === enough.separator) records++
       if ((enough !== undefined && records >= enough.records) || outBytes > MAX_STDOUT_BYTES) {
         stoppedEarly = true
-        child.kill("SIGKILL")
+        if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL")
       }
     })
     child.stderr.on("data", (chunk: Buffer) => err.push(chunk))
@@ -80,6 +85,7 @@ export const runRipgrep = (
     })
     child.once("close", (code) => {
       exited = true
+      if (child.pid !== undefined) forgetIfEmpty(child.pid)
       resume(
         Effect.succeed({
           exitCode: code,
@@ -89,9 +95,7 @@ export const runRipgrep = (
         })
       )
     })
-    return Effect.promise(() => {
-      if (exited) return Promise.resolve()
-      child.kill("SIGKILL")
-      return closed
-    })
+    return Effect.suspend(() =>
+      exited || child.pid === undefined ? Effect.void : killGroup(child.pid, KILL_GRACE_MS).pipe(Effect.zipRight(Effect.promise(() => closed)))
+    )
   })

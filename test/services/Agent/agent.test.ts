@@ -133,7 +133,7 @@ describe("Agent loop (scripted model)", () => {
     }).pipe(Effect.provide(agentLayer(scriptedLayer(cwd, script), { cwd, tools: [NowTool], hooks })))
   })
 
-  it.live("hooks' additionalContext and tools' newMessages follow the results in the same user message", () => {
+  it.live("a hook's additionalContext is folded into the result it follows; tools' newMessages follow the results", () => {
     const cwd = tempDir("toolgate-agent-")
     const SkillTool = buildTool({
       name: "Skill",
@@ -149,12 +149,12 @@ describe("Agent loop (scripted model)", () => {
     return Effect.gen(function* () {
       const { outcome, events } = yield* runPrompt(cwd, "go")
       const content = userContent(outcome.conversation.messages, 2)
-      expect(content[0]).toMatchObject({ type: "tool_result", tool_use_id: "k1", content: "loaded" })
-      expect(content.slice(1).map((b) => b.text)).toEqual([
-        "<system-reminder>\nnote from a hook\n</system-reminder>",
-        "Skill text: always be brief.",
-        "second"
-      ])
+      expect(content[0]).toMatchObject({
+        type: "tool_result",
+        tool_use_id: "k1",
+        content: "loaded\n\n<system-reminder>\nPostToolUse:Skill hook additional context: note from a hook\n</system-reminder>"
+      })
+      expect(content.slice(1).map((b) => b.text)).toEqual(["Skill text: always be brief.", "second"])
       expect(events.some((e) => e._tag === "Notice" && e.text.includes("1 message(s)"))).toBe(true)
     }).pipe(Effect.provide(agentLayer(scriptedLayer(cwd, script), { cwd, tools: [SkillTool], hooks })))
   })

@@ -85,3 +85,23 @@ describe("transcript and replay", () => {
     })
   )
 })
+
+describe("a transcript that cannot be written", () => {
+  it.effect("no space left (/dev/full): nothing is written, the failure is kept", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const dir = tempDir("toolgate-transcript-full-")
+        const file = path.join(dir, "transcript.jsonl")
+        fs.symlinkSync("/dev/full", file)
+        const t = yield* openTranscript(file)
+        expect(yield* t.failure).toBeUndefined()
+        yield* t.write({ type: "session_start", version: 1 })
+        expect(yield* t.failure).toMatch(/ENOSPC/)
+        // later records are not attempted
+        yield* t.write({ type: "session_end" })
+        expect(yield* t.failure).toMatch(/after 0 line/)
+        fs.rmSync(dir, { recursive: true, force: true })
+      })
+    )
+  )
+})

@@ -11,7 +11,7 @@ export const ROOT = path.resolve(__dirname, "../../..")
 export interface Terminal {
   readonly output: () => string
   readonly type: (text: string) => Effect.Effect<void>
-  /** Waits until the output (after `from`) matches; fails after ~15 s. */
+  /** Waits until the output (after `from`) matches; fails after ~60 s (starting tsx on a loaded machine takes a while). */
   readonly waitFor: (pattern: RegExp, from?: number) => Effect.Effect<RegExpMatchArray, Error>
   readonly exited: Effect.Effect<number, Error>
 }
@@ -36,7 +36,7 @@ export const runInPty = (script: string, args: ReadonlyArray<string>) =>
       })
       const poll = <A>(check: () => A | undefined, what: string) =>
         Effect.gen(function* () {
-          for (let i = 0; i < 300; i++) {
+          for (let i = 0; i < 1200; i++) {
             const found = check()
             if (found !== undefined) return found
             yield* Effect.sleep("50 millis")

@@ -37,9 +37,10 @@ describe("exit code 2 (§2.5)", () => {
         content: "SECRET=1"
       })
       expect(outcome.decision).toBe("deny")
-      expect(outcome.block).toEqual({ command, reason: `Blocked: ${path.join(project, ".env")} matches protected pattern '.env'` })
+      // stderr as the hook wrote it, trailing newline included (as Claude Code sends it)
+      expect(outcome.block).toEqual({ command, reason: `Blocked: ${path.join(project, ".env")} matches protected pattern '.env'\n` })
       const text = new HookBlocked({ toolName: "Write", event: "PreToolUse", ...outcome.block! }).message
-      expect(text).toBe(`PreToolUse:Write hook error: [${command}]: Blocked: ${path.join(project, ".env")} matches protected pattern '.env'`)
+      expect(text).toBe(`PreToolUse:Write hook error: [${command}]: Blocked: ${path.join(project, ".env")} matches protected pattern '.env'\n`)
 
       const fine = yield* preToolUse(project, pre("Edit|Write", [cmd(command)]), writeTool, { file_path: path.join(project, "a.ts"), content: "" })
       expect(fine.decision).toBeUndefined()
@@ -52,7 +53,7 @@ describe("exit code 2 (§2.5)", () => {
       const blocked = yield* preToolUse(project, pre("Bash", [cmd(command)]), bashTool, bash("grep -r TODO src"))
       expect(blocked.decision).toBe("deny")
       expect(blocked.block?.command).toBe(command)
-      expect(blocked.block?.reason).toBe("• Use 'rg' (ripgrep) instead of 'grep' for better performance and features")
+      expect(blocked.block?.reason).toBe("• Use 'rg' (ripgrep) instead of 'grep' for better performance and features\n")
 
       const find = yield* preToolUse(project, pre("Bash", [cmd(command)]), bashTool, bash("find . -name '*.ts'"))
       expect(find.block?.reason).toContain("• Use 'rg --files | rg pattern'")
@@ -68,7 +69,7 @@ describe("exit code 2 (§2.5)", () => {
       const command = fixture("exit2-with-allow.sh")
       const outcome = yield* preToolUse(project, pre("Bash", [cmd(command)]), bashTool, bash("ls"))
       expect(outcome.decision).toBe("deny")
-      expect(outcome.block).toEqual({ command, reason: "exit code 2 says no" })
+      expect(outcome.block).toEqual({ command, reason: "exit code 2 says no\n" })
     }))
 
   it.live("exit 2 without stderr says `No stderr output`", () =>
@@ -144,7 +145,7 @@ describe("JSON answers (§2.6)", () => {
       const outcome = yield* preToolUse(project, pre("Bash", [cmd(fixture("wrong-event.sh"))]), bashTool, bash("ls"))
       expect(outcome.decision).toBeUndefined()
       expect(outcome.notices).toEqual([
-        "PreToolUse:Bash hook error: JSON validation failed: Hook returned incorrect event name: expected 'PreToolUse' but got 'PostToolUse'"
+        "PreToolUse:Bash hook error: JSON validation failed at hookSpecificOutput.hookEventName: Hook returned incorrect event name: expected 'PreToolUse' but got 'PostToolUse'"
       ])
     }))
 
@@ -168,17 +169,26 @@ describe("JSON answers (§2.6)", () => {
       const outcome = yield* preToolUse(project, pre("Bash", [cmd(`echo '${json}'`)]), bashTool, bash("ls"))
       expect(outcome.stop).toEqual({ reason: "stop now" })
       expect(outcome.notices).toEqual(["careful"])
-      expect(outcome.additionalContext).toEqual(["extra context"])
+      expect(outcome.reminders).toEqual(["PreToolUse:Bash hook additional context: extra context"])
     }))
 
-  it.live("strings for the model are capped at 10,000 characters, the rest saved to a file", () =>
+  it.live("context over 10,000 characters becomes a preview and a saved file; a blocking error over 50,000 keeps head and tail", () =>
     Effect.gen(function* () {
       const command = `python3 -c 'import json; print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "x" * 25000}}))'`
       const outcome = yield* preToolUse(project, pre("Bash", [cmd(command)]), bashTool, bash("ls"))
-      const ctx = outcome.additionalContext[0]!
-      expect(ctx.length).toBeLessThan(10_000)
-      const saved = /full output saved to (\S+)\]$/.exec(ctx)![1]!
+      const ctx = outcome.reminders[0]!
+      const saved = /Full output saved to: (\S+)\n/.exec(ctx)![1]!
+      expect(ctx).toBe(
+        `PreToolUse:Bash hook additional context: <persisted-output>\nOutput too large (24.4KB). Full output saved to: ${saved}\n\nPreview (first 2KB):\n${"x".repeat(2000)}\n...\n</persisted-output>`
+      )
+      expect(saved.startsWith(path.join(project, ".session", "tool-results", "hook-toolu_01-PreToolUse-"))).toBe(true)
       expect(fs.readFileSync(saved, "utf8")).toBe("x".repeat(25000))
+
+      const deny = `python3 -c 'import json; print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "a" + "y" * 60000 + "z"}}))'`
+      const denied = yield* preToolUse(project, pre("Bash", [cmd(deny)]), bashTool, bash("ls"))
+      const reason = denied.block!.reason
+      expect(reason.startsWith(`a${"y".repeat(24999)}\n\n... [10002 characters truncated] ...\n\n${"y".repeat(24999)}z\n\n<persisted-output>\nOutput too large (58.6KB).`)).toBe(true)
+      expect(reason.endsWith(`Preview (first 2KB):\na${"y".repeat(1999)}\n...\n</persisted-output>`)).toBe(true)
     }))
 })
 
@@ -268,7 +278,7 @@ describe("parallel hooks (§2.7)", () => {
     Effect.gen(function* () {
       const outcome = yield* preToolUse(project, pre("Bash", [cmd(fixture("allow.sh")), cmd("echo no >&2; exit 2")]), bashTool, bash("ls"))
       expect(outcome.decision).toBe("deny")
-      expect(outcome.block).toEqual({ command: "echo no >&2; exit 2", reason: "no" })
+      expect(outcome.block).toEqual({ command: "echo no >&2; exit 2", reason: "no\n" })
     }))
 
   it.live("ask beats allow; defer beats ask", () =>
@@ -314,7 +324,7 @@ describe("parallel hooks (§2.7)", () => {
       const ctx = (text: string) => cmd(`echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"${text}"}}'`)
       const outcome = yield* preToolUse(project, pre("Bash", [ctx("one"), ctx("two")]), bashTool, bash("ls"))
       expect(outcome.decision).toBeUndefined()
-      expect([...outcome.additionalContext].sort()).toEqual(["one", "two"])
+      expect([...outcome.reminders].sort()).toEqual(["PreToolUse:Bash hook additional context: one", "PreToolUse:Bash hook additional context: two"])
     }))
 })
 

@@ -61,11 +61,12 @@ describe("readHookConfig", () => {
             "nonsense"
           ],
           PostToolBatch: [{ hooks: [cmd("never", { if: "Bash(ls)" })] }],
-          SessionStart: [{ hooks: [cmd("not a tool event")] }]
+          SessionStart: [{ matcher: "startup", hooks: [cmd("a session event")] }],
+          Setup: [{ hooks: [cmd("an event toolgate never fires")] }]
         }
       })
     ])
-    expect(config.handlers.map((h) => h.command)).toEqual(["ok"])
+    expect(config.handlers.map((h) => [h.command, h.matcher])).toEqual([["ok", "Bash"], ["a session event", "startup"]])
     expect(config.notices).toEqual([
       '/etc/projectSettings.json: field "hooks.PreToolUse[0].hooks[0]": hook type "http" is not supported by toolgate; ignored',
       '/etc/projectSettings.json: field "hooks.PreToolUse[0].hooks[1].command" must be a non-empty string; ignored',

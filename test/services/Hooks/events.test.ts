@@ -149,8 +149,13 @@ describe("PostToolUse, PostToolUseFailure, PostToolBatch (§2.4.3–§2.4.5, §2
       const outcome = yield* withHooks(sources, (hooks) =>
         hooks.postToolUse({ tool: mcpTool, toolInput: { entities: [] }, toolUseId: "toolu_9", toolResponse: { ok: true }, durationMs: 12.4, session: sessionFor(project) })
       )
-      expect(outcome.additionalContext).toEqual(["lint passed"])
-      expect(outcome.blockReason).toBe("formatting changed the file\nPostToolUse:mcp__memory__create_entities hook error: [echo 'tests failed' >&2; exit 2]: tests failed")
+      const name = "PostToolUse:mcp__memory__create_entities"
+      const label = (command: string) => `${name} hook blocking error from command: "${command}"`
+      expect(outcome.reminders).toEqual([
+        `${name} hook additional context: lint passed`,
+        `${label(`echo '${block}'`)}: formatting changed the file`,
+        `${label("echo 'tests failed' >&2; exit 2")}: [echo 'tests failed' >&2; exit 2]: tests failed\n`
+      ])
       expect(outcome.updatedOutput).toEqual({ content: [{ type: "text", text: "redacted" }] })
       const input = readJson(`${out}.json`)
       expect(input).toMatchObject({ hook_event_name: "PostToolUse", tool_use_id: "toolu_9", tool_response: { ok: true }, duration_ms: 12 })
@@ -182,7 +187,10 @@ describe("PostToolUse, PostToolUseFailure, PostToolBatch (§2.4.3–§2.4.5, §2
             session: sessionFor(project)
           })
       )
-      expect(outcome.additionalContext).toEqual(["try --force", "PostToolUseFailure:Bash hook error: [echo bad >&2; exit 2]: bad"])
+      expect(outcome.reminders).toEqual([
+        "PostToolUseFailure:Bash hook additional context: try --force",
+        'PostToolUseFailure:Bash hook blocking error from command: "echo bad >&2; exit 2": [echo bad >&2; exit 2]: bad\n'
+      ])
       const input = readJson(`${out}.json`)
       expect(input.is_interrupt).toBe(false)
       expect(input.error.length).toBeLessThan(10_100)

@@ -76,7 +76,7 @@ describe("in-process hooks", () => {
         "PreToolUse:Bash hook error: fails failed: boom",
         "PreToolUse:Bash hook error: dies failed: kaput",
         "PreToolUse:Bash hook error: throws failed: sync throw",
-        "PreToolUse:Bash hook error: JSON validation failed: Hook returned incorrect event name: expected 'PreToolUse' but got 'PostToolUse'",
+        "PreToolUse:Bash hook error: JSON validation failed at hookSpecificOutput.hookEventName: Hook returned incorrect event name: expected 'PreToolUse' but got 'PostToolUse'",
         "PreToolUse:Bash hook error: odd returned something that is not an object"
       ])
     }))
@@ -110,6 +110,6 @@ describe("in-process hooks", () => {
         ])
       ).pipe(Effect.provide(Hooks.layerInProcess(hooks)))
       expect(perm.decision).toEqual({ behavior: "allow" })
-      expect(post.additionalContext).toEqual(["noted"])
+      expect(post.reminders).toEqual(["PostToolUse:Bash hook additional context: noted"])
     }))
 })

@@ -157,13 +157,21 @@ describe("MCP config: scopes", () => {
         ["b", undefined],
         ["c", undefined]
       ])
+      const startable = (s: { disabledReason?: string; needsApproval?: boolean }) => s.disabledReason === undefined && s.needsApproval !== true
       const approved = yield* loadMcpConfig({ ...base(cwd), settingsSources: sources, projectServers: "approved" })
-      expect(approved.servers.map((s) => s.disabledReason === undefined)).toEqual([false, true, false])
-      expect(approved.servers[2]!.disabledReason).toContain("project server not approved")
+      expect(approved.servers.map(startable)).toEqual([false, true, false])
+      expect(approved.servers[2]!.needsApproval).toBe(true)
       const trusted = yield* loadMcpConfig({ ...base(cwd), settingsSources: sources, projectServers: "approved", trusted: true })
-      expect(trusted.servers.map((s) => s.disabledReason === undefined)).toEqual([false, true, true])
+      expect(trusted.servers.map(startable)).toEqual([false, true, true])
       const all = yield* loadMcpConfig({ ...base(cwd), projectServers: "approved", settingsSources: [{ source: "userSettings", file: "/u", root: cwd, settings: { enableAllProjectMcpServers: true } }] })
-      expect(all.servers.every((s) => s.disabledReason === undefined)).toBe(true)
+      expect(all.servers.every(startable)).toBe(true)
+      // local settings that are really the project's (committed) approve nothing
+      const committed = yield* loadMcpConfig({
+        ...base(cwd),
+        projectServers: "approved",
+        settingsSources: [{ source: "localSettings", file: "/l", root: cwd, settings: { enableAllProjectMcpServers: true }, untrustedLocal: true }]
+      })
+      expect(committed.servers.map(startable)).toEqual([false, false, false])
     })
   )
 })

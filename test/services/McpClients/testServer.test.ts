@@ -406,7 +406,7 @@ describe("McpClients with the test server", () => {
       const pool = yield* (yield* ToolRegistry).pool
       expect(pool.lookup("mcp__proj__echo")?.mcp?.source).toBe("project")
       expect(pool.lookup("mcp__off__echo")).toBeUndefined()
-    }).pipe(Effect.provide(McpClientsModule.layer({ startupTimeoutMs: 15_000 }).pipe(Layer.provideMerge(runtime))))
+    }).pipe(Effect.provide(McpClientsModule.layer({ startupTimeoutMs: 15_000, projectServers: "load" }).pipe(Layer.provideMerge(runtime))))
   })
 
   it.live("in the background the layer is ready at once: servers are pending, then their tools join the pool", () => {
@@ -426,7 +426,7 @@ describe("McpClients with the test server", () => {
       expect((yield* (yield* ToolRegistry).pool).lookup("mcp__late__echo")).toBeDefined()
     }).pipe(
       Effect.provide(
-        mcpRuntime({ cwd, servers: { late: testServer(), never: { command: NODE, args: [SILENT_SERVER] } }, mcp: { background: true, startupTimeoutMs: 1000 } })
+        mcpRuntime({ cwd, servers: { late: testServer(), never: { command: NODE, args: [SILENT_SERVER] } }, mcp: { background: true, startupTimeoutMs: 5000 } })
       )
     )
   })

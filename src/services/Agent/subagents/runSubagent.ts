@@ -67,6 +67,10 @@ const stopFailure = (outcome: AgentLoop.PromptOutcome, definition: AgentDefiniti
       return `The ${definition.name} subagent stopped at its turn limit (${outcome.turns} turns) before finishing.${said}`
     case "hook_stop":
       return `A hook stopped the ${definition.name} subagent: ${outcome.halt?.reason ?? "no reason given"}${said}`
+    case "tool_deferred":
+      return `A hook deferred a ${outcome.halt?.toolUse?.name ?? ""} call of the ${definition.name} subagent, so it stopped before that call ran.${said}`
+    case "prompt_blocked":
+      return `A hook blocked the ${definition.name} subagent's prompt: ${outcome.text}`
     case "interrupted":
       return `The ${definition.name} subagent was interrupted.${said}`
     case "refusal":

@@ -11,10 +11,10 @@ import { Effect, Either } from "effect"
 import * as fs from "node:fs"
 import { ScriptError } from "../../ModelClient/errors.js"
 import { parseScript, type Script } from "../../ModelClient/script.js"
+import { isRecord } from "../../../internal/json.js"
 
 export const SUBAGENT_TURN = "subagent_turn"
 
-const isObject = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
 
 /**
  * The subagent scripts of a file, by key. Each keeps the file's line numbers (in errors), and the
@@ -32,7 +32,7 @@ export const parseSubagentScripts = (file: string, text: string): Either.Either<
     } catch {
       continue // the main script reports bad lines
     }
-    if (!isObject(value)) continue
+    if (!isRecord(value)) continue
     if (value.type === "session_start" && typeof value.cwd === "string") recordedCwd = value.cwd
     if (value.type !== SUBAGENT_TURN) continue
     if (typeof value.agent !== "string" || value.agent === "") {

@@ -18,6 +18,7 @@ export interface SubagentTag {
 
 export const subagentTranscript = (parent: Transcript, tag: SubagentTag): Transcript => ({
   path: parent.path,
+  failure: parent.failure,
   write: (record) => {
     const type = String(record.type)
     return parent.write({ ...record, type: type === "model_turn" ? SUBAGENT_TURN : `subagent_${type}`, ...tag })

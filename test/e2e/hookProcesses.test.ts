@@ -1,0 +1,132 @@
+/**
+ * Command hooks as processes, through the real CLI (`toolgate call`): a decision bigger than the
+ * old 1 MB capture is read whole, output past the bound blocks instead of being guessed at, and
+ * whatever a hook leaves running is killed with its process group when the hook ends, times out
+ * or is interrupted (checked by pid).
+ */
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "vitest"
+import { tempDir } from "../support/runtime.js"
+import { BIN, cleanEnv, runCli } from "../services/Agent/cliSupport.js"
+
+const projectWithPreToolUse = (script: string, timeout?: number) => {
+  const project = fs.realpathSync(tempDir("toolgate-hook-proc-"))
+  const hook = path.join(project, "hook.sh")
+  fs.writeFileSync(hook, `#!/bin/bash\n${script}`, { mode: 0o755 })
+  fs.mkdirSync(path.join(project, ".claude"))
+  fs.writeFileSync(
+    path.join(project, ".claude", "settings.json"),
+    JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: hook, ...(timeout === undefined ? {} : { timeout }) }] }] } })
+  )
+  return { project, hook }
+}
+
+const callTouch = (project: string, env: Record<string, string> = {}) =>
+  runCli(["call", "Bash", JSON.stringify({ command: "touch ran" }), "--cwd", project, "--allowed-tools", "Bash", "--json"], {
+    cwd: project,
+    env: cleanEnv(env),
+    timeoutMs: 90_000
+  })
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  try {
+    return fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.startsWith("Z") !== true
+  } catch {
+    return false
+  }
+}
+
+/** Polls (bounded) until the process is gone; true when it is. */
+const gone = async (pid: number): Promise<boolean> => {
+  for (let i = 0; i < 200 && alive(pid); i++) await new Promise((r) => setTimeout(r, 25))
+  return !alive(pid)
+}
+
+const readPid = async (file: string): Promise<number> => {
+  for (let i = 0; i < 400 && !(fs.existsSync(file) && fs.readFileSync(file, "utf8").trim() !== ""); i++) await new Promise((r) => setTimeout(r, 25))
+  return Number(fs.readFileSync(file, "utf8").trim())
+}
+
+describe("hook output over the old capture limit", () => {
+  it("a valid JSON deny of 1.5 MB is read whole: the call is denied with its reason and never runs", { timeout: 120_000 }, async () => {
+    const { project } = projectWithPreToolUse(
+      `cat > /dev/null\npython3 -c 'import json; print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no: " + "x" * 1500000}}))'\n`
+    )
+    const ran = await callTouch(project)
+    expect(fs.existsSync(path.join(project, "ran"))).toBe(false)
+    const result = JSON.parse(ran.stdout).result
+    expect(result.is_error).toBe(true)
+    expect(result.content).toMatch(/^PreToolUse:Bash hook error: no: x+/)
+  })
+
+  it("output past the bound is never guessed at: the call is blocked", { timeout: 120_000 }, async () => {
+    const { project } = projectWithPreToolUse(
+      `cat > /dev/null\npython3 -c 'import sys; sys.stdout.write("{\\"hookSpecificOutput\\": {\\"hookEventName\\": \\"PreToolUse\\", \\"permissionDecision\\": \\"allow\\", \\"permissionDecisionReason\\": \\"" + "y" * (40 * 1024 * 1024) + "\\"}}")'\n`
+    )
+    const ran = await callTouch(project)
+    expect(fs.existsSync(path.join(project, "ran"))).toBe(false)
+    const result = JSON.parse(ran.stdout).result
+    expect(result.is_error).toBe(true)
+    expect(result.content).toBe("PreToolUse:Bash hook error: the hook's output is larger than 32 MB and was not read whole, so its answer is unknown")
+  })
+})
+
+describe("what a hook leaves running goes with it", () => {
+  it("a job started with & is killed when the hook exits", async () => {
+    const { project } = projectWithPreToolUse(`cat > /dev/null\nsleep 100 &\necho $! > "$CLAUDE_PROJECT_DIR/job.pid"\nexit 0\n`)
+    const ran = await callTouch(project)
+    expect(JSON.parse(ran.stdout).result.is_error).not.toBe(true)
+    expect(fs.existsSync(path.join(project, "ran"))).toBe(true)
+    expect(await gone(await readPid(path.join(project, "job.pid")))).toBe(true)
+  })
+
+  it("TOOLGATE_KEEP_HOOK_CHILDREN=1 leaves it running, as Claude Code does", async () => {
+    const { project } = projectWithPreToolUse(`cat > /dev/null\nsleep 100 > /dev/null 2>&1 &\necho $! > "$CLAUDE_PROJECT_DIR/job.pid"\nexit 0\n`)
+    await callTouch(project, { TOOLGATE_KEEP_HOOK_CHILDREN: "1" })
+    const job = await readPid(path.join(project, "job.pid"))
+    try {
+      expect(alive(job)).toBe(true)
+    } finally {
+      process.kill(job, "SIGKILL")
+    }
+  })
+
+  it("a job that holds the hook's stdout open does not hold the call, and is killed", async () => {
+    const { project } = projectWithPreToolUse(
+      `cat > /dev/null\nsleep 100 &\necho $! > "$CLAUDE_PROJECT_DIR/job.pid"\necho '{"decision": "block", "reason": "decided before the job ended"}'\n`
+    )
+    const ran = await callTouch(project)
+    expect(JSON.parse(ran.stdout).result.content).toBe("PreToolUse:Bash hook error: decided before the job ended")
+    expect(await gone(await readPid(path.join(project, "job.pid")))).toBe(true)
+  })
+
+  it("a hook that times out is killed with its children", async () => {
+    const { project } = projectWithPreToolUse(`cat > /dev/null\nsleep 100 &\necho $! > "$CLAUDE_PROJECT_DIR/job.pid"\nsleep 100\n`, 1)
+    const ran = await callTouch(project)
+    expect(JSON.parse(ran.stdout).result.is_error).not.toBe(true)
+    expect(await gone(await readPid(path.join(project, "job.pid")))).toBe(true)
+  })
+
+  it("Ctrl-C while a hook runs kills the hook and its children; the call never runs", async () => {
+    const { project } = projectWithPreToolUse(`cat > /dev/null\nsleep 100 &\necho $! > "$CLAUDE_PROJECT_DIR/job.pid"\necho $$ > "$CLAUDE_PROJECT_DIR/hook.pid"\nwait\n`)
+    const child = spawn(process.execPath, [BIN, "call", "Bash", JSON.stringify({ command: "touch ran" }), "--cwd", project, "--allowed-tools", "Bash", "--json"], {
+      cwd: project,
+      env: cleanEnv()
+    })
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
+    const job = await readPid(path.join(project, "job.pid"))
+    const hook = await readPid(path.join(project, "hook.pid"))
+    child.kill("SIGINT")
+    await exited
+    expect(await gone(job)).toBe(true)
+    expect(await gone(hook)).toBe(true)
+    expect(fs.existsSync(path.join(project, "ran"))).toBe(false)
+  })
+})

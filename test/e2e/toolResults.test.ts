@@ -1,0 +1,77 @@
+/**
+ * What the model reads from the file tools and Bash, through the whole pipeline of the bundled CLI
+ * (`toolgate exec`): the texts Claude Code 2.1.332 sends, where they depend on more than the tool
+ * (result spilling, error truncation, the tool_use_error wrapper).
+ */
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { tempDir } from "../support/runtime.js"
+
+const bin = path.resolve(__dirname, "../..", "dist", "toolgate.cjs")
+let project: string
+let sessionDir: string
+
+beforeAll(() => {
+  project = fs.realpathSync(tempDir("toolgate-results-"))
+  sessionDir = path.join(project, ".session")
+  fs.mkdirSync(path.join(project, "src", "deep"), { recursive: true })
+  fs.writeFileSync(path.join(project, "src", "app.ts"), "const foo = 1\n")
+  fs.writeFileSync(path.join(project, "src", "deep", "nested.js"), "var foo = 2\n")
+  fs.utimesSync(path.join(project, "src", "app.ts"), 1_600_000_000, 1_600_000_000)
+  fs.utimesSync(path.join(project, "src", "deep", "nested.js"), 1_700_000_000, 1_700_000_000)
+})
+afterAll(() => fs.rmSync(project, { recursive: true, force: true }))
+
+const exec = (blocks: ReadonlyArray<Record<string, unknown>>): Array<{ content: string; is_error?: boolean }> => {
+  const ran = spawnSync(
+    process.execPath,
+    [bin, "exec", "-", "--cwd", project, "--session-dir", sessionDir, "--json", "--permission-mode", "bypassPermissions"],
+    { input: JSON.stringify(blocks), encoding: "utf8", env: { ...process.env, NO_COLOR: "1", CLAUDE_CONFIG_DIR: path.join(project, ".no-user-config") }, timeout: 60_000 }
+  )
+  if (ran.status !== 0) throw new Error(`exit ${ran.status}: ${ran.stderr}`)
+  return JSON.parse(ran.stdout).message.content
+}
+
+const use = (id: string, name: string, input: Record<string, unknown>) => ({ type: "tool_use", id, name, input })
+
+describe("tool results through the pipeline", () => {
+  it("Bash over 30,000 characters: the persisted-output preview, and the file holds everything", () => {
+    const [big] = exec([use("big", "Bash", { command: "seq 1 20000" })])
+    const saved = /Full output saved to: (\S+)/.exec(big!.content)?.[1]
+    expect(big!.content.startsWith("<persisted-output>\nOutput too large (106.3KB). Full output saved to: ")).toBe(true)
+    expect(big!.content.endsWith("\n527\n...\n</persisted-output>")).toBe(true)
+    expect(fs.readFileSync(saved!, "utf8")).toBe(Array.from({ length: 20000 }, (_, i) => `${i + 1}\n`).join(""))
+  })
+
+  it("a failing Bash with large output: Exit code, the first 30,000 characters, cut to 10,000 in the middle", () => {
+    const [failed] = exec([use("fail", "Bash", { command: "seq 1 10000 >&2; exit 4" })])
+    expect(failed!.is_error).toBe(true)
+    expect(failed!.content.startsWith("Exit code 4\n1\n2\n3\n")).toBe(true)
+    expect(failed!.content).toContain("\n\n... [20012 characters truncated] ...\n\n")
+    expect(failed!.content.endsWith("\n6221\n62")).toBe(true)
+  })
+
+  it("Glob and Grep: paths relative to the working directory; a missing path is an unwrapped error", () => {
+    const [glob, grep, missing] = exec([
+      use("g", "Glob", { pattern: "**/*.{ts,js}" }),
+      use("r", "Grep", { pattern: "foo" }),
+      use("m", "Glob", { pattern: "*", path: "nope" })
+    ])
+    expect(glob!.content).toBe("src/app.ts\nsrc/deep/nested.js")
+    expect(grep!.content).toBe("Found 2 files\nsrc/deep/nested.js\nsrc/app.ts")
+    expect(missing).toEqual({
+      type: "tool_result",
+      tool_use_id: "m",
+      is_error: true,
+      content: `Directory does not exist: nope. Note: your current working directory is ${project}.`
+    })
+  })
+
+  it("Write at a relative path: created from the working directory, shown as given, with the file-state note", () => {
+    const [written] = exec([use("w", "Write", { file_path: "out/new.txt", content: "hi\n" })])
+    expect(written!.content).toBe("File created successfully at: out/new.txt (file state is current in your context \u2014 no need to Read it back)")
+    expect(fs.readFileSync(path.join(project, "out", "new.txt"), "utf8")).toBe("hi\n")
+  })
+})
