@@ -163,7 +163,8 @@ describe("the scripted quick start, and replay", () => {
     const recorded = await runCli(
       [
         "run", "-p", "--replay", "examples/sessions/quickstart.jsonl", "--replay-speed", "0", "--cwd", first.project,
-        "--permission-mode", "acceptEdits", "--allowed-tools", "Bash(node test/run.js)", "--session-dir", path.join(first.work, "s"), "--output-format", "json"
+        "--permission-mode", "acceptEdits", "--allowed-tools", "Bash(node test/run.js)", "--session-dir", path.join(first.work, "s"), "--output-format", "json",
+        "--toolgate-events"
       ],
       { env: cleanEnv() }
     )
