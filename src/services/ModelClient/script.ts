@@ -249,7 +249,8 @@ export const parseScript = (file: string, text: string): Either.Either<Script, S
             })
             return
           }
-          if (turn.events !== undefined) turns.push({ _tag: "Events", line, events: rawEvents(turn.events) })
+          // the events as written: decoding checked their form but keeps only the keys it names
+          if (turn.events !== undefined) turns.push({ _tag: "Events", line, events: rawEvents((value as { readonly events: ReadonlyArray<typeof EventItem.Type> }).events) })
           else if (turn.content !== undefined) turns.push({ _tag: "Events", line, events: synthesize({ ...turn, content: turn.content }, turns.length + 1) })
           else fail("a turn needs `content` (an array of blocks), `events`, or `error`")
           return
