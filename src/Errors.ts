@@ -11,6 +11,7 @@ import { Schema } from "effect"
 /** Stage 0, lookup: the model named a tool that is not in the pool. */
 export class UnknownTool extends Schema.TaggedError<UnknownTool>()("UnknownTool", {
   toolName: Schema.String,
+  /** Appended to the message as it is, e.g. ". Call Read instead." */
   hint: Schema.optionalWith(Schema.String, { exact: true })
 }) {
   override get message() {
@@ -21,10 +22,12 @@ export class UnknownTool extends Schema.TaggedError<UnknownTool>()("UnknownTool"
 /** Stage 1, schema: the input does not match the tool's schema (or is not a JSON object). */
 export class InvalidToolInput extends Schema.TaggedError<InvalidToolInput>()("InvalidToolInput", {
   toolName: Schema.String,
-  issues: Schema.Array(Schema.String)
+  issues: Schema.Array(Schema.String),
+  /** zod's own issue list, which Claude Code sends instead of sentences when no parameter is missing, unexpected or mistyped. */
+  issueList: Schema.optionalWith(Schema.String, { exact: true })
 }) {
   override get message() {
-    return `${this.toolName} failed due to the following ${this.issues.length === 1 ? "issue" : "issues"}:\n${this.issues.join("\n")}`
+    return this.issueList ?? `${this.toolName} failed due to the following ${this.issues.length === 1 ? "issue" : "issues"}:\n${this.issues.join("\n")}`
   }
 }
 
@@ -184,7 +187,7 @@ export const CallError = Schema.Union(
 export const toModelText = (error: CallError): string => {
   switch (error._tag) {
     case "UnknownTool":
-      return wrap(`Error: ${error.message}${error.hint === undefined ? "" : `. ${error.hint}`}`)
+      return wrap(`Error: ${error.message}${error.hint ?? ""}`)
     case "InvalidToolInput":
       return wrap(`InputValidationError: ${error.message}`)
     case "InputRejected":
@@ -231,13 +234,31 @@ export const truncateMiddle = (text: string, max: number): string => {
 // Runtime failures: not per call; they end a command or a turn.
 // ---------------------------------------------------------------------------------------------
 
-/** A settings source could not be read or parsed. The other sources still load. */
+/** A settings file could not be read or written (e.g. saving an "always allow" rule). */
 export class SettingsError extends Schema.TaggedError<SettingsError>()("SettingsError", {
   path: Schema.String,
   reason: Schema.String
 }) {
   override get message() {
     return `${this.path}: ${this.reason}`
+  }
+}
+
+/** Exit status of the CLI when a settings file is broken (sysexits' EX_CONFIG). */
+export const BROKEN_SETTINGS_EXIT_CODE = 78
+
+/**
+ * A settings file exists but cannot be read whole (bad JSON, a field of the wrong shape). It
+ * could hold deny rules or hooks, so nothing runs until it is fixed.
+ */
+export class BrokenSettings extends Schema.TaggedError<BrokenSettings>()("BrokenSettings", {
+  /** The file, or `--settings` for inline JSON. */
+  file: Schema.String,
+  /** What is wrong, with its place inside the document (`permissions.deny[2]: …`). */
+  problem: Schema.String
+}) {
+  override get message() {
+    return `settings file ${this.file} is broken: ${this.problem}. Nothing runs until it is fixed or removed (a broken settings file could hold deny rules or hooks).`
   }
 }
 

@@ -66,6 +66,23 @@ export type PermissionSubject =
   | { readonly kind: "agent"; readonly agentType: string }
   | { readonly kind: "skill"; readonly name: string; readonly args?: string }
 
+/** Which deny rule families cover a path. */
+export interface PathDenials {
+  readonly read: boolean
+  readonly edit: boolean
+}
+
+/**
+ * The session's path deny rules as a tool may consult them: the file tools check them before
+ * hooks run (Claude Code's wording), searches leave out the files a Read deny rule covers.
+ */
+export interface PathRules {
+  /** Some Read deny rule names paths: searches must filter what they find. */
+  readonly anyReadDeny: boolean
+  /** For an absolute path; every name of the path is considered (symlinks resolved). */
+  readonly denials: (absolutePath: string) => PathDenials
+}
+
 /** A tool's own verdict before rules and mode are applied (spec §1.4 step c). */
 export type ToolPermissionResult =
   | { readonly behavior: "allow"; readonly reason?: string; readonly updatedInput?: unknown }

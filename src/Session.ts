@@ -22,6 +22,11 @@ export interface SessionContext {
   readonly agent?: { readonly id: string; readonly type: string }
   /** The transcript file of the session, when one is recorded. */
   readonly transcriptPath?: string
+  /**
+   * The model whose calls these are (set by the agent loop; some of Claude Code's rules depend on
+   * it). Undefined when calls come from elsewhere (`exec`, `call`, a library caller).
+   */
+  readonly model?: string
   /** Names the user prompt being worked on (hooks see it as `prompt_id`); absent before the first prompt. */
   readonly promptId?: string
 }

@@ -8,7 +8,7 @@ import { Effect, JSONSchema, Option, Schema, SchemaAST } from "effect"
 import type { ToolError, InputRejected } from "./Errors.js"
 import { InputRejected as InputRejectedError } from "./Errors.js"
 import type { ToolResultContent } from "./Messages.js"
-import type { PermissionSubject, ToolPermissionResult, PermissionMode } from "./Permission.js"
+import type { PathRules, PermissionSubject, ToolPermissionResult, PermissionMode } from "./Permission.js"
 import type { SessionContext } from "./Session.js"
 
 /** What a file looked like when a tool last read or wrote it (the FileState service keeps these). */
@@ -49,6 +49,10 @@ export interface ToolContext {
   readonly session: SessionContext
   readonly fileState: FileStateService
   readonly reportProgress: (progress: ToolProgress) => Effect.Effect<void>
+  /** The session's path deny rules (searches leave out denied files); absent outside the pipeline. */
+  readonly pathRules?: PathRules
+  /** Whether this call could read `file` without asking (the permission rules and mode); absent: no. */
+  readonly readsWithoutAsking?: (file: string) => Effect.Effect<boolean>
 }
 
 /** What a tool's `checkPermissions` and `validateInput` see. */
@@ -56,6 +60,10 @@ export interface ToolCheckContext {
   readonly session: SessionContext
   readonly fileState: FileStateService
   readonly mode: PermissionMode
+  /** The session's path deny rules (file tools refuse denied paths before hooks run); absent outside the pipeline. */
+  readonly pathRules?: PathRules
+  /** Whether this call could read `file` without asking (the permission rules and mode); absent: no. */
+  readonly readsWithoutAsking?: (file: string) => Effect.Effect<boolean>
 }
 
 export interface ToolResult<O> {
@@ -132,6 +140,14 @@ export interface Tool<I = any, O = any> {
    * command). Undefined: a failure cancels nothing.
    */
   readonly siblingCancellationLabel: ((input: I) => string) | undefined
+  /**
+   * Fixes the shapes models commonly get wrong, before the input is checked (Claude Code does the
+   * same per tool, e.g. Read drops a negative offset): the repaired input, or undefined when
+   * nothing needed fixing. Hooks, permissions and the call see the repaired input.
+   */
+  readonly repairInput: ((input: Readonly<Record<string, unknown>>) => Record<string, unknown> | undefined) | undefined
+  /** Names other agent runtimes give this tool (e.g. `view` for Read): a call by one is not run, its error names this tool. */
+  readonly knownAs: ReadonlyArray<string>
 }
 
 export type AnyTool = Tool<any, any>
@@ -168,6 +184,8 @@ export interface ToolDefinition<I, O> {
   readonly requiresUserInteraction?: boolean
   readonly warmup?: Effect.Effect<void>
   readonly siblingCancellationLabel?: (input: I) => string
+  readonly repairInput?: (input: Readonly<Record<string, unknown>>) => Record<string, unknown> | undefined
+  readonly knownAs?: ReadonlyArray<string>
 }
 
 const isSchema = (u: unknown): u is Schema.Schema<any, any, never> => Schema.isSchema(u)
@@ -210,7 +228,9 @@ export const buildTool = <I, O>(definition: ToolDefinition<I, O>): Tool<I, O> =>
     searchHint: definition.searchHint,
     requiresUserInteraction: definition.requiresUserInteraction ?? false,
     warmup: definition.warmup ?? Effect.void,
-    siblingCancellationLabel: definition.siblingCancellationLabel
+    siblingCancellationLabel: definition.siblingCancellationLabel,
+    repairInput: definition.repairInput,
+    knownAs: definition.knownAs ?? []
   }
 }
 
@@ -234,7 +254,18 @@ export const inputJsonSchema = (tool: AnyTool): Record<string, unknown> => {
     return { type: "object", properties: {}, additionalProperties: false }
   }
   const { $schema: _ignored, ...rest } = JSONSchema.make(tool.inputSchema.schema) as unknown as Record<string, unknown>
-  return rest
+  return withoutEmptyRequired(rest) as Record<string, unknown>
+}
+
+/** An object schema with no required property says nothing about `required` (as zod writes it). */
+const withoutEmptyRequired = (node: unknown): unknown => {
+  if (Array.isArray(node)) return node.map(withoutEmptyRequired)
+  if (node === null || typeof node !== "object") return node
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([key, value]) => !(key === "required" && Array.isArray(value) && value.length === 0))
+      .map(([key, value]) => [key, withoutEmptyRequired(value)])
+  )
 }
 
 /** Fails `validateInput` with the given text (the model sees it wrapped in `<tool_use_error>`). */

@@ -6,6 +6,7 @@
 import { ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Effect, Exit, Fiber, Logger, Option } from "effect"
+import { BROKEN_SETTINGS_EXIT_CODE, BrokenSettings } from "../Errors.js"
 import { cli, prepareArgv } from "./Cli.js"
 import { deliverInterrupt, requestTermination, whenIdle } from "./interrupts.js"
 import { USAGE_EXIT_CODE } from "./usageError.js"
@@ -76,5 +77,6 @@ fiber.addObserver((exit) => {
   const error = Option.getOrElse(failure, () => Cause.squash(exit.cause))
   const message = error instanceof Error ? error.message : String(error)
   process.stderr.write(`toolgate: ${message.split("\n")[0]}\n`)
-  process.exitCode = (error as { _tag?: unknown })._tag === "UsageError" ? USAGE_EXIT_CODE : 1
+  process.exitCode =
+    (error as { _tag?: unknown })._tag === "UsageError" ? USAGE_EXIT_CODE : error instanceof BrokenSettings ? BROKEN_SETTINGS_EXIT_CODE : 1
 })

@@ -2,7 +2,7 @@
  * Running a command's program inside a freshly composed runtime.
  */
 import { Console, Effect, Layer, Option } from "effect"
-import type { BadRequest } from "../Errors.js"
+import type { BadRequest, BrokenSettings } from "../Errors.js"
 import * as Runtime from "../layers/Runtime.js"
 import { layerCliTerminal } from "./terminalApprover.js"
 import { newSession, type SessionContext } from "../Session.js"
@@ -48,14 +48,13 @@ export const withRuntime = <A, E>(
   program: (session: SessionContext) => Effect.Effect<A, E, Runtime.RuntimeServices>,
   overrides: Partial<Runtime.RuntimeOptions> = {},
   extras: RuntimeExtras = {}
-): Effect.Effect<A, E | BadRequest | UsageError> => {
+): Effect.Effect<A, E | BadRequest | BrokenSettings | UsageError> => {
   // A person at a terminal is asked; without one, every "ask" is denied (fail closed).
   const options = { approver: layerCliTerminal, ...runtimeOptions(values, extras.approveMcp), ...overrides }
   const withServices = Effect.gen(function* () {
     const settings = yield* Settings
     const loaded = yield* settings.current
     for (const warning of loaded.warnings) yield* Console.error(`toolgate: warning: ${warning}`)
-    for (const error of loaded.errors) yield* Console.error(`toolgate: settings error: ${error.message}`)
     if (extras.mcpNotices !== false || values.debug) {
       for (const notice of yield* (yield* McpClients).notices) yield* Console.error(`toolgate: ${notice}`)
     }
@@ -78,6 +77,6 @@ export const withRuntime = <A, E>(
       ...(extras.session === undefined ? {} : { sessionId: extras.session.sessionId })
     })
     return yield* program(session)
-  }).pipe(Effect.provide(Runtime.layer(options) as Layer.Layer<Runtime.RuntimeServices, BadRequest>))
+  }).pipe(Effect.provide(Runtime.layer(options) as Layer.Layer<Runtime.RuntimeServices, BadRequest | BrokenSettings>))
   return Effect.zipRight(checkDenyRules(values, options.cwd), withServices)
 }

@@ -3,8 +3,10 @@
  * (built from each tool's `prompt`) and the pool's tools, run the tool calls while the model
  * streams, append the assistant message and the user message of tool results (plus hooks'
  * additionalContext and tools' `newMessages`), and go again — until the model stops asking for
- * tools, the turn limit, a user interrupt, or a hook's halt. `pause_turn` is resumed;
- * `refusal`, `max_tokens` and a model error end the prompt cleanly with every tool_use answered.
+ * tools, the turn limit, a user interrupt, or a hook's halt. `pause_turn` is resumed; a message
+ * with tool calls that ends with `max_tokens` or `end_turn` has its calls answered and the loop
+ * goes on (calls that never started get an error result); `refusal`, `max_tokens` without calls
+ * and a model error end the prompt cleanly with every tool_use answered.
  *
  * The loop's hooks (claude-code-spec §2.3): UserPromptSubmit before a prompt is sent (it may
  * block it or add context), Stop (SubagentStop in a subagent) when the model ends its turn (it
@@ -204,7 +206,7 @@ export const make = Effect.gen(function* () {
 
     const userBlocks = promptBlocks(input)
     // The prompt's id names it for hooks (`prompt_id`) until the next prompt.
-    let session: SessionContext = { ...conversation.session, promptId: randomUUID() }
+    let session: SessionContext = { ...conversation.session, promptId: randomUUID(), model: model.model }
     yield* transcript.write({ type: "user", at: new Date(yield* Clock.currentTimeMillis).toISOString(), message: { role: "user", content: userBlocks } })
     // A subagent's prompt comes from its parent's call, not from a person: no UserPromptSubmit.
     const submitted =
@@ -319,7 +321,12 @@ export const make = Effect.gen(function* () {
         halt = out.run.halt
       } else {
         const kind = stopKindOf(out.stopReason)
-        if (kind === "missing") stop = "end_turn"
+        // Tool calls are answered and the loop goes on whatever else ended the message (as
+        // Claude Code does): the model asked for them and waits for their results.
+        const answered = hasToolUse(assistant) && (kind === "max_tokens" || kind === "end_turn")
+        if (answered) {
+          // go on
+        } else if (kind === "missing") stop = "end_turn"
         else if (kind !== "continue") stop = kind
         else if (out.stopReason === "tool_use" && !hasToolUse(assistant)) stop = "end_turn"
         else if (out.stopReason === "pause_turn" && assistant === undefined) stop = "end_turn"

@@ -31,6 +31,7 @@ import { Permissions } from "./Permissions.js"
 import { ResultStore, thresholdFor } from "./ResultStore.js"
 import { Settings } from "./Settings.js"
 import { ToolRegistry } from "./ToolRegistry.js"
+import { unknownTool } from "./CallPipeline/unknownTool.js"
 import { positiveIntSetting } from "../internal/config.js"
 
 /** A call looked up and decoded, ready to be scheduled. */
@@ -142,9 +143,8 @@ export const make = Effect.gen(function* () {
       yield* tool.warmup
       warmed.add(tool)
     }
-    const hint = tool === undefined ? pool.removed.find((r) => r.name === block.name)?.hint : undefined
     const decoded: Either.Either<unknown, CallError> =
-      tool === undefined ? Either.left(new UnknownTool({ toolName: block.name, ...(hint === undefined ? {} : { hint }) })) : validator.decode(tool, block.input)
+      tool === undefined ? Either.left(unknownTool(block.name, pool)) : validator.decode(tool, block.input)
     const concurrencySafe =
       tool !== undefined && Either.isRight(decoded) && safely(() => tool.isConcurrencySafe(decoded.right), false)
     const interruptBehavior: InterruptBehavior = tool === undefined ? "cancel" : safely(() => tool.interruptBehavior(), "block" as const)
@@ -184,7 +184,10 @@ export const make = Effect.gen(function* () {
       return errorOutcome(call, Either.isLeft(call.decoded) ? call.decoded.left : new UnknownTool({ toolName: block.name }))
     }
     let input: unknown = call.decoded.right
-    const checkContext: ToolCheckContext = { session, fileState, mode: session.permissionMode }
+    const pathRules = permissions.pathRules === undefined ? undefined : yield* permissions.pathRules(session)
+    const withPathRules = pathRules === undefined ? {} : { pathRules }
+    const readsWithoutAsking = (file: string) => permissions.readsWithoutAsking(tool, file, session)
+    const checkContext: ToolCheckContext = { session, fileState, mode: session.permissionMode, readsWithoutAsking, ...withPathRules }
     const notices: Array<string> = []
     const remindersBefore: Array<string> = []
     const fail = (error: CallError, extra: Partial<CallOutcome> = {}, remindersAfter: ReadonlyArray<string> = []) =>
@@ -299,7 +302,9 @@ export const make = Effect.gen(function* () {
       toolUseId: block.id,
       session,
       fileState,
-      reportProgress: options.onProgress === undefined ? () => Effect.void : (progress) => options.onProgress!(block.id, progress)
+      readsWithoutAsking,
+      reportProgress: options.onProgress === undefined ? () => Effect.void : (progress) => options.onProgress!(block.id, progress),
+      ...withPathRules
     }
     const startedAt = Date.now()
     const called = yield* Effect.suspend(() => tool.call(input, context)).pipe(

@@ -1,11 +1,12 @@
 /**
- * Stages 1 and 2 of a call: decode the model's input with the tool's schema (strict: unknown
- * keys are errors unless the schema says otherwise), then the tool's own `validateInput`.
- * Decoders are built once per tool.
+ * Stages 1 and 2 of a call: repair the shapes the tool knows models get wrong, decode the input
+ * with the tool's schema (strict: unknown keys are errors unless the schema says otherwise; the
+ * failure text is Claude Code's, see internal/formatIssues.ts), then the tool's own
+ * `validateInput`. Decoders are built once per tool.
  */
 import { Context, Effect, Either, Layer, ParseResult, Schema } from "effect"
 import { InvalidToolInput, type InputRejected } from "../Errors.js"
-import { formatIssues } from "../internal/formatIssues.js"
+import { rawIssueList, sentences, zodIssues } from "../internal/formatIssues.js"
 import type { AnyTool, ToolCheckContext } from "../Tool.js"
 import { UnparsableInput } from "../Messages.js"
 
@@ -34,20 +35,28 @@ const makeDecoder = (tool: AnyTool): Decoder => {
           : `The input is expected as \`object\` but provided as \`${typeOf(input)}\``
       ]
     })
+  const repair = (input: unknown) => (tool.repairInput === undefined ? input : (tool.repairInput(input as Record<string, unknown>) ?? input))
   if (tool.inputSchema._tag === "JsonSchema") {
     const { validate } = tool.inputSchema
     return (input) => {
       if (typeOf(input) !== "object") return Either.left(notObject(input))
-      const result = validate(input)
+      const result = validate(repair(input))
       return result.ok ? Either.right(result.value) : Either.left(new InvalidToolInput({ toolName: tool.name, issues: result.issues }))
     }
   }
   const decodeSchema = Schema.decodeUnknownEither(tool.inputSchema.schema, { onExcessProperty: "error", errors: "all" })
   return (input) => {
     if (typeOf(input) !== "object") return Either.left(notObject(input))
-    return Either.mapLeft(decodeSchema(input), (error: ParseResult.ParseError) =>
-      new InvalidToolInput({ toolName: tool.name, issues: formatIssues(error.issue) })
-    )
+    return Either.mapLeft(decodeSchema(repair(input)), (error: ParseResult.ParseError) => {
+      const issues = zodIssues(error.issue)
+      const lines = sentences(issues)
+      const raw = rawIssueList(issues)
+      return new InvalidToolInput({
+        toolName: tool.name,
+        issues: lines.length === 0 ? ["Invalid input"] : lines,
+        ...(raw === undefined ? {} : { issueList: raw })
+      })
+    })
   }
 }
 

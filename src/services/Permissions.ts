@@ -7,8 +7,8 @@
 import { Context, Effect, Layer } from "effect"
 import type { AnyTool } from "../Tool.js"
 import type { SessionContext } from "../Session.js"
-import type { PermissionDecision } from "../Permission.js"
-import { decideCall, type DecideEnvironment } from "./Permissions/decide.js"
+import type { PathRules, PermissionDecision } from "../Permission.js"
+import { decideCall, pathRulesOf, readsWithoutAsking, type DecideEnvironment } from "./Permissions/decide.js"
 import { Settings, type LoadedSettings } from "./Settings.js"
 import { FileState, type FileStateService } from "./FileState.js"
 
@@ -21,6 +21,10 @@ export interface PermissionRequest {
 
 export interface PermissionsService {
   readonly decide: (request: PermissionRequest) => Effect.Effect<PermissionDecision>
+  /** The session's path deny rules, for the tools' own checks (absent: tools rely on `decide`). */
+  readonly pathRules?: (session: SessionContext) => Effect.Effect<PathRules>
+  /** Whether `tool` could read `file` in this session without asking (see decide.ts). */
+  readonly readsWithoutAsking: (tool: AnyTool, file: string, session: SessionContext) => Effect.Effect<boolean>
 }
 
 export class Permissions extends Context.Tag("toolgate/Permissions")<Permissions, PermissionsService>() {}
@@ -46,12 +50,20 @@ export const make = Effect.gen(function* () {
     return yield* decideCall(request, environmentOf(loaded, fileState))
   })
 
-  return Permissions.of({ decide })
+  const pathRules = (session: SessionContext) => Effect.map(settings.current, (loaded) => pathRulesOf(environmentOf(loaded, fileState), session))
+
+  return Permissions.of({
+    decide,
+    pathRules,
+    readsWithoutAsking: (tool, file, session) =>
+      Effect.map(settings.current, (loaded) => readsWithoutAsking(file, session, tool.name, environmentOf(loaded, fileState)))
+  })
 })
 
 export const layer: Layer.Layer<Permissions, never, Settings | FileState> = Layer.effect(Permissions, make)
 
 /** Allows everything: for tests of other stages. */
 export const layerAllowAll: Layer.Layer<Permissions> = Layer.succeed(Permissions, {
-  decide: () => Effect.succeed({ behavior: "allow", reason: { type: "default", detail: "allow-all layer" } })
+  decide: () => Effect.succeed({ behavior: "allow", reason: { type: "default", detail: "allow-all layer" } }),
+  readsWithoutAsking: () => Effect.succeed(true)
 })

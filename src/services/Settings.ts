@@ -3,17 +3,19 @@
  * settings (+ `managed-settings.d/`), `--settings`, `.claude/settings.local.json` at the git
  * root, `.claude/settings.json`, and the user's `settings.json`. Rule arrays merge across
  * sources, each rule keeping its source and file; scalars come from the highest source that sets
- * them. Broken files never widen anything: a file with a bad field is reported (file and field)
- * and its allow rules, additional directories and widening mode are dropped; other sources load.
+ * them. A file that exists but cannot be read whole (bad JSON, a field of the wrong shape) is
+ * never skipped: loading fails with BrokenSettings naming the file and the place inside it, and
+ * the CLI refuses to run (exit 78), since the file could hold deny rules or hooks.
  */
 import { Config, Context, Effect, Layer, Option, Ref } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { BadRequest, SettingsError } from "../Errors.js"
+import { BadRequest, BrokenSettings, SettingsError } from "../Errors.js"
 import { findGitRoot } from "../internal/gitRoot.js"
-import { isRecord, kindOf, parseJsonObject as parseJson, readJsonObjectFile, type JsonObjectRead } from "../internal/json.js"
+import { isRecord } from "../internal/json.js"
+import { parseSettingsText, readSettingsFile, type DocumentRead, type SettingsDocument } from "./Settings/document.js"
 import { makeRule } from "./Permissions/ruleGrammar.js"
 import { partitionRules } from "./Permissions/ruleValidation.js"
 import type { PermissionMode, PermissionRule, RuleBehavior, RuleSource } from "../Permission.js"
@@ -60,8 +62,6 @@ export interface LoadedSettings {
   readonly rules: ReadonlyArray<PermissionRule>
   readonly mode: PermissionMode
   readonly additionalDirectories: ReadonlyArray<string>
-  /** Files that could not be read or parsed, or have a bad field; the other sources still loaded. */
-  readonly errors: ReadonlyArray<SettingsError>
   readonly warnings: ReadonlyArray<string>
   /** The value of a top-level key from the highest source that sets it. */
   readonly value: (key: string) => unknown
@@ -92,8 +92,6 @@ export class Settings extends Context.Tag("toolgate/Settings")<Settings, Setting
 
 const RULE_KEYS: ReadonlyArray<RuleBehavior> = ["deny", "ask", "allow"]
 
-/** Modes that never approve more than `default` does; kept even from a file with errors. */
-const RESTRICTIVE_MODES: ReadonlyArray<PermissionMode> = ["default", "plan", "dontAsk"]
 
 /** Splits `--allowed-tools "Bash(git log:*) Edit,Read"` on spaces and commas outside parentheses. */
 export const splitToolList = (values: ReadonlyArray<string>): ReadonlyArray<string> =>
@@ -112,87 +110,6 @@ export const splitToolList = (values: ReadonlyArray<string>): ReadonlyArray<stri
     if (current.trim() !== "") out.push(current.trim())
     return out
   })
-
-type ReadResult =
-  | { readonly _tag: "Missing" }
-  | { readonly _tag: "Loaded"; readonly settings: Record<string, unknown> }
-  | { readonly _tag: "Failed"; readonly error: SettingsError }
-
-/** A settings object, with failures named after the file (or label) they came from. */
-const asSettings = (read: JsonObjectRead, label: string): ReadResult =>
-  read._tag === "Loaded"
-    ? { _tag: "Loaded", settings: read.json }
-    : read._tag === "Missing"
-      ? read
-      : { _tag: "Failed", error: new SettingsError({ path: label, reason: read.reason.startsWith("must be") ? `settings ${read.reason}` : read.reason }) }
-
-const readJsonObject = (file: string): ReadResult => asSettings(readJsonObjectFile(file), file)
-
-const parseJsonObject = (text: string, label: string): ReadResult => asSettings(parseJson(text), label)
-
-interface Checked {
-  readonly settings: Record<string, unknown>
-  /** The file had a bad field: it may not widen anything. */
-  readonly broken: boolean
-}
-
-/**
- * Checks the fields this stage reads. A bad field is an error naming the file and the field;
- * the field is dropped (array entries that are not strings are dropped one by one).
- */
-const checkFields = (settings: Record<string, unknown>, label: string, errors: Array<SettingsError>): Checked => {
-  let broken = false
-  const fail = (field: string, reason: string) => {
-    broken = true
-    errors.push(new SettingsError({ path: label, reason: `field "${field}" ${reason}; this file's allow rules, additionalDirectories and defaultMode are ignored` }))
-  }
-  const out: Record<string, unknown> = { ...settings }
-  if (out.allowManagedPermissionRulesOnly !== undefined && typeof out.allowManagedPermissionRulesOnly !== "boolean") {
-    fail("allowManagedPermissionRulesOnly", `must be a boolean, got ${kindOf(out.allowManagedPermissionRulesOnly)}`)
-    delete out.allowManagedPermissionRulesOnly
-  }
-  const permissions = out.permissions
-  if (permissions === undefined) return { settings: out, broken }
-  if (!isRecord(permissions)) {
-    fail("permissions", `must be an object, got ${kindOf(permissions)}`)
-    delete out.permissions
-    return { settings: out, broken }
-  }
-  const cleaned: Record<string, unknown> = { ...permissions }
-  for (const key of [...RULE_KEYS, "additionalDirectories"]) {
-    const value = cleaned[key]
-    if (value === undefined) continue
-    if (!Array.isArray(value)) {
-      fail(`permissions.${key}`, `must be an array of strings, got ${kindOf(value)}`)
-      delete cleaned[key]
-      continue
-    }
-    const strings: Array<string> = []
-    value.forEach((entry, i) => {
-      if (typeof entry === "string") strings.push(entry)
-      else fail(`permissions.${key}[${i}]`, `must be a string, got ${kindOf(entry)}`)
-    })
-    cleaned[key] = strings
-  }
-  if (cleaned.defaultMode !== undefined) {
-    if (typeof cleaned.defaultMode !== "string" || parsePermissionMode(cleaned.defaultMode) === undefined) {
-      fail("permissions.defaultMode", `must be one of default, manual, acceptEdits, plan, auto, dontAsk, bypassPermissions, got ${JSON.stringify(cleaned.defaultMode)}`)
-      delete cleaned.defaultMode
-    }
-  }
-  if (cleaned.disableBypassPermissionsMode !== undefined && cleaned.disableBypassPermissionsMode !== "disable") {
-    // still honoured: whoever wrote it meant to forbid bypass
-    errors.push(new SettingsError({ path: label, reason: `field "permissions.disableBypassPermissionsMode" must be "disable", got ${JSON.stringify(cleaned.disableBypassPermissionsMode)}; treated as "disable"` }))
-  }
-  out.permissions = cleaned
-  return { settings: out, broken }
-}
-
-const permissionsOf = (settings: Readonly<Record<string, unknown>>): Record<string, unknown> =>
-  isRecord(settings.permissions) ? settings.permissions : {}
-
-const stringsOf = (value: unknown): ReadonlyArray<string> =>
-  Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []
 
 /** Is `file` tracked by git in `repo`? Unknown (git missing or failing) counts as tracked. */
 const isTrackedByGit = (repo: string, file: string): boolean => {
@@ -230,26 +147,24 @@ interface Paths {
 }
 
 interface LoadedSource extends SettingsSource {
-  readonly broken: boolean
+  readonly document: SettingsDocument
   /** Local settings that count as project settings for workspace trust. */
   readonly untrustedLocal: boolean
 }
 
-const load = (options: SettingsOptions, paths: Paths): Effect.Effect<LoadedSettings, BadRequest> =>
+const load = (options: SettingsOptions, paths: Paths): Effect.Effect<LoadedSettings, BadRequest | BrokenSettings> =>
   Effect.gen(function* () {
     const cwd = path.resolve(options.cwd)
-    const errors: Array<SettingsError> = []
+    const broken: Array<BrokenSettings> = []
     const warnings: Array<string> = []
     const sources: Array<LoadedSource> = []
     const trusted = options.trustProject === true
-    const addFile = (source: RuleSource, file: string, root: string, extra: { untrustedLocal?: boolean } = {}) => {
-      const result = readJsonObject(file)
-      if (result._tag === "Failed") errors.push(result.error)
-      if (result._tag === "Loaded") {
-        const checked = checkFields(result.settings, file, errors)
-        sources.push({ source, file, root, settings: checked.settings, broken: checked.broken, untrustedLocal: extra.untrustedLocal ?? false })
-      }
+    const addDocument = (read: DocumentRead, source: RuleSource, file: string | undefined, root: string, untrustedLocal = false) => {
+      if (read._tag === "Broken") broken.push(read.error)
+      if (read._tag === "Loaded") sources.push({ source, file, root, settings: read.document.raw, document: read.document, untrustedLocal })
     }
+    const addFile = (source: RuleSource, file: string, root: string, extra: { untrustedLocal?: boolean } = {}) =>
+      addDocument(readSettingsFile(file), source, file, root, extra.untrustedLocal)
 
     // 1. managed settings: drop-ins (later names win) above the base file
     const dropIn = path.join(paths.managedDir, "managed-settings.d")
@@ -262,15 +177,13 @@ const load = (options: SettingsOptions, paths: Paths): Effect.Effect<LoadedSetti
     for (const f of dropInFiles) addFile("policySettings", path.join(dropIn, f), paths.managedDir)
     addFile("policySettings", path.join(paths.managedDir, "managed-settings.json"), paths.managedDir)
 
-    // 2. --settings: a file or inline JSON; unusable input here is the caller's mistake
+    // 2. --settings: a file or inline JSON
     for (const arg of options.settings ?? []) {
       const inline = arg.trim().startsWith("{")
       const file = inline ? undefined : path.resolve(cwd, arg)
-      const result = inline ? parseJsonObject(arg, "--settings") : readJsonObject(file!)
-      if (result._tag === "Missing") return yield* new BadRequest({ reason: `--settings: file not found: ${file}` })
-      if (result._tag === "Failed") return yield* new BadRequest({ reason: `--settings: ${inline ? result.error.reason : result.error.message}` })
-      const checked = checkFields(result.settings, file ?? "--settings", errors)
-      sources.push({ source: "flagSettings", file, root: file === undefined ? cwd : path.dirname(file), settings: checked.settings, broken: checked.broken, untrustedLocal: false })
+      const read = inline ? parseSettingsText(arg, "--settings") : readSettingsFile(file!)
+      if (read._tag === "Missing") return yield* new BadRequest({ reason: `--settings: file not found: ${file}` })
+      addDocument(read, "flagSettings", file, file === undefined ? cwd : path.dirname(file))
     }
 
     // 3. local settings at the git root (or the start directory outside git)
@@ -290,20 +203,18 @@ const load = (options: SettingsOptions, paths: Paths): Effect.Effect<LoadedSetti
     // 5. user settings
     addFile("userSettings", userFile, paths.userConfigDir)
 
-    const managedOnly = sources.some((s) => s.source === "policySettings" && s.settings.allowManagedPermissionRulesOnly === true)
+    // A file that exists but cannot be read whole could hold deny rules or hooks: never run without them.
+    if (broken.length > 0) return yield* broken[0]!
+
+    const managedOnly = sources.some((s) => s.source === "policySettings" && s.document.allowManagedPermissionRulesOnly)
     const untrustedProject = (s: LoadedSource) => !trusted && (s.source === "projectSettings" || s.untrustedLocal)
     const collected: Array<PermissionRule> = []
     for (const s of sources) {
-      const perms = permissionsOf(s.settings)
       for (const behavior of RULE_KEYS) {
-        const raws = stringsOf(perms[behavior])
+        const raws = s.document.permissions[behavior] ?? []
         if (raws.length === 0) continue
         if (managedOnly && s.source !== "policySettings") {
           warnings.push(`${s.file ?? s.source}: ${raws.length} ${behavior} rule(s) ignored because managed settings set allowManagedPermissionRulesOnly`)
-          continue
-        }
-        if (behavior === "allow" && s.broken) {
-          warnings.push(`${s.file ?? s.source}: ${raws.length} allow rule(s) ignored because the file has errors`)
           continue
         }
         if (behavior === "allow" && untrustedProject(s)) {
@@ -327,21 +238,18 @@ const load = (options: SettingsOptions, paths: Paths): Effect.Effect<LoadedSetti
       return undefined
     }
 
-    const bypassDisabled = sources.some((s) => permissionsOf(s.settings).disableBypassPermissionsMode !== undefined || s.settings.disableBypassPermissionsMode !== undefined)
+    // a top-level disableBypassPermissionsMode (a common misplacement) still forbids bypass
+    const bypassDisabled = sources.some((s) => s.document.permissions.disableBypassPermissionsMode !== undefined || s.settings.disableBypassPermissionsMode !== undefined)
 
     // defaultMode: highest source that sets a usable one
     let configuredMode: PermissionMode | undefined
     for (const s of sources) {
-      const raw = permissionsOf(s.settings).defaultMode
-      if (typeof raw !== "string") continue
+      const raw = s.document.permissions.defaultMode
+      if (raw === undefined) continue
       const parsed = parsePermissionMode(raw)
       if (parsed === undefined) continue
       if (parsed === "auto" && (s.source === "projectSettings" || s.source === "localSettings")) {
         warnings.push(`${s.file}: defaultMode "auto" is ignored in project and local settings`)
-        continue
-      }
-      if (s.broken && !RESTRICTIVE_MODES.includes(parsed)) {
-        warnings.push(`${s.file ?? s.source}: defaultMode "${raw}" ignored because the file has errors`)
         continue
       }
       configuredMode = parsed
@@ -368,12 +276,8 @@ const load = (options: SettingsOptions, paths: Paths): Effect.Effect<LoadedSetti
       if (!additionalDirectories.includes(resolved)) additionalDirectories.push(resolved)
     }
     for (const s of sources) {
-      const dirs = stringsOf(permissionsOf(s.settings).additionalDirectories)
+      const dirs = s.document.permissions.additionalDirectories ?? []
       if (dirs.length === 0) continue
-      if (s.broken) {
-        warnings.push(`${s.file ?? s.source}: additionalDirectories ignored because the file has errors`)
-        continue
-      }
       if (untrustedProject(s)) {
         warnings.push(`${s.file}: additionalDirectories ignored because the project is not trusted (use --trust-project)`)
         continue
@@ -399,7 +303,6 @@ const load = (options: SettingsOptions, paths: Paths): Effect.Effect<LoadedSetti
       rules: usable,
       mode,
       additionalDirectories,
-      errors,
       warnings,
       value,
       localSettingsFile,
@@ -432,9 +335,9 @@ const saveRules = (file: string, rules: ReadonlyArray<string>, behavior: RuleBeh
   Effect.tryPromise({
     try: () =>
       updateFileLocked(file, (text) => {
-        const existing = text === undefined ? { _tag: "Missing" as const } : asSettings(parseJson(text), file)
-        if (existing._tag === "Failed") throw new Error(existing.error.reason)
-        const settings = existing._tag === "Loaded" ? existing.settings : {}
+        const existing = text === undefined ? undefined : parseSettingsText(text, file)
+        if (existing?._tag === "Broken") throw new Error(existing.error.problem)
+        const settings = existing?._tag === "Loaded" ? existing.document.raw : {}
         const permissions = { ...(isRecord(settings.permissions) ? settings.permissions : {}) }
         const current = Array.isArray(permissions[behavior]) ? (permissions[behavior] as Array<unknown>) : []
         permissions[behavior] = [...current, ...rules.filter((r) => !current.includes(r))]
@@ -455,7 +358,7 @@ const sessionRules = (
   return { rules: usable, warnings }
 }
 
-export const make = (options: SettingsOptions): Effect.Effect<SettingsService, BadRequest> =>
+export const make = (options: SettingsOptions): Effect.Effect<SettingsService, BadRequest | BrokenSettings> =>
   Effect.gen(function* () {
     const configDir = yield* Config.option(Config.string("CLAUDE_CONFIG_DIR")).pipe(Effect.orDie)
     const managedEnv = yield* Config.option(Config.string("TOOLGATE_MANAGED_SETTINGS_DIR")).pipe(Effect.orDie)
@@ -484,7 +387,7 @@ export const make = (options: SettingsOptions): Effect.Effect<SettingsService, B
     return Settings.of({ current, addRules })
   })
 
-export const layer = (options: SettingsOptions): Layer.Layer<Settings, BadRequest> => Layer.effect(Settings, make(options))
+export const layer = (options: SettingsOptions): Layer.Layer<Settings, BadRequest | BrokenSettings> => Layer.effect(Settings, make(options))
 
 /** Settings from values only, for tests and embedders: no files are read. */
 export const layerStatic = (loaded: Partial<LoadedSettings> & { readonly cwd: string }): Layer.Layer<Settings> =>
@@ -494,7 +397,6 @@ export const layerStatic = (loaded: Partial<LoadedSettings> & { readonly cwd: st
       rules: [],
       mode: "default",
       additionalDirectories: [],
-      errors: [],
       warnings: [],
       value: () => undefined,
       localSettingsFile: path.join(loaded.cwd, ".claude", "settings.local.json"),

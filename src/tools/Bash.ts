@@ -22,6 +22,7 @@ import { ensureShellParser, isReadOnlyCommand } from "../services/Permissions/sh
 import { nextDirectory, startingDirectory } from "./bash/shellCwd.js"
 import { shellEnvironment } from "./bash/shellEnvironment.js"
 import { BooleanLike, NumberLike, optional } from "./schemas.js"
+import { repairBashInput } from "./inputRepairs.js"
 
 export type { BashOutput } from "./bash/BashOutput.js"
 
@@ -184,6 +185,8 @@ const concurrencySafeRun = (input: BashInput): boolean => readOnlyRun(input) && 
 export const makeBashTool = (options: BashToolOptions = {}) =>
   buildTool<BashInput, BashOutput>({
     name: "Bash",
+    knownAs: ["bash_tool"],
+    repairInput: repairBashInput,
     inputSchema: BashInput,
     description: "Executes a bash command in the session's working directory, with an optional timeout, and returns its output.",
     prompt: PROMPT,

@@ -15,7 +15,9 @@ import { Effect, Option, Schema } from "effect"
 import { buildTool, reject, type ToolCheckContext, type ToolContext, type ToolResult } from "../Tool.js"
 import { ToolError } from "../Errors.js"
 import { BooleanLike, optional } from "./schemas.js"
+import { repairEditInput } from "./inputRepairs.js"
 import { expandPath } from "../services/Permissions/expandPath.js"
+import { deniedAccessMessage } from "./files/denials.js"
 import { formatFileSize, oneLine, plural } from "./files/format.js"
 import { errorText, fileNotFoundMessage, pathProblem, statOrUndefined } from "./files/paths.js"
 import { EDIT_DIRECTORY_TEXT, editAppliedText } from "./files/messages.js"
@@ -27,6 +29,7 @@ import {
   snapshotMtime,
   UNEXPECTEDLY_MODIFIED_MESSAGE
 } from "./files/freshness.js"
+import { mayChangeUnread } from "./files/readBeforeWrite.js"
 import { findActualString, preserveQuoteStyle } from "./files/quotes.js"
 import { applyEdit, countOccurrences } from "./files/editText.js"
 import { encodeText, snapshotHash, withLineEndings } from "./files/textCodec.js"
@@ -42,9 +45,9 @@ export const EditInput = Schema.Struct({
   new_string: Schema.String.annotations({
     description: "The text to replace it with (must be different from old_string)"
   }),
-  replace_all: optional(BooleanLike).annotations({
-    description: "Replace all occurrences of old_string (default false)"
-  })
+  replace_all: optional(
+    BooleanLike.annotations({ jsonSchema: { type: "boolean", default: false, description: "Replace all occurrences of old_string (default false)" } })
+  )
 })
 export type EditInput = typeof EditInput.Type
 
@@ -88,8 +91,10 @@ const validate = Effect.fn("Edit.validateInput")(function* (input: EditInput, ct
   // 1
   if (input.old_string === input.new_string)
     return yield* rejectWith("No changes to make: old_string and new_string are exactly the same.")
-  // 2 (Edit deny rule) is decided by the permission engine.
+  // 2: the deny rules (checked again by the permission stage after hooks)
   const file = expandPath(input.file_path, ctx.session.cwd)
+  const denied = deniedAccessMessage(ctx, file, "edit")
+  if (denied !== undefined) return yield* rejectWith(denied)
   const stat = yield* Effect.tryPromise(() => statOrUndefined(file)).pipe(
     Effect.catchAll((error) => rejectWith(`Cannot access ${file}: ${errorText(error.cause)}`))
   )
@@ -118,7 +123,7 @@ const validate = Effect.fn("Edit.validateInput")(function* (input: EditInput, ct
   // 7, 8
   const seen = yield* ctx.fileState.get(file)
   const state = freshness(Option.getOrUndefined(seen), { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
-  if (state === "unread") return yield* rejectWith(NOT_READ_MESSAGE)
+  if (state === "unread" && !(yield* mayChangeUnread(ctx, file))) return yield* rejectWith(NOT_READ_MESSAGE)
   if (state === "stale" && !editApplies(current.lf, input)) return yield* rejectWith(MODIFIED_SINCE_READ_MESSAGE)
   // 9
   const actual = findActualString(current.lf, input.old_string)
@@ -169,8 +174,9 @@ const run = Effect.fn("Edit.call")(function* (input: EditInput, ctx: ToolContext
   if (current !== undefined && !(input.old_string === "" && current.lf === "")) {
     const seen = Option.getOrUndefined(yield* ctx.fileState.get(file))
     const state = freshness(seen, { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
-    if (state === "unread") return yield* Effect.fail(toolError(NOT_READ_MESSAGE))
-    partialView = seen?.partial === true
+    if (state === "unread" && !(yield* mayChangeUnread(ctx, file))) return yield* Effect.fail(toolError(NOT_READ_MESSAGE))
+    // the model has not seen the whole file (a partial read, or none at all for a newer model)
+    partialView = state === "unread" || seen?.partial === true
     if (state === "stale") {
       if (!editApplies(current.lf, input)) return yield* Effect.fail(toolError(UNEXPECTEDLY_MODIFIED_MESSAGE))
       staleRecovered = true
@@ -209,6 +215,8 @@ const run = Effect.fn("Edit.call")(function* (input: EditInput, ctx: ToolContext
 
 export const EditTool = buildTool<EditInput, EditOutput>({
   name: EDIT_TOOL_NAME,
+  knownAs: ["str_replace"],
+  repairInput: repairEditInput,
   inputSchema: EditInput,
   description: "Replace exact text in a file that has been read, once or everywhere (replace_all).",
   prompt: PROMPT,

@@ -19,6 +19,7 @@ import { displayPath, errorText, missingSearchPathMessage, pathProblem, statOrUn
 import { splitAbsoluteGlob } from "./files/globPattern.js"
 import { listGlobFiles } from "./files/globSearch.js"
 import { sortByMtimeOldestFirst } from "./files/mtimeOrder.js"
+import { readableOnly } from "./files/denials.js"
 import { engineSetting, GLOB_RESPECTS_IGNORE, GLOB_TIMEOUT_SECONDS } from "./files/settings.js"
 
 export const GLOB_TOOL_NAME = "Glob"
@@ -97,7 +98,8 @@ const run = Effect.fn("Glob.call")(function* (input: GlobInput, ctx: ToolContext
           })
         )
       : []
-  const sorted = yield* Effect.promise(() => sortByMtimeOldestFirst(files))
+  const { keepFile } = readableOnly(ctx)
+  const sorted = yield* Effect.promise(() => sortByMtimeOldestFirst(keepFile === undefined ? files : files.filter(keepFile)))
   const filenames = sorted.slice(0, GLOB_MAX_RESULTS).map((file) => displayPath(file, ctx.session.cwd))
   const output: GlobOutput = {
     filenames,

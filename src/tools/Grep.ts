@@ -12,8 +12,9 @@ import { searchUnder } from "./files/pathTraits.js"
 import { Effect, Schema } from "effect"
 import { buildTool, reject, type ToolContext, type ToolResult } from "../Tool.js"
 import { ToolError } from "../Errors.js"
-import { BooleanLike, IntLike, optional } from "./schemas.js"
+import { BooleanLike, NumberLike, optional } from "./schemas.js"
 import { expandPath } from "../services/Permissions/expandPath.js"
+import { readableOnly } from "./files/denials.js"
 import { oneLine, plural } from "./files/format.js"
 import { displayPath, errorText, missingSearchPathMessage, pathProblem, statOrUndefined } from "./files/paths.js"
 import { splitGlobParameter } from "./files/globPattern.js"
@@ -36,14 +37,14 @@ export const GrepInput = Schema.Struct({
     description:
       'Output mode: "content" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), "files_with_matches" shows file paths (supports head_limit), "count" shows match counts (supports head_limit). Defaults to "files_with_matches".'
   }),
-  "-B": optional(IntLike(0)).annotations({
+  "-B": optional(NumberLike).annotations({
     description: 'Number of lines to show before each match (rg -B). Requires output_mode: "content", ignored otherwise.'
   }),
-  "-A": optional(IntLike(0)).annotations({
+  "-A": optional(NumberLike).annotations({
     description: 'Number of lines to show after each match (rg -A). Requires output_mode: "content", ignored otherwise.'
   }),
-  "-C": optional(IntLike(0)).annotations({ description: "Alias for context." }),
-  context: optional(IntLike(0)).annotations({
+  "-C": optional(NumberLike).annotations({ description: "Alias for context." }),
+  context: optional(NumberLike).annotations({
     description: 'Number of lines to show before and after each match (rg -C). Requires output_mode: "content", ignored otherwise.'
   }),
   "-n": optional(BooleanLike).annotations({
@@ -57,11 +58,11 @@ export const GrepInput = Schema.Struct({
     description:
       "File type to search (rg --type). Common types: js, py, rust, go, java, etc. More efficient than include for standard file types."
   }),
-  head_limit: optional(IntLike(0)).annotations({
+  head_limit: optional(NumberLike).annotations({
     description:
       'Limit output to first N lines/entries, equivalent to "| head -N". Works across all output modes: content (limits output lines), files_with_matches (limits file paths), count (limits count entries). Defaults to 250. Pass 0 for unlimited (use sparingly: large result sets waste context).'
   }),
-  offset: optional(IntLike(0)).annotations({
+  offset: optional(NumberLike).annotations({
     description:
       'Skip first N lines/entries before applying head_limit, equivalent to "| tail -n +N | head -N". Works across all output modes. Defaults to 0.'
   }),
@@ -106,7 +107,13 @@ Usage:
 
 const searchTraits = searchUnder<GrepInput>()
 
+const isCount = (n: number | undefined) => n === undefined || (Number.isInteger(n) && n >= 0)
+
 const validate = (input: GrepInput) => {
+  if (!isCount(input.head_limit)) {
+    return reject(GREP_TOOL_NAME, `head_limit must be a whole number of 0 or more, got ${input.head_limit}. Pass 0 for unlimited.`)
+  }
+  if (!isCount(input.offset)) return reject(GREP_TOOL_NAME, `offset must be a whole number of 0 or more, got ${input.offset}.`)
   const problem = input.path === undefined ? undefined : pathProblem(input.path)
   return problem === undefined ? Effect.void : reject(GREP_TOOL_NAME, problem)
 }
@@ -161,6 +168,17 @@ const run = Effect.fn("Grep.call")(function* (input: GrepInput, ctx: ToolContext
   const content = mode === "content"
   const lineNumbers = content && input["-n"] !== false
   const around = input.context ?? input["-C"]
+  // ripgrep takes line counts only; it refuses anything else before searching
+  const badCount = content
+    ? ([["-C", around], ["-B", input["-B"]], ["-A", input["-A"]]] as const).find(([, n]) => !isCount(n))
+    : undefined
+  if (badCount !== undefined) {
+    return yield* Effect.fail(
+      new ToolError({
+        reason: `Search failed — ripgrep rejected the pattern, glob, or file type without searching:\nrg: error parsing flag ${badCount[0]}: value is not a valid number: invalid digit found in string`
+      })
+    )
+  }
   const maxRecords = content && limit > 0 ? offset + limit + 1 : undefined
   const raw = yield* runGrepSearch(
     {
@@ -176,7 +194,8 @@ const run = Effect.fn("Grep.call")(function* (input: GrepInput, ctx: ToolContext
       after: content ? (around ?? input["-A"] ?? 0) : 0,
       globs: input.glob === undefined ? [] : splitGlobParameter(input.glob),
       type: input.type,
-      maxRecords
+      maxRecords,
+      ...readableOnly(ctx)
     },
     yield* engineSetting("TOOLGATE_GREP_ENGINE")
   )

@@ -12,8 +12,10 @@ import { Effect, Schema } from "effect"
 import { buildTool, reject, type ToolContext, type ToolResult } from "../Tool.js"
 import { ToolError } from "../Errors.js"
 import type { ToolResultContent } from "../Messages.js"
-import { IntLike, optional } from "./schemas.js"
+import { BooleanLike, optional, SafeIntLike } from "./schemas.js"
+import { repairReadInput } from "./inputRepairs.js"
 import { expandPath } from "../services/Permissions/expandPath.js"
+import { deniedAccessMessage } from "./files/denials.js"
 import { formatFileSize, numberLines, oneLine, plural } from "./files/format.js"
 import { errorText, fileNotFoundMessage, isBlockedDevice, pathProblem, statOrUndefined } from "./files/paths.js"
 import {
@@ -36,14 +38,17 @@ const MAX_NOTEBOOK_BYTES = 100 * 1024 * 1024
 
 export const ReadInput = Schema.Struct({
   file_path: Schema.String.annotations({ description: "The absolute path to the file to read" }),
-  offset: optional(IntLike(0)).annotations({
+  offset: optional(SafeIntLike({ minimum: 0 })).annotations({
     description: "The line number to start reading from. Only provide if the file is too large to read at once"
   }),
-  limit: optional(IntLike(1)).annotations({
+  limit: optional(SafeIntLike({ exclusiveMinimum: 0 })).annotations({
     description: "The number of lines to read. Only provide if the file is too large to read at once."
   }),
   pages: optional(Schema.String).annotations({
     description: 'Page range for PDF files (e.g., "1-5", "3", "10-20"). Only applicable to PDF files. Maximum 20 pages per request.'
+  }),
+  allow_large: optional(BooleanLike).annotations({
+    description: "Read a text file (or a line range of it) past the usual size limits; only when all of it is really needed."
   })
 })
 export type ReadInput = typeof ReadInput.Type
@@ -255,6 +260,8 @@ const mapReadResult = (output: ReadOutput): ToolResultContent => {
 
 export const ReadTool = buildTool<ReadInput, ReadOutput>({
   name: READ_TOOL_NAME,
+  knownAs: ["view"],
+  repairInput: repairReadInput,
   inputSchema: ReadInput,
   description: "Read a file from the local filesystem: text with line numbers, images, or Jupyter notebooks.",
   prompt: PROMPT,
@@ -268,6 +275,8 @@ export const ReadTool = buildTool<ReadInput, ReadOutput>({
     const problem = pathProblem(input.file_path)
     if (problem !== undefined) return reject(READ_TOOL_NAME, problem)
     const file = expandPath(input.file_path, ctx.session.cwd)
+    const denied = deniedAccessMessage(ctx, file, "read")
+    if (denied !== undefined) return reject(READ_TOOL_NAME, denied)
     if (hasBinaryExtension(file)) return reject(READ_TOOL_NAME, binaryExtensionMessage(file))
     if (isBlockedDevice(file))
       return reject(READ_TOOL_NAME, `Cannot read '${input.file_path}': this device file would block or produce infinite output.`)

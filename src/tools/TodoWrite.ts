@@ -10,21 +10,19 @@ import { Effect, Schema } from "effect"
 import { ToolError } from "../Errors.js"
 import { writeFileAtomic } from "../internal/atomicWrite.js"
 import type { SessionContext } from "../Session.js"
-import { buildTool, reject, type ToolContext, type ToolResult } from "../Tool.js"
+import { buildTool, type ToolContext, type ToolResult } from "../Tool.js"
+import { described, nonEmptyString } from "./schemas.js"
 
 export const TODO_WRITE_TOOL_NAME = "TodoWrite"
-
-const nonBlank = (field: string) =>
-  Schema.String.pipe(Schema.filter((s) => s.trim() !== "", { message: () => `${field} must not be empty` }))
 
 export const TodoStatus = Schema.Literal("pending", "in_progress", "completed")
 export type TodoStatus = typeof TodoStatus.Type
 
 export const TodoItem = Schema.Struct({
-  content: nonBlank("content").annotations({ description: "The task, in the imperative (e.g. \"Run the tests\")" }),
+  content: described(nonEmptyString("Content cannot be empty"), "The task, in the imperative (e.g. \"Run the tests\")"),
   status: TodoStatus,
-  activeForm: nonBlank("activeForm").annotations({ description: "The task in the present continuous (e.g. \"Running the tests\")" })
-})
+  activeForm: described(nonEmptyString("Active form cannot be empty"), "The task in the present continuous (e.g. \"Running the tests\")")
+}).annotations({ parseOptions: { onExcessProperty: "ignore" } })
 export type TodoItem = typeof TodoItem.Type
 
 export const TodoWriteInput = Schema.Struct({
@@ -46,7 +44,7 @@ When to use it: a task with three or more distinct steps, a request with several
 
 How to use it:
 - Each call replaces the whole list. Every task has content (imperative: "Run the tests"), activeForm (present continuous: "Running the tests") and a status: pending, in_progress or completed.
-- Keep exactly one task in_progress while you work (never more than one); mark it in_progress before you start it.
+- Keep one task in_progress at a time while you work; mark it in_progress before you start it.
 - Mark a task completed as soon as it is done and fully works; if it is blocked or failing, keep it in_progress and add a task for what is left.`
 
 /** Where the session's list lives. */
@@ -74,17 +72,6 @@ const writeTodos = (session: SessionContext, todos: ReadonlyArray<TodoItem>): Ef
     catch: (error) => new ToolError({ reason: `Could not save the todo list: ${error instanceof Error ? error.message : String(error)}` })
   })
 
-const validate = (input: TodoWriteInput) => {
-  const active = input.todos.filter((t) => t.status === "in_progress")
-  if (active.length > 1) {
-    return reject(
-      TODO_WRITE_TOOL_NAME,
-      `Only one task can be in_progress at a time, but ${active.length} are: ${active.map((t) => JSON.stringify(t.content)).join(", ")}. Keep one in_progress and mark the others pending or completed.`
-    )
-  }
-  return Effect.void
-}
-
 const run = Effect.fn("TodoWrite.call")(function* (input: TodoWriteInput, ctx: ToolContext) {
   const oldTodos = yield* readTodos(ctx.session)
   const allDone = input.todos.length > 0 && input.todos.every((t) => t.status === "completed")
@@ -110,7 +97,16 @@ export const TodoWriteTool = buildTool<TodoWriteInput, TodoWriteOutput>({
   isConcurrencySafe: () => false,
   isDestructive: () => false,
   maxResultSizeChars: 100_000,
-  validateInput: validate,
+  // a list sent as JSON text is read as the list
+  repairInput: (input) => {
+    if (typeof input.todos !== "string") return undefined
+    try {
+      const parsed: unknown = JSON.parse(input.todos)
+      return Array.isArray(parsed) ? { ...input, todos: parsed } : undefined
+    } catch {
+      return undefined
+    }
+  },
   checkPermissions: () => Effect.succeed({ behavior: "allow", reason: "the session's todo list needs no permission" }),
   call: run,
   mapResult: () => TODOS_MODIFIED_MESSAGE,

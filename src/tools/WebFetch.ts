@@ -7,14 +7,17 @@
  * Internal targets: loopback, private-network, link-local and reserved addresses — as IP
  * literals, `localhost` names, or what a host name resolves to — are refused in every permission
  * mode unless an allow rule names the host exactly (`WebFetch(domain:127.0.0.1)`). The check runs
- * in `validateInput` (literal hosts), again in `checkPermissions` as a tool deny (so an input
- * changed by a hook is checked too), and at connection time on every resolved address (see
- * webfetch/guardedLookup.ts). The rules come from the Settings service in the fiber's context.
+ * when the call starts (after the permission stage, so an unapproved host asks first, as in
+ * Claude Code; the input is final there, hook changes included) and at connection time on every
+ * resolved address (see webfetch/guardedLookup.ts). The rules come from the Settings service in
+ * the fiber's context.
  * Domain allow/deny/ask rules themselves are the permission engine's (subject `{kind:"url"}`).
  */
 import { Clock, Duration, Effect, Schema } from "effect"
 import { ToolError } from "../Errors.js"
+import { ZodIssue, zodIssue } from "../internal/formatIssues.js"
 import { buildTool, reject, type ToolContext, type ToolResult } from "../Tool.js"
+import { described, optional, SafeIntLike } from "./schemas.js"
 import { currentInternalAccess } from "./webfetch/access.js"
 import { answerAboutPage } from "./webfetch/answer.js"
 import { makePageCache, type CachedPage, type PageCache } from "./webfetch/cache.js"
@@ -22,8 +25,11 @@ import { fetchPage } from "./webfetch/fetchPage.js"
 import { BlockedAddressError, resolveChecked } from "./webfetch/guardedLookup.js"
 import { formatBytes, toPageContent } from "./webfetch/pageContent.js"
 import { redirectMessage } from "./webfetch/redirect.js"
-import { webFetchSettings } from "./webfetch/settings.js"
+import { MAX_MARKDOWN_FOR_MODEL, webFetchSettings } from "./webfetch/settings.js"
 import { checkUrl, literalClass, WEB_FETCH_TOOL_NAME, type InternalAccess } from "./webfetch/urlPolicy.js"
+
+/** For checking only the form of a URL: no host is refused here. */
+const ANY_HOST: InternalAccess = { allows: () => true, hosts: [] }
 
 export { WEB_FETCH_TOOL_NAME }
 
@@ -37,11 +43,12 @@ const parsesAsUrl = (text: string): boolean => {
 }
 
 export const WebFetchInput = Schema.Struct({
-  url: Schema.String.pipe(Schema.filter(parsesAsUrl, { message: () => "Invalid url" })).annotations({
+  url: Schema.String.pipe(Schema.filter(parsesAsUrl, { [ZodIssue]: () => zodIssue.invalidFormat("url", "Invalid URL") })).annotations({
     description: "The URL to fetch content from",
     jsonSchema: { type: "string", format: "uri", description: "The URL to fetch content from" }
   }),
-  prompt: Schema.String.annotations({ description: "The prompt to run on the fetched content" })
+  prompt: Schema.String.annotations({ description: "The prompt to run on the fetched content" }),
+  offset: optional(described(SafeIntLike({ minimum: 0 }), "Where in the page text to start reading (a character position): to read on through a long page, give the offset the previous result named."))
 })
 export type WebFetchInput = typeof WebFetchInput.Type
 
@@ -128,14 +135,24 @@ export const makeWebFetchTool = (options: WebFetchToolOptions = {}) => {
       page = yield* toPageContent(outcome.page, settings.maxBytes)
       yield* cache.set(url.href, page)
     }
-    const answer = yield* answerAboutPage(page.content, input.prompt)
+    const offset = input.offset ?? 0
+    if (offset > 0 && offset >= page.content.length) {
+      return yield* fail(`offset ${offset} is past the end of the page text (${page.content.length} characters).`)
+    }
+    const text = page.content.slice(offset)
+    const answer = yield* answerAboutPage(text, input.prompt)
+    const readTo = offset + Math.min(text.length, MAX_MARKDOWN_FOR_MODEL)
+    const goesOn =
+      answer._tag === "Model" && readTo < page.content.length
+        ? `\n\n[The page text goes on after character ${readTo} of ${page.content.length}: call WebFetch again with offset: ${readTo} to read on.]`
+        : ""
     const output: WebFetchOutput = {
       url: input.url,
       finalUrl: page.url,
       code: page.code,
       codeText: page.codeText,
       bytes: page.bytes,
-      result: answer._tag === "Model" ? answer.text : page.content,
+      result: answer._tag === "Model" ? `${answer.text}${goesOn}` : text,
       durationMs: (yield* Clock.currentTimeMillis) - startedAt,
       cached,
       ...(answer._tag === "Model" ? { answeredBy: answer.model } : {})
@@ -145,6 +162,7 @@ export const makeWebFetchTool = (options: WebFetchToolOptions = {}) => {
 
   return buildTool<WebFetchInput, WebFetchOutput>({
     name: WEB_FETCH_TOOL_NAME,
+    knownAs: ["web_fetch"],
     shouldDefer: true,
     inputSchema: WebFetchInput,
     description: "Fetch a web page (HTML as Markdown) and answer a prompt about its content.",
@@ -155,16 +173,12 @@ export const makeWebFetchTool = (options: WebFetchToolOptions = {}) => {
     interruptBehavior: () => "cancel",
     maxResultSizeChars: 100_000,
     permissionSubject: (input) => ({ kind: "url", url: input.url }),
-    validateInput: (input) =>
-      Effect.gen(function* () {
-        const checked = checkUrl(input.url, yield* currentInternalAccess)
-        if (!checked.ok) return yield* reject(WEB_FETCH_TOOL_NAME, checked.reason)
-      }),
-    checkPermissions: (input) =>
-      Effect.map(currentInternalAccess, (access) => {
-        const checked = checkUrl(input.url, access)
-        return checked.ok ? { behavior: "passthrough" as const } : { behavior: "deny" as const, message: checked.reason }
-      }),
+    // Only the URL's form here: an internal host is refused when the call runs (the input it gets is
+    // final, after hooks and approvals), so that an unapproved host asks first, as in Claude Code.
+    validateInput: (input) => {
+      const checked = checkUrl(input.url, ANY_HOST)
+      return checked.ok ? Effect.void : reject(WEB_FETCH_TOOL_NAME, checked.reason)
+    },
     call: run,
     mapResult: (output) => output.result,
     userFacingName: () => "Fetch",

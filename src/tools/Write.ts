@@ -10,6 +10,7 @@ import { Effect, Option, Schema } from "effect"
 import { buildTool, reject, type ToolCheckContext, type ToolContext, type ToolResult } from "../Tool.js"
 import { ToolError } from "../Errors.js"
 import { expandPath } from "../services/Permissions/expandPath.js"
+import { deniedAccessMessage } from "./files/denials.js"
 import { oneLine, plural } from "./files/format.js"
 import { errorText, pathProblem, statOrUndefined } from "./files/paths.js"
 import { isDirectoryText, writeCreatedText, writeUpdatedText } from "./files/messages.js"
@@ -21,6 +22,7 @@ import {
   snapshotMtime,
   UNEXPECTEDLY_MODIFIED_MESSAGE
 } from "./files/freshness.js"
+import { mayChangeUnread } from "./files/readBeforeWrite.js"
 import { encodeText, snapshotHash, toLf } from "./files/textCodec.js"
 import { countChanges, structuredPatch, type Hunk } from "./files/structuredPatch.js"
 import { makeParentDirectories, writeAtomically } from "./files/atomic.js"
@@ -60,6 +62,8 @@ const validate = Effect.fn("Write.validateInput")(function* (input: WriteInput, 
   const rejectWith = (text: string) => reject(WRITE_TOOL_NAME, text)
   const problem = pathProblem(input.file_path)
   if (problem !== undefined) return yield* rejectWith(problem)
+  const denied = deniedAccessMessage(ctx, expandPath(input.file_path, ctx.session.cwd), "write")
+  if (denied !== undefined) return yield* rejectWith(denied)
   const file = expandPath(input.file_path, ctx.session.cwd)
   const stat = yield* Effect.tryPromise(() => statOrUndefined(file)).pipe(
     Effect.catchAll((error) => rejectWith(`Cannot access ${file}: ${errorText(error.cause)}`))
@@ -72,7 +76,7 @@ const validate = Effect.fn("Write.validateInput")(function* (input: WriteInput, 
   if (current === undefined) return
   const seen = Option.getOrUndefined(yield* ctx.fileState.get(file))
   const state = freshness(seen, { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
-  if (state === "unread" || state === "partial") return yield* rejectWith(NOT_READ_MESSAGE)
+  if (state === "partial" || (state === "unread" && !(yield* mayChangeUnread(ctx, file)))) return yield* rejectWith(NOT_READ_MESSAGE)
   if (state === "stale") return yield* rejectWith(MODIFIED_SINCE_READ_MESSAGE)
 })
 
@@ -88,7 +92,7 @@ const run = Effect.fn("Write.call")(function* (input: WriteInput, ctx: ToolConte
     // Re-check right before writing: a change since validateInput must be refused, not overwritten.
     const seen = Option.getOrUndefined(yield* ctx.fileState.get(file))
     const state = freshness(seen, { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
-    if (state === "unread" || state === "partial") return yield* Effect.fail(toolError(NOT_READ_MESSAGE))
+    if (state === "partial" || (state === "unread" && !(yield* mayChangeUnread(ctx, file)))) return yield* Effect.fail(toolError(NOT_READ_MESSAGE))
     if (state === "stale") return yield* Effect.fail(toolError(UNEXPECTEDLY_MODIFIED_MESSAGE))
   }
   const encoding = current?.encoding ?? "utf8"
@@ -119,6 +123,7 @@ const lineCount = (text: string): number => (text === "" ? 0 : text.split("\n").
 
 export const WriteTool = buildTool<WriteInput, WriteOutput>({
   name: WRITE_TOOL_NAME,
+  knownAs: ["create_file"],
   inputSchema: WriteInput,
   description: "Create a file, or overwrite a file that has been read, with the given content.",
   prompt: PROMPT,

@@ -4,6 +4,7 @@
  * Schema the model sees still says `number` / `boolean`.
  */
 import { ParseResult, Schema, SchemaAST } from "effect"
+import { ZodIssue, zodIssue } from "../internal/formatIssues.js"
 
 /** A number, or a string holding one (`"120000"` → 120000). */
 export const NumberLike = Schema.transformOrFail(Schema.Unknown, Schema.Number, {
@@ -17,13 +18,28 @@ export const NumberLike = Schema.transformOrFail(Schema.Unknown, Schema.Number, 
   encode: ParseResult.succeed
 }).annotations({ jsonSchema: { type: "number" } })
 
-/** An integer ≥ min, or a string holding one. */
-export const IntLike = (min: number) =>
-  NumberLike.pipe(
-    Schema.filter((n) => Number.isInteger(n) && n >= min, {
-      message: () => `Expected an integer greater than or equal to ${min}`
+/**
+ * zod's `int()` with a lower bound, on a number or a string holding one: an integer within the
+ * safe integers and at or above `minimum` (above `exclusiveMinimum`). Failures are zod's issues.
+ */
+export const SafeIntLike = (bound: { readonly minimum: number } | { readonly exclusiveMinimum: number }) => {
+  const [lowest, inclusive] = "minimum" in bound ? [bound.minimum, true] : [bound.exclusiveMinimum, false]
+  return NumberLike.pipe(
+    Schema.filter((n) => Number.isInteger(n), { [ZodIssue]: () => zodIssue.invalidType("int", "number", { format: "safeint" }) }),
+    Schema.filter((n) => Number.isSafeInteger(n), { [ZodIssue]: () => zodIssue.unsafeInteger() }),
+    Schema.filter((n) => (inclusive ? n >= lowest : n > lowest), { [ZodIssue]: () => zodIssue.tooSmall("number", lowest, inclusive) })
+  ).annotations({
+    jsonSchema: { type: "integer", ...("minimum" in bound ? { minimum: lowest } : { exclusiveMinimum: lowest }), maximum: Number.MAX_SAFE_INTEGER }
+  })
+}
+
+/** A string of at least one character (zod's `min(1)`), with zod's message or the given one. */
+export const nonEmptyString = (message?: string) =>
+  Schema.String.pipe(
+    Schema.filter((s) => s.length >= 1, {
+      [ZodIssue]: () => ({ ...zodIssue.tooSmall("string", 1, true), ...(message === undefined ? {} : { message }) })
     })
-  ).annotations({ jsonSchema: { type: "integer", minimum: min } })
+  ).annotations({ jsonSchema: { type: "string", minLength: 1 } })
 
 /** A boolean, or the strings "true" / "false". */
 export const BooleanLike = Schema.transformOrFail(Schema.Unknown, Schema.Boolean, {

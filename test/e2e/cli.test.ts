@@ -163,7 +163,7 @@ describe("toolgate exec", () => {
     ["a missing file", ["exec", "/nonexistent/message.json"], "", /^toolgate: cannot read \/nonexistent\/message.json: no such file/],
     ["a missing --cwd", ["exec", "-", "--cwd", "/nonexistent/dir"], "[]", /^toolgate: --cwd: not a directory: \/nonexistent\/dir/],
     ["an unreadable --settings file", ["tools", "--settings", "/nonexistent/settings.json"], "", /^toolgate: --settings: file not found/],
-    ["malformed --settings JSON", ["tools", "--settings", "{bad"], "", /^toolgate: --settings: .*invalid JSON/]
+    ["malformed --settings JSON", ["tools", "--settings", "{bad"], "", /^toolgate: settings file --settings is broken: invalid JSON/]
   ])("bad input (%s): a one-line error and a non-zero exit", (_name, args, input, pattern) => {
     const ran = toolgate(args, { input })
     expect(ran.status).not.toBe(0)
@@ -231,7 +231,7 @@ describe("Claude Code configuration, unchanged", () => {
     expect(ran.status).toBe(1)
     const [rm, secret, readme] = json(ran).message.content
     expect(rm.content).toBe("PreToolUse:Bash hook error: Destructive command blocked by hook: rm -rf build")
-    expect(secret).toMatchObject({ is_error: true, content: `Permission to read ${path.join(project, "secrets", "key.txt")} has been denied.` })
+    expect(secret).toMatchObject({ is_error: true, content: "<tool_use_error>File is in a directory that is denied by your permission settings.</tool_use_error>" })
     expect(readme.is_error).toBeUndefined()
   })
 

@@ -104,7 +104,8 @@ describe("the published package", () => {
     const missing = new Set<string>()
     for (const file of packed.files.map((f) => f.path).filter((f) => f.endsWith(".d.ts"))) {
       const text = fs.readFileSync(path.join(ROOT, file), "utf8")
-      for (const match of text.matchAll(/(?:from\s+|import\(\s*)["']([^"'.][^"']*)["']/g)) {
+      const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, "")
+      for (const match of code.matchAll(/(?:\bfrom\s+|\bimport\(\s*)["']([^"'.][^"']*)["']/g)) {
         const specifier = match[1]!
         if (specifier.startsWith("node:")) continue
         const name = specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!

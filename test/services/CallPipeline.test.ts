@@ -156,7 +156,7 @@ describe("CallPipeline", () => {
       const thrown = yield* runOne("Failing", { how: "throw" }, cwd)
       expect(thrown.result.content).toBe("<tool_use_error>Error calling tool (Failing): thrown synchronously</tool_use_error>")
       const enumError = yield* runOne("Failing", { how: "other" }, cwd)
-      expect(enumError.result.content).toContain("Invalid enum value. Expected 'fail' | 'die' | 'throw', received 'other'")
+      expect(enumError.result.content).toContain('"message": "Invalid option: expected one of \\"fail\\"|\\"die\\"|\\"throw\\""')
     }).pipe(Effect.provide(testRuntime({ tools: [failing], cwd })))
   )
 
@@ -174,10 +174,12 @@ describe("CallPipeline", () => {
       cwd,
       rules: [makeRule("Asky", "deny", "projectSettings", cwd, path.join(cwd, ".claude/settings.json"))]
     })
-    it.effect("a bare deny rule takes the tool out of the pool: the model gets 'No such tool' and nothing runs", () =>
+    it.effect("a bare deny rule takes the tool out of the pool: the model gets 'No such tool' with the reason and nothing runs", () =>
       Effect.gen(function* () {
         const outcome = yield* runOne("Asky", { v: "denied" }, cwd)
-        expect(outcome.result.content).toBe("<tool_use_error>Error: No such tool available: Asky</tool_use_error>")
+        expect(outcome.result.content).toBe(
+          "<tool_use_error>Error: No such tool available: Asky. Asky is disabled for this session, in subagents as well as here.</tool_use_error>"
+        )
         expect(probe.ran.has("asky:denied")).toBe(false)
       }).pipe(Effect.provide(testRuntime({ tools: [askTool], cwd, settings })))
     )
@@ -202,7 +204,8 @@ describe("CallPipeline", () => {
             cwd,
             permissions: Layer.succeed(Permissions, {
               decide: ({ input }) =>
-                Effect.succeed({ behavior: "deny", message: `Permission to use Asky with ${(input as { v: string }).v} has been denied.`, reason: { type: "default", detail: "mock" } })
+                Effect.succeed({ behavior: "deny", message: `Permission to use Asky with ${(input as { v: string }).v} has been denied.`, reason: { type: "default", detail: "mock" } }),
+              readsWithoutAsking: () => Effect.succeed(false)
             })
           })
         )
@@ -279,7 +282,7 @@ describe("CallPipeline", () => {
     it.effect("a hook allow does not beat an ask rule: the ask stays, and with nobody to ask it is denied", () =>
       Effect.gen(function* () {
         const denied = yield* runOne("Asky", { v: "hook-but-ask" }, cwd)
-        expect(denied.result.content).toBe("Permission rule 'Asky' from userSettings requires approval for this Asky command")
+        expect(denied.result.content).toBe("Claude requested permissions to use Asky, but you haven't granted it yet.")
         expect(probe.ran.has("asky:hook-but-ask")).toBe(false)
       }).pipe(
         Effect.provide(

@@ -198,6 +198,22 @@ describe("Grep errors", () => {
       expect(out.text.startsWith(`${REJECTED}\nrg: the literal '"\\n"' is not allowed in a regex`)).toBe(true)
     }))
 
+  it.effect("counts that are not whole numbers: head_limit and offset are refused first, context lines as ripgrep refuses them", () =>
+    Effect.gen(function* () {
+      expect(yield* grep({ pattern: "foo", head_limit: 2.5 })).toEqual({
+        stage: "rejected",
+        text: "head_limit must be a whole number of 0 or more, got 2.5. Pass 0 for unlimited."
+      })
+      expect(yield* grep({ pattern: "foo", offset: -1 })).toEqual({ stage: "rejected", text: "offset must be a whole number of 0 or more, got -1." })
+      expect(yield* grep({ pattern: "foo", output_mode: "content", "-C": -1 })).toEqual({
+        stage: "failed",
+        text: "Search failed — ripgrep rejected the pattern, glob, or file type without searching:\nrg: error parsing flag -C: value is not a valid number: invalid digit found in string"
+      })
+      expect((yield* grep({ pattern: "foo", output_mode: "content", "-A": 1.5 })).text).toContain("error parsing flag -A")
+      // outside content mode the context flags are not used
+      expect((yield* grep({ pattern: "foo", "-A": 1.5 })).stage).toBe("ok")
+    }))
+
   it.effect("an unknown type is a tool error", () =>
     Effect.gen(function* () {
       expect(yield* grep({ pattern: "foo", type: "nosuchtype" })).toEqual({ stage: "failed", text: `${REJECTED}\nrg: unrecognized file type: nosuchtype` })

@@ -207,7 +207,8 @@ describe("NotebookEdit on real notebooks, through the pipeline (Read first, acce
           "<tool_use_error>Notebook file does not exist.</tool_use_error>"
         )
         const wrongMode = yield* edit({ notebook_path: broken, cell_id: "a", new_source: "x", edit_mode: "append" })
-        expect(wrongMode.result.content).toContain("Expected 'replace' | 'insert' | 'delete'")
+        // Claude Code's zod issue list
+        expect(wrongMode.result.content).toContain('"code": "invalid_value",\n    "values": [\n      "replace",\n      "insert",\n      "delete"\n    ]')
       }))
   })
 

@@ -75,6 +75,14 @@ describe("WebFetch through the pipeline, against a local server (allowed by WebF
         expect(text(image.result.content)).toContain("image/png")
       }))
 
+    live("offset reads the page text from a character position; past the end it says so", () =>
+      Effect.gen(function* () {
+        expect(text((yield* call(cwd, { url: `${server.origin}/plain`, prompt: "p", offset: 5 })).result.content)).toBe("text\n")
+        const past = yield* call(cwd, { url: `${server.origin}/plain`, prompt: "p", offset: 99 })
+        expect(past.result.is_error).toBe(true)
+        expect(text(past.result.content)).toBe("offset 99 is past the end of the page text (10 characters).")
+      }))
+
     live("follows a same-host redirect", () =>
       Effect.gen(function* () {
         const outcome = yield* call(cwd, { url: `${server.origin}/same-host-redirect`, prompt: "p" })
@@ -146,7 +154,7 @@ To complete your request, I need to fetch content from the redirected URL. Pleas
       Effect.gen(function* () {
         const notUrl = yield* call(cwd, { url: "not a url", prompt: "p" })
         expect(text(notUrl.result.content)).toBe(
-          "<tool_use_error>InputValidationError: WebFetch failed due to the following issue:\nThe parameter `url` is invalid: Invalid url</tool_use_error>"
+          `<tool_use_error>InputValidationError: ${JSON.stringify([{ code: "invalid_format", format: "url", path: ["url"], message: "Invalid URL" }], null, 2)}</tool_use_error>`
         )
         for (const [url, scheme] of [["file:///etc/passwd", "file"], ["javascript:alert(1)", "javascript"], ["data:text/html,<b>x</b>", "data"]]) {
           const outcome = yield* call(cwd, { url, prompt: "p" })
@@ -187,10 +195,19 @@ describe("WebFetch permissions through the real Permissions stage", () => {
     const { cwd, layer } = runtimeWith([["WebFetch(domain:*)", "allow"]])
     return Effect.gen(function* () {
       const outcome = yield* call(cwd, { url: `${server.origin}/page`, prompt: "p" }, "bypassPermissions")
-      expect(outcome.error?._tag).toBe("InputRejected")
+      expect(outcome.result.is_error).toBe(true)
       expect(text(outcome.result.content)).toContain("127.0.0.1 is a loopback address")
       const decimal = yield* call(cwd, { url: `http://2130706433:${server.port}/page`, prompt: "p" }, "bypassPermissions")
       expect(text(decimal.result.content)).toContain("127.0.0.1 is a loopback address")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.live("an internal host no rule approves asks first, as in Claude Code (with nobody to ask: denied, nothing fetched)", () => {
+    const { cwd, layer } = runtimeWith([])
+    return Effect.gen(function* () {
+      const outcome = yield* call(cwd, { url: `${server.origin}/page`, prompt: "p" })
+      expect(outcome.decision?.behavior).toBe("ask")
+      expect(text(outcome.result.content)).toBe("Claude requested permissions to use WebFetch, but you haven't granted it yet.")
     }).pipe(Effect.provide(layer))
   })
 
@@ -215,16 +232,12 @@ describe("WebFetch permissions through the real Permissions stage", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.live("the tool's own deny covers an input a hook could have changed (checkPermissions refuses internal hosts)", () =>
+  it.live("the input the call finally gets is checked (a hook or approval cannot slip an internal host past)", () =>
     Effect.gen(function* () {
       const tool = makeWebFetchTool()
       const session = newSession({ cwd: os.tmpdir(), permissionMode: "bypassPermissions" })
-      const verdict = yield* tool.checkPermissions({ url: "http://192.168.0.10/", prompt: "p" }, { session, fileState: undefined as never, mode: "bypassPermissions" })
-      expect(verdict.behavior).toBe("deny")
-      const allowed = yield* tool
-        .checkPermissions({ url: "http://192.168.0.10/", prompt: "p" }, { session, fileState: undefined as never, mode: "default" })
-        .pipe(Effect.provide(Settings.layerStatic({ cwd: os.tmpdir(), rules: [makeRule("WebFetch(domain:192.168.0.10)", "allow", "session", os.tmpdir())] })))
-      expect(allowed.behavior).toBe("passthrough")
+      const refused = yield* Effect.either(tool.call({ url: "http://192.168.0.10/", prompt: "p" }, { toolUseId: "t", session, fileState: undefined as never, reportProgress: () => Effect.void } as never))
+      expect(Either.isLeft(refused) && refused.left.reason).toContain("192.168.0.10 is a private network address")
     }))
 })
 

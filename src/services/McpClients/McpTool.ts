@@ -82,7 +82,9 @@ export const makeMcpTool = (spec: McpToolSpec): AnyTool => {
   const description = describe(listing)
   return buildTool<Record<string, unknown>, ToolResultContent>({
     name: spec.name,
-    inputSchema: { _tag: "JsonSchema", jsonSchema: spec.schema.apiSchema, validate: spec.schema.validate },
+    // As Claude Code does, the model's input goes to the server unchecked: the server knows its
+    // own schema (and its own coercions) best, and answers a bad input itself.
+    inputSchema: { _tag: "JsonSchema", jsonSchema: spec.schema.apiSchema, validate: (input) => ({ ok: true, value: input as Record<string, unknown> }) },
     description,
     prompt: description,
     isReadOnly: () => readOnly,

@@ -1,8 +1,10 @@
 /**
- * A server tool's input schema: raw JSON Schema, compiled once with ajv and checked against the
- * model's input before the call. Failures are written like the built-ins' (claude-code-spec
- * §4.3): ``The required parameter `a.b` is missing``, ``An unexpected parameter `x` was
- * provided``, ``The parameter `x` type is expected as `string` but provided as `number` ``.
+ * A server tool's input schema: raw JSON Schema, compiled once with ajv (a schema ajv cannot
+ * compile makes the tool unusable). `validate` checks an input and words failures like the
+ * built-ins (claude-code-spec §4.3): ``The required parameter `a.b` is missing``, ``An unexpected
+ * parameter `x` was provided``, ``The parameter `x` type is expected as `string` but provided as
+ * `number` ``. Calls of server tools do not use it: as in Claude Code, the model's input goes to
+ * the server unchecked and the server answers a bad input itself.
  *
  * The schema's `$schema` picks the dialect (2020-12, 2019-09, else draft-07, the common case of
  * zod-generated schemas). `format` is not checked (the server still checks it). A schema ajv

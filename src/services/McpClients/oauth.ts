@@ -17,7 +17,7 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { writeFileAtomic } from "../../internal/atomicWrite.js"
-import { formatIssues } from "../../internal/formatIssues.js"
+import { documentIssue } from "../../internal/documentIssue.js"
 import { readJsonObjectFile } from "../../internal/json.js"
 
 const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -33,7 +33,7 @@ const readStore = (file: string): Either.Either<Store, string> => {
   const read = readJsonObjectFile(file)
   if (read._tag === "Missing") return Either.right({})
   if (read._tag === "Failed") return Either.left(`${file}: ${read.reason}`)
-  return Schema.decodeUnknownEither(Store)(read.json).pipe(Either.mapLeft((e) => `${file}: ${formatIssues(e.issue).join("; ")}`))
+  return Schema.decodeUnknownEither(Store)(read.json).pipe(Either.mapLeft((e) => `${file}: ${documentIssue(e)}`))
 }
 
 const storedFor = (file: string, serverUrl: string): Stored | undefined => Either.getOrUndefined(readStore(file))?.[serverUrl]

@@ -22,7 +22,7 @@ import { agentRuleMatches, parameterRuleMatches, skillRuleMatches } from "./cont
 import { domainMatches, domainOfSpecifier, urlHostname } from "./domainRules.js"
 import * as Messages from "./messages.js"
 import { effectiveMode } from "./modes.js"
-import { checkPath, type AskKind, type PathAccess, type PathCheckContext, type PathCheckResult } from "./pathCheck.js"
+import { checkPath, pathDenials, type AskKind, type PathAccess, type PathCheckContext, type PathCheckResult } from "./pathCheck.js"
 import type { BashCheckContext, PathVerdict } from "./shell/types.js"
 import { domainSuggestion, wholeToolSuggestion } from "./suggestions.js"
 import { matchesToolName } from "./toolNames.js"
@@ -30,6 +30,7 @@ import { canonicalToolName } from "./ruleGrammar.js"
 import {
   describeReason,
   type DecisionReason,
+  type PathRules,
   type PermissionDecision,
   type PermissionMode,
   type PermissionRule,
@@ -102,17 +103,59 @@ export const makePathContext = (env: DecideEnvironment, session: SessionContext,
   }
 }
 
+const NO_DENIALS = { read: false, edit: false } as const
+
+/** The session's path deny rules as tools consult them (a path that cannot be expanded is denied). */
+export const pathRulesOf = (env: DecideEnvironment, session: SessionContext): PathRules => {
+  const denyRules = env.rules.filter((r) => r.behavior === "deny" && (r.toolName === "Read" || r.toolName === "Edit"))
+  if (denyRules.length === 0) return { anyReadDeny: false, denials: () => NO_DENIALS }
+  // deny rules need no working directories: none are resolved
+  const home = env.home ?? os.homedir()
+  const ctx: PathCheckContext = {
+    rules: denyRules,
+    mode: session.permissionMode,
+    cwd: session.cwd,
+    launchCwd: env.launchCwd,
+    anchors: { home, cwds: Array.from(new Set([env.launchCwd, session.projectDir, session.cwd])) },
+    workingDirectories: [],
+    home,
+    toolName: "Read"
+  }
+  return {
+    anyReadDeny: denyRules.some((r) => r.toolName === "Read" && r.content !== undefined),
+    denials: (absolutePath) => {
+      const found = pathDenials(absolutePath, ctx)
+      return { read: found.read !== undefined || found.invalid !== undefined, edit: found.edit !== undefined || found.invalid !== undefined }
+    }
+  }
+}
+
+/**
+ * Whether reading `file` would be allowed without asking: no whole-tool Read deny or ask rule,
+ * and the path check allows the read (a working directory, an allow rule, or bypassPermissions).
+ * `toolName` is the tool that wants to know.
+ */
+export const readsWithoutAsking = (file: string, session: SessionContext, toolName: string, env: DecideEnvironment): boolean => {
+  const mode = effectiveMode(session.permissionMode, env.bypassDisabled)
+  if (wholeToolRule(env.rules, "deny", "Read") !== undefined || wholeToolRule(env.rules, "ask", "Read") !== undefined) return false
+  return toPathVerdict(checkPath("read", file, makePathContext(env, session, mode, toolName)), mode).behavior === "allow"
+}
+
 /** A path verdict for the shell analyzer, with the mode's part applied (ask stays ask in dontAsk). */
 export const toPathVerdict = (result: PathCheckResult, mode: PermissionMode): PathVerdict => {
   const reason = describeReason(result.reason)
-  const withRule = result.reason.type === "rule" ? { rule: result.reason.rule } : {}
+  const facts = { within: result.facts.within, ...optional("protectedName", result.facts.protectedName) }
+  const withRule = result.reason.type === "rule" ? { rule: result.reason.rule, ...facts } : facts
   if (result.behavior === "deny") return { behavior: "deny", reason: `${result.message} (${reason})`, ...withRule }
   if (result.behavior === "allow") return { behavior: "allow", reason, ...withRule }
   const bypassSkips = mode === "bypassPermissions" && (result.kind === "unapproved" || result.kind === "protected")
   return bypassSkips
-    ? { behavior: "allow", reason: `mode bypassPermissions (${reason})` }
+    ? { behavior: "allow", reason: `mode bypassPermissions (${reason})`, ...facts }
     : { behavior: "ask", reason: `${result.message} (${reason})`, ...withRule }
 }
+
+/** Tools whose content rules name paths (a deny rule of theirs covers reads or writes in Bash too). */
+const PATH_RULE_TOOLS: ReadonlySet<string> = new Set(["Read", "Edit", "Write", "MultiEdit", "NotebookEdit"])
 
 const checkBash = (
   command: string,
@@ -128,8 +171,9 @@ const checkBash = (
     mode,
     cwd: session.cwd,
     workingDirectories: writeCtx.workingDirectories.map((d) => d.path),
-    checkWritePath: (p) => Effect.sync(() => toPathVerdict(checkPath("write", p, writeCtx), mode)),
-    checkReadPath: (p) => Effect.sync(() => toPathVerdict(checkPath("read", p, writeCtx), mode))
+    checkWritePath: (p) => toPathVerdict(checkPath("write", p, writeCtx), mode),
+    checkReadPath: (p) => toPathVerdict(checkPath("read", p, writeCtx), mode),
+    pathDenyRules: env.rules.some((r) => r.behavior === "deny" && r.content !== undefined && PATH_RULE_TOOLS.has(r.toolName))
   }
   return (env.analyzeBash ?? analyzeBash)(command, ctx).pipe(
     Effect.catchAllCause((cause) => Effect.succeed<AnalyzerOutcome>({ _tag: "Unavailable", reason: `the shell analyzer failed: ${String(cause)}` })),
@@ -148,10 +192,10 @@ const checkBash = (
       if (v.behavior === "allow") return { behavior: "allow", reason: v.reason, subcommands: v.subcommands }
       return {
         behavior: "ask",
-        kind: v.forced ? (v.reason.type === "rule" ? "rule" : "safety") : "unapproved",
+        kind: v.kind,
         message: v.message,
         reason: v.reason,
-        suggestions: v.forced ? [] : v.suggestions,
+        suggestions: v.kind === "unapproved" ? v.suggestions : [],
         subcommands: v.subcommands
       }
     })
@@ -179,7 +223,7 @@ const checkUrl = (url: string, tool: AnyTool, rules: ReadonlyArray<PermissionRul
     }
   }
   const ask = matching("ask")
-  if (ask !== undefined) return { behavior: "ask", kind: "rule", message: Messages.askByRule(ask, tool.name), reason: { type: "rule", rule: ask }, suggestions: [] }
+  if (ask !== undefined) return { behavior: "ask", kind: "rule", message: Messages.askToUse(tool.name), reason: { type: "rule", rule: ask }, suggestions: [] }
   const allow = matching("allow")
   if (allow !== undefined) return { behavior: "allow", reason: { type: "rule", rule: allow } }
   return {
@@ -197,7 +241,7 @@ const checkAgent = (agentType: string, tool: AnyTool, rules: ReadonlyArray<Permi
   const deny = find("deny")
   if (deny !== undefined) return { behavior: "deny", message: Messages.agentTypeDenied(agentType, deny), reason: { type: "rule", rule: deny } }
   const ask = find("ask")
-  if (ask !== undefined) return { behavior: "ask", kind: "rule", message: Messages.askByRule(ask, tool.name), reason: { type: "rule", rule: ask }, suggestions: [] }
+  if (ask !== undefined) return { behavior: "ask", kind: "rule", message: Messages.askToUse(tool.name), reason: { type: "rule", rule: ask }, suggestions: [] }
   const allow = find("allow")
   if (allow !== undefined) return { behavior: "allow", reason: { type: "rule", rule: allow } }
   return { behavior: "allow", reason: { type: "tool", detail: "launching a subagent needs no permission; its tool calls are checked on their own" } }
@@ -209,7 +253,7 @@ const checkSkill = (name: string, args: string | undefined, tool: AnyTool, rules
   const deny = find("deny")
   if (deny !== undefined) return { behavior: "deny", message: Messages.wholeToolDenied(tool.name), reason: { type: "rule", rule: deny } }
   const ask = find("ask")
-  if (ask !== undefined) return { behavior: "ask", kind: "rule", message: Messages.askByRule(ask, tool.name), reason: { type: "rule", rule: ask }, suggestions: [] }
+  if (ask !== undefined) return { behavior: "ask", kind: "rule", message: Messages.askToUse(tool.name), reason: { type: "rule", rule: ask }, suggestions: [] }
   const allow = find("allow")
   if (allow !== undefined) return { behavior: "allow", reason: { type: "rule", rule: allow } }
   return {
@@ -312,10 +356,10 @@ const decideUnsafe = (request: DecideRequest, env: DecideEnvironment): Effect.Ef
     // b. forced asks
     const forcedAsk = (message: string, reason: DecisionReason): PermissionDecision => ({ behavior: "ask", message, reason, forced: true, suggestions: [], ...withSubcommands })
     const wholeAsk = wholeToolRule(rules, "ask", tool.name)
-    if (wholeAsk !== undefined) return forcedAsk(Messages.askByRule(wholeAsk, tool.name), { type: "rule", rule: wholeAsk })
+    if (wholeAsk !== undefined) return forcedAsk(Messages.askToUse(tool.name), { type: "rule", rule: wholeAsk })
     const paramAsk = ownRules.find((r) => r.behavior === "ask" && parameterRuleMatches(r, tool, input))
-    if (paramAsk !== undefined) return forcedAsk(Messages.askByRule(paramAsk, tool.name), { type: "rule", rule: paramAsk })
-    if (subject.behavior === "ask" && subject.kind !== "unapproved") {
+    if (paramAsk !== undefined) return forcedAsk(Messages.askToUse(tool.name), { type: "rule", rule: paramAsk })
+    if (subject.behavior === "ask" && subject.kind !== "unapproved" && subject.kind !== "guarded") {
       const bypassSkips = subject.kind === "protected" && mode === "bypassPermissions"
       if (!bypassSkips) return forcedAsk(subject.message, subject.reason)
     }
@@ -341,7 +385,9 @@ const decideUnsafe = (request: DecideRequest, env: DecideEnvironment): Effect.Ef
       const reason: DecisionReason = subject.behavior === "ask" ? subject.reason : { type: "tool", detail: message }
       // a subject's ask suggests only its own narrow rules (never a bare `Bash` or `Edit`)
       const suggestions = subject.behavior === "ask" ? subject.suggestions : subject.behavior === "passthrough" ? wholeToolSuggestion(tool.name) : []
-      return { behavior: "ask", message, reason, forced: false, suggestions, ...withSubcommands } satisfies PermissionDecision
+      // a guarded ask (a shell command that could not be fully checked) is not a hook's to skip
+      const forced = subject.behavior === "ask" && subject.kind === "guarded"
+      return { behavior: "ask", message, reason, forced, suggestions, ...withSubcommands } satisfies PermissionDecision
     }
     const ownUpdate = optional("updatedInput", own.behavior === "allow" ? own.updatedInput : undefined)
     if (subject.behavior === "allow") return { behavior: "allow", reason: subject.reason, ...withSubcommands, ...ownUpdate } satisfies PermissionDecision

@@ -35,5 +35,5 @@ export const askToWrite = (path: string): string =>
 export const askSensitiveFile = (path: string): string =>
   `Claude requested permissions to edit ${path} which is a sensitive file.`
 
-export const askByRule = (rule: PermissionRule, toolName: string): string =>
-  `Permission rule '${rule.raw}' from ${rule.source} requires approval for this ${toolName} command`
+/** Plan mode refuses file edits (an ask rule's text is the tool's own ask: the rule is in the reason). */
+export const planModeWrite = (path: string): string => `Cannot write to ${path} while in plan mode.`

@@ -14,8 +14,8 @@ import * as path from "node:path"
 import { expandPath, InvalidPath } from "./expandPath.js"
 import * as Messages from "./messages.js"
 import { pathRuleMatches, type PathRuleAnchors } from "./pathRules.js"
-import { isCaseInsensitiveVolume, isDirectory, isHardLinked, resolveCandidates } from "./pathResolution.js"
-import { protectedComponent } from "./protectedPaths.js"
+import { isCaseInsensitiveVolume, isDirectory, isHardLinked, resolveCandidates, type PathResolution } from "./pathResolution.js"
+import { isAgentConfigPath, protectedComponent } from "./protectedPaths.js"
 import { pathRuleSuggestion } from "./suggestions.js"
 import type { DecisionReason, PermissionMode, PermissionRule, RuleSuggestion } from "../../Permission.js"
 import { containingDirectory, type WorkingDirectory } from "./workingDirectories.js"
@@ -49,8 +49,20 @@ export type AskKind =
   | "safety"
   /** plan mode: file edits always prompt */
   | "plan"
+  /** a shell command that could not be fully checked: a tool-wide allow rule or bypassPermissions skips it, a hook's allow does not */
+  | "guarded"
 
-export type PathCheckResult =
+/** What every name of the path (given, symlink hops, real path) says, whatever the verdict. */
+export interface PathFacts {
+  /** Every name resolved and inside a working directory. */
+  readonly within: boolean
+  /** The protected name some name of the path runs into. */
+  readonly protectedName?: string
+}
+
+const NO_FACTS: PathFacts = { within: false }
+
+export type PathCheckResult = (
   | { readonly behavior: "allow"; readonly reason: DecisionReason }
   | { readonly behavior: "deny"; readonly message: string; readonly reason: DecisionReason }
   | {
@@ -60,13 +72,15 @@ export type PathCheckResult =
       readonly reason: DecisionReason
       readonly suggestions: ReadonlyArray<RuleSuggestion>
     }
+) & { readonly facts: PathFacts }
 
-const ask = (kind: AskKind, message: string, reason: DecisionReason, suggestions: ReadonlyArray<RuleSuggestion> = []): PathCheckResult => ({
+const ask = (kind: AskKind, message: string, reason: DecisionReason, facts: PathFacts, suggestions: ReadonlyArray<RuleSuggestion> = []): PathCheckResult => ({
   behavior: "ask",
   kind,
   message,
   reason,
-  suggestions
+  suggestions,
+  facts
 })
 
 /** Expands like the executor; an absolute path keeps its `..` so the walk applies them physically. */
@@ -79,16 +93,21 @@ const toAbsolute = (input: string, cwd: string, home: string): string => {
 const rulesFor = (rules: ReadonlyArray<PermissionRule>, behavior: PermissionRule["behavior"], toolNames: ReadonlyArray<string>) =>
   rules.filter((r) => r.behavior === behavior && toolNames.includes(r.toolName))
 
-export const checkPath = (access: PathAccess, input: string, ctx: PathCheckContext): PathCheckResult => {
-  const display = input
+/** Every name a path goes by, for every spelling the executor might open. */
+interface PathNames {
+  readonly absolute: string
+  readonly resolutions: ReadonlyArray<PathResolution>
+  readonly candidates: ReadonlyArray<string>
+  readonly directory: boolean
+}
+
+const pathNames = (input: string, ctx: Pick<PathCheckContext, "cwd" | "home">): PathNames | { readonly invalid: string } => {
   let absolute: string
   try {
     absolute = toAbsolute(input, ctx.cwd, ctx.home)
   } catch (e) {
-    const detail = e instanceof Error ? e.message : String(e)
-    return ask("safety", access === "read" ? Messages.askToRead(JSON.stringify(display)) : Messages.askToWrite(JSON.stringify(display)), { type: "safetyCheck", detail })
+    return { invalid: e instanceof Error ? e.message : String(e) }
   }
-
   // the executor may open the NFC form or the trimmed form: check every spelling
   const spellings = new Set([absolute, absolute.normalize("NFC")])
   if (input.trim() !== input && input.trim() !== "") {
@@ -100,40 +119,78 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
   }
   const resolutions = Array.from(spellings, resolveCandidates)
   const candidates = Array.from(new Set(resolutions.flatMap((r) => r.candidates)))
-  const directory = isDirectory(absolute)
-  const denyOptions = { isDirectory: directory, foldCase: true }
+  return { absolute, resolutions, candidates, directory: isDirectory(absolute) }
+}
 
-  // 2. deny: any candidate, any source. Read deny also blocks writes (not NotebookEdit, spec §1.7)
-  const denyTools = access === "read" ? ["Read"] : ctx.toolName === "NotebookEdit" ? ["Edit"] : ["Edit", "Read"]
-  for (const rule of rulesFor(ctx.rules, "deny", denyTools)) {
-    // a bare Edit/Read deny covers every path (for reads the whole-tool step has already run)
-    const matched = rule.content === undefined ? access === "write" : candidates.some((c) => pathRuleMatches(rule, c, ctx.anchors, denyOptions))
-    if (matched) {
-      return {
-        behavior: "deny",
-        message: access === "read" ? Messages.readDenied(display) : Messages.editDenied(display),
-        reason: { type: "rule", rule }
-      }
+/** The first deny rule of `tool` ("Read" or "Edit") that matches some name of the path. */
+const denyRuleOf = (tool: "Read" | "Edit", names: PathNames, ctx: PathCheckContext, bareCovers: boolean): PermissionRule | undefined => {
+  const options = { isDirectory: names.directory, foldCase: true }
+  return rulesFor(ctx.rules, "deny", [tool]).find((rule) =>
+    rule.content === undefined ? bareCovers : names.candidates.some((c) => pathRuleMatches(rule, c, ctx.anchors, options))
+  )
+}
+
+/**
+ * Which deny rules cover a path, by family: what the file tools check before hooks run
+ * (Claude Code's validateInput), and what searches use to leave denied files out. A path that
+ * cannot be expanded counts as denied (fail closed).
+ */
+export const pathDenials = (input: string, ctx: PathCheckContext): { readonly read?: PermissionRule; readonly edit?: PermissionRule; readonly invalid?: string } => {
+  const names = pathNames(input, ctx)
+  if ("invalid" in names) return { invalid: names.invalid }
+  const read = denyRuleOf("Read", names, ctx, false)
+  const edit = denyRuleOf("Edit", names, ctx, true)
+  return { ...(read === undefined ? {} : { read }), ...(edit === undefined ? {} : { edit }) }
+}
+
+export const checkPath = (access: PathAccess, input: string, ctx: PathCheckContext): PathCheckResult => {
+  const display = input
+  const names = pathNames(input, ctx)
+  if ("invalid" in names) {
+    return ask("safety", access === "read" ? Messages.askToRead(JSON.stringify(display)) : Messages.askToWrite(JSON.stringify(display)), { type: "safetyCheck", detail: names.invalid }, NO_FACTS)
+  }
+  const { absolute, resolutions, candidates, directory } = names
+  const denyOptions = { isDirectory: directory, foldCase: true }
+  const resolved = resolutions.every((r) => r.ok)
+  let protectedName: string | undefined
+  for (const candidate of candidates) {
+    protectedName = protectedComponent(candidate)
+    if (protectedName !== undefined) break
+  }
+  const within = resolved && candidates.every((c) => containingDirectory(c, ctx.workingDirectories) !== undefined)
+  const facts: PathFacts = protectedName === undefined ? { within } : { within, protectedName }
+
+  // 2. deny: any candidate, any source. Read deny also blocks writes (not NotebookEdit, spec §1.7);
+  // a bare Edit/Read deny covers every path written (for reads the whole-tool step has already run)
+  const denying =
+    access === "read"
+      ? denyRuleOf("Read", names, ctx, false)
+      : (denyRuleOf("Edit", names, ctx, true) ?? (ctx.toolName === "NotebookEdit" ? undefined : denyRuleOf("Read", names, ctx, true)))
+  if (denying !== undefined) {
+    return {
+      behavior: "deny",
+      message: access === "read" ? Messages.readDenied(display) : Messages.editDenied(display),
+      reason: { type: "rule", rule: denying },
+      facts
     }
   }
 
   // 3. a path whose names are not all known asks
   const failed = resolutions.find((r) => !r.ok)
   if (failed !== undefined && !failed.ok) {
-    return ask("safety", access === "read" ? Messages.askToRead(display) : Messages.askToWrite(display), { type: "safetyCheck", detail: failed.reason })
+    return ask("safety", access === "read" ? Messages.askToRead(display) : Messages.askToWrite(display), { type: "safetyCheck", detail: failed.reason }, facts)
   }
 
   if (access === "write") {
     // 4. protected names, then hard links, before any allow rule
-    for (const candidate of candidates) {
-      const name = protectedComponent(candidate)
-      if (name !== undefined) {
-        return ask("protected", Messages.askSensitiveFile(display), { type: "safetyCheck", detail: `${candidate} is protected (${name})` })
-      }
+    if (protectedName !== undefined) {
+      const candidate = candidates.find((c) => protectedComponent(c) !== undefined)!
+      const message = candidates.some(isAgentConfigPath) ? Messages.askToWrite(display) : Messages.askSensitiveFile(display)
+      return ask("protected", message, { type: "safetyCheck", detail: `${candidate} is protected (${protectedName})` }, facts)
     }
     const real = resolutions[0]!
     if (real.ok && real.exists && isHardLinked(real.realPath)) {
-      return ask("safety", Messages.askToWrite(display), { type: "safetyCheck", detail: `${real.realPath} has other hard links; writing it changes them too` })
+      return ask("safety", Messages.askToWrite(display), { type: "safetyCheck", detail: `${real.realPath} has other hard links; writing it changes them too` }, facts)
     }
   }
 
@@ -142,13 +199,13 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
   for (const rule of rulesFor(ctx.rules, "ask", askTools)) {
     if (rule.content === undefined) continue
     if (candidates.some((c) => pathRuleMatches(rule, c, ctx.anchors, denyOptions))) {
-      return ask("rule", Messages.askByRule(rule, ctx.toolName), { type: "rule", rule })
+      return ask("rule", access === "read" ? Messages.askToRead(display) : Messages.askToWrite(display), { type: "rule", rule }, facts)
     }
   }
 
-  // 6. plan mode never auto-approves file edits
+  // 6. plan mode refuses file edits, whatever the allow rules say
   if (access === "write" && ctx.mode === "plan") {
-    return ask("plan", Messages.askToWrite(display), { type: "mode", mode: "plan", detail: "file edits are never auto-approved in plan mode" })
+    return ask("plan", Messages.planModeWrite(display), { type: "mode", mode: "plan", detail: "file edits are never auto-approved in plan mode" }, facts)
   }
 
   // 7. every candidate must be covered
@@ -174,15 +231,15 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
     break
   }
   if (covered) {
-    if (decidingRule !== undefined) return { behavior: "allow", reason: { type: "rule", rule: decidingRule } }
+    if (decidingRule !== undefined) return { behavior: "allow", reason: { type: "rule", rule: decidingRule }, facts }
     if (usedWorkingDir) {
       return access === "read"
-        ? { behavior: "allow", reason: { type: "workingDirectory", detail: "reads inside the working directories are allowed" } }
-        : { behavior: "allow", reason: { type: "mode", mode: ctx.mode, detail: "edits inside the working directories are accepted" } }
+        ? { behavior: "allow", reason: { type: "workingDirectory", detail: "reads inside the working directories are allowed" }, facts }
+        : { behavior: "allow", reason: { type: "mode", mode: ctx.mode, detail: "edits inside the working directories are accepted" }, facts }
     }
   }
 
-  const inWorkingDirs = candidates.every((c) => containingDirectory(c, ctx.workingDirectories) !== undefined)
+  const inWorkingDirs = within
   const suggestions = pathRuleSuggestion(access === "read" ? "Read" : "Edit", resolutions[0]!.ok ? path.resolve(absolute) : absolute, directory, ctx.launchCwd, ctx.home)
   return ask(
     "unapproved",
@@ -196,6 +253,7 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
             ? `file edits need approval in ${ctx.mode} mode`
             : "the path is outside the working directories and no allow rule matches it"
     },
+    facts,
     suggestions
   )
 }

@@ -81,3 +81,12 @@ export const protectedComponent = (absolutePath: string): string | undefined => 
   }
   return undefined
 }
+
+/** Files under `.claude/` that configure Claude Code itself: settings, agents, commands, skills. */
+const CLAUDE_CONFIG = /(?:^|\/)\.claude\/(?:settings(?:\.local)?\.json$|(?:agents|commands|skills)\/)/i
+
+/**
+ * Protected paths that configure the agent: Claude Code asks to "write to" them rather than
+ * naming them a sensitive file.
+ */
+export const isAgentConfigPath = (absolutePath: string): boolean => CLAUDE_CONFIG.test(absolutePath.split(path.sep).join("/"))

@@ -5,6 +5,7 @@
  * parameter rules on a tool's primary field.
  */
 import type { PermissionRule } from "../../Permission.js"
+import { domainOfSpecifier } from "./domainRules.js"
 
 /** Tools whose path-specifier rules are never consulted (use `Edit(...)` / `Read(...)`). */
 export const UNCONSULTED_PATH_RULE_TOOLS: ReadonlySet<string> = new Set(["Write", "NotebookEdit", "Glob", "MultiEdit"])
@@ -34,16 +35,39 @@ export const ALLOW_GLOB_PREFIX = /^mcp__[A-Za-z0-9-][A-Za-z0-9_-]*?__/
 export interface RuleCheck {
   readonly usable: boolean
   readonly warning?: string
+  /**
+   * For a deny or ask rule that cannot be parsed: a whole-tool ask rule for the tool it names
+   * (every tool when no name can be told), so that the rule fails closed instead of vanishing.
+   */
+  readonly fallback?: PermissionRule
 }
 
 const where = (rule: PermissionRule): string => `${rule.source}${rule.file === undefined ? "" : ` (${rule.file})`}`
 
+/** The tool a malformed rule names: the text before its first parenthesis, when it looks like a tool name. */
+const namedTool = (rule: PermissionRule): string | undefined => {
+  const name = rule.raw.split(/[()]/)[0]!.trim()
+  return /^[A-Za-z0-9_*-]+$/.test(name) ? name : undefined
+}
+
+/** A deny or ask rule that cannot be parsed makes the tool it names ask; an allow rule is only dropped. */
+const unparsable = (rule: PermissionRule, why: string, toolName: string | undefined = namedTool(rule)): RuleCheck => {
+  const prefix = `Permission rule '${rule.raw}' from ${where(rule)} ${why}`
+  if (rule.behavior === "allow") return { usable: false, warning: `${prefix}; it is ignored` }
+  const fallback: PermissionRule = { ...rule, toolName: toolName ?? "*", content: undefined, behavior: "ask" }
+  return {
+    usable: false,
+    fallback,
+    warning: `${prefix}; as a ${rule.behavior} rule it fails closed: ${toolName === undefined ? "every tool" : toolName} now always asks`
+  }
+}
+
 export const checkRule = (rule: PermissionRule): RuleCheck => {
   const skip = (why: string): RuleCheck => ({ usable: false, warning: `Permission rule '${rule.raw}' from ${where(rule)} ${why}; it is ignored` })
   if (rule.raw === "" || rule.toolName === "") return skip("is empty")
-  if (/[\s()]/.test(rule.toolName)) return skip("is not a valid rule (expected Tool or Tool(specifier))")
+  if (/[\s()]/.test(rule.toolName)) return unparsable(rule, "cannot be parsed (expected Tool or Tool(specifier))")
   if (rule.toolName.includes("*")) {
-    if (rule.content !== undefined) return skip("combines a tool-name glob with a specifier")
+    if (rule.content !== undefined) return unparsable(rule, "combines a tool-name glob with a specifier", rule.toolName)
     if (rule.behavior === "allow" && !ALLOW_GLOB_PREFIX.test(rule.toolName.split("*")[0] ?? "")) {
       return skip("uses a tool-name glob in an allow rule (only mcp__<server>__… globs are allowed)")
     }
@@ -58,6 +82,9 @@ export const checkRule = (rule: PermissionRule): RuleCheck => {
     if (primary !== undefined && param !== null && param[1] === primary && !isLegacyPrefix(rule)) {
       return skip(`matches the primary field "${primary}" of ${rule.toolName}, which parameter rules cannot match`)
     }
+  }
+  if (rule.toolName === "WebFetch" && rule.content !== undefined && domainOfSpecifier(rule.content) === undefined && !PARAMETER_RULE.test(rule.content)) {
+    return unparsable(rule, "cannot be parsed (WebFetch rules are written WebFetch(domain:host))")
   }
   return { usable: true }
 }
@@ -75,7 +102,8 @@ export const partitionRules = (
   for (const rule of rules) {
     const check = checkRule(rule)
     if (check.usable) usable.push(rule)
-    else if (check.warning !== undefined) warnings.push(check.warning)
+    if (check.fallback !== undefined) usable.push(check.fallback)
+    if (check.warning !== undefined) warnings.push(check.warning)
   }
   return { usable, warnings }
 }

@@ -1,9 +1,9 @@
 /**
  * The Agent tool's input (claude-code-spec §3.2): `description` (3–5 words), `prompt`,
- * `subagent_type?`, `model?`, and the other fields Claude Code's schema has. The schema is not
- * strict, as in Claude Code: unknown keys are dropped, not errors. The model is shown only the
- * fields toolgate acts on; `run_in_background` and `isolation` are decoded so that a call asking
- * for them is refused (validateInput) instead of silently run in the foreground or in place;
+ * `subagent_type?`, `model?`, `effort?`, `run_in_background?`, `isolation?` — the JSON Schema the
+ * model sees is Claude Code's. Decoding is not strict, as in Claude Code: unknown keys are
+ * dropped, not errors. `run_in_background` and `isolation` are decoded so that a call asking for
+ * them is refused (validateInput) instead of silently run in the foreground or in place;
  * `effort`, `name`, `team_name` and the deprecated `mode` are accepted and ignored (a subagent
  * never gets a looser permission mode than its parent).
  */
@@ -11,6 +11,7 @@ import { Schema } from "effect"
 import { BooleanLike, optional } from "../schemas.js"
 
 export const MODEL_ALIASES = ["sonnet", "opus", "haiku", "fable"] as const
+export const EFFORT_LEVELS = ["low", "medium", "high", "xhigh", "max"] as const
 
 const JSON_SCHEMA = {
   type: "object",
@@ -22,9 +23,17 @@ const JSON_SCHEMA = {
       type: "string",
       enum: [...MODEL_ALIASES],
       description: "Optional model for this agent; by default the agent type's model (or this conversation's)"
+    },
+    effort: { type: "string", enum: [...EFFORT_LEVELS], description: "How much reasoning effort the agent should spend" },
+    run_in_background: { type: "boolean", description: "Run the agent in the background (toolgate refuses this: call Agent in the foreground)" },
+    isolation: {
+      type: "string",
+      enum: ["worktree", "remote"],
+      description: "Run the agent in an isolated copy of the repository (toolgate refuses this: call Agent without it)"
     }
   },
-  required: ["description", "prompt"]
+  required: ["description", "prompt"],
+  additionalProperties: false
 }
 
 export const AgentInput = Schema.Struct({
@@ -32,7 +41,7 @@ export const AgentInput = Schema.Struct({
   prompt: Schema.String,
   subagent_type: optional(Schema.String),
   model: optional(Schema.Literal(...MODEL_ALIASES)),
-  effort: optional(Schema.String),
+  effort: optional(Schema.Literal(...EFFORT_LEVELS)),
   run_in_background: optional(BooleanLike),
   name: optional(Schema.String),
   team_name: optional(Schema.String),

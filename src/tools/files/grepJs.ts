@@ -34,6 +34,7 @@ export const runJsGrep = async (search: GrepSearch, signal?: AbortSignal): Promi
   const printer = new ContextPrinter(search, lines)
   for await (const file of files) {
     signal?.throwIfAborted()
+    if (search.keepFile !== undefined && !search.rootIsFile && !search.keepFile(file)) continue
     let bytes: Buffer
     try {
       bytes = await fs.promises.readFile(file)

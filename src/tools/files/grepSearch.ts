@@ -28,6 +28,8 @@ export interface GrepSearch {
   readonly type: string | undefined
   /** Stop once this many output lines exist (content and count modes). */
   readonly maxRecords: number | undefined
+  /** Leaves out every record of a file this rejects (files a Read deny rule covers). */
+  readonly keepFile?: (absolutePath: string) => boolean
 }
 
 /**
@@ -91,7 +93,7 @@ const withRipgrep = (rg: string, search: GrepSearch): Effect.Effect<GrepRawResul
     rg,
     ripgrepArgs(search),
     cwdFor(search),
-    search.maxRecords === undefined || search.mode === "files_with_matches" ? undefined : { records: search.maxRecords, separator: 10 }
+    search.maxRecords === undefined || search.mode === "files_with_matches" || search.keepFile !== undefined ? undefined : { records: search.maxRecords, separator: 10 }
   ).pipe(
     Effect.flatMap((result) => {
       const stdout = result.stdout.toString("utf8")
@@ -103,13 +105,36 @@ const withRipgrep = (rg: string, search: GrepSearch): Effect.Effect<GrepRawResul
       if (result.exitCode !== 0 && result.exitCode !== 1 && result.exitCode !== 2 && !result.stoppedEarly)
         return Effect.fail(new ToolError({ reason: `ripgrep exited with ${result.exitCode}: ${result.stderr.trim()}` }))
       if (search.mode === "files_with_matches")
-        return Effect.succeed<GrepRawResult>({ kind: "files", files: stdout.split("\0").filter((f) => f !== "") })
+        return Effect.succeed<GrepRawResult>({ kind: "files", files: keepFiles(search, stdout.split("\0").filter((f) => f !== "")) })
       const lines = stdout.split("\n")
       // the last piece is "" after a final newline, or a cut record when ripgrep was stopped
       lines.pop()
-      return Effect.succeed<GrepRawResult>({ kind: "lines", lines })
+      return Effect.succeed<GrepRawResult>({ kind: "lines", lines: search.keepFile === undefined || search.rootIsFile ? lines : keepLines(search.keepFile, lines) })
     })
   )
+
+const keepFiles = (search: GrepSearch, files: ReadonlyArray<string>): ReadonlyArray<string> =>
+  search.keepFile === undefined || search.rootIsFile ? files : files.filter(search.keepFile)
+
+/** Drops the records (`path\0rest`) of rejected files; a `--` group separator is kept only between kept groups. */
+export const keepLines = (keepFile: (absolutePath: string) => boolean, lines: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const verdicts = new Map<string, boolean>()
+  const kept: Array<string> = []
+  for (const line of lines) {
+    if (line === "--") {
+      if (kept.length > 0 && kept[kept.length - 1] !== "--") kept.push(line)
+      continue
+    }
+    const nul = line.indexOf("\0")
+    if (nul === -1) continue // not a record of a named file: nothing to vouch for
+    const file = line.slice(0, nul)
+    let keep = verdicts.get(file)
+    if (keep === undefined) verdicts.set(file, (keep = keepFile(file)))
+    if (keep) kept.push(line)
+  }
+  if (kept[kept.length - 1] === "--") kept.pop()
+  return kept
+}
 
 const withJs = (search: GrepSearch): Effect.Effect<GrepRawResult, ToolError> =>
   Effect.tryPromise({

@@ -116,13 +116,14 @@ describe("Agent over the Anthropic SDK (fake server)", () => {
     }).pipe(Effect.provide(agentLayer(anthropicLayer(fake.url), { cwd, tools: [touchTool(touched)] })))
   })
 
-  it.live("max_tokens after a complete unsafe call: it never runs, and still gets its result", () => {
+  it.live("max_tokens after a complete unsafe call: it never runs, its result goes back to the model, and the loop goes on", () => {
     const cwd = setup()
     const touched: Array<string> = []
-    fake.enqueue(sse(fixture("max-tokens-unsafe")))
+    const first = fake.requests.length
+    fake.enqueue(sse(fixture("max-tokens-unsafe")), sse(fixture("text-only")))
     return Effect.gen(function* () {
       const { outcome } = yield* runPrompt(cwd, "touch something")
-      expect(outcome.stop).toBe("max_tokens")
+      expect(outcome.stop).toBe("end_turn")
       expect(touched).toEqual([])
       const [, assistant, results] = outcome.conversation.messages
       expect((assistant!.content as any)[0].id).toBe("toolu_touch")
@@ -130,6 +131,7 @@ describe("Agent over the Anthropic SDK (fake server)", () => {
       expect(result.tool_use_id).toBe("toolu_touch")
       expect(result.is_error).toBe(true)
       expect(result.content).toContain('stop_reason "max_tokens"')
+      expect(requestsFrom(first)[1]!.body.messages[2].content[0]).toMatchObject({ tool_use_id: "toolu_touch", is_error: true })
     }).pipe(Effect.provide(agentLayer(anthropicLayer(fake.url), { cwd, tools: [touchTool(touched)] })))
   })
 

@@ -109,11 +109,12 @@ describe("toolgate run -p (process) against the fake Anthropic server", () => {
 describe("start-up", () => {
   it("the Anthropic SDK is loaded only when a command needs it", async () => {
     // Both ways a module can be loaded are watched: CommonJS require, and import() through a resolve hook.
+    // The SDK is bundled; its initialisation loads its one external dependency, @opentelemetry/api.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-hook-"))
     const resolveHook = path.join(dir, "resolve.mjs")
     fs.writeFileSync(
       resolveHook,
-      'export async function resolve(s, c, next) { if (s.startsWith("@anthropic-ai/sdk")) process.stderr.write("SDK LOADED\\n"); return next(s, c) }\n'
+      'export async function resolve(s, c, next) { if (/^@anthropic-ai\\/sdk|^@opentelemetry\\/api/.test(s)) process.stderr.write("SDK LOADED\\n"); return next(s, c) }\n'
     )
     const hook = path.join(dir, "hook.mjs")
     fs.writeFileSync(
@@ -123,7 +124,7 @@ describe("start-up", () => {
         `register(${JSON.stringify(new URL(`file://${resolveHook}`).href)})`,
         'const M = createRequire(import.meta.url)("module")',
         'const load = M._load',
-        'M._load = function (r, ...a) { if (String(r).startsWith("@anthropic-ai/sdk")) process.stderr.write("SDK LOADED\\n"); return load.call(this, r, ...a) }'
+        'M._load = function (r, ...a) { if (/^@anthropic-ai\\/sdk|^@opentelemetry\\/api/.test(String(r))) process.stderr.write("SDK LOADED\\n"); return load.call(this, r, ...a) }'
       ].join("\n")
     )
     const env = { ...apiEnv(), NODE_OPTIONS: `--import ${hook}` }

@@ -20,7 +20,7 @@ import * as F from "./fixture.js"
 const verdict = (v: Partial<BashVerdict> & Pick<BashVerdict, "behavior">): BashVerdict => ({
   message: v.behavior === "deny" ? "Permission to use Bash with command x has been denied." : "Claude requested permissions to use Bash, but you haven't granted it yet.",
   reason: { type: "default", detail: "fake" },
-  forced: false,
+  kind: "unapproved",
   subcommands: [],
   suggestions: [],
   ...v
@@ -50,29 +50,30 @@ describe("Bash subjects and the analyzer callbacks", () => {
 
   /** A fake analyzer that judges one redirect target through the callback. */
   const redirectTo = (target: string) => (command: string, ctx: BashCheckContext) =>
-    ctx.checkWritePath(target).pipe(
-      Effect.map((pv: PathVerdict): AnalyzerOutcome => ({
+    Effect.sync((): AnalyzerOutcome => {
+      const pv: PathVerdict = ctx.checkWritePath(target)
+      return {
         _tag: "Verdict",
         verdict: verdict({
           behavior: pv.behavior,
-          forced: pv.behavior === "ask",
+          kind: pv.behavior === "ask" ? "safety" : "unapproved",
           message: pv.reason,
           subcommands: [{ command, behavior: pv.behavior, reason: pv.reason, ...(pv.rule === undefined ? {} : { rule: pv.rule }) }]
         })
-      }))
-    )
+      }
+    })
 
   const writeCheck = async (target: string, mode: PermissionMode, ruleList: ReadonlyArray<PermissionRule> = []) => {
     let seen: PathVerdict | undefined
     await run("echo hi > x", mode, ruleList, (_c, ctx) =>
-      ctx.checkWritePath(F.fill(fx, target)).pipe(Effect.map((pv) => ((seen = pv), { _tag: "Verdict", verdict: verdict({ behavior: "allow" }) } as const)))
+      Effect.sync(() => ((seen = ctx.checkWritePath(F.fill(fx, target))), { _tag: "Verdict", verdict: verdict({ behavior: "allow" }) } as const))
     )
     return seen!
   }
   const readCheck = async (target: string, mode: PermissionMode, ruleList: ReadonlyArray<PermissionRule> = []) => {
     let seen: PathVerdict | undefined
     await run("cat x", mode, ruleList, (_c, ctx) =>
-      ctx.checkReadPath(F.fill(fx, target)).pipe(Effect.map((pv) => ((seen = pv), { _tag: "Verdict", verdict: verdict({ behavior: "allow" }) } as const)))
+      Effect.sync(() => ((seen = ctx.checkReadPath(F.fill(fx, target))), { _tag: "Verdict", verdict: verdict({ behavior: "allow" }) } as const))
     )
     return seen!
   }
@@ -143,7 +144,7 @@ describe("Bash subjects and the analyzer callbacks", () => {
   })
 
   it("§1.11: a forced analyzer ask survives bypassPermissions and a whole Bash allow", async () => {
-    const forced = () => Effect.succeed<AnalyzerOutcome>({ _tag: "Verdict", verdict: verdict({ behavior: "ask", forced: true, reason: { type: "safetyCheck", detail: "critical path" } }) })
+    const forced = () => Effect.succeed<AnalyzerOutcome>({ _tag: "Verdict", verdict: verdict({ behavior: "ask", kind: "safety", reason: { type: "safetyCheck", detail: "critical path" } }) })
     expect((await run("rm -rf /", "bypassPermissions", [], forced)).behavior).toBe("ask")
     const withAllow = await run("rm -rf /", "default", rules(["allow", "Bash"]), forced)
     expect(withAllow.behavior === "ask" && withAllow.forced).toBe(true)
@@ -166,7 +167,7 @@ describe("Bash subjects and the analyzer callbacks", () => {
   it("§1.4: an analyzer ask rule stays forced", async () => {
     const rule = rules(["ask", "Bash(git push:*)"])[0]!
     const decision = await run("git push", "acceptEdits", [rule], () =>
-      Effect.succeed({ _tag: "Verdict", verdict: verdict({ behavior: "ask", forced: true, reason: { type: "rule", rule } }) })
+      Effect.succeed({ _tag: "Verdict", verdict: verdict({ behavior: "ask", kind: "rule", reason: { type: "rule", rule } }) })
     )
     expect(decision.behavior === "ask" && decision.forced).toBe(true)
     expect(decision.reason).toEqual({ type: "rule", rule })

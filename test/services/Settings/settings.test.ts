@@ -43,103 +43,134 @@ describe("Settings", () => {
   const projectFile = () => fx.p(".claude", "settings.json")
   const opts = (extra: Partial<Settings.SettingsOptions> = {}) => F.settingsOptions(fx, { trustProject: true, ...extra })
 
-  describe("malformed files (issue 4: Bad input)", () => {
-    const variants: ReadonlyArray<{ readonly name: string; readonly text: string; readonly field: RegExp }> = [
-      { name: "bad JSON", text: '{"permissions": {"allow": ["WebSearch"]', field: /invalid JSON/ },
-      { name: "empty file", text: "", field: /invalid JSON/ },
-      { name: "a JSON array", text: '["WebSearch"]', field: /must be a JSON object, got an array/ },
-      { name: "a JSON string", text: '"allow everything"', field: /must be a JSON object, got a string/ },
-      { name: "permissions is an array", text: '{"permissions": ["WebSearch"]}', field: /field "permissions" must be an object/ },
-      { name: "allow is a string", text: '{"permissions": {"allow": "WebSearch"}}', field: /field "permissions\.allow" must be an array of strings, got a string/ },
-      { name: "allow has a number", text: '{"permissions": {"allow": ["WebSearch", 3]}}', field: /field "permissions\.allow\[1\]" must be a string, got a number/ },
-      { name: "deny is an object", text: '{"permissions": {"deny": {"WebFetch": true}, "allow": ["WebSearch"]}}', field: /field "permissions\.deny" must be an array of strings, got an object/ },
-      { name: "unknown defaultMode next to an allow", text: '{"permissions": {"defaultMode": "yolo", "allow": ["WebSearch"]}}', field: /field "permissions\.defaultMode" must be one of/ },
-      { name: "defaultMode is a number", text: '{"permissions": {"defaultMode": 1, "allow": ["WebSearch"]}}', field: /field "permissions\.defaultMode"/ },
-      { name: "additionalDirectories is a string", text: '{"permissions": {"additionalDirectories": "/", "allow": ["WebSearch"]}}', field: /field "permissions\.additionalDirectories" must be an array/ },
-      { name: "allowManagedPermissionRulesOnly is a string", text: '{"allowManagedPermissionRulesOnly": "yes", "permissions": {"allow": ["WebSearch"]}}', field: /field "allowManagedPermissionRulesOnly" must be a boolean/ }
+  describe("broken files fail closed: nothing loads, the error names the file and the place in it", () => {
+    const variants: ReadonlyArray<{ readonly name: string; readonly text: string; readonly problem: RegExp }> = [
+      { name: "truncated JSON", text: '{"permissions": {"deny": ["Bash"]', problem: /invalid JSON/ },
+      { name: "an empty file", text: "", problem: /invalid JSON/ },
+      { name: "a trailing comma", text: '{"permissions": {"deny": ["Bash",]}}', problem: /invalid JSON/ },
+      { name: "a JSON array", text: '["WebSearch"]', problem: /must be a JSON object, got an array/ },
+      { name: "a JSON string", text: '"allow everything"', problem: /must be a JSON object, got a string/ },
+      { name: "null", text: "null", problem: /must be a JSON object, got null/ },
+      { name: "permissions is an array", text: '{"permissions": ["Bash"]}', problem: /^permissions: Expected/ },
+      { name: "permissions is a string", text: '{"permissions": "deny all"}', problem: /^permissions: Expected/ },
+      { name: "deny is a string", text: '{"permissions": {"deny": "Bash"}}', problem: /^permissions\.deny: Expected/ },
+      { name: "deny is an object", text: '{"permissions": {"deny": {"Bash": true}}}', problem: /^permissions\.deny: Expected/ },
+      { name: "deny has a number", text: '{"permissions": {"deny": ["WebSearch", "Bash", 3]}}', problem: /^permissions\.deny\[2\]: Expected string, actual 3/ },
+      { name: "ask has null", text: '{"permissions": {"ask": [null]}}', problem: /^permissions\.ask\[0\]: Expected string, actual null/ },
+      { name: "allow is a string", text: '{"permissions": {"allow": "WebSearch"}}', problem: /^permissions\.allow: Expected/ },
+      { name: "an unknown defaultMode", text: '{"permissions": {"defaultMode": "yolo"}}', problem: /^permissions\.defaultMode: Expected one of "default", / },
+      { name: "defaultMode is a number", text: '{"permissions": {"defaultMode": 1}}', problem: /^permissions\.defaultMode: / },
+      { name: "additionalDirectories is a string", text: '{"permissions": {"additionalDirectories": "/"}}', problem: /^permissions\.additionalDirectories: Expected/ },
+      { name: "disableBypassPermissionsMode is true", text: '{"permissions": {"disableBypassPermissionsMode": true}}', problem: /^permissions\.disableBypassPermissionsMode: Expected "disable"/ },
+      { name: "allowManagedPermissionRulesOnly is a string", text: '{"allowManagedPermissionRulesOnly": "yes"}', problem: /^allowManagedPermissionRulesOnly: Expected boolean/ },
+      { name: "two problems", text: '{"permissions": {"deny": [1], "ask": "x"}}', problem: /\(and 1 more problem\)$/ }
     ]
 
-    it.each(variants.map((v) => [v.name, v] as const))("project settings with %s: error names file and field; others load; no allow", async (_, v) => {
-      F.writeSettings(fx, { user: { permissions: { allow: ["Read(/{o}/**)".replace("{o}", fx.outside)], deny: ["WebFetch"] } } })
+    const brokenOf = async (options: Settings.SettingsOptions) => {
+      const result = await loadEither(options)
+      if (Either.isRight(result)) throw new Error("the load should have failed")
+      if (result.left._tag !== "BrokenSettings") throw new Error(`expected BrokenSettings, got ${result.left._tag}: ${result.left.message}`)
+      return result.left
+    }
+
+    it.each(variants.map((v) => [v.name, v] as const))("project settings with %s", async (_, v) => {
+      F.writeSettings(fx, { user: { permissions: { deny: ["WebFetch"] } } })
       writeRaw(projectFile(), v.text)
-      const loaded = await load(opts())
-      expect(loaded.errors.length).toBeGreaterThanOrEqual(1)
-      const error = loaded.errors[0]!
-      expect(error.path).toBe(projectFile())
+      const error = await brokenOf(opts())
+      expect(error.file).toBe(projectFile())
+      expect(error.problem).toMatch(v.problem)
       expect(error.message).toContain(projectFile())
-      expect(error.message).toMatch(v.field)
-      // the user's file still loaded
-      expect(loaded.rules.some((r) => r.source === "userSettings" && r.behavior === "deny" && r.raw === "WebFetch")).toBe(true)
-      expect(loaded.rules.some((r) => r.source === "userSettings" && r.behavior === "allow")).toBe(true)
-      // nothing from the broken file allows anything
-      expect(loaded.rules.filter((r) => r.file === projectFile() && r.behavior === "allow")).toEqual([])
-      const { decision } = await F.decide(opts(), F.WebSearchTool, { query: "q" }, F.session(fx, loaded.mode))
-      expect(decision.behavior).not.toBe("allow")
-      expect(loaded.mode).toBe("default")
+      expect(error.message.split("\n")).toHaveLength(1)
     })
 
-    it("keeps the deny and ask rules of a file with a bad field", async () => {
-      F.writeSettings(fx, { project: { permissions: { deny: ["WebSearch", 7], ask: ["WebFetch"], allow: ["Read"] } } })
-      const loaded = await load(opts())
-      expect(loaded.errors.map((e) => e.message).join("\n")).toMatch(/permissions\.deny\[1\]/)
-      expect(loaded.rules.map((r) => `${r.behavior}:${r.raw}`).sort()).toEqual(["ask:WebFetch", "deny:WebSearch"])
-      expect(loaded.warnings.join("\n")).toMatch(/allow rule\(s\) ignored because the file has errors/)
+    it.each([
+      ["managed", () => path.join(fx.managed, "managed-settings.json")],
+      ["managed drop-in", () => path.join(fx.managed, "managed-settings.d", "10-team.json")],
+      ["local", () => fx.p(".claude", "settings.local.json")],
+      ["user", () => path.join(fx.userConfigDir, "settings.json")]
+    ] as const)("a broken %s file fails the load too", async (_, file) => {
+      F.writeSettings(fx, {})
+      writeRaw(file(), '{"permissions": {"deny": "Bash"}}')
+      try {
+        const error = await brokenOf(opts())
+        expect(error.file).toBe(file())
+        expect(error.problem).toMatch(/^permissions\.deny: /)
+      } finally {
+        fs.rmSync(file(), { force: true })
+      }
     })
 
-    it("ignores a widening defaultMode from a broken file, keeps a restrictive one", async () => {
-      F.writeSettings(fx, { project: { permissions: { defaultMode: "bypassPermissions", allow: 5 } } })
-      expect((await load(opts())).mode).toBe("default")
-      F.writeSettings(fx, { project: { permissions: { defaultMode: "acceptEdits", additionalDirectories: [fx.outside, false] } } })
-      const loaded = await load(opts())
-      expect(loaded.mode).toBe("default")
-      expect(loaded.additionalDirectories).toEqual([])
-      F.writeSettings(fx, { project: { permissions: { defaultMode: "plan", allow: "x" } } })
-      expect((await load(opts())).mode).toBe("plan")
+    it("an untrusted project's broken file still fails the load (its deny rules apply untrusted too)", async () => {
+      F.writeSettings(fx, {})
+      writeRaw(projectFile(), '{"permissions": {"deny": ["Bash"], "allow": 5}}')
+      expect((await brokenOf(F.settingsOptions(fx, { trustProject: false }))).problem).toMatch(/^permissions\.allow: /)
     })
 
-    it("a bad managed file does not stop the others", async () => {
-      F.writeSettings(fx, { user: { permissions: { deny: ["WebSearch"] } } })
-      writeRaw(path.join(fx.managed, "managed-settings.json"), "{ not json")
-      const loaded = await load(opts())
-      expect(loaded.errors[0]!.path).toBe(path.join(fx.managed, "managed-settings.json"))
-      const { decision } = await F.decide(opts(), F.WebSearchTool, { query: "q" }, F.session(fx, "default"))
-      expect(decision.behavior).toBe("deny")
-    })
-
-    it("a settings path that is a directory is an error naming it", async () => {
+    it("a settings path that cannot be read is broken", async () => {
       F.writeSettings(fx, {})
       fs.mkdirSync(projectFile(), { recursive: true })
       try {
-        const loaded = await load(opts())
-        expect(loaded.errors[0]!.path).toBe(projectFile())
-        expect(loaded.errors[0]!.message).toMatch(/cannot read/)
+        const error = await brokenOf(opts())
+        expect(error.file).toBe(projectFile())
+        expect(error.problem).toMatch(/cannot read/)
       } finally {
         fs.rmSync(projectFile(), { recursive: true, force: true })
       }
     })
 
-    it("a wrong disableBypassPermissionsMode value is reported and still forbids bypass", async () => {
-      F.writeSettings(fx, { user: { permissions: { disableBypassPermissionsMode: true, defaultMode: "bypassPermissions" } } })
-      const loaded = await load(opts())
-      expect(loaded.errors[0]!.message).toMatch(/disableBypassPermissionsMode/)
-      expect(loaded.bypassDisabled).toBe(true)
-      expect(loaded.mode).toBe("default")
-    })
-
-    it("accepts a UTF-8 byte order mark", async () => {
+    it("--settings with bad JSON or a bad field is broken; a missing file is a bad request", async () => {
       F.writeSettings(fx, {})
-      writeRaw(projectFile(), '\ufeff{"permissions": {"deny": ["WebSearch"]}}')
-      const loaded = await load(opts())
-      expect(loaded.errors).toEqual([])
-      expect(loaded.rules.map((r) => r.raw)).toEqual(["WebSearch"])
-    })
-
-    it("--settings with bad JSON or a missing file fails the load with a clear error", async () => {
-      F.writeSettings(fx, {})
-      const bad = await loadEither(opts({ settings: ['{"permissions": '] }))
-      expect(Either.isLeft(bad) && bad.left.message).toMatch(/^--settings: invalid JSON/)
+      const inline = await brokenOf(opts({ settings: ['{"permissions": '] }))
+      expect(inline.file).toBe("--settings")
+      expect(inline.problem).toMatch(/invalid JSON/)
+      const file = path.join(fx.root, "flag-broken.json")
+      writeRaw(file, '{"permissions": {"ask": {}}}')
+      expect((await brokenOf(opts({ settings: [file] }))).file).toBe(file)
       const missing = await loadEither(opts({ settings: [path.join(fx.root, "nope.json")] }))
-      expect(Either.isLeft(missing) && missing.left.message).toMatch(/--settings: file not found/)
+      expect(Either.isLeft(missing) && missing.left._tag === "BadRequest" && missing.left.message).toMatch(/--settings: file not found/)
+    })
+
+    it("accepts a UTF-8 byte order mark, keys it does not know, and the manual alias", async () => {
+      F.writeSettings(fx, {})
+      writeRaw(projectFile(), '\ufeff{"permissions": {"deny": ["WebSearch"], "defaultMode": "manual", "futureKey": 1}, "hooks": {}, "somethingNew": [1]}')
+      const loaded = await load(opts())
+      expect(loaded.rules.map((r) => r.raw)).toEqual(["WebSearch"])
+      expect(loaded.mode).toBe("default")
+      expect(loaded.value("somethingNew")).toEqual([1])
+    })
+  })
+
+  describe("a rule that cannot be parsed fails closed (deny and ask rules make the tool ask)", () => {
+    const cases: ReadonlyArray<{ readonly rule: string; readonly behavior: "deny" | "ask"; readonly asks: string }> = [
+      { rule: "Bash(rm:*", behavior: "deny", asks: "Bash" },
+      { rule: "Bash (rm -rf:*)", behavior: "deny", asks: "Bash" },
+      { rule: "Read(.env", behavior: "deny", asks: "Read" },
+      { rule: "WebFetch(example.com)", behavior: "deny", asks: "WebFetch" },
+      { rule: "Edit)", behavior: "ask", asks: "Edit" },
+      { rule: "mcp__srv__*(x)", behavior: "deny", asks: "mcp__srv__*" },
+      { rule: "Web Search", behavior: "deny", asks: "*" },
+      { rule: "(rm)", behavior: "deny", asks: "*" }
+    ]
+    it.each(cases.map((c) => [c.rule, c] as const))("%s", async (_, c) => {
+      F.writeSettings(fx, { project: { permissions: { [c.behavior]: [c.rule] } } })
+      const loaded = await load(opts())
+      const fallback = loaded.rules.find((r) => r.raw === c.rule)
+      expect(fallback).toMatchObject({ toolName: c.asks, content: undefined, behavior: "ask", source: "projectSettings" })
+      expect(loaded.warnings.join("\n")).toContain(`Permission rule '${c.rule}'`)
+      expect(loaded.warnings.join("\n")).toMatch(/fails closed: .* now always asks/)
+    })
+
+    it("the named tool asks even under bypassPermissions and a whole-tool allow", async () => {
+      F.writeSettings(fx, { project: { permissions: { deny: ["WebSearch(foo"], allow: ["WebSearch"] } } })
+      const { decision } = await F.decide(opts(), F.WebSearchTool, { query: "q" }, F.session(fx, "bypassPermissions"))
+      expect(decision).toMatchObject({ behavior: "ask", forced: true })
+    })
+
+    it("an allow rule that cannot be parsed is only dropped", async () => {
+      F.writeSettings(fx, { project: { permissions: { allow: ["WebSearch(foo"] } } })
+      const loaded = await load(opts())
+      expect(loaded.rules).toEqual([])
+      expect(loaded.warnings.join("\n")).toMatch(/cannot be parsed .*; it is ignored/)
     })
   })
 

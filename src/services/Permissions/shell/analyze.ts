@@ -8,6 +8,7 @@ import { ensureShellParser, parseSync } from "./parser.js"
 import type { CommandAnalysis } from "./types.js"
 import type { Analysis } from "./units.js"
 import { Walker, type WalkState } from "./walk.js"
+import { mayChangeHome } from "./words.js"
 
 const CACHE_LIMIT = 2_000
 const cache = new Map<string, Analysis>()
@@ -28,7 +29,7 @@ const analyzeUncached = (command: string): Analysis => {
   if (bad !== undefined) return failed(command, bad)
   const parsed = parseSync(command)
   if (parsed._tag === "Failed") return failed(command, parsed.reason)
-  const state: WalkState = { units: [], reasons: [], order: 0, parent: undefined, rawScan: false }
+  const state: WalkState = { units: [], reasons: [], order: 0, parent: undefined, rawScan: false, homeStable: !mayChangeHome(command) }
   try {
     new Walker(state, command, "top", 0, false).program(parsed.tree.rootNode)
   } catch (error) {

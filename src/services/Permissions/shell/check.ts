@@ -22,12 +22,13 @@ import {
   type CompiledRule
 } from "./bashRules.js"
 import { criticalRemoval, type CriticalContext } from "./critical.js"
+import * as M from "./messages.js"
+import { isAgentConfigPath } from "../protectedPaths.js"
 import { unitGuards } from "./guards.js"
 import { escapeForDisplay } from "./hygiene.js"
 import { ensureShellParser } from "./parser.js"
 import { ACCEPT_EDITS_COMMANDS, FILE_WRITERS, filePaths } from "./pathArgs.js"
-import { globBase, isInsideWorkingDirs, resolvePathWord, workingDirsOf, type Dirs, type WorkingDirs } from "./paths.js"
-import { protectedComponent } from "../protectedPaths.js"
+import { globBase, globMatches, resolvePathWord, type Dirs } from "./paths.js"
 import { readOnlyVerdict, readPathOperands } from "./readOnly.js"
 import { suggestRules } from "./suggest.js"
 import type { BashCheckContext, BashVerdict, PathVerdict } from "./types.js"
@@ -35,16 +36,7 @@ import type { Analysis, Unit } from "./units.js"
 import { redirectIsFdDup } from "./units.js"
 import type { RedirectFacts } from "./walk.js"
 import type { WordFacts } from "./words.js"
-import { commandKey } from "./wrappers.js"
-
-export const DEFAULT_ASK_MESSAGE = "Claude requested permissions to use Bash, but you haven't granted it yet."
-
-export const denyMessage = (command: string): string => `Permission to use Bash with command ${escapeForDisplay(command)} has been denied.`
-
-export const askRuleMessage = (rule: PermissionRule): string => `Permission rule '${rule.raw}' from ${rule.source} requires approval for this Bash command`
-
-export const compoundMessage = (parts: ReadonlyArray<string>): string =>
-  `This Bash command contains multiple operations. The following part${parts.length === 1 ? "" : "s"} require${parts.length === 1 ? "s" : ""} approval: ${parts.map(escapeForDisplay).join(", ")}`
+import { commandKey, runsCommandText } from "./wrappers.js"
 
 type Approval =
   | { readonly kind: "rule"; readonly rule: PermissionRule }
@@ -52,14 +44,25 @@ type Approval =
   | { readonly kind: "mode"; readonly detail: string }
   | { readonly kind: "structure"; readonly detail: string }
 
+/**
+ * How strong an ask is: `always` survives everything but a deny (ask rules, critical paths);
+ * `protected` survives a tool-wide Bash allow rule but not bypassPermissions; `guarded` yields
+ * to a tool-wide Bash allow rule and bypassPermissions, never to a hook's allow.
+ */
+type AskLevel = "always" | "protected" | "guarded"
+
 interface Ask {
   /** Lower is shown first. */
   readonly priority: number
+  readonly level: AskLevel
+  /** Claude Code's text for this concern. */
   readonly message: string
+  /** Our own words, for the explainer. */
+  readonly detail: string
   readonly reason: DecisionReason
-  /** Survives bypassPermissions too (ask rules, critical paths). */
-  readonly always: boolean
   readonly unit?: number
+  /** The message names this unit's own concern (a path, an option); otherwise it is generic. */
+  readonly specific?: boolean
 }
 
 interface Deny {
@@ -69,11 +72,22 @@ interface Deny {
 }
 
 // Which ask is reported when several apply: critical paths, then shell-security §3.1 step 5 order.
-const PRIORITY = { critical: 0, complex: 1, askRule: 2, guard: 3, path: 4, plan: 5 } as const
+const PRIORITY = { critical: 0, askRule: 1, protected: 2, complex: 3, guard: 4, path: 5 } as const
+
+/** File commands Claude Code names with their path when they need approval. */
+const NAMED_WRITERS: ReadonlySet<string> = new Set(["mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed", "tee"])
+
+/** A path as Claude Code shows it: absolute as written, relative resolved (`~` expanded). */
+const shownPath = (word: WordFacts, resolved: string): string =>
+  typeof word.value === "string" && word.value.startsWith("/") && !word.tilde ? word.value : resolved
+
+/** The first argument that does not look like an option: the path Claude Code names. */
+const naiveOperand = (unit: Unit): WordFacts | undefined =>
+  unit.words.slice(1).find((w) => typeof w.value === "string" && w.value !== "" && !w.value.startsWith("-"))
 
 /** Output redirection ops; `<` reads, heredocs and herestrings are inputs. */
 const isOutputRedirect = (op: string): boolean => op !== "<" && op !== "<<" && op !== "<<-" && op !== "<<<" && op !== "<&"
-const HARMLESS_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty"])
+const HARMLESS_TARGETS = new Set(["/dev/null"])
 
 /** The trailing word xargs and find -exec add for their run-time arguments (not a shell value). */
 const RUNTIME_ARGS_WORD = (unit: Unit): WordFacts | undefined => (unit.runtimeArgs === true ? unit.words[unit.words.length - 1] : undefined)
@@ -98,9 +112,10 @@ const cdTarget = (unit: Unit, cwd: string, home: string): string | null => {
 }
 
 export const checkBashCommand = (command: string, ctx: BashCheckContext): Effect.Effect<BashVerdict> =>
-  Effect.flatMap(ensureShellParser, () => decide(command, ctx))
+  Effect.flatMap(ensureShellParser, () => Effect.sync(() => decideBash(command, ctx)))
 
-const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckContext) {
+/** The verdict for one command; synchronous, the parser must be loaded (`ensureShellParser`). */
+export const decideBash = (command: string, ctx: BashCheckContext): BashVerdict => {
   const analysis = analyzeSync(command)
   const rules = compileRules(ctx.rules)
   const denyRules = rules.filter((r) => r.rule.behavior === "deny")
@@ -110,9 +125,6 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
   const home = os.homedir()
   const cwd = path.resolve(ctx.cwd)
   const workingDirs = ctx.workingDirectories.length > 0 ? ctx.workingDirectories.map((d) => path.resolve(d)) : [cwd]
-  const bypass = ctx.mode === "bypassPermissions"
-  let resolvedWorkingDirs: WorkingDirs | undefined
-  const realWorkingDirs = (): WorkingDirs => (resolvedWorkingDirs ??= workingDirsOf(workingDirs))
 
   // ---- a. deny ------------------------------------------------------------------------------
   // The first deny decides; the rest of the evaluation still runs so that every subcommand gets
@@ -121,31 +133,48 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
 
   const asks: Array<Ask> = []
   const unitAsks = new Map<number, Array<string>>()
-  const noteUnitAsk = (index: number | undefined, text: string) => {
-    if (index === undefined) return
-    const list = unitAsks.get(index) ?? []
-    if (!list.includes(text)) list.push(text)
-    unitAsks.set(index, list)
-  }
   const addAsk = (ask: Ask) => {
     asks.push(ask)
-    noteUnitAsk(ask.unit, ask.message)
+    if (ask.unit === undefined) return
+    const list = unitAsks.get(ask.unit) ?? []
+    if (!list.includes(ask.detail)) list.push(ask.detail)
+    unitAsks.set(ask.unit, list)
   }
+  const ruleAsk = (rule: PermissionRule, unit?: number): Ask => ({
+    priority: PRIORITY.askRule,
+    level: "always",
+    message: M.TOOL_ASK,
+    detail: `ask rule '${rule.raw}' from ${rule.source}`,
+    reason: { type: "rule", rule },
+    ...(unit === undefined ? {} : { unit })
+  })
+  /** An ask a tool-wide Bash allow rule or bypassPermissions may skip (a hook allow may not). */
+  const guarded = (priority: number, message: string, detail: string, unit?: number, specific = true): Ask => ({
+    priority,
+    level: "guarded",
+    message,
+    detail,
+    reason: safety(detail),
+    specific,
+    ...(unit === undefined ? {} : { unit })
+  })
 
   // A deny or ask rule that a value only known at run time could make match: ask.
   const denyAndAsk = [...denyRules, ...askRules]
   units.forEach((unit, index) => {
+    // A shell or runner given command text only known at run time could run anything a rule names.
+    const hidden = typeof unit.argv[0] === "string" && runsCommandText(commandKey(unit.argv[0])) && unit.words.slice(1).some((w) => typeof w.value !== "string" && !w.procSub)
     for (const { rule, pattern } of denyAndAsk) {
-      const match = strictMatchesUnit(pattern, unit)
+      const match = hidden ? "possible" : strictMatchesUnit(pattern, unit)
       if (match === "possible" || (match === "match" && rule.behavior === "ask")) {
-        addAsk({ priority: PRIORITY.askRule, message: askRuleMessage(rule), reason: { type: "rule", rule }, always: true, unit: index })
+        addAsk(ruleAsk(rule, index))
         return
       }
     }
   })
   for (const { rule, pattern } of askRules) {
     if (matchesText(pattern, command)) {
-      addAsk({ priority: PRIORITY.askRule, message: askRuleMessage(rule), reason: { type: "rule", rule }, always: true })
+      addAsk(ruleAsk(rule))
       break
     }
   }
@@ -161,14 +190,51 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
   // Path checks, cached per call.
   const writeCache = new Map<string, PathVerdict>()
   const readCache = new Map<string, PathVerdict>()
-  const checkWrite = (abs: string) =>
-    writeCache.has(abs) ? Effect.succeed(writeCache.get(abs)!) : Effect.tap(ctx.checkWritePath(abs), (v) => Effect.sync(() => writeCache.set(abs, v)))
-  const checkRead = (abs: string) =>
-    readCache.has(abs) ? Effect.succeed(readCache.get(abs)!) : Effect.tap(ctx.checkReadPath(abs), (v) => Effect.sync(() => readCache.set(abs, v)))
+  const checkWrite = (abs: string): PathVerdict => {
+    let verdict = writeCache.get(abs)
+    if (verdict === undefined) writeCache.set(abs, (verdict = ctx.checkWritePath(abs)))
+    return verdict
+  }
+  const checkRead = (abs: string): PathVerdict => {
+    let verdict = readCache.get(abs)
+    if (verdict === undefined) readCache.set(abs, (verdict = ctx.checkReadPath(abs)))
+    return verdict
+  }
+  const withinRead: Within = (abs) => checkRead(abs).within
+  /** A write to a protected path: only bypassPermissions skips it (a tool-wide allow does not). */
+  const protectedAsk = (abs: string, verdict: PathVerdict, unit: number): Ask => ({
+    priority: PRIORITY.protected,
+    level: "protected",
+    message: isAgentConfigPath(abs) ? M.writeTo(abs) : M.sensitiveFile(abs),
+    detail: `${abs} is protected (${verdict.protectedName})`,
+    reason: safety(`${abs} is protected (${verdict.protectedName})`),
+    unit
+  })
 
-  const planWriters = new Set<number>()
+  const strictPaths = ctx.pathDenyRules === true
+  const dotglob = /dotglob|GLOBIGNORE/.test(command)
+  /** A path that cannot be checked while Read/Edit deny rules exist: nothing but a person may approve it. */
+  const unchecked = (detail: string, unit: number): Ask => ({
+    priority: PRIORITY.guard,
+    level: "always",
+    message: M.expansionAsk(analysis.complexReasons) ?? M.GENERIC_ASK,
+    detail: `${detail}, while deny rules name paths`,
+    reason: safety(`${detail}: a deny rule could cover it`),
+    unit
+  })
+  /** Every file a path word names: itself, or the existing files its glob matches (a glob over directories asks under deny rules). */
+  const namesOf = (word: WordFacts, abs: string, unit: number): ReadonlyArray<string> => {
+    if (!word.unquotedGlob) return [abs]
+    const matches = globMatches(abs, dotglob)
+    if (matches === undefined && strictPaths) addAsk(unchecked(`the glob ${word.raw} over directories`, unit))
+    return [abs, ...(matches ?? [])]
+  }
+
   // Per unit: the verdicts of its write paths (for acceptEdits), undefined when not all were checkable.
   const writeVerdicts = new Map<number, ReadonlyArray<PathVerdict> | undefined>()
+  // Per unit: what to say when it is the one part that needs approval and nothing more specific applies.
+  const unitMessages = new Map<number, string>()
+  let writes = false
 
   for (let index = 0; index < units.length; index++) {
     const unit = units[index]!
@@ -180,40 +246,35 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
       const facts = redirect.facts
       const target = facts.value
       if (typeof target === "string" && (HARMLESS_TARGETS.has(target) || /^\/dev\/fd\/\d+$/.test(target))) continue
+      if (output) writes = true
       if (typeof target === "string" && /^\/dev\/(?:tcp|udp)\//.test(target)) {
-        addAsk({ priority: PRIORITY.guard, message: guardMessage(`a network connection through ${target}`), reason: safety(`network redirect ${target}`), always: false, unit: index })
+        addAsk(guarded(PRIORITY.guard, M.GENERIC_ASK, `a network connection through ${target}`, index, false))
         continue
       }
-      if (output && ctx.mode === "plan") planWriters.add(index)
-      const problem =
-        typeof target !== "string"
-          ? `a redirection to ${facts.raw}, only known at run time`
-          : facts.tilde || target.startsWith("~")
-            ? `a redirection to ${target} (a path starting with ~)`
-            : facts.unquotedGlob
-              ? `a redirection to ${target} (a glob)`
-              : undefined
-      if (problem !== undefined) {
-        if (output) addAsk({ priority: PRIORITY.guard, message: guardMessage(problem), reason: safety(problem), always: false, unit: index })
+      if (typeof target !== "string") {
+        if (output) addAsk(guarded(PRIORITY.guard, M.expansionAsk(analysis.complexReasons) ?? M.GENERIC_ASK, `a redirection to ${facts.raw}, only known at run time`, index))
+        continue
+      }
+      if (facts.tilde || target.startsWith("~")) {
+        if (output) addAsk(guarded(PRIORITY.guard, M.SHELL_EXPANSION_IN_PATH, `a redirection to ${target} (a path starting with ~)`, index))
+        continue
+      }
+      if (facts.unquotedGlob) {
+        if (output) addAsk(guarded(PRIORITY.guard, M.GENERIC_ASK, `a redirection to ${target} (a glob)`, index, false))
         continue
       }
       const resolved = resolvePathWord(facts, dirs, home)
       if (!resolved.ok) {
-        if (output) addAsk({ priority: PRIORITY.guard, message: guardMessage(`a redirection after a change of directory (${resolved.reason})`), reason: safety(resolved.reason), always: false, unit: index })
+        if (output) addAsk(guarded(PRIORITY.guard, M.CD_AND_WRITE, `a redirection after a change of directory (${resolved.reason})`, index))
         continue
       }
       for (const abs of resolved.paths) {
-        const verdict = output ? yield* checkWrite(abs) : yield* checkRead(abs)
-        if (verdict.behavior === "deny") deny ??= pathDeny(abs, output, verdict, index)
-        if (verdict.behavior === "ask" && (output || verdict.rule !== undefined)) {
-          addAsk({
-            priority: PRIORITY.path,
-            message: output ? `Claude requested permissions to write to ${abs}, but you haven't granted it yet.` : `Claude requested permissions to read from ${abs}, but you haven't granted it yet.`,
-            reason: verdict.rule !== undefined ? { type: "rule", rule: verdict.rule } : { type: "workingDirectory", detail: verdict.reason },
-            always: verdict.rule !== undefined && verdict.rule.behavior === "ask",
-            unit: index
-          })
-        }
+        const verdict = output ? checkWrite(abs) : checkRead(abs)
+        if (verdict.behavior === "deny") deny ??= pathDeny(command, verdict, index)
+        if (verdict.behavior !== "ask") continue
+        if (verdict.rule !== undefined) addAsk(ruleAsk(verdict.rule, index))
+        else if (output && verdict.protectedName !== undefined) addAsk(protectedAsk(abs, verdict, index))
+        else if (output) addAsk(guarded(PRIORITY.path, M.outputRedirection(abs, verdict.within, workingDirs), verdict.reason, index))
       }
     }
     // Path arguments of file commands.
@@ -224,12 +285,15 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
     for (const word of reads) {
       if (typeof word.value !== "string" || word.procSub) continue
       const resolved = resolvePathWord(word, dirs, home)
-      if (!resolved.ok) continue
+      if (!resolved.ok) {
+        if (strictPaths) addAsk(unchecked(`the file path ${word.raw} (${resolved.reason})`, index))
+        continue
+      }
       for (const abs of resolved.paths) {
-        const verdict = yield* checkRead(abs)
-        if (verdict.behavior === "deny") deny ??= pathDeny(abs, false, verdict, index)
-        if (verdict.behavior === "ask" && verdict.rule !== undefined) {
-          addAsk({ priority: PRIORITY.askRule, message: askRuleMessage(verdict.rule), reason: { type: "rule", rule: verdict.rule }, always: true, unit: index })
+        for (const named of namesOf(word, abs, index)) {
+          const verdict = checkRead(named)
+          if (verdict.behavior === "deny") deny ??= pathDeny(command, verdict, index)
+          if (verdict.behavior === "ask" && verdict.rule !== undefined) addAsk(ruleAsk(verdict.rule, index))
         }
       }
     }
@@ -237,42 +301,59 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
       // A file path only known when the command runs escapes the Read/Edit deny rules.
       const unknown = [...reads, ...(files?.writes ?? [])].find((w) => typeof w.value !== "string" && !w.procSub && w !== RUNTIME_ARGS_WORD(unit))
       if (unknown !== undefined) {
-        addAsk({ priority: PRIORITY.guard, message: guardMessage(`the file path ${unknown.raw}, only known at run time`), reason: safety("a dynamic file path"), always: false, unit: index })
+        const detail = `the file path ${unknown.raw}, only known at run time`
+        addAsk(strictPaths ? unchecked(detail, index) : guarded(PRIORITY.guard, M.expansionAsk(analysis.complexReasons) ?? M.GENERIC_ASK, detail, index))
       }
     }
+    const key = keyOf(unit)
     if (files !== undefined && files.writes.length > 0) {
-      if (ctx.mode === "plan") planWriters.add(index)
+      writes = true
       const verdicts: Array<PathVerdict> = []
       let checkable = true
+      let outside: string | undefined
+      let globbed = false
       for (const word of files.writes) {
         const resolved = resolvePathWord(word, dirs, home)
         if (!resolved.ok) {
           checkable = false
           continue
         }
+        if (word.unquotedGlob) globbed = true
         for (const abs of resolved.paths) {
-          // Shell file commands may only write inside the working directories, never protected paths.
-          const protectedName = protectedComponent(abs)
-          const sensitive =
-            protectedName !== undefined
-              ? `${abs} is protected (${protectedName})`
-              : isInsideWorkingDirs(word.unquotedGlob ? (globBase(abs)?.base ?? abs) : abs, realWorkingDirs())
-                ? undefined
-                : `${abs} is outside the working directories`
-          if (sensitive !== undefined) {
-            addAsk({ priority: PRIORITY.path, message: guardMessage(`${keyOf(unit)} writes ${sensitive.replace(`${abs} is `, `${abs}, which is `)}`), reason: safety(sensitive), always: false, unit: index })
+          // Shell file commands may only write inside the working directories, never protected paths:
+          // judged on every name of the path (symlinks resolved), the stricter wins.
+          const verdict = checkWrite(abs)
+          const scope = word.unquotedGlob ? checkWrite(globBase(abs)?.base ?? abs) : verdict
+          if (verdict.behavior === "deny") deny ??= pathDeny(command, verdict, index)
+          if (word.unquotedGlob) {
+            for (const named of namesOf(word, abs, index)) {
+              const matched = checkWrite(named)
+              if (matched.behavior === "deny") deny ??= pathDeny(command, matched, index)
+            }
           }
-          const verdict = yield* checkWrite(abs)
-          if (verdict.behavior === "deny") deny ??= pathDeny(abs, true, verdict, index)
-          if (verdict.behavior === "ask" && verdict.rule !== undefined) {
-            addAsk({ priority: PRIORITY.askRule, message: askRuleMessage(verdict.rule), reason: { type: "rule", rule: verdict.rule }, always: true, unit: index })
-          }
+          if (verdict.protectedName !== undefined) addAsk(protectedAsk(abs, verdict, index))
+          else if (!scope.within) outside ??= shownPath(word, abs)
+          if (verdict.behavior === "ask" && verdict.rule !== undefined) addAsk(ruleAsk(verdict.rule, index))
           verdicts.push(verdict)
         }
       }
+      if (outside !== undefined) {
+        const named = NAMED_WRITERS.has(key) ? M.fileCommand(key, outside, false, workingDirs) : M.GENERIC_ASK
+        addAsk(guarded(PRIORITY.path, named, `${key} writes ${outside}, which is outside the working directories`, index, NAMED_WRITERS.has(key)))
+      }
       writeVerdicts.set(index, checkable ? verdicts : undefined)
-    } else if (ctx.mode === "plan" && FILE_WRITERS.has(keyOf(unit))) {
-      planWriters.add(index)
+      if ((key === "cp" || key === "mv") && unit.words.slice(1).some((w) => typeof w.value === "string" && w.value.startsWith("-"))) {
+        addAsk(guarded(PRIORITY.path, M.withFlags(key), `${key} with options is only approved by a rule`, index))
+      }
+      // Claude Code names the first operand (as it reads them) when a file command needs approval.
+      const first = naiveOperand(unit)
+      if (globbed && NAMED_WRITERS.has(key)) unitMessages.set(index, M.GLOB_IN_WRITE)
+      else if (NAMED_WRITERS.has(key) && first !== undefined) {
+        const resolved = resolvePathWord(first, dirs, home)
+        if (resolved.ok) unitMessages.set(index, M.fileCommand(key, shownPath(first, resolved.paths[0]!), checkWrite(resolved.paths[0]!).within, workingDirs))
+      }
+    } else if (FILE_WRITERS.has(key)) {
+      writes = true
     }
   }
 
@@ -280,44 +361,44 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
   const criticalCtx: CriticalContext = { home, cwd, workingDirs }
   units.forEach((unit, index) => {
     const found = criticalRemoval(unit, dirsFor(unit), criticalCtx)
-    if (found !== undefined) {
-      addAsk({
-        priority: PRIORITY.critical,
-        message: `This command removes a critical path: ${escapeForDisplay(found)}. It always requires approval.`,
-        reason: safety(`critical path ${found}`),
-        always: true,
-        unit: index
-      })
-    }
+    if (found === undefined) return
+    addAsk({
+      priority: PRIORITY.critical,
+      level: "always",
+      message:
+        found.kind === "dynamic"
+          ? (M.expansionAsk(analysis.complexReasons) ?? M.GENERIC_ASK)
+          : M.dangerousRemoval(keyOf(unit) === "rmdir" ? "rmdir" : "rm", found.path, found.kind === "workspace"),
+      detail: `removes a critical path: ${found.detail}`,
+      reason: safety(`critical path ${found.detail}`),
+      unit: index
+    })
   })
   if (analysis.complexReasons.length > 0 && rawTokens(command).some((t) => t === "rm" || t === "rmdir" || t.endsWith("/rm") || t.endsWith("/rmdir"))) {
     addAsk({
       priority: PRIORITY.critical,
-      message: "This command could not be fully analysed and may remove files. It always requires approval.",
-      reason: safety("an unanalysable command that may run rm"),
-      always: true
+      level: "always",
+      message: M.expansionAsk(analysis.complexReasons) ?? M.GENERIC_ASK,
+      detail: "could not be fully analysed and may remove files",
+      reason: safety("an unanalysable command that may run rm")
     })
   }
 
   // ---- c. too complex ------------------------------------------------------------------------
   if (analysis.complexReasons.length > 0) {
     const detail = analysis.complexReasons.join("; ")
-    addAsk({
-      priority: PRIORITY.complex,
-      message: `This Bash command requires approval because it could not be fully analysed: ${escapeForDisplay(detail)}.`,
-      reason: safety(`too complex: ${detail}`),
-      always: false
-    })
+    addAsk(guarded(PRIORITY.complex, complexMessage(analysis, units, allowRules), `too complex: ${detail}`))
   } else if (units.length === 0) {
-    addAsk({ priority: PRIORITY.complex, message: DEFAULT_ASK_MESSAGE, reason: { type: "default", detail: "the command runs nothing that could be checked" }, always: false })
+    addAsk(guarded(PRIORITY.complex, M.TOOL_ASK, "the command runs nothing that could be checked"))
   }
 
   // ---- d. guards -----------------------------------------------------------------------------
   const guardsByUnit = units.map((unit) => unitGuards(unit))
-  if (cdUnits.length > 1) addAsk({ priority: PRIORITY.guard, message: guardMessage("more than one change of directory"), reason: safety("more than one cd"), always: false })
+  if (cdUnits.length > 0 && writes) addAsk(guarded(PRIORITY.guard, M.CD_AND_WRITE, "a change of directory combined with writes"))
+  if (cdUnits.length > 1) addAsk(guarded(PRIORITY.guard, M.GENERIC_ASK, "more than one change of directory"))
   if (cdUnits.length > 0 && units.some((u) => keyOf(u) === "git")) {
     const elsewhere = cdUnits.some((cd) => cdTarget(cd, cwd, home) !== cwd)
-    if (elsewhere) addAsk({ priority: PRIORITY.guard, message: guardMessage("a change of directory combined with git (a repository there can run programs)"), reason: safety("cd + git"), always: false })
+    if (elsewhere) addAsk(guarded(PRIORITY.guard, M.GENERIC_ASK, "a change of directory combined with git (a repository there can run programs)"))
   }
 
   // ---- e. approvals --------------------------------------------------------------------------
@@ -367,13 +448,15 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
         // Files read through `<` count as read paths too (`cat < ~/.ssh/id_rsa`).
         const inputs = (unit.redirects as ReadonlyArray<RedirectFacts>).filter((r) => r.op === "<" || r.op === "<>").map((r) => r.facts)
         const paths = ro.isCd === true ? [cdOperand(unit)] : [...ro.paths, ...inputs]
-        const inside = readOnlyPathsInside(paths, dirsFor(unit), home, realWorkingDirs(), ro.isCd === true)
-        if (inside) {
+        const outside = firstOutside(paths, dirsFor(unit), home, withinRead, ro.isCd === true)
+        if (outside === undefined) {
           approvals.set(index, { kind: "readOnly", detail: ro.isCd === true ? "cd inside the working directories" : `${keyOf(unit)} is a read-only command` })
           continue
         }
+        const blocked = typeof outside === "string" ? M.readOutside(keyOf(unit), outside, workingDirs) : undefined
+        if (blocked !== undefined) unitMessages.set(index, blocked)
       }
-      if (ctx.mode === "acceptEdits" && acceptEditsApproves(unit, writeVerdicts.get(index), dirsFor(unit), home, realWorkingDirs())) {
+      if (ctx.mode === "acceptEdits" && acceptEditsApproves(unit, writeVerdicts.get(index), dirsFor(unit), home, withinRead)) {
         approvals.set(index, { kind: "mode", detail: `${unit.argv[0] as string} inside the working directories` })
       }
     }
@@ -382,28 +465,16 @@ const decide = Effect.fnUntraced(function* (command: string, ctx: BashCheckConte
   units.forEach((unit, index) => {
     for (const guard of guardsByUnit[index]!) {
       if (envGuardWaived.has(index) && guard.startsWith("the environment variable")) continue
-      addAsk({ priority: PRIORITY.guard, message: guardMessage(guard), reason: safety(guard), always: false, unit: index })
+      addAsk(guarded(PRIORITY.guard, M.GENERIC_ASK, guard, index, false))
     }
   })
 
-  for (const index of planWriters) {
-    addAsk({
-      priority: PRIORITY.plan,
-      message: "This Bash command writes files, which requires approval in plan mode.",
-      reason: { type: "mode", mode: "plan", detail: "shell writes prompt in plan mode" },
-      always: false,
-      unit: index
-    })
-  }
-
-  return finish(analysis, deny, asks, approvals, bypass, unitAsks)
-})
+  return finish(analysis, deny, asks, approvals, unitAsks, unitMessages)
+}
 
 // ---------------------------------------------------------------------------------------------
 
 const safety = (detail: string): DecisionReason => ({ type: "safetyCheck", detail })
-
-const guardMessage = (detail: string): string => `This Bash command requires approval: ${escapeForDisplay(detail)}.`
 
 const structureDetail = (unit: Unit): string => {
   switch (unit.role) {
@@ -424,26 +495,41 @@ const findRuleDeny = (command: string, analysis: Analysis, denyRules: ReadonlyAr
   for (let index = 0; index < analysis.units.length; index++) {
     const unit = analysis.units[index]!
     for (const { rule, pattern } of denyRules) {
-      if (strictMatchesUnit(pattern, unit) === "match") return { message: denyMessage(command), reason: { type: "rule", rule }, unit: index }
+      if (strictMatchesUnit(pattern, unit) === "match") return { message: M.denied(command), reason: { type: "rule", rule }, unit: index }
     }
   }
   for (const { rule, pattern } of denyRules) {
-    if (matchesText(pattern, command)) return { message: denyMessage(command), reason: { type: "rule", rule } }
+    if (matchesText(pattern, command)) return { message: M.denied(command), reason: { type: "rule", rule } }
   }
   if (analysis.rawScan) {
     const tokens = rawTokens(command)
     for (const { rule, pattern } of denyRules) {
-      if (rawTextMayMatch(pattern, tokens)) return { message: denyMessage(command), reason: { type: "rule", rule } }
+      if (rawTextMayMatch(pattern, tokens)) return { message: M.denied(command), reason: { type: "rule", rule } }
     }
   }
   return undefined
 }
 
-const pathDeny = (abs: string, write: boolean, verdict: PathVerdict, unit: number): Deny => ({
-  message: write ? `Permission to edit ${abs} has been denied.` : `Permission to read ${abs} has been denied.`,
+/** A Read or Edit deny rule covers a path the command reads or writes: the whole command is denied. */
+const pathDeny = (command: string, verdict: PathVerdict, unit: number): Deny => ({
+  message: M.denied(command),
   reason: verdict.rule !== undefined ? { type: "rule", rule: verdict.rule } : safety(verdict.reason),
   unit
 })
+
+/** The message when the command could not be fully analysed. */
+const complexMessage = (analysis: Analysis, units: ReadonlyArray<Unit>, allowRules: ReadonlyArray<CompiledRule>): string => {
+  const expansion = M.expansionAsk(analysis.complexReasons)
+  if (expansion === undefined) return M.GENERIC_ASK
+  // A variable set by the command itself: Claude Code says so when the rest is allowed.
+  if (units.some((u) => u.role === "assignment")) {
+    const rest = units.filter((u) => u.role === "plain" || u.role === "exec")
+    return rest.length > 0 && rest.every((u) => allowRules.some(({ pattern }) => allowMatchesUnit(pattern, u, false)))
+      ? "A variable set in this command can't be checked before it runs"
+      : M.GENERIC_ASK
+  }
+  return expansion
+}
 
 /** Where the inner command starts in its wrapper's argv (undefined: not a plain suffix, e.g. a nested shell). */
 const innerOffset = (parent: Unit, inner: Unit): number | undefined => {
@@ -460,22 +546,29 @@ const cdOperand = (unit: Unit): WordFacts => {
   return operands[0] ?? { ...unit.words[0]!, value: "~", raw: "~", tilde: true }
 }
 
-const readOnlyPathsInside = (paths: ReadonlyArray<WordFacts>, dirs: Dirs, home: string, workingDirs: WorkingDirs, cd: boolean): boolean => {
+/** Is every name of the path (symlinks resolved) inside the working directories? */
+type Within = (absolutePath: string) => boolean
+
+/**
+ * The first path a read-only command would read outside the working directories: its absolute
+ * path, `true` when it cannot be told, undefined when every path is inside.
+ */
+const firstOutside = (paths: ReadonlyArray<WordFacts>, dirs: Dirs, home: string, within: Within, cd: boolean): string | true | undefined => {
   for (const word of paths) {
     if (word.procSub) continue
-    if (typeof word.value !== "string") return false
+    if (typeof word.value !== "string") return true
     if (word.value === "-") {
-      if (cd) return false
+      if (cd) return true
       continue
     }
     const resolved = resolvePathWord(word, dirs, home)
-    if (!resolved.ok) return false
+    if (!resolved.ok) return true
     for (const abs of resolved.paths) {
       const target = word.unquotedGlob ? (globBase(abs)?.base ?? abs) : abs
-      if (!isInsideWorkingDirs(target, workingDirs)) return false
+      if (!within(target)) return abs
     }
   }
-  return true
+  return undefined
 }
 
 /** acceptEdits: the command is one of the listed file commands and every path it writes was allowed. */
@@ -484,7 +577,7 @@ const acceptEditsApproves = (
   verdicts: ReadonlyArray<PathVerdict> | undefined,
   dirs: Dirs,
   home: string,
-  workingDirs: WorkingDirs
+  within: Within
 ): boolean => {
   const argv0 = unit.argv[0]
   if (typeof argv0 !== "string" || !ACCEPT_EDITS_COMMANDS.has(argv0)) return false
@@ -492,6 +585,11 @@ const acceptEditsApproves = (
   const files = filePaths(unit)
   if (files === undefined) return false
   const key = argv0
+  // Options Claude Code does not auto-approve: any on cp/mv, a time source on touch, sed scripts given with -e.
+  const options = unit.words.slice(1).filter((w) => typeof w.value === "string" && w.value.startsWith("-")).map((w) => w.value as string)
+  if ((key === "cp" || key === "mv") && options.length > 0) return false
+  if (key === "touch" && options.some((o) => /^-[a-z]*[dtr]|^--(?:date|reference|time)/.test(o))) return false
+  if (key === "sed" && options.some((o) => /^-[a-zA-Z]*[ef]|^--(?:expression|file)/.test(o))) return false
   for (const word of [...files.writes, ...files.reads]) {
     if (typeof word.value !== "string" || word.tilde) return false
     if (word.unquotedGlob) {
@@ -502,7 +600,7 @@ const acceptEditsApproves = (
     }
   }
   // Sources of cp are reads: they must be inside the working directories as well.
-  if (!readOnlyPathsInside(files.reads, dirs, home, workingDirs, false)) return false
+  if (firstOutside(files.reads, dirs, home, within, false) !== undefined) return false
   return verdicts.every((v) => v.behavior === "allow")
 }
 
@@ -511,8 +609,8 @@ const finish = (
   deny: Deny | undefined,
   asks: ReadonlyArray<Ask>,
   approvals: ReadonlyMap<number, Approval>,
-  bypass: boolean,
-  unitAsks: ReadonlyMap<number, ReadonlyArray<string>> = new Map()
+  unitAsks: ReadonlyMap<number, ReadonlyArray<string>>,
+  unitMessages: ReadonlyMap<number, string>
 ): BashVerdict => {
   const units = analysis.units
   const subcommands: Array<SubcommandVerdict> = units.map((unit, index) => {
@@ -522,7 +620,7 @@ const finish = (
         : { command: unit.text, behavior: "deny", reason: deny.message }
     }
     const own = unitAsks.get(index)
-    if (own !== undefined && own.length > 0) return { command: unit.text, behavior: "ask", reason: own.join(" ") }
+    if (own !== undefined && own.length > 0) return { command: unit.text, behavior: "ask", reason: own.join("; ") }
     const approval = approvals.get(index)
     if (approval === undefined) return { command: unit.text, behavior: "ask", reason: "no rule allows it, it is not read-only and the mode does not approve it" }
     switch (approval.kind) {
@@ -538,38 +636,58 @@ const finish = (
   })
 
   if (deny !== undefined) {
-    return { behavior: "deny", message: deny.message, reason: deny.reason, forced: false, subcommands, suggestions: [] }
+    return { behavior: "deny", message: deny.message, reason: deny.reason, kind: "guarded", subcommands, suggestions: [] }
   }
 
-  if (asks.length > 0) {
-    const first = [...asks].sort((a, b) => a.priority - b.priority)[0]!
-    const forced = asks.some((a) => a.always) || !bypass
-    return { behavior: "ask", message: first.message, reason: first.reason, forced, subcommands, suggestions: [] }
-  }
-
-  const unapproved = units.map((u, i) => [u, i] as const).filter(([, i]) => !approvals.has(i))
-  if (unapproved.length > 0) {
-    const parts = unapproved.map(([u]) => u.text)
-    const commandUnits = units.filter((u) => u.argv.length > 0 && (u.role === "plain" || u.role === "exec"))
-    const message = commandUnits.length > 1 ? compoundMessage(parts) : DEFAULT_ASK_MESSAGE
-    return {
-      behavior: "ask",
-      message,
-      reason: { type: "default", detail: `no rule allows ${parts.map(escapeForDisplay).join(", ")}` },
-      forced: false,
-      subcommands,
-      suggestions: suggestRules(unapproved.map(([u]) => u))
+  const byPriority = [...asks].sort((a, b) => a.priority - b.priority)
+  for (const level of ["always", "protected"] as const) {
+    const first = byPriority.find((a) => a.level === level)
+    if (first !== undefined) {
+      const kind = level === "protected" ? "protected" : first.reason.type === "rule" ? "rule" : "safety"
+      return { behavior: "ask", message: first.message, reason: first.reason, kind, subcommands, suggestions: [] }
     }
   }
 
-  const values = [...approvals.values()]
-  const byRule = values.find((a) => a.kind === "rule")
-  const byMode = values.find((a) => a.kind === "mode")
-  const reason: DecisionReason =
-    byRule?.kind === "rule"
-      ? { type: "rule", rule: byRule.rule }
-      : byMode?.kind === "mode"
-        ? { type: "mode", mode: "acceptEdits", detail: byMode.detail }
-        : { type: "readOnly", detail: values.find((a) => a.kind === "readOnly")?.detail ?? "nothing in the command needs approval" }
-  return { behavior: "allow", message: "", reason, forced: false, subcommands, suggestions: [] }
+  // Whole-command concerns (too complex, cd with writes), then the parts that need approval.
+  const commandUnits = units.filter((u) => u.argv.length > 0 && (u.role === "plain" || u.role === "exec"))
+  const whole = byPriority.find((a) => a.unit === undefined)
+  const needing = units.map((_, i) => i).filter((i) => !approvals.has(i) || asks.some((a) => a.unit === i))
+  if (whole === undefined && needing.length === 0) {
+    const values = [...approvals.values()]
+    const byRule = values.find((a) => a.kind === "rule")
+    const byMode = values.find((a) => a.kind === "mode")
+    const reason: DecisionReason =
+      byRule?.kind === "rule"
+        ? { type: "rule", rule: byRule.rule }
+        : byMode?.kind === "mode"
+          ? { type: "mode", mode: "acceptEdits", detail: byMode.detail }
+          : { type: "readOnly", detail: values.find((a) => a.kind === "readOnly")?.detail ?? "nothing in the command needs approval" }
+    return { behavior: "allow", message: "", reason, kind: "unapproved", subcommands, suggestions: [] }
+  }
+
+  const guardedAsks = byPriority.filter((a) => a.level === "guarded")
+  const parts = needing.map((i) => units[i]!.text)
+  let message: string
+  if (whole !== undefined) message = whole.message
+  else if (needing.length === 1) {
+    const index = needing[0]!
+    const specific = guardedAsks.find((a) => a.unit === index && a.specific === true)
+    // A part of a pipeline is named in the list of parts; a part of a list (`a && b`) by its own concern.
+    const ownConcern = units[index]!.piped === true ? undefined : (specific?.message ?? unitMessages.get(index))
+    message = ownConcern ?? (commandUnits.length > 1 ? M.compound(parts) : M.GENERIC_ASK)
+  } else message = M.compound(parts)
+
+  const unapproved = needing.filter((i) => !approvals.has(i))
+  if (guardedAsks.length > 0) {
+    const first = whole ?? guardedAsks[0]!
+    return { behavior: "ask", message, reason: first.reason, kind: "guarded", subcommands, suggestions: [] }
+  }
+  return {
+    behavior: "ask",
+    message,
+    reason: { type: "default", detail: `no rule allows ${parts.map(escapeForDisplay).join(", ")}` },
+    kind: "unapproved",
+    subcommands,
+    suggestions: suggestRules(unapproved.map((i) => units[i]!))
+  }
 }

@@ -93,3 +93,45 @@ export const globBase = (abs: string): { readonly base: string; readonly globbed
   if (index === -1) return undefined
   return { base: parts.slice(0, index).join(path.sep) || path.sep, globbed: parts.slice(index).join(path.sep) }
 }
+
+/** A glob component as a regular expression (`*`, `?`, `[…]`; a leading dot is matched only by a dot, as bash does). */
+const componentPattern = (glob: string): RegExp => {
+  let source = ""
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!
+    if (c === "*") source += "[^/]*"
+    else if (c === "?") source += "[^/]"
+    else if (c === "[") {
+      const end = glob.indexOf("]", i + 2)
+      if (end === -1) source += "\\["
+      else {
+        const body = glob.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\")
+        source += `[${body}]`
+        i = end
+      }
+    } else source += c.replace(/[.+^${}()|\\\]]/g, "\\$&")
+  }
+  return new RegExp(`^${source}$`, "s")
+}
+
+/**
+ * The existing files a glob names, when the glob is confined to its last component (one directory
+ * listing); undefined when that cannot be told cheaply (globbed directories), so the caller asks.
+ * Names starting with a dot match only a pattern that starts with one, as in bash, unless the
+ * command may turn `dotglob` on (then every name the pattern matches counts).
+ */
+export const globMatches = (abs: string, dotglob: boolean): ReadonlyArray<string> | undefined => {
+  const split = globBase(abs)
+  if (split === undefined) return [abs]
+  if (split.globbed.includes(path.sep)) return undefined
+  const pattern = componentPattern(split.globbed)
+  const hidden = dotglob || split.globbed.startsWith(".")
+  try {
+    return fs
+      .readdirSync(split.base)
+      .filter((name) => pattern.test(name) && (hidden || !name.startsWith(".")))
+      .map((name) => path.join(split.base, name))
+  } catch {
+    return []
+  }
+}

@@ -2,7 +2,6 @@
  * The contract between the shell analyzer (parse a Bash command into simple commands, judge them
  * fail-closed; reference/shell-security.md §3.1) and the Permissions stage.
  */
-import type { Effect } from "effect"
 import type { DecisionReason, PermissionMode, PermissionRule, RuleSuggestion, SubcommandVerdict } from "../../../Permission.js"
 
 /** A word whose value is unknown at check time (an expansion, a substitution). */
@@ -43,6 +42,10 @@ export interface PathVerdict {
   readonly behavior: "allow" | "ask" | "deny"
   readonly reason: string
   readonly rule?: PermissionRule
+  /** Every name of the path (as given, after each symlink hop, real) is inside a working directory. */
+  readonly within: boolean
+  /** The protected name (`.git`, `.bashrc`, …) some name of the path runs into. */
+  readonly protectedName?: string
 }
 
 export interface BashCheckContext {
@@ -53,9 +56,15 @@ export interface BashCheckContext {
   readonly cwd: string
   readonly workingDirectories: ReadonlyArray<string>
   /** Judges a write to a path (redirect targets; acceptEdits file commands): Edit rules, protected paths, working dirs. */
-  readonly checkWritePath: (absolutePath: string) => Effect.Effect<PathVerdict>
+  readonly checkWritePath: (absolutePath: string) => PathVerdict
   /** Judges a read of a path (file commands recognised in Bash, e.g. `cat .env`): Read deny rules. */
-  readonly checkReadPath: (absolutePath: string) => Effect.Effect<PathVerdict>
+  readonly checkReadPath: (absolutePath: string) => PathVerdict
+  /**
+   * Read or Edit deny rules exist: a file path that cannot be checked (only known at run time, a
+   * glob over directories, after a `cd` to an unknown place) asks whatever allows Bash, so that
+   * no allow rule or mode can carry a command past a deny rule.
+   */
+  readonly pathDenyRules?: boolean
 }
 
 export interface BashVerdict {
@@ -63,8 +72,13 @@ export interface BashVerdict {
   /** The model-visible deny text, or the prompt text for ask. */
   readonly message: string
   readonly reason: DecisionReason
-  /** An ask that no allow rule, mode or hook allow may skip (critical paths, guards, too complex). */
-  readonly forced: boolean
+  /**
+   * What may skip an ask: `rule` and `safety` (ask rules, critical paths) nothing but a deny;
+   * `protected` (a protected path) only bypassPermissions; `guarded` (too complex, a guard, a
+   * path) a tool-wide Bash allow rule or bypassPermissions, not a hook's allow; `unapproved`
+   * (nothing allowed it) an allow rule, a mode or a hook's allow.
+   */
+  readonly kind: "rule" | "safety" | "protected" | "guarded" | "unapproved"
   readonly subcommands: ReadonlyArray<SubcommandVerdict>
   /** Safe rules to offer on "always allow": one per subcommand that needed approval, at most 5. */
   readonly suggestions: ReadonlyArray<RuleSuggestion>

@@ -42,6 +42,8 @@ export interface Unit extends SimpleCommand {
   readonly runtimeArgs?: boolean
   /** Index (in Analysis.units) of the wrapper or nested shell this unit runs inside. */
   readonly parent?: number
+  /** Part of a pipeline (`a | b`). */
+  readonly piped?: boolean
 }
 
 export interface Analysis {

@@ -30,6 +30,10 @@ export interface WalkState {
   parent: number | undefined
   /** A nested script failed to parse or had syntax errors: the raw deny scan applies. */
   rawScan: boolean
+  /** Nothing in the command can change `$HOME` (see words.ts). */
+  readonly homeStable: boolean
+  /** >0 while walking the commands of a pipeline. */
+  piped?: number
 }
 
 const STATEMENT_CONTAINERS = new Set(["program", "list", "pipeline", "subshell", "do_group", "else_clause", "elif_clause", "if_statement", "while_statement", "negated_command"])
@@ -96,6 +100,10 @@ type Origin = SimpleCommand["origin"]
 export class Walker implements WordSink {
   /** >0 while inside a construct that made the command too complex. */
   private complexRegion = 0
+
+  get homeStable(): boolean {
+    return this.state.homeStable
+  }
 
   constructor(
     private readonly state: WalkState,
@@ -174,6 +182,14 @@ export class Walker implements WordSink {
     }
     const type = node.type
     if (COVERED_TYPES.has(type)) this.checkCovered(node)
+    if (type === "pipeline") {
+      this.state.piped = (this.state.piped ?? 0) + 1
+      try {
+        return this.children(node)
+      } finally {
+        this.state.piped--
+      }
+    }
     if (STATEMENT_CONTAINERS.has(type)) return this.children(node)
     switch (type) {
       case "command":
@@ -296,7 +312,7 @@ export class Walker implements WordSink {
 
   /** A sink for words inside regions that are already too complex: substitutions are still walked. */
   private quietSink(): WordSink {
-    return { complex: () => undefined, disagreement: () => (this.state.rawScan = true), substitution: (n) => this.substitution(n) }
+    return { homeStable: this.state.homeStable, complex: () => undefined, disagreement: () => (this.state.rawScan = true), substitution: (n) => this.substitution(n) }
   }
 
   private gapIsBlank(from: number, to: number): "none" | "blank" | "other" {
@@ -396,7 +412,9 @@ export class Walker implements WordSink {
         this.pushUnit(words, env, redirects, text, "plain", origin, depth, undefined, runtimeArgs)
         return
       case "complex":
+        // A wrapper or shell hides code that was not unwrapped: deny rules reach it through the raw-text scan.
         this.complex(unwrapped.reason)
+        this.state.rawScan = true
         this.pushUnit(words, env, redirects, text, "plain", origin, depth, undefined, runtimeArgs)
         return
       case "wrapper": {
@@ -496,7 +514,8 @@ export class Walker implements WordSink {
       inComplexRegion: this.complexRegion > 0,
       ...(exactRuleOnly === undefined ? {} : { exactRuleOnly }),
       ...(runtimeArgs ? { runtimeArgs } : {}),
-      ...(this.state.parent === undefined ? {} : { parent: this.state.parent })
+      ...(this.state.parent === undefined ? {} : { parent: this.state.parent }),
+      ...((this.state.piped ?? 0) > 0 ? { piped: true } : {})
     }
     this.state.units.push(unit)
     return this.state.units.length - 1

@@ -31,6 +31,8 @@ export interface WordFacts {
 export type WordMode = "argument" | "assignment" | "test"
 
 export interface WordSink {
+  /** Nothing in the command can change `$HOME`: it stands for the home directory, like `~`. */
+  readonly homeStable: boolean
   complex(reason: string): void
   /** tree-sitter and bash read the text differently: too complex, and the raw-text deny scan applies. */
   disagreement(reason: string): void
@@ -85,6 +87,14 @@ class Builder {
       this.shape += text
       if (GLOB_CHARS.test(text)) this.unquotedGlob = true
     }
+  }
+
+  /** `$HOME` at the start of a word: the home directory, exactly as a leading `~`. */
+  home(): void {
+    this.tilde = true
+    this.value += "~"
+    this.flat += "~"
+    this.shape += "~"
   }
 
   expansion(): void {
@@ -233,6 +243,20 @@ export const decodeAnsiC = (body: string): string | undefined => {
   return nul === -1 ? out : out.slice(0, nul)
 }
 
+/** Variables whose quoted value Claude Code takes as known: the home and the current directory. */
+const TRUSTED_QUOTED_VARIABLES: ReadonlySet<string> = new Set(["HOME", "PWD"])
+
+/** `$HOME` written plainly (not `${HOME}`). */
+const isHome = (node: SyntaxNode): boolean => node.type === "simple_expansion" && node.text === "$HOME"
+
+/**
+ * Could the command change `$HOME` before using it? (An assignment, export, read, unset… naming
+ * it, or code it cannot see: a sourced file, eval.)
+ */
+export const mayChangeHome = (command: string): boolean =>
+  /\bHOME\s*\+?=|\b(?:export|declare|typeset|local|readonly|unset|read|mapfile|readarray|printf|let|getopts|for|select)\b[^\n;&|]*\bHOME\b/.test(command) ||
+  /\b(?:source|eval)\b|(?:^|[;&|(){}!\n]\s*)\.\s/.test(command)
+
 /** Only `$NAME`, `${NAME}` and special parameters are simple; operators (`${x@P}`, `${!x}`, `${x:-$(…)}`) are not. */
 const isSimpleExpansion = (node: SyntaxNode): boolean => {
   if (node.type === "simple_expansion") return true
@@ -277,11 +301,19 @@ const addString = (node: SyntaxNode, b: Builder, sink: WordSink, source: string)
         break
       case "simple_expansion":
       case "expansion":
-        if (!isSimpleExpansion(child)) sink.complex(`the expansion ${child.text} inside a string`)
+        if (isHome(child) && sink.homeStable && b.shape.length === 0) {
+          b.home()
+          break
+        }
+        // Only $HOME and $PWD are vouched for inside quotes (as Claude Code does); braces never.
+        if (!isSimpleExpansion(child) || child.type === "expansion" || !TRUSTED_QUOTED_VARIABLES.has(child.text.slice(1))) {
+          sink.complex(`the expansion ${child.text} inside a string`)
+        }
         b.expansion()
         break
       case "command_substitution":
         if (child.text.startsWith("`") && child.text.slice(1, -1).includes("\\")) sink.complex("a backslash inside backticks")
+        sink.complex("a command substitution inside a string")
         sink.substitution(child)
         b.expansion()
         break
@@ -373,6 +405,10 @@ const addPart = (node: SyntaxNode, b: Builder, sink: WordSink, source: string, m
     }
     case "simple_expansion":
     case "expansion":
+      if (isHome(node) && sink.homeStable && b.shape.length === 0) {
+        b.home()
+        return
+      }
       if (!isSimpleExpansion(node)) sink.complex(`the expansion ${node.text}`)
       else if (mode === "argument") sink.complex(`the unquoted expansion ${node.text}`)
       b.expansion()

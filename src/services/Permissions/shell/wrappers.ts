@@ -140,7 +140,62 @@ const takeAssignments = (words: ReadonlyArray<WordFacts>, start: number): { read
 }
 
 const SHELLS = new Set(["bash", "sh", "dash", "ksh", "mksh", "ash", "rbash"])
-const OTHER_SHELLS = new Set(["zsh", "fish", "csh", "tcsh", "pwsh", "powershell", "nu", "elvish", "xonsh", "yash", "busybox"])
+const OTHER_SHELLS = new Set(["zsh", "fish", "csh", "tcsh", "pwsh", "powershell", "nu", "elvish", "xonsh", "yash", "oksh", "loksh", "posh", "hush", "rc", "es"])
+
+/**
+ * Programs that run a command (or a command string) given in their arguments, in a way that is
+ * not unwrapped here: another user, root directory, namespace, host or scheduler. The command
+ * is too complex to approve; deny rules still reach what runs inside through the raw-text scan.
+ */
+const OPAQUE_RUNNERS = new Set([
+  "chroot",
+  "unbuffer",
+  "nsenter",
+  "unshare",
+  "dbus-run-session",
+  "parallel",
+  "ssh",
+  "taskset",
+  "chrt",
+  "numactl",
+  "prlimit",
+  "firejail",
+  "bwrap",
+  "strace",
+  "ltrace",
+  "valgrind",
+  "fakeroot",
+  "proot",
+  "systemd-run",
+  "pkexec",
+  "runuser",
+  "sg",
+  "newgrp",
+  "script",
+  "expect",
+  "tmux",
+  "screen",
+  "entr",
+  "catchsegv",
+  "faketime",
+  "torsocks",
+  "proxychains",
+  "proxychains4",
+  "gdb",
+  "lldb",
+  "direnv",
+  "with-contenv",
+  "s6-setuidgid",
+  "setpriv",
+  "capsh"
+])
+
+/** Programs that run command text given in their arguments (shells, eval, opaque runners). */
+export const runsCommandText = (key: string): boolean =>
+  SHELLS.has(key) || OTHER_SHELLS.has(key) || OPAQUE_RUNNERS.has(key) || key === "eval" || key === "busybox"
+
+/** Script operands that make a shell read its commands from standard input. */
+const STDIN_SCRIPT = /^(?:-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/(?:self|thread-self|\d+)\/fd\/\d+)$/
 
 /** `bash [opts] -c SCRIPT [name args…]`; other forms read code we cannot see. */
 const unwrapShell = (words: ReadonlyArray<WordFacts>): Unwrapped => {
@@ -174,7 +229,10 @@ const unwrapShell = (words: ReadonlyArray<WordFacts>): Unwrapped => {
   }
   if (!hasC) {
     // A script file is run like any program; reading from stdin or a terminal is not analysable.
-    return i < words.length ? NONE : complex("a shell that reads its commands from standard input")
+    if (i >= words.length) return complex("a shell that reads its commands from standard input")
+    const script = lit(words, i)
+    if (script === undefined) return complex("a shell running a script only known at run time")
+    return STDIN_SCRIPT.test(script) ? complex("a shell that reads its commands from standard input") : NONE
   }
   const script = lit(words, i)
   if (script === undefined) return i < words.length ? complex("a shell -c with a dynamic script") : complex("a shell -c without a script")
@@ -382,7 +440,15 @@ export const unwrap = (words: ReadonlyArray<WordFacts>): Unwrapped => {
     }
     case "find":
       return unwrapFind(words)
+    case "busybox": {
+      // `busybox APPLET args…` runs the applet; busybox itself must be allowed too.
+      if (words.length < 2) return NONE
+      const applet = lit(words, 1)
+      if (applet === undefined) return complex("busybox with a dynamic applet")
+      return applet.startsWith("-") ? complex(`busybox ${applet}`) : wrapper("exec", 1)
+    }
     default:
+      if (OPAQUE_RUNNERS.has(key)) return words.length > 1 ? complex(`${key} runs a command that cannot be checked`) : NONE
       if (SHELLS.has(key)) return unwrapShell(words)
       if (OTHER_SHELLS.has(key)) return words.length > 1 ? complex(`the ${key} shell`) : complex(`an interactive ${key} shell`)
       if (CODE_EVALUATORS.has(key)) return complex(`${key} runs code that cannot be checked`)

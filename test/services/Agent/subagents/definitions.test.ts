@@ -126,7 +126,7 @@ describe("a subagent's pool", () => {
 })
 
 describe("the Agent tool's input and settings", () => {
-  it.effect("the schema drops unknown keys, coerces run_in_background, and shows the model the four fields it acts on", () =>
+  it.effect("the schema drops unknown keys, coerces run_in_background, and shows the model the fields of Claude Code 2.1.332's schema", () =>
     Effect.gen(function* () {
       const validator = yield* InputValidator
       const tool = buildTool({ name: "Agent", inputSchema: AgentInput, description: "", call: () => Effect.succeed({ data: "" }) })
@@ -138,7 +138,7 @@ describe("the Agent tool's input and settings", () => {
       expect(missing._tag).toBe("Left")
       expect(JSON.stringify(missing)).toContain("The required parameter `prompt` is missing")
       const schema = inputJsonSchema(tool) as { properties: Record<string, unknown>; required: Array<string> }
-      expect(Object.keys(schema.properties)).toEqual(["description", "prompt", "subagent_type", "model"])
+      expect(Object.keys(schema.properties)).toEqual(["description", "prompt", "subagent_type", "model", "effort", "run_in_background", "isolation"])
       expect(schema.required).toEqual(["description", "prompt"])
     }).pipe(Effect.provide(validatorLayer))
   )

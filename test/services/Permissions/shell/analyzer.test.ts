@@ -43,7 +43,7 @@ describe("shell analyzer", () => {
       ['echo $"x" a$"y" \\$ $', [["echo", "x", "ay", "$", "$"]]],
       ['echo "a\\"b\\$c\\\\d\\e"', [["echo", 'a"b$c\\d\\e']]],
       ["FOO=1 git status > out 2>&1", [["git", "status"]]],
-      ['echo "$(id -u)"', [["id", "-u"], ["echo", D('"$(id -u)"')]]],
+      ['echo "$HOME" $HOME/x', [["echo", "~", "~/x"]]],
       ["cat <<'EOF'\n$(id)\nEOF", [["cat"]]],
       ["a | b && c; d & e\nf", [["a"], ["b"], ["c"], ["d"], ["e"], ["f"]]],
       ["( a ) && { b; }", [["a"], ["b"]]]
@@ -82,7 +82,14 @@ describe("shell analyzer", () => {
     )
 
     const complex: ReadonlyArray<readonly [string, RegExp]> = [
-      ["ls $HOME", /unquoted expansion/],
+      ["ls $USER", /unquoted expansion/],
+      ["HOME=/tmp; ls $HOME", /unquoted expansion/],
+      [". ./env.sh; ls $HOME", /unquoted expansion/],
+      ["source env.sh && ls $HOME", /unquoted expansion/],
+      ["eval x; ls $HOME", /unquoted expansion/],
+      ['echo "$(id -u)"', /a command substitution inside a string/],
+      ['echo "$X"', /the expansion \$X inside a string/],
+      ['echo "${HOME}"', /the expansion \$\{HOME\} inside a string/],
       ["echo {a,b}", /brace expansion/],
       ["f() { ls; }", /function definition/],
       ["echo \\ x", /skipped/],

@@ -38,12 +38,15 @@ const runBash = (command: string): Array<Array<string>> => {
   return runs
 }
 
+/** Reasons that are policy (Claude Code asks for them), not a failure to tell what bash runs. */
+const POLICY_REASONS: ReadonlySet<string> = new Set(["a command substitution inside a string"])
+
 const analyzed = (command: string): { readonly kind: string; readonly reason: string; readonly runs: Array<ReadonlyArray<Word>> } => {
   const analysis = Effect.runSync(analyzeCommand(command))
   const commands: ReadonlyArray<SimpleCommand> = analysis.kind === "simple" ? analysis.commands : analysis.visibleCommands
   return {
-    kind: analysis.kind,
-    reason: analysis.kind === "tooComplex" ? analysis.reason : "",
+    kind: analysis.kind === "tooComplex" && analysis.reason.split("; ").every((r) => POLICY_REASONS.has(r)) ? "simple" : analysis.kind,
+    reason: analysis.kind === "tooComplex" ? analysis.reason.split("; ").filter((r) => !POLICY_REASONS.has(r)).join("; ") : "",
     runs: commands.filter((c) => c.argv.length > 0).map((c) => c.argv)
   }
 }

@@ -23,7 +23,8 @@ describe("parser limits", () => {
       expect(analysis.kind).toBe("tooComplex")
       if (analysis.kind === "tooComplex") expect(analysis.reason).toContain("10000")
       const verdict = yield* check(command, denyRm())
-      expect(verdict).toMatchObject({ behavior: "ask", forced: true })
+      expect(verdict.behavior).toBe("ask")
+        expect(verdict.kind).not.toBe("unapproved")
     })
   )
 
@@ -79,7 +80,8 @@ describe("parser limits", () => {
     Effect.gen(function* () {
       for (const command of ["ls\u0000", "echo a\u0000b", "ls\r", "echo \u001b]0;x\u0007", "ls\u000b-la", "echo \u007f"]) {
         const verdict = yield* check(command, denyRm())
-        expect(verdict).toMatchObject({ behavior: "ask", forced: true })
+        expect(verdict.behavior).toBe("ask")
+        expect(verdict.kind).not.toBe("unapproved")
       }
       expect((yield* check("echo hi\u0000; rm -rf x", denyRm())).behavior).toBe("deny")
       expect((yield* check("ls\rrm -rf x", denyRm())).behavior).toBe("deny")
@@ -107,7 +109,9 @@ describe("parser limits", () => {
         // (Commands not analysed before: results of a loaded parser stay cached, they are pure.)
         const analysis = yield* analyzeCommand("ls -la never-seen-1")
         expect(analysis.kind).toBe("tooComplex")
-        expect(yield* check("ls -la never-seen-2", denyRm())).toMatchObject({ behavior: "ask", forced: true })
+        const failedVerdict = yield* check("ls -la never-seen-2", denyRm())
+        expect(failedVerdict.behavior).toBe("ask")
+        expect(failedVerdict.kind).not.toBe("unapproved")
         expect((yield* check("rm -rf build", denyRm())).behavior).toBe("deny")
         expect((yield* check("ls && \\rm x", denyRm())).behavior).toBe("deny")
         expect(isReadOnlyCommand("ls -la")).toBe(false)

@@ -95,8 +95,8 @@ const cases: ReadonlyArray<Case> = [
   { spec: "§1.5 find -exec needs an exact rule", command: "find . -name '*.o' -exec rm {} +", rules: { allow: ["Bash(find:*)", "Bash(rm:*)"] }, expect: "ask" },
   // ---- §1.4 order and messages -------------------------------------------------------------
   { spec: "§1.4 deny beats allow", command: "aws s3 ls", rules: { allow: ["Bash(aws s3 ls)"], deny: ["Bash(aws *)"] }, expect: "deny", message: "Permission to use Bash with command aws s3 ls has been denied." },
-  { spec: "§1.4 ask beats allow", command: "git push origin main", rules: { allow: ["Bash(git:*)"], ask: ["Bash(git push:*)"] }, expect: "ask", forced: true, message: "Permission rule 'Bash(git push:*)' from localSettings requires approval for this Bash command" },
-  { spec: "§1.4 default ask message", command: "make", expect: "ask", forced: false, message: DEFAULT_ASK, reasonType: "default" },
+  { spec: "§1.4 ask beats allow", command: "git push origin main", rules: { allow: ["Bash(git:*)"], ask: ["Bash(git push:*)"] }, expect: "ask", forced: true, message: DEFAULT_ASK, rule: "Bash(git push:*)" },
+  { spec: "§1.4 default ask message (Claude Code 2.1.332)", command: "make", expect: "ask", forced: false, message: "This command requires approval", reasonType: "default" },
   {
     spec: "§1.4 compound ask message",
     command: "make && npm publish",
@@ -117,7 +117,7 @@ const cases: ReadonlyArray<Case> = [
   { spec: "§1.6 $( ) analysed", command: 'echo "$(rm -rf build)"', rules: { deny: ["Bash(rm:*)"] }, expect: "deny" },
   { spec: "§1.6 backticks analysed", command: "echo `rm -rf build`", rules: { deny: ["Bash(rm:*)"] }, expect: "deny" },
   { spec: "§1.6 <( ) analysed", command: "diff <(rm -rf build) README.md", rules: { deny: ["Bash(rm:*)"] }, expect: "deny" },
-  { spec: "§1.6 quoted $( ) is a unit of its own", command: 'echo "today: $(date)"', expect: "allow" },
+  { spec: "§1.6 quoted $( ) asks, as in Claude Code 2.1.332", command: 'echo "today: $(date)"', expect: "ask" },
   { spec: "§1.6 quoted $( ) needs its own approval", command: 'echo "$(make)"', expect: "ask" },
   { spec: "§1.6 over 10,000 characters asks", command: `echo ${"a".repeat(10_001)}`, rules: { allow: ["Bash(echo:*)"] }, expect: "ask", forced: true },
   // ---- §1.6 read-only set ------------------------------------------------------------------
@@ -179,7 +179,7 @@ const cases: ReadonlyArray<Case> = [
   { spec: "§1.6 protected path via redirect", command: "echo x > .claude/settings.json", mode: "acceptEdits", expect: "ask", forced: true },
   { spec: "§1.6 Edit deny via redirect", command: "echo SECRET=2 > .env", mode: "acceptEdits", expect: "deny" },
   // ---- §1.6 Read/Edit deny on file commands ----------------------------------------------------
-  { spec: "§1.6 Read deny on cat", command: "cat .env", expect: "deny", message: /Permission to read .*\.env has been denied\./ },
+  { spec: "§1.6 Read deny on cat (Claude Code names the command)", command: "cat .env", expect: "deny", message: "Permission to use Bash with command cat .env has been denied." },
   { spec: "§1.6 Read deny on head", command: "head -n 1 .env", expect: "deny" },
   { spec: "§1.6 Read deny on grep", command: "grep SECRET .env", expect: "deny" },
   { spec: "§1.6 Read deny on sed", command: "sed -n 1p .env", expect: "deny" },
@@ -195,18 +195,19 @@ const cases: ReadonlyArray<Case> = [
   { spec: "§1.11 acceptEdits: protected paths ask", command: "touch .git/hooks/pre-commit", mode: "acceptEdits", expect: "ask" },
   { spec: "§1.11 default mode does not approve file commands", command: "mkdir build/x", expect: "ask", forced: false },
   // ---- §1.11 modes ---------------------------------------------------------------------------
-  { spec: "§1.11 plan: shell writes prompt even with an allow rule", command: "touch build/x", mode: "plan", rules: { allow: ["Bash(touch:*)"] }, expect: "ask", forced: true },
+  { spec: "§1.11 plan: a Bash allow rule approves a shell write (as Claude Code 2.1.332)", command: "touch build/x", mode: "plan", rules: { allow: ["Bash(touch:*)"] }, expect: "allow" },
   { spec: "§1.11 plan: redirect writes prompt", command: "echo x > build/x", mode: "plan", expect: "ask", forced: true },
   { spec: "§1.11 plan: allow rules still approve non-writes", command: "make lint", mode: "plan", rules: NO_ENV, expect: "allow" },
   { spec: "§1.11 bypass: nothing approved it (not forced)", command: "make", mode: "bypassPermissions", expect: "ask", forced: false },
-  { spec: "§1.11 bypass: too complex is not forced", command: "echo $(date)", mode: "bypassPermissions", expect: "ask", forced: false },
+  { spec: "§1.11 bypass: too complex is guarded (bypass skips it in decide, a hook allow does not)", command: "echo $(date)", mode: "bypassPermissions", expect: "ask", forced: true },
   { spec: "§1.11 bypass: ask rules still apply", command: "git push", mode: "bypassPermissions", rules: { ask: ["Bash(git push:*)"] }, expect: "ask", forced: true },
   { spec: "§1.11 bypass: deny rules still apply", command: "git push", mode: "bypassPermissions", rules: { deny: ["Bash(git push:*)"] }, expect: "deny" },
   { spec: "§1.11 default: too complex is forced", command: "echo $(date)", expect: "ask", forced: true },
   // ---- §1.12 critical paths ------------------------------------------------------------------
-  ...["rm -rf /", "rm -rf /usr", "rm -rf ~", "rm -rf ~/", "rm -rf {HOME}", "rm -rf .", "rm -rf ..", "rm -rf {ROOT}", "rm -rf *", "rm -rf ./*", "rm -rf .*", 'rm -rf "$DIR"/*', 'rm -rf "$DIR/"', "rmdir /", "rm -rf /*"].map(
+  ...["rm -rf /", "rm -rf /usr", "rm -rf ~", "rm -rf ~/", "rm -rf {HOME}", "rm -rf .", "rm -rf ..", "rm -rf {ROOT}", "rm -rf *", "rm -rf ./*", 'rm -rf "$DIR"/*', 'rm -rf "$DIR/"', "rmdir /", "rm -rf /*"].map(
     (command): Case => ({ spec: "§1.12 critical path", command, rules: { allow: ["Bash(rm:*)", "Bash(rmdir:*)"] }, expect: "ask", forced: true })
   ),
+  { spec: "§1.12 a glob that matches a denied file (.env) is denied before the critical-path ask", command: "rm -rf .*", rules: { allow: ["Bash(rm:*)"] }, expect: "deny" },
   { spec: "§1.12 critical in bypassPermissions", command: "rm -rf /", mode: "bypassPermissions", expect: "ask", forced: true },
   { spec: "§1.12 critical in acceptEdits", command: "rm -rf .", mode: "acceptEdits", expect: "ask", forced: true },
   { spec: "§1.12 critical hidden in $( )", command: 'echo "$(rm -rf ~)"', rules: { allow: ["Bash(rm:*)"] }, expect: "ask", forced: true },
@@ -234,7 +235,7 @@ describe("Bash rules, compound commands, read-only commands, modes and critical 
       Effect.gen(function* () {
         const verdict = yield* check(fill(c.command), contextFor(project.root, c.rules ?? {}, c.mode ?? "default"))
         expect({ behavior: verdict.behavior, message: verdict.message }).toMatchObject({ behavior: c.expect })
-        if (c.forced !== undefined) expect(verdict.forced).toBe(c.forced)
+        if (c.forced !== undefined) expect(verdict.kind !== "unapproved").toBe(c.forced)
         if (c.message !== undefined) {
           if (typeof c.message === "string") expect(verdict.message).toBe(c.message)
           else expect(verdict.message).toMatch(c.message)

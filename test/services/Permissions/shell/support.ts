@@ -47,15 +47,18 @@ export interface PathPolicy {
 /** The context the Permissions stage would pass: a stand-in path checker, same rules of thumb. */
 export const contextFor = (root: string, rules: Rules, mode: PermissionMode = "default", policy: PathPolicy = {}): BashCheckContext => {
   const denyNames = new Set(policy.denyNames ?? [".env"])
-  const checkWritePath = (abs: string): Effect.Effect<PathVerdict> =>
-    Effect.sync(() => {
-      if (denyNames.has(path.basename(abs))) return { behavior: "deny", reason: `edit of ${abs} denied` }
-      if (abs.split(path.sep).some((part) => PROTECTED.has(part.toLowerCase()))) return { behavior: "ask", reason: `${abs} is a sensitive file` }
-      if (!inside(abs, root)) return { behavior: "ask", reason: `${abs} is outside the working directories` }
-      return mode === "acceptEdits" || mode === "bypassPermissions" ? { behavior: "allow", reason: "inside the working directories" } : { behavior: "ask", reason: "writes ask in this mode" }
-    })
-  const checkReadPath = (abs: string): Effect.Effect<PathVerdict> =>
-    Effect.sync(() => (denyNames.has(path.basename(abs)) ? { behavior: "deny", reason: `read of ${abs} denied` } : { behavior: "allow", reason: "no read rule" }))
+  const checkWritePath = (abs: string): PathVerdict => {
+    const within = inside(abs, root)
+    if (denyNames.has(path.basename(abs))) return { behavior: "deny", reason: `edit of ${abs} denied`, within }
+    const protectedName = abs.split(path.sep).find((part) => PROTECTED.has(part.toLowerCase()))
+    if (protectedName !== undefined) return { behavior: "ask", reason: `${abs} is a sensitive file`, within, protectedName }
+    if (!within) return { behavior: "ask", reason: `${abs} is outside the working directories`, within }
+    return mode === "acceptEdits" || mode === "bypassPermissions" ? { behavior: "allow", reason: "inside the working directories", within } : { behavior: "ask", reason: "writes ask in this mode", within }
+  }
+  const checkReadPath = (abs: string): PathVerdict => {
+    const within = inside(abs, root)
+    return denyNames.has(path.basename(abs)) ? { behavior: "deny", reason: `read of ${abs} denied`, within } : { behavior: "allow", reason: "no read rule", within }
+  }
   return { rules: rulesOf(rules, root), mode, cwd: root, workingDirectories: [root], checkWritePath, checkReadPath }
 }
 
