@@ -27,7 +27,7 @@ export const checkDenyRules = (values: Pick<CommonValues, "disallowedTools">, cw
     (raw) => {
       const check = checkRule(makeRule(raw, "deny", "cliArg", cwd))
       if (check.usable) return Effect.void
-      const why = /^Permission rule '[\s\S]*' from \S+ ([\s\S]*?); it is ignored$/.exec(check.warning ?? "")?.[1] ?? "cannot be used"
+      const why = /^Permission rule '[\s\S]*' from \S+ ([\s\S]*?); (?:it is ignored|as a \w+ rule it fails closed)/.exec(check.warning ?? "")?.[1] ?? "cannot be used"
       return Effect.fail(new UsageError({ reason: `--disallowed-tools: the deny rule '${raw}' ${why}` }))
     },
     { discard: true }

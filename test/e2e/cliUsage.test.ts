@@ -38,7 +38,7 @@ describe("usage errors name the offending flag or token, start with toolgate:, e
     [["tool"], /^toolgate: unknown command 'tool' \(did you mean 'tools'\?\)/],
     [["mcp", "lst"], /^toolgate: unknown command 'lst' for 'toolgate mcp' \(did you mean 'list'\?\)/],
     [["tools", "--strict-mcp-config=yes"], /^toolgate: option '--strict-mcp-config' takes no value/],
-    [["tools", "--disallowed-tools", "Bash(rm"], /^toolgate: --disallowed-tools: the deny rule 'Bash\(rm' is not a valid rule/],
+    [["tools", "--disallowed-tools", "Bash(rm"], /^toolgate: --disallowed-tools: the deny rule 'Bash\(rm' cannot be parsed/],
     [["run", "-p", "hi", "-c", "-r", "abc", "--replay", "x.jsonl"], /^toolgate: --continue and --resume cannot be used together$/]
   ])("%j", async (args, pattern) => usageError(args, pattern), 60_000)
 
