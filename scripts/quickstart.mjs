@@ -4,13 +4,18 @@
 // toolgate runs every call through its real pipeline (permissions, hooks, scheduling).
 // Extra arguments go to `toolgate run` (e.g. --output-format json, --replay-speed 0).
 import { spawnSync } from "node:child_process"
-import { cpSync, mkdtempSync, realpathSync } from "node:fs"
+import { cpSync, existsSync, mkdtempSync, realpathSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
 const bin = process.env.TOOLGATE_BIN ?? join(root, "dist", "toolgate.cjs")
+// `npm start` on a fresh clone: build the CLI first
+if (!existsSync(bin)) {
+  const built = spawnSync(process.execPath, [join(root, "scripts", "build.mjs")], { cwd: root, stdio: "inherit" })
+  if (built.status !== 0) process.exit(built.status ?? 1)
+}
 const work = realpathSync(mkdtempSync(join(tmpdir(), "toolgate-quickstart-")))
 const project = join(work, "project")
 cpSync(join(root, "examples", "project"), project, { recursive: true })
@@ -26,6 +31,7 @@ const args = [
   bin,
   "run",
   "-p",
+  ...(quiet ? [] : ["--verbose"]),
   "--replay",
   join(root, "examples", "sessions", "quickstart.jsonl"),
   "--cwd",

@@ -7,17 +7,20 @@ import { ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Effect, Exit, Fiber, Logger, Option } from "effect"
 import { BROKEN_SETTINGS_EXIT_CODE, BrokenSettings } from "../Errors.js"
-import { normalizeArgv } from "./argv.js"
-import { cli, SUBCOMMANDS } from "./Cli.js"
+import { cli, prepareArgv } from "./Cli.js"
 import { deliverInterrupt, requestTermination, whenIdle } from "./interrupts.js"
+import { USAGE_EXIT_CODE } from "./usageError.js"
 
-const argv = [...process.argv.slice(0, 2), ...normalizeArgv(process.argv.slice(2), SUBCOMMANDS)]
+// help, version and usage errors are answered before @effect/cli runs
+const prepared = prepareArgv(process.argv.slice(2))
+const argv = [...process.argv.slice(0, 2), ...(prepared ?? [])]
 /** Every log line goes to stderr: stdout carries results only (Effect's default logger writes to stdout). */
 const stderrLogger = Logger.replace(
   Logger.defaultLogger,
   Logger.map(Logger.logfmtLogger, (line) => void process.stderr.write(`${line}\n`))
 )
-const program = Effect.suspend(() => cli(argv)).pipe(Effect.provide(NodeContext.layer), Effect.provide(stderrLogger))
+const program =
+  prepared === undefined ? Effect.void : Effect.suspend(() => cli(argv)).pipe(Effect.provide(NodeContext.layer), Effect.provide(stderrLogger))
 
 const fiber = Effect.runFork(program)
 
@@ -68,11 +71,12 @@ fiber.addObserver((exit) => {
   }
   const failure = Cause.failureOption(exit.cause)
   if (Option.isSome(failure) && ValidationError.isValidationError(failure.value)) {
-    process.exitCode = 1
+    process.exitCode = USAGE_EXIT_CODE
     return
   }
   const error = Option.getOrElse(failure, () => Cause.squash(exit.cause))
   const message = error instanceof Error ? error.message : String(error)
   process.stderr.write(`toolgate: ${message.split("\n")[0]}\n`)
-  process.exitCode = error instanceof BrokenSettings ? BROKEN_SETTINGS_EXIT_CODE : 1
+  process.exitCode =
+    (error as { _tag?: unknown })._tag === "UsageError" ? USAGE_EXIT_CODE : error instanceof BrokenSettings ? BROKEN_SETTINGS_EXIT_CODE : 1
 })

@@ -1,9 +1,12 @@
 /**
- * Reading what the CLI is given: a file or stdin, JSON, and the tool_use blocks of a message.
+ * Reading what the CLI is given: a file or stdin, JSON (a UTF-8 byte order mark allowed), and the
+ * tool_use blocks of a message, decoded with Schemas so a problem is one error naming where in
+ * the document it is.
  */
-import { Effect } from "effect"
+import { Effect, Either, Schema } from "effect"
 import * as fs from "node:fs"
 import { BadRequest } from "../Errors.js"
+import { documentIssue, parseJsonText } from "../internal/documentIssue.js"
 import type { ToolUseBlock } from "../Messages.js"
 import { isRecord } from "../internal/json.js"
 
@@ -25,10 +28,49 @@ export const readSource = (source: string): Effect.Effect<string, BadRequest> =>
 
 export const parseJson = (text: string, what: string): Effect.Effect<unknown, BadRequest> =>
   Effect.try({
-    try: () => JSON.parse(text) as unknown,
+    try: () => parseJsonText(text),
     catch: (e) => new BadRequest({ reason: `${what} is not valid JSON: ${(e as Error).message}` })
   })
 
+const decodeWith =
+  <A, I>(schema: Schema.Schema<A, I>, what: string, base: ReadonlyArray<PropertyKey> = []) =>
+  (value: unknown): Effect.Effect<A, BadRequest> =>
+    Either.match(Schema.decodeUnknownEither(schema, { errors: "first" })(value), {
+      onLeft: (error) => Effect.fail(new BadRequest({ reason: `${what}: ${documentIssue(error, base)}` })),
+      onRight: Effect.succeed
+    })
+
+/** A tool's input given on the command line: a JSON object. */
+export const decodeToolInput = (value: unknown): Effect.Effect<Readonly<Record<string, unknown>>, BadRequest> =>
+  Array.isArray(value) || value === null || typeof value !== "object"
+    ? Effect.fail(new BadRequest({ reason: "the input must be a JSON object" }))
+    : Effect.succeed(value as Readonly<Record<string, unknown>>)
+
+const ToolUse = Schema.Struct({
+  type: Schema.Literal("tool_use"),
+  id: Schema.NonEmptyString,
+  name: Schema.String,
+  input: Schema.optional(Schema.Unknown)
+})
+const Typed = Schema.Struct({ type: Schema.String })
+const Message = Schema.Struct({
+  role: Schema.optional(Schema.Literal("assistant")),
+  content: Schema.Union(Schema.String, Schema.Array(Schema.Unknown))
+})
+
+const WHAT = "the message"
+
+/** The tool_use blocks of a list of content blocks (`base`: where the list is in the document). */
+const toolUsesIn = (blocks: ReadonlyArray<unknown>, base: ReadonlyArray<PropertyKey>) =>
+  Effect.forEach(blocks, (block, i) =>
+    Effect.gen(function* () {
+      const at = [...base, i]
+      const { type } = yield* decodeWith(Typed, WHAT, at)(block)
+      if (type !== "tool_use") return []
+      const use = yield* decodeWith(ToolUse, WHAT, at)(block)
+      return [{ type: "tool_use", id: use.id, name: use.name, input: use.input } satisfies ToolUseBlock]
+    })
+  ).pipe(Effect.map((lists) => lists.flat()))
 
 /**
  * The tool_use blocks of a Messages API response, an assistant message, or an array of blocks
@@ -36,27 +78,15 @@ export const parseJson = (text: string, what: string): Effect.Effect<unknown, Ba
  */
 export const toolUsesOf = (value: unknown): Effect.Effect<ReadonlyArray<ToolUseBlock>, BadRequest> =>
   Effect.gen(function* () {
-    let blocks: ReadonlyArray<unknown>
-    if (Array.isArray(value)) blocks = value
-    else if (isRecord(value) && value.type === "tool_use") blocks = [value]
-    else if (isRecord(value) && Array.isArray(value.content)) {
-      if (value.role !== undefined && value.role !== "assistant") {
-        return yield* new BadRequest({ reason: `expected an assistant message, got role ${JSON.stringify(value.role)}` })
-      }
-      blocks = value.content
-    } else if (isRecord(value) && typeof value.content === "string") blocks = []
-    else {
-      return yield* new BadRequest({
-        reason: "expected a Messages API response, an assistant message, or an array of tool_use blocks"
-      })
-    }
-    const uses: Array<ToolUseBlock> = []
-    for (const [i, block] of blocks.entries()) {
-      if (!isRecord(block)) return yield* new BadRequest({ reason: `content block ${i} is not an object` })
-      if (block.type !== "tool_use") continue
-      if (typeof block.id !== "string" || block.id === "") return yield* new BadRequest({ reason: `tool_use block ${i} has no id` })
-      if (typeof block.name !== "string") return yield* new BadRequest({ reason: `tool_use block ${i} (${block.id}) has no name` })
-      uses.push({ type: "tool_use", id: block.id, name: block.name, input: block.input })
+    const record = isRecord(value) ? value : undefined
+    let uses: ReadonlyArray<ToolUseBlock>
+    if (Array.isArray(value)) uses = yield* toolUsesIn(value, [])
+    else if (record?.type === "tool_use") uses = yield* toolUsesIn([value], [])
+    else if (record !== undefined && "content" in record) {
+      const message = yield* decodeWith(Message, WHAT)(value)
+      uses = typeof message.content === "string" ? [] : yield* toolUsesIn(message.content, ["content"])
+    } else {
+      return yield* new BadRequest({ reason: "expected a Messages API response, an assistant message, or an array of tool_use blocks" })
     }
     if (uses.length === 0) return yield* new BadRequest({ reason: "the message has no tool_use blocks" })
     return uses

@@ -1,45 +1,64 @@
 /**
- * Options every command takes, and how they become a runtime.
+ * Flags every command takes, the scheduling flags, and how they become a runtime.
  */
-import { Options } from "@effect/cli"
 import { Option } from "effect"
 import * as path from "node:path"
 import type { RuntimeOptions } from "../layers/Runtime.js"
 import type { McpClientsOptions } from "../services/McpClients.js"
 import type { ScheduleMode } from "../services/Scheduler.js"
-import { PERMISSION_MODES, type PermissionMode } from "../Permission.js"
+import type { PermissionMode } from "../Permission.js"
+import * as F from "./flags.js"
 
-export const commonOptions = {
-  json: Options.boolean("json").pipe(Options.withDescription("Print machine-readable JSON")),
-  cwd: Options.text("cwd").pipe(Options.withDescription("Working directory of the session (default: the current directory)"), Options.optional),
-  permissionMode: Options.choice("permission-mode", [...PERMISSION_MODES, "manual"]).pipe(
-    Options.withDescription("Permission mode: default, acceptEdits, plan, dontAsk, bypassPermissions"),
-    Options.optional
+/** The modes offered; `manual` (Claude Code's name for default) and `auto` are accepted too. */
+export const OFFERED_MODES = ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"] as const
+
+/** A rule as typed on the command line (`Read`, `Bash(git log:*)`, `mcp__s__*`), one of several after a variadic flag. */
+export const looksLikeRule = (token: string): boolean => /^[A-Za-z_*][\w*.-]*(\(.*\))?(,[A-Za-z_*][\w*.-]*(\(.*\))?)*$/s.test(token)
+
+const common = { group: "common" } as const
+
+export const commonFlags = {
+  json: F.boolean("json", "Print machine-readable JSON", common),
+  cwd: F.optionalText("cwd", "<dir>", "Working directory of the session (default: the current directory)", common),
+  permissionMode: F.optionalChoice("permission-mode", OFFERED_MODES, ["manual", "auto"], "Permission mode for the session", {
+    ...common,
+    spellings: ["permissionMode"]
+  }),
+  allowedTools: F.repeatedText("allowed-tools", "<rules...>", 'Allow rules, space- or comma-separated, e.g. "Bash(git log:*)" Read', {
+    ...common,
+    spellings: ["allowedTools"],
+    variadic: "rules"
+  }),
+  disallowedTools: F.repeatedText("disallowed-tools", "<rules...>", 'Deny rules, space- or comma-separated, e.g. "Bash(rm:*)" WebFetch', {
+    ...common,
+    spellings: ["disallowedTools"],
+    variadic: "rules"
+  }),
+  settings: F.repeatedText("settings", "<file-or-json>", "A settings file or inline JSON (highest non-managed source)", common),
+  sessionDir: F.optionalText("session-dir", "<dir>", "Where the session keeps its transcript, spilled results and logs", {
+    ...common,
+    spellings: ["sessionDir"]
+  }),
+  addDir: F.repeatedText("add-dir", "<dirs...>", "Additional working directories", { ...common, spellings: ["addDir"], variadic: "paths" }),
+  trustProject: F.boolean(
+    "trust-project",
+    "Trust the project: apply its .claude/settings.json allow rules and start its .mcp.json servers without approval",
+    common
   ),
-  allowedTools: Options.text("allowed-tools").pipe(
-    Options.withAlias("allowedTools"),
-    Options.withDescription('Allow rules, e.g. "Bash(git log:*) Read"'),
-    Options.repeated
+  mcpConfig: F.repeatedText(
+    "mcp-config",
+    "<configs...>",
+    'MCP servers from JSON files or inline JSON ({"mcpServers": {...}}); these win over every other scope',
+    { ...common, spellings: ["mcpConfig"], variadic: "json" }
   ),
-  disallowedTools: Options.text("disallowed-tools").pipe(
-    Options.withAlias("disallowedTools"),
-    Options.withDescription('Deny rules, e.g. "Bash(rm:*)"'),
-    Options.repeated
-  ),
-  settings: Options.text("settings").pipe(Options.withDescription("A settings file or inline JSON (highest non-managed source)"), Options.repeated),
-  sessionDir: Options.text("session-dir").pipe(Options.withDescription("Where the session keeps spilled results and logs"), Options.optional),
-  addDir: Options.text("add-dir").pipe(Options.withDescription("An additional working directory"), Options.repeated),
-  trustProject: Options.boolean("trust-project").pipe(
-    Options.withDescription("Trust the project: apply its .claude/settings.json allow rules and start its .mcp.json servers without approval")
-  ),
-  mcpConfig: Options.text("mcp-config").pipe(
-    Options.withDescription('MCP servers from a JSON file or inline JSON ({"mcpServers": {...}}); repeatable; these win over every other scope'),
-    Options.repeated
-  ),
-  strictMcpConfig: Options.boolean("strict-mcp-config").pipe(
-    Options.withDescription("Use only the MCP servers of --mcp-config (ignore .mcp.json and ~/.claude.json)")
-  )
+  strictMcpConfig: F.boolean("strict-mcp-config", "Use only the MCP servers of --mcp-config (ignore .mcp.json and ~/.claude.json)", {
+    ...common,
+    spellings: ["strictMcpConfig"]
+  }),
+  debug: F.boolean("debug", "Debug logs on stderr (settings sources, MCP servers, model requests, permission decisions)", { ...common, short: "d" })
 }
+
+export const commonOptions = F.optionsOf(commonFlags)
 
 export interface CommonValues {
   readonly json: boolean
@@ -53,9 +72,12 @@ export interface CommonValues {
   readonly trustProject: boolean
   readonly mcpConfig: ReadonlyArray<string>
   readonly strictMcpConfig: boolean
+  readonly debug: boolean
 }
 
-export const cwdOf = (values: CommonValues): string => path.resolve(Option.getOrElse(values.cwd, () => process.cwd()))
+export const cwdOf = (values: Pick<CommonValues, "cwd">): string => path.resolve(Option.getOrElse(values.cwd, () => process.cwd()))
+
+const modeOf = (name: string): PermissionMode => (name === "manual" ? "default" : (name as PermissionMode))
 
 /** The runtime for the flags; `approveMcp` asks about unapproved project MCP servers (see mcpApproval.ts). */
 export const runtimeOptions = (values: CommonValues, approveMcp?: McpClientsOptions["approve"]): RuntimeOptions => {
@@ -69,26 +91,27 @@ export const runtimeOptions = (values: CommonValues, approveMcp?: McpClientsOpti
     disallowedTools: values.disallowedTools,
     addDirs: values.addDir,
     trustProject: values.trustProject,
-    ...(mode === undefined ? {} : { permissionMode: (mode === "manual" ? "default" : mode) as PermissionMode })
+    ...(mode === undefined ? {} : { permissionMode: modeOf(mode) })
   }
 }
 
-/** The scheduling flags of `exec`, `call` and `run`. */
-export const scheduleOptions = {
-  timeline: Options.boolean("timeline").pipe(Options.withDescription("Draw which calls ran together, and when")),
-  maxConcurrency: Options.integer("max-concurrency").pipe(
-    Options.withDescription("Most calls running at once (default: TOOLGATE_MAX_TOOL_USE_CONCURRENCY or 10)"),
-    Options.optional
+const schedule = { group: "schedule" } as const
+
+/** The scheduling flags of `exec`, `call`, `run` and `replay`. */
+export const scheduleFlags = {
+  timeline: F.boolean("timeline", "Draw which calls ran together, and when", schedule),
+  maxConcurrency: F.optionalInteger("max-concurrency", "<n>", "Most calls running at once (default: TOOLGATE_MAX_TOOL_USE_CONCURRENCY or 10)", schedule),
+  schedule: F.choiceWithDefault(
+    "schedule",
+    ["batches", "footprints"],
+    "batches",
+    "batches (Claude Code) or footprints (start each call once the calls it conflicts with are done)",
+    schedule
   ),
-  schedule: Options.choice("schedule", ["batches", "footprints"]).pipe(
-    Options.withDescription("batches (Claude Code) or footprints (start each call once the calls it conflicts with are done)"),
-    Options.withDefault("batches")
-  ),
-  siblingCancellation: Options.choice("sibling-cancellation", ["on", "off"]).pipe(
-    Options.withDescription("Cancel the parallel siblings of a failing Bash call"),
-    Options.withDefault("on")
-  )
+  siblingCancellation: F.choiceWithDefault("sibling-cancellation", ["on", "off"], "on", "Cancel the parallel siblings of a failing Bash call", schedule)
 }
+
+export const scheduleOptions = F.optionsOf(scheduleFlags)
 
 export interface ScheduleValues {
   readonly timeline: boolean

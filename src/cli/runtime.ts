@@ -4,7 +4,7 @@
 import { Console, Effect, Layer, Option } from "effect"
 import type { BadRequest, BrokenSettings } from "../Errors.js"
 import * as Runtime from "../layers/Runtime.js"
-import * as Approver from "../services/Approver.js"
+import { layerCliTerminal } from "./terminalApprover.js"
 import { newSession, type SessionContext } from "../Session.js"
 import { Settings } from "../services/Settings.js"
 import { ToolRegistry } from "../services/ToolRegistry.js"
@@ -12,34 +12,71 @@ import { McpClients, type McpClientsOptions } from "../services/McpClients.js"
 import { unknownToolWarnings } from "../services/Permissions/ruleValidation.js"
 import { AGENT_TOOL_NAME } from "../services/Agent/subagents/pool.js"
 import { type CommonValues, runtimeOptions } from "./options.js"
+import { splitToolList } from "../services/Settings.js"
+import { checkRule } from "../services/Permissions/ruleValidation.js"
+import { makeRule } from "../services/Permissions/ruleGrammar.js"
+import { UsageError } from "./usageError.js"
+
+/**
+ * A deny rule typed on the command line that cannot be used is an error, not a warning: running
+ * without it would allow what the person meant to forbid.
+ */
+export const checkDenyRules = (values: Pick<CommonValues, "disallowedTools">, cwd: string): Effect.Effect<void, UsageError> =>
+  Effect.forEach(
+    splitToolList(values.disallowedTools),
+    (raw) => {
+      const check = checkRule(makeRule(raw, "deny", "cliArg", cwd))
+      if (check.usable) return Effect.void
+      const why = /^Permission rule '[\s\S]*' from \S+ ([\s\S]*?); (?:it is ignored|as a \w+ rule it fails closed)/.exec(check.warning ?? "")?.[1] ?? "cannot be used"
+      return Effect.fail(new UsageError({ reason: `--disallowed-tools: the deny rule '${raw}' ${why}` }))
+    },
+    { discard: true }
+  )
 
 /** Provides the runtime to `program`, with a session built from the loaded settings. */
+export interface RuntimeExtras {
+  /** A continued session keeps its id and folder. */
+  readonly session?: { readonly sessionId: string; readonly sessionDir: string }
+  /** Print MCP servers' problems at start (default true; `tools` and `permissions check` say nothing unless --debug). */
+  readonly mcpNotices?: boolean
+  /** Asks about the project's unapproved MCP servers (a person at a terminal); without it they do not start. */
+  readonly approveMcp?: McpClientsOptions["approve"]
+}
+
 export const withRuntime = <A, E>(
   values: CommonValues,
   program: (session: SessionContext) => Effect.Effect<A, E, Runtime.RuntimeServices>,
   overrides: Partial<Runtime.RuntimeOptions> = {},
-  /** Asks about the project's unapproved MCP servers (a person at a terminal); without it they do not start. */
-  approveMcp?: McpClientsOptions["approve"]
-): Effect.Effect<A, E | BadRequest | BrokenSettings> => {
+  extras: RuntimeExtras = {}
+): Effect.Effect<A, E | BadRequest | BrokenSettings | UsageError> => {
   // A person at a terminal is asked; without one, every "ask" is denied (fail closed).
-  const options = { approver: Approver.layerTerminal, ...runtimeOptions(values, approveMcp), ...overrides }
-  return Effect.gen(function* () {
+  const options = { approver: layerCliTerminal, ...runtimeOptions(values, extras.approveMcp), ...overrides }
+  const withServices = Effect.gen(function* () {
     const settings = yield* Settings
     const loaded = yield* settings.current
     for (const warning of loaded.warnings) yield* Console.error(`toolgate: warning: ${warning}`)
-    for (const notice of yield* (yield* McpClients).notices) yield* Console.error(`toolgate: ${notice}`)
+    if (extras.mcpNotices !== false || values.debug) {
+      for (const notice of yield* (yield* McpClients).notices) yield* Console.error(`toolgate: ${notice}`)
+    }
+    if (values.debug) {
+      for (const source of loaded.sources) yield* Console.error(`[DEBUG] settings: ${source.source}${source.file === undefined ? "" : ` ${source.file}`}`)
+      yield* Console.error(`[DEBUG] permission mode ${loaded.mode}; ${loaded.rules.length} rule(s); trusted project: ${loaded.trusted === true}`)
+      for (const server of yield* (yield* McpClients).servers) yield* Console.error(`[DEBUG] mcp ${server.name}: ${server.state}${server.reason === undefined ? "" : ` (${server.reason.split("\n")[0]})`}`)
+    }
     const pool = yield* (yield* ToolRegistry).pool
     // the Agent tool joins the pool once a model is configured (`run`), after this check
-    for (const warning of unknownToolWarnings(loaded.rules, [...pool.tools.map((t) => t.name), AGENT_TOOL_NAME])) {
+    for (const warning of unknownToolWarnings(loaded.rules, [...pool.tools.map((t) => t.name), ...pool.removed.map((r) => r.name), AGENT_TOOL_NAME])) {
       yield* Console.error(`toolgate: warning: ${warning}`)
     }
-    const sessionDir = Option.getOrUndefined(values.sessionDir)
+    const sessionDir = extras.session?.sessionDir ?? Option.getOrUndefined(values.sessionDir)
     const session = newSession({
       cwd: options.cwd,
       permissionMode: loaded.mode,
       additionalDirectories: loaded.additionalDirectories,
-      ...(sessionDir === undefined ? {} : { sessionDir })
+      ...(sessionDir === undefined ? {} : { sessionDir }),
+      ...(extras.session === undefined ? {} : { sessionId: extras.session.sessionId })
     })
     return yield* program(session)
   }).pipe(Effect.provide(Runtime.layer(options) as Layer.Layer<Runtime.RuntimeServices, BadRequest | BrokenSettings>))
+  return Effect.zipRight(checkDenyRules(values, options.cwd), withServices)
 }

@@ -22,6 +22,7 @@ import * as ToolRegistry from "../services/ToolRegistry.js"
 import * as BackgroundTools from "../tools/background/BackgroundTools.js"
 import { BackgroundTasks } from "../tools/background/BackgroundTasks.js"
 import { builtinTools } from "../tools/index.js"
+import { ASK_USER_QUESTION_DISABLED, ASK_USER_QUESTION_TOOL_NAME } from "../tools/AskUserQuestion.js"
 import { makeResourceTools } from "../tools/mcp/resourceTools.js"
 import { makeSkillTool } from "../tools/Skill.js"
 import * as DeferredTools from "../services/DeferredTools.js"
@@ -58,6 +59,14 @@ export type RuntimeServices =
   | Hooks.BackgroundWork
   | DeferredTools.DeferredTools
 
+/** With nobody to answer (the approver cannot ask), AskUserQuestion is withheld from the session, as Claude Code does. */
+const withholdUnanswerable = Layer.effectDiscard(
+  Effect.gen(function* () {
+    if ((yield* Approver.Approver).canAsk) return
+    yield* (yield* ToolRegistry.ToolRegistry).withhold(ASK_USER_QUESTION_TOOL_NAME, ASK_USER_QUESTION_DISABLED)
+  })
+)
+
 /** Composes the stages once; the result is one layer to provide to a program. */
 export const layer = (options: RuntimeOptions) => {
   const base = Layer.mergeAll(
@@ -68,12 +77,10 @@ export const layer = (options: RuntimeOptions) => {
     BackgroundTools.layerBuiltins(options.tools ?? builtinTools),
     options.approver ?? Approver.layerDeny
   )
-  const stages = Layer.mergeAll(
-    ToolRegistry.layer,
-    options.hooks ?? Hooks.layer,
-    options.permissions ?? Permissions.layer,
-    ResultStore.layerSweep
-  ).pipe(Layer.provideMerge(base))
+  const registry = Layer.provideMerge(withholdUnanswerable, ToolRegistry.layer)
+  const stages = Layer.mergeAll(registry, options.hooks ?? Hooks.layer, options.permissions ?? Permissions.layer, ResultStore.layerSweep).pipe(
+    Layer.provideMerge(base)
+  )
   const mcp = options.mcp === false ? McpClients.layerNone : McpClients.layer({ cwd: options.cwd, resourceTools: makeResourceTools, ...options.mcp })
   const extended = Layer.merge(Extensions.layer({ skillTool: makeSkillTool, ...options.extensions }), mcp).pipe(Layer.provideMerge(stages))
   const wrap = options.wrapCallPipeline

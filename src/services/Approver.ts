@@ -131,7 +131,7 @@ export const escapeForDisplay = (text: string): string => {
 const displayValue = (value: unknown): string =>
   escapeForDisplay(typeof value === "string" ? value : (JSON.stringify(value) ?? String(value)))
 
-type Choice = "once" | "session" | "always" | "deny"
+export type Choice = "once" | "session" | "always" | "deny"
 
 export interface PromptView {
   readonly text: string
@@ -180,10 +180,10 @@ export interface TerminalIO {
   readonly output: NodeJS.WritableStream
 }
 
-type LineResult = { readonly _tag: "Line"; readonly line: string } | { readonly _tag: "Closed" } | { readonly _tag: "Interrupt" }
+export type LineResult = { readonly _tag: "Line"; readonly line: string } | { readonly _tag: "Closed" } | { readonly _tag: "Interrupt" }
 
 /** One question on a readline interface: a line, end of input, or Ctrl-C. */
-const question = (rl: readline.Interface, text: string): Effect.Effect<LineResult> =>
+export const question = (rl: readline.Interface, text: string): Effect.Effect<LineResult> =>
   Effect.async<LineResult>((resume) => {
     let done = false
     const finish = (result: LineResult) => {
@@ -205,14 +205,17 @@ const question = (rl: readline.Interface, text: string): Effect.Effect<LineResul
     })
   })
 
-const promptOnce = (io: TerminalIO, request: ApprovalRequest): Effect.Effect<ApprovalAnswer> =>
+/** How a prompt looks: the text and the choices (the CLI draws a richer one). */
+export type PromptRenderer = (request: ApprovalRequest) => PromptView
+
+const promptOnce = (io: TerminalIO, request: ApprovalRequest, render: PromptRenderer): Effect.Effect<ApprovalAnswer> =>
   Effect.scoped(
     Effect.gen(function* () {
       const rl = yield* Effect.acquireRelease(
         Effect.sync(() => readline.createInterface({ input: io.input, output: io.output, terminal: true })),
         (rl) => Effect.sync(() => rl.close())
       )
-      const view = renderPrompt(request)
+      const view = render(request)
       io.output.write(view.text)
       const keys = view.choices.map((c) => c.key).join("/")
       for (;;) {
@@ -235,11 +238,11 @@ const promptOnce = (io: TerminalIO, request: ApprovalRequest): Effect.Effect<App
   )
 
 /** An interactive prompt on the given streams; prompts are shown one at a time. */
-export const makeTerminal = (io: TerminalIO): Effect.Effect<ApproverService> =>
+export const makeTerminal = (io: TerminalIO, render: PromptRenderer = renderPrompt): Effect.Effect<ApproverService> =>
   Effect.gen(function* () {
     const semaphore = yield* Effect.makeSemaphore(1)
     const request = Effect.fn("Approver.request")(function* (req: ApprovalRequest) {
-      return yield* semaphore.withPermits(1)(promptOnce(io, req))
+      return yield* semaphore.withPermits(1)(promptOnce(io, req, render))
     })
     return Approver.of({ canAsk: true, request })
   })

@@ -19,6 +19,9 @@ import * as os from "node:os"
 import * as path from "node:path"
 import type { BadRequest } from "../Errors.js"
 import type { McpScope, McpServerConfig } from "./McpClients/config.js"
+import { makeAuthTools } from "./McpClients/authTools.js"
+import { hasStoredTokens, makeProvider, oauthStoreFile } from "./McpClients/oauth.js"
+import { makeSignIns } from "./McpClients/signIn.js"
 import {
   type ConfiguredServer,
   loadMcpConfig,
@@ -144,6 +147,12 @@ export interface McpClientsOptions {
    * pool while a connected server offers resources; none without it.
    */
   readonly resourceTools?: (access: McpResourceAccess) => ReadonlyArray<AnyTool>
+  /**
+   * A remote server that needs a sign-in gets `mcp__<server>__authenticate` (and
+   * `…__complete_authentication`) in the pool, so the model can start an OAuth flow for the
+   * person (an interactive session, as in Claude Code). Off by default.
+   */
+  readonly offerAuthentication?: boolean
 }
 
 /** A project server waiting for approval, as a person is shown it. */
@@ -372,13 +381,38 @@ export const make = (options: McpClientsOptions = {}) =>
         yield* Scope.close(live.scope, Exit.void)
       })
 
-    const connectOne = (server: ConfiguredServer, config: McpServerConfig, sdk: McpSdk) =>
+    const oauthStore = oauthStoreFile(home)
+    const signIns = makeSignIns(oauthStore, (effect) => void runInBackground(effect))
+    yield* Effect.addFinalizer(() => Effect.sync(signIns.closeAll))
+    /** Connects a server again after a sign-in: why it is still not connected, if it is not. */
+    const reconnect = (server: ConfiguredServer, config: McpServerConfig, sdk: McpSdk) =>
+      Effect.zipRight(
+        connectOne(server, config, sdk),
+        Effect.map(Ref.get(state), (current) => {
+          const status = current.get(server.name)?.status
+          return status?.state === "connected" ? undefined : (status?.reason ?? "not connected")
+        })
+      )
+
+    const connectOne = (server: ConfiguredServer, config: McpServerConfig, sdk: McpSdk): Effect.Effect<void> =>
       Effect.gen(function* () {
         const scope = yield* Scope.fork(layerScope, ExecutionStrategy.sequential)
-        const connected = yield* connectServer(sdk, server.name, config, { cwd, env, startupTimeoutMs }).pipe(Scope.extend(scope), Effect.either)
+        // a server signed in before connects with its token (refreshed when it expires)
+        const authProvider =
+          config.type !== "stdio" && hasStoredTokens(oauthStore, config.url) ? makeProvider(oauthStore, config.url, "http://localhost/callback") : undefined
+        const connected = yield* connectServer(sdk, server.name, config, { cwd, env, startupTimeoutMs, ...(authProvider === undefined ? {} : { authProvider }) }).pipe(
+          Scope.extend(scope),
+          Effect.either
+        )
         if (connected._tag === "Left") {
           yield* Scope.close(scope, Exit.void)
           yield* update(server.name, (e) => ({ status: { ...e.status, state: connected.left.state, reason: connected.left.reason } }))
+          if (connected.left.state === "needs-auth" && options.offerAuthentication === true && config.type !== "stdio") {
+            const signIn = signIns.signInFor(sdk, { server: server.name, url: config.url, reconnect: reconnect(server, config, sdk) })
+            const stubs = makeAuthTools(server.name, config.type, config.url, signIn)
+            yield* registry.setSource(sourceOf(server.name), stubs)
+            yield* update(server.name, (e) => ({ status: { ...e.status, tools: stubs.map((t) => t.name) } }))
+          }
           return
         }
         const connection = connected.right

@@ -23,6 +23,10 @@ export interface ModelRequest {
   readonly messages: ReadonlyArray<ModelMessage>
   /** In the pool's stable order (prompt-cache friendly). */
   readonly tools: ReadonlyArray<ApiToolDefinition>
+  /** Anthropic's server tools (`web_search_20250305`, …), sent after the tools as given. */
+  readonly serverTools?: ReadonlyArray<Readonly<Record<string, unknown>>>
+  /** The Messages API's `tool_choice`. */
+  readonly toolChoice?: Readonly<Record<string, unknown>>
   /** Told before each retry of a failed request (429, 529, overloaded, network). */
   readonly onRetry?: (info: RetryInfo) => Effect.Effect<void>
 }

@@ -22,14 +22,19 @@ export interface ToolPool {
   /** By name, alias or legacy name. */
   readonly lookup: (name: string) => AnyTool | undefined
   readonly apiSchemas: ReadonlyArray<ApiToolDefinition>
-  /** Tools taken out of the pool, and why (for `toolgate tools`). */
-  readonly removed: ReadonlyArray<{ readonly name: string; readonly reason: string }>
+  /** Tools taken out of the pool, and why (for `toolgate tools`); `hint` is what the model reads when it calls one anyway. */
+  readonly removed: ReadonlyArray<{ readonly name: string; readonly reason: string; readonly hint?: string }>
 }
 
 export interface ToolRegistryService {
   readonly pool: Effect.Effect<ToolPool>
   /** Replaces the tools of one external source (e.g. `mcp:github`); an empty list removes it. */
   readonly setSource: (source: string, tools: ReadonlyArray<AnyTool>) => Effect.Effect<void>
+  /**
+   * Keeps a tool out of this session's pool (a tool that needs a person when nobody can answer):
+   * a call to it gets "No such tool available: <name>. <hint>". An undefined hint gives it back.
+   */
+  readonly withhold: (name: string, hint: string | undefined) => Effect.Effect<void>
 }
 
 export class ToolRegistry extends Context.Tag("toolgate/ToolRegistry")<ToolRegistry, ToolRegistryService>() {}
@@ -54,13 +59,19 @@ const byName = (a: AnyTool, b: AnyTool) => (a.name < b.name ? -1 : a.name > b.na
 export const buildPool = (
   builtins: ReadonlyArray<AnyTool>,
   external: ReadonlyArray<AnyTool>,
-  rules: ReadonlyArray<PermissionRule>
+  rules: ReadonlyArray<PermissionRule>,
+  withheld: ReadonlyMap<string, string> = new Map()
 ): ToolPool => {
-  const removed: Array<{ name: string; reason: string }> = []
+  const removed: Array<{ name: string; reason: string; hint?: string }> = []
   const denyRule = (tool: AnyTool) =>
     rules.find((r) => r.behavior === "deny" && r.content === undefined && matchesToolName(r.toolName, tool.name, "deny"))
   const seen = new Set<string>()
   const keep = (tool: AnyTool, partition: "built-in" | "external"): boolean => {
+    const hint = withheld.get(tool.name)
+    if (hint !== undefined) {
+      removed.push({ name: tool.name, reason: hint, hint })
+      return false
+    }
     if (seen.has(tool.name)) {
       removed.push({ name: tool.name, reason: partition === "external" ? "a built-in tool has this name" : "duplicate name" })
       return false
@@ -77,6 +88,8 @@ export const buildPool = (
     ...[...builtins].sort(byName).filter((t) => keep(t, "built-in")),
     ...[...external].sort(byName).filter((t) => keep(t, "external"))
   ]
+  // withheld names with no tool behind them still answer with their hint
+  for (const [name, hint] of withheld) if (!removed.some((r) => r.name === name)) removed.push({ name, reason: hint, hint })
   return poolOf(tools, removed)
 }
 
@@ -106,17 +119,32 @@ export const make = Effect.gen(function* () {
   // Ref reads in a generator cost more than the lookup and the decode together.
   let sources: ReadonlyMap<string, ReadonlyArray<AnyTool>> = new Map()
   // The pool is rebuilt only when the external sources or the rules change.
+  let withheld: ReadonlyMap<string, string> = new Map()
   let cache:
-    | { readonly external: ReadonlyMap<string, ReadonlyArray<AnyTool>>; readonly rules: ReadonlyArray<PermissionRule>; readonly pool: ToolPool }
+    | {
+        readonly external: ReadonlyMap<string, ReadonlyArray<AnyTool>>
+        readonly rules: ReadonlyArray<PermissionRule>
+        readonly withheld: ReadonlyMap<string, string>
+        readonly pool: ToolPool
+      }
     | undefined
 
   const pool = Effect.map(settings.current, ({ rules }) => {
     const external = sources
-    if (cache !== undefined && cache.external === external && cache.rules === rules) return cache.pool
-    const built = buildPool(enabled, Array.from(external.values()).flat(), rules)
-    cache = { external, rules, pool: built }
+    const held = withheld
+    if (cache !== undefined && cache.external === external && cache.rules === rules && cache.withheld === held) return cache.pool
+    const built = buildPool(enabled, Array.from(external.values()).flat(), rules, held)
+    cache = { external, rules, withheld: held, pool: built }
     return built
   })
+
+  const withhold = (name: string, hint: string | undefined) =>
+    Effect.sync(() => {
+      const next = new Map(withheld)
+      if (hint === undefined) next.delete(name)
+      else next.set(name, hint)
+      withheld = next
+    })
 
   const setSource = (source: string, tools: ReadonlyArray<AnyTool>) =>
     Effect.sync(() => {
@@ -126,7 +154,7 @@ export const make = Effect.gen(function* () {
       sources = next
     }).pipe(Effect.withSpan("ToolRegistry.setSource"))
 
-  return ToolRegistry.of({ pool, setSource })
+  return ToolRegistry.of({ pool, setSource, withhold })
 })
 
 export const layer: Layer.Layer<ToolRegistry, never, Settings | BuiltinTools> = Layer.effect(ToolRegistry, make)

@@ -91,10 +91,10 @@ const runBash = (input: BashInput, ctx: ToolContext, options: BashToolOptions): 
       killGraceMs: options.killGraceMs ?? 1000,
       shell: options.shell ?? "/bin/bash",
       progressIntervalMs: options.progressIntervalMs ?? 1000,
-      onProgress: ({ elapsedMs, lines, chars }) =>
+      onProgress: ({ elapsedMs, lines, chars, tail }) =>
         ctx.reportProgress({
           message: `Running for ${formatDuration(elapsedMs)}, ${lines} ${lines === 1 ? "line" : "lines"} of output`,
-          data: { elapsedMs, lines, chars }
+          data: { elapsedMs, lines, chars, tail }
         })
     })
     const next = nextDirectory({

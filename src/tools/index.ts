@@ -3,6 +3,7 @@
  * Bash and adds TaskOutput and TaskStop; see src/tools/background/BackgroundTools.ts.)
  */
 import type { AnyTool } from "../Tool.js"
+import { AskUserQuestionTool } from "./AskUserQuestion.js"
 import { BashTool } from "./Bash.js"
 import { EditTool } from "./Edit.js"
 import { GlobTool } from "./Glob.js"
@@ -15,9 +16,10 @@ import { ToolSearchTool } from "./ToolSearch.js"
 import { WebFetchTool } from "./WebFetch.js"
 import { WriteTool } from "./Write.js"
 
-export { BashTool, EditTool, GlobTool, GrepTool, NotebookEditTool, ReadTool, SleepTool, TodoWriteTool, ToolSearchTool, WebFetchTool, WriteTool }
+export { AskUserQuestionTool, BashTool, EditTool, GlobTool, GrepTool, NotebookEditTool, ReadTool, SleepTool, TodoWriteTool, ToolSearchTool, WebFetchTool, WriteTool }
 
 export const builtinTools: ReadonlyArray<AnyTool> = [
+  AskUserQuestionTool,
   BashTool,
   EditTool,
   GlobTool,

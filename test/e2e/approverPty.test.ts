@@ -54,8 +54,8 @@ describe("terminal approver (pseudo-terminal)", () => {
     try {
       let at = await waitFor(/touch once\.txt[\s\S]*Choose \[[^\]]*\]: *$/, 0)
       child.write("1\r")
-      at = await waitFor(/touch always\.txt[\s\S]*3\. Yes, and always allow \(saved to \.claude\/settings\.local\.json\): ([^\n]+)\n[\s\S]*Choose \[[^\]]*\]: *$/, at)
-      savedRule = /always allow \(saved to \.claude\/settings\.local\.json\): ([^\n]+)\n/.exec(stripAnsi(out).slice(0, at))![1]!.trim()
+      at = await waitFor(/touch always\.txt[\s\S]*3\. Yes, and always allow (\S+) \(saved to \S*\.claude\/settings\.local\.json\)\n[\s\S]*Choose \[[^\]]*\]: *$/, at)
+      savedRule = [...stripAnsi(out).slice(0, at).matchAll(/always allow (\S+) \(saved to \S*\.claude\/settings\.local\.json\)\n/g)].at(-1)![1]!
       child.write("3\r")
       at = await waitFor(/mkdir made[\s\S]*Choose \[[^\]]*\]: *$/, at)
       child.write("2\r")
@@ -63,7 +63,8 @@ describe("terminal approver (pseudo-terminal)", () => {
       child.write("4\r")
       await waitFor(/: *$/, at)
       child.write("keep that file\r")
-      expect(await exited).toBe(0)
+      // the denied call makes exec's exit code 1
+      expect(await exited).toBe(1)
     } finally {
       try {
         process.kill(child.pid, "SIGKILL")

@@ -46,7 +46,7 @@ const makeProject = (): string => {
 }
 
 const message = (project: string): string =>
-  fs.readFileSync(path.join(root, "examples", "message.json"), "utf8").replaceAll("{{PROJECT}}", project)
+  fs.readFileSync(path.join(root, "test", "fixtures", "messages", "project-message.json"), "utf8").replaceAll("{{PROJECT}}", project)
 
 const exampleFlags = (project: string) => [
   "--cwd",
@@ -85,7 +85,7 @@ describe("toolgate tools", () => {
   it("a bare deny rule removes a tool", () => {
     const ran = toolgate(["tools", "--json", "--disallowed-tools", "Bash"])
     expect(json(ran).tools.map((t: { name: string }) => t.name)).not.toContain("Bash")
-    expect(json(ran).removed).toEqual([{ name: "Bash", reason: "denied by rule 'Bash' from cliArg" }])
+    expect(json(ran).removed).toContainEqual({ name: "Bash", reason: "denied by rule 'Bash' from cliArg" })
   })
 })
 
@@ -128,7 +128,8 @@ describe("toolgate exec", () => {
     const project = makeProject()
     const before = fs.readFileSync(path.join(project, "src/math.js"), "utf8")
     const ran = toolgate(["exec", "-", "--cwd", project, "--json"], { input: message(project) })
-    expect(ran.status).toBe(0)
+    // a call that failed (here: denied) makes the exit code 1
+    expect(ran.status).toBe(1)
     const results = json(ran).message.content
     expect(results[5]).toMatchObject({ tool_use_id: "toolu_06_fix", is_error: true })
     expect(results[5].content).toMatch(/^Claude requested permissions to (write to|edit|use Edit)/)
@@ -146,7 +147,7 @@ describe("toolgate exec", () => {
       { type: "tool_use", id: "d", name: "Read", input: { file_path: path.join(project, "missing.txt") } }
     ]
     const ran = toolgate(["exec", "-", "--cwd", project, "--json"], { input: JSON.stringify(blocks) })
-    expect(ran.status).toBe(0)
+    expect(ran.status).toBe(1)
     const results = json(ran).message.content
     expect(results.map((r: { is_error?: boolean }) => r.is_error === true)).toEqual([false, true, true, true, true])
     expect(results[1].content).toBe("<tool_use_error>Error: No such tool available: NoSuchTool</tool_use_error>")
@@ -227,7 +228,7 @@ describe("Claude Code configuration, unchanged", () => {
       { type: "tool_use", id: "readme", name: "Read", input: { file_path: path.join(project, "README.md") } }
     ]
     const ran = toolgate(["exec", "-", "--cwd", project, "--json", "--permission-mode", "bypassPermissions"], { input: JSON.stringify(blocks) })
-    expect(ran.status).toBe(0)
+    expect(ran.status).toBe(1)
     const [rm, secret, readme] = json(ran).message.content
     expect(rm.content).toBe("PreToolUse:Bash hook error: Destructive command blocked by hook: rm -rf build")
     expect(secret).toMatchObject({ is_error: true, content: "<tool_use_error>File is in a directory that is denied by your permission settings.</tool_use_error>" })
@@ -236,7 +237,8 @@ describe("Claude Code configuration, unchanged", () => {
 
   it("`permissions check` explains a decision with its rule and source, running nothing", () => {
     const ran = toolgate(["permissions", "check", "Read", JSON.stringify({ file_path: path.join(project, "secrets", "key.txt") }), "--cwd", project, "--json"])
-    expect(ran.status).toBe(0)
+    // the exit code says the decision (deny: 4)
+    expect(ran.status).toBe(4)
     expect(json(ran)).toMatchObject({ decision: "deny", rule: { rule: "Read(./secrets/**)", source: "projectSettings" } })
     const bash = toolgate(["permissions", "check", "Bash", JSON.stringify({ command: "ls && rm -rf /tmp/nothing-here" }), "--cwd", project, "--json"])
     expect(json(bash).decision).toBe("deny")
@@ -262,7 +264,7 @@ describe("interrupts", () => {
     const pid = Number(fs.readFileSync(pidFile, "utf8"))
     child.kill("SIGINT")
     const code = await new Promise<number | null>((resolve) => child.on("exit", resolve))
-    expect(code).toBe(0)
+    expect(code).toBe(130)
     const report = JSON.parse(stdout)
     expect(report.interrupted).toBe(true)
     expect(report.calls.map((c: { outcome: string }) => c.outcome)).toEqual(["interrupted", "interrupted"])

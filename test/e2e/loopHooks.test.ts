@@ -119,7 +119,6 @@ describe("UserPromptSubmit, SessionStart, Stop with the real SDK", () => {
     expect(JSON.parse(ran.stdout)).toMatchObject({
       is_error: false,
       num_turns: 0,
-      stop: "prompt_blocked",
       result: `UserPromptSubmit operation blocked by hook:\n[${command}]: prompts are closed\n\n\nOriginal prompt: do something`
     })
   })
@@ -218,7 +217,7 @@ describe("the loop's hooks with the scripted model", () => {
     )
     expect(ran.code).toBe(0)
     const result = JSON.parse(ran.stdout)
-    expect(result).toMatchObject({ is_error: false, stop: "tool_deferred", num_turns: 1, deferred_tool_use: { id: "toolu_t", name: "Bash", input: { command: "touch touched" } } })
+    expect(result).toMatchObject({ is_error: false, terminal_reason: "tool_deferred", num_turns: 1, deferred_tool_use: { id: "toolu_t", name: "Bash", input: { command: "touch touched" } } })
     expect(fs.existsSync(path.join(project, "touched"))).toBe(false)
   })
 })

@@ -93,7 +93,8 @@ describe("project MCP servers need approval", () => {
     expect(listed).toMatchObject({ name: "evil", scope: "project", state: "needs-approval" })
     expect(listed.reason).toContain("enabledMcpjsonServers")
     // the person is told why, on stderr; stdout stays parseable
-    expect(ran[0]!.stderr).toContain('MCP server "evil" needs approval')
+    // (`tools` keeps MCP notices for --debug; a command that runs calls says it)
+    expect(ran[3]!.stderr).toContain('MCP server "evil" needs approval')
     expect(JSON.parse(ran[7]!.stdout).tools ?? []).not.toContain("mcp__evil__anything")
     // calling its tool is an error result, not a start
     expect(ran[8]!.code).toBe(1)

@@ -61,7 +61,7 @@ describe("the tool belt in a scripted run", () => {
     fs.writeFileSync(file, script.map((l) => JSON.stringify(l)).join("\n"))
     const ran = await runCli(
       [
-        "run", "-p", "--replay", file, "--replay-speed", "0", "--output-format", "json",
+        "run", "-p", "--replay", file, "--replay-speed", "0", "--output-format", "json", "--toolgate-events",
         "--cwd", project, "--session-dir", path.join(work, "session"),
         "--permission-mode", "acceptEdits",
         "--allowed-tools", `WebFetch(domain:127.0.0.1) Bash(sleep 30) Skill(release-notes *)`
@@ -70,7 +70,7 @@ describe("the tool belt in a scripted run", () => {
     )
     const result = JSON.parse(ran.stdout)
     expect(result).toMatchObject({ is_error: false, result: "Done." })
-    const lines = fs.readFileSync(result.transcript, "utf8").trim().split("\n").map((l: string) => JSON.parse(l))
+    const lines = fs.readFileSync(result.toolgate.transcript, "utf8").trim().split("\n").map((l: string) => JSON.parse(l))
     interface Call {
       readonly tool_use_id: string
       readonly result: unknown

@@ -66,7 +66,7 @@ describe("replacing stages", () => {
         testRuntime({
           tools: [echo],
           cwd,
-          registry: Layer.succeed(ToolRegistry, { pool: Effect.succeed(buildPool([], [], [])), setSource: () => Effect.void })
+          registry: Layer.succeed(ToolRegistry, { pool: Effect.succeed(buildPool([], [], [])), setSource: () => Effect.void, withhold: () => Effect.void })
         })
       )
     )

@@ -11,41 +11,45 @@ import type { ToolUseBlock } from "../../Messages.js"
 import { Scheduler, type MessageRun, type SchedulerEvent } from "../../services/Scheduler.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 import type { SessionContext } from "../../Session.js"
-import { parseJson, readSource, toolUsesOf } from "../input.js"
+import { decodeToolInput, parseJson, readSource, toolUsesOf } from "../input.js"
+import { closest } from "../../internal/closest.js"
+import { UsageError } from "../usageError.js"
 import { userInterrupts } from "../interrupts.js"
-import { commonOptions, scheduleOptions, schedulingOf, type CommonValues, type ScheduleValues } from "../options.js"
-import { dim, renderOutcome, renderTimeline } from "../render.js"
+import { metasOf } from "../flags.js"
+import { commonFlags, commonOptions, scheduleFlags, scheduleOptions, schedulingOf, type CommonValues, type ScheduleValues } from "../options.js"
+import type { CommandSpec } from "../spec.js"
+import { dim, renderOutcome, renderTimeline, renderUse } from "../render.js"
+import { onAsking } from "../asking.js"
+import { LiveCalls } from "../present/liveCalls.js"
 import { terminalApproval } from "../mcpApproval.js"
 import { withRuntime } from "../runtime.js"
 
 const runCalls = (blocks: ReadonlyArray<ToolUseBlock>, session: SessionContext, values: ScheduleValues) =>
   Effect.gen(function* () {
     const scheduler = yield* Scheduler
+    const pool = yield* (yield* ToolRegistry).pool
     const maxConcurrency = Option.getOrUndefined(values.maxConcurrency)
     if (maxConcurrency !== undefined && maxConcurrency < 1) {
-      return yield* new BadRequest({ reason: "--max-concurrency must be at least 1" })
+      return yield* new UsageError({ reason: "--max-concurrency must be at least 1" })
     }
-    return yield* scheduler.runMessage(blocks, {
-      session,
-      ...schedulingOf(values),
-      interrupts: userInterrupts,
-      ...(process.stderr.isTTY === true ? { onEvent: showLive(blocks) } : {})
-    })
+    // on a terminal, the running calls are drawn in place on stderr (stdout gets the results)
+    const live = process.stderr.isTTY === true ? new LiveCalls(process.stderr) : undefined
+    const stopListening = live === undefined ? () => {} : onAsking({ started: () => live.askingStarted(), ended: () => live.askingEnded() })
+    const onEvent = (event: SchedulerEvent) =>
+      Effect.sync(() => {
+        if (live === undefined) return
+        if (event._tag === "CallStarted") {
+          const block = blocks[event.index]
+          live.start(event.toolUseId, block === undefined ? event.toolUseId : renderUse(pool.lookup(block.name), block.name, block.input), event.batch)
+        } else if (event._tag === "CallProgress") {
+          const data = event.progress.data as { readonly tail?: unknown } | undefined
+          live.progress(event.toolUseId, event.progress.message, Array.isArray(data?.tail) ? data.tail.filter((l): l is string => typeof l === "string") : undefined)
+        } else if (event._tag === "CallFinished") live.finish(event.outcome.toolUseId)
+      })
+    return yield* scheduler
+      .runMessage(blocks, { session, ...schedulingOf(values), interrupts: userInterrupts, onEvent })
+      .pipe(Effect.ensuring(Effect.sync(stopListening)))
   })
-
-/** On a terminal, calls starting and their progress appear on stderr as they happen. */
-const showLive = (blocks: ReadonlyArray<ToolUseBlock>) => (event: SchedulerEvent) => {
-  switch (event._tag) {
-    case "CallStarted":
-      return Console.error(dim(`  ▸ ${blocks[event.index]?.name ?? "?"} started (batch ${event.batch}, ${event.atMs} ms)`))
-    case "CallProgress": {
-      const name = blocks.find((b) => b.id === event.toolUseId)?.name ?? "?"
-      return Console.error(dim(`  … ${name}: ${event.progress.message}`))
-    }
-    default:
-      return Effect.void
-  }
-}
 
 const jsonReport = (run: MessageRun) => ({
   message: run.message,
@@ -65,6 +69,9 @@ const jsonReport = (run: MessageRun) => ({
   notices: run.outcomes.flatMap((o) => o.notices)
 })
 
+/** 130 after Ctrl-C, 1 when any call's result is an error, else 0. */
+const exitCodeOf = (run: MessageRun): number => (run.interrupted ? 130 : run.outcomes.some((o) => o.result.is_error === true) ? 1 : 0)
+
 const printRun = (run: MessageRun, values: CommonValues & ScheduleValues) =>
   Effect.gen(function* () {
     if (values.json) {
@@ -81,6 +88,25 @@ const printRun = (run: MessageRun, values: CommonValues & ScheduleValues) =>
     if (run.interrupted) yield* Console.log(dim("(interrupted)"))
   })
 
+export const execSpec: CommandSpec = {
+  path: ["exec"],
+  summary: "Run every tool_use of an assistant message and print the tool_result message",
+  args: [{ name: "file", description: "A message JSON file (a Messages API response, an assistant message, or an array of tool_use blocks), or - for stdin" }],
+  flags: metasOf(scheduleFlags, commonFlags),
+  details: ["Exit code 1 when any call's result is an error (a denial, a failed tool), 130 when Ctrl-C interrupted the calls."]
+}
+
+export const callSpec: CommandSpec = {
+  path: ["call"],
+  summary: "Run one tool call through the whole pipeline",
+  args: [
+    { name: "tool", description: "The tool's name" },
+    { name: "input", optional: true, description: "The input as JSON, or - for stdin (default: stdin when it is not a terminal, else {})" }
+  ],
+  flags: metasOf(scheduleFlags, commonFlags),
+  details: ["Exit code 1 when the result is an error, 2 for an unknown tool, 130 when Ctrl-C interrupted the call."]
+}
+
 export const exec = Command.make(
   "exec",
   { ...commonOptions, ...scheduleOptions, source: Args.text({ name: "file" }).pipe(Args.withDescription("A message JSON file, or - for stdin")) },
@@ -91,11 +117,12 @@ export const exec = Command.make(
         const blocks = yield* toolUsesOf(yield* parseJson(text, values.source === "-" ? "stdin" : values.source))
         const run = yield* runCalls(blocks, session, values)
         yield* printRun(run, values)
+        process.exitCode = exitCodeOf(run)
       }),
       {},
-      terminalApproval()
+      { approveMcp: terminalApproval() }
     )
-).pipe(Command.withDescription("Run every tool_use of an assistant message and print the tool_result message"))
+).pipe(Command.withDescription(execSpec.summary))
 
 export const call = Command.make(
   "call",
@@ -108,11 +135,21 @@ export const call = Command.make(
   (values) =>
     withRuntime(values, (session) =>
       Effect.gen(function* () {
-        const raw = Option.getOrUndefined(values.input)
-        const input = raw === undefined ? {} : yield* parseJson(raw === "-" ? yield* readSource("-") : raw, "the input")
-        if (input === null || typeof input !== "object" || Array.isArray(input)) {
-          return yield* new BadRequest({ reason: "the input must be a JSON object" })
+        const pool = yield* (yield* ToolRegistry).pool
+        // an MCP tool whose server is absent, unapproved or down runs into the pipeline's "No such tool available" result
+        if (pool.lookup(values.tool) === undefined && !values.tool.startsWith("mcp__")) {
+          const removed = pool.removed.find((r) => r.name === values.tool)
+          if (removed !== undefined) return yield* new BadRequest({ reason: `${values.tool} is not in the pool: ${removed.reason}` })
+          const suggestion = closest(values.tool, pool.tools.map((t) => t.name))
+          return yield* new UsageError({
+            reason: `no tool named '${values.tool}'${suggestion === undefined ? "" : ` (did you mean ${suggestion}?)`}; toolgate tools lists them`
+          })
         }
+        // the input: an argument, `-` for stdin, stdin itself when it is not a terminal, else {}
+        const raw = Option.getOrUndefined(values.input)
+        const fromStdin = raw === "-" || (raw === undefined && process.stdin.isTTY !== true)
+        const text = fromStdin ? yield* readSource("-") : raw
+        const input = yield* decodeToolInput(text === undefined || (fromStdin && raw === undefined && text.trim() === "") ? {} : yield* parseJson(text, fromStdin ? "stdin" : "the input"))
         const block: ToolUseBlock = { type: "tool_use", id: `toolu_call_${randomUUID().replace(/-/g, "").slice(0, 20)}`, name: values.tool, input }
         const run = yield* runCalls([block], session, values)
         const outcome = run.outcomes[0]!
@@ -121,9 +158,9 @@ export const call = Command.make(
         } else {
           yield* printRun(run, values)
         }
-        if (outcome.result.is_error === true) process.exitCode = 1
+        process.exitCode = exitCodeOf(run)
       }),
       {},
-      terminalApproval({ toolName: values.tool })
+      { approveMcp: terminalApproval({ toolName: values.tool }) }
     )
-).pipe(Command.withDescription("Run one tool call through the whole pipeline"))
+).pipe(Command.withDescription(callSpec.summary))

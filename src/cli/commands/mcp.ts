@@ -13,7 +13,9 @@ import * as Settings from "../../services/Settings.js"
 import * as ToolRegistry from "../../services/ToolRegistry.js"
 import { builtinTools } from "../../tools/index.js"
 import { makeResourceTools } from "../../tools/mcp/resourceTools.js"
-import { commonOptions, runtimeOptions, type CommonValues } from "../options.js"
+import { metasOf } from "../flags.js"
+import { commonFlags, commonOptions, runtimeOptions, type CommonValues } from "../options.js"
+import type { CommandSpec } from "../spec.js"
 import { bold, dim, green, red } from "../render.js"
 
 /** The state as people read it ("needs approval"). */
@@ -50,20 +52,38 @@ const printTable = (servers: ReadonlyArray<McpClients.McpServerStatus>) =>
     }
   })
 
+export const mcpListSpec: CommandSpec = {
+  path: ["mcp", "list"],
+  summary: "List the MCP servers with their state, tool count and errors",
+  args: [],
+  flags: metasOf(commonFlags),
+  details: ["Exit code 1 when servers are configured and none of them connected."]
+}
+
+export const mcpSpec: CommandSpec = {
+  path: ["mcp"],
+  summary: "Inspect the MCP servers of .mcp.json, ~/.claude.json and --mcp-config",
+  args: [],
+  flags: [],
+  group: true
+}
+
 export const mcpList = Command.make("list", commonOptions, (values) =>
   Effect.gen(function* () {
     const clients = yield* McpClients.McpClients
     const servers = yield* clients.servers
     const { errors, warnings } = clients.configuration
-    if (values.json) {
-      yield* Console.log(JSON.stringify({ servers, errors, warnings }, null, 2))
-      return
+    if (values.json) yield* Console.log(JSON.stringify({ servers, errors, warnings }, null, 2))
+    else {
+      for (const e of errors) yield* Console.log(red(`config error: ${e}`))
+      for (const w of warnings) yield* Console.log(dim(`config warning: ${w}`))
+      yield* printTable(servers)
     }
-    for (const e of errors) yield* Console.log(red(`config error: ${e}`))
-    for (const w of warnings) yield* Console.log(dim(`config warning: ${w}`))
-    yield* printTable(servers)
+    // every server that was tried failed: a script should notice
+    const tried = servers.filter((s) => s.state !== "disabled")
+    process.exitCode = tried.length > 0 && tried.every((s) => s.state === "failed" || s.state === "needs-auth") ? 1 : 0
   }).pipe(Effect.provide(mcpLayer(values)))
-).pipe(Command.withDescription("List the MCP servers with their state, tool count and errors"))
+).pipe(Command.withDescription(mcpListSpec.summary))
 
 /** Settings, the registry and the MCP clients; nothing of the call pipeline. */
 const mcpLayer = (values: CommonValues) => {
@@ -75,6 +95,6 @@ const mcpLayer = (values: CommonValues) => {
 }
 
 export const mcp = Command.make("mcp").pipe(
-  Command.withDescription("Inspect the MCP servers of .mcp.json, ~/.claude.json and --mcp-config"),
+  Command.withDescription(mcpSpec.summary),
   Command.withSubcommands([mcpList])
 )

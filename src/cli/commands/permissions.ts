@@ -9,10 +9,29 @@ import { BadRequest } from "../../Errors.js"
 import { decodeInput } from "../../services/InputValidator.js"
 import { Settings } from "../../services/Settings.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
-import { parseJson } from "../input.js"
-import { commonOptions } from "../options.js"
+import { closest } from "../../internal/closest.js"
+import { decodeToolInput, parseJson } from "../input.js"
+import { metasOf } from "../flags.js"
+import { commonFlags, commonOptions } from "../options.js"
+import type { CommandSpec } from "../spec.js"
 import { permissionsCheck } from "../permissionsCheck.js"
 import { withRuntime } from "../runtime.js"
+
+/** `permissions check` exits with its decision: scripts can branch on it. */
+export const DECISION_EXIT_CODES = { allow: 0, ask: 3, deny: 4 } as const
+
+export const checkSpec: CommandSpec = {
+  path: ["permissions", "check"],
+  summary: "Explain the permission decision for one call, without running it",
+  args: [
+    { name: "tool", description: "The tool's name" },
+    { name: "input", optional: true, description: "The call's input as JSON (default {})" }
+  ],
+  flags: metasOf(commonFlags),
+  details: ["Exit code by decision: 0 allow, 3 ask, 4 deny (1 when the check itself fails, 2 for a usage error)."]
+}
+
+export const permissionsSpec: CommandSpec = { path: ["permissions"], summary: "Inspect permission decisions", args: [], flags: [], group: true }
 
 export const check = Command.make(
   "check",
@@ -24,17 +43,19 @@ export const check = Command.make(
   (values) =>
     withRuntime(values, (session) =>
       Effect.gen(function* () {
-        const input = yield* parseJson(values.input, "the input")
-        if (input === null || typeof input !== "object" || Array.isArray(input)) {
-          return yield* new BadRequest({ reason: "the input must be a JSON object" })
-        }
+        const input = yield* decodeToolInput(yield* parseJson(values.input, "the input"))
         const pool = yield* (yield* ToolRegistry).pool
         const tool = pool.lookup(values.tool)
         if (tool === undefined) {
           const removed = pool.removed.find((r) => r.name === values.tool)
-          const text = removed === undefined ? `no such tool: ${values.tool}` : `${values.tool} is not in the pool: ${removed.reason}`
+          const suggestion = closest(values.tool, pool.tools.map((t) => t.name))
+          const text =
+            removed !== undefined
+              ? `${values.tool} is not in the pool: ${removed.reason}`
+              : `no such tool: ${values.tool}${suggestion === undefined ? "" : ` (did you mean ${suggestion}?)`}`
           if (values.json) yield* Console.log(JSON.stringify({ tool: values.tool, decision: "deny", reason: text }, null, 2))
           else yield* Console.log(`deny\n  ${text}`)
+          process.exitCode = DECISION_EXIT_CODES.deny
           return
         }
         const decoded = decodeInput(tool, input)
@@ -45,11 +66,14 @@ export const check = Command.make(
           { bypassDisabled: loaded.bypassDisabled === true }
         )
         yield* Console.log(values.json ? JSON.stringify(explanation.json, null, 2) : explanation.text)
-      })
+        process.exitCode = DECISION_EXIT_CODES[explanation.json.decision]
+      }),
+      {},
+      { mcpNotices: false }
     )
-).pipe(Command.withDescription("Explain the permission decision for one call, without running it"))
+).pipe(Command.withDescription(checkSpec.summary))
 
 export const permissions = Command.make("permissions").pipe(
-  Command.withDescription("Inspect permission decisions"),
+  Command.withDescription(permissionsSpec.summary),
   Command.withSubcommands([check])
 )

@@ -1,104 +1,130 @@
 /**
  * `toolgate run [prompt]`: the agent. Interactive on a terminal (a prompt line, streaming text,
- * each call with its progress and result, concurrent calls grouped, permission questions,
- * Ctrl-C interrupts the turn); `-p/--print` runs one prompt headless (asks are denied) with
- * `--output-format text|json|stream-json`. The model is Claude (`ANTHROPIC_API_KEY`,
- * `ANTHROPIC_BASE_URL`, `--model`) or the scripted model (`--replay FILE`, `--model scripted:FILE`).
- * Every session is recorded to `<session dir>/transcript.jsonl`. With a model, the pool has the
- * Agent tool, with the project's and user's `.claude/agents` types: subagents run on Claude (the
- * model the call or the type asks for, see SubagentModels) or on a scripted session's
- * `subagent_turn` lines.
+ * each call with its progress and result, permission questions, slash commands); `-p/--print`
+ * runs headless (asks are denied) and prints the final answer, or Claude Code's JSON messages
+ * with `--output-format json|stream-json`. The model is Claude (`ANTHROPIC_API_KEY`,
+ * `ANTHROPIC_BASE_URL`, `--model`) or the scripted model (`--replay FILE`, `--model
+ * scripted:FILE`). Every session is recorded to `<session dir>/transcript.jsonl`; `-c` continues
+ * the latest session of the folder, `-r <id>` a given one.
  *
  * `toolgate replay <transcript>`: re-runs a recorded session through the whole pipeline with the
  * scripted model, answering permission questions as they were answered, and compares each
  * tool result with the recorded one (exit 1 when any differs).
  */
-import { Args, Command, Options } from "@effect/cli"
-import { Clock, Effect, type Layer, Option } from "effect"
+import { Args, Command } from "@effect/cli"
+import { Config, Effect, Option, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { layerReplayed, makeApprovalRecorder, type ApprovalRecorder } from "../../services/Agent/approvals.js"
-import { newConversation } from "../../services/Agent/conversation.js"
-import type { AgentEvent } from "../../services/Agent/events.js"
-import { interactive } from "../interactive.js"
-import { CallCollector, isErrorOutcome, printJson, resultObject, StreamJsonPresenter, type RunInfo } from "../present/json.js"
-import { TextPresenter } from "../present/text.js"
-import { compareReplay, replayedCallsOf, type ReplayedCall, type ReplayReport } from "../../services/Agent/replay.js"
-import { openTranscript, readTranscript, TRANSCRIPT_FILE, TRANSCRIPT_VERSION } from "../../services/Agent/transcript.js"
-import * as SubagentModels from "../../services/Agent/subagents/SubagentModels.js"
+import * as readline from "node:readline"
 import { BadRequest } from "../../Errors.js"
-import type { ScriptError } from "../../services/ModelClient/errors.js"
-import { ModelClient, anthropicFromConfig, type ModelClientService } from "../../services/ModelClient.js"
-import { makeScripted } from "../../services/ModelClient/scripted.js"
-import { loadScript, type Script } from "../../services/ModelClient/script.js"
-import * as Agent from "../../services/Agent.js"
+import { layerReplayed, makeApprovalRecorder } from "../../services/Agent/approvals.js"
+import { compareReplay } from "../../services/Agent/replay.js"
+import * as SubagentModels from "../../services/Agent/subagents/SubagentModels.js"
+import { readTranscript } from "../../services/Agent/transcript.js"
 import * as Approver from "../../services/Approver.js"
-import { ToolRegistry } from "../../services/ToolRegistry.js"
-import type { SessionContext } from "../../Session.js"
-import * as AgentTool from "../../tools/AgentTool.js"
+import { anthropicFromConfig, type ModelClientService } from "../../services/ModelClient.js"
+import { loadScript, type Script } from "../../services/ModelClient/script.js"
+import { makeScripted } from "../../services/ModelClient/scripted.js"
+import { runSession, type Format, type Prompt, type SessionValues } from "../agentSession.js"
+import * as F from "../flags.js"
 import { readSource } from "../input.js"
-import { terminationRequested, userInterrupts } from "../interrupts.js"
-import { commonOptions, cwdOf, scheduleOptions, schedulingOf, type CommonValues, type ScheduleValues } from "../options.js"
-import { VERSION } from "../../version.js"
-import { bold, dim, red } from "../render.js"
-import { terminalApproval } from "../mcpApproval.js"
+import { commonFlags, cwdOf, runtimeOptions, scheduleFlags, type CommonValues } from "../options.js"
+import { streamJsonPrompts } from "../promptInput.js"
+import { firstPromptOf, findSession, loadConversation, sessionsOf, type ResumedConversation, type StoredSession } from "../sessions.js"
+import type { CommandSpec } from "../spec.js"
+import { UsageError } from "../usageError.js"
 import { withRuntime } from "../runtime.js"
+import { layerCliTerminal } from "../terminalApprover.js"
+import { terminalApproval } from "../mcpApproval.js"
+import type { McpClientsOptions } from "../../services/McpClients.js"
 import { isRecord } from "../../internal/json.js"
 
-const outputFormat = Options.choice("output-format", ["text", "json", "stream-json"]).pipe(
-  Options.withDescription("With -p: text (what a person reads), json (one result object), stream-json (one JSON object per event)"),
-  Options.withDefault("text")
-)
-const replaySpeed = Options.float("replay-speed").pipe(
-  Options.withDescription("Scripted model timing: 1 = as recorded, 2 = twice as fast, 0 = no delays"),
-  Options.withDefault(1)
-)
-const maxTurns = Options.integer("max-turns").pipe(Options.withDescription("Most model turns per prompt"), Options.optional)
+const agent = { group: "agent" } as const
 
-const agentOptions = {
-  print: Options.boolean("print").pipe(Options.withAlias("p"), Options.withDescription("Run one prompt headless and exit (permission questions are denied)")),
+const outputFormat = F.choiceWithDefault(
+  "output-format",
+  ["text", "json", "stream-json"],
+  "text",
+  "With -p: text (the final answer), json (one result object), stream-json (one JSON message per line); Claude Code's formats",
+  { ...agent, spellings: ["outputFormat"] }
+)
+const replaySpeed = F.floatWithDefault("replay-speed", "<x>", 1, "Scripted model timing: 1 = as recorded, 2 = twice as fast, 0 = no delays", agent)
+const maxTurns = F.optionalInteger("max-turns", "<n>", "Most model turns per prompt", { ...agent, spellings: ["maxTurns"] })
+const verbose = F.boolean("verbose", "With -p: show the whole run (each call and its result, the tokens) instead of the answer alone", agent)
+const toolgateEvents = F.boolean(
+  "toolgate-events",
+  "With json or stream-json: add toolgate's own records (tool_call lines with batch and times; the call timeline on the result)",
+  agent
+)
+
+const runFlags = {
+  print: F.boolean("print", "Run headless and print the answer (permission questions are denied)", { ...agent, short: "p" }),
   outputFormat,
-  model: Options.text("model").pipe(
-    Options.withDescription("A Claude model (default: ANTHROPIC_MODEL, else claude-sonnet-5-5), or scripted:FILE for the scripted model"),
-    Options.optional
+  inputFormat: F.choiceWithDefault(
+    "input-format",
+    ["text", "stream-json"],
+    "text",
+    "text (the prompt as an argument or on stdin) or stream-json (user messages on stdin, one JSON object a line; needs --output-format stream-json)",
+    { ...agent, spellings: ["inputFormat"] }
   ),
-  replay: Options.text("replay").pipe(
-    Options.withDescription("Use the scripted model on a scripted session or transcript (JSONL); no API key needed"),
-    Options.optional
+  verbose,
+  continue: F.boolean("continue", "Continue the most recent session of this folder", { ...agent, short: "c" }),
+  resume: F.textWithOptionalValue(
+    "resume",
+    "<session>",
+    "Resume a session by its id (or its folder or transcript); alone, pick one of this folder's sessions",
+    (token) => !/\s/.test(token),
+    { ...agent, short: "r" }
   ),
+  dangerouslySkipPermissions: F.boolean(
+    "dangerously-skip-permissions",
+    "Same as --permission-mode bypassPermissions: nothing asks (deny rules and safety checks still apply)",
+    agent
+  ),
+  model: F.optionalText("model", "<model>", "A Claude model (default: ANTHROPIC_MODEL, else claude-sonnet-5-5), or scripted:FILE for the scripted model", agent),
+  replay: F.optionalText("replay", "<file>", "Use the scripted model on a scripted session or transcript (JSONL); no API key needed", agent),
   replaySpeed,
   maxTurns,
-  systemPrompt: Options.text("system-prompt").pipe(Options.withDescription("Replace the system prompt's frame (the tools' prompts are kept)"), Options.optional),
-  appendSystemPrompt: Options.text("append-system-prompt").pipe(Options.withDescription("Text added at the end of the system prompt"), Options.optional)
+  systemPrompt: F.optionalText("system-prompt", "<text>", "Replace the system prompt's frame (the tools' prompts are kept)", { ...agent, spellings: ["systemPrompt"] }),
+  appendSystemPrompt: F.optionalText("append-system-prompt", "<text>", "Text added at the end of the system prompt", {
+    ...agent,
+    spellings: ["appendSystemPrompt"]
+  }),
+  toolgateEvents
 }
 
-interface SessionValues extends CommonValues, ScheduleValues {
-  readonly maxTurns: Option.Option<number>
-  readonly systemPrompt?: Option.Option<string>
-  readonly appendSystemPrompt?: Option.Option<string>
+const replayFlags = { outputFormat, replaySpeed, maxTurns, toolgateEvents }
+
+export const runSpec: CommandSpec = {
+  path: ["run"],
+  summary: "Run the agent: Claude (ANTHROPIC_API_KEY) or a scripted session (--replay FILE), with toolgate running every tool call",
+  args: [{ name: "prompt", optional: true, description: "The task (default: the prompt line on a terminal, stdin otherwise, or the scripted session's prompt)" }],
+  flags: F.metasOf(runFlags, scheduleFlags, commonFlags),
+  details: [
+    "Sessions are kept in ~/.toolgate/projects/<folder>/<session id>/transcript.jsonl (or --session-dir); -c continues the latest one of the folder, -r <id> a given one.",
+    "Exit code 1 when the prompt fails (a model error, --max-turns reached), 130 after Ctrl-C."
+  ]
 }
 
-type Format = "text" | "json" | "stream-json"
-
-interface Prompt {
-  readonly text: string
-  /** Shown before it runs (it did not come from the command line). */
-  readonly echo: boolean
+export const replaySpec: CommandSpec = {
+  path: ["replay"],
+  summary: "Replay a recorded session through the pipeline with the scripted model and compare its tool results",
+  args: [
+    {
+      name: "transcript",
+      description:
+        "A session: its id, its folder, or its transcript.jsonl (`toolgate run` keeps them in ~/.toolgate/projects/<folder>/<session id>/, or in --session-dir); a scripted session file works too"
+    }
+  ],
+  flags: F.metasOf(replayFlags, scheduleFlags, commonFlags),
+  details: [
+    "It runs in the session's recorded working directory unless --cwd names another (a copy of the folder, say), and answers permission questions as they were answered. It compares each call's result and the parallel batch it ran in; exit code 1 when any differs."
+  ]
 }
 
-interface SessionPlan {
-  readonly values: SessionValues
-  readonly client: ModelClientService
-  /** Which model each subagent runs on: the parent's, or a scripted session's subagent turns. */
-  readonly subagents: Layer.Layer<SubagentModels.SubagentModels, ScriptError, ModelClient>
-  readonly format: Format
-  readonly interactive: boolean
-  readonly prompts: ReadonlyArray<Prompt>
-  readonly recorder: ApprovalRecorder
-  /** The scripted session's first prompt, shown as a hint on the prompt line. */
-  readonly recordedPrompt?: string
-  /** Called with every call the session ran, after the last prompt (replay compares them). */
-  readonly onDone?: (calls: ReadonlyArray<ReplayedCall>, session: SessionContext) => Effect.Effect<ReplayReport | undefined>
+const mcpOptionsOf = (values: CommonValues, approveMcp: McpClientsOptions["approve"]) => {
+  const mcp = runtimeOptions(values, approveMcp).mcp
+  return mcp === false || mcp === undefined ? {} : mcp
 }
 
 const timeScaleOf = (speed: number) => (speed <= 0 ? 0 : 1 / speed)
@@ -107,180 +133,13 @@ const timeScaleOf = (speed: number) => (speed <= 0 ? 0 : 1 / speed)
 const subagentModelsOf = (scriptFile: string | undefined, cwd: string, speed: number) =>
   scriptFile === undefined ? SubagentModels.layerAnthropicConfig : SubagentModels.layerScripted(scriptFile, { cwd, timeScale: timeScaleOf(speed) })
 
-const checkNumbers = (values: SessionValues) =>
+const checkNumbers = (values: { readonly maxConcurrency: Option.Option<number>; readonly maxTurns: Option.Option<number> }) =>
   Effect.gen(function* () {
     const cap = Option.getOrUndefined(values.maxConcurrency)
-    if (cap !== undefined && cap < 1) return yield* new BadRequest({ reason: "--max-concurrency must be at least 1" })
+    if (cap !== undefined && cap < 1) return yield* new UsageError({ reason: "--max-concurrency must be at least 1" })
     const turns = Option.getOrUndefined(values.maxTurns)
-    if (turns !== undefined && turns < 1) return yield* new BadRequest({ reason: "--max-turns must be at least 1" })
+    if (turns !== undefined && turns < 1) return yield* new UsageError({ reason: "--max-turns must be at least 1" })
   })
-
-
-
-/** One session: the transcript, the agent, the prompts (or the prompt line), the output. */
-const runSession = (plan: SessionPlan) => (session: SessionContext) =>
-  Effect.scoped(
-    Effect.gen(function* () {
-      const { values, format } = plan
-      const transcript = yield* openTranscript(path.join(session.sessionDir, TRANSCRIPT_FILE))
-      plan.recorder.attach(transcript)
-      // With a model, the pool gets the Agent tool (subagents run on the same kind of model).
-      yield* AgentTool.register().pipe(Effect.provide(plan.subagents), Effect.provideService(ModelClient, plan.client))
-      const pool = yield* (yield* ToolRegistry).pool
-      const agent = yield* Agent.make.pipe(Effect.provideService(ModelClient, plan.client))
-      let conversation = newConversation({ ...session, transcriptPath: transcript.path })
-      const warn = (notices: ReadonlyArray<string>) => Effect.sync(() => notices.forEach((n) => process.stderr.write(`${n}\n`)))
-      const info: RunInfo = {
-        sessionId: session.sessionId,
-        model: plan.client.model,
-        cwd: session.cwd,
-        permissionMode: session.permissionMode,
-        transcript: transcript.path,
-        tools: pool.tools.map((t) => t.name)
-      }
-      yield* transcript.write({
-        type: "session_start",
-        version: TRANSCRIPT_VERSION,
-        session_id: session.sessionId,
-        at: new Date(yield* Clock.currentTimeMillis).toISOString(),
-        toolgate: VERSION,
-        cwd: session.cwd,
-        model: plan.client.model,
-        permission_mode: session.permissionMode,
-        interactive: plan.interactive,
-        options: {
-          permission_mode: Option.getOrNull(values.permissionMode),
-          allowed_tools: values.allowedTools,
-          disallowed_tools: values.disallowedTools,
-          settings: values.settings,
-          add_dir: values.addDir,
-          trust_project: values.trustProject,
-          max_turns: Option.getOrNull(values.maxTurns),
-          schedule: values.schedule,
-          max_concurrency: Option.getOrNull(values.maxConcurrency),
-          sibling_cancellation: values.siblingCancellation
-        },
-        tools: info.tools
-      })
-
-      const started = yield* agent.startSession(conversation, { source: "startup", transcript })
-      conversation = started.conversation
-      yield* warn(started.notices)
-      // Written once: here at the end, or by the finaliser when the session is stopped (a signal).
-      let ended = false
-      const endSession = (reason: "prompt_input_exit" | "other") => Effect.gen(function* () {
-        if (ended) return
-        ended = true
-        yield* warn(yield* agent.endSession(conversation, reason))
-        yield* transcript.write({
-          type: "session_end",
-          at: new Date(yield* Clock.currentTimeMillis).toISOString(),
-          turns: conversation.turns,
-          usage: conversation.usage
-        })
-      })
-      yield* Effect.addFinalizer(() => endSession("other"))
-
-      const text = format === "text" ? new TextPresenter({ out: process.stdout, pool, timeline: values.timeline }) : undefined
-      const stream = format === "stream-json" ? new StreamJsonPresenter(process.stdout) : undefined
-      const collector = new CallCollector()
-      const ran: Array<ReplayedCall> = []
-      if (text !== undefined) plan.recorder.setAround(text.aroundAsk)
-      if (stream !== undefined) yield* stream.init(info)
-      const onEvent = (event: AgentEvent) =>
-        Effect.gen(function* () {
-          ran.push(...replayedCallsOf(event))
-          yield* collector.onEvent(event)
-          if (text !== undefined) yield* text.onEvent(event)
-          if (stream !== undefined) yield* stream.onEvent(event)
-        })
-      const replace = Option.getOrUndefined(values.systemPrompt ?? Option.none())
-      const append = Option.getOrUndefined(values.appendSystemPrompt ?? Option.none())
-      const systemPrompt = { ...(replace === undefined ? {} : { replace }), ...(append === undefined ? {} : { append }) }
-      const turnsLimit = Option.getOrUndefined(values.maxTurns)
-      const runOne = (prompt: string) =>
-        Effect.gen(function* () {
-          const started = yield* Clock.currentTimeMillis
-          const outcome = yield* agent.prompt(conversation, prompt, {
-            interrupts: userInterrupts,
-            onEvent,
-            transcript,
-            scheduling: schedulingOf(values),
-            systemPrompt,
-            ...(turnsLimit === undefined ? {} : { maxTurns: turnsLimit })
-          })
-          conversation = outcome.conversation
-          const durationMs = (yield* Clock.currentTimeMillis) - started
-          if (text !== undefined) yield* text.promptEnded(outcome, durationMs)
-          return { outcome, durationMs }
-        })
-
-      let last: Effect.Effect.Success<ReturnType<typeof runOne>> | undefined
-      if (plan.interactive) {
-        const out = process.stdout
-        out.write(
-          `${bold("toolgate")} ${dim(`· ${plan.client.model} · ${session.cwd} · mode ${session.permissionMode}`)}\n` +
-            dim("Type a task and press Enter. Ctrl-C interrupts a turn; Ctrl-D or /exit quits.\n")
-        )
-        const first = plan.prompts[0]?.text
-        if (first === undefined && plan.recordedPrompt !== undefined) {
-          out.write(dim(`Scripted session; its recorded prompt: ${JSON.stringify(plan.recordedPrompt)} (the scripted model answers any prompt the same way)\n`))
-        }
-        yield* interactive({
-          input: process.stdin,
-          output: out,
-          prompt: `${bold("›")} `,
-          ...(first === undefined ? {} : { firstPrompt: first }),
-          runPrompt: (line) => Effect.asVoid(runOne(line)),
-          shouldStop: terminationRequested
-        })
-      } else {
-        for (const prompt of plan.prompts) {
-          if (text !== undefined && prompt.echo) text.line(`${bold("›")} ${prompt.text}`)
-          last = yield* runOne(prompt.text)
-          if (last.outcome.stop === "error" || last.outcome.stop === "interrupted") break
-        }
-      }
-      const report = plan.onDone === undefined ? undefined : yield* plan.onDone(ran, conversation.session)
-      yield* endSession(plan.interactive ? "prompt_input_exit" : "other")
-
-      if (last !== undefined) {
-        const { outcome, durationMs } = last
-        const result = { ...resultObject(outcome, info, collector.calls, durationMs), ...(report === undefined ? {} : { replay: report }) }
-        if (format === "json") yield* printJson(process.stdout, result)
-        else if (stream !== undefined) yield* stream.result(result)
-        else if (outcome.stop === "error") process.stderr.write(`toolgate: ${outcome.error?.message ?? "the model failed"}\n`)
-        if (outcome.stop === "interrupted") process.exitCode = 130
-        else if (isErrorOutcome(outcome)) process.exitCode = 1
-      }
-      if (report !== undefined) {
-        if (format === "text") printReport(report)
-        if (report.differences.length > 0 && (process.exitCode === undefined || process.exitCode === 0)) process.exitCode = 1
-      }
-      if (format === "text" && !plan.interactive) process.stderr.write(dim(`transcript: ${transcript.path}\n`))
-      // a session whose record is incomplete did not fully succeed
-      const lost = yield* transcript.failure
-      if (lost !== undefined) {
-        process.stderr.write(`toolgate: transcript ${transcript.path}: ${lost}\n`)
-        if (process.exitCode === undefined || process.exitCode === 0) process.exitCode = 1
-      }
-    })
-  )
-
-const firstLine = (text: string | null) => (text === null ? "(no result)" : (text.split("\n")[0] ?? "").slice(0, 160))
-
-const printReport = (report: ReplayReport) => {
-  const out = process.stdout
-  if (report.differences.length === 0) {
-    out.write(`${bold("replay:")} ${report.calls} tool call(s), all results identical to the recording\n`)
-    return
-  }
-  out.write(red(`replay: ${report.calls} tool call(s), ${report.identical} identical, ${report.differences.length} different\n`))
-  for (const d of report.differences) {
-    out.write(`  ${d.name} ${d.tool_use_id}${d.line === null ? " (not in the recording)" : ` (transcript line ${d.line})`}\n`)
-    out.write(dim(`    recorded: ${firstLine(d.recorded)}\n    replayed: ${firstLine(d.replayed)}\n`))
-  }
-}
 
 const scriptFileOf = (values: { readonly replay: Option.Option<string>; readonly model: Option.Option<string> }): string | undefined => {
   const replay = Option.getOrUndefined(values.replay)
@@ -289,88 +148,165 @@ const scriptFileOf = (values: { readonly replay: Option.Option<string>; readonly
   return model !== undefined && model.startsWith("scripted:") ? model.slice("scripted:".length) : undefined
 }
 
-export const run = Command.make(
-  "run",
-  {
-    ...commonOptions,
-    ...scheduleOptions,
-    ...agentOptions,
-    prompt: Args.text({ name: "prompt" }).pipe(Args.withDescription("The task (default: the prompt line on a terminal, stdin otherwise, or the scripted session's prompt)"), Args.optional)
-  },
-  (values) =>
-    Effect.gen(function* () {
-      yield* checkNumbers(values)
-      const format: Format = values.json ? "json" : (values.outputFormat as Format)
-      const tty = process.stdin.isTTY === true && process.stdout.isTTY === true
-      const isInteractive = !values.print && format === "text" && tty
-      const cwd = cwdOf(values)
-      const scriptFile = scriptFileOf(values)
-      let script: Script | undefined
-      let client: ModelClientService
-      if (scriptFile !== undefined) {
-        script = yield* loadScript(scriptFile)
-        client = yield* makeScripted({ script, cwd, timeScale: timeScaleOf(values.replaySpeed) })
-      } else {
-        client = yield* anthropicFromConfig(Option.getOrUndefined(values.model))
-      }
-      const given = Option.getOrUndefined(values.prompt)
-      let prompts: ReadonlyArray<Prompt> = given === undefined ? [] : [{ text: given, echo: false }]
-      if (!isInteractive && prompts.length === 0) {
-        if (script !== undefined && script.prompts.length > 0) prompts = script.prompts.map((text) => ({ text, echo: true }))
-        else if (process.stdin.isTTY !== true) prompts = [{ text: yield* readSource("-"), echo: false }]
-      }
-      if (!isInteractive && prompts.every((p) => p.text.trim() === "")) {
-        return yield* new BadRequest({ reason: "no prompt: give it as an argument or on stdin (or run on a terminal without -p for the prompt line)" })
-      }
-      if (!fs.existsSync(cwd)) return yield* new BadRequest({ reason: `--cwd ${cwd}: no such directory` })
-      const recorder = makeApprovalRecorder()
-      const approver = recorder.wrap(isInteractive ? Approver.layerTerminal : Approver.layerDeny)
-      const recordedPrompt = script?.prompts[0]
-      yield* withRuntime(
-        values,
-        runSession({
-          values,
-          client,
-          subagents: subagentModelsOf(scriptFile, cwd, values.replaySpeed),
-          format,
-          interactive: isInteractive,
-          prompts,
-          recorder,
-          ...(recordedPrompt === undefined ? {} : { recordedPrompt })
-        }),
-        { approver },
-        isInteractive ? terminalApproval() : undefined
-      )
+const apiKeySource = Config.option(Config.string("ANTHROPIC_API_KEY")).pipe(
+  Effect.map((key) => (Option.isSome(key) && key.value.trim() !== "" ? "ANTHROPIC_API_KEY" : "none")),
+  Effect.orElseSucceed(() => "none")
+)
+
+/** `-r` alone on a terminal: the folder's sessions, newest first, and a number to pick. */
+const pickSession = (cwd: string): Effect.Effect<StoredSession, BadRequest> =>
+  Effect.gen(function* () {
+    const sessions = sessionsOf(cwd).slice(0, 20)
+    if (sessions.length === 0) return yield* new BadRequest({ reason: `no sessions to resume in ${cwd}` })
+    const out = process.stdout
+    out.write(`Sessions of ${cwd}, newest first:\n`)
+    sessions.forEach((s, i) => {
+      const prompt = (firstPromptOf(s) ?? "").replace(/\s+/g, " ").slice(0, 60)
+      out.write(`  ${String(i + 1).padStart(2)}. ${new Date(s.mtimeMs).toLocaleString()}  ${s.sessionId}  ${prompt}\n`)
     })
-).pipe(Command.withDescription("Run the agent: Claude (ANTHROPIC_API_KEY) or a scripted session (--replay FILE), with toolgate running every tool call"))
+    const answer = yield* Effect.async<string | undefined>((resume) => {
+      const rl = readline.createInterface({ input: process.stdin, output: out, terminal: true })
+      let done = false
+      rl.question(`Resume which? [1-${sessions.length}] `, (line) => {
+        done = true
+        rl.close()
+        resume(Effect.succeed(line))
+      })
+      rl.on("close", () => {
+        if (!done) resume(Effect.succeed(undefined))
+      })
+    })
+    const index = Number(answer?.trim()) - 1
+    const chosen = sessions[index]
+    if (chosen === undefined) return yield* new BadRequest({ reason: "no session chosen" })
+    return chosen
+  })
+
+const resumedOf = (values: { readonly continue: boolean; readonly resume: Option.Option<string>; readonly sessionDir: Option.Option<string> }, cwd: string, interactive: boolean) =>
+  Effect.gen(function* () {
+    const resume = Option.getOrUndefined(values.resume)
+    if (!values.continue && resume === undefined) return undefined
+    if (values.continue && resume !== undefined) return yield* new UsageError({ reason: "--continue and --resume cannot be used together" })
+    const sessionDir = Option.getOrUndefined(values.sessionDir)
+    let stored: StoredSession | undefined
+    if (values.continue) {
+      stored = sessionDir === undefined ? sessionsOf(cwd)[0] : findSession(path.resolve(sessionDir), cwd)
+      if (stored === undefined) return yield* new BadRequest({ reason: `no session to continue in ${sessionDir === undefined ? cwd : path.resolve(sessionDir)}` })
+    } else if (resume === "") {
+      if (!interactive) return yield* new UsageError({ reason: "--resume needs a session id with -p, JSON output or a non-terminal (toolgate run -p -r <session id> …)" })
+      stored = yield* pickSession(cwd)
+    } else {
+      stored = findSession(resume!, cwd)
+      if (stored === undefined) return yield* new BadRequest({ reason: `--resume ${resume}: no such session (sessions of this folder are in ~/.toolgate/projects/; toolgate run -r alone lists them)` })
+    }
+    return yield* loadConversation(stored)
+  })
+
+export const run = Command.make("run", { ...F.optionsOf(runFlags), ...F.optionsOf(scheduleFlags), ...F.optionsOf(commonFlags), prompt: Args.text({ name: "prompt" }).pipe(Args.optional) }, (values) =>
+  Effect.gen(function* () {
+    yield* checkNumbers(values)
+    if (values.continue && Option.isSome(values.resume)) return yield* new UsageError({ reason: "--continue and --resume cannot be used together" })
+    const format: Format = values.json ? "json" : (values.outputFormat as Format)
+    if (values.inputFormat === "stream-json" && format !== "stream-json") {
+      return yield* new UsageError({ reason: "--input-format stream-json needs --output-format stream-json" })
+    }
+    let permissionMode = values.permissionMode
+    if (values.dangerouslySkipPermissions) {
+      if (Option.isSome(permissionMode) && permissionMode.value !== "bypassPermissions") {
+        return yield* new UsageError({ reason: `--dangerously-skip-permissions conflicts with --permission-mode ${permissionMode.value}` })
+      }
+      permissionMode = Option.some("bypassPermissions")
+    }
+    const tty = process.stdin.isTTY === true && process.stdout.isTTY === true
+    const isInteractive = !values.print && format === "text" && values.inputFormat === "text" && tty
+    const cwd = cwdOf(values)
+    if (!fs.existsSync(cwd)) return yield* new BadRequest({ reason: `--cwd ${cwd}: no such directory` })
+    const scriptFile = scriptFileOf(values)
+    let script: Script | undefined
+    let client: ModelClientService
+    if (scriptFile !== undefined) {
+      script = yield* loadScript(scriptFile)
+      client = yield* makeScripted({ script, cwd, timeScale: timeScaleOf(values.replaySpeed) })
+    } else {
+      client = yield* anthropicFromConfig(Option.getOrUndefined(values.model))
+    }
+    const resumed: ResumedConversation | undefined = yield* resumedOf(values, cwd, tty && !values.print)
+    const given = Option.getOrUndefined(values.prompt)
+    let prompts: Stream.Stream<Prompt, BadRequest> = Stream.empty
+    if (!isInteractive) {
+      if (values.inputFormat === "stream-json") {
+        if (given !== undefined) return yield* new UsageError({ reason: `with --input-format stream-json the prompts come on stdin, not as an argument ('${given.slice(0, 40)}')` })
+        prompts = Stream.map(streamJsonPrompts(process.stdin), (content) => ({ content, echo: false }))
+      } else {
+        let list: ReadonlyArray<Prompt> = given === undefined ? [] : [{ content: given, echo: false }]
+        if (list.length === 0) {
+          if (script !== undefined && script.prompts.length > 0 && resumed === undefined) list = script.prompts.map((content) => ({ content, echo: true }))
+          else if (process.stdin.isTTY !== true) list = [{ content: yield* readSource("-"), echo: false }]
+        }
+        if (list.every((p) => typeof p.content === "string" && p.content.trim() === "")) {
+          return yield* new UsageError({ reason: "no prompt: give it as an argument or on stdin (or run on a terminal without -p for the prompt line)" })
+        }
+        prompts = Stream.fromIterable(list)
+      }
+    }
+    const recorder = makeApprovalRecorder()
+    const approver = recorder.wrap(isInteractive ? layerCliTerminal : Approver.layerDeny)
+    const recordedPrompt = script?.prompts[0]
+    const sessionValues: SessionValues = { ...values, permissionMode }
+    // at a terminal a person approves the project's new MCP servers
+    const approveMcp = isInteractive ? terminalApproval() : undefined
+    yield* withRuntime(
+      sessionValues,
+      runSession({
+        values: sessionValues,
+        client,
+        subagents: subagentModelsOf(scriptFile, cwd, values.replaySpeed),
+        format,
+        interactive: isInteractive,
+        prompts,
+        recorder,
+        apiKeySource: scriptFile === undefined ? yield* apiKeySource : "none",
+        ...(isInteractive && given !== undefined ? { firstPrompt: given } : {}),
+        ...(recordedPrompt === undefined ? {} : { recordedPrompt }),
+        ...(resumed === undefined ? {} : { resumed })
+      }),
+      // at a terminal the model may start a sign-in for an MCP server that needs one (mcp__<server>__authenticate)
+      { approver, ...(isInteractive ? { mcp: { ...mcpOptionsOf(sessionValues, approveMcp), offerAuthentication: true } } : {}) },
+      {
+        ...(resumed === undefined ? {} : { session: { sessionId: resumed.session.sessionId, sessionDir: resumed.session.sessionDir } }),
+        ...(approveMcp === undefined ? {} : { approveMcp })
+      }
+    )
+  })
+).pipe(Command.withDescription(runSpec.summary))
 
 const strings = (u: unknown): ReadonlyArray<string> => (Array.isArray(u) ? u.filter((s): s is string => typeof s === "string") : [])
 
 export const replay = Command.make(
   "replay",
-  {
-    ...commonOptions,
-    ...scheduleOptions,
-    outputFormat,
-    replaySpeed,
-    maxTurns,
-    transcript: Args.text({ name: "transcript" }).pipe(Args.withDescription("A transcript.jsonl written by `toolgate run` (or a scripted session)"))
-  },
+  { ...F.optionsOf(replayFlags), ...F.optionsOf(scheduleFlags), ...F.optionsOf(commonFlags), transcript: Args.text({ name: "transcript" }) },
   (values) =>
     Effect.gen(function* () {
       yield* checkNumbers(values)
-      const read = yield* readTranscript(values.transcript)
+      const file = fs.existsSync(values.transcript) && fs.statSync(values.transcript).isFile() ? values.transcript : findSession(values.transcript, process.cwd())?.transcript
+      if (file === undefined) return yield* new BadRequest({ reason: `${values.transcript}: no such transcript file or session` })
+      const read = yield* readTranscript(file)
       const recorded = isRecord(read.session?.options) ? read.session.options : {}
       const recordedCwd = read.script.recordedCwd
-      const cwd = Option.getOrElse(values.cwd, () => (recordedCwd !== undefined && fs.existsSync(recordedCwd) ? recordedCwd : process.cwd()))
+      if (Option.isNone(values.cwd) && recordedCwd !== undefined && !fs.existsSync(recordedCwd)) {
+        return yield* new BadRequest({ reason: `the recorded working directory ${recordedCwd} no longer exists: name the folder to replay in with --cwd` })
+      }
+      const cwd = Option.getOrElse(values.cwd, () => recordedCwd ?? process.cwd())
       if (!fs.existsSync(cwd)) return yield* new BadRequest({ reason: `--cwd ${cwd}: no such directory` })
       if (read.script.prompts.length === 0) {
-        return yield* new BadRequest({ reason: `${values.transcript}: no prompt recorded (expected a line of type "user")` })
+        return yield* new BadRequest({ reason: `${file}: no prompt recorded (expected a line of type "user")` })
       }
       // The recording's permission flags apply unless given again here.
       const mode = typeof recorded.permission_mode === "string" ? Option.some(recorded.permission_mode) : Option.none<string>()
       const merged: SessionValues = {
         ...values,
+        verbose: true,
+        toolgateEvents: true,
         cwd: Option.some(path.resolve(cwd)),
         permissionMode: Option.orElse(values.permissionMode, () => mode),
         allowedTools: values.allowedTools.length > 0 ? values.allowedTools : strings(recorded.allowed_tools),
@@ -383,20 +319,19 @@ export const replay = Command.make(
       const client = yield* makeScripted({ script: read.script, cwd: path.resolve(cwd), timeScale: timeScaleOf(values.replaySpeed) })
       const recorder = makeApprovalRecorder()
       const format = (values.json ? "json" : values.outputFormat) as Format
-      const recordedSessionDir = typeof read.session?.session_id === "string" ? path.dirname(path.resolve(values.transcript)) : ""
-      if (format === "text") {
-        process.stdout.write(dim(`replaying ${values.transcript} in ${path.resolve(cwd)}\n`))
-      }
+      const recordedSessionDir = typeof read.session?.session_id === "string" ? path.dirname(path.resolve(file)) : ""
+      if (format === "text") process.stdout.write(`replaying ${file} in ${path.resolve(cwd)}\n`)
       yield* withRuntime(
         merged,
         runSession({
           values: merged,
           client,
-          subagents: subagentModelsOf(values.transcript, path.resolve(cwd), values.replaySpeed),
+          subagents: subagentModelsOf(file, path.resolve(cwd), values.replaySpeed),
           format,
           interactive: false,
-          prompts: read.script.prompts.map((text) => ({ text, echo: true })),
+          prompts: Stream.fromIterable(read.script.prompts.map((content) => ({ content, echo: true }))),
           recorder,
+          apiKeySource: "none",
           onDone: (calls, session) =>
             Effect.succeed(
               compareReplay(
@@ -416,4 +351,4 @@ export const replay = Command.make(
         { approver: recorder.wrap(layerReplayed(read.approvals)) }
       )
     })
-).pipe(Command.withDescription("Replay a recorded session through the pipeline with the scripted model and compare its tool results"))
+).pipe(Command.withDescription(replaySpec.summary))

@@ -7,33 +7,37 @@
  * dies hands its sessions to the others. Binding beyond 127.0.0.1 needs a bearer token
  * (`--token-file`, or `TOOLGATE_SERVE_TOKEN`). The server code loads only when this command runs.
  */
-import { Command, Options } from "@effect/cli"
+import { Command } from "@effect/cli"
 import { Config, Duration, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { BadRequest } from "../../Errors.js"
 import { positiveIntConfig } from "../../internal/config.js"
+import * as F from "../flags.js"
+import { metasOf, optionsOf } from "../flags.js"
+import type { CommandSpec } from "../spec.js"
 
 const DEFAULT_PORT = 4700
 
-const serveOptions = {
-  host: Options.text("host").pipe(Options.withDescription("Address the HTTP API listens on"), Options.withDefault("127.0.0.1")),
-  port: Options.integer("port").pipe(Options.withDescription(`HTTP port (default ${DEFAULT_PORT}; 0 picks a free one)`), Options.withDefault(DEFAULT_PORT)),
-  storage: Options.text("storage").pipe(
-    Options.withDescription("sqlite:FILE (default: sqlite in the state folder) or postgres://… (needed for --runner)"),
-    Options.optional
-  ),
-  stateDir: Options.text("state-dir").pipe(Options.withDescription("Where session folders (and the default SQLite file) live; default ~/.toolgate/serve"), Options.optional),
-  runner: Options.boolean("runner").pipe(Options.withDescription("Run as one runner of a cluster sharing PostgreSQL storage")),
-  runnerHost: Options.text("runner-host").pipe(Options.withDescription("Address other runners reach this one at (default: --host)"), Options.optional),
-  runnerPort: Options.integer("runner-port").pipe(Options.withDescription("Port for runner-to-runner messages (default: --port + 1)"), Options.optional),
-  tokenFile: Options.text("token-file").pipe(Options.withDescription("A file holding the server's bearer token (else TOOLGATE_SERVE_TOKEN)"), Options.optional),
-  approvalTimeout: Options.integer("approval-timeout").pipe(
-    Options.withDescription("Seconds a permission question waits for an answer before the call is denied"),
-    Options.withDefault(300)
-  ),
-  workspaceRoot: Options.text("workspace-root").pipe(Options.withDescription("Sessions may only work in folders inside this one"), Options.optional)
+const serveFlags = {
+  host: F.optionalText("host", "address", "Address the HTTP API listens on (default 127.0.0.1)"),
+  port: F.optionalInteger("port", "n", `HTTP port (default ${DEFAULT_PORT}; 0 picks a free one)`),
+  storage: F.optionalText("storage", "url", "sqlite:FILE (default: sqlite in the state folder) or postgres://… (needed for --runner)"),
+  stateDir: F.optionalText("state-dir", "dir", "Where session folders (and the default SQLite file) live; default ~/.toolgate/serve"),
+  runner: F.boolean("runner", "Run as one runner of a cluster sharing PostgreSQL storage"),
+  runnerHost: F.optionalText("runner-host", "address", "Address other runners reach this one at (default: --host)"),
+  runnerPort: F.optionalInteger("runner-port", "n", "Port for runner-to-runner messages (default: --port + 1)"),
+  tokenFile: F.optionalText("token-file", "file", "A file holding the server's bearer token (else TOOLGATE_SERVE_TOKEN)"),
+  approvalTimeout: F.optionalInteger("approval-timeout", "seconds", "Seconds a permission question waits for an answer before the call is denied (default 300)"),
+  workspaceRoot: F.optionalText("workspace-root", "dir", "Sessions may only work in folders inside this one")
+}
+
+export const serveSpec: CommandSpec = {
+  path: ["serve"],
+  summary: "Serve agent sessions over an HTTP API (SSE events, remote approvals, durable state)",
+  args: [],
+  flags: metasOf(serveFlags)
 }
 
 const isLoopback = (host: string) => host === "127.0.0.1" || host === "::1" || host === "localhost" || host.startsWith("127.")
@@ -69,8 +73,14 @@ const shardingFromEnv = Effect.gen(function* () {
   }
 })
 
-export const serve = Command.make("serve", serveOptions, (values) =>
+export const serve = Command.make("serve", optionsOf(serveFlags), (flags) =>
   Effect.gen(function* () {
+    const values = {
+      ...flags,
+      host: Option.getOrElse(flags.host, () => "127.0.0.1"),
+      port: Option.getOrElse(flags.port, () => DEFAULT_PORT),
+      approvalTimeout: Option.getOrElse(flags.approvalTimeout, () => 300)
+    }
     const stateDir = path.resolve(Option.getOrElse(values.stateDir, () => path.join(os.homedir(), ".toolgate", "serve")))
     const storageText = Option.getOrElse(values.storage, () => `sqlite:${path.join(stateDir, "toolgate.db")}`)
     const storage = storageText.startsWith("sqlite:")

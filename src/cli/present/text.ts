@@ -5,7 +5,9 @@
  * Everything the model or a tool wrote is shown with control characters escaped.
  */
 import { Effect } from "effect"
+import { onAsking } from "../asking.js"
 import { bold, dim, escapeInvisible, green, red, renderTimeline, renderUse } from "../render.js"
+import { LiveCalls } from "./liveCalls.js"
 import { contentText } from "../../Messages.js"
 import type { CallOutcome } from "../../services/CallPipeline.js"
 import type { MessageRun, TimelineEntry } from "../../services/Scheduler.js"
@@ -19,7 +21,6 @@ export interface TextPresenterOptions {
   readonly timeline: boolean
 }
 
-const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
 const MAX_RESULT_LINES = 12
 
 const ms = (n: number) => (n < 1000 ? `${n} ms` : `${(n / 1000).toFixed(1)} s`)
@@ -51,19 +52,42 @@ export const describeStop = (outcome: PromptOutcome): string => {
 
 export class TextPresenter {
   private atLineStart = true
-  private status = ""
-  private frame = 0
-  private readonly running = new Map<string, { label: string; progress: string }>()
   private readonly inputs = new Map<string, { name: string; input: unknown }>()
+  private readonly live: LiveCalls
+  private asking = 0
+  private held: Array<string> = []
+  private readonly unsubscribe: () => void
 
-  constructor(private readonly options: TextPresenterOptions) {}
+  constructor(private readonly options: TextPresenterOptions) {
+    this.live = new LiveCalls(options.out, () => this.atLineStart && this.asking === 0)
+    this.unsubscribe = onAsking({
+      started: () => {
+        if (this.asking++ === 0) {
+          this.live.askingStarted()
+          if (!this.atLineStart) {
+            this.options.out.write("\n")
+            this.atLineStart = true
+          }
+        }
+      },
+      ended: () => {
+        if (--this.asking > 0) return
+        const held = this.held.join("")
+        this.held = []
+        if (held !== "") this.options.out.write(held)
+        this.live.askingEnded()
+      }
+    })
+  }
 
   private get tty(): boolean {
     return this.options.out.isTTY === true
   }
 
-  private asking = 0
-  private held: Array<string> = []
+  /** Stops listening to the terminal's questions. */
+  close() {
+    this.unsubscribe()
+  }
 
   /** Output waits while a question is on the terminal, then follows in order. */
   private raw(text: string) {
@@ -71,58 +95,14 @@ export class TextPresenter {
     else this.options.out.write(text)
   }
 
-  private clearStatus() {
-    if (this.status !== "") {
-      this.raw("\r\x1b[2K")
-      this.status = ""
-    }
-  }
-
-  private drawStatus() {
-    if (!this.tty || this.running.size === 0 || !this.atLineStart || this.asking > 0) return
-    const spin = SPINNER[this.frame++ % SPINNER.length]!
-    const parts = [...this.running.values()].map((r) => (r.progress === "" ? r.label : `${r.label} ${r.progress}`))
-    const line = `${spin} ${parts.length > 1 ? `${parts.length} running: ` : "running "}${parts.join(", ")}`
-    const width = Math.max(20, ((this.options.out as { columns?: number }).columns ?? 100) - 1)
-    this.clearStatus()
-    this.status = line.length > width ? `${line.slice(0, width - 1)}…` : line
-    this.raw(dim(this.status))
-  }
-
-  /** Writes whole lines (after ending a partial line of streamed text). */
+  /** Writes whole lines (after ending a partial line of streamed text), above the running calls. */
   line(text: string) {
-    this.clearStatus()
+    if (this.asking === 0) this.live.erase()
     if (!this.atLineStart) this.raw("\n")
     this.raw(`${text}\n`)
     this.atLineStart = true
-    this.drawStatus()
+    if (this.asking === 0) this.live.draw()
   }
-
-
-  /** While someone is asked something on the terminal: no status line in the way. */
-  readonly aroundAsk = <A>(asking: Effect.Effect<A>): Effect.Effect<A> =>
-    Effect.acquireUseRelease(
-      Effect.sync(() => {
-        if (this.asking === 0) {
-          this.clearStatus()
-          if (!this.atLineStart) {
-            this.raw("\n")
-            this.atLineStart = true
-          }
-        }
-        this.asking++
-      }),
-      () => asking,
-      () =>
-        Effect.sync(() => {
-          this.asking--
-          if (this.asking === 0 && this.held.length > 0) {
-            const held = this.held.join("")
-            this.held = []
-            this.options.out.write(held)
-          }
-        })
-    )
 
   private label(name: string, input: unknown) {
     return renderUse(this.options.pool.lookup(name), name, input)
@@ -133,15 +113,17 @@ export class TextPresenter {
       switch (event._tag) {
         case "Model":
           if (event.event._tag === "TextDelta") {
-            this.clearStatus()
             const text = escapeInvisible(event.event.text)
             if (text !== "") {
+              if (this.asking === 0) this.live.erase()
               this.raw(text)
               this.atLineStart = text.endsWith("\n")
+              if (this.atLineStart && this.asking === 0) this.live.draw()
             }
           } else if (event.event._tag === "BlockStop" && event.event.block.type === "text" && !this.atLineStart) {
             this.raw("\n")
             this.atLineStart = true
+            if (this.asking === 0) this.live.draw()
           }
           return
         case "Retrying":
@@ -153,24 +135,20 @@ export class TextPresenter {
             this.inputs.set(e.toolUseId, { name: e.toolName, input: e.input })
           } else if (e._tag === "CallStarted") {
             const name = this.nameOf(e.toolUseId)
-            this.line(dim(`  ◌ ${name.label}  · batch ${e.batch}`))
-            this.running.set(e.toolUseId, { label: name.short, progress: "" })
-            this.drawStatus()
+            // at a terminal the running calls are drawn in place; elsewhere each start is a line
+            if (!this.tty) this.line(dim(`  ◌ ${name.label}  · batch ${e.batch}`))
+            this.live.start(e.toolUseId, name.label, e.batch)
+            if (!this.atLineStart) this.live.erase()
           } else if (e._tag === "CallProgress") {
-            const r = this.running.get(e.toolUseId)
-            if (r !== undefined) {
-              r.progress = `(${escapeInvisible(e.progress.message)})`
-              this.drawStatus()
-            }
+            const data = e.progress.data as { readonly tail?: unknown } | undefined
+            const tail = Array.isArray(data?.tail) ? data.tail.filter((l): l is string => typeof l === "string") : undefined
+            this.live.progress(e.toolUseId, escapeInvisible(e.progress.message), tail)
           } else if (e._tag === "CallFinished") {
-            this.running.delete(e.outcome.toolUseId)
-            if (this.running.size === 0) this.clearStatus()
-            else this.drawStatus()
+            this.live.finish(e.outcome.toolUseId)
           }
           return
         }
         case "ToolResults":
-          this.clearStatus()
           this.renderResults(event.run)
           return
         case "TurnFailed":
@@ -193,7 +171,9 @@ export class TextPresenter {
   private renderOne(outcome: CallOutcome, timing: TimelineEntry | undefined, indent: string): Array<string> {
     const ok = outcome.error === undefined
     const marker = ok ? green("●") : red("●")
-    const when = timing?.startedMs === undefined ? dim(` [${timing?.outcome ?? "not run"}]`) : dim(` ${ms(timing.endedMs - timing.startedMs)}`)
+    // the call's own time: a person answering a question does not count
+    const took = this.live.durationOf(outcome.toolUseId) ?? (timing?.startedMs === undefined ? undefined : timing.endedMs - timing.startedMs)
+    const when = took === undefined ? dim(` [${timing?.outcome ?? "not run"}]`) : dim(` ${ms(took)}`)
     const text = escapeInvisible(contentText(outcome.result.content))
     const lines = text.split("\n")
     const shown = lines.slice(0, MAX_RESULT_LINES)

@@ -15,13 +15,13 @@
  *   subagent's lines, tagged with `agent` (its description), `agent_id` and `agent_type`
  * A transcript is a valid script for the scripted model (`toolgate replay`, `--replay`).
  */
-import { Effect, type Scope } from "effect"
+import { Effect, Either, Schema, type Scope } from "effect"
+import { documentIssue, parseJsonText } from "../../internal/documentIssue.js"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { UnparsableInput } from "../../Messages.js"
 import { ScriptError } from "../ModelClient/errors.js"
 import { parseScript, type Script } from "../ModelClient/script.js"
-import { isRecord } from "../../internal/json.js"
 
 export const TRANSCRIPT_VERSION = 1
 export const TRANSCRIPT_FILE = "transcript.jsonl"
@@ -109,6 +109,8 @@ export interface RecordedCall {
   readonly result: unknown
   readonly isError: boolean
   readonly line: number
+  /** The parallel batch the call ran in, within its turn (null: it never started). */
+  readonly batch?: number | null
 }
 
 export interface RecordedApproval {
@@ -123,6 +125,19 @@ export interface ReadTranscript {
   readonly approvals: ReadonlyArray<RecordedApproval>
 }
 
+const ToolCallLine = Schema.Struct({
+  type: Schema.Literal("tool_call"),
+  tool_use_id: Schema.String,
+  name: Schema.String,
+  result: Schema.Unknown,
+  is_error: Schema.optional(Schema.Boolean),
+  batch: Schema.optional(Schema.NullOr(Schema.Number))
+})
+const ApprovalLine = Schema.Struct({
+  type: Schema.Literal("approval"),
+  tool_use_id: Schema.String,
+  answer: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
 
 /** Reads a transcript for replay; a corrupt file is reported with its line number and the problem. */
 export const readTranscript = (file: string): Effect.Effect<ReadTranscript, ScriptError> =>
@@ -137,18 +152,25 @@ export const readTranscript = (file: string): Effect.Effect<ReadTranscript, Scri
     const approvals: Array<RecordedApproval> = []
     const lines = text.split("\n")
     for (const [i, raw] of lines.entries()) {
-      if (raw.trim() === "") continue
-      const value = JSON.parse(raw) as Record<string, unknown> // parseScript has checked every line
+      if (!raw.includes('"tool_call"') && !raw.includes('"approval"')) continue
+      const value = parseJsonText(raw) as Record<string, unknown> // parseScript has checked every line
+      const fail = (reason: string) => new ScriptError({ file, line: i + 1, reason })
       if (value.type === "tool_call") {
-        if (typeof value.tool_use_id !== "string" || typeof value.name !== "string" || !("result" in value)) {
-          return yield* new ScriptError({ file, line: i + 1, reason: "a tool_call line needs tool_use_id, name and result" })
-        }
-        calls.push({ toolUseId: value.tool_use_id, name: value.name, result: value.result, isError: value.is_error === true, line: i + 1 })
+        const call = Schema.decodeUnknownEither(ToolCallLine)(value)
+        if (Either.isLeft(call)) return yield* fail(`a tool_call line needs tool_use_id, name and result (${documentIssue(call.left)})`)
+        const c = call.right
+        calls.push({
+          toolUseId: c.tool_use_id,
+          name: c.name,
+          result: c.result,
+          isError: c.is_error === true,
+          line: i + 1,
+          ...(c.batch === undefined ? {} : { batch: c.batch })
+        })
       } else if (value.type === "approval") {
-        if (typeof value.tool_use_id !== "string" || !isRecord(value.answer)) {
-          return yield* new ScriptError({ file, line: i + 1, reason: "an approval line needs tool_use_id and answer" })
-        }
-        approvals.push({ toolUseId: value.tool_use_id, answer: value.answer })
+        const approval = Schema.decodeUnknownEither(ApprovalLine)(value)
+        if (Either.isLeft(approval)) return yield* fail(`an approval line needs tool_use_id and answer (${documentIssue(approval.left)})`)
+        approvals.push({ toolUseId: approval.right.tool_use_id, answer: approval.right.answer })
       }
     }
     return { script, session: script.session, calls, approvals }

@@ -10,6 +10,7 @@
  */
 import { Effect, type Scope } from "effect"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { McpServerConfig } from "./config.js"
 import { McpRequestError, type McpRequestFailure } from "./errors.js"
@@ -51,6 +52,8 @@ export interface ConnectContext {
   /** The environment stdio servers inherit (before the entry's own `env`). */
   readonly env: Readonly<Record<string, string | undefined>>
   readonly startupTimeoutMs: number
+  /** For a remote server with a sign-in: the SDK's OAuth provider (adds the token, refreshes it). */
+  readonly authProvider?: OAuthClientProvider
 }
 
 const clampTimer = (ms: number) => Math.max(1, Math.min(Math.floor(ms), MAX_TIMER_MS))
@@ -82,9 +85,10 @@ const makeTransport = (sdk: McpSdk, config: McpServerConfig, context: ConnectCon
     return new ProcessGroupStdioTransport(sdk, { command: config.command, args: config.args, env, cwd: context.cwd })
   }
   const requestInit = { headers: { ...config.headers } }
+  const auth = context.authProvider === undefined ? {} : { authProvider: context.authProvider }
   return config.type === "http"
-    ? new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit })
-    : new sdk.SSEClientTransport(new URL(config.url), { requestInit })
+    ? new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit, ...auth })
+    : new sdk.SSEClientTransport(new URL(config.url), { requestInit, ...auth })
 }
 
 /** Why a connection attempt failed, as a state and a reason saying what to do. */
@@ -97,8 +101,8 @@ const classifyConnectError = (sdk: McpSdk, error: unknown, config: McpServerConf
       state: "needs-auth",
       reason:
         `${config.url} answered ${status === 401 ? "401 Unauthorized" : "403 Forbidden"}: the server needs authentication. ` +
-        `toolgate does not run OAuth flows; give it a token in the server's "headers" (e.g. "Authorization": "Bearer \${YOUR_TOKEN}"), ` +
-        `or check that the token there is valid and has access`
+        `In an interactive toolgate run the model can sign in to it (mcp__<server>__authenticate); or give it a token in the server's "headers" ` +
+        `(e.g. "Authorization": "Bearer \${YOUR_TOKEN}"), or check that the token there is valid and has access`
     }
   }
   if (error instanceof sdk.McpError && error.code === REQUEST_TIMEOUT) {

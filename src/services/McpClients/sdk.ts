@@ -23,6 +23,7 @@ const load = async () => {
     SSEClientTransport: sse.SSEClientTransport,
     SseError: sse.SseError,
     UnauthorizedError: auth.UnauthorizedError,
+    auth: auth.auth,
     McpError: types.McpError,
     ResultSchema: types.ResultSchema,
     CallToolResultSchema: types.CallToolResultSchema,

@@ -17,7 +17,8 @@
  * A transcript's recorded working directory (its `session_start.cwd`) is replaced the same way,
  * so a recording replays over any folder.
  */
-import { Effect, Either } from "effect"
+import { Effect, Either, Schema } from "effect"
+import { documentIssue, parseJsonText } from "../../internal/documentIssue.js"
 import * as fs from "node:fs"
 import { ScriptError } from "./errors.js"
 import { isRecord } from "../../internal/json.js"
@@ -77,17 +78,61 @@ export const promptText = (message: unknown): string | undefined => {
   return texts.length === 0 ? undefined : texts.map((b) => b.text).join("\n")
 }
 
+const Delay = Schema.optional(Schema.Number)
+const TextBlock = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String, delay_ms: Delay, cut: Schema.optional(Schema.Boolean) })
+const ToolUseBlock = Schema.Struct({
+  type: Schema.Literal("tool_use"),
+  name: Schema.String,
+  id: Schema.optional(Schema.String),
+  input: Schema.optional(Schema.Unknown),
+  partial_json: Schema.optional(Schema.String),
+  delay_ms: Delay,
+  cut: Schema.optional(Schema.Boolean)
+})
+const ThinkingBlock = Schema.Struct({
+  type: Schema.Literal("thinking"),
+  thinking: Schema.optional(Schema.String),
+  signature: Schema.optional(Schema.String),
+  delay_ms: Delay,
+  cut: Schema.optional(Schema.Boolean)
+})
+/** A scripted turn's blocks: text, thinking and tool_use (`events` give anything else). */
+const Content = Schema.Array(Schema.Union(TextBlock, ToolUseBlock, ThinkingBlock)).annotations({ identifier: "an array of text, thinking and tool_use blocks" })
+const EVENT_ITEM = "a stream event ({type, …}, or {event, at_ms | delay_ms})"
+const EventItem = Schema.Union(
+  Schema.Struct({ event: Schema.Unknown, at_ms: Schema.optional(Schema.Number), delay_ms: Delay }).annotations({ identifier: EVENT_ITEM }),
+  Schema.Struct({ type: Schema.String }).annotations({ identifier: EVENT_ITEM })
+)
+const TurnLine = Schema.Struct({
+  type: Schema.Literal("turn", "model_turn"),
+  content: Schema.optional(Content),
+  events: Schema.optional(Schema.Array(EventItem)),
+  error: Schema.optional(Schema.Struct({ status: Schema.optional(Schema.Number), type: Schema.optional(Schema.String), message: Schema.optional(Schema.String) })),
+  stop_reason: Schema.optional(Schema.NullOr(Schema.String)),
+  stop_details: Schema.optional(Schema.Unknown),
+  usage: Schema.optional(Schema.Struct({ input_tokens: Schema.optional(Schema.Number), output_tokens: Schema.optional(Schema.Number) })),
+  delay_ms: Delay
+})
+type TurnLine = typeof TurnLine.Type
+const SessionLine = Schema.Struct({
+  type: Schema.Literal("session", "session_start"),
+  cwd: Schema.optional(Schema.String),
+  prompt: Schema.optional(Schema.String)
+})
+const UserLine = Schema.Struct({ type: Schema.Literal("user"), text: Schema.optional(Schema.String), message: Schema.optional(Schema.Unknown) })
+const LineHead = Schema.Struct({ type: Schema.String })
+
+const decodeOrFail = <A, I>(schema: Schema.Schema<A, I>, value: unknown, fail: (reason: string) => never): A =>
+  Either.getOrElse(Schema.decodeUnknownEither(schema, { errors: "first" })(value), (error) => fail(documentIssue(error)))
+
 /** A turn given as content: streamed like the API would, with the first input fragment empty. */
-const synthesize = (turn: Record<string, unknown>, turnNumber: number, fail: (reason: string) => never): Array<ScriptedEvent> => {
+const synthesize = (turn: TurnLine & { readonly content: typeof Content.Type }, turnNumber: number): Array<ScriptedEvent> => {
   const content = turn.content
-  if (!Array.isArray(content)) fail("a turn needs `content` (an array of blocks), `events`, or `error`")
-  const stopReason = turn.stop_reason ?? (content.some((b) => isRecord(b) && b.type === "tool_use") ? "tool_use" : "end_turn")
-  if (typeof stopReason !== "string") fail("`stop_reason` must be a string")
-  const usage = isRecord(turn.usage) ? turn.usage : {}
-  const firstDelay = typeof turn.delay_ms === "number" ? turn.delay_ms : TIMING.firstEvent
+  const stopReason = turn.stop_reason ?? (content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn")
+  const usage = turn.usage ?? {}
   const events: Array<ScriptedEvent> = [
     {
-      delayMs: firstDelay,
+      delayMs: turn.delay_ms ?? TIMING.firstEvent,
       event: {
         type: "message_start",
         message: {
@@ -97,38 +142,32 @@ const synthesize = (turn: Record<string, unknown>, turnNumber: number, fail: (re
           model: "scripted",
           content: [],
           stop_reason: null,
-          usage: { input_tokens: Number(usage.input_tokens ?? 0), output_tokens: 1 }
+          usage: { input_tokens: usage.input_tokens ?? 0, output_tokens: 1 }
         }
       }
     }
   ]
   content.forEach((block, index) => {
-    if (!isRecord(block) || typeof block.type !== "string") fail(`content block ${index} must be an object with a type`)
-    const previous = index > 0 ? (content[index - 1] as { type?: unknown }).type : undefined
-    const after =
-      typeof block.delay_ms === "number" ? block.delay_ms : block.type === "tool_use" && previous === "tool_use" ? TIMING.toolGap : TIMING.blockGap
+    const previous = index > 0 ? content[index - 1]!.type : undefined
+    const after = block.delay_ms ?? (block.type === "tool_use" && previous === "tool_use" ? TIMING.toolGap : TIMING.blockGap)
     if (block.type === "text") {
-      if (typeof block.text !== "string") fail(`text block ${index} needs a string \`text\``)
       events.push({ delayMs: after, event: { type: "content_block_start", index, content_block: { type: "text", text: "" } } })
       for (const chunk of chunkText(block.text)) {
         events.push({ delayMs: TIMING.textChunk, event: { type: "content_block_delta", index, delta: { type: "text_delta", text: chunk } } })
       }
     } else if (block.type === "tool_use") {
-      if (typeof block.name !== "string") fail(`tool_use block ${index} needs a \`name\``)
-      const id = typeof block.id === "string" ? block.id : `toolu_scripted_${turnNumber}_${index + 1}`
-      const json = typeof block.partial_json === "string" ? block.partial_json : block.input === undefined ? "" : JSON.stringify(block.input)
+      const id = block.id ?? `toolu_scripted_${turnNumber}_${index + 1}`
+      const json = block.partial_json ?? (block.input === undefined ? "" : JSON.stringify(block.input))
       events.push({ delayMs: after, event: { type: "content_block_start", index, content_block: { type: "tool_use", id, name: block.name, input: {} } } })
       for (const fragment of chunkJson(json)) {
         events.push({ delayMs: TIMING.jsonFragment, event: { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: fragment } } })
       }
-    } else if (block.type === "thinking") {
+    } else {
       events.push({ delayMs: after, event: { type: "content_block_start", index, content_block: { type: "thinking", thinking: "", signature: "" } } })
-      for (const chunk of chunkText(String(block.thinking ?? ""))) {
+      for (const chunk of chunkText(block.thinking ?? "")) {
         events.push({ delayMs: TIMING.textChunk, event: { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: chunk } } })
       }
-      events.push({ delayMs: 0, event: { type: "content_block_delta", index, delta: { type: "signature_delta", signature: String(block.signature ?? "scripted") } } })
-    } else {
-      fail(`content block ${index} has type ${JSON.stringify(block.type)}; a scripted turn supports text, thinking and tool_use (use \`events\` for anything else)`)
+      events.push({ delayMs: 0, event: { type: "content_block_delta", index, delta: { type: "signature_delta", signature: block.signature ?? "scripted" } } })
     }
     if (block.cut !== true) events.push({ delayMs: 0, event: { type: "content_block_stop", index } })
   })
@@ -137,31 +176,29 @@ const synthesize = (turn: Record<string, unknown>, turnNumber: number, fail: (re
     event: {
       type: "message_delta",
       delta: { stop_reason: stopReason, stop_sequence: null, ...(turn.stop_details === undefined ? {} : { stop_details: turn.stop_details }) },
-      usage: { output_tokens: Number(usage.output_tokens ?? 10) }
+      usage: { output_tokens: usage.output_tokens ?? 10 }
     }
   })
   events.push({ delayMs: 0, event: { type: "message_stop" } })
   return events
 }
 
-const rawEvents = (list: ReadonlyArray<unknown>, fail: (reason: string) => never): Array<ScriptedEvent> => {
+const rawEvents = (list: ReadonlyArray<typeof EventItem.Type>): Array<ScriptedEvent> => {
   let previousAt = 0
-  return list.map((item, i) => {
-    if (!isRecord(item)) return fail(`event ${i} must be an object`)
+  return list.map((item) => {
     if ("event" in item) {
-      if (typeof item.at_ms === "number") {
+      if (item.at_ms !== undefined) {
         const delayMs = Math.max(0, item.at_ms - previousAt)
         previousAt = item.at_ms
         return { delayMs, event: item.event }
       }
-      return { delayMs: typeof item.delay_ms === "number" ? item.delay_ms : 0, event: item.event }
+      return { delayMs: item.delay_ms ?? 0, event: item.event }
     }
-    if (typeof item.type !== "string") return fail(`event ${i} has no type`)
     return { delayMs: 0, event: item }
   })
 }
 
-/** Parses a script or transcript; errors name the line. */
+/** Parses a script or transcript, each line decoded with a Schema; errors name the line and the path inside it. */
 export const parseScript = (file: string, text: string): Either.Either<Script, ScriptError> => {
   const turns: Array<ScriptedTurn> = []
   const prompts: Array<string> = []
@@ -177,41 +214,45 @@ export const parseScript = (file: string, text: string): Either.Either<Script, S
       if (raw.trim() === "") return
       let value: unknown
       try {
-        value = JSON.parse(raw)
+        value = parseJsonText(raw)
       } catch (e) {
         fail(`not valid JSON (${(e as Error).message})`)
       }
       if (!isRecord(value)) return fail("each line must be a JSON object")
-      if (typeof value.type !== "string") return fail("the line has no `type`")
-      switch (value.type) {
+      const { type } = decodeOrFail(LineHead, value, fail)
+      switch (type) {
         case "session":
-        case "session_start":
+        case "session_start": {
+          const head = decodeOrFail(SessionLine, value, fail)
           session = value
-          if (typeof value.cwd === "string" && value.type === "session_start") recordedCwd = value.cwd
-          if (typeof value.prompt === "string") prompts.push(value.prompt)
+          if (head.cwd !== undefined && head.type === "session_start") recordedCwd = head.cwd
+          if (head.prompt !== undefined) prompts.push(head.prompt)
           return
+        }
         case "user": {
-          const prompt = typeof value.text === "string" ? value.text : promptText(value.message)
+          const user = decodeOrFail(UserLine, value, fail)
+          const prompt = user.text ?? promptText(user.message)
           if (prompt === undefined) return fail("a user line needs `text` (or a `message` with text)")
           prompts.push(prompt)
           return
         }
         case "turn":
         case "model_turn": {
-          if (isRecord(value.error) && !Array.isArray(value.events)) {
-            const error = value.error
-            const status = typeof error.status === "number" ? error.status : 0
+          const turn = decodeOrFail(TurnLine, value, fail)
+          if (turn.error !== undefined && turn.events === undefined) {
             turns.push({
               _tag: "Failure",
               line,
-              status,
-              errorType: typeof error.type === "string" ? error.type : undefined,
-              message: typeof error.message === "string" ? error.message : "scripted failure"
+              status: turn.error.status ?? 0,
+              errorType: turn.error.type,
+              message: turn.error.message ?? "scripted failure"
             })
             return
           }
-          const events = Array.isArray(value.events) ? rawEvents(value.events, fail) : synthesize(value, turns.length + 1, fail)
-          turns.push({ _tag: "Events", line, events })
+          // the events as written: decoding checked their form but keeps only the keys it names
+          if (turn.events !== undefined) turns.push({ _tag: "Events", line, events: rawEvents((value as { readonly events: ReadonlyArray<typeof EventItem.Type> }).events) })
+          else if (turn.content !== undefined) turns.push({ _tag: "Events", line, events: synthesize({ ...turn, content: turn.content }, turns.length + 1) })
+          else fail("a turn needs `content` (an array of blocks), `events`, or `error`")
           return
         }
         default:

@@ -99,6 +99,8 @@ class HeadTail {
   }
 }
 
+const RECENT_CHARS = 2048
+
 export class OutputCapture {
   private readonly decoders = { stdout: new StringDecoder("utf8"), stderr: new StringDecoder("utf8") }
   private readonly streams: Record<StreamName, HeadTail>
@@ -112,6 +114,8 @@ export class OutputCapture {
   private bytes = 0
   private newlines = 0
   private closed = false
+  /** The last characters written to either stream, for a live view of a running command. */
+  private recent = ""
 
   constructor(private readonly options: OutputCaptureOptions) {
     this.streams = {
@@ -127,6 +131,15 @@ export class OutputCapture {
 
   get lines(): number {
     return this.newlines
+  }
+
+  /** The last `n` non-empty lines written so far (both streams, as they arrived). */
+  tail(n: number): ReadonlyArray<string> {
+    return this.recent
+      .split("\n")
+      .map((l) => l.replace(/\r$/, "").split("\r").at(-1)!)
+      .filter((l) => l.trim() !== "")
+      .slice(-n)
   }
 
   /** Characters held in memory right now (for tests of the memory bound). */
@@ -197,6 +210,7 @@ export class OutputCapture {
       this.save(raw)
     }
     this.chars += text.length
+    this.recent = (this.recent + text).slice(-RECENT_CHARS)
     for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) this.newlines++
     this.streams[stream].push(text)
     this.combined.push(text)

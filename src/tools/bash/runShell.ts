@@ -17,6 +17,8 @@ export interface ShellProgress {
   readonly elapsedMs: number
   readonly lines: number
   readonly chars: number
+  /** The last lines of output so far. */
+  readonly tail: ReadonlyArray<string>
 }
 
 export interface ShellRun {
@@ -103,7 +105,7 @@ export const runShell = (run: ShellRun): Effect.Effect<ShellOutcome, ToolError, 
       Effect.zipRight(
         Effect.suspend(() =>
           Clock.currentTimeMillis.pipe(
-            Effect.flatMap((now) => run.onProgress({ elapsedMs: now - startedAt, lines: capture.lines, chars: capture.totalChars }))
+            Effect.flatMap((now) => run.onProgress({ elapsedMs: now - startedAt, lines: capture.lines, chars: capture.totalChars, tail: capture.tail(3) }))
           )
         )
       ),

@@ -34,19 +34,22 @@ describe("toolgate run -p (process) against the fake Anthropic server", () => {
     const { work, project } = withFiles()
     const first = fake.requests.length
     fake.enqueue(sse(fixture("two-turn-reads-1", { cwd: project })), sse(fixture("two-turn-reads-2", { cwd: project })))
-    const ran = await runCli(["run", "-p", "Read a.txt and b.txt", "--output-format", "json", "--cwd", project, "--session-dir", path.join(work, "s")], { env: apiEnv() })
+    const ran = await runCli(["run", "-p", "Read a.txt and b.txt", "--output-format", "json", "--toolgate-events", "--cwd", project, "--session-dir", path.join(work, "s")], {
+      env: apiEnv()
+    })
     expect(ran.stderr).toBe("")
     expect(ran.code).toBe(0)
     const result = JSON.parse(ran.stdout)
-    expect(result).toMatchObject({ type: "result", subtype: "success", is_error: false, result: "Both files say hello.", num_turns: 2, stop: "end_turn", stop_reason: "end_turn" })
-    expect(result.tool_calls.map((c: any) => [c.tool_use_id, c.name, c.batch, c.outcome])).toEqual([
+    expect(result).toMatchObject({ type: "result", subtype: "success", is_error: false, result: "Both files say hello.", num_turns: 3, stop_reason: "end_turn" })
+    expect(result.toolgate).toMatchObject({ stop: "end_turn", model_turns: 2 })
+    expect(result.toolgate.tool_calls.map((c: any) => [c.tool_use_id, c.name, c.batch, c.outcome])).toEqual([
       ["toolu_read_a", "Read", 1, "ok"],
       ["toolu_read_b", "Read", 1, "ok"]
     ])
     expect(result.usage.input_tokens).toBe(420)
     expect(fake.requests.slice(first).map((r) => r.body.model)).toEqual(["claude-sonnet-5-5", "claude-sonnet-5-5"])
     // the transcript was written
-    const lines = fs.readFileSync(result.transcript, "utf8").trim().split("\n").map((l) => JSON.parse(l))
+    const lines = fs.readFileSync(result.toolgate.transcript, "utf8").trim().split("\n").map((l) => JSON.parse(l))
     expect(lines.map((l) => l.type)).toEqual([
       "session_start", "user", "model_turn", "assistant", "tool_call", "tool_call", "tool_results", "model_turn", "assistant", "prompt_end", "session_end"
     ])
@@ -57,20 +60,20 @@ describe("toolgate run -p (process) against the fake Anthropic server", () => {
     const first = fake.requests.length
     fake.enqueue(sse(fixture("two-turn-reads-1", { cwd: project })), sse(fixture("two-turn-reads-2", { cwd: project })))
     const ran = await runCli(
-      ["run", "-p", "--output-format", "stream-json", "--model", "claude-opus-4-1", "--cwd", project, "--session-dir", path.join(work, "s")],
+      ["run", "-p", "--output-format", "stream-json", "--toolgate-events", "--model", "claude-opus-4-1", "--cwd", project, "--session-dir", path.join(work, "s")],
       { env: apiEnv(), input: "Read a.txt and b.txt" }
     )
     expect(ran.code).toBe(0)
     const events = ran.stdout.trim().split("\n").map((l) => JSON.parse(l))
     expect(events[0]).toMatchObject({ type: "system", subtype: "init", model: "claude-opus-4-1" })
     const kinds = events.map((e) => (e.type === "tool_call" ? `${e.event}:${e.tool_use_id}` : e.type))
-    expect(kinds.filter((k) => !k.includes(":"))).toEqual(["system", "assistant", "user", "assistant", "result"])
+    expect(kinds.filter((k) => !k.includes(":"))).toEqual(["system", "assistant", "assistant", "assistant", "user", "user", "assistant", "result"])
     for (const id of ["toolu_read_a", "toolu_read_b"]) {
       expect(kinds.indexOf(`started:${id}`)).toBeGreaterThan(0)
       expect(kinds.indexOf(`finished:${id}`)).toBeGreaterThan(kinds.indexOf(`started:${id}`))
-      expect(kinds.indexOf(`finished:${id}`)).toBeLessThan(kinds.indexOf("user"))
+      expect(kinds.indexOf(`finished:${id}`)).toBeLessThan(kinds.lastIndexOf("user"))
     }
-    expect(events.at(-1)).toMatchObject({ type: "result", is_error: false, num_turns: 2 })
+    expect(events.at(-1)).toMatchObject({ type: "result", is_error: false, num_turns: 3 })
     expect(fake.requests[first]!.body.messages[0].content).toEqual([{ type: "text", text: "Read a.txt and b.txt" }])
     expect(fake.requests[first]!.body.model).toBe("claude-opus-4-1")
   })
@@ -98,7 +101,7 @@ describe("toolgate run -p (process) against the fake Anthropic server", () => {
     const env = { ...apiEnv("sk-e2e", `http://127.0.0.1:${port}`), TOOLGATE_MODEL_MAX_RETRIES: "2", TOOLGATE_MODEL_RETRY_BASE_MS: "10" }
     const ran = await runCli(["run", "-p", "hi", "--cwd", project, "--session-dir", path.join(work, "s")], { env })
     expect(ran.code).toBe(1)
-    expect(ran.stdout.match(/retrying in/g)).toHaveLength(2)
+    expect(ran.stderr.match(/retrying in/g)).toHaveLength(2)
     expect(ran.stderr).toMatch(new RegExp(`toolgate: cannot reach the Anthropic API at http://127\\.0\\.0\\.1:${port} \\(tried 3 times\\): fetch failed: .*ECONNREFUSED`))
   })
 })
@@ -161,12 +164,13 @@ describe("the scripted quick start, and replay", () => {
     const recorded = await runCli(
       [
         "run", "-p", "--replay", "examples/sessions/quickstart.jsonl", "--replay-speed", "0", "--cwd", first.project,
-        "--permission-mode", "acceptEdits", "--allowed-tools", "Bash(node test/run.js)", "--session-dir", path.join(first.work, "s"), "--output-format", "json"
+        "--permission-mode", "acceptEdits", "--allowed-tools", "Bash(node test/run.js)", "--session-dir", path.join(first.work, "s"), "--output-format", "json",
+        "--toolgate-events"
       ],
       { env: cleanEnv() }
     )
     expect(recorded.code).toBe(0)
-    const transcript = JSON.parse(recorded.stdout).transcript as string
+    const transcript = JSON.parse(recorded.stdout).toolgate.transcript as string
     const second = copyExample()
     const replayed = await runCli(["replay", transcript, "--cwd", second.project, "--replay-speed", "0", "--session-dir", path.join(second.work, "s"), "--output-format", "json"], { env: cleanEnv() })
     expect(replayed.code).toBe(0)

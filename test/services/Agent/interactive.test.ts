@@ -53,7 +53,8 @@ describe("toolgate run, interactive (pseudo-terminal)", () => {
       at = await waitFor(/Permission request: Bash[\s\S]*Choose \[[^\]]*\]: *$/, at)
       child.write("1\r")
       at = await waitFor(/● Bash\(echo hello > out\.txt\)/, at)
-      at = await waitFor(/◌ Sleep\(60000 ms\)/, at)
+      // the running call, drawn in place with a spinner frame
+      at = await waitFor(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Sleep\(60000 ms\)/, at)
       await new Promise((r) => setTimeout(r, 200))
       child.write("\x03")
       at = await waitFor(/interrupted · 2 turns/, at)

@@ -48,18 +48,18 @@ describe("toolgate run -p with subagents (process, scripted model)", () => {
   it("two subagents run in one batch and report back; the transcript replays with its subagents", async () => {
     const { work, dir } = project()
     const ran = await runCli(
-      ["run", "-p", "--replay", SESSION, "--replay-speed", "4", "--output-format", "json", "--cwd", dir, "--session-dir", path.join(work, "s1")],
+      ["run", "-p", "--replay", SESSION, "--replay-speed", "4", "--output-format", "json", "--toolgate-events", "--cwd", dir, "--session-dir", path.join(work, "s1")],
       { env: env() }
     )
     expect(ran.stderr).toBe("")
     expect(ran.code).toBe(0)
     const result = JSON.parse(ran.stdout)
-    expect(result).toMatchObject({ subtype: "success", result: "a.txt and b.txt both say hello.", num_turns: 2 })
-    expect(result.tool_calls.map((c: any) => [c.tool_use_id, c.name, c.batch, c.outcome])).toEqual([
+    expect(result).toMatchObject({ subtype: "success", result: "a.txt and b.txt both say hello.", num_turns: 3, toolgate: { model_turns: 2 } })
+    expect(result.toolgate.tool_calls.map((c: any) => [c.tool_use_id, c.name, c.batch, c.outcome])).toEqual([
       ["toolu_agent_a", "Agent", 1, "ok"],
       ["toolu_agent_b", "Agent", 1, "ok"]
     ])
-    const recorded = lines(result.transcript)
+    const recorded = lines(result.toolgate.transcript)
     expect(recorded[0]!.tools).toContain("Agent")
     const results = recorded.find((l) => l.type === "tool_results")!.message.content
     expect(results.map((b: any) => b.content)).toEqual(["a.txt says hello from a (I have no Bash).", "b.txt says hello from b."])
@@ -79,14 +79,14 @@ describe("toolgate run -p with subagents (process, scripted model)", () => {
     // the recording replays over a copy of the project, the subagents from their recorded turns
     const copy = path.join(work, "copy")
     fs.cpSync(dir, copy, { recursive: true })
-    const replayed = await runCli(["replay", result.transcript, "--replay-speed", "4", "--output-format", "json", "--cwd", copy, "--session-dir", path.join(work, "s2")], {
+    const replayed = await runCli(["replay", result.toolgate.transcript, "--replay-speed", "4", "--output-format", "json", "--cwd", copy, "--session-dir", path.join(work, "s2")], {
       env: env()
     })
     expect(replayed.stderr).toBe("")
     expect(replayed.code).toBe(0)
     const again = JSON.parse(replayed.stdout)
     expect(again.replay).toMatchObject({ calls: 2, identical: 2, differences: [] })
-    const innerAgain = lines(again.transcript).filter((l) => l.type === "subagent_tool_call")
+    const innerAgain = lines(again.toolgate.transcript).filter((l) => l.type === "subagent_tool_call")
     expect(innerAgain.find((c) => c.tool_use_id === "toolu_a_read")!.input.file_path).toBe(path.join(copy, "a.txt"))
   })
 })

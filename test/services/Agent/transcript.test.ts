@@ -81,7 +81,7 @@ describe("transcript and replay", () => {
       const file = path.join(dir, "t.jsonl")
       fs.writeFileSync(file, ['{"type":"session_start","cwd":"/x"}', '{"type":"model_turn","events":[]}', '{"type":"tool_call","name":"Read"}'].join("\n"))
       const result = yield* Effect.either(readTranscript(file))
-      expect(Either.isLeft(result) && result.left.message).toBe(`${file}:3: a tool_call line needs tool_use_id, name and result`)
+      expect(Either.isLeft(result) && result.left.message).toBe(`${file}:3: a tool_call line needs tool_use_id, name and result (at tool_use_id: is missing)`)
     })
   )
 })

@@ -132,7 +132,7 @@ describe("toolgate mcp list", () => {
       const table = yield* run(["list", "--strict-mcp-config", "--mcp-config", config, "--cwd", cwd])
       expect(table).toMatch(/fine\s+dynamic\s+stdio\s+\S*connected\S*\s+14/)
       expect(table).toContain("needs auth")
-      expect(table).toContain("toolgate does not run OAuth flows")
+      expect(table).toContain("the model can sign in to it (mcp__<server>__authenticate)")
       expect(table).toContain('unknown type "telepathy"')
     })
   })

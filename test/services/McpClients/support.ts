@@ -42,6 +42,8 @@ export interface McpRuntimeOptions {
   readonly servers: Record<string, unknown>
   readonly builtins?: ReadonlyArray<AnyTool>
   readonly rules?: ReadonlyArray<PermissionRule>
+  /** The home directory (`~/.toolgate/mcp-oauth.json` lives there). */
+  readonly home?: string
   readonly hooks?: Layer.Layer<Hooks.Hooks>
   readonly approver?: Layer.Layer<Approver.Approver>
   readonly mcp?: Partial<McpClients.McpClientsOptions>
@@ -52,7 +54,7 @@ export const mcpRuntime = (options: McpRuntimeOptions) => {
   const runtime = testRuntime({
     tools: options.builtins ?? [],
     cwd: options.cwd,
-    settings: Settings.layerStatic({ cwd: options.cwd, rules: options.rules ?? [] }),
+    settings: Settings.layerStatic({ cwd: options.cwd, rules: options.rules ?? [], ...(options.home === undefined ? {} : { home: options.home }) }),
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
     ...(options.approver === undefined ? {} : { approver: options.approver })
   })

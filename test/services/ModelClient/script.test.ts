@@ -49,11 +49,13 @@ describe("parseScript", () => {
   it.each([
     [["{not json"], 1, "not valid JSON"],
     [[{ type: "user", text: "x" }, "[1,2]"], 2, "each line must be a JSON object"],
-    [[{ nope: 1 }], 1, "the line has no `type`"],
+    [[{ nope: 1 }], 1, "at type: is missing"],
     [[{ type: "user" }], 1, "a user line needs `text`"],
-    [[{ type: "user", text: "x" }, "", { type: "turn", content: "hi" }], 3, "a turn needs `content`"],
-    [[{ type: "turn", content: [{ type: "image" }] }], 1, 'content block 0 has type "image"'],
-    [[{ type: "turn", events: [42] }], 1, "event 0 must be an object"]
+    [[{ type: "user", text: "x" }, "", { type: "turn", content: "hi" }], 3, 'at content: Expected an array of text, thinking and tool_use blocks, actual "hi"'],
+    [[{ type: "user", text: "x" }, { type: "turn" }], 2, "a turn needs `content`"],
+    [[{ type: "turn", content: [{ type: "image" }] }], 1, 'at content[0].type: Expected "text" | "tool_use" | "thinking", actual "image"'],
+    [[{ type: "turn", content: [{ type: "tool_use", input: {} }] }], 1, "at content[0].name: is missing"],
+    [[{ type: "turn", events: [42] }], 1, "at events[0]: Expected a stream event"]
   ])("names the line and the problem: %j", (lines, line, reason) => {
     const r = parse(lines)
     expect(Either.isLeft(r)).toBe(true)

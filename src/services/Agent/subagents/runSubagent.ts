@@ -96,7 +96,7 @@ export const runSubagent = (
 
       // The nested stages: the parent's, with a narrower registry and the subagent's own read state.
       const parentRegistry = Context.get(context, ToolRegistry)
-      const registry = ToolRegistry.of({ pool: narrowedPoolEffect(parentRegistry.pool, definition), setSource: () => Effect.void })
+      const registry = ToolRegistry.of({ pool: narrowedPoolEffect(parentRegistry.pool, definition), setSource: () => Effect.void, withhold: () => Effect.void })
       const stages = context.pipe(
         Context.add(ToolRegistry, registry),
         Context.add(FileState, overlayFileState(Context.get(context, FileState)))

@@ -1,0 +1,387 @@
+/**
+ * Claude Code's print-mode messages (`claude -p --output-format json|stream-json`), so scripts
+ * written for it read toolgate's output unchanged: `system`/`init` first, an `assistant` line per
+ * content block as it completes, a `user` line per tool result as it completes (then a
+ * `system`/`permission_denied` line before a denied call's result), and a `result` last. The
+ * `json` format prints only the `result`. Keys Claude Code has that describe its own machinery
+ * (plugins, capabilities, fast mode, …) are left out; `conformance/DIFFERENCES.md` lists them.
+ *
+ * `--toolgate-events` adds toolgate's own lines (`tool_call` started/progress/finished with batch
+ * and times) and a `toolgate` object on the result (the call timeline, the stop kind, the
+ * transcript).
+ */
+import { randomUUID } from "node:crypto"
+import { contentText, UnparsableInput } from "../../Messages.js"
+import type { PromptOutcome } from "../../services/Agent.js"
+import type { AgentEvent } from "../../services/Agent/events.js"
+import { toApiBlock } from "../../services/Agent/conversation.js"
+import type { CallOutcome } from "../../services/CallPipeline.js"
+import type { Usage } from "../../services/ModelClient/events.js"
+import { describeReason } from "../../Permission.js"
+import { contextWindowOf, costUsd } from "./cost.js"
+
+export interface InitInfo {
+  readonly sessionId: string
+  readonly model: string
+  readonly cwd: string
+  readonly permissionMode: string
+  readonly tools: ReadonlyArray<string>
+  readonly mcpServers: ReadonlyArray<{ readonly name: string; readonly status: string }>
+  readonly slashCommands: ReadonlyArray<string>
+  readonly apiKeySource: string
+  readonly agents: ReadonlyArray<string>
+  readonly skills: ReadonlyArray<string>
+  readonly additionalDirectories: ReadonlyArray<string>
+  readonly version: string
+  readonly transcript: string
+}
+
+export interface CallRecord {
+  readonly turn: number
+  readonly tool_use_id: string
+  readonly name: string
+  readonly input: unknown
+  readonly batch: number | null
+  readonly started_ms: number | null
+  readonly ended_ms: number
+  readonly outcome: string
+  readonly is_error: boolean
+  readonly error: string | null
+  readonly decision: { readonly behavior: string; readonly reason: string } | null
+}
+
+export type Line = Readonly<Record<string, unknown>>
+
+const json = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) => (v instanceof UnparsableInput ? { unparsable_input: v.text, reason: v.reason } : v))
+
+export const toJsonLine = (value: unknown): string => `${json(value)}\n`
+
+const DENIED = new Set(["PermissionDenied", "NotApproved"])
+
+/** What the person decided, as Claude Code's `tool_result_meta` says it. */
+const permissionMeta = (outcome: CallOutcome) => {
+  const decision = outcome.decision
+  if (decision === undefined) return undefined
+  const reason = decision.reason as { readonly type?: string }
+  const accepted = decision.behavior === "allow" || (decision.behavior === "ask" && outcome.error === undefined)
+  return {
+    id: outcome.toolUseId,
+    permission_decision: {
+      decision: accepted ? "accept" : "reject",
+      // a person answered only when an ask was approved (a print-mode ask is denied by configuration)
+      source: decision.behavior === "ask" && accepted ? "user" : "config",
+      ...(accepted && typeof reason.type === "string" ? { reason_type: reason.type } : {})
+    }
+  }
+}
+
+const toolUseResult = (outcome: CallOutcome): unknown => {
+  const text = contentText(outcome.result.content)
+  return outcome.result.is_error === true ? `Error: ${text.replace(/^<tool_use_error>|<\/tool_use_error>$/g, "")}` : text
+}
+
+export interface PromptStats {
+  readonly startedMs: number
+  apiMs: number
+  toolResults: number
+  /** Turns a Stop hook asked for after the model had finished (each is a message of its own). */
+  continuations: number
+  readonly denials: Array<{ readonly tool_name: string; readonly tool_use_id: string; readonly tool_input: unknown }>
+  readonly calls: Array<CallRecord>
+}
+
+export const newStats = (startedMs: number): PromptStats => ({ startedMs, apiMs: 0, toolResults: 0, continuations: 0, denials: [], calls: [] })
+
+export interface ResultExtras {
+  readonly toolgate?: Readonly<Record<string, unknown>>
+  readonly resultIndex?: number
+}
+
+/** Why the turn ended; none when a UserPromptSubmit hook blocked the prompt (Claude Code sends no such key then). */
+const terminalReason = (outcome: PromptOutcome): string | undefined => {
+  switch (outcome.stop) {
+    case "end_turn":
+      return "completed"
+    case "max_turns":
+      return "max_turns"
+    case "interrupted":
+      return "aborted"
+    case "hook_stop":
+      return "hook_stopped"
+    case "context_window":
+      return "prompt_too_long"
+    case "refusal":
+      return "refusal"
+    case "max_tokens":
+      return "max_tokens"
+    case "error":
+      return "model_error"
+    case "tool_deferred":
+      return "tool_deferred"
+    case "prompt_blocked":
+      return undefined
+  }
+}
+
+/** The text of an error outcome, as `claude -p` prints it. */
+export const errorText = (outcome: PromptOutcome, maxTurns: number | undefined): string | undefined => {
+  if (outcome.stop === "max_turns") return `Reached max turns (${maxTurns ?? outcome.turns})`
+  if (outcome.stop === "error") return `API Error: ${outcome.error?.message ?? "the model failed"}`
+  return undefined
+}
+
+export const isErrorOutcome = (outcome: PromptOutcome): boolean => outcome.stop === "error" || outcome.stop === "max_turns"
+
+/** Claude Code's `result` message for one prompt. */
+export const resultMessage = (
+  outcome: PromptOutcome,
+  info: Pick<InitInfo, "sessionId" | "model">,
+  stats: PromptStats,
+  nowMs: number,
+  maxTurns: number | undefined,
+  extras: ResultExtras = {}
+): Line => {
+  const usage = outcome.usage
+  const cost = costUsd(info.model, usage)
+  const status = outcome.error?._tag === "ModelApiError" ? outcome.error.status : null
+  const base = {
+    type: "result",
+    subtype: outcome.stop === "max_turns" ? "error_max_turns" : "success",
+    is_error: isErrorOutcome(outcome),
+    duration_ms: Math.max(0, nowMs - stats.startedMs),
+    duration_api_ms: stats.apiMs,
+    num_turns: outcome.stop === "max_turns" ? outcome.turns + 1 : outcome.stop === "prompt_blocked" ? 0 : 1 + stats.toolResults + stats.continuations,
+    ...(outcome.stop === "max_turns" ? {} : { result: outcome.stop === "error" ? errorText(outcome, maxTurns)! : outcome.text }),
+    stop_reason: outcome.stopReason ?? null,
+    session_id: info.sessionId,
+    total_cost_usd: cost,
+    usage: fullUsage(usage),
+    modelUsage:
+      usage.input_tokens + usage.output_tokens === 0 && outcome.turns === 0
+        ? {}
+        : {
+            [info.model]: {
+              inputTokens: usage.input_tokens,
+              outputTokens: usage.output_tokens,
+              cacheReadInputTokens: usage.cache_read_input_tokens,
+              cacheCreationInputTokens: usage.cache_creation_input_tokens,
+              webSearchRequests: 0,
+              costUSD: cost,
+              contextWindow: contextWindowOf(info.model)
+            }
+          },
+    permission_denials: stats.denials,
+    ...(terminalReason(outcome) === undefined ? {} : { terminal_reason: terminalReason(outcome) }),
+    api_error_status: status,
+    // a call a PreToolUse hook deferred: the caller runs it (or not) and resumes
+    ...(outcome.stop === "tool_deferred" && outcome.halt?.toolUse !== undefined ? { deferred_tool_use: outcome.halt.toolUse } : {}),
+    ...(outcome.stop === "max_turns" ? { errors: [`Reached maximum number of turns (${maxTurns ?? outcome.turns})`] } : {}),
+    uuid: randomUUID(),
+    ...(extras.resultIndex === undefined ? {} : { result_index: extras.resultIndex }),
+    ...(extras.toolgate === undefined ? {} : { toolgate: extras.toolgate })
+  }
+  return base
+}
+
+const fullUsage = (usage: Usage) => ({
+  input_tokens: usage.input_tokens,
+  cache_creation_input_tokens: usage.cache_creation_input_tokens,
+  cache_read_input_tokens: usage.cache_read_input_tokens,
+  output_tokens: usage.output_tokens,
+  server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 },
+  service_tier: "standard"
+})
+
+export const initMessage = (info: InitInfo): Line => ({
+  type: "system",
+  subtype: "init",
+  cwd: info.cwd,
+  session_id: info.sessionId,
+  tools: info.tools,
+  mcp_servers: info.mcpServers,
+  model: info.model,
+  permissionMode: info.permissionMode,
+  slash_commands: info.slashCommands,
+  apiKeySource: info.apiKeySource,
+  output_style: "default",
+  agents: info.agents,
+  skills: info.skills,
+  plugins: [],
+  uuid: randomUUID(),
+  original_cwd: info.cwd,
+  additional_directories: info.additionalDirectories,
+  toolgate_version: info.version
+})
+
+/**
+ * Follows one prompt's events and returns the lines to print (stream-json), keeping what the
+ * result needs (API time, tool results, denials, call records).
+ */
+export class ClaudeJsonTracker {
+  private message: { id: string; model: string; usage: Usage } | undefined
+  private turnStartedMs = 0
+  private readonly emitted = new Set<string>()
+  /** Results that finish while the model still streams wait for its message to end (as in Claude Code). */
+  private streaming = false
+  private held: Array<Line> = []
+  private endedWithoutResults = false
+
+  constructor(
+    private readonly sessionId: string,
+    readonly stats: PromptStats,
+    private readonly toolgateEvents: boolean,
+    private readonly now: () => number
+  ) {}
+
+  private envelope(type: "assistant" | "user", message: unknown, extra: Line = {}): Line {
+    return { type, message, parent_tool_use_id: null, session_id: this.sessionId, uuid: randomUUID(), timestamp: new Date(this.now()).toISOString(), ...extra }
+  }
+
+  private resultLines(outcome: CallOutcome): Array<Line> {
+    if (this.emitted.has(outcome.toolUseId)) return []
+    this.emitted.add(outcome.toolUseId)
+    // a call a PreToolUse hook deferred has no result yet (the caller runs it), as in Claude Code
+    if (outcome.halt?.kind === "deferred") return []
+    this.stats.toolResults++
+    const lines: Array<Line> = []
+    if (outcome.error !== undefined && DENIED.has(outcome.error._tag)) {
+      const message = contentText(outcome.result.content)
+      this.stats.denials.push({ tool_name: outcome.toolName, tool_use_id: outcome.toolUseId, tool_input: outcome.input })
+      lines.push({ type: "system", subtype: "permission_denied", tool_name: outcome.toolName, tool_use_id: outcome.toolUseId, message, uuid: randomUUID(), session_id: this.sessionId })
+    }
+    const meta = permissionMeta(outcome)
+    lines.push(
+      this.envelope("user", { role: "user", content: [outcome.result] }, { tool_use_result: toolUseResult(outcome), ...(meta === undefined ? {} : { tool_result_meta: [meta] }) })
+    )
+    return lines
+  }
+
+  readonly onEvent = (event: AgentEvent): Array<Line> => {
+    switch (event._tag) {
+      case "TurnStarted":
+        // a turn after one that ended without tool calls: a Stop hook kept the model going
+        if (this.endedWithoutResults) this.stats.continuations++
+        this.endedWithoutResults = false
+        this.turnStartedMs = this.now()
+        this.message = undefined
+        this.streaming = true
+        return []
+      case "Model": {
+        const e = event.event
+        if (e._tag === "MessageStart") this.message = { id: e.id, model: e.model, usage: e.usage }
+        if (e._tag !== "BlockStop") return []
+        if (e.block.type === "text" && e.block.text.trim() === "") return []
+        const m = this.message
+        return [
+          this.envelope("assistant", {
+            id: m?.id ?? randomUUID(),
+            type: "message",
+            role: "assistant",
+            model: m?.model ?? "",
+            content: [toApiBlock(e.block)],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: m?.usage ?? { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+            context_management: null
+          })
+        ]
+      }
+      case "AssistantMessage": {
+        this.stats.apiMs += Math.max(0, this.now() - this.turnStartedMs)
+        this.streaming = false
+        this.endedWithoutResults = true
+        const held = this.held
+        this.held = []
+        return held
+      }
+      case "TurnFailed":
+        return [
+          this.envelope(
+            "assistant",
+            {
+              id: randomUUID(),
+              type: "message",
+              role: "assistant",
+              model: "<synthetic>",
+              content: [{ type: "text", text: `API Error: ${event.error.message}` }],
+              stop_reason: "stop_sequence",
+              stop_sequence: "",
+              usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+              context_management: null
+            },
+            { is_api_error_message: true }
+          )
+        ]
+      case "Call": {
+        const e = event.event
+        const extra: Array<Line> = []
+        if (this.toolgateEvents) {
+          if (e._tag === "CallStarted") extra.push({ type: "tool_call", event: "started", turn: event.turn, tool_use_id: e.toolUseId, index: e.index, batch: e.batch, at: event.atMs })
+          else if (e._tag === "CallProgress") extra.push({ type: "tool_call", event: "progress", turn: event.turn, tool_use_id: e.toolUseId, message: e.progress.message, at: event.atMs })
+          else if (e._tag === "CallFinished") {
+            extra.push({ type: "tool_call", event: "finished", turn: event.turn, tool_use_id: e.outcome.toolUseId, name: e.outcome.toolName, is_error: e.outcome.result.is_error === true, at: event.atMs })
+          }
+        }
+        if (e._tag !== "CallFinished") return extra
+        if (!this.streaming) return [...extra, ...this.resultLines(e.outcome)]
+        this.held.push(...this.resultLines(e.outcome))
+        return extra
+      }
+      case "ToolResults": {
+        this.endedWithoutResults = false
+        const lines: Array<Line> = []
+        event.run.outcomes.forEach((o, i) => {
+          const t = event.run.timeline[i]
+          this.stats.calls.push({
+            turn: event.turn,
+            tool_use_id: o.toolUseId,
+            name: o.toolName,
+            input: o.input,
+            batch: t?.batch ?? null,
+            started_ms: t?.startedMs ?? null,
+            ended_ms: t?.endedMs ?? 0,
+            outcome: t?.outcome ?? "ok",
+            is_error: o.result.is_error === true,
+            error: o.error?._tag ?? null,
+            decision: o.decision === undefined ? null : { behavior: o.decision.behavior, reason: describeReason(o.decision.reason) }
+          })
+          lines.push(...this.resultLines(o))
+        })
+        // results the scheduler never ran (the stream ended first) and text for the model (hook context, reminders)
+        const content = typeof event.message.content === "string" ? [] : event.message.content
+        // a call a PreToolUse hook deferred gets no result (the caller runs it later), as in Claude Code
+        const deferred = event.run.halt?.kind === "deferred" ? event.run.halt.toolUse?.id : undefined
+        const missed = content.filter(
+          (b) => b.type === "tool_result" && typeof b.tool_use_id === "string" && !this.emitted.has(b.tool_use_id) && b.tool_use_id !== deferred
+        )
+        for (const block of missed) {
+          this.emitted.add(String(block.tool_use_id))
+          this.stats.toolResults++
+          lines.push(this.envelope("user", { role: "user", content: [block] }, { tool_use_result: contentText(block.content as never) }))
+        }
+        const rest = content.filter((b) => b.type !== "tool_result")
+        if (rest.length > 0) lines.push(this.envelope("user", { role: "user", content: rest }))
+        return lines
+      }
+      case "Retrying":
+        return [
+          {
+            type: "system",
+            subtype: "api_retry",
+            attempt: event.info.attempt,
+            max_retries: event.info.maxAttempts - 1,
+            retry_delay_ms: event.info.delayMs,
+            error_status: null,
+            error: event.info.reason,
+            session_id: this.sessionId,
+            uuid: randomUUID()
+          }
+        ]
+      case "Notice":
+        return this.toolgateEvents ? [{ type: "system", subtype: "notice", text: event.text, session_id: this.sessionId, uuid: randomUUID() }] : []
+      default:
+        return []
+    }
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * `toolgate run -p` prints what `claude -p` prints, for scripts written for Claude Code: the same
+ * message types in the same order, with the same keys and JSON types, as Claude Code 2.1.332's
+ * recorded output for the same scripted session (test/fixtures/claude-code/, recorded by
+ * scripts/record-claude-output.ts). Keys that describe Claude Code's own machinery are listed
+ * here and in conformance/DIFFERENCES.md. toolgate's own records appear only with
+ * --toolgate-events; text output is the final answer alone, the run itself with --verbose.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startFakeAnthropic, sse, type FakeAnthropic } from "../support/fakeAnthropic.js"
+import { CLAUDE_FIXTURES, kindOf, loadSession, shapeDifferences, shapeOf, sseEventsOf, sseFramesOf, type ShapeRules } from "../support/claudeSession.js"
+import { cleanEnv, runCli } from "../services/Agent/cliSupport.js"
+import { tempDir } from "../support/runtime.js"
+
+const session = loadSession()
+
+const CLAUDE_ONLY = [
+  // system/init: Claude Code's plugins, capabilities, UI and account state
+  ...[
+    "terminal_slash_commands",
+    "claude_code_version",
+    "capabilities",
+    "analytics_disabled",
+    "product_feedback_disabled",
+    "served_by_anthropic",
+    "sandbox_enabled",
+    "memory_paths",
+    "messaging_socket_path",
+    "fast_mode_state",
+    "fast_mode_disabled_reason",
+    "per_turn_effort_active",
+    "ultrathink_available",
+    "ultrathink_typed_raises",
+    "view_mode"
+  ].map((k) => `system/init.${k}`),
+  "assistant.request_id",
+  "user.tool_result_meta[].non_execution_kind",
+  // result: timing probes, subagent and fast-mode statistics, billing details
+  ...[
+    "fast_mode_state",
+    "fast_mode_disabled_reason",
+    "subagent_stats",
+    "safety_stops",
+    "ttft_ms",
+    "ttft_stream_ms",
+    "time_to_request_ms",
+    "first_content_frame_ms",
+    "queued_turn_count",
+    "model_usage_since_last_result",
+    "usage.output_tokens_details",
+    "usage.cache_creation",
+    "usage.inference_geo",
+    "usage.iterations",
+    "usage.speed",
+    "usage.fallback_credit",
+    ...["maxOutputTokens", "thinkingTokens", "cacheCreationEphemeral5mInputTokens", "cacheCreationEphemeral1hInputTokens", "canonicalModel", "provider", "costBasis"].map(
+      (k) => `modelUsage.*.${k}`
+    )
+  ].map((k) => `result/success.${k}`)
+]
+
+const rules: ShapeRules = {
+  claudeOnly: new Set(CLAUDE_ONLY),
+  // Claude Code's structured tool output; toolgate gives the result text
+  anyType: new Set(["user.tool_use_result"]),
+  toolgateOnly: new Set(["system/init.toolgate_version"]),
+  maps: new Set(["result/success.modelUsage"])
+}
+
+const claudeLines = (): Array<Record<string, unknown>> =>
+  fs
+    .readFileSync(path.join(CLAUDE_FIXTURES, "stream-json.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l))
+
+const toolUseIdOf = (line: Record<string, unknown>): string | undefined => {
+  const content = (line.message as { content?: unknown } | undefined)?.content
+  return Array.isArray(content) && typeof content[0]?.tool_use_id === "string" ? content[0].tool_use_id : undefined
+}
+
+/** Pairs the lines of both outputs: user lines by the tool_use they answer, the others by position within their kind. */
+const pairs = (claude: ReadonlyArray<Record<string, unknown>>, toolgate: ReadonlyArray<Record<string, unknown>>) => {
+  const keyOf = (lines: ReadonlyArray<Record<string, unknown>>) => {
+    const seen = new Map<string, number>()
+    return lines.map((line) => {
+      const kind = kindOf(line)
+      const id = kind === "user" || kind === "system/permission_denied" ? (toolUseIdOf(line) ?? String(line.tool_use_id)) : undefined
+      if (id !== undefined) return `${kind}:${id}`
+      const n = seen.get(kind) ?? 0
+      seen.set(kind, n + 1)
+      return `${kind}#${n}`
+    })
+  }
+  const ours = new Map(keyOf(toolgate).map((k, i) => [k, toolgate[i]!] as const))
+  return keyOf(claude).map((key, i) => ({ key, claude: claude[i]!, toolgate: ours.get(key) }))
+}
+
+let fake: FakeAnthropic
+beforeAll(async () => {
+  fake = await startFakeAnthropic({ apiKey: "sk-shape" })
+})
+afterAll(async () => {
+  await fake.close()
+})
+
+const runSession = async (args: ReadonlyArray<string>) => {
+  const project = fs.realpathSync(tempDir("toolgate-print-"))
+  for (const [name, text] of Object.entries(session.files)) fs.writeFileSync(path.join(project, name), text)
+  session.turns.forEach((turn, i) => fake.enqueue(sse(sseFramesOf(sseEventsOf(turn, session.model, `msg_${i}`, project)))))
+  const ran = await runCli(["run", "-p", session.prompt, "--model", session.model, "--session-dir", path.join(project, ".session"), ...args], {
+    cwd: project,
+    env: cleanEnv({ ANTHROPIC_API_KEY: "sk-shape", ANTHROPIC_BASE_URL: fake.url })
+  })
+  return { ...ran, project }
+}
+
+describe("print mode, beside Claude Code's recorded output", () => {
+  it("--output-format stream-json: the same message types in the same order, with Claude Code's keys and types", async () => {
+    const ran = await runSession(["--output-format", "stream-json", "--verbose"])
+    expect(ran.code, ran.stderr).toBe(0)
+    const ours = ran.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>)
+    const theirs = claudeLines()
+    expect(ours.map(kindOf)).toEqual(theirs.map(kindOf))
+    const differences = pairs(theirs, ours).flatMap(({ key, claude, toolgate }) =>
+      toolgate === undefined ? [`${key}: no such line from toolgate`] : shapeDifferences(shapeOf(claude), shapeOf(toolgate), kindOf(claude), rules)
+    )
+    expect(differences).toEqual([])
+    // the values scripts read
+    const result = ours.at(-1)!
+    expect(result).toMatchObject({ type: "result", subtype: "success", is_error: false, num_turns: 4, result: session.turns[1]!.blocks[0]!.text })
+    expect(result.permission_denials).toEqual([{ tool_name: "Bash", tool_use_id: "toolu_03_touch", tool_input: { command: "touch made.txt" } }])
+    const sessionIds = new Set(ours.map((l) => l.session_id))
+    expect(sessionIds.size).toBe(1)
+    expect(ours.filter((l) => l.type === "assistant" || l.type === "user").every((l) => l.parent_tool_use_id === null)).toBe(true)
+    expect(ours.some((l) => l.type === "tool_call")).toBe(false)
+  }, 60_000)
+
+  it("--output-format json: one result object with Claude Code's keys and types", async () => {
+    const ran = await runSession(["--output-format", "json"])
+    expect(ran.code, ran.stderr).toBe(0)
+    const ours = JSON.parse(ran.stdout) as Record<string, unknown>
+    const theirs = JSON.parse(fs.readFileSync(path.join(CLAUDE_FIXTURES, "json.json"), "utf8")) as Record<string, unknown>
+    expect(ran.stdout.trim().split("\n")).toHaveLength(1)
+    expect(shapeDifferences(shapeOf(theirs), shapeOf(ours), kindOf(theirs), rules)).toEqual([])
+    expect(ours).not.toHaveProperty("toolgate")
+  }, 60_000)
+
+  it("--toolgate-events adds toolgate's call records, and only then", async () => {
+    const ran = await runSession(["--output-format", "stream-json", "--toolgate-events"])
+    expect(ran.code, ran.stderr).toBe(0)
+    const ours = ran.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>)
+    const calls = ours.filter((l) => l.type === "tool_call")
+    for (const id of ["toolu_01_read", "toolu_02_missing", "toolu_03_touch"]) {
+      expect(calls.filter((c) => c.tool_use_id === id).map((c) => c.event)).toEqual(expect.arrayContaining(["started", "finished"]))
+    }
+    const result = ours.at(-1)! as { toolgate: { tool_calls: Array<{ tool_use_id: string; batch: number }>; transcript: string } }
+    expect(result.toolgate.tool_calls.map((c) => [c.tool_use_id, c.batch])).toEqual([
+      ["toolu_01_read", 1],
+      ["toolu_02_missing", 1],
+      ["toolu_03_touch", 2]
+    ])
+    expect(fs.existsSync(result.toolgate.transcript)).toBe(true)
+  }, 60_000)
+
+  it("text: the final answer only; --verbose shows the run", async () => {
+    const plain = await runSession([])
+    expect(plain.code, plain.stderr).toBe(0)
+    expect(plain.stdout).toBe(`${session.turns[1]!.blocks[0]!.text}\n`)
+    expect(plain.stderr).not.toContain("transcript")
+    const verbose = await runSession(["--verbose"])
+    expect(verbose.code, verbose.stderr).toBe(0)
+    expect(verbose.stdout).toContain("Read(")
+    expect(verbose.stdout).toContain("2 calls ran in parallel")
+    expect(verbose.stdout).toContain(session.turns[1]!.blocks[0]!.text)
+    expect(verbose.stderr).toMatch(/transcript: .*transcript\.jsonl/)
+  }, 60_000)
+})
