@@ -58,9 +58,9 @@ if (version === undefined) throw new Error("build: no VERSION in src/version.ts"
 
 const launcher = `#!/usr/bin/env node
 "use strict"
-// \`toolgate --version\` alone: the same bytes @effect/cli prints, without loading the commands.
+// \`toolgate --version\` alone: the same bytes the front end prints, without loading the commands.
 if (process.argv.length === 3 && process.argv[2] === "--version") {
-  process.stdout.write(${JSON.stringify(version + "\n\n")})
+  process.stdout.write(${JSON.stringify(version + " (toolgate)\n")})
   return
 }
 // Runs toolgate-main.cjs from V8's code cache; without a usable cache it compiles as usual and

@@ -36,8 +36,8 @@ describe("start-up of the built CLI", () => {
   it("--version answers from the launcher: the command code (toolgate-main.cjs) is never read", () => {
     const ran = run(["--version"])
     expect(ran.status).toBe(0)
-    // byte for byte what @effect/cli prints for the built-in --version
-    expect(ran.stdout).toBe(`${VERSION}\n\n`)
+    // byte for byte what the front end prints (Claude Code's form: "2.1.332 (Claude Code)")
+    expect(ran.stdout).toBe(`${VERSION} (toolgate)\n`)
     expect(ran.stderr).not.toContain("toolgate-main.cjs")
   })
 
@@ -47,7 +47,7 @@ describe("start-up of the built CLI", () => {
     expect(help.stdout).toContain("toolgate")
     expect(help.stderr).toContain("READ " + path.join(root, "dist", "toolgate-main.cjs"))
     const tools = run(["tools", "--version"])
-    expect(tools.stdout).toBe(`${VERSION}\n\n`)
+    expect(tools.stdout).toBe(`${VERSION} (toolgate)\n`)
     expect(tools.stderr).toContain("toolgate-main.cjs")
   })
 })
