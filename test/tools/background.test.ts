@@ -55,7 +55,7 @@ describe("Bash run_in_background", () => {
       expect(started.text).toBe(
         `Command running in background with ID: ${id}. Output is being written to: ${file}. You will be notified when it completes. To check interim output, use Read on that file path.`
       )
-      expect(bash.hookResponse(started.data)).toMatchObject({ stdout: "", exitCode: 0, backgroundTaskId: id })
+      expect(bash.hookResponse(started.data)).toMatchObject({ stdout: "", interrupted: false, backgroundTaskId: id })
       yield* waitUntil("hello in the output file", fileContains(file, "hello\n"))
       const task = Option.getOrThrow(yield* tasks.get(id))
       expect(task).toMatchObject({ status: "running", command: expect.stringContaining("echo hello"), outputFile: file })

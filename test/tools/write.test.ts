@@ -37,7 +37,8 @@ describe("Write", () => {
         filePath: file,
         content: "line 1\nline 2\n",
         structuredPatch: [],
-        originalFile: null
+        originalFile: null,
+        userModified: false
       })
       expect(out.stage === "ok" && WriteTool.renderResult(out.data)).toBe(`Wrote 2 lines to ${file}`)
       // what it wrote counts as read

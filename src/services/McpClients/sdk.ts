@@ -4,7 +4,38 @@
  */
 import { Effect } from "effect"
 
-const load = async () => {
+type ClientModule = typeof import("@modelcontextprotocol/sdk/client/index.js")
+type StreamableModule = typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js")
+type SseModule = typeof import("@modelcontextprotocol/sdk/client/sse.js")
+type AuthModule = typeof import("@modelcontextprotocol/sdk/client/auth.js")
+type TypesModule = typeof import("@modelcontextprotocol/sdk/types.js")
+type StdioModule = typeof import("@modelcontextprotocol/sdk/shared/stdio.js")
+
+/**
+ * Written out (not inferred) so the published declarations name the SDK's own modules and never
+ * the packages behind them (its zod).
+ */
+export interface McpSdk {
+  readonly Client: ClientModule["Client"]
+  readonly StreamableHTTPClientTransport: StreamableModule["StreamableHTTPClientTransport"]
+  readonly StreamableHTTPError: StreamableModule["StreamableHTTPError"]
+  readonly SSEClientTransport: SseModule["SSEClientTransport"]
+  readonly SseError: SseModule["SseError"]
+  readonly UnauthorizedError: AuthModule["UnauthorizedError"]
+  readonly auth: AuthModule["auth"]
+  readonly McpError: TypesModule["McpError"]
+  readonly ResultSchema: TypesModule["ResultSchema"]
+  readonly CallToolResultSchema: TypesModule["CallToolResultSchema"]
+  readonly ReadResourceResultSchema: TypesModule["ReadResourceResultSchema"]
+  readonly ToolListChangedNotificationSchema: TypesModule["ToolListChangedNotificationSchema"]
+  readonly deserializeMessage: StdioModule["deserializeMessage"]
+  readonly serializeMessage: StdioModule["serializeMessage"]
+  readonly Ajv: typeof import("ajv").Ajv
+  readonly Ajv2019: typeof import("ajv/dist/2019.js").Ajv2019
+  readonly Ajv2020: typeof import("ajv/dist/2020.js").Ajv2020
+}
+
+const load = async (): Promise<McpSdk> => {
   const [client, streamable, sse, auth, types, stdio, ajv, ajv2019, ajv2020] = await Promise.all([
     import("@modelcontextprotocol/sdk/client/index.js"),
     import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
@@ -37,8 +68,5 @@ const load = async () => {
   }
 }
 
-export type McpSdk = Awaited<ReturnType<typeof load>>
-
-let loading: Promise<McpSdk> | undefined
-
-export const loadSdk: Effect.Effect<McpSdk> = Effect.promise(() => (loading ??= load()))
+/** Node caches the modules, so a second layer that loads them pays nothing more. */
+export const loadSdk: Effect.Effect<McpSdk> = Effect.promise(load)
