@@ -17,7 +17,7 @@ const denyAll: Layer.Layer<Permissions.Permissions> = Layer.succeed(Permissions.
   decide: () => Effect.succeed({ behavior: "deny", message: "no", reason: { type: "default", detail: "typed" } })
 })
 
-export const results = (cwd: string, blocks: ReadonlyArray<Messages.ToolUseBlock>): Effect.Effect<Messages.ToolResultsMessage, Errors.BadRequest> =>
+export const results = (cwd: string, blocks: ReadonlyArray<Messages.ToolUseBlock>): Effect.Effect<Messages.ToolResultsMessage, Errors.BadRequest | Errors.BrokenSettings> =>
   Effect.gen(function* () {
     const scheduler = yield* Scheduler.Scheduler
     const run: Scheduler.MessageRun = yield* scheduler.runMessage(blocks, { session: Session.newSession({ cwd, permissionMode: mode }) })

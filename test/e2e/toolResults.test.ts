@@ -30,8 +30,11 @@ const exec = (blocks: ReadonlyArray<Record<string, unknown>>): Array<{ content: 
     [bin, "exec", "-", "--cwd", project, "--session-dir", sessionDir, "--json", "--permission-mode", "bypassPermissions"],
     { input: JSON.stringify(blocks), encoding: "utf8", env: { ...process.env, NO_COLOR: "1", CLAUDE_CONFIG_DIR: path.join(project, ".no-user-config") }, timeout: 60_000 }
   )
-  if (ran.status !== 0) throw new Error(`exit ${ran.status}: ${ran.stderr}`)
-  return JSON.parse(ran.stdout).message.content
+  const content: Array<{ content: string; is_error?: boolean }> = ran.status === 0 || ran.status === 1 ? JSON.parse(ran.stdout).message.content : []
+  // exit 1 exactly when a call failed
+  const expected = content.some((b) => b.is_error === true) ? 1 : 0
+  if (ran.status !== expected) throw new Error(`exit ${ran.status}: ${ran.stderr}`)
+  return content
 }
 
 const use = (id: string, name: string, input: Record<string, unknown>) => ({ type: "tool_use", id, name, input })

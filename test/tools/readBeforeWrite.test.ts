@@ -77,7 +77,10 @@ describe("read-before-write by model", () => {
         expect(yield* call("Edit", editAlpha(file("e2.txt")), "claude-sonnet-4-5-20250929")).toBe(NOT_READ)
         expect(yield* call("Edit", editAlpha(file("e3.txt")), "claude-opus-4-6")).toBe(NOT_READ)
         expect(yield* call("Edit", editAlpha(file("e4.txt")), undefined)).toBe(NOT_READ)
-        expect(yield* call("Edit", editAlpha(file("secret.txt")), "claude-opus-4-8")).toBe(NOT_READ)
+        // a Read deny rule: the file tool refuses first, in Claude Code's words (never a relaxed write)
+        expect(yield* call("Edit", editAlpha(file("secret.txt")), "claude-opus-4-8")).toBe(
+          "<tool_use_error>File is covered by a Read deny rule in your permission settings and cannot be edited.</tool_use_error>"
+        )
         expect(yield* call("Edit", editAlpha(file("o2.txt", outside)), "claude-opus-4-8")).toBe(NOT_READ)
         const partly = file("w2.txt")
         yield* call("Read", { file_path: partly, limit: 1 }, "claude-opus-4-8")
