@@ -28,7 +28,8 @@ describe("a huge MCP result", () => {
       ["exec", "-", "--json", "--cwd", cwd, "--strict-mcp-config", "--mcp-config", config, "--allowed-tools", "mcp__big__huge mcp__big__echo", "--session-dir", path.join(cwd, ".s")],
       { cwd, env, input: JSON.stringify(message), timeoutMs: 120_000 }
     )
-    expect(ran.code, ran.stderr).toBe(0)
+    // exit 1: one call failed (the refused one)
+    expect(ran.code, ran.stderr).toBe(1)
     const results = JSON.parse(ran.stdout).message.content
     expect(results[0]).toMatchObject({ tool_use_id: "toolu_huge", is_error: true })
     expect(JSON.stringify(results[0].content)).toMatch(/over the 64 MB limit of one MCP message/)
