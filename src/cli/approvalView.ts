@@ -7,7 +7,7 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { escapeForDisplay, offeredRules, type ApprovalRequest, type Choice, type PromptView } from "../services/Approver.js"
+import { displayValue, escapeForDisplay, offeredRules, questionView, type ApprovalRequest, type PromptView } from "../services/Approver.js"
 import { parseRuleText } from "../services/Permissions/ruleGrammar.js"
 import { applyEdit } from "../tools/files/editText.js"
 import { structuredPatch } from "../tools/files/structuredPatch.js"
@@ -72,8 +72,6 @@ export const narrowRule = (rule: string, file: string | undefined, projectDir: s
 const filePathOf = (input: unknown): string | undefined =>
   isObject(input) ? (typeof input.file_path === "string" ? input.file_path : typeof input.notebook_path === "string" ? input.notebook_path : undefined) : undefined
 
-const displayValue = (value: unknown): string => escapeForDisplay(typeof value === "string" ? value : (JSON.stringify(value) ?? String(value)))
-
 /** Where "always" saves rules: the project's local settings. */
 export const localSettingsFileOf = (projectDir: string) => path.join(projectDir, ".claude", "settings.local.json")
 
@@ -90,21 +88,5 @@ export const renderApproval = (request: ApprovalRequest): PromptView => {
     }
   } else lines.push(`  ${displayValue(request.input)}`)
   if (diff !== undefined) lines.push(...diff)
-  lines.push("", escapeForDisplay(request.message))
-  const pending = (request.decision.subcommands ?? []).filter((s) => s.behavior !== "allow")
-  if (pending.length > 0) {
-    lines.push("Commands that need approval:")
-    for (const s of pending) lines.push(`  • ${escapeForDisplay(s.command)}${s.reason === "" ? "" : `  (${escapeForDisplay(s.reason)})`}`)
-  }
-  const choices: Array<{ key: string; choice: Choice }> = [{ key: "1", choice: "once" }]
-  lines.push("", "Do you want to proceed?", "  1. Yes, once")
-  if (rules.length > 0) {
-    const list = rules.map(escapeForDisplay).join(", ")
-    lines.push(`  2. Yes, and don't ask again this session for: ${list}`)
-    lines.push(`  3. Yes, and always allow ${list} (saved to ${localSettingsFileOf(request.session.projectDir)})`)
-    choices.push({ key: "2", choice: "session" }, { key: "3", choice: "always" })
-  }
-  lines.push("  4. No, and tell Claude what to do differently")
-  choices.push({ key: "4", choice: "deny" })
-  return { text: `${lines.join("\n")}\n`, choices, rules }
+  return questionView(lines, request, rules, (list) => `  3. Yes, and always allow ${list} (saved to ${localSettingsFileOf(request.session.projectDir)})`)
 }

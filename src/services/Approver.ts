@@ -128,7 +128,8 @@ export const escapeForDisplay = (text: string): string => {
   })
 }
 
-const displayValue = (value: unknown): string =>
+/** An input value on one line, safe to print. */
+export const displayValue = (value: unknown): string =>
   escapeForDisplay(typeof value === "string" ? value : (JSON.stringify(value) ?? String(value)))
 
 export type Choice = "once" | "session" | "always" | "deny"
@@ -146,7 +147,20 @@ export const renderPrompt = (request: ApprovalRequest): PromptView => {
   if (typeof request.input === "object" && request.input !== null && !Array.isArray(request.input)) {
     for (const [key, value] of Object.entries(request.input)) lines.push(`  ${escapeForDisplay(key)}: ${displayValue(value)}`)
   } else lines.push(`  ${displayValue(request.input)}`)
-  lines.push("", escapeForDisplay(request.message))
+  return questionView(lines, request, rules, (list) => `  3. Yes, and always allow (saved to .claude/settings.local.json): ${list}`)
+}
+
+/**
+ * The end of every permission prompt: the reason, the commands still needing approval, and the
+ * numbered choices (the keys the terminal reads). `alwaysLine` words choice 3 for the rule list.
+ */
+export const questionView = (
+  head: ReadonlyArray<string>,
+  request: ApprovalRequest,
+  rules: ReadonlyArray<string>,
+  alwaysLine: (list: string) => string
+): PromptView => {
+  const lines = [...head, "", escapeForDisplay(request.message)]
   const pending = (request.decision.subcommands ?? []).filter((s) => s.behavior !== "allow")
   if (pending.length > 0) {
     lines.push("Commands that need approval:")
@@ -157,7 +171,7 @@ export const renderPrompt = (request: ApprovalRequest): PromptView => {
   if (rules.length > 0) {
     const list = rules.map(escapeForDisplay).join(", ")
     lines.push(`  2. Yes, and don't ask again this session for: ${list}`)
-    lines.push(`  3. Yes, and always allow (saved to .claude/settings.local.json): ${list}`)
+    lines.push(alwaysLine(list))
     choices.push({ key: "2", choice: "session" }, { key: "3", choice: "always" })
   }
   lines.push("  4. No, and tell Claude what to do differently")

@@ -52,18 +52,11 @@ export class CurrentRun extends Context.Tag("toolgate/Sessions/CurrentRun")<Curr
 /** Set while a durable step executes: nested model turns and calls (subagents) are part of it. */
 export class InStep extends Context.Reference<InStep>()("toolgate/Sessions/InStep", { defaultValue: () => false }) {}
 
-export interface NewRun {
-  readonly sessionId: string
-  readonly inputKey: string
-  readonly executionId: string
-  readonly runner: string
-  readonly engine: WorkflowEngine["Type"]
-  readonly instance: WorkflowInstance["Type"]
-  readonly approvalTimeoutMs: number
-  readonly turnsBefore: number
-  readonly events: EventWriter
-  readonly transcript: Transcript
-}
+/** What a run starts from; the rest of its controls are made for it. */
+export type NewRun = Pick<
+  RunControls,
+  "sessionId" | "inputKey" | "executionId" | "runner" | "engine" | "instance" | "approvalTimeoutMs" | "turnsBefore" | "events" | "transcript"
+>
 
 export const makeRun = (options: NewRun): Effect.Effect<RunControls> =>
   Effect.gen(function* () {
