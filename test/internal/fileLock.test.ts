@@ -24,12 +24,13 @@ describe("file lock", () => {
 
   it("waits for a live holder, then updates what the holder wrote", async () => {
     const file = path.join(dir, "b.json")
-    let release!: () => void
+    let release: (() => void) | undefined
     const held = withFileLock(file, async () => {
       await new Promise<void>((resolve) => (release = resolve))
       fs.writeFileSync(file, "from the holder\n")
     })
-    await new Promise((r) => setTimeout(r, 20))
+    // the holder has the lock once its callback runs (a loaded machine may take a while)
+    while (release === undefined) await new Promise((r) => setTimeout(r, 5))
     const waiting = updateFileLocked(file, (current) => `${current ?? ""}and the waiter\n`)
     release()
     await Promise.all([held, waiting])
