@@ -1,35 +1,32 @@
 /**
  * Command analysis: hygiene, parse, walk (shell-security §3.1 steps 0–4). Pure in the command
- * text, so results are cached on the exact string.
+ * text, so results are cached on the exact string (one cache per parser owner).
  */
-import { Effect } from "effect"
 import { checkHygiene } from "./hygiene.js"
-import { ensureShellParser, parseSync } from "./parser.js"
+import type { ShellParser } from "./parser.js"
 import type { CommandAnalysis } from "./types.js"
 import type { Analysis } from "./units.js"
 import { Walker, type WalkState } from "./walk.js"
 import { mayChangeHome } from "./words.js"
 
 const CACHE_LIMIT = 2_000
-const cache = new Map<string, Analysis>()
-
-const remember = (command: string, analysis: Analysis): Analysis => {
-  if (cache.size >= CACHE_LIMIT) {
-    const oldest = cache.keys().next()
-    if (!oldest.done) cache.delete(oldest.value)
-  }
-  cache.set(command, analysis)
-  return analysis
-}
 
 const failed = (command: string, reason: string): Analysis => ({ command, units: [], complexReasons: [reason], rawScan: true })
 
-const analyzeUncached = (command: string): Analysis => {
+const analyzeUncached = (parser: ShellParser, command: string): Analysis => {
   const bad = checkHygiene(command)
   if (bad !== undefined) return failed(command, bad)
-  const parsed = parseSync(command)
+  const parsed = parser.parse(command)
   if (parsed._tag === "Failed") return failed(command, parsed.reason)
-  const state: WalkState = { units: [], reasons: [], order: 0, parent: undefined, rawScan: false, homeStable: !mayChangeHome(command) }
+  const state: WalkState = {
+    parse: (source) => parser.parse(source),
+    units: [],
+    reasons: [],
+    order: 0,
+    parent: undefined,
+    rawScan: false,
+    homeStable: !mayChangeHome(command)
+  }
   try {
     new Walker(state, command, "top", 0, false).program(parsed.tree.rootNode)
   } catch (error) {
@@ -43,26 +40,37 @@ const analyzeUncached = (command: string): Analysis => {
   return { command, units: state.units, complexReasons: state.reasons, rawScan: state.rawScan }
 }
 
-/**
- * Analyses a command synchronously. Before the parser has loaded (or when it failed to load)
- * the result is "too complex" and is not cached.
- */
-export const analyzeSync = (command: string): Analysis => {
-  const hit = cache.get(command)
-  if (hit !== undefined) return hit
-  const analysis = analyzeUncached(command)
-  const parserMissing = analysis.units.length === 0 && analysis.complexReasons.some((r) => r.startsWith("the shell parser"))
-  return parserMissing ? analysis : remember(command, analysis)
+export interface Analyses {
+  /**
+   * Analyses a command synchronously. Before the parser has loaded (or when it failed to load)
+   * the result is "too complex" and is not cached.
+   */
+  readonly analyze: (command: string) => Analysis
+  readonly clear: () => void
+}
+
+/** The analyses of one parser, cached on the command text (the oldest are dropped first). */
+export const makeAnalyses = (parser: ShellParser): Analyses => {
+  const cache = new Map<string, Analysis>()
+  const remember = (command: string, analysis: Analysis): Analysis => {
+    if (cache.size >= CACHE_LIMIT) {
+      const oldest = cache.keys().next()
+      if (!oldest.done) cache.delete(oldest.value)
+    }
+    cache.set(command, analysis)
+    return analysis
+  }
+  const analyze = (command: string): Analysis => {
+    const hit = cache.get(command)
+    if (hit !== undefined) return hit
+    const analysis = analyzeUncached(parser, command)
+    const parserMissing = analysis.units.length === 0 && analysis.complexReasons.some((r) => r.startsWith("the shell parser"))
+    return parserMissing ? analysis : remember(command, analysis)
+  }
+  return { analyze, clear: () => cache.clear() }
 }
 
 export const toCommandAnalysis = (analysis: Analysis): CommandAnalysis =>
   analysis.complexReasons.length === 0
     ? { kind: "simple", commands: analysis.units }
     : { kind: "tooComplex", reason: analysis.complexReasons.join("; "), visibleCommands: analysis.units }
-
-/** Parses and walks a command into simple commands (loading the parser first). */
-export const analyzeCommand = (command: string): Effect.Effect<CommandAnalysis> =>
-  Effect.map(ensureShellParser, () => toCommandAnalysis(analyzeSync(command)))
-
-/** For tests. */
-export const clearAnalysisCache = (): void => cache.clear()
