@@ -1,6 +1,6 @@
 /**
  * The shell analyzer: tree-sitter-bash parses a command, a walker splits it into simple commands,
- * and Claude Code's Bash rules decide on them (implementation in src/services/Permissions/shell/).
+ * and Claude Code's Bash rules decide on them (implementation in src/services/ShellAnalyzer/).
  * Permissions decides Bash calls with it, Hooks matches `if: "Bash(…)"` conditions with it, and
  * the Bash tool asks it whether a command is read-only.
  *
@@ -9,10 +9,10 @@
  * A parser that cannot load makes every Bash decision ask (fail closed).
  */
 import { Context, Effect, Layer } from "effect"
-import { makeShellAnalyzer, makeShellParser } from "./Permissions/shell/index.js"
-import type { BashCheckContext, BashVerdict, CommandAnalysis } from "./Permissions/shell/types.js"
+import { makeShellAnalyzer, makeShellParser } from "./ShellAnalyzer/index.js"
+import type { BashCheckContext, BashVerdict, CommandAnalysis } from "./ShellAnalyzer/types.js"
 
-export type { BashCheckContext, BashVerdict, CommandAnalysis } from "./Permissions/shell/types.js"
+export type { BashCheckContext, BashVerdict, CommandAnalysis } from "./ShellAnalyzer/types.js"
 
 export interface ShellAnalyzerService {
   /** Loads the parser (once; later calls return at once). Never fails. */

@@ -10,7 +10,7 @@
  */
 import { Effect } from "effect"
 import type { ShellAnalyzerService } from "../ShellAnalyzer.js"
-import type { CommandAnalysis, SimpleCommand } from "../Permissions/shell/types.js"
+import type { CommandAnalysis, SimpleCommand } from "../ShellAnalyzer/types.js"
 
 export const MAX_COMMAND_LENGTH = 10_000
 

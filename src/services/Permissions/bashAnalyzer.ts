@@ -4,7 +4,7 @@
  */
 import { Effect } from "effect"
 import type { ShellAnalyzerService } from "../ShellAnalyzer.js"
-import type { BashCheckContext, BashVerdict } from "./shell/types.js"
+import type { BashCheckContext, BashVerdict } from "../ShellAnalyzer/types.js"
 
 export type AnalyzerOutcome =
   | { readonly _tag: "Verdict"; readonly verdict: BashVerdict }

@@ -7,7 +7,7 @@
  */
 import * as os from "node:os"
 import * as path from "node:path"
-import type { DecisionReason, PermissionRule, SubcommandVerdict } from "../../../Permission.js"
+import type { DecisionReason, PermissionRule, SubcommandVerdict } from "../../Permission.js"
 import {
   allowMatchesUnit,
   compileRules,
@@ -21,7 +21,7 @@ import {
 } from "./bashRules.js"
 import { criticalRemoval, type CriticalContext } from "./critical.js"
 import * as M from "./messages.js"
-import { isAgentConfigPath } from "../protectedPaths.js"
+import { isAgentConfigPath } from "../Permissions/protectedPaths.js"
 import { unitGuards } from "./guards.js"
 import { escapeForDisplay } from "./hygiene.js"
 import { ACCEPT_EDITS_COMMANDS, FILE_WRITERS, filePaths } from "./pathArgs.js"

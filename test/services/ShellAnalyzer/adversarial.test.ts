@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import type { PermissionMode } from "../../../../src/Permission.js"
-import { sharedShellAnalyzer } from "../../../support/shellAnalyzer.js"
+import type { PermissionMode } from "../../../src/Permission.js"
+import { sharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 import { check, contextFor, makeProject } from "./support.js"
 
 type BypassClass =

@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc } from "effect"
-import { compileBashPattern, escapeForDisplay, matchesText, suggestRules, type SimpleCommand, type Word } from "../../../../src/services/Permissions/shell/index.js"
-import { sharedShellAnalyzer } from "../../../support/shellAnalyzer.js"
+import { compileBashPattern, escapeForDisplay, matchesText, suggestRules, type SimpleCommand, type Word } from "../../../src/services/ShellAnalyzer/index.js"
+import { sharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 import { check, contextFor, makeProject } from "./support.js"
 
 const D = (text: string): Word => ({ dynamic: true, text })

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as os from "node:os"
-import type { PermissionMode } from "../../../../src/Permission.js"
-import { sharedShellAnalyzer } from "../../../support/shellAnalyzer.js"
+import type { PermissionMode } from "../../../src/Permission.js"
+import { sharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 import { check, contextFor, makeProject, type Rules } from "./support.js"
 
 interface Case {

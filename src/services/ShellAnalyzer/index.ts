@@ -4,7 +4,7 @@
  * ShellAnalyzer service (src/services/ShellAnalyzer.ts) owns one parser and its analyses.
  */
 import { Effect } from "effect"
-import type { ShellAnalyzerService } from "../../ShellAnalyzer.js"
+import type { ShellAnalyzerService } from "../ShellAnalyzer.js"
 import { makeAnalyses, toCommandAnalysis, type Analyses } from "./analyze.js"
 import { hasOnlySafeEnv } from "./bashRules.js"
 import { decideBash } from "./check.js"

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc } from "effect"
-import { makeShellAnalyzer, makeShellParser } from "../../../../src/services/Permissions/shell/index.js"
-import type { BashCheckContext } from "../../../../src/services/Permissions/shell/index.js"
+import { makeShellAnalyzer, makeShellParser } from "../../../src/services/ShellAnalyzer/index.js"
+import type { BashCheckContext } from "../../../src/services/ShellAnalyzer/index.js"
 import { contextFor, makeProject } from "./support.js"
 
 // A parser of this file's own, so the tests below can break it.

@@ -10,8 +10,8 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { type SimpleCommand, type Word } from "../../../../src/services/Permissions/shell/index.js"
-import { sharedShellAnalyzer } from "../../../support/shellAnalyzer.js"
+import { type SimpleCommand, type Word } from "../../../src/services/ShellAnalyzer/index.js"
+import { sharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 
 const STUBS = ["alpha", "beta", "gamma"] as const
 

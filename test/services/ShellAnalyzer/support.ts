@@ -6,10 +6,10 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { makeRule } from "../../../../src/services/Permissions/ruleGrammar.js"
-import type { PermissionMode, PermissionRule, RuleSource } from "../../../../src/Permission.js"
-import type { BashCheckContext, BashVerdict, PathVerdict } from "../../../../src/services/Permissions/shell/index.js"
-import { sharedShellAnalyzer } from "../../../support/shellAnalyzer.js"
+import { makeRule } from "../../../src/services/Permissions/ruleGrammar.js"
+import type { PermissionMode, PermissionRule, RuleSource } from "../../../src/Permission.js"
+import type { BashCheckContext, BashVerdict, PathVerdict } from "../../../src/services/ShellAnalyzer/index.js"
+import { sharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 
 /** A project directory that exists for the whole test file (real paths: symlinks resolved). */
 export const makeProject = (): { readonly root: string; readonly cleanup: () => void } => {

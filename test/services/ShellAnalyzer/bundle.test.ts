@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 
-const repo = path.resolve(__dirname, "../../../..")
+const repo = path.resolve(__dirname, "../../..")
 const pkg = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-bundle-")))
 
 describe("the analyzer in a CJS bundle", () => {
