@@ -48,12 +48,10 @@ const isReadOnlyAnalysis = (analysis: Analysis): boolean => {
 }
 
 /** The analyzer over one parser, with a cache of analyses of its own (given: for benchmarks, which empty it). */
-export const makeShellAnalyzer = (parser: ShellParser, analyses: Analyses = makeAnalyses(parser)): ShellAnalyzerService => {
-  return {
-    warmup: parser.ensure,
-    unavailable: Effect.map(parser.ensure, () => parser.unavailable()),
-    analyze: (command) => Effect.map(parser.ensure, () => toCommandAnalysis(analyses.analyze(command))),
-    checkBash: (command, ctx) => Effect.map(parser.ensure, () => decideBash(analyses.analyze(command), ctx)),
-    isReadOnly: (command) => parser.unavailable() === undefined && isReadOnlyAnalysis(analyses.analyze(command))
-  }
-}
+export const makeShellAnalyzer = (parser: ShellParser, analyses: Analyses = makeAnalyses(parser)): ShellAnalyzerService => ({
+  warmup: parser.ensure,
+  unavailable: Effect.map(parser.ensure, () => parser.unavailable()),
+  analyze: (command) => Effect.map(parser.ensure, () => toCommandAnalysis(analyses.analyze(command))),
+  checkBash: (command, ctx) => Effect.map(parser.ensure, () => decideBash(analyses.analyze(command), ctx)),
+  isReadOnly: (command) => parser.unavailable() === undefined && isReadOnlyAnalysis(analyses.analyze(command))
+})
