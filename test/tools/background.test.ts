@@ -12,6 +12,7 @@ import { BACKGROUND_NOT_AVAILABLE, BashTool } from "../../src/tools/Bash.js"
 import { ReadTool } from "../../src/tools/Read.js"
 import { makeContext, makeSandbox, readPids, waitUntilDead, type Sandbox } from "../fixtures/bash/harness.js"
 import { fileContains, outputFileOf, runTool, taskIdOf, waitFor, waitUntil } from "../fixtures/background/harness.js"
+import { sharedShellAnalyzer } from "../support/shellAnalyzer.js"
 
 let box: Sandbox
 beforeEach(() => {
@@ -22,7 +23,7 @@ afterEach(() => box.cleanup())
 /** The service in the test's scope (closed at the end of each test) and its three tools. */
 const setup = Effect.gen(function* () {
   const tasks = yield* makeBackgroundTasks({ killGraceMs: 200 })
-  const [bash, taskOutput, taskStop] = makeBackgroundTools(tasks, { killGraceMs: 200 })
+  const [bash, taskOutput, taskStop] = makeBackgroundTools(tasks, { killGraceMs: 200, analyzer: sharedShellAnalyzer })
   return { tasks, bash: bash!, taskOutput: taskOutput!, taskStop: taskStop! }
 })
 
