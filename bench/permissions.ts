@@ -11,11 +11,12 @@
  * always follows the other's garbage. Rates are per wall second and per CPU second (CPU counts
  * GC helper threads, so it can exceed wall time); the targets are per CPU second (issue 14).
  */
-import { Effect, Either } from "effect"
+import { Effect, Either, Layer } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { clearAnalysisCache } from "../src/services/Permissions/shell/analyze.js"
+import { makeAnalyses, makeShellAnalyzer, makeShellParser } from "../src/services/ShellAnalyzer/index.js"
+import { ShellAnalyzer } from "../src/services/ShellAnalyzer.js"
 import type { PermissionDecision } from "../src/Permission.js"
 import { decodeInput } from "../src/services/InputValidator.js"
 import { Permissions } from "../src/services/Permissions.js"
@@ -38,7 +39,11 @@ export const permissions: Benchmark = {
     for (const file of ["package.json", "README.md", "src/Tool.ts", "src/services/Scheduler.ts", ".env", ".claude/settings.json"]) {
       fs.writeFileSync(path.join(cwd, file), "{}\n")
     }
-    const runtime = makeBenchRuntime({ tools: Object.values(tools), cwd, allow: RULES.allow, deny: RULES.deny, ask: RULES.ask })
+    // The analyzer's own cache, so the uncached pass can empty it.
+    const parser = makeShellParser()
+    const analyses = makeAnalyses(parser)
+    const shellAnalyzer = Layer.succeed(ShellAnalyzer, makeShellAnalyzer(parser, analyses))
+    const runtime = makeBenchRuntime({ tools: Object.values(tools), cwd, allow: RULES.allow, deny: RULES.deny, ask: RULES.ask, shellAnalyzer })
     const session = benchSession(cwd)
     const service = await runtime.runPromise(Permissions)
 
@@ -63,7 +68,7 @@ export const permissions: Benchmark = {
           const c0 = process.cpuUsage()
           const t0 = now()
           for (const { tool, input } of corpus) {
-            if (uncached) clearAnalysisCache()
+            if (uncached) analyses.clear()
             decisions.push(yield* service.decide({ tool, input, session }))
           }
           const wall = now() - t0

@@ -21,6 +21,7 @@ import { makeRule } from "../src/services/Permissions/ruleGrammar.js"
 import { newSession, type SessionContext } from "../src/Session.js"
 import type { AnyTool } from "../src/Tool.js"
 import type { ToolUseBlock } from "../src/Messages.js"
+import * as ShellAnalyzer from "../src/services/ShellAnalyzer.js"
 
 export interface BenchRuntimeOptions {
   readonly tools: ReadonlyArray<AnyTool>
@@ -30,6 +31,8 @@ export interface BenchRuntimeOptions {
   readonly deny?: ReadonlyArray<string>
   readonly ask?: ReadonlyArray<string>
   readonly env?: Readonly<Record<string, string>>
+  /** The Bash analyzer; a fresh one (tree-sitter loads on first use) unless given. */
+  readonly shellAnalyzer?: Layer.Layer<ShellAnalyzer.ShellAnalyzer>
 }
 
 export const benchLayer = (options: BenchRuntimeOptions) => {
@@ -43,7 +46,7 @@ export const benchLayer = (options: BenchRuntimeOptions) => {
     ResultStore.layer,
     ToolRegistry.layerBuiltins(options.tools),
     Approver.layerDeny
-  )
+  ).pipe(Layer.provideMerge(options.shellAnalyzer ?? ShellAnalyzer.layer))
   const stages = Layer.mergeAll(ToolRegistry.layer, Hooks.layerInProcess([]), Permissions.layer).pipe(Layer.provideMerge(base))
   const runtime = Scheduler.layer.pipe(Layer.provideMerge(CallPipeline.layer), Layer.provideMerge(stages))
   const config = Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(options.env ?? {}))))

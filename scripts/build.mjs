@@ -40,8 +40,9 @@ await build({
   target: "node20",
   external: external.flatMap((name) => [name, `${name}/*`]),
   sourcemap: "linked",
-  minifyWhitespace: true,
-  minifySyntax: true,
+  // Short identifiers make a third less code to read, hash and deserialize at every start (the
+  // linked source map keeps the names for \`node --enable-source-maps\`).
+  minify: true,
   legalComments: "none",
   // Modules that read import.meta.url (for the ESM library) fall back to __filename in the bundle.
   logOverride: { "empty-import-meta": "silent" },

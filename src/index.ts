@@ -24,6 +24,8 @@ export * as ToolRegistry from "./services/ToolRegistry.js"
 export * as InputValidator from "./services/InputValidator.js"
 /** PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure, PostToolBatch. */
 export * as Hooks from "./services/Hooks.js"
+/** Bash commands parsed into simple commands and checked against Bash rules (tree-sitter, loaded on first use). */
+export * as ShellAnalyzer from "./services/ShellAnalyzer.js"
 /** allow / ask / deny from rules, mode, working directories, safety checks. */
 export * as Permissions from "./services/Permissions.js"
 /** Answers an "ask": a terminal prompt, a callback, or deny. */

@@ -18,6 +18,7 @@ import * as Permissions from "../services/Permissions.js"
 import * as ResultStore from "../services/ResultStore.js"
 import * as Scheduler from "../services/Scheduler.js"
 import * as Settings from "../services/Settings.js"
+import * as ShellAnalyzer from "../services/ShellAnalyzer.js"
 import * as ToolRegistry from "../services/ToolRegistry.js"
 import * as BackgroundTools from "../tools/background/BackgroundTools.js"
 import { BackgroundTasks } from "../tools/background/BackgroundTasks.js"
@@ -31,8 +32,10 @@ export interface RuntimeOptions extends Settings.SettingsOptions {
   /** Tools of the pool; defaults to the built-ins. */
   readonly tools?: ReadonlyArray<AnyTool>
   readonly approver?: Layer.Layer<Approver.Approver>
-  readonly hooks?: Layer.Layer<Hooks.Hooks, never, Settings.Settings>
-  readonly permissions?: Layer.Layer<Permissions.Permissions, never, Settings.Settings | FileState.FileState>
+  readonly hooks?: Layer.Layer<Hooks.Hooks, never, Settings.Settings | ShellAnalyzer.ShellAnalyzer>
+  readonly permissions?: Layer.Layer<Permissions.Permissions, never, Settings.Settings | FileState.FileState | ShellAnalyzer.ShellAnalyzer>
+  /** The Bash command analyzer shared by Permissions, Hooks and the Bash tool; defaults to tree-sitter, loaded on first use. */
+  readonly shellAnalyzer?: Layer.Layer<ShellAnalyzer.ShellAnalyzer>
   /** MCP servers (`.mcp.json`, `~/.claude.json`, `mcpConfig`); `false` connects none. */
   readonly mcp?: McpClients.McpClientsOptions | false
   /** Skills and custom tool modules; `{ disabled: true }` loads nothing. */
@@ -43,6 +46,7 @@ export interface RuntimeOptions extends Settings.SettingsOptions {
 
 export type RuntimeServices =
   | Settings.Settings
+  | ShellAnalyzer.ShellAnalyzer
   | FileState.FileState
   | ToolRegistry.ToolRegistry
   | ToolRegistry.BuiltinTools
@@ -69,6 +73,7 @@ const withholdUnanswerable = Layer.effectDiscard(
 
 /** Composes the stages once; the result is one layer to provide to a program. */
 export const layer = (options: RuntimeOptions) => {
+  const shellAnalyzer = options.shellAnalyzer ?? ShellAnalyzer.layer
   const base = Layer.mergeAll(
     Settings.layer(options),
     FileState.layer,
@@ -76,7 +81,7 @@ export const layer = (options: RuntimeOptions) => {
     ResultStore.layer,
     BackgroundTools.layerBuiltins(options.tools ?? builtinTools),
     options.approver ?? Approver.layerDeny
-  )
+  ).pipe(Layer.provideMerge(shellAnalyzer))
   const registry = Layer.provideMerge(withholdUnanswerable, ToolRegistry.layer)
   const stages = Layer.mergeAll(registry, options.hooks ?? Hooks.layer, options.permissions ?? Permissions.layer, ResultStore.layerSweep).pipe(
     Layer.provideMerge(base)

@@ -31,6 +31,7 @@ import * as Http from "../services/Sessions/http/handlers.js"
 import { makeRemoteApprover } from "../services/Sessions/remoteApprover.js"
 import { layerRuns, Runs, type RunsService } from "../services/Sessions/run.js"
 import * as SessionRuntimes from "../services/Sessions/runtimes.js"
+import * as ShellAnalyzer from "../services/ShellAnalyzer.js"
 import { makePositionedScripted } from "../services/Sessions/scriptedModel.js"
 import * as ServeSettings from "../services/Sessions/settings.js"
 import * as SessionStore from "../services/Sessions/store.js"
@@ -71,7 +72,8 @@ type Deps = SessionStore.SessionStore | Runs
 const sessionRuntime = (
   options: { readonly sessionId: string; readonly config: SessionRuntimes.StoredConfig; readonly grantedRules: ReadonlyArray<string> },
   deps: Layer.Layer<Deps>,
-  runs: RunsService
+  runs: RunsService,
+  shell: Layer.Layer<ShellAnalyzer.ShellAnalyzer>
 ): Layer.Layer<SessionRuntimes.SessionServices, SessionRuntimes.SessionUnavailable> => {
   const { config, sessionId } = options
   const unavailable = (reason: string) => new SessionRuntimes.SessionUnavailable({ sessionId, reason })
@@ -103,6 +105,7 @@ const sessionRuntime = (
     trustProject: config.trustProject ?? false,
     ...(config.permissionMode === undefined ? {} : { permissionMode: config.permissionMode }),
     mcp: { cwd: config.cwd },
+    shellAnalyzer: shell,
     approver: Layer.effect(Approver, makeRemoteApprover(sessionId)).pipe(Layer.provide(deps)),
     wrapCallPipeline: (pipeline) => durableCalls(pipeline).pipe(Effect.provide(deps))
   })
@@ -119,7 +122,9 @@ const layerRuntimeBuilder: Layer.Layer<SessionRuntimes.SessionRuntimeBuilder, ne
   Effect.gen(function* () {
     const deps = Layer.succeedContext(yield* Effect.context<Deps>())
     const runs = yield* Runs
-    return SessionRuntimes.SessionRuntimeBuilder.of({ build: (options) => sessionRuntime(options, deps, runs) })
+    // One parser for every session of this runner (loaded on the first Bash call of any of them)
+    const shell = Layer.succeed(ShellAnalyzer.ShellAnalyzer, yield* ShellAnalyzer.make)
+    return SessionRuntimes.SessionRuntimeBuilder.of({ build: (options) => sessionRuntime(options, deps, runs, shell) })
   })
 )
 

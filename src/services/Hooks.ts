@@ -9,6 +9,7 @@ import type { AnyTool } from "../Tool.js"
 import type { SessionContext } from "../Session.js"
 import type { RuleSuggestion } from "../Permission.js"
 import { Settings, type SettingsSource } from "./Settings.js"
+import { ShellAnalyzer } from "./ShellAnalyzer.js"
 import type { HookInput, InProcessHook } from "./Hooks/types.js"
 import { isReady } from "../internal/ready.js"
 import { hookNameOf, inheritedEnv, makeEngine, type EngineOptions } from "./Hooks/engine.js"
@@ -289,9 +290,13 @@ export interface MakeOptions {
   readonly env?: Readonly<Record<string, string | undefined>>
 }
 
-/** Builds the service; async hooks live as long as the surrounding scope. */
-export const make = (options: MakeOptions): Effect.Effect<HooksService, never, Scope.Scope> =>
+/**
+ * Builds the service; async hooks live as long as the surrounding scope. `if: "Bash(…)"`
+ * conditions are matched on the subcommands the ShellAnalyzer finds.
+ */
+export const make = (options: MakeOptions): Effect.Effect<HooksService, never, Scope.Scope | ShellAnalyzer> =>
   Effect.gen(function* () {
+    const shell = yield* ShellAnalyzer
     const background = yield* FiberSet.make<unknown, unknown>()
     const keepChildren = yield* Config.boolean("TOOLGATE_KEEP_HOOK_CHILDREN").pipe(Config.withDefault(false), Effect.orElseSucceed(() => false))
     const engineOptions: EngineOptions = {
@@ -299,7 +304,8 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
       inProcess: options.inProcess ?? [],
       background,
       baseEnv: inheritedEnv(options.env ?? process.env),
-      keepChildren
+      keepChildren,
+      shell
     }
     const engine = makeEngine(engineOptions)
 
@@ -438,7 +444,7 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
  * Command hooks from every settings source, plus the in-process hooks of `InProcessHooks` when
  * that service is provided. Async hooks end with this layer's scope.
  */
-export const layer: Layer.Layer<Hooks, never, Settings> = Layer.scoped(
+export const layer: Layer.Layer<Hooks, never, Settings | ShellAnalyzer> = Layer.scoped(
   Hooks,
   Effect.gen(function* () {
     const settings = yield* Settings
@@ -451,9 +457,9 @@ export const layer: Layer.Layer<Hooks, never, Settings> = Layer.scoped(
 )
 
 /** Only in-process hooks (no settings, no processes). */
-export const layerInProcess = (hooks: ReadonlyArray<InProcessHook>): Layer.Layer<Hooks> =>
+export const layerInProcess = (hooks: ReadonlyArray<InProcessHook>): Layer.Layer<Hooks, never, ShellAnalyzer> =>
   Layer.scoped(Hooks, make({ inProcess: hooks }))
 
 /** Command hooks from settings plus these in-process hooks. */
-export const layerWithInProcess = (hooks: ReadonlyArray<InProcessHook>): Layer.Layer<Hooks, never, Settings> =>
+export const layerWithInProcess = (hooks: ReadonlyArray<InProcessHook>): Layer.Layer<Hooks, never, Settings | ShellAnalyzer> =>
   layer.pipe(Layer.provide(Layer.succeed(InProcessHooks, hooks)))

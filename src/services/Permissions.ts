@@ -11,6 +11,8 @@ import type { PathRules, PermissionDecision } from "../Permission.js"
 import { decideCall, pathRulesOf, readsWithoutAsking, type DecideEnvironment } from "./Permissions/decide.js"
 import { Settings, type LoadedSettings } from "./Settings.js"
 import { FileState, type FileStateService } from "./FileState.js"
+import { ShellAnalyzer, type ShellAnalyzerService } from "./ShellAnalyzer.js"
+import { analyzeBashWith } from "./Permissions/bashAnalyzer.js"
 
 export interface PermissionRequest {
   readonly tool: AnyTool
@@ -33,34 +35,36 @@ export interface PermissionsService {
 export class Permissions extends Context.Tag("toolgate/Permissions")<Permissions, PermissionsService>() {}
 
 /** What the decision needs from the merged settings. */
-export const environmentOf = (loaded: LoadedSettings, fileState: FileStateService): DecideEnvironment => ({
+export const environmentOf = (loaded: LoadedSettings, fileState: FileStateService, shell: ShellAnalyzerService): DecideEnvironment => ({
   rules: loaded.rules,
   launchCwd: loaded.cwd,
   additionalDirectories: loaded.additionalDirectories,
   bypassDisabled: loaded.bypassDisabled === true,
   fileState,
+  analyzeBash: analyzeBashWith(shell),
   ...(loaded.home === undefined ? {} : { home: loaded.home })
 })
 
 export const make = Effect.gen(function* () {
   const settings = yield* Settings
   const fileState = yield* FileState
+  const shell = yield* ShellAnalyzer
 
   // Untraced, as every per-call stage: a span per stage per call cost as much as the rest of the
   // call (bench/overhead.ts); the message keeps its span (Scheduler.runMessage / runStream).
-  const decide = (request: PermissionRequest) => Effect.flatMap(settings.current, (loaded) => decideCall(request, environmentOf(loaded, fileState)))
+  const decide = (request: PermissionRequest) => Effect.flatMap(settings.current, (loaded) => decideCall(request, environmentOf(loaded, fileState, shell)))
 
-  const pathRules = (session: SessionContext) => Effect.map(settings.current, (loaded) => pathRulesOf(environmentOf(loaded, fileState), session))
+  const pathRules = (session: SessionContext) => Effect.map(settings.current, (loaded) => pathRulesOf(environmentOf(loaded, fileState, shell), session))
 
   return Permissions.of({
     decide,
     pathRules,
     readsWithoutAsking: (tool, file, session) =>
-      Effect.map(settings.current, (loaded) => readsWithoutAsking(file, session, tool.name, environmentOf(loaded, fileState)))
+      Effect.map(settings.current, (loaded) => readsWithoutAsking(file, session, tool.name, environmentOf(loaded, fileState, shell)))
   })
 })
 
-export const layer: Layer.Layer<Permissions, never, Settings | FileState> = Layer.effect(Permissions, make)
+export const layer: Layer.Layer<Permissions, never, Settings | FileState | ShellAnalyzer> = Layer.effect(Permissions, make)
 
 /** Allows everything: for tests of other stages. */
 export const layerAllowAll: Layer.Layer<Permissions> = Layer.succeed(Permissions, {

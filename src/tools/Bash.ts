@@ -18,7 +18,7 @@ import { renderCommand } from "./bash/renderCommand.js"
 import { cwdChangedReminder, failureText, formatDuration, successText } from "./bash/resultText.js"
 import { runShell } from "./bash/runShell.js"
 import { bashSettings, effectiveTimeoutMs } from "./bash/settings.js"
-import { ensureShellParser, isReadOnlyCommand } from "../services/Permissions/shell/index.js"
+import type { ShellAnalyzerService } from "../services/ShellAnalyzer.js"
 import { nextDirectory, startingDirectory } from "./bash/shellCwd.js"
 import { shellEnvironment } from "./bash/shellEnvironment.js"
 import { BooleanLike, NumberLike, optional } from "./schemas.js"
@@ -56,6 +56,11 @@ export interface BashToolOptions {
   readonly progressIntervalMs?: number
   /** Where `run_in_background` commands go; without it they are refused. */
   readonly background?: BackgroundTasksService
+  /**
+   * Tells which commands are read-only (those may run beside other read-only calls); without it
+   * no command counts as read-only (fail closed). The runtime's Bash has the runtime's analyzer.
+   */
+  readonly analyzer?: ShellAnalyzerService
 }
 
 export const BACKGROUND_NOT_AVAILABLE =
@@ -172,27 +177,30 @@ const runInBackground = (
 const isBackground = (input: BashInput): boolean => input.run_in_background === true
 
 /** A background run is never read-only or concurrency-safe: it leaves a process running. */
-const readOnlyRun = (input: BashInput): boolean => !isBackground(input) && isReadOnlyCommand(input.command)
+const readOnlyRun = (analyzer: ShellAnalyzerService | undefined, input: BashInput): boolean =>
+  analyzer !== undefined && !isBackground(input) && analyzer.isReadOnly(input.command)
 
 /**
  * A read-only command that changes directory still changes the session's cwd, and only calls
  * that are not concurrency-safe may change shared context: such a command runs alone.
  */
 const CHANGES_DIRECTORY = /(^|[\s;&|(`])(cd|pushd|popd)(?=$|[\s;&|)`])/
-const concurrencySafeRun = (input: BashInput): boolean => readOnlyRun(input) && !CHANGES_DIRECTORY.test(input.command)
+const concurrencySafeRun = (analyzer: ShellAnalyzerService | undefined, input: BashInput): boolean =>
+  readOnlyRun(analyzer, input) && !CHANGES_DIRECTORY.test(input.command)
 
 /** Builds the Bash tool; the options exist for embedding and tests. */
-export const makeBashTool = (options: BashToolOptions = {}) =>
-  buildTool<BashInput, BashOutput>({
+export const makeBashTool = (options: BashToolOptions = {}) => {
+  const readOnly = (input: BashInput) => readOnlyRun(options.analyzer, input)
+  return buildTool<BashInput, BashOutput>({
     name: "Bash",
     knownAs: ["bash_tool"],
     repairInput: repairBashInput,
     inputSchema: BashInput,
     description: "Executes a bash command in the session's working directory, with an optional timeout, and returns its output.",
     prompt: PROMPT,
-    isReadOnly: readOnlyRun,
-    isConcurrencySafe: concurrencySafeRun,
-    isDestructive: (input) => !readOnlyRun(input),
+    isReadOnly: readOnly,
+    isConcurrencySafe: (input) => concurrencySafeRun(options.analyzer, input),
+    isDestructive: (input) => !readOnly(input),
     interruptBehavior: () => "cancel",
     siblingCancellationLabel: (input) => `Bash(${input.command.length > 40 ? `${input.command.slice(0, 40)}…` : input.command})`,
     maxResultSizeChars: 30_000,
@@ -216,14 +224,15 @@ export const makeBashTool = (options: BashToolOptions = {}) =>
     hookResponse: bashHookResponse,
     hookOutput: bashHookOutput,
     // A read-only command may read anything and writes nothing; any other command may touch everything.
-    footprint: (input) => Effect.succeed(readOnlyRun(input) ? { reads: ["/"], writes: [] } : { reads: ["/"], writes: ["/"] }),
+    footprint: (input) => Effect.succeed(readOnly(input) ? { reads: ["/"], writes: [] } : { reads: ["/"], writes: ["/"] }),
     userFacingName: () => "Bash",
     renderUse: (input) => (isBackground(input) ? `${renderCommand(input.command)} (in the background)` : renderCommand(input.command)),
     renderResult: (output) => {
       const lines = successText(output).split("\n")
       return lines.length > 20 ? `${lines.slice(0, 20).join("\n")}\n… (${lines.length - 20} more lines)` : lines.join("\n")
     },
-    warmup: ensureShellParser
+    warmup: options.analyzer?.warmup ?? Effect.void
   })
+}
 
 export const BashTool = makeBashTool()

@@ -24,6 +24,7 @@ import { makePageCache, type CachedPage, type PageCache } from "./webfetch/cache
 import { fetchPage } from "./webfetch/fetchPage.js"
 import { BlockedAddressError, resolveChecked } from "./webfetch/guardedLookup.js"
 import { formatBytes, toPageContent } from "./webfetch/pageContent.js"
+import { makeHtmlToMarkdown } from "./webfetch/toMarkdown.js"
 import { redirectMessage } from "./webfetch/redirect.js"
 import { MAX_MARKDOWN_FOR_MODEL, webFetchSettings } from "./webfetch/settings.js"
 import { checkUrl, literalClass, WEB_FETCH_TOOL_NAME, type InternalAccess } from "./webfetch/urlPolicy.js"
@@ -87,6 +88,7 @@ const fail = (reason: string) => Effect.fail(new ToolError({ reason }))
 export const makeWebFetchTool = (options: WebFetchToolOptions = {}) => {
   const cache = options.cache ?? makePageCache()
   const userAgent = options.userAgent ?? "toolgate-WebFetch/0.1"
+  const htmlToMarkdown = makeHtmlToMarkdown()
 
   const download = (url: URL, timeoutMs: number, maxBytes: number, access: InternalAccess) =>
     fetchPage(url, { access, maxBytes, userAgent }).pipe(
@@ -132,7 +134,7 @@ export const makeWebFetchTool = (options: WebFetchToolOptions = {}) => {
         }
         return { data: output } satisfies ToolResult<WebFetchOutput>
       }
-      page = yield* toPageContent(outcome.page, settings.maxBytes)
+      page = yield* toPageContent(outcome.page, settings.maxBytes, htmlToMarkdown)
       yield* cache.set(url.href, page)
     }
     const offset = input.offset ?? 0

@@ -1,6 +1,7 @@
 /**
- * The built-in tools of a default runtime. (The runtime swaps Bash for the background-capable
- * Bash and adds TaskOutput and TaskStop; see src/tools/background/BackgroundTools.ts.)
+ * The built-in tools of a default runtime. (The runtime swaps Bash for the Bash bound to its
+ * BackgroundTasks and ShellAnalyzer, and adds TaskOutput and TaskStop; see
+ * src/tools/background/BackgroundTools.ts. `BashTool` on its own counts no command as read-only.)
  */
 import type { AnyTool } from "../Tool.js"
 import { AskUserQuestionTool } from "./AskUserQuestion.js"

@@ -7,7 +7,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Scheduler } from "../../src/services/Scheduler.js"
-import { BashTool } from "../../src/tools/Bash.js"
+import { analyzedBashTool as BashTool } from "../support/shellAnalyzer.js"
 import { fakeTool, makeProbe } from "../support/fakeTools.js"
 import { tempDir, testRuntime, testSession, toolUse } from "../support/runtime.js"
 

@@ -14,17 +14,21 @@ import * as Permissions from "../../src/services/Permissions.js"
 import * as ResultStore from "../../src/services/ResultStore.js"
 import * as Scheduler from "../../src/services/Scheduler.js"
 import * as Settings from "../../src/services/Settings.js"
+import type { ShellAnalyzer } from "../../src/services/ShellAnalyzer.js"
 import * as ToolRegistry from "../../src/services/ToolRegistry.js"
 import { newSession, type SessionContext } from "../../src/Session.js"
 import type { AnyTool } from "../../src/Tool.js"
 import type { PermissionMode } from "../../src/Permission.js"
+import { layerSharedShellAnalyzer } from "./shellAnalyzer.js"
 
 export interface TestRuntimeOptions {
   readonly tools: ReadonlyArray<AnyTool>
   readonly cwd?: string
   readonly settings?: Layer.Layer<Settings.Settings>
-  readonly permissions?: Layer.Layer<Permissions.Permissions>
-  readonly hooks?: Layer.Layer<Hooks.Hooks>
+  readonly permissions?: Layer.Layer<Permissions.Permissions, never, ShellAnalyzer>
+  readonly hooks?: Layer.Layer<Hooks.Hooks, never, ShellAnalyzer>
+  /** The file's shared analyzer unless given. */
+  readonly shellAnalyzer?: Layer.Layer<ShellAnalyzer>
   readonly approver?: Layer.Layer<Approver.Approver>
   readonly resultStore?: Layer.Layer<ResultStore.ResultStore>
   readonly validator?: Layer.Layer<InputValidator.InputValidator>
@@ -46,7 +50,7 @@ export const testRuntime = (options: TestRuntimeOptions) => {
     ToolRegistry.layerBuiltins(options.tools),
     options.approver ?? Approver.layerDeny,
     options.hooks ?? Hooks.layerNone
-  )
+  ).pipe(Layer.provideMerge(options.shellAnalyzer ?? layerSharedShellAnalyzer))
   const stages = Layer.mergeAll(options.registry ?? ToolRegistry.layer, options.permissions ?? Permissions.layer).pipe(Layer.provideMerge(base))
   return Scheduler.layer.pipe(Layer.provideMerge(CallPipeline.layer), Layer.provideMerge(stages))
 }

@@ -27,6 +27,7 @@ import { ReadTool } from "../../src/tools/Read.js"
 import { makeSandbox, readPids, type Sandbox } from "../fixtures/bash/harness.js"
 import { fileContains, taskIdOf, waitFor, waitUntil } from "../fixtures/background/harness.js"
 import { toolUse } from "../support/runtime.js"
+import { layerSharedShellAnalyzer } from "../support/shellAnalyzer.js"
 
 const STUBBORN = path.resolve(__dirname, "../fixtures/background/stubborn.sh")
 
@@ -47,7 +48,7 @@ const runtime = (rules: ReadonlyArray<string>) => {
     BackgroundTools.layerBuiltins([BashTool, ReadTool], { killGraceMs: 200 }),
     Approver.layerDeny,
     Hooks.layerNone
-  )
+  ).pipe(Layer.provideMerge(layerSharedShellAnalyzer))
   const stages = Layer.mergeAll(ToolRegistry.layer, Permissions.layer).pipe(Layer.provideMerge(base))
   return Scheduler.layer.pipe(Layer.provideMerge(CallPipeline.layer), Layer.provideMerge(stages))
 }

@@ -6,6 +6,7 @@ import * as path from "node:path"
 import { afterEach, beforeEach } from "vitest"
 import { BACKGROUND_NOT_AVAILABLE, BashInput, BashTool, makeBashTool } from "../../src/tools/Bash.js"
 import { decodeInput } from "../../src/services/InputValidator.js"
+import * as ShellAnalyzer from "../../src/services/ShellAnalyzer.js"
 import { inputJsonSchema } from "../../src/Tool.js"
 import { make as makeFileState } from "../../src/services/FileState.js"
 import {
@@ -346,5 +347,20 @@ describe("Bash as a tool", () => {
       expect(BashTool.isConcurrencySafe({ command: "rm -rf /" })).toBe(false)
       expect(BashTool.isReadOnly({ command: "rm -rf /" })).toBe(false)
       expect(yield* BashTool.footprint!({ command: "rm -rf /" }, box.session)).toEqual({ reads: ["/"], writes: ["/"] })
+    }))
+
+  it.effect("read-only and concurrency-safe come from the analyzer the tool was built with; without a working one nothing is", () =>
+    Effect.gen(function* () {
+      const analyzed = makeBashTool({ analyzer: yield* ShellAnalyzer.make })
+      expect(analyzed.isReadOnly({ command: "ls -la" })).toBe(false) // before warmup: fail closed
+      yield* analyzed.warmup
+      expect([analyzed.isReadOnly({ command: "ls -la" }), analyzed.isConcurrencySafe({ command: "ls -la" })]).toEqual([true, true])
+      expect(yield* analyzed.footprint!({ command: "ls -la" }, box.session)).toEqual({ reads: ["/"], writes: [] })
+      expect(analyzed.isReadOnly({ command: "ls -la", run_in_background: true })).toBe(false)
+      expect(analyzed.isReadOnly({ command: "rm -rf x" })).toBe(false)
+      expect(BashTool.isReadOnly({ command: "ls -la" })).toBe(false)
+      const unavailable = makeBashTool({ analyzer: yield* ShellAnalyzer.makeUnavailable() })
+      yield* unavailable.warmup
+      expect(unavailable.isReadOnly({ command: "ls -la" })).toBe(false)
     }))
 })

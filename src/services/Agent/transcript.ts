@@ -16,6 +16,7 @@
  * A transcript is a valid script for the scripted model (`toolgate replay`, `--replay`).
  */
 import { Effect, Either, Schema, type Scope } from "effect"
+import { appendWhole } from "../../internal/appendWhole.js"
 import { documentIssue, parseJsonText } from "../../internal/documentIssue.js"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -78,27 +79,6 @@ export const openTranscript = (file: string): Effect.Effect<Transcript, ScriptEr
       } satisfies Transcript
     })
   )
-
-/** Appends all of `line` at `size`, or nothing: a short or failed write is truncated away. Returns the error, if any. */
-const appendWhole = (fd: number, line: Buffer, size: number): string | undefined => {
-  let done = 0
-  try {
-    while (done < line.length) {
-      const n = fs.writeSync(fd, line, done, line.length - done)
-      if (n <= 0) throw new Error("the disk took no more bytes")
-      done += n
-    }
-    return undefined
-  } catch (e) {
-    try {
-      fs.ftruncateSync(fd, size)
-    } catch {
-      // nothing more can be done; the reader skips a torn last line
-    }
-    const error = e as NodeJS.ErrnoException
-    return error.code === undefined ? error.message : `${error.code}: ${error.message}`
-  }
-}
 
 /** A transcript that records nothing (library use without a session directory). */
 export const noTranscript: Transcript = { path: "", write: () => Effect.void, failure: Effect.succeed(undefined) }

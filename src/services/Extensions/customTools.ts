@@ -17,6 +17,7 @@ import { buildTool, type AnyTool } from "../../Tool.js"
 import { isWithin } from "../Permissions/expandPath.js"
 import { toolgateApi } from "./api.js"
 import { isPlainDefinition, plainTool } from "./plainTool.js"
+import { makeJsonSchemaInput, type JsonSchemaInput } from "./jsonSchemaInput.js"
 import type { ExtensionSource, Skill } from "./skills.js"
 import { toolProblems } from "./validateTool.js"
 
@@ -70,13 +71,13 @@ const importModule = (file: string): Promise<Record<string, unknown>> => {
 }
 
 /** Turns what a module exports into tools; throws when the export is unusable. */
-const toolsFromExport = async (value: unknown, depth = 0): Promise<ReadonlyArray<AnyTool>> => {
+const toolsFromExport = async (value: unknown, jsonSchemaInput: JsonSchemaInput, depth = 0): Promise<ReadonlyArray<AnyTool>> => {
   if (typeof value === "function") {
     if (depth > 0) throw new Error("the factory returned another function; it must return a tool, a list of tools, or plain definitions")
-    return toolsFromExport(await (value as (api: typeof toolgateApi) => unknown)(toolgateApi), depth + 1)
+    return toolsFromExport(await (value as (api: typeof toolgateApi) => unknown)(toolgateApi), jsonSchemaInput, depth + 1)
   }
-  if (Array.isArray(value)) return (await Promise.all(value.map((v) => toolsFromExport(v, Math.max(depth, 1))))).flat()
-  if (isPlainDefinition(value)) return [await plainTool(value)]
+  if (Array.isArray(value)) return (await Promise.all(value.map((v) => toolsFromExport(v, jsonSchemaInput, Math.max(depth, 1))))).flat()
+  if (isPlainDefinition(value)) return [await plainTool(value, jsonSchemaInput)]
   if (typeof value === "object" && value !== null && typeof (value as { call?: unknown }).call === "function") {
     return [buildTool(value as Parameters<typeof buildTool>[0])]
   }
@@ -90,13 +91,15 @@ export const loadCustomTools = async (modules: ReadonlyArray<ToolModuleRef>, tak
   const tools: Array<AnyTool> = []
   const origins = new Map<string, string>()
   const warnings: Array<string> = []
+  // Plain tools' JSON Schemas: ajv is loaded with the first one, and lives as long as these tools.
+  const jsonSchemaInput = makeJsonSchemaInput()
   for (const ref of modules) {
     let loaded: ReadonlyArray<AnyTool>
     try {
       const module = await importModule(ref.file)
       const exported = "default" in module ? module.default : undefined
       if (exported === undefined) throw new Error("it has no default export (use `export default` or `module.exports =`)")
-      loaded = await toolsFromExport(exported)
+      loaded = await toolsFromExport(exported, jsonSchemaInput)
     } catch (error) {
       warnings.push(`custom tool module ${ref.file} was skipped: it failed to load: ${errorText(error)}`)
       continue

@@ -19,7 +19,7 @@
 import { Effect } from "effect"
 import { ToolError } from "../../Errors.js"
 import { buildTool, type AnyTool } from "../../Tool.js"
-import { jsonSchemaInput } from "./jsonSchemaInput.js"
+import type { JsonSchemaInput } from "./jsonSchemaInput.js"
 
 export interface PlainToolContext {
   readonly toolUseId: string
@@ -49,7 +49,7 @@ export const isPlainDefinition = (value: unknown): value is PlainToolDefinition 
 const errorText = (error: unknown): string => (error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error) ?? String(error))
 
 /** Wraps a plain definition as a Tool; throws when the definition is unusable (bad schema, bad fields). */
-export const plainTool = async (definition: PlainToolDefinition): Promise<AnyTool> => {
+export const plainTool = async (definition: PlainToolDefinition, jsonSchemaInput: JsonSchemaInput): Promise<AnyTool> => {
   if (typeof definition.inputSchema !== "object" || definition.inputSchema === null || Array.isArray(definition.inputSchema)) {
     throw new Error("inputSchema must be a JSON Schema object")
   }

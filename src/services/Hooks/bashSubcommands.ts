@@ -4,33 +4,20 @@
  * transparent wrappers stripped. `undefined` means "cannot tell", and the hook then runs (the
  * spec's fail-open for `if`).
  *
- * The project's shell analyzer (`src/services/Permissions/shell/analyze.ts`, `analyzeCommand`) is used when
- * it loads; otherwise a small quote-aware splitter below. Either way the whole command text is
- * also a candidate, so a splitting mistake can only make a hook run more often, never less.
+ * The ShellAnalyzer service is used when its parser works; otherwise (the parser cannot load, or
+ * the analysis takes too long) a small quote-aware splitter below. Either way the whole command
+ * text is also a candidate, so a splitting mistake can only make a hook run more often, never less.
  */
 import { Effect } from "effect"
-import type { CommandAnalysis, SimpleCommand } from "../Permissions/shell/types.js"
+import type { ShellAnalyzerService } from "../ShellAnalyzer.js"
+import type { CommandAnalysis, SimpleCommand } from "../ShellAnalyzer/types.js"
 
 export const MAX_COMMAND_LENGTH = 10_000
 
-type Analyzer = (command: string) => Effect.Effect<CommandAnalysis>
-
-let analyzerPromise: Promise<Analyzer | undefined> | undefined
-
-/** The analyzer seam: loaded lazily, once; if it cannot load, the fallback splitter is used. */
-const loadAnalyzer = (): Promise<Analyzer | undefined> =>
-  (analyzerPromise ??= import("../Permissions/shell/analyze.js").then(
-    (mod) => (typeof mod.analyzeCommand === "function" ? mod.analyzeCommand : undefined),
-    () => undefined
-  ))
-
-/** Test seam: force the fallback splitter (true) or go back to the analyzer (false). */
-export const useFallbackSplitterOnly = (on: boolean): void => {
-  analyzerPromise = on ? Promise.resolve(undefined) : undefined
-}
-
-const runAnalyzer = (analyze: Analyzer, command: string): Effect.Effect<CommandAnalysis | undefined> =>
-  Effect.suspend(() => analyze(command)).pipe(
+/** The analyzer's view, or undefined when its parser cannot be used (then the splitter decides). */
+const runAnalyzer = (shell: ShellAnalyzerService, command: string): Effect.Effect<CommandAnalysis | undefined> =>
+  Effect.suspend(() => shell.unavailable).pipe(
+    Effect.flatMap((unavailable) => (unavailable === undefined ? shell.analyze(command) : Effect.succeed(undefined))),
     Effect.timeoutOption("2 seconds"),
     Effect.map((o) => (o._tag === "Some" ? o.value : undefined)),
     Effect.catchAllCause(() => Effect.succeed(undefined))
@@ -40,22 +27,19 @@ const staticArgv = (c: SimpleCommand): string | undefined =>
   c.argv.every((w) => typeof w === "string") ? (c.argv as ReadonlyArray<string>).join(" ") : undefined
 
 /** Candidate texts for a Bash `if` pattern, or undefined when the command cannot be analysed. */
-export const bashCandidates = (command: string): Effect.Effect<ReadonlyArray<string> | undefined> =>
+export const bashCandidates = (shell: ShellAnalyzerService, command: string): Effect.Effect<ReadonlyArray<string> | undefined> =>
   Effect.gen(function* () {
     if (command.length > MAX_COMMAND_LENGTH || command.includes("\0")) return undefined
-    const analyze = yield* Effect.promise(loadAnalyzer)
-    if (analyze !== undefined) {
-      const analysis = yield* runAnalyzer(analyze, command)
-      if (analysis !== undefined) {
-        if (analysis.kind === "tooComplex") return undefined
-        const out = new Set<string>([command.trim()])
-        for (const c of analysis.commands) {
-          const argv = staticArgv(c)
-          if (argv !== undefined) for (const t of stripWrappers(argv)) out.add(t)
-          for (const t of stripWrappers(c.text)) out.add(t)
-        }
-        return Array.from(out)
+    const analysis = yield* runAnalyzer(shell, command)
+    if (analysis !== undefined) {
+      if (analysis.kind === "tooComplex") return undefined
+      const out = new Set<string>([command.trim()])
+      for (const c of analysis.commands) {
+        const argv = staticArgv(c)
+        if (argv !== undefined) for (const t of stripWrappers(argv)) out.add(t)
+        for (const t of stripWrappers(c.text)) out.add(t)
       }
+      return Array.from(out)
     }
     const segments = splitCommand(command)
     if (segments === undefined) return undefined

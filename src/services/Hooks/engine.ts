@@ -9,6 +9,7 @@ import { isReady } from "../../internal/ready.js"
 import type { AnyTool } from "../../Tool.js"
 import type { SessionContext } from "../../Session.js"
 import type { SettingsSource } from "../Settings.js"
+import type { ShellAnalyzerService } from "../ShellAnalyzer.js"
 import { dedupeKey, handlerLabel, readHookConfig, type CommandHookHandler, type HookConfig } from "./config.js"
 import { matcherMatches } from "./matcher.js"
 import { ifMatches } from "./ifCondition.js"
@@ -29,6 +30,8 @@ export interface EngineOptions {
   readonly baseEnv: Readonly<Record<string, string>>
   /** Leave what a hook started running after it ends (TOOLGATE_KEEP_HOOK_CHILDREN). */
   readonly keepChildren: boolean
+  /** Splits Bash commands for `if` conditions. */
+  readonly shell: ShellAnalyzerService
 }
 
 export interface EventCall {
@@ -99,7 +102,7 @@ export const makeEngine = (options: EngineOptions) => {
   const conditionHolds = (condition: string | undefined, call: EventCall) =>
     condition === undefined || call.tool === undefined
       ? Effect.succeed(condition === undefined)
-      : ifMatches(condition, call.tool, call.toolInput, call.session).pipe(Effect.catchAllCause(() => Effect.succeed(true)))
+      : ifMatches(options.shell, condition, call.tool, call.toolInput, call.session).pipe(Effect.catchAllCause(() => Effect.succeed(true)))
 
   const select = (call: EventCall) =>
     Effect.gen(function* () {

@@ -12,6 +12,7 @@ import type { SessionContext } from "../../Session.js"
 import type { PermissionSubject } from "../../Permission.js"
 import { canonicalToolName, parseRuleText } from "../Permissions/ruleGrammar.js"
 import { matchesToolName } from "../Permissions/toolNames.js"
+import type { ShellAnalyzerService } from "../ShellAnalyzer.js"
 import { bashCandidates } from "./bashSubcommands.js"
 
 const PRIMARY_FIELDS = new Set(["command", "file_path", "path", "notebook_path", "url"])
@@ -46,7 +47,7 @@ const inputFieldsOf = (tool: AnyTool): ReadonlySet<string> => {
 }
 
 /** Does the `if` rule match this call? */
-export const ifMatches = (rule: string, tool: AnyTool, input: unknown, session: SessionContext): Effect.Effect<boolean> =>
+export const ifMatches = (shell: ShellAnalyzerService, rule: string, tool: AnyTool, input: unknown, session: SessionContext): Effect.Effect<boolean> =>
   Effect.gen(function* () {
     const parsed = parseRuleText(rule)
     const subject = subjectOf(tool, input, session)
@@ -64,7 +65,7 @@ export const ifMatches = (rule: string, tool: AnyTool, input: unknown, session: 
 
     switch (subject.kind) {
       case "bash": {
-        const candidates = yield* bashCandidates(subject.command)
+        const candidates = yield* bashCandidates(shell, subject.command)
         if (candidates === undefined) return true
         return candidates.some((c) => bashPatternMatches(content, c))
       }

@@ -12,7 +12,7 @@
  */
 import type { ValidateFunction } from "ajv"
 import { ajvIssues } from "../../internal/ajvIssues.js"
-import type { McpSdk } from "./sdk.js"
+import type { McpSdk, SchemaDialect } from "./sdk.js"
 import { isRecord } from "../../internal/json.js"
 
 export type ValidationResult =
@@ -25,29 +25,8 @@ export interface CompiledInputSchema {
   readonly validate: (input: unknown) => ValidationResult
 }
 
-type AjvLike = { compile: (schema: Record<string, unknown>) => ValidateFunction }
-
-const instances = new Map<string, AjvLike>()
-
-const AJV_OPTIONS = {
-  strict: false,
-  allErrors: true,
-  verbose: true,
-  validateFormats: false,
-  // schemas of different tools may share an `$id`; never register them globally
-  addUsedSchema: false,
-  logger: false
-} as const
-
-const ajvFor = (sdk: McpSdk, dialect: string | undefined): AjvLike => {
-  const key = dialect?.includes("2020-12") ? "2020" : dialect?.includes("2019-09") ? "2019" : "07"
-  let ajv = instances.get(key)
-  if (ajv === undefined) {
-    ajv = key === "2020" ? new sdk.Ajv2020(AJV_OPTIONS) : key === "2019" ? new sdk.Ajv2019(AJV_OPTIONS) : new sdk.Ajv(AJV_OPTIONS)
-    instances.set(key, ajv)
-  }
-  return ajv
-}
+const dialectOf = (schemaUri: string | undefined): SchemaDialect =>
+  schemaUri?.includes("2020-12") ? "2020-12" : schemaUri?.includes("2019-09") ? "2019-09" : "draft-07"
 
 /** Compiles a tool's input schema, or says why it is not usable. */
 export const compileInputSchema = (sdk: McpSdk, schema: unknown): { readonly ok: true; readonly compiled: CompiledInputSchema } | { readonly ok: false; readonly reason: string } => {
@@ -59,7 +38,7 @@ export const compileInputSchema = (sdk: McpSdk, schema: unknown): { readonly ok:
   const { $schema, $id: _id, ...body } = schema
   let validateFn: ValidateFunction
   try {
-    validateFn = ajvFor(sdk, typeof $schema === "string" ? $schema : undefined).compile(body)
+    validateFn = sdk.ajvFor(dialectOf(typeof $schema === "string" ? $schema : undefined)).compile(body)
   } catch (e) {
     return { ok: false, reason: `inputSchema is not valid JSON Schema: ${(e as Error).message}` }
   }

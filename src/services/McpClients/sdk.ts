@@ -33,7 +33,26 @@ export interface McpSdk {
   readonly Ajv: typeof import("ajv").Ajv
   readonly Ajv2019: typeof import("ajv/dist/2019.js").Ajv2019
   readonly Ajv2020: typeof import("ajv/dist/2020.js").Ajv2020
+  /**
+   * The ajv for a JSON Schema dialect, made on first use and kept with this loaded SDK (one per
+   * McpClients layer), so compiled schemas never leak from one runtime into another.
+   */
+  readonly ajvFor: (dialect: SchemaDialect) => AjvLike
 }
+
+export type SchemaDialect = "draft-07" | "2019-09" | "2020-12"
+
+export type AjvLike = { compile: (schema: Record<string, unknown>) => import("ajv").ValidateFunction }
+
+const AJV_OPTIONS = {
+  strict: false,
+  allErrors: true,
+  verbose: true,
+  validateFormats: false,
+  // schemas of different tools may share an `$id`; never register them globally
+  addUsedSchema: false,
+  logger: false
+} as const
 
 const load = async (): Promise<McpSdk> => {
   const [client, streamable, sse, auth, types, stdio, ajv, ajv2019, ajv2020] = await Promise.all([
@@ -47,6 +66,15 @@ const load = async (): Promise<McpSdk> => {
     import("ajv/dist/2019.js"),
     import("ajv/dist/2020.js")
   ])
+  const instances = new Map<SchemaDialect, AjvLike>()
+  const ajvFor = (dialect: SchemaDialect): AjvLike => {
+    let instance = instances.get(dialect)
+    if (instance === undefined) {
+      instance = dialect === "2020-12" ? new ajv2020.Ajv2020(AJV_OPTIONS) : dialect === "2019-09" ? new ajv2019.Ajv2019(AJV_OPTIONS) : new ajv.Ajv(AJV_OPTIONS)
+      instances.set(dialect, instance)
+    }
+    return instance
+  }
   return {
     Client: client.Client,
     StreamableHTTPClientTransport: streamable.StreamableHTTPClientTransport,
@@ -64,9 +92,10 @@ const load = async (): Promise<McpSdk> => {
     serializeMessage: stdio.serializeMessage,
     Ajv: ajv.Ajv,
     Ajv2019: ajv2019.Ajv2019,
-    Ajv2020: ajv2020.Ajv2020
+    Ajv2020: ajv2020.Ajv2020,
+    ajvFor
   }
 }
 
-/** Node caches the modules, so a second layer that loads them pays nothing more. */
+/** Node caches the modules, so a second layer that loads them pays only for its own ajv instances. */
 export const loadSdk: Effect.Effect<McpSdk> = Effect.promise(load)

@@ -17,13 +17,13 @@ import type { AnyTool } from "../../Tool.js"
 import type { SessionContext } from "../../Session.js"
 import { workingDirectories } from "../../Session.js"
 import type { FileStateService } from "../FileState.js"
-import { analyzeBash, type AnalyzerOutcome } from "./bashAnalyzer.js"
+import type { AnalyzeBash, AnalyzerOutcome } from "./bashAnalyzer.js"
 import { agentRuleMatches, parameterRuleMatches, skillRuleMatches } from "./contentRules.js"
 import { domainMatches, domainOfSpecifier, urlHostname } from "./domainRules.js"
 import * as Messages from "./messages.js"
 import { effectiveMode } from "./modes.js"
 import { checkPath, pathDenials, type AskKind, type PathAccess, type PathCheckContext, type PathCheckResult } from "./pathCheck.js"
-import type { BashCheckContext, PathVerdict } from "./shell/types.js"
+import type { BashCheckContext, PathVerdict } from "../ShellAnalyzer/types.js"
 import { domainSuggestion, wholeToolSuggestion } from "./suggestions.js"
 import { matchesToolName } from "./toolNames.js"
 import { canonicalToolName } from "./ruleGrammar.js"
@@ -51,8 +51,8 @@ export interface DecideEnvironment {
   readonly bypassDisabled: boolean
   readonly home?: string
   readonly fileState: FileStateService
-  /** The shell analyzer; the one in ./shell/ when unset (a replacement isolates this stage in tests). */
-  readonly analyzeBash?: (command: string, ctx: BashCheckContext) => Effect.Effect<AnalyzerOutcome>
+  /** The Bash verdicts (from the ShellAnalyzer service; a replacement isolates this stage in tests). */
+  readonly analyzeBash: AnalyzeBash
 }
 
 export interface DecideRequest {
@@ -176,7 +176,7 @@ const checkBash = (
     checkReadPath: (p) => toPathVerdict(checkPath("read", p, writeCtx), mode),
     pathDenyRules: env.rules.some((r) => r.behavior === "deny" && r.content !== undefined && PATH_RULE_TOOLS.has(r.toolName))
   }
-  return (env.analyzeBash ?? analyzeBash)(command, ctx).pipe(
+  return env.analyzeBash(command, ctx).pipe(
     Effect.catchAllCause((cause) => Effect.succeed<AnalyzerOutcome>({ _tag: "Unavailable", reason: `the shell analyzer failed: ${String(cause)}` })),
     Effect.map((outcome): SubjectVerdict => {
       if (outcome._tag === "Unavailable") {

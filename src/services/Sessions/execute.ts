@@ -13,6 +13,7 @@ import { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngin
 import { Cause, Clock, Effect, Option, Schema, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { appendLineWhole } from "../../internal/appendWhole.js"
 import { ToolUseBlock } from "../../Messages.js"
 import { newSession, type SessionContext } from "../../Session.js"
 import { Agent } from "../Agent.js"
@@ -78,7 +79,7 @@ const transcriptOf = (store: SessionStoreService, sessionId: string, file: strin
           Effect.zipRight(
             Effect.try(() => {
               fs.mkdirSync(path.dirname(file), { recursive: true })
-              fs.appendFileSync(file, `${line}\n`, { mode: 0o600 })
+              appendLineWhole(file, `${line}\n`)
             })
           ),
           Effect.catchAll((e) => {

@@ -1,10 +1,12 @@
 /**
- * The tools that need the BackgroundTasks service: Bash (with `run_in_background`), TaskOutput and
- * TaskStop. A tool value has no requirements, so they are built inside a layer that has the
- * service, and the runtime adds them to its built-ins.
+ * The tools that need the BackgroundTasks service: Bash (with `run_in_background`, and the
+ * ShellAnalyzer for its read-only flag), TaskOutput and TaskStop. A tool value has no
+ * requirements, so they are built inside a layer that has the services, and the runtime adds them
+ * to its built-ins.
  */
 import { Context, Effect, Layer } from "effect"
 import type { AnyTool } from "../../Tool.js"
+import { ShellAnalyzer } from "../../services/ShellAnalyzer.js"
 import { BuiltinTools } from "../../services/ToolRegistry.js"
 import { makeBashTool, type BashToolOptions } from "../Bash.js"
 import { makeTaskOutputTool } from "../TaskOutput.js"
@@ -14,18 +16,18 @@ import { BackgroundTasks, layer as backgroundTasksLayer, type BackgroundTasksSer
 /** Bash (able to run in the background), TaskOutput, TaskStop: all bound to one BackgroundTasks. */
 export class BackgroundTools extends Context.Tag("toolgate/BackgroundTools")<BackgroundTools, ReadonlyArray<AnyTool>>() {}
 
-export type BackgroundToolsOptions = Omit<BashToolOptions, "background">
+export type BackgroundToolsOptions = Omit<BashToolOptions, "background" | "analyzer">
 
-export const makeBackgroundTools = (tasks: BackgroundTasksService, options: BackgroundToolsOptions = {}): ReadonlyArray<AnyTool> => [
+export const makeBackgroundTools = (tasks: BackgroundTasksService, options: Omit<BashToolOptions, "background"> = {}): ReadonlyArray<AnyTool> => [
   makeBashTool({ ...options, background: tasks }),
   makeTaskOutputTool(tasks),
   makeTaskStopTool(tasks)
 ]
 
-export const layer = (options: BackgroundToolsOptions = {}): Layer.Layer<BackgroundTools, never, BackgroundTasks> =>
+export const layer = (options: BackgroundToolsOptions = {}): Layer.Layer<BackgroundTools, never, BackgroundTasks | ShellAnalyzer> =>
   Layer.effect(
     BackgroundTools,
-    Effect.map(BackgroundTasks, (tasks) => makeBackgroundTools(tasks, options))
+    Effect.zipWith(BackgroundTasks, ShellAnalyzer, (tasks, analyzer) => makeBackgroundTools(tasks, { ...options, analyzer }))
   )
 
 /**
@@ -37,7 +39,7 @@ export const layer = (options: BackgroundToolsOptions = {}): Layer.Layer<Backgro
 export const layerBuiltins = (
   tools: ReadonlyArray<AnyTool>,
   options: BackgroundToolsOptions = {}
-): Layer.Layer<BuiltinTools | BackgroundTasks> =>
+): Layer.Layer<BuiltinTools | BackgroundTasks, never, ShellAnalyzer> =>
   Layer.effect(
     BuiltinTools,
     Effect.map(BackgroundTools, (background) => withBackgroundTools(tools, background))

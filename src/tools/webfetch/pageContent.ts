@@ -6,7 +6,7 @@ import { Effect } from "effect"
 import { ToolError } from "../../Errors.js"
 import type { CachedPage } from "./cache.js"
 import type { FetchedPage } from "./fetchPage.js"
-import { htmlToMarkdown, isHtml, isText } from "./toMarkdown.js"
+import { isHtml, isText, type HtmlToMarkdown } from "./toMarkdown.js"
 
 const charsetOf = (contentType: string): string => {
   const match = /charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType)
@@ -27,7 +27,7 @@ const formatBytes = (bytes: number): string =>
 export const truncationNotice = (maxBytes: number): string =>
   `[Content truncated: the page is larger than ${formatBytes(maxBytes)}; only the first ${formatBytes(maxBytes)} were read.]`
 
-export const toPageContent = (page: FetchedPage, maxBytes: number): Effect.Effect<CachedPage, ToolError> =>
+export const toPageContent = (page: FetchedPage, maxBytes: number, htmlToMarkdown: HtmlToMarkdown): Effect.Effect<CachedPage, ToolError> =>
   Effect.gen(function* () {
     const mediaType = page.contentType.split(";")[0]!.trim().toLowerCase()
     const head = decode(page.body.subarray(0, 512), page.contentType)

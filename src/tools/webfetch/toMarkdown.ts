@@ -4,25 +4,32 @@
  */
 import type TurndownService from "turndown"
 
-let converter: Promise<TurndownService> | undefined
-
-const load = (): Promise<TurndownService> => {
-  converter ??= import("turndown").then((module) => {
+const loadConverter = (): Promise<TurndownService> =>
+  import("turndown").then((module) => {
     const Turndown = ((module as { default?: unknown }).default ?? module) as typeof TurndownService
     const service = new Turndown({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" })
     // Content a reader never sees; scripts would otherwise come through as text.
     service.remove(["script", "style", "noscript", "template", "iframe", "object", "embed", "canvas", "svg"] as any)
     return service
   })
-  converter.catch(() => {
-    converter = undefined
-  })
-  return converter
-}
 
-export const htmlToMarkdown = async (html: string): Promise<string> => {
-  const service = await load()
-  return service.turndown(html).trim()
+export type HtmlToMarkdown = (html: string) => Promise<string>
+
+/** A converter of its own (kept by the WebFetch tool that made it), loaded on its first page. */
+export const makeHtmlToMarkdown = (): HtmlToMarkdown => {
+  let converter: Promise<TurndownService> | undefined
+  return async (html) => {
+    if (converter === undefined) {
+      const loading = loadConverter()
+      converter = loading
+      // A failed load is tried again on the next page.
+      loading.catch(() => {
+        if (converter === loading) converter = undefined
+      })
+    }
+    const service = await converter
+    return service.turndown(html).trim()
+  }
 }
 
 export const isHtml = (contentType: string, body: string): boolean => {

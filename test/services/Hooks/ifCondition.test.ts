@@ -2,13 +2,15 @@
  * The handler `if` field (claude-code-spec §2.1): one permission rule; Bash patterns per
  * subcommand, inside `$()`/backticks, after `VAR=`; unparseable commands run the hook.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
+import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { bashPatternMatches, domainMatches, ifMatches, pathPatternMatches } from "../../../src/services/Hooks/ifCondition.js"
-import { bashCandidates, splitCommand, stripWrappers, useFallbackSplitterOnly } from "../../../src/services/Hooks/bashSubcommands.js"
+import { bashCandidates, splitCommand, stripWrappers } from "../../../src/services/Hooks/bashSubcommands.js"
+import * as ShellAnalyzer from "../../../src/services/ShellAnalyzer.js"
+import { sharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 import {
   agentTool,
   bashTool,
@@ -47,9 +49,10 @@ describe("Bash specifiers (§1.5)", () => {
   }
 })
 
+// Without a parser, `if` conditions are matched on the splitter's subcommands.
+const splitterOnly = Effect.runSync(ShellAnalyzer.makeUnavailable())
+
 describe("fallback splitter", () => {
-  beforeAll(() => useFallbackSplitterOnly(true))
-  afterAll(() => useFallbackSplitterOnly(false))
 
   it("splits at operators outside quotes and looks into substitutions", () => {
     expect(splitCommand("ls && git push; echo 'a;b' | wc -l")).toEqual(["ls", "git push", "echo 'a;b'", "wc -l"])
@@ -77,18 +80,16 @@ describe("fallback splitter", () => {
 
   it.effect("candidates include the whole command; commands over 10,000 characters are unparseable", () =>
     Effect.gen(function* () {
-      expect(yield* bashCandidates("ls && FOO=1 git push")).toEqual(["ls && FOO=1 git push", "ls", "git push"])
-      expect(yield* bashCandidates(`echo ${"a".repeat(10_001)}`)).toBeUndefined()
-      expect(yield* bashCandidates("echo a\0b")).toBeUndefined()
+      expect(yield* bashCandidates(splitterOnly, "ls && FOO=1 git push")).toEqual(["ls && FOO=1 git push", "ls", "git push"])
+      expect(yield* bashCandidates(splitterOnly, `echo ${"a".repeat(10_001)}`)).toBeUndefined()
+      expect(yield* bashCandidates(splitterOnly, "echo a\0b")).toBeUndefined()
     }))
 })
 
 describe("ifMatches", async () => {
   const session = sessionFor("/work/proj", { cwd: "/work/proj/pkg" })
-  const check = (rule: string, tool: Parameters<typeof ifMatches>[1], input: unknown) => Effect.runPromise(ifMatches(rule, tool, input, session))
+  const check = (rule: string, tool: Parameters<typeof ifMatches>[2], input: unknown) => Effect.runPromise(ifMatches(splitterOnly, rule, tool, input, session))
 
-  beforeAll(() => useFallbackSplitterOnly(true))
-  afterAll(() => useFallbackSplitterOnly(false))
 
   it("tool names, bare rules and legacy names", async () => {
     expect(await check("Bash", bashTool, { command: "ls" })).toBe(true)
@@ -168,7 +169,7 @@ describe("`if` decides whether a hook process runs", () => {
 
 describe("with the project's shell analyzer", () => {
   const session = sessionFor("/work/proj")
-  const bash = (command: string) => Effect.runPromise(ifMatches("Bash(git *)", bashTool, { command }, session))
+  const bash = (command: string) => Effect.runPromise(ifMatches(sharedShellAnalyzer, "Bash(git *)", bashTool, { command }, session))
 
   it("subcommands, substitutions, assignments, wrappers and nested shells", async () => {
     expect(await bash("ls && git push")).toBe(true)

@@ -3,10 +3,11 @@
  * command hooks; failures are notices; a PreToolUse timeout blocks.
  */
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
-import { Effect, Ref } from "effect"
+import { Effect, Layer, Ref } from "effect"
 import * as Hooks from "../../../src/services/Hooks.js"
 import type { HookInput, InProcessHook } from "../../../src/services/Hooks.js"
 import { bashTool, cmd, fixture, hooksSettings, makeProject, preToolUse, removeProject, sessionFor, writeTool } from "./support.js"
+import { layerSharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 
 let project: string
 beforeEach(() => {
@@ -22,7 +23,7 @@ const decide = (decision: "allow" | "deny" | "ask" | "defer", extra: Record<stri
 
 const runIn = (hooks: ReadonlyArray<InProcessHook>, tool = bashTool, toolInput: unknown = { command: "ls" }) =>
   Effect.flatMap(Hooks.Hooks, (h) => h.preToolUse({ tool, toolInput, toolUseId: "toolu_1", session: sessionFor(project) })).pipe(
-    Effect.provide(Hooks.layerInProcess(hooks))
+    Effect.provide(Hooks.layerInProcess(hooks).pipe(Layer.provide(layerSharedShellAnalyzer)))
   )
 
 describe("in-process hooks", () => {
@@ -108,7 +109,7 @@ describe("in-process hooks", () => {
           h.permissionRequest({ tool: bashTool, toolInput: { command: "ls" }, session: sessionFor(project), suggestions: [] }),
           h.postToolUse({ tool: bashTool, toolInput: { command: "ls" }, toolUseId: "t", toolResponse: {}, durationMs: 1, session: sessionFor(project) })
         ])
-      ).pipe(Effect.provide(Hooks.layerInProcess(hooks)))
+      ).pipe(Effect.provide(Hooks.layerInProcess(hooks).pipe(Layer.provide(layerSharedShellAnalyzer))))
       expect(perm.decision).toEqual({ behavior: "allow" })
       expect(post.reminders).toEqual(["PostToolUse:Bash hook additional context: noted"])
     }))

@@ -4,11 +4,12 @@
  * (blocking, context, continue: false), worded as Claude Code words it.
  */
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Hooks from "../../../src/services/Hooks.js"
 import { cmd, fixture, hooksLayer, hooksSettings, makeProject, readJson, removeProject, sessionFor, type SourceSpec } from "./support.js"
+import { layerSharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 
 let project: string
 beforeEach(() => {
@@ -55,7 +56,7 @@ describe("UserPromptSubmit", () => {
   it.live("an in-process hook that times out blocks the prompt (it cannot be known what it would have said)", () =>
     Effect.gen(function* () {
       const outcome = yield* Effect.flatMap(Hooks.Hooks, (hooks) => hooks.userPromptSubmit({ prompt: "x", session: sessionFor(project) })).pipe(
-        Effect.provide(Hooks.layerInProcess([{ event: "UserPromptSubmit", name: "slow", timeout: 0.05, run: () => Effect.never }]))
+        Effect.provide(Hooks.layerInProcess([{ event: "UserPromptSubmit", name: "slow", timeout: 0.05, run: () => Effect.never }]).pipe(Layer.provide(layerSharedShellAnalyzer)))
       )
       expect(outcome.blocked).toBe("UserPromptSubmit operation blocked by hook:\nslow timed out after 0.05 seconds\n\nOriginal prompt: x")
     }))

@@ -11,6 +11,7 @@ import type { SessionContext } from "../../../src/Session.js"
 import * as Settings from "../../../src/services/Settings.js"
 import * as Hooks from "../../../src/services/Hooks.js"
 import type { RuleSource } from "../../../src/Permission.js"
+import { layerSharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 
 export const FIXTURES = path.resolve(__dirname, "../../fixtures/hooks")
 export const fixture = (name: string) => path.join(FIXTURES, name)
@@ -116,7 +117,7 @@ export const hooksLayer = (project: string, sources: ReadonlyArray<SourceSpec>, 
     }))
   })
   const hooks = inProcess === undefined ? Hooks.layer : Hooks.layerWithInProcess(inProcess)
-  return hooks.pipe(Layer.provide(settings))
+  return hooks.pipe(Layer.provide(Layer.merge(settings, layerSharedShellAnalyzer)))
 }
 
 /** `{ hooks: { <event>: [{ matcher, hooks: [...handlers] }] } }` */

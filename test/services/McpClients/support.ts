@@ -15,6 +15,7 @@ import type { AnyTool } from "../../../src/Tool.js"
 import { isProcessAlive } from "../../../src/internal/processGroup.js"
 import { makeResourceTools } from "../../../src/tools/mcp/resourceTools.js"
 import { testRuntime } from "../../support/runtime.js"
+import type { ShellAnalyzer } from "../../../src/services/ShellAnalyzer.js"
 
 export const NODE = process.execPath
 const root = path.resolve(import.meta.dirname, "../../..")
@@ -44,7 +45,7 @@ export interface McpRuntimeOptions {
   readonly rules?: ReadonlyArray<PermissionRule>
   /** The home directory (`~/.toolgate/mcp-oauth.json` lives there). */
   readonly home?: string
-  readonly hooks?: Layer.Layer<Hooks.Hooks>
+  readonly hooks?: Layer.Layer<Hooks.Hooks, never, ShellAnalyzer>
   readonly approver?: Layer.Layer<Approver.Approver>
   readonly mcp?: Partial<McpClients.McpClientsOptions>
 }

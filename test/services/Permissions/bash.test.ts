@@ -1,5 +1,5 @@
 /**
- * The Permissions stage's side of the Bash analyzer contract (src/services/Permissions/shell/types.ts):
+ * The Permissions stage's side of the Bash analyzer contract (src/services/ShellAnalyzer/types.ts):
  * which rules it gets, the checkWritePath / checkReadPath callbacks (Edit/Read rules, protected
  * paths, working directories, mode), and how its verdict meets modes and whole-tool rules
  * (claude-code-spec §1.4, §1.6, §1.11, §1.12). The analyzer itself is replaced by a small fake
@@ -12,7 +12,7 @@ import { explainDecision } from "../../../src/cli/permissionsCheck.js"
 import type { AnalyzerOutcome } from "../../../src/services/Permissions/bashAnalyzer.js"
 import { decideCall, type DecideEnvironment } from "../../../src/services/Permissions/decide.js"
 import { makeRule } from "../../../src/services/Permissions/ruleGrammar.js"
-import type { BashCheckContext, BashVerdict, PathVerdict } from "../../../src/services/Permissions/shell/types.js"
+import type { BashCheckContext, BashVerdict, PathVerdict } from "../../../src/services/ShellAnalyzer/types.js"
 import type { PermissionDecision, PermissionMode, PermissionRule, RuleBehavior } from "../../../src/Permission.js"
 import * as FileState from "../../../src/services/FileState.js"
 import * as F from "./fixture.js"

@@ -11,6 +11,7 @@ import * as FileState from "../../../src/services/FileState.js"
 import * as Permissions from "../../../src/services/Permissions.js"
 import * as Settings from "../../../src/services/Settings.js"
 import * as F from "./fixture.js"
+import { layerSharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 
 describe("permissionsCheck / explainDecision", () => {
   let fx: F.Fixture
@@ -26,7 +27,7 @@ describe("permissionsCheck / explainDecision", () => {
       Effect.gen(function* () {
         const loaded = yield* (yield* Settings.Settings).current
         return yield* permissionsCheck({ tool, input, session: F.session(fx, mode) }, { bypassDisabled: loaded.bypassDisabled === true })
-      }).pipe(Effect.provide(Permissions.layer.pipe(Layer.provideMerge(Layer.merge(Settings.layer(options), FileState.layer)))))
+      }).pipe(Effect.provide(Permissions.layer.pipe(Layer.provideMerge(Layer.mergeAll(Settings.layer(options), FileState.layer, layerSharedShellAnalyzer)))))
     )
   }
 

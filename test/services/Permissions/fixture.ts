@@ -14,6 +14,7 @@ import type { PermissionDecision, PermissionMode } from "../../../src/Permission
 import * as FileState from "../../../src/services/FileState.js"
 import * as Permissions from "../../../src/services/Permissions.js"
 import * as Settings from "../../../src/services/Settings.js"
+import { layerSharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 
 export interface Fixture {
   readonly root: string
@@ -151,7 +152,7 @@ export const decide = (
       const session = { ...base, additionalDirectories: [...base.additionalDirectories, ...loaded.additionalDirectories] }
       const decision = yield* permissions.decide({ tool, input, session })
       return { decision, loaded, session }
-    }).pipe(Effect.provide(Permissions.layer.pipe(Layer.provideMerge(Layer.merge(Settings.layer(options), FileState.layer)))))
+    }).pipe(Effect.provide(Permissions.layer.pipe(Layer.provideMerge(Layer.mergeAll(Settings.layer(options), FileState.layer, layerSharedShellAnalyzer)))))
   )
 
 /** Replaces `{p}` `{o}` `{h}` `{e}` `{r}` with the fixture's directories (in rules and paths). */

@@ -19,6 +19,7 @@ import * as AgentTool from "../../../../src/tools/AgentTool.js"
 import { buildTool, type AnyTool } from "../../../../src/Tool.js"
 import { scriptedLayer } from "../support.js"
 import { testRuntime, testSession } from "../../../support/runtime.js"
+import type { ShellAnalyzer } from "../../../../src/services/ShellAnalyzer.js"
 
 export const turn = (...content: Array<Record<string, unknown>>) => ({ type: "turn", content })
 export const subTurn = (agent: string, ...content: Array<Record<string, unknown>>) => ({ type: "subagent_turn", agent, content })
@@ -30,7 +31,7 @@ export interface SubagentRuntimeOptions {
   readonly tools: ReadonlyArray<AnyTool>
   readonly lines: ReadonlyArray<Record<string, unknown>>
   readonly settings?: Layer.Layer<Settings.Settings>
-  readonly hooks?: Layer.Layer<Hooks.Hooks>
+  readonly hooks?: Layer.Layer<Hooks.Hooks, never, ShellAnalyzer>
   readonly agentTool?: AgentTool.AgentToolOptions
   readonly timeScale?: number
 }

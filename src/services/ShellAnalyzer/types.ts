@@ -2,7 +2,7 @@
  * The contract between the shell analyzer (parse a Bash command into simple commands, judge them
  * fail-closed; reference/shell-security.md §3.1) and the Permissions stage.
  */
-import type { DecisionReason, PermissionMode, PermissionRule, RuleSuggestion, SubcommandVerdict } from "../../../Permission.js"
+import type { DecisionReason, PermissionMode, PermissionRule, RuleSuggestion, SubcommandVerdict } from "../../Permission.js"
 
 /** A word whose value is unknown at check time (an expansion, a substitution). */
 export interface Dynamic {

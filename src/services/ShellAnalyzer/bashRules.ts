@@ -2,7 +2,7 @@
  * Bash rule matching (claude-code-spec §1.5; shell-security §3.2): legacy `prefix:*`, wildcard
  * and exact specifiers; strict matching for deny/ask, lenient-for-safety matching for allow.
  */
-import type { PermissionRule } from "../../../Permission.js"
+import type { PermissionRule } from "../../Permission.js"
 import type { Word } from "./types.js"
 import type { Unit } from "./units.js"
 import { commandKey } from "./wrappers.js"

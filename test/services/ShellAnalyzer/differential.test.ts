@@ -11,7 +11,8 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { analyzeCommand, ensureShellParser, type SimpleCommand, type Word } from "../../../../src/services/Permissions/shell/index.js"
+import { type SimpleCommand, type Word } from "../../../src/services/ShellAnalyzer/index.js"
+import { sharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 
 const STUBS = ["alpha", "beta", "gamma"] as const
 
@@ -66,7 +67,7 @@ const runBash = (command: string): Array<Array<string>> => runBashBatch([command
 const POLICY_REASONS: ReadonlySet<string> = new Set(["a command substitution inside a string"])
 
 const analyzed = (command: string): { readonly kind: string; readonly reason: string; readonly runs: Array<ReadonlyArray<Word>> } => {
-  const analysis = Effect.runSync(analyzeCommand(command))
+  const analysis = Effect.runSync(sharedShellAnalyzer.analyze(command))
   const commands: ReadonlyArray<SimpleCommand> = analysis.kind === "simple" ? analysis.commands : analysis.visibleCommands
   return {
     kind: analysis.kind === "tooComplex" && analysis.reason.split("; ").every((r) => POLICY_REASONS.has(r)) ? "simple" : analysis.kind,
@@ -148,7 +149,7 @@ const compound = fc
 
 describe("differential test against bash (shell-security §4)", () => {
   beforeAll(async () => {
-    await Effect.runPromise(ensureShellParser)
+    await Effect.runPromise(sharedShellAnalyzer.warmup)
     dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-diff-")))
     log = path.join(dir, "runs")
     fs.mkdirSync(path.join(dir, "empty-bin"))

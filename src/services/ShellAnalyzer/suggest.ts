@@ -4,8 +4,8 @@
  * other programs (`Bash(bash:*)`, `Bash(env:*)`, `Bash(xargs:*)`, `Bash(sudo:*)`,
  * `Bash(find:*)`, interpreters) or `Bash(*)`.
  */
-import { formatRule } from "../ruleGrammar.js"
-import type { RuleSuggestion } from "../../../Permission.js"
+import { formatRule } from "../Permissions/ruleGrammar.js"
+import type { RuleSuggestion } from "../../Permission.js"
 import { renderArgv } from "./bashRules.js"
 import type { SimpleCommand } from "./types.js"
 import { commandKey } from "./wrappers.js"

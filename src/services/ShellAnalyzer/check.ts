@@ -5,11 +5,9 @@
  * guards → allow only if every unit is allowed by a rule, read-only or approved by the mode →
  * otherwise ask.
  */
-import { Effect } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
-import type { DecisionReason, PermissionRule, SubcommandVerdict } from "../../../Permission.js"
-import { analyzeSync } from "./analyze.js"
+import type { DecisionReason, PermissionRule, SubcommandVerdict } from "../../Permission.js"
 import {
   allowMatchesUnit,
   compileRules,
@@ -23,10 +21,9 @@ import {
 } from "./bashRules.js"
 import { criticalRemoval, type CriticalContext } from "./critical.js"
 import * as M from "./messages.js"
-import { isAgentConfigPath } from "../protectedPaths.js"
+import { isAgentConfigPath } from "../Permissions/protectedPaths.js"
 import { unitGuards } from "./guards.js"
 import { escapeForDisplay } from "./hygiene.js"
-import { ensureShellParser } from "./parser.js"
 import { ACCEPT_EDITS_COMMANDS, FILE_WRITERS, filePaths } from "./pathArgs.js"
 import { globBase, globMatches, resolvePathWord, type Dirs } from "./paths.js"
 import { readOnlyVerdict, readPathOperands } from "./readOnly.js"
@@ -111,12 +108,9 @@ const cdTarget = (unit: Unit, cwd: string, home: string): string | null => {
   return resolved.ok ? resolved.paths[0]! : null
 }
 
-export const checkBashCommand = (command: string, ctx: BashCheckContext): Effect.Effect<BashVerdict> =>
-  Effect.flatMap(ensureShellParser, () => Effect.sync(() => decideBash(command, ctx)))
-
-/** The verdict for one command; synchronous, the parser must be loaded (`ensureShellParser`). */
-export const decideBash = (command: string, ctx: BashCheckContext): BashVerdict => {
-  const analysis = analyzeSync(command)
+/** The verdict for one analysed command (see analyze.ts). */
+export const decideBash = (analysis: Analysis, ctx: BashCheckContext): BashVerdict => {
+  const command = analysis.command
   const rules = compileRules(ctx.rules)
   const denyRules = rules.filter((r) => r.rule.behavior === "deny")
   const askRules = rules.filter((r) => r.rule.behavior === "ask")

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import type { PermissionMode } from "../../../../src/Permission.js"
-import { ensureShellParser } from "../../../../src/services/Permissions/shell/index.js"
+import type { PermissionMode } from "../../../src/Permission.js"
+import { sharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 import { check, contextFor, makeProject } from "./support.js"
 
 type BypassClass =
@@ -407,7 +407,7 @@ const run = (c: Case, mode: PermissionMode) =>
   check(c.command, contextFor(project.root, { allow: [...ALLOW, ...(c.allow ?? [])], deny: DENY, ask: ASK }, mode))
 
 describe("adversarial commands (shell-security §2)", () => {
-  beforeAll(() => Effect.runPromise(ensureShellParser))
+  beforeAll(() => Effect.runPromise(sharedShellAnalyzer.warmup))
   afterAll(() => project.cleanup())
 
   it("has at least 150 cases covering every class", () => {

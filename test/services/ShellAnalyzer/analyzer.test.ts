@@ -4,23 +4,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc } from "effect"
-import {
-  analyzeCommand,
-  compileBashPattern,
-  ensureShellParser,
-  escapeForDisplay,
-  isReadOnlyCommand,
-  matchesText,
-  suggestRules,
-  type SimpleCommand,
-  type Word
-} from "../../../../src/services/Permissions/shell/index.js"
+import { compileBashPattern, escapeForDisplay, matchesText, suggestRules, type SimpleCommand, type Word } from "../../../src/services/ShellAnalyzer/index.js"
+import { sharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 import { check, contextFor, makeProject } from "./support.js"
 
 const D = (text: string): Word => ({ dynamic: true, text })
 
 const argvOf = (command: string) =>
-  Effect.map(analyzeCommand(command), (a) => ({
+  Effect.map(sharedShellAnalyzer.analyze(command), (a) => ({
     kind: a.kind,
     commands: (a.kind === "simple" ? a.commands : a.visibleCommands).map((c) => ({ argv: c.argv, origin: c.origin }))
   }))
@@ -28,7 +19,7 @@ const argvOf = (command: string) =>
 const project = makeProject()
 
 describe("shell analyzer", () => {
-  beforeAll(() => Effect.runPromise(ensureShellParser))
+  beforeAll(() => Effect.runPromise(sharedShellAnalyzer.warmup))
   afterAll(() => project.cleanup())
 
   describe("words and commands", () => {
@@ -110,7 +101,7 @@ describe("shell analyzer", () => {
     for (const [command, reason] of complex) {
       it.effect(`too complex: ${JSON.stringify(command)}`, () =>
         Effect.gen(function* () {
-          const analysis = yield* analyzeCommand(command)
+          const analysis = yield* sharedShellAnalyzer.analyze(command)
           expect(analysis.kind).toBe("tooComplex")
           if (analysis.kind === "tooComplex") expect(analysis.reason).toMatch(reason)
         })
@@ -207,10 +198,10 @@ describe("shell analyzer", () => {
   describe("isReadOnlyCommand", () => {
     it("is true only for read-only commands without writes", () => {
       for (const command of ["git status | head -5", "ls -la src", "cat README.md && wc -l README.md", "grep -rn foo . 2>/dev/null", "echo hi"]) {
-        expect(isReadOnlyCommand(command), command).toBe(true)
+        expect(sharedShellAnalyzer.isReadOnly(command), command).toBe(true)
       }
       for (const command of ["rm x", "echo x > f", "cd src && ls", "echo $(date)", "FOO=1 ls", "git push", "sed -i s/a/b/ f", "find . -delete", "x=1; ls"]) {
-        expect(isReadOnlyCommand(command), command).toBe(false)
+        expect(sharedShellAnalyzer.isReadOnly(command), command).toBe(false)
       }
     })
   })

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as os from "node:os"
-import type { PermissionMode } from "../../../../src/Permission.js"
-import { ensureShellParser } from "../../../../src/services/Permissions/shell/index.js"
+import type { PermissionMode } from "../../../src/Permission.js"
+import { sharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 import { check, contextFor, makeProject, type Rules } from "./support.js"
 
 interface Case {
@@ -223,7 +223,7 @@ const home = os.homedir()
 const fill = (text: string) => text.replaceAll("{ROOT}", project.root).replaceAll("{HOME}", home)
 
 describe("Bash rules, compound commands, read-only commands, modes and critical paths (claude-code-spec)", () => {
-  beforeAll(() => Effect.runPromise(ensureShellParser))
+  beforeAll(() => Effect.runPromise(sharedShellAnalyzer.warmup))
   afterAll(() => project.cleanup())
 
   it("has at least 80 cases", () => {

@@ -5,21 +5,26 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc } from "effect"
-import { analyzeCommand, ensureShellParser, isReadOnlyCommand } from "../../../../src/services/Permissions/shell/index.js"
-import { injectParserFaultForTesting, setParserStateForTesting } from "../../../../src/services/Permissions/shell/parser.js"
-import { check, contextFor, makeProject } from "./support.js"
+import { makeShellAnalyzer, makeShellParser } from "../../../src/services/ShellAnalyzer/index.js"
+import type { BashCheckContext } from "../../../src/services/ShellAnalyzer/index.js"
+import { contextFor, makeProject } from "./support.js"
+
+// A parser of this file's own, so the tests below can break it.
+const parser = makeShellParser()
+const shell = makeShellAnalyzer(parser)
+const check = (command: string, ctx: BashCheckContext) => shell.checkBash(command, ctx)
 
 const project = makeProject()
 const denyRm = () => contextFor(project.root, { allow: ["Bash(echo *)", "Bash(ls:*)"], deny: ["Bash(rm:*)"] })
 
 describe("parser limits", () => {
-  beforeAll(() => Effect.runPromise(ensureShellParser))
+  beforeAll(() => Effect.runPromise(shell.warmup))
   afterAll(() => project.cleanup())
 
   it.effect("a command over 10,000 characters is too complex and asks", () =>
     Effect.gen(function* () {
       const command = `echo ${"a".repeat(10_000)}`
-      const analysis = yield* analyzeCommand(command)
+      const analysis = yield* shell.analyze(command)
       expect(analysis.kind).toBe("tooComplex")
       if (analysis.kind === "tooComplex") expect(analysis.reason).toContain("10000")
       const verdict = yield* check(command, denyRm())
@@ -32,7 +37,7 @@ describe("parser limits", () => {
     Effect.gen(function* () {
       const command = `echo ${"a".repeat(10_000 - 5)}`
       expect(command.length).toBe(10_000)
-      expect((yield* analyzeCommand(command)).kind).toBe("simple")
+      expect((yield* shell.analyze(command)).kind).toBe("simple")
       expect((yield* check(command, denyRm())).behavior).toBe("allow")
     })
   )
@@ -104,35 +109,38 @@ describe("parser limits", () => {
 
   it.effect("a parser that failed to load makes every command ask; deny rules still deny", () =>
     Effect.gen(function* () {
-      setParserStateForTesting("failed")
-      try {
-        // (Commands not analysed before: results of a loaded parser stay cached, they are pure.)
-        const analysis = yield* analyzeCommand("ls -la never-seen-1")
-        expect(analysis.kind).toBe("tooComplex")
-        const failedVerdict = yield* check("ls -la never-seen-2", denyRm())
-        expect(failedVerdict.behavior).toBe("ask")
-        expect(failedVerdict.kind).not.toBe("unapproved")
-        expect((yield* check("rm -rf build", denyRm())).behavior).toBe("deny")
-        expect((yield* check("ls && \\rm x", denyRm())).behavior).toBe("deny")
-        expect(isReadOnlyCommand("ls -la")).toBe(false)
-      } finally {
-        setParserStateForTesting("reset")
-      }
-      expect(isReadOnlyCommand("ls -la")).toBe(false) // not loaded yet: fail closed
-      yield* ensureShellParser
-      expect(isReadOnlyCommand("ls -la")).toBe(true)
+      const failed = makeShellAnalyzer(makeShellParser({ unavailable: "disabled for a test" }))
+      const analysis = yield* failed.analyze("ls -la")
+      expect(analysis.kind).toBe("tooComplex")
+      if (analysis.kind === "tooComplex") expect(analysis.reason).toContain("disabled for a test")
+      const failedVerdict = yield* failed.checkBash("ls -la", denyRm())
+      expect(failedVerdict.behavior).toBe("ask")
+      expect(failedVerdict.kind).not.toBe("unapproved")
+      expect((yield* failed.checkBash("rm -rf build", denyRm())).behavior).toBe("deny")
+      expect((yield* failed.checkBash("ls && \\rm x", denyRm())).behavior).toBe("deny")
+      expect(failed.isReadOnly("ls -la")).toBe(false)
+      expect(yield* failed.unavailable).toContain("disabled for a test")
+    })
+  )
+
+  it.effect("before the parser has loaded nothing is read-only (fail closed)", () =>
+    Effect.gen(function* () {
+      const fresh = makeShellAnalyzer(makeShellParser())
+      expect(fresh.isReadOnly("ls -la")).toBe(false)
+      yield* fresh.warmup
+      expect(fresh.isReadOnly("ls -la")).toBe(true)
     })
   )
 
   it.effect("after a WASM abort the parser is reloaded; meanwhile commands ask", () =>
     Effect.gen(function* () {
-      injectParserFaultForTesting()
-      const first = yield* Effect.sync(() => isReadOnlyCommand("ls -la /tmp/aborted-once"))
+      parser.injectFault()
+      const first = yield* Effect.sync(() => shell.isReadOnly("ls -la /tmp/aborted-once"))
       expect(first).toBe(false)
       const verdict = yield* check("git status --short", denyRm())
       expect(verdict.behavior).toBe("allow") // check waits for the reload
-      expect(isReadOnlyCommand("ls -la /tmp/aborted-once")).toBe(true)
-      expect((yield* analyzeCommand(`echo ${"$(".repeat(100)}x${")".repeat(100)}`)).kind).toBe("tooComplex")
+      expect(shell.isReadOnly("ls -la /tmp/aborted-once")).toBe(true)
+      expect((yield* shell.analyze(`echo ${"$(".repeat(100)}x${")".repeat(100)}`)).kind).toBe("tooComplex")
     })
   )
 })

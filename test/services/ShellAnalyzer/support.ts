@@ -6,10 +6,10 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { makeRule } from "../../../../src/services/Permissions/ruleGrammar.js"
-import type { PermissionMode, PermissionRule, RuleSource } from "../../../../src/Permission.js"
-import type { BashCheckContext, BashVerdict, PathVerdict } from "../../../../src/services/Permissions/shell/index.js"
-import { checkBashCommand } from "../../../../src/services/Permissions/shell/index.js"
+import { makeRule } from "../../../src/services/Permissions/ruleGrammar.js"
+import type { PermissionMode, PermissionRule, RuleSource } from "../../../src/Permission.js"
+import type { BashCheckContext, BashVerdict, PathVerdict } from "../../../src/services/ShellAnalyzer/index.js"
+import { sharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 
 /** A project directory that exists for the whole test file (real paths: symlinks resolved). */
 export const makeProject = (): { readonly root: string; readonly cleanup: () => void } => {
@@ -62,4 +62,4 @@ export const contextFor = (root: string, rules: Rules, mode: PermissionMode = "d
   return { rules: rulesOf(rules, root), mode, cwd: root, workingDirectories: [root], checkWritePath, checkReadPath }
 }
 
-export const check = (command: string, ctx: BashCheckContext): Effect.Effect<BashVerdict> => checkBashCommand(command, ctx)
+export const check = (command: string, ctx: BashCheckContext): Effect.Effect<BashVerdict> => sharedShellAnalyzer.checkBash(command, ctx)

@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 
-const repo = path.resolve(__dirname, "../../../..")
+const repo = path.resolve(__dirname, "../../..")
 const pkg = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-bundle-")))
 
 describe("the analyzer in a CJS bundle", () => {
@@ -21,10 +21,13 @@ describe("the analyzer in a CJS bundle", () => {
       entry,
       [
         `import { Effect } from "effect"`,
-        `import { analyzeCommand, isReadOnlyCommand } from ${JSON.stringify(path.join(repo, "src/services/Permissions/shell/index.ts"))}`,
-        `Effect.runPromise(analyzeCommand("git status && r\\\\m -rf x")).then((a) => {`,
-        `  console.log(JSON.stringify({ kind: a.kind, argv: a.kind === "simple" ? a.commands.map((c) => c.argv) : [], readOnly: isReadOnlyCommand("ls -la") }))`,
-        `})`
+        `import { ShellAnalyzer, layer } from ${JSON.stringify(path.join(repo, "src/services/ShellAnalyzer.ts"))}`,
+        `const program = Effect.gen(function* () {`,
+        `  const shell = yield* ShellAnalyzer`,
+        `  const a = yield* shell.analyze("git status && r\\\\m -rf x")`,
+        `  console.log(JSON.stringify({ kind: a.kind, argv: a.kind === "simple" ? a.commands.map((c) => c.argv) : [], readOnly: shell.isReadOnly("ls -la") }))`,
+        `})`,
+        `Effect.runPromise(Effect.provide(program, layer))`
       ].join("\n")
     )
     fs.mkdirSync(path.join(pkg, "dist"))

@@ -4,8 +4,7 @@
  * here-documents, `time`/`coproc` (handled as wrappers). Anything not on the allowlist makes the
  * command too complex, but the walk goes on so that deny rules still see what is inside.
  */
-import type { SyntaxNode } from "./parser.js"
-import { parseSync } from "./parser.js"
+import type { ParseResult, SyntaxNode } from "./parser.js"
 import { checkHygiene } from "./hygiene.js"
 import type { Redirect, SimpleCommand, Word } from "./types.js"
 import type { EnvFacts, Unit, UnitRole } from "./units.js"
@@ -23,6 +22,8 @@ const MAX_DEPTH = 12
 
 /** State shared by the walkers of one command (the top one and nested scripts). */
 export interface WalkState {
+  /** Parses the nested scripts (`bash -c`, `eval`) with the parser of the whole command. */
+  readonly parse: (source: string) => ParseResult
   readonly units: Array<Unit>
   readonly reasons: Array<string>
   order: number
@@ -472,7 +473,7 @@ export class Walker implements WordSink {
       this.state.rawScan = true
       return
     }
-    const parsed = parseSync(script)
+    const parsed = this.state.parse(script)
     if (parsed._tag === "Failed") {
       this.complex(`a nested script could not be parsed: ${parsed.reason}`)
       this.state.rawScan = true

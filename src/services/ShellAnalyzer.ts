@@ -1,0 +1,48 @@
+/**
+ * The shell analyzer: tree-sitter-bash parses a command, a walker splits it into simple commands,
+ * and Claude Code's Bash rules decide on them (implementation in src/services/ShellAnalyzer/).
+ * Permissions decides Bash calls with it, Hooks matches `if: "Bash(…)"` conditions with it, and
+ * the Bash tool asks it whether a command is read-only.
+ *
+ * The layer owns one parser and its cache of analyses. The parser is loaded on the first use,
+ * not when the layer is built, so a session that never sees a Bash call never loads tree-sitter.
+ * A parser that cannot load makes every Bash decision ask (fail closed).
+ */
+import { Context, Effect, Layer } from "effect"
+import { makeShellAnalyzer, makeShellParser } from "./ShellAnalyzer/index.js"
+import type { BashCheckContext, BashVerdict, CommandAnalysis } from "./ShellAnalyzer/types.js"
+
+export type { BashCheckContext, BashVerdict, CommandAnalysis } from "./ShellAnalyzer/types.js"
+
+export interface ShellAnalyzerService {
+  /** Loads the parser (once; later calls return at once). Never fails. */
+  readonly warmup: Effect.Effect<void>
+  /** Loads the parser, then why it cannot be used: undefined when it can. */
+  readonly unavailable: Effect.Effect<string | undefined>
+  /** A command as simple commands, or "too complex" and why (loads the parser first). */
+  readonly analyze: (command: string) => Effect.Effect<CommandAnalysis>
+  /** The Bash permission verdict for a command under rules and mode (loads the parser first). */
+  readonly checkBash: (command: string, ctx: BashCheckContext) => Effect.Effect<BashVerdict>
+  /**
+   * Is the command read-only as a whole? Synchronous (tool flags are), so false until `warmup`
+   * has loaded the parser, and false whenever the parser cannot tell (fail closed).
+   */
+  readonly isReadOnly: (command: string) => boolean
+}
+
+export class ShellAnalyzer extends Context.Tag("toolgate/ShellAnalyzer")<ShellAnalyzer, ShellAnalyzerService>() {}
+
+/** A fresh analyzer with a parser and a cache of its own; tree-sitter loads on first use. */
+export const make: Effect.Effect<ShellAnalyzerService> = Effect.sync(() => makeShellAnalyzer(makeShellParser()))
+
+export const layer: Layer.Layer<ShellAnalyzer> = Layer.effect(ShellAnalyzer, make)
+
+/**
+ * An analyzer whose parser never loads, as when tree-sitter is missing: every Bash call asks
+ * (deny rules still deny), no command is read-only, and Hooks match `if` conditions with their
+ * own splitter. For tests and for embedders who do not ship the grammar.
+ */
+export const makeUnavailable = (reason = "disabled"): Effect.Effect<ShellAnalyzerService> =>
+  Effect.sync(() => makeShellAnalyzer(makeShellParser({ unavailable: reason })))
+
+export const layerUnavailable = (reason?: string): Layer.Layer<ShellAnalyzer> => Layer.effect(ShellAnalyzer, makeUnavailable(reason))

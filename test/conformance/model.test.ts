@@ -1,0 +1,17 @@
+import { describe, expect, it } from "vitest"
+import { AREA_GROUPS, replayAreas, suite } from "./replay.js"
+
+describe("the conformance suite", () => {
+  it("has the shared tool definitions and the baseline golden", () => {
+    expect(suite.definitions, "conformance/goldens/_tool-definitions.json is missing: npm run conformance:record").toBeDefined()
+    expect(suite.goldens.has("baseline-read")).toBe(true)
+  })
+
+  it("replays every area in exactly one test file", () => {
+    const grouped: Array<string> = Object.values(AREA_GROUPS).flat()
+    expect(new Set(grouped).size).toBe(grouped.length)
+    expect(Array.from(new Set(suite.scenarios.map((s) => s.area))).sort()).toEqual([...grouped].sort())
+  })
+})
+
+replayAreas("model")

@@ -1,0 +1,3 @@
+import { replayAreas } from "./replay.js"
+
+replayAreas("tools")
