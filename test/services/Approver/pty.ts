@@ -25,11 +25,7 @@ const EXTERNAL = ["node-pty", "web-tree-sitter", "tree-sitter-bash", "better-sql
 const bundled = (script: string): Promise<string> => {
   const known = bundles.get(script)
   if (known !== undefined) return known
-  if (bundleDir === undefined) {
-    const created = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-pty-"))
-    bundleDir = created
-    process.once("exit", () => fs.rmSync(created, { recursive: true, force: true }))
-  }
+  bundleDir ??= fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-pty-"))
   const outfile = path.join(bundleDir, `${bundles.size}-${path.basename(script, ".ts")}.cjs`)
   const made = build({ entryPoints: [script], outfile, bundle: true, platform: "node", format: "cjs", target: "node20", external: EXTERNAL, logLevel: "error" }).then(() => outfile)
   bundles.set(script, made)
@@ -42,6 +38,13 @@ export interface Terminal {
   /** Waits until the output (after `from`) matches; fails after ~60 s (a start on a loaded machine takes a while). */
   readonly waitFor: (pattern: RegExp, from?: number) => Effect.Effect<RegExpMatchArray, Error>
   readonly exited: Effect.Effect<number, Error>
+}
+
+/** Removes the bundles made so far: a test file that runs programs in a pseudo-terminal calls it in `afterAll`. */
+export const removeBundles = (): void => {
+  if (bundleDir !== undefined) fs.rmSync(bundleDir, { recursive: true, force: true })
+  bundleDir = undefined
+  bundles.clear()
 }
 
 /** Runs a TypeScript file (bundled) with node in a pseudo-terminal; killed when the scope closes. */
