@@ -244,16 +244,17 @@ describe("exit codes", () => {
         .join("\n")
     )
     for (const args of [
-      ["run", "-p", "wait", "--replay", file, "--replay-speed", "0"],
-      ["call", "Sleep", JSON.stringify({ duration_ms: 60000 })]
+      ["run", "-p", "wait", "--replay", file, "--replay-speed", "0", "--debug"],
+      ["call", "Sleep", JSON.stringify({ duration_ms: 60000 }), "--debug"]
     ]) {
       const child = spawn(process.execPath, [BIN, ...args], { cwd: project, env: cleanEnv({ TOOLGATE_ENABLE_SLEEP: "1" }) })
       let stderr = ""
       child.stderr.on("data", (d: Buffer) => (stderr += d.toString()))
-      // the Sleep call reports progress once it runs
-      const sessionProbe = Date.now()
-      await new Promise((r) => setTimeout(r, 4000))
-      expect(Date.now() - sessionProbe).toBeGreaterThan(0)
+      // Ctrl-C once the Sleep call runs (--debug says when a call starts)
+      for (let waited = 0; !/\[DEBUG\] call \S+: started in batch 1/.test(stderr); waited += 25) {
+        if (waited > 60_000) throw new Error(`${args[0]}: the call never started\n${stderr}`)
+        await new Promise((r) => setTimeout(r, 25))
+      }
       child.kill("SIGINT")
       const code = await new Promise<number | null>((resolve) => child.on("exit", resolve))
       expect(code, `${args[0]}: ${stderr}`).toBe(130)

@@ -67,8 +67,9 @@ describe("hook output over the old capture limit", () => {
   })
 
   it("output past the bound is never guessed at: the call is blocked", { timeout: 120_000 }, async () => {
+    // the reason alone is the whole bound (32 MB): with the JSON around it, the output is past it
     const { project } = projectWithPreToolUse(
-      `cat > /dev/null\npython3 -c 'import sys; sys.stdout.write("{\\"hookSpecificOutput\\": {\\"hookEventName\\": \\"PreToolUse\\", \\"permissionDecision\\": \\"allow\\", \\"permissionDecisionReason\\": \\"" + "y" * (40 * 1024 * 1024) + "\\"}}")'\n`
+      `cat > /dev/null\npython3 -c 'import sys; sys.stdout.write("{\\"hookSpecificOutput\\": {\\"hookEventName\\": \\"PreToolUse\\", \\"permissionDecision\\": \\"allow\\", \\"permissionDecisionReason\\": \\"" + "y" * (32 * 1024 * 1024) + "\\"}}")'\n`
     )
     const ran = await callTouch(project)
     expect(fs.existsSync(path.join(project, "ran"))).toBe(false)

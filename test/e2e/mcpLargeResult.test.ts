@@ -1,5 +1,5 @@
 /**
- * An MCP result over the message limit (80 MB against 64 MB) is refused as it arrives: the call
+ * An MCP result over the message limit (65 MB against 64 MB) is refused as it arrives: the call
  * gets an error result naming the limit, and the server stays connected for the next call.
  */
 import * as fs from "node:fs"
@@ -21,7 +21,7 @@ describe("a huge MCP result", () => {
     dirs.push(env.HOME!)
     const config = JSON.stringify({ mcpServers: { big: { command: process.execPath, args: [path.join(ROOT, "test/fixtures/mcp/testServer.mjs")] } } })
     const message = [
-      { type: "tool_use", id: "toolu_huge", name: "mcp__big__huge", input: { chars: 80 * 1024 * 1024 } },
+      { type: "tool_use", id: "toolu_huge", name: "mcp__big__huge", input: { chars: 65 * 1024 * 1024 } },
       { type: "tool_use", id: "toolu_echo", name: "mcp__big__echo", input: { message: "still here" } }
     ]
     const ran = await runCli(

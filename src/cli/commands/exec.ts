@@ -21,10 +21,11 @@ import type { CommandSpec } from "../spec.js"
 import { dim, renderOutcome, renderTimeline, renderUse } from "../render.js"
 import { onAsking } from "../asking.js"
 import { LiveCalls } from "../present/liveCalls.js"
+import { callDebugLinesOf, debugLine } from "../present/debug.js"
 import { terminalApproval } from "../mcpApproval.js"
 import { withRuntime } from "../runtime.js"
 
-const runCalls = (blocks: ReadonlyArray<ToolUseBlock>, session: SessionContext, values: ScheduleValues) =>
+const runCalls = (blocks: ReadonlyArray<ToolUseBlock>, session: SessionContext, values: ScheduleValues & CommonValues) =>
   Effect.gen(function* () {
     const scheduler = yield* Scheduler
     const pool = yield* (yield* ToolRegistry).pool
@@ -37,6 +38,7 @@ const runCalls = (blocks: ReadonlyArray<ToolUseBlock>, session: SessionContext, 
     const stopListening = live === undefined ? () => {} : onAsking({ started: () => live.askingStarted(), ended: () => live.askingEnded() })
     const onEvent = (event: SchedulerEvent) =>
       Effect.sync(() => {
+        if (values.debug) for (const line of callDebugLinesOf(event)) process.stderr.write(debugLine(line))
         if (live === undefined) return
         if (event._tag === "CallStarted") {
           const block = blocks[event.index]

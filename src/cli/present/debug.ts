@@ -4,6 +4,7 @@
  */
 import { describeReason } from "../../Permission.js"
 import type { AgentEvent } from "../../services/Agent/events.js"
+import type { SchedulerEvent } from "../../services/Scheduler.js"
 
 export const debugLine = (text: string): string => `[DEBUG] ${text}\n`
 
@@ -21,15 +22,18 @@ export const debugLinesOf = (event: AgentEvent): ReadonlyArray<string> => {
     }
     case "TurnFailed":
       return [`turn ${event.turn}: ${event.error._tag}: ${event.error.message}`]
-    case "Call": {
-      const e = event.event
-      if (e._tag === "CallStarted") return [`call ${e.toolUseId}: started in batch ${e.batch}`]
-      if (e._tag !== "CallFinished") return []
-      const o = e.outcome
-      const decision = o.decision === undefined ? "no permission decision" : `permission ${o.decision.behavior} (${describeReason(o.decision.reason)})`
-      return [`call ${o.toolUseId} ${o.toolName}: ${decision}; ${o.error === undefined ? "ok" : `${o.error._tag}`}`]
-    }
+    case "Call":
+      return callDebugLinesOf(event.event)
     default:
       return []
   }
+}
+
+/** A call's start, and its permission decision and outcome when it ends (`run`, `exec` and `call`). */
+export const callDebugLinesOf = (e: SchedulerEvent): ReadonlyArray<string> => {
+  if (e._tag === "CallStarted") return [`call ${e.toolUseId}: started in batch ${e.batch}`]
+  if (e._tag !== "CallFinished") return []
+  const o = e.outcome
+  const decision = o.decision === undefined ? "no permission decision" : `permission ${o.decision.behavior} (${describeReason(o.decision.reason)})`
+  return [`call ${o.toolUseId} ${o.toolName}: ${decision}; ${o.error === undefined ? "ok" : `${o.error._tag}`}`]
 }

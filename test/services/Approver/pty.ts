@@ -3,28 +3,60 @@
  * text (bounded), type keys.
  */
 import { Effect } from "effect"
+import { build } from "esbuild"
 import * as pty from "node-pty"
+import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 
 export const ROOT = path.resolve(__dirname, "../../..")
 
+let bundleDir: string | undefined
+const bundles = new Map<string, Promise<string>>()
+
+/** Packages with native code or files of their own next to them: loaded from node_modules. */
+const EXTERNAL = ["node-pty", "web-tree-sitter", "tree-sitter-bash", "better-sqlite3"]
+
+/**
+ * The TypeScript file and what it imports, bundled once per test process into one CommonJS file:
+ * starting it is a plain `node` start instead of tsx compiling the stages (and node resolving
+ * effect's modules) at every run.
+ */
+const bundled = (script: string): Promise<string> => {
+  const known = bundles.get(script)
+  if (known !== undefined) return known
+  bundleDir ??= fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-pty-"))
+  const outfile = path.join(bundleDir, `${bundles.size}-${path.basename(script, ".ts")}.cjs`)
+  const made = build({ entryPoints: [script], outfile, bundle: true, platform: "node", format: "cjs", target: "node20", external: EXTERNAL, logLevel: "error" }).then(() => outfile)
+  bundles.set(script, made)
+  return made
+}
+
 export interface Terminal {
   readonly output: () => string
   readonly type: (text: string) => Effect.Effect<void>
-  /** Waits until the output (after `from`) matches; fails after ~60 s (starting tsx on a loaded machine takes a while). */
+  /** Waits until the output (after `from`) matches; fails after ~60 s (a start on a loaded machine takes a while). */
   readonly waitFor: (pattern: RegExp, from?: number) => Effect.Effect<RegExpMatchArray, Error>
   readonly exited: Effect.Effect<number, Error>
 }
 
-/** Runs a TypeScript file under tsx in a pseudo-terminal; killed when the scope closes. */
+/** Removes the bundles made so far: a test file that runs programs in a pseudo-terminal calls it in `afterAll`. */
+export const removeBundles = (): void => {
+  if (bundleDir !== undefined) fs.rmSync(bundleDir, { recursive: true, force: true })
+  bundleDir = undefined
+  bundles.clear()
+}
+
+/** Runs a TypeScript file (bundled) with node in a pseudo-terminal; killed when the scope closes. */
 export const runInPty = (script: string, args: ReadonlyArray<string>) =>
   Effect.acquireRelease(
-    Effect.sync(() => {
-      const proc = pty.spawn(process.execPath, ["--import", "tsx", script, ...args], {
+    Effect.map(Effect.promise(() => bundled(script)), (file) => {
+      const proc = pty.spawn(process.execPath, [file, ...args], {
         cwd: ROOT,
         cols: 220,
         rows: 60,
-        env: { ...process.env, NO_COLOR: "1" } as Record<string, string>
+        // the bundle lives in a temporary directory: its external packages resolve from the project's
+        env: { ...process.env, NO_COLOR: "1", NODE_PATH: path.join(ROOT, "node_modules") } as Record<string, string>
       })
       let buffer = ""
       let exitCode: number | undefined

@@ -3,13 +3,13 @@
  * session, always, deny with and without a message, Ctrl-C, serialized prompts, escaped
  * invisible characters, and no dangerous broad prefix ever offered.
  */
-import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { escapeForDisplay, isDangerousRule, offeredRules, renderPrompt } from "../../../src/services/Approver.js"
-import { runInPty, ROOT } from "./pty.js"
+import { removeBundles, runInPty, ROOT } from "./pty.js"
 
 const HARNESS = path.join(ROOT, "test/services/Approver/harness.ts")
 
@@ -18,6 +18,7 @@ beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-approver-"))
 })
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }))
+afterAll(removeBundles)
 
 const DANGEROUS = ["Bash(bash:*)", "Bash(sh:*)", "Bash(env:*)", "Bash(xargs *)", "Bash(sudo:*)", "Bash", "Bash(*)", "Bash(python3 -c:*)", "Bash(node:*)"]
 

@@ -35,25 +35,35 @@ describe("extensions and WebFetch from a CommonJS bundle", () => {
         external: external.flatMap((name) => [name, `${name}/*`]),
         logLevel: "error"
       })
-      const probe = async (tool: string, input: unknown, allowedTools: ReadonlyArray<string> = []) => {
-        const { stdout } = await run(process.execPath, [
-          path.join(outDir, "probe.cjs"),
-          JSON.stringify({ cwd: box.project, tool, input, allowedTools, userConfigDir: box.userConfigDir, toolgateDir: box.toolgateDir, sessionDir: path.join(box.root, "session") })
-        ])
-        return JSON.parse(stdout) as { content: unknown; is_error: boolean; newMessages: Array<{ content: Array<{ text: string }> }>; warnings: Array<string>; tools: Array<string>; skills: Array<string> }
-      }
-      const greet = await probe("Greet", { name: "Bundle" })
+      // one process runs every call (each with a runtime of its own): the bundle and its imports load once
+      const { stdout } = await run(process.execPath, [
+        path.join(outDir, "probe.cjs"),
+        JSON.stringify({
+          cwd: box.project,
+          calls: [
+            { tool: "Greet", input: { name: "Bundle" }, allowedTools: [] },
+            { tool: "WordCount", input: { text: "a b" }, allowedTools: ["WordCount"] },
+            { tool: "WordCount", input: { txt: "a b" }, allowedTools: ["WordCount"] },
+            { tool: "Shout", input: { text: "hey" }, allowedTools: [] },
+            { tool: "Skill", input: { skill: "release-notes", args: "9.9" }, allowedTools: ["Skill(release-notes *)"] },
+            { tool: "WebFetch", input: { url: `${server.origin}/page`, prompt: "title?" }, allowedTools: ["WebFetch(domain:127.0.0.1)"] }
+          ],
+          userConfigDir: box.userConfigDir,
+          toolgateDir: box.toolgateDir,
+          sessionDir: path.join(box.root, "session")
+        })
+      ])
+      type Outcome = { content: unknown; is_error: boolean; newMessages: Array<{ content: Array<{ text: string }> }>; warnings: Array<string>; tools: Array<string>; skills: Array<string> }
+      const [greet, counted, badInput, shout, skill, page] = JSON.parse(stdout) as Array<Outcome>
       expect(greet).toMatchObject({ content: "Hello, Bundle!", is_error: false, tools: ["Greet", "EmptyStruct", "WordCount", "Shout"] })
-      expect(greet.warnings.join("\n")).toContain(`custom tool module ${path.join(box.project, ".toolgate", "tools", "broken.mjs")} was skipped: it failed to load: boom at load time`)
-      expect(await probe("WordCount", { text: "a b" }, ["WordCount"])).toMatchObject({ content: `2 words (cwd ${box.project})`, is_error: false })
-      expect(await probe("WordCount", { txt: "a b" }, ["WordCount"])).toMatchObject({ is_error: true })
-      expect(await probe("Shout", { text: "hey" })).toMatchObject({ content: "HEY", is_error: false })
-      const skill = await probe("Skill", { skill: "release-notes", args: "9.9" }, ["Skill(release-notes *)"])
-      expect(skill.content).toBe("Launching skill: release-notes")
-      expect(skill.newMessages[0]!.content[0]!.text).toContain("Write the release notes for version 9.9")
-      const page = await probe("WebFetch", { url: `${server.origin}/page`, prompt: "title?" }, ["WebFetch(domain:127.0.0.1)"])
+      expect(greet!.warnings.join("\n")).toContain(`custom tool module ${path.join(box.project, ".toolgate", "tools", "broken.mjs")} was skipped: it failed to load: boom at load time`)
+      expect(counted).toMatchObject({ content: `2 words (cwd ${box.project})`, is_error: false })
+      expect(badInput).toMatchObject({ is_error: true })
+      expect(shout).toMatchObject({ content: "HEY", is_error: false })
+      expect(skill!.content).toBe("Launching skill: release-notes")
+      expect(skill!.newMessages[0]!.content[0]!.text).toContain("Write the release notes for version 9.9")
       expect(page).toMatchObject({ is_error: false })
-      expect(page.content).toContain("# Hello toolgate")
+      expect(page!.content).toContain("# Hello toolgate")
     } finally {
       await server.close()
       box.cleanup()

@@ -1,10 +1,12 @@
 /**
  * Command hooks run without a controlling terminal, even when toolgate itself has one.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as path from "node:path"
-import { ROOT, runInPty } from "../Approver/pty.js"
+import { removeBundles, ROOT, runInPty } from "../Approver/pty.js"
+
+afterAll(removeBundles)
 
 describe("no controlling terminal (§2.5)", () => {
   it.live("a hook cannot open /dev/tty while a plain child of the same process can", () =>

@@ -147,28 +147,6 @@ describe("McpClients with the test server", () => {
     )
   })
 
-  it.live("a server that never answers initialize (and ignores SIGTERM) fails with the startup timeout; its process group is gone", () => {
-    const cwd = tempDir()
-    const pidFile = path.join(cwd, "silent.json")
-    return Effect.gen(function* () {
-      const status = yield* Effect.provide(
-        Effect.gen(function* () {
-          const silent = yield* statusOf("silent")
-          const ok = yield* statusOf("ok")
-          expect(ok.state).toBe("connected")
-          return silent
-        }),
-        mcpRuntime({ cwd, servers: { silent: { command: NODE, args: [SILENT_SERVER, pidFile], env: { IGNORE_SIGTERM: "1" } }, ok: testServer() }, mcp: { startupTimeoutMs: 3000 } })
-      )
-      expect(status.state).toBe("failed")
-      expect(status.reason).toContain("within 3000 ms (MCP_TIMEOUT)")
-      expect(status.reason).toContain("silent server started")
-      // the connection's scope closed when it failed: SIGTERM, the grace period, then SIGKILL
-      const { pid, grandchild } = readPidFile(pidFile)
-      expect([isProcessAlive(pid), isProcessAlive(grandchild)]).toEqual([false, false])
-    })
-  })
-
   it.live("no server process (nor its children) is left after the scope closes", () => {
     const cwd = tempDir()
     const files = [path.join(cwd, "a.json"), path.join(cwd, "b.json")]
@@ -272,27 +250,6 @@ describe("McpClients with the test server", () => {
     )
   })
 
-  it.live("an interrupt cancels the running request; a timeout is reported as one", () => {
-    const cwd = tempDir()
-    return Effect.gen(function* () {
-      const scheduler = yield* Scheduler
-      const interrupts = yield* Queue.unbounded<void>()
-      const run = yield* scheduler.runMessage([toolUse("t1", "mcp__srv__slow", { ms: 20_000 })], {
-        session: testSession(cwd),
-        interrupts: Stream.fromQueue(interrupts),
-        onEvent: (e) => (e._tag === "CallProgress" || e._tag === "CallStarted" ? Queue.offer(interrupts, undefined) : Effect.void)
-      })
-      expect(run.interrupted).toBe(true)
-      expect(run.outcomes[0]!.error?._tag).toBe("Interrupted")
-      // the server is still fine after the cancellation
-      const again = yield* runOne("mcp__srv__echo", { message: "after" }, cwd, "toolu_2")
-      expect(again.result.content).toBe("echo: after")
-      const timedOut = yield* runOne("mcp__srv__slow", { ms: 20_000 }, cwd, "toolu_3")
-      expect(timedOut.error?._tag).toBe("ToolFailed")
-      expect(timedOut.result.content).toBe('MCP server "srv": tools/call slow timed out after 1000 ms')
-    }).pipe(Effect.provide(mcpRuntime({ cwd, servers: { srv: { ...testServer(), timeout: 1000 } }, rules: allow(cwd, "mcp__srv") })))
-  })
-
   it.live("resources: ListMcpResourcesTool and ReadMcpResourceTool over connected servers", () => {
     const cwd = tempDir()
     return Effect.gen(function* () {
@@ -364,22 +321,6 @@ describe("McpClients with the test server", () => {
     )
   })
 
-  it.live("MAX_MCP_OUTPUT_TOKENS and MCP_TOOL_TIMEOUT come from the environment (Config)", () => {
-    const cwd = tempDir()
-    return Effect.gen(function* () {
-      const capped = yield* runOne("mcp__srv__huge", { chars: 1000 }, cwd)
-      const text = capped.result.content as string
-      expect(text.startsWith(`${"x".repeat(99)}\n`)).toBe(true)
-      expect(text).toContain("\n\n[OUTPUT TRUNCATED - exceeded 100 token limit]")
-      expect(text.indexOf("[OUTPUT TRUNCATED")).toBe(402)
-      const slow = yield* runOne("mcp__srv__slow", { ms: 20_000 }, cwd, "toolu_2")
-      expect(slow.result.content).toBe('MCP server "srv": tools/call slow timed out after 1200 ms')
-    }).pipe(
-      Effect.provide(mcpRuntime({ cwd, servers: { srv: testServer() }, rules: allow(cwd, "mcp__srv") })),
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["MAX_MCP_OUTPUT_TOKENS", "100"], ["MCP_TOOL_TIMEOUT", "1200"]])))
-    )
-  })
-
   it.live("loads .mcp.json (project) and ~/.claude.json (user, local) through the layer, honouring disabledMcpjsonServers", () => {
     const cwd = tempDir()
     const userDir = path.join(cwd, ".claude-user")
@@ -406,6 +347,72 @@ describe("McpClients with the test server", () => {
       expect(pool.lookup("mcp__proj__echo")?.mcp?.source).toBe("project")
       expect(pool.lookup("mcp__off__echo")).toBeUndefined()
     }).pipe(Effect.provide(McpClientsModule.layer({ startupTimeoutMs: 15_000, projectServers: "load" }).pipe(Layer.provideMerge(runtime))))
+  })
+})
+
+// Each waits out a call timeout in real time, with nothing to do meanwhile: they run side by side.
+describe.concurrent("McpClients call timeouts", () => {
+  it.live("an interrupt cancels the running request; a timeout is reported as one", () => {
+    const cwd = tempDir()
+    return Effect.gen(function* () {
+      const scheduler = yield* Scheduler
+      const interrupts = yield* Queue.unbounded<void>()
+      const run = yield* scheduler.runMessage([toolUse("t1", "mcp__srv__slow", { ms: 20_000 })], {
+        session: testSession(cwd),
+        interrupts: Stream.fromQueue(interrupts),
+        onEvent: (e) => (e._tag === "CallProgress" || e._tag === "CallStarted" ? Queue.offer(interrupts, undefined) : Effect.void)
+      })
+      expect(run.interrupted).toBe(true)
+      expect(run.outcomes[0]!.error?._tag).toBe("Interrupted")
+      // the server is still fine after the cancellation
+      const again = yield* runOne("mcp__srv__echo", { message: "after" }, cwd, "toolu_2")
+      expect(again.result.content).toBe("echo: after")
+      const timedOut = yield* runOne("mcp__srv__slow", { ms: 20_000 }, cwd, "toolu_3")
+      expect(timedOut.error?._tag).toBe("ToolFailed")
+      expect(timedOut.result.content).toBe('MCP server "srv": tools/call slow timed out after 1000 ms')
+    }).pipe(Effect.provide(mcpRuntime({ cwd, servers: { srv: { ...testServer(), timeout: 1000 } }, rules: allow(cwd, "mcp__srv") })))
+  })
+
+  it.live("MAX_MCP_OUTPUT_TOKENS and MCP_TOOL_TIMEOUT come from the environment (Config)", () => {
+    const cwd = tempDir()
+    return Effect.gen(function* () {
+      const capped = yield* runOne("mcp__srv__huge", { chars: 1000 }, cwd)
+      const text = capped.result.content as string
+      expect(text.startsWith(`${"x".repeat(99)}\n`)).toBe(true)
+      expect(text).toContain("\n\n[OUTPUT TRUNCATED - exceeded 100 token limit]")
+      expect(text.indexOf("[OUTPUT TRUNCATED")).toBe(402)
+      const slow = yield* runOne("mcp__srv__slow", { ms: 20_000 }, cwd, "toolu_2")
+      expect(slow.result.content).toBe('MCP server "srv": tools/call slow timed out after 1200 ms')
+    }).pipe(
+      Effect.provide(mcpRuntime({ cwd, servers: { srv: testServer() }, rules: allow(cwd, "mcp__srv") })),
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["MAX_MCP_OUTPUT_TOKENS", "100"], ["MCP_TOOL_TIMEOUT", "1200"]])))
+    )
+  })
+})
+
+// Each waits out a startup timeout in real time, with nothing to do meanwhile: they run side by
+// side (the servers that must connect meanwhile get 5 s on a loaded machine).
+describe.concurrent("McpClients startup timeouts", () => {
+  it.live("a server that never answers initialize (and ignores SIGTERM) fails with the startup timeout; its process group is gone", () => {
+    const cwd = tempDir()
+    const pidFile = path.join(cwd, "silent.json")
+    return Effect.gen(function* () {
+      const status = yield* Effect.provide(
+        Effect.gen(function* () {
+          const silent = yield* statusOf("silent")
+          const ok = yield* statusOf("ok")
+          expect(ok.state).toBe("connected")
+          return silent
+        }),
+        mcpRuntime({ cwd, servers: { silent: { command: NODE, args: [SILENT_SERVER, pidFile], env: { IGNORE_SIGTERM: "1" } }, ok: testServer() }, mcp: { startupTimeoutMs: 5000 } })
+      )
+      expect(status.state).toBe("failed")
+      expect(status.reason).toContain("within 5000 ms (MCP_TIMEOUT)")
+      expect(status.reason).toContain("silent server started")
+      // the connection's scope closed when it failed: SIGTERM, the grace period, then SIGKILL
+      const { pid, grandchild } = readPidFile(pidFile)
+      expect([isProcessAlive(pid), isProcessAlive(grandchild)]).toEqual([false, false])
+    })
   })
 
   it.live("in the background the layer is ready at once: servers are pending, then their tools join the pool", () => {

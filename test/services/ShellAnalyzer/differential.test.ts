@@ -1,6 +1,7 @@
 /**
- * Differential test against real bash (shell-security §4): stub executables on a private PATH
- * record the argv bash actually runs; the analyzer's simple commands must be exactly those.
+ * Differential test against real bash (shell-security §4): the stub commands are shell functions
+ * that record the argv bash actually runs them with; the analyzer's simple commands must be
+ * exactly those.
  * Commands are generated (quotes, escapes, `\⏎`, `$'…'`, pipelines, lists, groups, quoted
  * substitutions with literal content) with a fixed seed.
  */
@@ -16,28 +17,51 @@ import { sharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 const STUBS = ["alpha", "beta", "gamma"] as const
 
 let dir = ""
-let bin = ""
 let log = ""
 
-/** Runs the command in bash; each stub process writes its argv to a file of its own (pipelines run concurrently). */
-const runBash = (command: string): Array<Array<string>> => {
+/**
+ * Each stub writes its name and arguments to a file of its own in `$STUB_LOG` (pipelines run
+ * them concurrently, in subshells of their own; a counter tells apart runs in one shell). Being
+ * functions, they cost no process of their own: bash expands their words as it does a program's.
+ */
+const STUB_FUNCTIONS = [
+  `__record() { printf '%s\\0' "$(($# - 1))" "$@" > "$STUB_LOG/$1.$BASHPID.$((++__runs))"; }`,
+  ...STUBS.map((name) => `${name}() { __record ${name} "$@"; }`)
+].join("\n")
+
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
+
+/** The argv of each stub run, from the files under `logDir`. */
+const readRuns = (logDir: string): Array<Array<string>> =>
+  fs.readdirSync(logDir).map((file) => {
+    const fields = fs.readFileSync(path.join(logDir, file), "utf8").split("\u0000")
+    return fields.slice(1, 2 + Number(fields[0]))
+  })
+
+/**
+ * Runs the commands one after another in one `bash -c`, each given the log directory of its own.
+ * A command bash cannot parse would end the script: then each runs in a bash of its own.
+ */
+const runBashBatch = (commands: ReadonlyArray<string>): Array<Array<Array<string>>> => {
   fs.rmSync(log, { recursive: true, force: true })
   fs.mkdirSync(log)
-  const result = spawnSync("/bin/bash", ["--noprofile", "--norc", "-c", command], {
-    env: { PATH: bin, STUB_LOG: log, HOME: dir, LC_ALL: "C" },
+  const logDirs = commands.map((_, i) => path.join(log, String(i)))
+  for (const d of logDirs) fs.mkdirSync(d)
+  const done = path.join(log, "done")
+  const script = [STUB_FUNCTIONS, ...commands.flatMap((command, i) => [`STUB_LOG=${quote(logDirs[i]!)}`, command]), `: > ${quote(done)}`].join("\n")
+  const result = spawnSync("/bin/bash", ["--noprofile", "--norc", "-c", script], {
+    env: { PATH: path.join(dir, "empty-bin"), HOME: dir, LC_ALL: "C" },
     cwd: dir,
     encoding: "utf8",
-    timeout: 10_000
+    timeout: 10_000 + commands.length * 1_000
   })
   if (result.error !== undefined) throw result.error
-  const runs: Array<Array<string>> = []
-  for (const file of fs.readdirSync(log)) {
-    const fields = fs.readFileSync(path.join(log, file), "utf8").split("\u0000")
-    const count = Number(fields[0])
-    runs.push(fields.slice(1, 2 + count))
-  }
-  return runs
+  if (commands.length > 1 && (!fs.existsSync(done) || result.stderr !== "")) return commands.map(runBash)
+  return logDirs.map(readRuns)
 }
+
+/** Runs one command in a bash of its own. */
+const runBash = (command: string): Array<Array<string>> => runBashBatch([command])[0]!
 
 /** Reasons that are policy (Claude Code asks for them), not a failure to tell what bash runs. */
 const POLICY_REASONS: ReadonlySet<string> = new Set(["a command substitution inside a string"])
@@ -127,14 +151,8 @@ describe("differential test against bash (shell-security §4)", () => {
   beforeAll(async () => {
     await Effect.runPromise(sharedShellAnalyzer.warmup)
     dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-diff-")))
-    bin = path.join(dir, "bin")
     log = path.join(dir, "runs")
-    fs.mkdirSync(bin)
-    for (const name of STUBS) {
-      const file = path.join(bin, name)
-      fs.writeFileSync(file, `#!/bin/bash\nprintf '%s\\0' "$#" "\${0##*/}" "$@" > "$STUB_LOG/\${0##*/}.$BASHPID.$RANDOM"\nexit 0\n`)
-      fs.chmodSync(file, 0o755)
-    }
+    fs.mkdirSync(path.join(dir, "empty-bin"))
   })
   afterAll(() => {
     if (dir !== "") fs.rmSync(dir, { recursive: true, force: true })
@@ -159,24 +177,37 @@ describe("differential test against bash (shell-security §4)", () => {
       "alpha 'a\\\nb'",
       "alpha \\# \\{a,b\\}"
     ]
-    for (const command of cases) {
+    const ran = runBashBatch(cases)
+    cases.forEach((command, i) => {
       const analysis = analyzed(command)
       expect({ command, kind: analysis.kind, reason: analysis.reason }).toEqual({ command, kind: "simple", reason: "" })
-      expect({ command, same: sameRuns(analysis.runs, runBash(command)), analysed: analysis.runs }).toMatchObject({ command, same: true })
-    }
+      expect({ command, same: sameRuns(analysis.runs, ran[i]!), analysed: analysis.runs }).toMatchObject({ command, same: true })
+    })
   })
 
   it("generated benign commands: the analyzer's argv equal what bash ran", () => {
+    const parameters = { seed: Number(process.env.SHELL_DIFF_SEED ?? 20261130), numRuns: Number(process.env.SHELL_DIFF_RUNS ?? 250) }
+    // The seed makes the same commands again: bash runs them all in one script first; a command
+    // met only while shrinking a failure runs on its own.
+    const generated: Array<string> = []
+    fc.assert(
+      fc.property(compound, (command) => {
+        generated.push(command)
+      }),
+      parameters
+    )
+    const batch = runBashBatch(generated)
+    const ranInBatch = new Map(generated.map((command, i) => [command, batch[i]!]))
     fc.assert(
       fc.property(compound, (command) => {
         const analysis = analyzed(command)
-        const ran = runBash(command)
+        const ran = ranInBatch.get(command) ?? runBash(command)
         if (analysis.kind !== "simple" || !sameRuns(analysis.runs, ran)) {
           throw new Error(`mismatch for ${JSON.stringify(command)}: ${analysis.kind} ${analysis.reason}\n analysed ${JSON.stringify(analysis.runs)}\n bash ran ${JSON.stringify(ran)}`)
         }
         return true
       }),
-      { seed: Number(process.env.SHELL_DIFF_SEED ?? 20261130), numRuns: Number(process.env.SHELL_DIFF_RUNS ?? 250) }
+      parameters
     )
   }, 300_000)
 })
