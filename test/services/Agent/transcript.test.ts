@@ -67,7 +67,10 @@ describe("transcript and replay", () => {
       expect(replayed.stop).toBe("end_turn")
       expect(replayed.text).toBe(recorded.text)
       const report = compareReplay(read.calls, replayedCalls, [[first, "{{cwd}}"]], [[second, "{{cwd}}"]])
-      expect(report).toEqual({ calls: 2, identical: 2, differences: [] })
+      // The same results. The batches may differ: at full replay speed a call can join the batch
+      // of one that, when recorded, had already finished before the model asked for the next.
+      expect(report.calls).toBe(2)
+      expect(report.differences.filter((d) => d.batch === undefined || d.recorded !== d.replayed)).toEqual([])
       // and a changed file is a difference
       fs.writeFileSync(path.join(second, "b.txt"), "changed\n")
       const changed = compareReplay(read.calls, [replayedCalls[0]!, { ...replayedCalls[1]!, result: "changed" }], [[first, "{{cwd}}"]], [[second, "{{cwd}}"]])
