@@ -250,15 +250,23 @@ export class Walker implements WordSink {
   private children(node: SyntaxNode): void {
     for (let i = 0; i < node.childCount; i++) {
       const child = node.child(i)!
-      if (child.isMissing) {
-        this.complex("an incomplete command")
-        continue
-      }
-      if (!child.isNamed) {
-        if (!ALLOWED_TOKENS.has(child.type)) this.complex(`unsupported shell syntax (${child.type})`)
-        continue
-      }
-      this.statement(child)
+      if (child.isMissing) this.complex("an incomplete command")
+      else if (child.isNamed) this.statement(child)
+      else this.token(child)
+    }
+  }
+
+  /** A token between the parts of a construct: a known separator, or the command is too complex. */
+  private token(node: SyntaxNode): void {
+    if (!ALLOWED_TOKENS.has(node.type)) this.complex(`unsupported shell syntax (${node.type})`)
+  }
+
+  /** Each named child of `node` with its field name; the tokens between them go through `token`. */
+  private eachNamed(node: SyntaxNode, visit: (child: SyntaxNode, field: string | null) => void): void {
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i)!
+      if (child.isNamed) visit(child, node.fieldNameForChild(i))
+      else this.token(child)
     }
   }
 
@@ -632,49 +640,23 @@ export class Walker implements WordSink {
   }
 
   private forStatement(node: SyntaxNode): void {
-    for (let i = 0; i < node.childCount; i++) {
-      const child = node.child(i)!
-      const field = node.fieldNameForChild(i)
-      if (!child.isNamed) {
-        if (!ALLOWED_TOKENS.has(child.type)) this.complex(`unsupported shell syntax (${child.type})`)
-        continue
-      }
-      if (field === "variable") continue
-      if (field === "value") {
-        resolveWord(child, this.source, this)
-        continue
-      }
-      this.statement(child)
-    }
+    this.eachNamed(node, (child, field) => {
+      if (field === "variable") return
+      if (field === "value") resolveWord(child, this.source, this)
+      else this.statement(child)
+    })
   }
 
   private caseStatement(node: SyntaxNode): void {
-    for (let i = 0; i < node.childCount; i++) {
-      const child = node.child(i)!
-      const field = node.fieldNameForChild(i)
-      if (!child.isNamed) {
-        if (!ALLOWED_TOKENS.has(child.type)) this.complex(`unsupported shell syntax (${child.type})`)
-        continue
-      }
-      if (field === "value") {
-        resolveWord(child, this.source, this, "test")
-        continue
-      }
-      if (child.type === "case_item") {
-        for (let j = 0; j < child.childCount; j++) {
-          const part = child.child(j)!
-          const partField = child.fieldNameForChild(j)
-          if (!part.isNamed) {
-            if (!ALLOWED_TOKENS.has(part.type)) this.complex(`unsupported shell syntax (${part.type})`)
-            continue
-          }
+    this.eachNamed(node, (child, field) => {
+      if (field === "value") resolveWord(child, this.source, this, "test")
+      else if (child.type === "case_item") {
+        this.eachNamed(child, (part, partField) => {
           if (partField === "value") resolveWord(part, this.source, this, "test")
           else this.statement(part)
-        }
-        continue
-      }
-      this.statement(child)
-    }
+        })
+      } else this.statement(child)
+    })
   }
 
   private redirectedStatement(node: SyntaxNode): void {
