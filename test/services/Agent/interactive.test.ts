@@ -5,7 +5,8 @@
 import { describe, expect, it } from "vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { BIN, cleanEnv, copyExample, stripAnsi } from "./cliSupport.js"
+import { spawnCliPty } from "../../support/cliPty.js"
+import { cleanEnv, copyExample } from "./cliSupport.js"
 
 const script = [
   { type: "turn", delay_ms: 20, content: [{ type: "text", text: "I'll create the file." }, { type: "tool_use", id: "toolu_i1", name: "Bash", input: { command: "echo hello > out.txt", description: "Create out.txt" } }] },
@@ -15,62 +16,38 @@ const script = [
 
 describe("toolgate run, interactive (pseudo-terminal)", () => {
   it("prompt line, a permission question answered, Ctrl-C during a tool, then /exit", async () => {
-    const pty = await import("node-pty")
     const { work, project } = copyExample()
     const file = path.join(work, "session.jsonl")
     fs.writeFileSync(file, script.map((l) => JSON.stringify(l)).join("\n"))
     const sessionDir = path.join(work, "s")
-    const child = pty.spawn(process.execPath, [BIN, "run", "--replay", file, "--session-dir", sessionDir], {
+    const cli = await spawnCliPty(["run", "--replay", file, "--session-dir", sessionDir], {
       cwd: project,
       cols: 120,
       rows: 40,
       env: cleanEnv({ TOOLGATE_ENABLE_SLEEP: "1" })
     })
-    let out = ""
-    child.onData((d) => {
-      out += d
-    })
-    const exited = new Promise<number>((resolve) => child.onExit((e) => resolve(e.exitCode)))
     /** Waits until the screen text after `from` matches. */
-    const waitFor = (re: RegExp, from = 0, ms = 20_000) =>
-      new Promise<number>((resolve, reject) => {
-        const t0 = Date.now()
-        const timer = setInterval(() => {
-          const text = stripAnsi(out)
-          const m = re.exec(text.slice(from))
-          if (m !== null) {
-            clearInterval(timer)
-            resolve(from + m.index + m[0].length)
-          } else if (Date.now() - t0 > ms) {
-            clearInterval(timer)
-            reject(new Error(`timed out waiting for ${re}; screen:\n${text}`))
-          }
-        }, 20)
-      })
+    const waitFor = (re: RegExp, from = 0) => cli.waitFor(re, from, 20_000)
     try {
       let at = await waitFor(/› *$/)
-      child.write("make a file\r")
+      cli.type("make a file\r")
       at = await waitFor(/Permission request: Bash[\s\S]*Choose \[[^\]]*\]: *$/, at)
-      child.write("1\r")
+      cli.type("1\r")
       at = await waitFor(/● Bash\(echo hello > out\.txt\)/, at)
       // the running call, drawn in place with a spinner frame
       at = await waitFor(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Sleep\(60000 ms\)/, at)
       await new Promise((r) => setTimeout(r, 200))
-      child.write("\x03")
+      cli.type("\x03")
       at = await waitFor(/interrupted · 2 turns/, at)
       at = await waitFor(/› *$/, at)
-      child.write("are you there?\r")
+      cli.type("are you there?\r")
       at = await waitFor(/Yes, still here\.[\s\S]*done · 1 turn[\s\S]*› *$/, at)
-      child.write("/exit\r")
-      expect(await exited).toBe(0)
+      cli.type("/exit\r")
+      expect(await cli.exited).toBe(0)
     } finally {
-      try {
-        process.kill(child.pid, "SIGKILL")
-      } catch {
-        // already gone
-      }
+      cli.close()
     }
-    const screen = stripAnsi(out)
+    const screen = cli.screen()
     expect(screen).toContain("Sleep(60000 ms)")
     expect(screen).toContain("The user doesn't want to proceed with this tool use.")
     expect(fs.readFileSync(path.join(project, "out.txt"), "utf8")).toBe("hello\n")
