@@ -6,7 +6,8 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { BIN, cleanEnv, stripAnsi } from "../services/Agent/cliSupport.js"
+import { cleanEnv } from "../services/Agent/cliSupport.js"
+import { spawnCliPty } from "../support/cliPty.js"
 import { tempDir } from "../support/runtime.js"
 
 const PROCESSES = 6
@@ -25,7 +26,6 @@ const until = async (check: () => boolean, what: () => string, ms = 60_000) => {
 
 describe("concurrent always-allow saves", () => {
   it(`${PROCESSES} processes answering "always" at once keep every rule`, async () => {
-    const pty = await import("node-pty")
     const project = fs.realpathSync(tempDir("toolgate-saves-"))
     dirs.push(project)
     const local = path.join(project, ".claude", "settings.local.json")
@@ -35,38 +35,33 @@ describe("concurrent always-allow saves", () => {
     dirs.push(env.HOME!)
     // one script per process, so each offers a rule of its own
     for (let i = 0; i < PROCESSES; i++) fs.writeFileSync(path.join(project, `step${i}`), `#!/bin/sh\ntouch file${i}.txt\n`, { mode: 0o755 })
-    const children = Array.from({ length: PROCESSES }, (_, i) => {
-      const child = pty.spawn(
-        process.execPath,
-        [BIN, "call", "Bash", JSON.stringify({ command: `./step${i}` }), "--cwd", project, "--session-dir", path.join(project, `.s${i}`)],
-        { cwd: project, cols: 200, rows: 50, env }
+    const children = await Promise.all(
+      Array.from({ length: PROCESSES }, (_, i) =>
+        spawnCliPty(["call", "Bash", JSON.stringify({ command: `./step${i}` }), "--cwd", project, "--session-dir", path.join(project, `.s${i}`)], {
+          cwd: project,
+          cols: 200,
+          rows: 50,
+          env
+        })
       )
-      const state = { out: "", code: undefined as number | undefined }
-      child.onData((d) => (state.out += d))
-      child.onExit((e) => (state.code = e.exitCode))
-      return { child, state }
-    })
+    )
+    const codes: Array<number | undefined> = children.map(() => undefined)
+    children.forEach((c, i) => void c.exited.then((code) => (codes[i] = code)))
     try {
       // every process waits at its question before any answers
       await until(
-        () => children.every((c) => /always allow[\s\S]*Choose \[[^\]]*\]: *$/.test(stripAnsi(c.state.out))),
-        () => children.map((c) => stripAnsi(c.state.out).slice(-300)).join("\n----\n")
+        () => children.every((c) => /always allow[\s\S]*Choose \[[^\]]*\]: *$/.test(c.screen())),
+        () => children.map((c) => c.screen().slice(-300)).join("\n----\n")
       )
-      for (const { child } of children) child.write("3\r")
+      for (const c of children) c.type("3\r")
       await until(
-        () => children.every((c) => c.state.code !== undefined),
+        () => codes.every((code) => code !== undefined),
         () => "every process to exit"
       )
     } finally {
-      for (const { child } of children) {
-        try {
-          process.kill(child.pid, "SIGKILL")
-        } catch {
-          // exited
-        }
-      }
+      for (const c of children) c.close()
     }
-    expect(children.map((c) => c.state.code)).toEqual(children.map(() => 0))
+    expect(codes).toEqual(children.map(() => 0))
     const saved = JSON.parse(fs.readFileSync(local, "utf8"))
     expect(saved.env).toEqual({ KEEP: "me" })
     expect(saved.permissions.allow[0]).toBe("Read")

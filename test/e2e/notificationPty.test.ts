@@ -6,7 +6,8 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { BIN, cleanEnv, stripAnsi } from "../services/Agent/cliSupport.js"
+import { cleanEnv } from "../services/Agent/cliSupport.js"
+import { spawnCliPty } from "../support/cliPty.js"
 import { tempDir } from "../support/runtime.js"
 
 const projectWithNotificationHook = () => {
@@ -27,21 +28,17 @@ const projectWithNotificationHook = () => {
 }
 
 const askInPty = async (project: string, delayMs: number) => {
-  const pty = await import("node-pty")
-  const child = pty.spawn(process.execPath, [BIN, "call", "Bash", JSON.stringify({ command: "touch approved" }), "--cwd", project], {
+  const cli = await spawnCliPty(["call", "Bash", JSON.stringify({ command: "touch approved" }), "--cwd", project], {
     cwd: project,
     cols: 200,
     rows: 50,
     env: cleanEnv({ TOOLGATE_PERMISSION_NOTIFY_DELAY_MS: String(delayMs) })
   })
-  let out = ""
-  child.onData((d) => (out += d))
-  const exited = new Promise<number>((resolve) => child.onExit((e) => resolve(e.exitCode)))
   const until = async (check: () => boolean, what: string) => {
     for (let i = 0; i < 1200 && !check(); i++) await new Promise((r) => setTimeout(r, 50))
-    if (!check()) throw new Error(`timed out waiting for ${what}; screen:\n${stripAnsi(out)}`)
+    if (!check()) throw new Error(`timed out waiting for ${what}; screen:\n${cli.screen()}`)
   }
-  return { child, exited, until, prompted: () => /Choose \[[^\]]*\]: *$/.test(stripAnsi(out)) }
+  return { cli, until, prompted: () => /Choose \[[^\]]*\]: *$/.test(cli.screen()) }
 }
 
 describe("Notification hooks (pseudo-terminal)", () => {
@@ -52,8 +49,8 @@ describe("Notification hooks (pseudo-terminal)", () => {
       await run.until(run.prompted, "the permission question")
       const notified = path.join(project, "notified.json")
       await run.until(() => fs.existsSync(notified) && fs.readFileSync(notified, "utf8").trim() !== "", "the Notification hook")
-      run.child.write("1\r")
-      expect(await run.exited).toBe(0)
+      run.cli.type("1\r")
+      expect(await run.cli.exited).toBe(0)
       expect(JSON.parse(fs.readFileSync(notified, "utf8"))).toMatchObject({
         hook_event_name: "Notification",
         message: "Claude needs your permission to use Bash",
@@ -63,7 +60,7 @@ describe("Notification hooks (pseudo-terminal)", () => {
       expect(fs.existsSync(path.join(project, "approved"))).toBe(true)
       expect(fs.existsSync(path.join(project, "idle"))).toBe(false)
     } finally {
-      run.child.kill()
+      run.cli.close()
     }
   })
 
@@ -72,12 +69,12 @@ describe("Notification hooks (pseudo-terminal)", () => {
     const run = await askInPty(project, 600_000)
     try {
       await run.until(run.prompted, "the permission question")
-      run.child.write("1\r")
-      expect(await run.exited).toBe(0)
+      run.cli.type("1\r")
+      expect(await run.cli.exited).toBe(0)
       expect(fs.existsSync(path.join(project, "approved"))).toBe(true)
       expect(fs.existsSync(path.join(project, "notified.json"))).toBe(false)
     } finally {
-      run.child.kill()
+      run.cli.close()
     }
   })
 })

@@ -10,7 +10,8 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { BIN, cleanEnv, ROOT, runCli, stripAnsi, type Ran } from "../services/Agent/cliSupport.js"
+import { cleanEnv, ROOT, runCli, stripAnsi, type Ran } from "../services/Agent/cliSupport.js"
+import { spawnCliPty } from "../support/cliPty.js"
 import { tempDir } from "../support/runtime.js"
 
 const dirs: Array<string> = []
@@ -138,30 +139,17 @@ describe("project MCP servers need approval", () => {
   }, 120_000)
 
   it("on a terminal toolgate asks, and saves the answer to .claude/settings.local.json", async () => {
-    const pty = await import("node-pty")
     const ask = async (f: Folder, answer: string) => {
-      const child = pty.spawn(
-        process.execPath,
-        [BIN, "call", "mcp__good__echo", '{"message":"hi there"}', "--allowed-tools", "mcp__good__echo", "--cwd", f.dir, "--session-dir", path.join(f.dir, ".s")],
+      const cli = await spawnCliPty(
+        ["call", "mcp__good__echo", '{"message":"hi there"}', "--allowed-tools", "mcp__good__echo", "--cwd", f.dir, "--session-dir", path.join(f.dir, ".s")],
         { cwd: f.dir, cols: 200, rows: 50, env: f.env }
       )
-      let out = ""
-      child.onData((d) => (out += d))
-      const exited = new Promise<number>((resolve) => child.onExit((e) => resolve(e.exitCode)))
       try {
-        const t0 = Date.now()
-        while (!/Choose \[1\/2\/3\]: *$/.test(stripAnsi(out))) {
-          if (Date.now() - t0 > 60_000) throw new Error(`no question; screen:\n${stripAnsi(out)}`)
-          await new Promise((r) => setTimeout(r, 25))
-        }
-        child.write(`${answer}\r`)
-        return { code: await exited, screen: stripAnsi(out) }
+        await cli.waitFor(/Choose \[1\/2\/3\]: *$/, 0, 60_000)
+        cli.type(`${answer}\r`)
+        return { code: await cli.exited, screen: cli.screen() }
       } finally {
-        try {
-          process.kill(child.pid, "SIGKILL")
-        } catch {
-          // exited
-        }
+        cli.close()
       }
     }
     const server = { command: process.execPath, args: [path.join(ROOT, "test/fixtures/mcp/testServer.mjs")] }
