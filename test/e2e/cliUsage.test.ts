@@ -10,7 +10,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { fixture, sse, startFakeAnthropic, type FakeAnthropic } from "../support/fakeAnthropic.js"
-import { BIN, cleanEnv, copyExample, ROOT, runCli } from "../services/Agent/cliSupport.js"
+import { BIN, cleanEnv, copyExample, ROOT, runCli, runProgram } from "../services/Agent/cliSupport.js"
 import { spawnCliPty } from "../support/cliPty.js"
 import { tempDir } from "../support/runtime.js"
 
@@ -299,13 +299,7 @@ describe("small things", () => {
   }, 120_000)
 
   it("npm start runs the quick start", async () => {
-    const ran = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
-      const child = spawn("npm", ["start", "--silent", "--", "--replay-speed", "0"], { cwd: ROOT, env: cleanEnv() })
-      let stdout = ""
-      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()))
-      child.on("error", reject)
-      child.on("close", (code) => resolve({ code, stdout }))
-    })
+    const ran = await runProgram("npm", ["start", "--silent", "--", "--replay-speed", "0"], { cwd: ROOT, env: cleanEnv(), timeoutMs: 120_000 })
     expect(ran.code).toBe(0)
     expect(ran.stdout).toContain("all tests passed")
   }, 120_000)

@@ -3,11 +3,10 @@
  * full disk: the write that crosses it is cut short, the next fails with EFBIG): the transcript
  * keeps whole lines only, the failure is reported on stderr, and `run` exits non-zero.
  */
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { BIN, cleanEnv } from "../services/Agent/cliSupport.js"
+import { BIN, cleanEnv, runProgram } from "../services/Agent/cliSupport.js"
 import { tempDir } from "../support/runtime.js"
 
 const dirs: Array<string> = []
@@ -33,15 +32,7 @@ describe("transcript on a full disk", () => {
     dirs.push(env.HOME!)
     const args = ["run", "-p", "go", "--replay", "script.jsonl", "--replay-speed", "0", "--output-format", "json", "--allowed-tools", "Bash(seq:*)", "--session-dir", sessionDir]
     const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ")
-    const ran = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn("bash", ["-c", `ulimit -f ${LIMIT_KB} && exec ${quoted}`], { cwd: project, env, stdio: ["ignore", "pipe", "pipe"] })
-      let stdout = ""
-      let stderr = ""
-      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()))
-      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()))
-      child.on("error", reject)
-      child.on("close", (code) => resolve({ code, stdout, stderr }))
-    })
+    const ran = await runProgram("bash", ["-c", `ulimit -f ${LIMIT_KB} && exec ${quoted}`], { cwd: project, env, timeoutMs: 170_000 })
     const text = fs.readFileSync(path.join(sessionDir, "transcript.jsonl"), "utf8")
     // the limit was reached: the session wrote more than the file could take
     expect(text.length).toBeGreaterThan(LIMIT_KB * 1024 * 0.5)

@@ -4,13 +4,12 @@
  * API, and the scripted quick start with its replay.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as net from "node:net"
 import * as path from "node:path"
 import { fixture, sse, startFakeAnthropic, type FakeAnthropic } from "../../support/fakeAnthropic.js"
-import { cleanEnv, copyExample, ROOT, runCli } from "./cliSupport.js"
+import { cleanEnv, copyExample, ROOT, runCli, runProgram } from "./cliSupport.js"
 
 let fake: FakeAnthropic
 beforeAll(async () => {
@@ -141,15 +140,10 @@ describe("start-up", () => {
 
 describe("the scripted quick start, and replay", () => {
   it("npm run quickstart's script runs the bundled session: parallel reads, grep, edit, a command", async () => {
-    const ran = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [path.join(ROOT, "scripts", "quickstart.mjs"), "--replay-speed", "0"], {
-        cwd: ROOT,
-        env: { ...cleanEnv(), ...(process.env.TOOLGATE_TEST_BIN === undefined ? {} : { TOOLGATE_BIN: path.resolve(ROOT, process.env.TOOLGATE_TEST_BIN) }) }
-      })
-      let stdout = ""
-      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()))
-      child.on("error", reject)
-      child.on("close", (code) => resolve({ code, stdout }))
+    const ran = await runProgram(process.execPath, [path.join(ROOT, "scripts", "quickstart.mjs"), "--replay-speed", "0"], {
+      cwd: ROOT,
+      env: { ...cleanEnv(), ...(process.env.TOOLGATE_TEST_BIN === undefined ? {} : { TOOLGATE_BIN: path.resolve(ROOT, process.env.TOOLGATE_TEST_BIN) }) },
+      timeoutMs: 60_000
     })
     expect(ran.code).toBe(0)
     expect(ran.stdout).toContain("4 calls ran in parallel")

@@ -26,17 +26,24 @@ export interface Ran {
   readonly stderr: string
 }
 
-/** Runs the CLI without blocking the event loop (the fake server lives in this process). */
-export const runCli = (args: ReadonlyArray<string>, options: { readonly cwd?: string; readonly env?: Record<string, string>; readonly input?: string; readonly timeoutMs?: number } = {}): Promise<Ran> =>
+export interface RunOptions {
+  readonly cwd?: string
+  readonly env?: Record<string, string>
+  readonly input?: string
+  readonly timeoutMs?: number
+}
+
+/** Runs a program without blocking the event loop (the fake server lives in this process); killed after the timeout. */
+export const runProgram = (file: string, args: ReadonlyArray<string>, options: RunOptions = {}): Promise<Ran> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env: options.env ?? cleanEnv(), stdio: ["pipe", "pipe", "pipe"] })
+    const child = spawn(file, args, { cwd: options.cwd ?? ROOT, env: options.env ?? cleanEnv(), stdio: ["pipe", "pipe", "pipe"] })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()))
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()))
     const timer = setTimeout(() => {
       if (child.pid !== undefined) process.kill(child.pid, "SIGKILL")
-      reject(new Error(`toolgate ${args.join(" ")} timed out\nstdout: ${stdout}\nstderr: ${stderr}`))
+      reject(new Error(`${path.basename(file)} ${args.join(" ")} timed out\nstdout: ${stdout}\nstderr: ${stderr}`))
     }, options.timeoutMs ?? 30_000)
     child.on("error", reject)
     child.on("close", (code) => {
@@ -45,6 +52,9 @@ export const runCli = (args: ReadonlyArray<string>, options: { readonly cwd?: st
     })
     child.stdin.end(options.input ?? "")
   })
+
+/** Runs the built CLI (see runProgram). */
+export const runCli = (args: ReadonlyArray<string>, options: RunOptions = {}): Promise<Ran> => runProgram(process.execPath, [BIN, ...args], options)
 
 export const copyExample = (): { readonly work: string; readonly project: string } => {
   const work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-e2e-")))
