@@ -3,26 +3,11 @@
  * failures into one-line errors with a non-zero exit, and routes Ctrl-C, SIGTERM and SIGHUP to
  * the running calls. No signal skips the finalisers (never `process.exit` before them).
  */
-import { ValidationError } from "@effect/cli"
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Cause, Effect, Exit, Fiber, Logger, Option } from "effect"
-import { BROKEN_SETTINGS_EXIT_CODE, BrokenSettings } from "../Errors.js"
-import { cli, prepareArgv } from "./Cli.js"
+import { Effect, Fiber } from "effect"
 import { deliverInterrupt, requestTermination, whenIdle } from "./interrupts.js"
-import { USAGE_EXIT_CODE } from "./usageError.js"
+import { exitOutcome, programOf } from "./program.js"
 
-// help, version and usage errors are answered before @effect/cli runs
-const prepared = prepareArgv(process.argv.slice(2))
-const argv = [...process.argv.slice(0, 2), ...(prepared ?? [])]
-/** Every log line goes to stderr: stdout carries results only (Effect's default logger writes to stdout). */
-const stderrLogger = Logger.replace(
-  Logger.defaultLogger,
-  Logger.map(Logger.logfmtLogger, (line) => void process.stderr.write(`${line}\n`))
-)
-const program =
-  prepared === undefined ? Effect.void : Effect.suspend(() => cli(argv)).pipe(Effect.provide(NodeContext.layer), Effect.provide(stderrLogger))
-
-const fiber = Effect.runFork(program)
+const fiber = Effect.runFork(programOf(process.argv.slice(2)))
 
 /** Interrupts the command: every finaliser runs (calls answered, process groups stopped). */
 const stopNow = () => void Effect.runFork(Fiber.interrupt(fiber))
@@ -64,19 +49,7 @@ fiber.addObserver((exit) => {
     setImmediate(() => process.exit())
     return
   }
-  if (Exit.isSuccess(exit)) return
-  if (Cause.isInterruptedOnly(exit.cause)) {
-    process.exitCode = 130
-    return
-  }
-  const failure = Cause.failureOption(exit.cause)
-  if (Option.isSome(failure) && ValidationError.isValidationError(failure.value)) {
-    process.exitCode = USAGE_EXIT_CODE
-    return
-  }
-  const error = Option.getOrElse(failure, () => Cause.squash(exit.cause))
-  const message = error instanceof Error ? error.message : String(error)
-  process.stderr.write(`toolgate: ${message.split("\n")[0]}\n`)
-  process.exitCode =
-    (error as { _tag?: unknown })._tag === "UsageError" ? USAGE_EXIT_CODE : error instanceof BrokenSettings ? BROKEN_SETTINGS_EXIT_CODE : 1
+  const outcome = exitOutcome(exit)
+  if (outcome.errorLine !== undefined) process.stderr.write(outcome.errorLine)
+  if (outcome.exitCode !== undefined) process.exitCode = outcome.exitCode
 })
