@@ -42,7 +42,12 @@ export const MARKER = "ORACLE-CASE"
 
 export const promptOf = (scenario: Scenario): string => `${MARKER} ${scenario.name}: ${scenario.prompt ?? "Follow the scripted steps."}`
 
-export const commandOf = (program: Program, scenario: Scenario): { readonly file: string; readonly args: ReadonlyArray<string> } => {
+export interface Command {
+  readonly file: string
+  readonly args: ReadonlyArray<string>
+}
+
+export const commandOf = (program: Program, scenario: Scenario): Command => {
   const common = ["-p", promptOf(scenario), "--output-format", "json", "--model", modelOf(scenario)]
   const mode = scenario.mode !== undefined && scenario.mode !== "default" ? ["--permission-mode", scenario.mode] : []
   const settingsFlag = scenario.settings_flag !== undefined ? ["--settings", JSON.stringify(scenario.settings_flag)] : []

@@ -11,7 +11,7 @@ import * as path from "node:path"
 import * as FakeMessagesApi from "./FakeMessagesApi.js"
 import { makeLayout, populate, snapshot, substitute, type FileEntry, type LayoutError } from "./layout.js"
 import { normaliser, readConversation, type Conversation } from "./observe.js"
-import { commandOf, envOf, MARKER, type Program } from "./programs.js"
+import { commandOf, envOf, MARKER, type Command, type Program } from "./programs.js"
 import { resultSteps, scriptOf, type Scenario } from "./Scenario.js"
 
 export interface ProcessOutcome {
@@ -35,11 +35,17 @@ const killGroup = (pid: number | undefined) => {
   }
 }
 
-const runProcess = (
-  file: string,
-  args: ReadonlyArray<string>,
-  options: { readonly cwd: string; readonly env: Record<string, string>; readonly timeoutMs: number }
-) =>
+export interface LaunchOptions {
+  readonly cwd: string
+  readonly env: Record<string, string>
+  readonly timeoutMs: number
+}
+
+/** How a program's command is started and waited for. */
+export type Launcher = (command: Command, options: LaunchOptions) => Effect.Effect<ProcessOutcome>
+
+/** The program as a process group of its own. */
+export const runProcess: Launcher = ({ file, args }, options) =>
   Effect.async<ProcessOutcome>((resume) => {
     const started = Date.now()
     const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"], detached: true })
@@ -88,7 +94,7 @@ const keep = (program: Program, scenario: Scenario, requests: ReadonlyArray<unkn
 export const observe = (
   program: Program,
   scenario: Scenario,
-  options: { readonly timeoutMs?: number } = {}
+  options: { readonly timeoutMs?: number; readonly launch?: Launcher } = {}
 ): Effect.Effect<Observation, LayoutError> =>
   Effect.scoped(
     Effect.gen(function* () {
@@ -96,8 +102,8 @@ export const observe = (
       const resolved = substitute(scenario, layout)
       yield* populate(layout, resolved)
       const api = yield* FakeMessagesApi.make(scriptOf(resolved), MARKER)
-      const { file, args } = commandOf(program, resolved)
-      const ran = yield* runProcess(file, args, {
+      const launch = options.launch ?? runProcess
+      const ran = yield* launch(commandOf(program, resolved), {
         cwd: layout.proj,
         env: envOf(program, resolved, layout, api.url),
         timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS

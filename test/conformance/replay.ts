@@ -1,17 +1,23 @@
 /**
- * The conformance suite: every scenario of conformance/scenarios is replayed through the built
- * CLI and compared with the golden recorded from Claude Code (conformance/goldens). Runs offline:
- * Claude Code is never needed here. The areas are split over a few test files so that both
- * workers share the replays; within a file scenarios run concurrently (vitest's maxConcurrency
- * bounds them). A scenario without a golden shows as a todo.
+ * The conformance suite: every scenario of conformance/scenarios is replayed through toolgate's
+ * `run` command and compared with the golden recorded from Claude Code (conformance/goldens).
+ * Runs offline: Claude Code is never needed here. A scenario without a golden shows as a todo.
+ *
+ * The first scenario of each area runs the built CLI (`dist/toolgate.cjs`) as its own process,
+ * side by side; the others run the same command tree in this process, one after another
+ * (test/support/cliInProcess.ts), which costs a tenth of the CPU. `npm run conformance` replays
+ * every scenario through the built CLI. The areas are split over a few test files so that both
+ * workers share the replays.
  */
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { formatMismatches } from "../../conformance/src/compare.js"
-import { observe } from "../../conformance/src/runScenario.js"
+import { observe, type Launcher, type Observation } from "../../conformance/src/runScenario.js"
 import { loadSuite, summarise, verdictOf, type Verdict } from "../../conformance/src/suite.js"
+import type { Scenario } from "../../conformance/src/Scenario.js"
+import { runCliInProcess } from "../support/cliInProcess.js"
 
 const CLI = path.resolve(__dirname, "..", "..", "dist", "toolgate.cjs")
 const SCENARIO_TIMEOUT_MS = 60_000
@@ -24,6 +30,14 @@ export const AREA_GROUPS = {
 } as const satisfies Record<string, ReadonlyArray<string>>
 
 export const suite = Effect.runSync(loadSuite)
+
+/** The command is `node dist/toolgate.cjs run …`: in process, the arguments after `toolgate`. */
+const inProcess: Launcher = ({ args }, options) => runCliInProcess(args.slice(1), options)
+
+/** The scenarios run by the built CLI as a process: the first of each area. */
+const throughBuiltCli = new Set(
+  suite.scenarios.filter((s) => suite.goldens.has(s.name)).filter((s, i, all) => all.findIndex((o) => o.area === s.area) === i).map((s) => s.name)
+)
 
 export const replayAreas = (group: keyof typeof AREA_GROUPS) => {
   const areas: ReadonlyArray<string> = AREA_GROUPS[group]
@@ -42,25 +56,34 @@ export const replayAreas = (group: keyof typeof AREA_GROUPS) => {
     )
   })
 
+  const check = (scenario: Scenario, observed: Observation) => {
+    const verdict = verdictOf(suite, scenario, observed)
+    verdicts.push(verdict)
+    if (verdict._tag === "Fail") expect.fail(`toolgate differs from Claude Code on ${scenario.name}:\n${formatMismatches(verdict.mismatches)}`)
+    if (verdict._tag === "Closed") expect.fail(`${scenario.name} now matches Claude Code: remove its "open" entry from conformance/expectations.json`)
+  }
+
+  const scenarios = suite.scenarios.filter((s) => areas.includes(s.area))
+  const replay = (scenario: Scenario, launch: Launcher | undefined) => async () => {
+    const observed = await Effect.runPromise(observe({ kind: "tg", cli: CLI }, scenario, { timeoutMs: SCENARIO_TIMEOUT_MS, ...(launch && { launch }) }))
+    check(scenario, observed)
+  }
+
   describe(`conformance with Claude Code: ${areas.join(", ")}`, () => {
-    for (const scenario of suite.scenarios.filter((s) => areas.includes(s.area))) {
-      const name = `${scenario.area}: ${scenario.name}`
-      if (!suite.goldens.has(scenario.name)) {
-        verdicts.push({ _tag: "NoGolden", scenario })
-        it.todo(`${name} (no golden: npm run conformance:record -- --only ${scenario.name})`)
-        continue
+    describe("through the built CLI", () => {
+      for (const scenario of scenarios.filter((s) => throughBuiltCli.has(s.name)))
+        it.concurrent(`${scenario.area}: ${scenario.name}`, replay(scenario, undefined), SCENARIO_TIMEOUT_MS + 30_000)
+    })
+    describe("in process", () => {
+      for (const scenario of scenarios.filter((s) => !throughBuiltCli.has(s.name))) {
+        const name = `${scenario.area}: ${scenario.name}`
+        if (!suite.goldens.has(scenario.name)) {
+          verdicts.push({ _tag: "NoGolden", scenario })
+          it.todo(`${name} (no golden: npm run conformance:record -- --only ${scenario.name})`)
+          continue
+        }
+        it(name, replay(scenario, inProcess), SCENARIO_TIMEOUT_MS + 30_000)
       }
-      it.concurrent(
-        name,
-        async () => {
-          const observed = await Effect.runPromise(observe({ kind: "tg", cli: CLI }, scenario, { timeoutMs: SCENARIO_TIMEOUT_MS }))
-          const verdict = verdictOf(suite, scenario, observed)
-          verdicts.push(verdict)
-          if (verdict._tag === "Fail") expect.fail(`toolgate differs from Claude Code on ${scenario.name}:\n${formatMismatches(verdict.mismatches)}`)
-          if (verdict._tag === "Closed") expect.fail(`${scenario.name} now matches Claude Code: remove its "open" entry from conformance/expectations.json`)
-        },
-        SCENARIO_TIMEOUT_MS + 30_000
-      )
-    }
+    })
   })
 }
