@@ -6,20 +6,31 @@
  *   - subshells and groups are judged by their contents and are never more permissive than the
  *     bare command (a property over a corpus, in every mode).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 import type { PermissionDecision, PermissionMode } from "../../../src/Permission.js"
 import * as F from "./fixture.js"
 
-let fx: F.Fixture
-beforeAll(() => {
-  fx = F.makeFixture()
-})
-afterAll(() => fx.cleanup())
+type Rules = { allow?: ReadonlyArray<string>; deny?: ReadonlyArray<string>; ask?: ReadonlyArray<string> }
 
-const decideWith = async (rules: { allow?: ReadonlyArray<string>; deny?: ReadonlyArray<string>; ask?: ReadonlyArray<string> }, command: string, mode: PermissionMode) => {
-  F.writeSettings(fx, { project: { permissions: rules } })
-  const { decision } = await F.decide(F.settingsOptions(fx, { trustProject: true }), F.BashTool, { command }, F.session(fx, mode))
-  return decision
+/** One project per rule set, its settings written once and its Permissions layer built once. */
+const projects = new Map<string, { readonly fx: F.Fixture; readonly decider: F.Decider }>()
+afterAll(async () => {
+  for (const { fx, decider } of projects.values()) {
+    await decider.dispose()
+    fx.cleanup()
+  }
+})
+
+const decideWith = (rules: Rules, command: string, mode: PermissionMode): Promise<PermissionDecision> => {
+  const key = JSON.stringify(rules)
+  let project = projects.get(key)
+  if (project === undefined) {
+    const fx = F.makeFixture()
+    F.writeSettings(fx, { project: { permissions: rules } })
+    project = { fx, decider: F.makeDecider(F.settingsOptions(fx, { trustProject: true })) }
+    projects.set(key, project)
+  }
+  return project.decider.decide(F.BashTool, { command }, F.session(project.fx, mode))
 }
 
 // Broad allow rules a user might have, so that nothing is denied merely because nothing allows it.

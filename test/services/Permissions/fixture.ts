@@ -3,7 +3,7 @@
  * home with user settings, managed settings, symlinks, and small fake tools that declare the
  * permission subjects the real tools do.
  */
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -137,23 +137,43 @@ export const session = (fx: Fixture, mode: PermissionMode, extra: Partial<Sessio
 })
 
 /** Runs `Permissions.decide` through its real layer, with settings loaded from the fixture's files. */
+const layerOver = (options: Settings.SettingsOptions) =>
+  Permissions.layer.pipe(Layer.provideMerge(Layer.mergeAll(Settings.layer(options), FileState.layer, layerSharedShellAnalyzer)))
+
+type SessionOf = SessionContext | ((loaded: Settings.LoadedSettings) => SessionContext)
+
+const decision = (tool: AnyTool, input: unknown, sessionContext: SessionOf) =>
+  Effect.gen(function* () {
+    const settings = yield* Settings.Settings
+    const loaded = yield* settings.current
+    const permissions = yield* Permissions.Permissions
+    const base = typeof sessionContext === "function" ? sessionContext(loaded) : sessionContext
+    const session = { ...base, additionalDirectories: [...base.additionalDirectories, ...loaded.additionalDirectories] }
+    const decision = yield* permissions.decide({ tool, input, session })
+    return { decision, loaded, session }
+  })
+
 export const decide = (
   options: Settings.SettingsOptions,
   tool: AnyTool,
   input: unknown,
-  sessionContext: SessionContext | ((loaded: Settings.LoadedSettings) => SessionContext)
+  sessionContext: SessionOf
 ): Promise<{ readonly decision: PermissionDecision; readonly loaded: Settings.LoadedSettings; readonly session: SessionContext }> =>
-  Effect.runPromise(
-    Effect.gen(function* () {
-      const settings = yield* Settings.Settings
-      const loaded = yield* settings.current
-      const permissions = yield* Permissions.Permissions
-      const base = typeof sessionContext === "function" ? sessionContext(loaded) : sessionContext
-      const session = { ...base, additionalDirectories: [...base.additionalDirectories, ...loaded.additionalDirectories] }
-      const decision = yield* permissions.decide({ tool, input, session })
-      return { decision, loaded, session }
-    }).pipe(Effect.provide(Permissions.layer.pipe(Layer.provideMerge(Layer.mergeAll(Settings.layer(options), FileState.layer, layerSharedShellAnalyzer)))))
-  )
+  Effect.runPromise(decision(tool, input, sessionContext).pipe(Effect.provide(layerOver(options))))
+
+/** Many decisions over settings that do not change: the layer is built once. */
+export interface Decider {
+  readonly decide: (tool: AnyTool, input: unknown, session: SessionContext) => Promise<PermissionDecision>
+  readonly dispose: () => Promise<void>
+}
+
+export const makeDecider = (options: Settings.SettingsOptions): Decider => {
+  const runtime = ManagedRuntime.make(layerOver(options))
+  return {
+    decide: (tool, input, session) => runtime.runPromise(decision(tool, input, session).pipe(Effect.map((d) => d.decision))),
+    dispose: () => runtime.dispose()
+  }
+}
 
 /** Replaces `{p}` `{o}` `{h}` `{e}` `{r}` with the fixture's directories (in rules and paths). */
 export const fill = (fx: Fixture, text: string): string =>
