@@ -17,7 +17,7 @@ import { formatMismatches } from "../../conformance/src/compare.js"
 import { observe, type Launcher, type Observation } from "../../conformance/src/runScenario.js"
 import { loadSuite, summarise, verdictOf, type Verdict } from "../../conformance/src/suite.js"
 import type { Scenario } from "../../conformance/src/Scenario.js"
-import { runCliInProcess } from "../support/cliInProcess.js"
+import { cliInProcess } from "../support/cliInProcess.js"
 
 const CLI = path.resolve(__dirname, "..", "..", "dist", "toolgate.cjs")
 const SCENARIO_TIMEOUT_MS = 60_000
@@ -32,7 +32,7 @@ export const AREA_GROUPS = {
 export const suite = Effect.runSync(loadSuite)
 
 /** The command is `node dist/toolgate.cjs run …`: in process, the arguments after `toolgate`. */
-const inProcess: Launcher = ({ args }, options) => runCliInProcess(args.slice(1), options)
+const inProcess: Launcher = ({ args }, options) => cliInProcess(args.slice(1), options)
 
 /** The scenarios run by the built CLI as a process: the first of each area. */
 const throughBuiltCli = new Set(

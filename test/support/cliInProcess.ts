@@ -6,16 +6,19 @@
  * the CLI. What only a real process shows (start-up, signals, the bundle) stays with the tests
  * that spawn `dist/toolgate.cjs`.
  *
- * The environment, folder and streams belong to the whole process, so runs take turns.
+ * The environment, folder and standard streams belong to the whole process, so runs take turns.
  */
 import { Console as EffectConsole, Effect, Fiber } from "effect"
 import { Console as NodeConsole } from "node:console"
+import { Readable } from "node:stream"
 import { exitOutcome, programOf } from "../../src/cli/program.js"
 
 export interface InProcessOptions {
   readonly cwd: string
   readonly env: Readonly<Record<string, string>>
   readonly timeoutMs: number
+  /** What the command reads on stdin (not a terminal); empty when not given. */
+  readonly input?: string
 }
 
 export interface InProcessOutcome {
@@ -72,10 +75,15 @@ const replaceEnv = (env: Readonly<Record<string, string | undefined>>) => {
   for (const [key, value] of Object.entries(env)) if (value !== undefined) process.env[key] = value
 }
 
+const stdinDescriptor = Object.getOwnPropertyDescriptor(process, "stdin")!
+
+const replaceStdin = (input: string) =>
+  Object.defineProperty(process, "stdin", { configurable: true, enumerable: stdinDescriptor.enumerable ?? true, value: Readable.from(input === "" ? [] : [Buffer.from(input)]) })
+
 const turns = Effect.runSync(Effect.makeSemaphore(1))
 
 /** Runs `toolgate <args>` in this process; never fails (a failed command is its exit code and stderr). */
-export const runCliInProcess = (args: ReadonlyArray<string>, options: InProcessOptions): Effect.Effect<InProcessOutcome> =>
+export const cliInProcess = (args: ReadonlyArray<string>, options: InProcessOptions): Effect.Effect<InProcessOutcome> =>
   turns.withPermits(1)(
     Effect.suspend(() => {
       const started = Date.now()
@@ -85,6 +93,7 @@ export const runCliInProcess = (args: ReadonlyArray<string>, options: InProcessO
       const enter = Effect.sync(() => {
         replaceEnv(options.env)
         process.chdir(options.cwd)
+        replaceStdin(options.input ?? "")
         process.exitCode = undefined
         process.stdout.write = capture(stdout)
         process.stderr.write = capture(stderr)
@@ -93,6 +102,7 @@ export const runCliInProcess = (args: ReadonlyArray<string>, options: InProcessO
         process.stdout.write = saved.out
         process.stderr.write = saved.err
         process.exitCode = saved.exitCode
+        Object.defineProperty(process, "stdin", stdinDescriptor)
         process.chdir(saved.cwd)
         replaceEnv(saved.env)
       })

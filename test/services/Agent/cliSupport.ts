@@ -2,10 +2,12 @@
  * Running the built CLI (`node dist/toolgate.cjs`, or TOOLGATE_TEST_BIN) as a child process with a
  * clean environment (no inherited API key, a temporary HOME), and in a pseudo-terminal.
  */
+import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { cliInProcess } from "../../support/cliInProcess.js"
 
 export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..", "..", "..")
 export const BIN = path.resolve(ROOT, process.env.TOOLGATE_TEST_BIN ?? "dist/toolgate.cjs")
@@ -55,6 +57,24 @@ export const runProgram = (file: string, args: ReadonlyArray<string>, options: R
 
 /** Runs the built CLI (see runProgram). */
 export const runCli = (args: ReadonlyArray<string>, options: RunOptions = {}): Promise<Ran> => runProgram(process.execPath, [BIN, ...args], options)
+
+/**
+ * Runs the same command in this process (test/support/cliInProcess.ts): a tenth of the CPU of
+ * starting the CLI. For what a command does; what only a process shows (signals, terminals,
+ * start-up, the bundle, streams at the file-descriptor level) needs runCli.
+ */
+export const runCliInProcess = (args: ReadonlyArray<string>, options: RunOptions = {}): Promise<Ran> =>
+  Effect.runPromise(
+    cliInProcess(args, {
+      cwd: options.cwd ?? ROOT,
+      env: options.env ?? cleanEnv(),
+      timeoutMs: options.timeoutMs ?? 30_000,
+      ...(options.input === undefined ? {} : { input: options.input })
+    })
+  ).then((ran) => {
+    if (ran.timedOut) throw new Error(`toolgate ${args.join(" ")} timed out\nstdout: ${ran.stdout}\nstderr: ${ran.stderr}`)
+    return { code: ran.exitCode, stdout: ran.stdout, stderr: ran.stderr }
+  })
 
 export const copyExample = (): { readonly work: string; readonly project: string } => {
   const work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-e2e-")))
