@@ -1,11 +1,13 @@
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { expandVariables, parseServerEntry } from "../../../src/services/McpClients/config.js"
 import { loadMcpConfig, type LoadMcpConfigOptions } from "../../../src/services/McpClients/configSources.js"
 import type { SettingsSource } from "../../../src/services/Settings.js"
-import { tempDir } from "./support.js"
+import { removeTempDirs, tempDir } from "./support.js"
+
+afterAll(removeTempDirs)
 
 const tmp = () => tempDir("toolgate-mcp-config-")
 

@@ -4,7 +4,7 @@
  */
 import { Command } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as http from "node:http"
 import type * as net from "node:net"
@@ -15,7 +15,9 @@ import { makeRule } from "../../../src/services/Permissions/ruleGrammar.js"
 import { CallPipeline } from "../../../src/services/CallPipeline.js"
 import { McpClients } from "../../../src/services/McpClients.js"
 import { testSession, toolUse } from "../../support/runtime.js"
-import { isProcessAlive, mcpRuntime, readPidFile, tempDir, testServer } from "./support.js"
+import { isProcessAlive, mcpRuntime, readPidFile, removeTempDirs, tempDir, testServer } from "./support.js"
+
+afterAll(removeTempDirs)
 
 /** A local HTTP server (127.0.0.1) that answers every request with `status`; closed with the scope. */
 const refusingServer = (status: 401 | 403) =>

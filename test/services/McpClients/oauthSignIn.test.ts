@@ -5,7 +5,7 @@
  * asked) finishes the sign-in, the server's own tools replace the stubs, and the token is kept
  * for the next session.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -15,7 +15,9 @@ import { McpClients } from "../../../src/services/McpClients.js"
 import { makeRule } from "../../../src/services/Permissions/ruleGrammar.js"
 import { startOAuthMcpServer } from "../../support/oauthMcpServer.js"
 import { testSession, toolUse } from "../../support/runtime.js"
-import { eventually, mcpRuntime, tempDir } from "./support.js"
+import { eventually, mcpRuntime, removeTempDirs, tempDir } from "./support.js"
+
+afterAll(removeTempDirs)
 
 const oauthServer = Effect.acquireRelease(Effect.promise(startOAuthMcpServer), (server) => Effect.promise(server.close))
 

@@ -2,7 +2,7 @@
  * McpClients against the reference servers from npm: @modelcontextprotocol/server-everything
  * over stdio and over Streamable HTTP (127.0.0.1), and @modelcontextprotocol/server-filesystem.
  */
-import { describe, expect, it, layer } from "@effect/vitest"
+import { afterAll, describe, expect, it, layer } from "@effect/vitest"
 import { Duration, Effect, Queue, Stream } from "effect"
 import { spawn, type ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
@@ -16,7 +16,9 @@ import { Scheduler, type SchedulerEvent } from "../../../src/services/Scheduler.
 import { ToolRegistry } from "../../../src/services/ToolRegistry.js"
 import type { ToolProgress } from "../../../src/Tool.js"
 import { testSession, toolUse } from "../../support/runtime.js"
-import { aliveAfter, EVERYTHING, FILESYSTEM, isProcessAlive, mcpRuntime, NODE, tempDir } from "./support.js"
+import { aliveAfter, EVERYTHING, FILESYSTEM, isProcessAlive, mcpRuntime, NODE, removeTempDirs, tempDir } from "./support.js"
+
+afterAll(removeTempDirs)
 
 const runOne = (name: string, input: unknown, cwd: string, id = "toolu_1") =>
   Effect.gen(function* () {

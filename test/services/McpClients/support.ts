@@ -5,7 +5,6 @@ import { Duration, Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { afterAll } from "vitest"
 import type { PermissionRule } from "../../../src/Permission.js"
 import type * as Approver from "../../../src/services/Approver.js"
 import type * as Hooks from "../../../src/services/Hooks.js"
@@ -25,11 +24,16 @@ export const TEST_SERVER = path.join(root, "test/fixtures/mcp/testServer.mjs")
 export const SILENT_SERVER = path.join(root, "test/fixtures/mcp/silentServer.mjs")
 
 const created: Array<string> = []
-afterAll(() => {
-  for (const dir of created) fs.rmSync(dir, { recursive: true, force: true })
-})
 
-/** A temporary directory (real path), removed after the test file. */
+/**
+ * Removes the directories `tempDir` made: every test file that makes some calls it in `afterAll`
+ * (the files of a worker share this module, so a hook registered here would run for the first only).
+ */
+export const removeTempDirs = (): void => {
+  for (const dir of created.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+}
+
+/** A temporary directory (real path), removed after the test file (see `removeTempDirs`). */
 export const tempDir = (prefix = "toolgate-mcp-"): string => {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
   created.push(dir)

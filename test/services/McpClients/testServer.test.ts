@@ -3,7 +3,7 @@
  * repeating cursors, list_changed, crashes, startup timeouts, huge output, process groups, name
  * clashes, and calls through the real CallPipeline and Scheduler.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Queue, Schema, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -19,7 +19,9 @@ import { ToolRegistry } from "../../../src/services/ToolRegistry.js"
 import { buildTool, inputJsonSchema } from "../../../src/Tool.js"
 import { ReadTool } from "../../../src/tools/index.js"
 import { testRuntime, testSession, toolUse } from "../../support/runtime.js"
-import { aliveAfter, eventually, isProcessAlive, mcpRuntime, NODE, readPidFile, SILENT_SERVER, tempDir, testServer } from "./support.js"
+import { aliveAfter, eventually, isProcessAlive, mcpRuntime, NODE, readPidFile, SILENT_SERVER, removeTempDirs, tempDir, testServer } from "./support.js"
+
+afterAll(removeTempDirs)
 
 const statusOf = (name: string) =>
   Effect.gen(function* () {
