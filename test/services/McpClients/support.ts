@@ -13,6 +13,7 @@ import * as Settings from "../../../src/services/Settings.js"
 import type { AnyTool } from "../../../src/Tool.js"
 import { isProcessAlive } from "../../../src/internal/processGroup.js"
 import { makeResourceTools } from "../../../src/tools/mcp/resourceTools.js"
+import { testServerScript } from "../../support/mcpTestServer.js"
 import { testRuntime } from "../../support/runtime.js"
 import type { ShellAnalyzer } from "../../../src/services/ShellAnalyzer.js"
 
@@ -20,7 +21,6 @@ export const NODE = process.execPath
 const root = path.resolve(import.meta.dirname, "../../..")
 export const EVERYTHING = path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
 export const FILESYSTEM = path.join(root, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
-export const TEST_SERVER = path.join(root, "test/fixtures/mcp/testServer.mjs")
 export const SILENT_SERVER = path.join(root, "test/fixtures/mcp/silentServer.mjs")
 
 const created: Array<string> = []
@@ -40,7 +40,7 @@ export const tempDir = (prefix = "toolgate-mcp-"): string => {
   return dir
 }
 
-export const testServer = (...flags: Array<string>) => ({ command: NODE, args: [TEST_SERVER, ...flags] })
+export const testServer = (...flags: Array<string>) => ({ command: NODE, args: [testServerScript(), ...flags] })
 
 export interface McpRuntimeOptions {
   readonly cwd: string
