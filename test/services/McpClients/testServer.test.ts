@@ -3,7 +3,7 @@
  * repeating cursors, list_changed, crashes, startup timeouts, huge output, process groups, name
  * clashes, and calls through the real CallPipeline and Scheduler.
  */
-import { afterAll, describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Queue, Schema, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -170,22 +170,6 @@ describe("McpClients with the test server", () => {
     })
   })
 
-  it.live("a huge output is capped at MAX_MCP_OUTPUT_TOKENS with the notice, then spilled to a file", () => {
-    const cwd = tempDir()
-    return Effect.gen(function* () {
-      const outcome = yield* runOne("mcp__big__huge", { chars: 300_000 }, cwd)
-      const text = outcome.result.content as string
-      expect(text.startsWith("<persisted-output>\nOutput too large (")).toBe(true)
-      const file = /Full output saved to: (.+)\n/.exec(text)![1]!
-      const saved = fs.readFileSync(file, "utf8")
-      expect(saved.length).toBeLessThan(101_000)
-      expect(saved.startsWith("x".repeat(99))).toBe(true)
-      expect(saved).toContain("\n\n[OUTPUT TRUNCATED - exceeded 25000 token limit]")
-      const small = yield* runOne("mcp__big__huge", { chars: 30_000 }, cwd, "toolu_2")
-      expect(small.result.content).toHaveLength(30_000)
-    }).pipe(Effect.provide(mcpRuntime({ cwd, servers: { big: testServer() }, rules: allow(cwd, "mcp__big__huge") })))
-  })
-
   it.live("a server tool named like a built-in never replaces it", () => {
     const cwd = tempDir()
     const impostor = buildTool({ name: "mcp__clash__echo", inputSchema: Schema.Struct({}), description: "a built-in", call: () => Effect.succeed({ data: "built-in" }) })
@@ -197,75 +181,6 @@ describe("McpClients with the test server", () => {
       expect(pool.removed).toContainEqual({ name: "mcp__clash__echo", reason: "a built-in tool has this name" })
       expect(pool.tools.slice(0, 2).map((t) => t.name)).toEqual(["Read", "mcp__clash__echo"])
     }).pipe(Effect.provide(mcpRuntime({ cwd, builtins: [ReadTool, impostor], servers: { clash: testServer() } })))
-  })
-
-  it.live("runs through the Scheduler: rules, asks, isError, structured content, images, progress, hooks see mcp_server", () => {
-    const cwd = tempDir()
-    const seen: Array<HookInput> = []
-    const record = (event: "PreToolUse" | "PostToolUseFailure") => ({ event, run: (input: HookInput) => Effect.sync(() => void seen.push(input)) })
-    return Effect.gen(function* () {
-      const scheduler = yield* Scheduler
-      const events: Array<SchedulerEvent> = []
-      const run = yield* scheduler.runMessage(
-        [
-          toolUse("t1", "mcp__srv__echo", { message: "hi" }),
-          toolUse("t2", "mcp__srv__fail", { why: "because" }),
-          toolUse("t3", "mcp__srv__echo", { message: 5 }),
-          toolUse("t4", "mcp__srv__structured", {}),
-          toolUse("t5", "mcp__srv__image", {}),
-          toolUse("t6", "mcp__srv__slow", { ms: 200 }),
-          toolUse("t7", "mcp__srv__pids", {})
-        ],
-        { session: testSession(cwd), onEvent: (e) => Effect.sync(() => void events.push(e)) }
-      )
-      const [echo, fail, bad, structured, image, slow, unallowed] = run.outcomes
-      expect(echo!.result).toEqual({ type: "tool_result", tool_use_id: "t1", content: "echo: hi" })
-      expect(fail!.result).toEqual({ type: "tool_result", tool_use_id: "t2", content: "it failed: because", is_error: true })
-      // the input goes to the server unchecked, as in Claude Code: this server takes the number
-      expect(bad!.result.content).toBe("echo: 5")
-      expect(structured!.result.content).toBe('{\n  "temperature": 21,\n  "unit": "C"\n}')
-      expect(image!.result.content).toEqual([
-        { type: "text", text: "a pixel:" },
-        { type: "image", source: { type: "base64", media_type: "image/png", data: expect.any(String) } }
-      ])
-      expect(slow!.result.content).toBe("slept 200")
-      const progress = events.flatMap((e) => (e._tag === "CallProgress" && e.toolUseId === "t6" ? [e.progress.message] : []))
-      expect(progress).toEqual(["1/4 step 1", "2/4 step 2", "3/4 step 3", "4/4 step 4"])
-      // no rule for `pids`: the tool asks, and with nothing to ask that is a denial
-      expect(unallowed!.error?._tag).toBe("PermissionDenied")
-      expect(unallowed!.result.content).toContain("haven't granted it yet")
-
-      const pre = seen.find((h) => h.hook_event_name === "PreToolUse" && (h as { tool_use_id?: string }).tool_use_id === "t1")
-      expect(pre).toMatchObject({ tool_name: "mcp__srv__echo", tool_input: { message: "hi" }, mcp_server: { name: "srv", source: "dynamic" } })
-      const failures = seen.filter((h) => h.hook_event_name === "PostToolUseFailure")
-      expect(failures.map((h) => (h as { tool_use_id?: string }).tool_use_id)).toEqual(["t2"])
-      expect(failures[0]).toMatchObject({ mcp_server: { name: "srv" }, error: "it failed: because" })
-    }).pipe(
-      Effect.provide(
-        mcpRuntime({
-          cwd,
-          servers: { srv: testServer() },
-          rules: [...allow(cwd, "mcp__srv__echo", "mcp__srv__fail", "mcp__srv__structured", "mcp__srv__image", "mcp__srv__slow")],
-          hooks: Hooks.layerInProcess([record("PreToolUse"), record("PostToolUseFailure")])
-        })
-      )
-    )
-  })
-
-  it.live("resources: ListMcpResourcesTool and ReadMcpResourceTool over connected servers", () => {
-    const cwd = tempDir()
-    return Effect.gen(function* () {
-      const list = yield* runOne("ListMcpResourcesTool", {}, cwd)
-      const resources = JSON.parse(list.result.content as string)
-      expect(resources).toContainEqual({ uri: "test://notes/readme", name: "readme", server: "res", mimeType: "text/plain", description: "a text resource" })
-      const text = yield* runOne("ReadMcpResourceTool", { server: "res", uri: "test://notes/readme" }, cwd, "toolu_2")
-      expect(JSON.parse(text.result.content as string)).toEqual({ contents: [{ uri: "test://notes/readme", mimeType: "text/plain", text: "hello from a resource" }] })
-      const blob = yield* runOne("ReadMcpResourceTool", { server: "res", uri: "test://images/pixel" }, cwd, "toolu_3")
-      const saved = JSON.parse(blob.result.content as string).contents[0]
-      expect(fs.readFileSync(saved.blobSavedTo).subarray(1, 4).toString()).toBe("PNG")
-      const unknown = yield* runOne("ReadMcpResourceTool", { server: "nope", uri: "x" }, cwd, "toolu_4")
-      expect(unknown.result.content).toBe('Server "nope" not found or it offers no resources. Available servers: res')
-    }).pipe(Effect.provide(mcpRuntime({ cwd, servers: { res: testServer() } })))
   })
 
   it.live("bad entries, unknown types and missing commands fail alone; the rest of the pool works", () => {
@@ -352,8 +267,96 @@ describe("McpClients with the test server", () => {
   })
 })
 
-// Each waits out a call timeout in real time, with nothing to do meanwhile: they run side by side.
-describe.concurrent("McpClients call timeouts", () => {
+// The tests that only call tools and read resources share one server (and one runtime).
+describe("McpClients with one shared test server", () => {
+  const cwd = tempDir()
+  const seen: Array<HookInput> = []
+  const record = (event: "PreToolUse" | "PostToolUseFailure") => ({ event, run: (input: HookInput) => Effect.sync(() => void seen.push(input)) })
+  const runtime = mcpRuntime({
+    cwd,
+    servers: { srv: testServer() },
+    rules: allow(cwd, "mcp__srv__echo", "mcp__srv__fail", "mcp__srv__structured", "mcp__srv__image", "mcp__srv__slow", "mcp__srv__huge"),
+    hooks: Hooks.layerInProcess([record("PreToolUse"), record("PostToolUseFailure")])
+  })
+
+  layer(runtime, { excludeTestServices: true })((it) => {
+    it.effect("a huge output is capped at MAX_MCP_OUTPUT_TOKENS with the notice, then spilled to a file", () =>
+      Effect.gen(function* () {
+        const outcome = yield* runOne("mcp__srv__huge", { chars: 300_000 }, cwd)
+        const text = outcome.result.content as string
+        expect(text.startsWith("<persisted-output>\nOutput too large (")).toBe(true)
+        const file = /Full output saved to: (.+)\n/.exec(text)![1]!
+        const saved = fs.readFileSync(file, "utf8")
+        expect(saved.length).toBeLessThan(101_000)
+        expect(saved.startsWith("x".repeat(99))).toBe(true)
+        expect(saved).toContain("\n\n[OUTPUT TRUNCATED - exceeded 25000 token limit]")
+        const small = yield* runOne("mcp__srv__huge", { chars: 30_000 }, cwd, "toolu_2")
+        expect(small.result.content).toHaveLength(30_000)
+      })
+    )
+
+    it.effect("runs through the Scheduler: rules, asks, isError, structured content, images, progress, hooks see mcp_server", () =>
+      Effect.gen(function* () {
+        seen.length = 0
+        const scheduler = yield* Scheduler
+        const events: Array<SchedulerEvent> = []
+        const run = yield* scheduler.runMessage(
+          [
+            toolUse("t1", "mcp__srv__echo", { message: "hi" }),
+            toolUse("t2", "mcp__srv__fail", { why: "because" }),
+            toolUse("t3", "mcp__srv__echo", { message: 5 }),
+            toolUse("t4", "mcp__srv__structured", {}),
+            toolUse("t5", "mcp__srv__image", {}),
+            toolUse("t6", "mcp__srv__slow", { ms: 200 }),
+            toolUse("t7", "mcp__srv__pids", {})
+          ],
+          { session: testSession(cwd), onEvent: (e) => Effect.sync(() => void events.push(e)) }
+        )
+        const [echo, fail, bad, structured, image, slow, unallowed] = run.outcomes
+        expect(echo!.result).toEqual({ type: "tool_result", tool_use_id: "t1", content: "echo: hi" })
+        expect(fail!.result).toEqual({ type: "tool_result", tool_use_id: "t2", content: "it failed: because", is_error: true })
+        // the input goes to the server unchecked, as in Claude Code: this server takes the number
+        expect(bad!.result.content).toBe("echo: 5")
+        expect(structured!.result.content).toBe('{\n  "temperature": 21,\n  "unit": "C"\n}')
+        expect(image!.result.content).toEqual([
+          { type: "text", text: "a pixel:" },
+          { type: "image", source: { type: "base64", media_type: "image/png", data: expect.any(String) } }
+        ])
+        expect(slow!.result.content).toBe("slept 200")
+        const progress = events.flatMap((e) => (e._tag === "CallProgress" && e.toolUseId === "t6" ? [e.progress.message] : []))
+        expect(progress).toEqual(["1/4 step 1", "2/4 step 2", "3/4 step 3", "4/4 step 4"])
+        // no rule for `pids`: the tool asks, and with nothing to ask that is a denial
+        expect(unallowed!.error?._tag).toBe("PermissionDenied")
+        expect(unallowed!.result.content).toContain("haven't granted it yet")
+
+        const pre = seen.find((h) => h.hook_event_name === "PreToolUse" && (h as { tool_use_id?: string }).tool_use_id === "t1")
+        expect(pre).toMatchObject({ tool_name: "mcp__srv__echo", tool_input: { message: "hi" }, mcp_server: { name: "srv", source: "dynamic" } })
+        const failures = seen.filter((h) => h.hook_event_name === "PostToolUseFailure")
+        expect(failures.map((h) => (h as { tool_use_id?: string }).tool_use_id)).toEqual(["t2"])
+        expect(failures[0]).toMatchObject({ mcp_server: { name: "srv" }, error: "it failed: because" })
+      })
+    )
+
+    it.effect("resources: ListMcpResourcesTool and ReadMcpResourceTool over connected servers", () =>
+      Effect.gen(function* () {
+        const list = yield* runOne("ListMcpResourcesTool", {}, cwd)
+        const resources = JSON.parse(list.result.content as string)
+        expect(resources).toContainEqual({ uri: "test://notes/readme", name: "readme", server: "srv", mimeType: "text/plain", description: "a text resource" })
+        const text = yield* runOne("ReadMcpResourceTool", { server: "srv", uri: "test://notes/readme" }, cwd, "toolu_2")
+        expect(JSON.parse(text.result.content as string)).toEqual({ contents: [{ uri: "test://notes/readme", mimeType: "text/plain", text: "hello from a resource" }] })
+        const blob = yield* runOne("ReadMcpResourceTool", { server: "srv", uri: "test://images/pixel" }, cwd, "toolu_3")
+        const saved = JSON.parse(blob.result.content as string).contents[0]
+        expect(fs.readFileSync(saved.blobSavedTo).subarray(1, 4).toString()).toBe("PNG")
+        const unknown = yield* runOne("ReadMcpResourceTool", { server: "nope", uri: "x" }, cwd, "toolu_4")
+        expect(unknown.result.content).toBe('Server "nope" not found or it offers no resources. Available servers: srv')
+      })
+    )
+  })
+})
+
+// Each waits out a call or startup timeout in real time, with nothing to do meanwhile: they run
+// side by side (the servers that must connect meanwhile get 5 s on a loaded machine).
+describe.concurrent("McpClients timeouts", () => {
   it.live("an interrupt cancels the running request; a timeout is reported as one", () => {
     const cwd = tempDir()
     return Effect.gen(function* () {
@@ -390,11 +393,7 @@ describe.concurrent("McpClients call timeouts", () => {
       Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["MAX_MCP_OUTPUT_TOKENS", "100"], ["MCP_TOOL_TIMEOUT", "1200"]])))
     )
   })
-})
 
-// Each waits out a startup timeout in real time, with nothing to do meanwhile: they run side by
-// side (the servers that must connect meanwhile get 5 s on a loaded machine).
-describe.concurrent("McpClients startup timeouts", () => {
   it.live("a server that never answers initialize (and ignores SIGTERM) fails with the startup timeout; its process group is gone", () => {
     const cwd = tempDir()
     const pidFile = path.join(cwd, "silent.json")
