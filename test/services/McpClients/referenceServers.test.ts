@@ -129,7 +129,8 @@ describe("server-everything over stdio", () => {
       Effect.gen(function* () {
         const scheduler = yield* Scheduler
         const interrupts = yield* Queue.unbounded<void>()
-        const run = yield* scheduler.runMessage([toolUse("i1", "mcp__everything__trigger-long-running-operation", { duration: 30, steps: 30 })], {
+        // a progress notification every 100 ms: the first shows the request is running on the server
+        const run = yield* scheduler.runMessage([toolUse("i1", "mcp__everything__trigger-long-running-operation", { duration: 30, steps: 300 })], {
           session: testSession(cwd),
           interrupts: Stream.fromQueue(interrupts),
           onEvent: (e) => (e._tag === "CallProgress" ? Queue.offer(interrupts, undefined) : Effect.void)
