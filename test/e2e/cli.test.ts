@@ -1,11 +1,13 @@
 /**
- * The CLI as a user runs it: the bundled `dist/toolgate.cjs` spawned as a process, on real
- * folders (npm test builds the bundle first).
+ * The CLI as a user runs it, on real folders: the commands run in the test process
+ * (runCliInProcess); the bundled `dist/toolgate.cjs` (npm test builds it first) runs the
+ * example exec and the Ctrl-C test, which needs a process to interrupt.
  */
-import { spawn, spawnSync } from "node:child_process"
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { cleanEnv, runCli, runCliInProcess } from "../services/Agent/cliSupport.js"
 import { tempDir } from "../support/runtime.js"
 
 const root = path.resolve(__dirname, "../..")
@@ -20,16 +22,15 @@ interface Ran {
   readonly stderr: string
 }
 
-const toolgate = (args: ReadonlyArray<string>, options: { input?: string; cwd?: string; env?: Record<string, string> } = {}): Ran => {
-  const result = spawnSync(process.execPath, [bin, ...args], {
-    input: options.input ?? "",
-    cwd: options.cwd ?? neutral,
-    encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1", CLAUDE_CONFIG_DIR: path.join(options.cwd ?? neutral, ".no-user-config"), ...options.env },
-    timeout: 60_000
-  })
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr }
-}
+type Options = { input?: string; cwd?: string; env?: Record<string, string> }
+const runWith =
+  (run: typeof runCli) =>
+  async (args: ReadonlyArray<string>, options: Options = {}): Promise<Ran> => {
+    const ran = await run(args, { input: options.input ?? "", cwd: options.cwd ?? neutral, env: cleanEnv(options.env), timeoutMs: 60_000 })
+    return { status: ran.code, stdout: ran.stdout, stderr: ran.stderr }
+  }
+const toolgate = runWith(runCliInProcess)
+const builtToolgate = runWith(runCli)
 
 const json = (ran: Ran): any => {
   try {
@@ -64,8 +65,8 @@ beforeAll(() => {
 })
 
 describe("toolgate tools", () => {
-  it("lists the pool with flags as JSON", () => {
-    const ran = toolgate(["tools", "--json"])
+  it("lists the pool with flags as JSON", async () => {
+    const ran = await toolgate(["tools", "--json"])
     expect(ran.status).toBe(0)
     const names = json(ran).tools.map((t: { name: string }) => t.name)
     expect(names).toEqual(expect.arrayContaining(["Bash", "Edit", "Glob", "Grep", "Read", "Write"]))
@@ -73,8 +74,8 @@ describe("toolgate tools", () => {
     expect(read).toMatchObject({ readOnly: true, concurrencySafe: true, source: "built-in" })
   })
 
-  it("`tools schema` prints what the model sees, sorted by name", () => {
-    const ran = toolgate(["tools", "schema"])
+  it("`tools schema` prints what the model sees, sorted by name", async () => {
+    const ran = await toolgate(["tools", "schema"])
     expect(ran.status).toBe(0)
     const schemas = json(ran) as Array<{ name: string; input_schema: { type: string; required?: ReadonlyArray<string> } }>
     const names = schemas.map((s) => s.name)
@@ -82,17 +83,17 @@ describe("toolgate tools", () => {
     expect(schemas.find((s) => s.name === "Read")!.input_schema).toMatchObject({ type: "object", required: ["file_path"] })
   })
 
-  it("a bare deny rule removes a tool", () => {
-    const ran = toolgate(["tools", "--json", "--disallowed-tools", "Bash"])
+  it("a bare deny rule removes a tool", async () => {
+    const ran = await toolgate(["tools", "--json", "--disallowed-tools", "Bash"])
     expect(json(ran).tools.map((t: { name: string }) => t.name)).not.toContain("Bash")
     expect(json(ran).removed).toContainEqual({ name: "Bash", reason: "denied by rule 'Bash' from cliArg" })
   })
 })
 
 describe("toolgate exec", () => {
-  it("runs five Reads, an Edit and a Bash call on a real folder and prints the results in order", () => {
+  it("runs five Reads, an Edit and a Bash call on a real folder and prints the results in order (built CLI)", async () => {
     const project = makeProject()
-    const ran = toolgate(["exec", "-", ...exampleFlags(project), "--json"], { input: message(project) })
+    const ran = await builtToolgate(["exec", "-", ...exampleFlags(project), "--json"], { input: message(project) })
     expect(ran.status).toBe(0)
     const report = json(ran)
     const results = report.message.content.filter((b: { type: string }) => b.type === "tool_result")
@@ -113,21 +114,21 @@ describe("toolgate exec", () => {
     for (const call of report.calls) expect(call.ended_ms).toBeGreaterThanOrEqual(call.started_ms)
   })
 
-  it("reads the message from a file and renders it for people, with a timeline", () => {
+  it("reads the message from a file and renders it for people, with a timeline", async () => {
     const project = makeProject()
     const file = path.join(project, "message.json")
     fs.writeFileSync(file, message(project))
-    const ran = toolgate(["exec", file, ...exampleFlags(project), "--timeline"])
+    const ran = await toolgate(["exec", file, ...exampleFlags(project), "--timeline"])
     expect(ran.status).toBe(0)
     expect(ran.stdout).toContain("● Read(")
     expect(ran.stdout).toContain("all tests passed")
     expect(ran.stdout).toMatch(/timeline: \d+ ms, 3 batch\(es\)/)
   })
 
-  it("without permission to edit or run, each call gets its own denial and the file is untouched", () => {
+  it("without permission to edit or run, each call gets its own denial and the file is untouched", async () => {
     const project = makeProject()
     const before = fs.readFileSync(path.join(project, "src/math.js"), "utf8")
-    const ran = toolgate(["exec", "-", "--cwd", project, "--json"], { input: message(project) })
+    const ran = await toolgate(["exec", "-", "--cwd", project, "--json"], { input: message(project) })
     // a call that failed (here: denied) makes the exit code 1
     expect(ran.status).toBe(1)
     const results = json(ran).message.content
@@ -137,7 +138,7 @@ describe("toolgate exec", () => {
     expect(fs.readFileSync(path.join(project, "src/math.js"), "utf8")).toBe(before)
   })
 
-  it("inside a message, a bad call gets an error result and the others run", () => {
+  it("inside a message, a bad call gets an error result and the others run", async () => {
     const project = makeProject()
     const blocks = [
       { type: "tool_use", id: "a", name: "Read", input: { file_path: path.join(project, "README.md") } },
@@ -146,7 +147,7 @@ describe("toolgate exec", () => {
       { type: "tool_use", id: "a", name: "Read", input: { file_path: path.join(project, "NOTES.md") } },
       { type: "tool_use", id: "d", name: "Read", input: { file_path: path.join(project, "missing.txt") } }
     ]
-    const ran = toolgate(["exec", "-", "--cwd", project, "--json"], { input: JSON.stringify(blocks) })
+    const ran = await toolgate(["exec", "-", "--cwd", project, "--json"], { input: JSON.stringify(blocks) })
     expect(ran.status).toBe(1)
     const results = json(ran).message.content
     expect(results.map((r: { is_error?: boolean }) => r.is_error === true)).toEqual([false, true, true, true, true])
@@ -164,8 +165,8 @@ describe("toolgate exec", () => {
     ["a missing --cwd", ["exec", "-", "--cwd", "/nonexistent/dir"], "[]", /^toolgate: --cwd: not a directory: \/nonexistent\/dir/],
     ["an unreadable --settings file", ["tools", "--settings", "/nonexistent/settings.json"], "", /^toolgate: --settings: file not found/],
     ["malformed --settings JSON", ["tools", "--settings", "{bad"], "", /^toolgate: settings file --settings is broken: invalid JSON/]
-  ])("bad input (%s): a one-line error and a non-zero exit", (_name, args, input, pattern) => {
-    const ran = toolgate(args, { input })
+  ])("bad input (%s): a one-line error and a non-zero exit", async (_name, args, input, pattern) => {
+    const ran = await toolgate(args, { input })
     expect(ran.status).not.toBe(0)
     expect(ran.stderr.trim().split("\n")).toHaveLength(1)
     expect(ran.stderr.trim()).toMatch(pattern)
@@ -173,27 +174,27 @@ describe("toolgate exec", () => {
 })
 
 describe("toolgate call", () => {
-  it("runs one call through the whole pipeline", () => {
+  it("runs one call through the whole pipeline", async () => {
     const project = makeProject()
-    const ran = toolgate(["call", "Read", JSON.stringify({ file_path: path.join(project, "NOTES.md") }), "--cwd", project, "--json"])
+    const ran = await toolgate(["call", "Read", JSON.stringify({ file_path: path.join(project, "NOTES.md") }), "--cwd", project, "--json"])
     expect(ran.status).toBe(0)
     expect(json(ran).result.content).toContain("1\t# Notes")
   })
 
-  it("reads the input from stdin, and exits non-zero for an error result", () => {
+  it("reads the input from stdin, and exits non-zero for an error result", async () => {
     const project = makeProject()
-    const ran = toolgate(["call", "Grep", "-", "--cwd", project], { input: JSON.stringify({ pattern: "TODO" }) })
+    const ran = await toolgate(["call", "Grep", "-", "--cwd", project], { input: JSON.stringify({ pattern: "TODO" }) })
     expect(ran.status).toBe(0)
     expect(ran.stdout).toContain("src/math.js")
-    const failed = toolgate(["call", "Read", JSON.stringify({ file_path: "/nonexistent/x" }), "--cwd", project])
+    const failed = await toolgate(["call", "Read", JSON.stringify({ file_path: "/nonexistent/x" }), "--cwd", project])
     expect(failed.status).toBe(1)
   })
 
   it.each([
     ["not JSON", ["call", "Read", "{x"], /^toolgate: the input is not valid JSON/],
     ["not an object", ["call", "Read", "[1,2]"], /^toolgate: the input must be a JSON object$/]
-  ])("bad input (%s): a one-line error and a non-zero exit", (_name, args, pattern) => {
-    const ran = toolgate(args)
+  ])("bad input (%s): a one-line error and a non-zero exit", async (_name, args, pattern) => {
+    const ran = await toolgate(args)
     expect(ran.status).toBe(1)
     expect(ran.stderr.trim()).toMatch(pattern)
   })
@@ -221,13 +222,13 @@ describe("Claude Code configuration, unchanged", () => {
   })
   afterAll(() => fs.rmSync(project, { recursive: true, force: true }))
 
-  it("a project's hook blocks `rm -rf`, and a hook's allow does not beat a deny rule", () => {
+  it("a project's hook blocks `rm -rf`, and a hook's allow does not beat a deny rule", async () => {
     const blocks = [
       { type: "tool_use", id: "rm", name: "Bash", input: { command: "rm -rf build" } },
       { type: "tool_use", id: "secret", name: "Read", input: { file_path: path.join(project, "secrets", "key.txt") } },
       { type: "tool_use", id: "readme", name: "Read", input: { file_path: path.join(project, "README.md") } }
     ]
-    const ran = toolgate(["exec", "-", "--cwd", project, "--json", "--permission-mode", "bypassPermissions"], { input: JSON.stringify(blocks) })
+    const ran = await toolgate(["exec", "-", "--cwd", project, "--json", "--permission-mode", "bypassPermissions"], { input: JSON.stringify(blocks) })
     expect(ran.status).toBe(1)
     const [rm, secret, readme] = json(ran).message.content
     expect(rm.content).toBe("PreToolUse:Bash hook error: Destructive command blocked by hook: rm -rf build")
@@ -235,12 +236,12 @@ describe("Claude Code configuration, unchanged", () => {
     expect(readme.is_error).toBeUndefined()
   })
 
-  it("`permissions check` explains a decision with its rule and source, running nothing", () => {
-    const ran = toolgate(["permissions", "check", "Read", JSON.stringify({ file_path: path.join(project, "secrets", "key.txt") }), "--cwd", project, "--json"])
+  it("`permissions check` explains a decision with its rule and source, running nothing", async () => {
+    const ran = await toolgate(["permissions", "check", "Read", JSON.stringify({ file_path: path.join(project, "secrets", "key.txt") }), "--cwd", project, "--json"])
     // the exit code says the decision (deny: 4)
     expect(ran.status).toBe(4)
     expect(json(ran)).toMatchObject({ decision: "deny", rule: { rule: "Read(./secrets/**)", source: "projectSettings" } })
-    const bash = toolgate(["permissions", "check", "Bash", JSON.stringify({ command: "ls && rm -rf /tmp/nothing-here" }), "--cwd", project, "--json"])
+    const bash = await toolgate(["permissions", "check", "Bash", JSON.stringify({ command: "ls && rm -rf /tmp/nothing-here" }), "--cwd", project, "--json"])
     expect(json(bash).decision).toBe("deny")
     expect(json(bash).subcommands.map((s: { command: string }) => s.command)).toEqual(["ls", "rm -rf /tmp/nothing-here"])
   })

@@ -1,25 +1,34 @@
 /**
- * The command line as Claude Code users type it, as processes: usage errors that name the
- * offending token (exit 2), the help (plain text, full command names, each option once),
- * Claude Code's flags (-c/-r, --input-format stream-json, --dangerously-skip-permissions,
- * --debug, variadic and camelCase rule lists, -v), exit codes by outcome, and the small things:
- * stdin for `call`, a byte order mark, malformed deny rules, `npm start`, the example message.
+ * The command line as Claude Code users type it: usage errors that name the offending token
+ * (exit 2), the help (plain text, full command names, each option once), Claude Code's flags
+ * (-c/-r, --input-format stream-json, --dangerously-skip-permissions, --debug, variadic and
+ * camelCase rule lists, -v), exit codes by outcome, and the small things: stdin for `call`, a
+ * byte order mark, malformed deny rules, `npm start`, the example message.
+ *
+ * Commands run in the test process (runCliInProcess); the built CLI runs what only a process
+ * shows (a terminal, Ctrl-C, the launcher's `--version`, `npm start`) and one usage error and the
+ * README's example, so the bundle answers too.
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { fixture, sse, startFakeAnthropic, type FakeAnthropic } from "../support/fakeAnthropic.js"
-import { BIN, cleanEnv, copyExample, ROOT, runCli, runProgram } from "../services/Agent/cliSupport.js"
+import { BIN, cleanEnv, copyExample, ROOT, runCli, runCliInProcess, runProgram, type RunOptions } from "../services/Agent/cliSupport.js"
 import { spawnCliPty } from "../support/cliPty.js"
 import { tempDir } from "../support/runtime.js"
 
 const neutral = fs.realpathSync(tempDir("toolgate-usage-"))
-const cli = (args: ReadonlyArray<string>, options: { input?: string; cwd?: string; env?: Record<string, string> } = {}) =>
-  runCli(args, { cwd: options.cwd ?? neutral, env: options.env ?? cleanEnv(), timeoutMs: 90_000, ...(options.input === undefined ? {} : { input: options.input }) })
+type Run = typeof runCli
+const withDefaults =
+  (run: Run) =>
+  (args: ReadonlyArray<string>, options: { input?: string; cwd?: string; env?: Record<string, string> } = {}) =>
+    run(args, { cwd: options.cwd ?? neutral, env: options.env ?? cleanEnv(), timeoutMs: 90_000, ...(options.input === undefined ? {} : { input: options.input }) } satisfies RunOptions)
+const cli = withDefaults(runCliInProcess)
+const builtCli = withDefaults(runCli)
 
-const usageError = async (args: ReadonlyArray<string>, pattern: RegExp) => {
-  const ran = await cli(args)
+const usageError = async (args: ReadonlyArray<string>, pattern: RegExp, run = cli) => {
+  const ran = await run(args)
   expect(ran.code, ran.stderr).toBe(2)
   expect(ran.stdout).toBe("")
   expect(ran.stderr.trim().split("\n")).toHaveLength(1)
@@ -27,8 +36,9 @@ const usageError = async (args: ReadonlyArray<string>, pattern: RegExp) => {
 }
 
 describe("usage errors name the offending flag or token, start with toolgate:, exit 2", () => {
+  it("an unknown option (built CLI)", async () => usageError(["call", "Read", "{}", "--bogus"], /^toolgate: unknown option '--bogus' for 'toolgate call'/, builtCli), 60_000)
+
   it.each([
-    [["call", "Read", "{}", "--bogus"], /^toolgate: unknown option '--bogus' for 'toolgate call'/],
     [["tools", "--permission-mode", "yolo"], /^toolgate: invalid value 'yolo' for --permission-mode: choose default, acceptEdits, plan, dontAsk or bypassPermissions$/],
     [["tools", "--cwd"], /^toolgate: option '--cwd <dir>' needs a value$/],
     [["run", "-p", "--max-turns", "many"], /^toolgate: invalid value 'many' for --max-turns: expected a whole number$/],
@@ -88,9 +98,12 @@ describe("--help", () => {
     expect(term.raw()).not.toContain("\x1b[")
   }, 60_000)
 
-  it("-v and --version print the version", async () => {
-    for (const flag of ["-v", "--version"]) {
-      const ran = await cli([flag])
+  it("-v and --version print the version (--version alone on the built CLI: its launcher answers it)", async () => {
+    for (const [flag, run] of [
+      ["-v", cli],
+      ["--version", builtCli]
+    ] as const) {
+      const ran = await run([flag])
       expect(ran.code).toBe(0)
       expect(ran.stdout).toMatch(/^\d+\.\d+\.\d+ \(toolgate\)\n$/)
     }
@@ -304,9 +317,9 @@ describe("small things", () => {
     expect(ran.stdout).toContain("all tests passed")
   }, 120_000)
 
-  it("examples/message.json runs as the README writes it (twice: it writes its own files)", async () => {
-    for (let i = 0; i < 2; i++) {
-      const ran = await runCli(
+  it("examples/message.json runs as the README writes it (twice: it writes its own files; the first on the built CLI)", async () => {
+    for (const run of [runCli, runCliInProcess]) {
+      const ran = await run(
         ["exec", "examples/message.json", "--cwd", "/tmp", "--permission-mode", "acceptEdits", "--allowed-tools", "Bash(node /tmp/toolgate-example/test/run.js)", "--json"],
         { cwd: ROOT, env: cleanEnv(), timeoutMs: 90_000 }
       )

@@ -1,15 +1,15 @@
 /**
  * The agent loop's hooks end to end: real hook scripts in a project's `.claude/settings.json`,
- * `toolgate run -p` as a process, and the real Anthropic SDK against a fake Messages API on
- * 127.0.0.1 where what the model is sent matters (the fake server records every request); the
- * scripted model (`--replay`) elsewhere.
+ * `toolgate run -p` (in this process, runCliInProcess; the first session through the built CLI),
+ * and the real Anthropic SDK against a fake Messages API on 127.0.0.1 where what the model is sent
+ * matters (the fake server records every request); the scripted model (`--replay`) elsewhere.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { framesOf, sse, startFakeAnthropic, type FakeAnthropic } from "../support/fakeAnthropic.js"
 import { tempDir } from "../support/runtime.js"
-import { cleanEnv, runCli } from "../services/Agent/cliSupport.js"
+import { cleanEnv, runCli, runCliInProcess } from "../services/Agent/cliSupport.js"
 
 let fake: FakeAnthropic
 beforeAll(async () => {
@@ -57,8 +57,8 @@ const projectWith = (hooks: Record<string, { readonly matcher?: string; readonly
   return project
 }
 
-const live = (project: string, prompt: string, extra: ReadonlyArray<string> = []) =>
-  runCli(["run", "-p", prompt, "--output-format", "json", "--model", "claude-test", "--cwd", project, "--session-dir", path.join(project, ".session"), ...extra], {
+const live = (project: string, prompt: string, run = runCliInProcess) =>
+  run(["run", "-p", prompt, "--output-format", "json", "--model", "claude-test", "--cwd", project, "--session-dir", path.join(project, ".session")], {
     cwd: project,
     env: cleanEnv({ ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: fake.url }),
     timeoutMs: 60_000
@@ -68,7 +68,7 @@ const lines = (file: string): Array<any> => fs.readFileSync(file, "utf8").trim()
 const texts = (message: any): Array<string> => message.content.map((b: any) => (b.type === "text" ? b.text : `[${b.type}]`))
 
 describe("UserPromptSubmit, SessionStart, Stop with the real SDK", () => {
-  it("SessionStart and UserPromptSubmit context open the first request; a Stop hook that blocks once makes one more request carrying its feedback", async () => {
+  it("SessionStart and UserPromptSubmit context open the first request; a Stop hook that blocks once makes one more request carrying its feedback (built CLI)", async () => {
     const project = projectWith({
       SessionStart: { matcher: "startup", script: `jq -c '{hookSpecificOutput: {hookEventName: "SessionStart", additionalContext: ("started from " + .source)}}'\n` },
       UserPromptSubmit: { script: `jq -c . >> "$CLAUDE_PROJECT_DIR/ups.log"\necho "today is a holiday"\n` },
@@ -78,7 +78,7 @@ describe("UserPromptSubmit, SessionStart, Stop with the real SDK", () => {
     })
     const first = fake.requests.length
     fake.enqueue(says("Done."), says("Tests pass. Done."))
-    const ran = await live(project, "fix the bug")
+    const ran = await live(project, "fix the bug", runCli)
     expect(ran.code).toBe(0)
     expect(JSON.parse(ran.stdout)).toMatchObject({ is_error: false, result: "Tests pass. Done.", num_turns: 2 })
 
@@ -149,7 +149,7 @@ describe("the loop's hooks with the scripted model", () => {
   const scripted = (project: string, script: ReadonlyArray<Record<string, unknown>>, extra: ReadonlyArray<string> = []) => {
     const file = path.join(project, ".session-script.jsonl")
     fs.writeFileSync(file, script.map((l) => JSON.stringify(l)).join("\n"))
-    return runCli(
+    return runCliInProcess(
       ["run", "-p", "--replay", file, "--replay-speed", "0", "--output-format", "json", "--cwd", project, "--session-dir", path.join(project, ".session"), ...extra],
       { cwd: project, env: cleanEnv(), timeoutMs: 60_000 }
     )

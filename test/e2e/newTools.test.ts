@@ -2,14 +2,15 @@
  * The tools Claude Code users expect beside the file tools, end to end through `toolgate run`:
  * WebSearch (Anthropic's server-side search, asked of the real SDK against a fake Messages API on
  * 127.0.0.1; permission as in Claude Code), AskUserQuestion (a question form at a terminal,
- * withheld with Claude Code's text where nobody can answer).
+ * withheld with Claude Code's text where nobody can answer). Print mode runs in this process
+ * (runCliInProcess); the question form at a terminal runs the built CLI in a pseudo-terminal.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { framesOf, sse, startFakeAnthropic, type FakeAnthropic } from "../support/fakeAnthropic.js"
 import { sseEventsOf, sseFramesOf } from "../support/claudeSession.js"
-import { cleanEnv, runCli } from "../services/Agent/cliSupport.js"
+import { cleanEnv, runCliInProcess } from "../services/Agent/cliSupport.js"
 import { spawnCliPty } from "../support/cliPty.js"
 import { tempDir } from "../support/runtime.js"
 
@@ -60,7 +61,7 @@ const searchAnswer = () =>
   )
 
 const run = async (project: string, args: ReadonlyArray<string>) =>
-  runCli(["run", "-p", "Search it", "--model", MODEL, "--output-format", "stream-json", "--session-dir", path.join(project, ".session"), ...args], {
+  runCliInProcess(["run", "-p", "Search it", "--model", MODEL, "--output-format", "stream-json", "--session-dir", path.join(project, ".session"), ...args], {
     cwd: project,
     env: cleanEnv({ ANTHROPIC_API_KEY: "sk-tools", ANTHROPIC_BASE_URL: fake.url }),
     timeoutMs: 90_000
@@ -145,7 +146,7 @@ const scripted = (dir: string) => {
 describe("AskUserQuestion", () => {
   it("where nobody can answer, the tool is withheld with Claude Code's text (also from the model's tool list)", async () => {
     const project = fs.realpathSync(tempDir("toolgate-ask-"))
-    const ran = await runCli(["run", "-p", "ask me", "--replay", scripted(project), "--replay-speed", "0", "--output-format", "stream-json"], {
+    const ran = await runCliInProcess(["run", "-p", "ask me", "--replay", scripted(project), "--replay-speed", "0", "--output-format", "stream-json"], {
       cwd: project,
       env: cleanEnv(),
       timeoutMs: 90_000

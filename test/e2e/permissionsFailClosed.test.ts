@@ -1,41 +1,41 @@
 /**
- * Permission decisions through the real CLI (`dist/toolgate.cjs`), on real folders with real
- * settings files, hook scripts and symlinks:
+ * Permission decisions of the CLI's commands, on real folders with real settings files, hook
+ * scripts and symlinks:
  *   - a broken settings file refuses to run (exit 78, one line naming the file and the place);
  *   - file tools refuse paths a deny rule covers before any hook runs, in Claude Code's words;
  *   - Grep and Glob leave out the files a Read deny rule covers;
  *   - symlinks are resolved before a rule or a working directory approves a write;
  *   - nested shells are judged by their inner command.
+ * The commands run in the test process; the cases marked "(built CLI)" start `dist/toolgate.cjs`.
  */
-import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { BIN, cleanEnv, runCli, runCliInProcess, type Ran } from "../services/Agent/cliSupport.js"
 import { tempDir } from "../support/runtime.js"
 
-const root = path.resolve(__dirname, "../..")
-const bin = path.join(root, "dist", "toolgate.cjs")
+type Via = "in process" | "built CLI"
 
-interface Ran {
-  readonly status: number | null
-  readonly stdout: string
-  readonly stderr: string
+const bases: Array<string> = []
+afterAll(() => {
+  for (const dir of bases) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+/** The project's home folder (beside it) as HOME and CLAUDE_CONFIG_DIR, nothing inherited from the test's. */
+const envFor = (proj: string, extra: Readonly<Record<string, string>> = {}): Record<string, string> => {
+  const env = cleanEnv(extra)
+  fs.rmSync(env.HOME!, { recursive: true, force: true })
+  const home = path.join(proj, "..", "home")
+  return { ...env, HOME: home, CLAUDE_CONFIG_DIR: path.join(home, ".claude") }
 }
 
-const toolgate = (args: ReadonlyArray<string>, cwd: string, input = ""): Ran => {
-  const result = spawnSync(process.execPath, [bin, ...args], {
-    input,
-    cwd,
-    encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1", HOME: path.join(cwd, "..", "home"), CLAUDE_CONFIG_DIR: path.join(cwd, "..", "home", ".claude") },
-    timeout: 60_000
-  })
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr }
-}
+const toolgate = (args: ReadonlyArray<string>, cwd: string, input = "", via: Via = "in process", extraEnv: Readonly<Record<string, string>> = {}): Promise<Ran> =>
+  (via === "built CLI" ? runCli : runCliInProcess)(args, { cwd, input, env: envFor(cwd, extraEnv), timeoutMs: 60_000 })
 
 /** A project folder beside a home folder and an outside folder; returns the project path. */
 const project = (files: Readonly<Record<string, string>> = {}, settings?: unknown): string => {
   const base = fs.realpathSync(tempDir("toolgate-perm-e2e-"))
+  bases.push(base)
   const proj = path.join(base, "proj")
   for (const dir of [proj, path.join(base, "home"), path.join(base, "outside")]) fs.mkdirSync(dir, { recursive: true })
   for (const [name, content] of Object.entries(files)) {
@@ -57,31 +57,37 @@ const markerHook = (proj: string) => {
   return { PreToolUse: [{ matcher: ".*", hooks: [{ type: "command", command: script }] }] }
 }
 
-const exec = (proj: string, blocks: ReadonlyArray<{ name: string; input: unknown }>, flags: ReadonlyArray<string> = []) => {
+const exec = async (
+  proj: string,
+  blocks: ReadonlyArray<{ name: string; input: unknown }>,
+  flags: ReadonlyArray<string> = [],
+  via: Via = "in process"
+) => {
   const message = blocks.map((b, i) => ({ type: "tool_use", id: `toolu_${i}`, name: b.name, input: b.input }))
-  const ran = toolgate(["exec", "-", "--cwd", proj, "--trust-project", "--json", ...flags], proj, JSON.stringify(message))
+  const ran = await toolgate(["exec", "-", "--cwd", proj, "--trust-project", "--json", ...flags], proj, JSON.stringify(message), via)
   let parsed: { message: { content: Array<{ content: unknown; is_error?: boolean }> } }
   try {
     parsed = JSON.parse(ran.stdout)
   } catch {
-    throw new Error(`not JSON (exit ${ran.status}): ${ran.stdout}\n${ran.stderr}`)
+    throw new Error(`not JSON (exit ${ran.code}): ${ran.stdout}\n${ran.stderr}`)
   }
   return parsed.message.content.map((r) => ({ text: typeof r.content === "string" ? r.content : JSON.stringify(r.content), isError: r.is_error === true }))
 }
 
 beforeAll(() => {
-  if (!fs.existsSync(bin)) throw new Error("dist/toolgate.cjs is missing: run `npm run build` (npm test does)")
+  if (!fs.existsSync(BIN)) throw new Error("dist/toolgate.cjs is missing: run `npm run build` (npm test does)")
 })
 
 describe("a broken settings file refuses to run (issue 12 item 2)", () => {
-  const broken: ReadonlyArray<readonly [string, string, RegExp]> = [
-    ["truncated JSON", '{"permissions": {"deny": ["Bash"]', /invalid JSON/],
-    ['"deny": "Bash"', '{"permissions": {"deny": "Bash"}}', /permissions\.deny: Expected/],
-    ['"permissions": [...]', '{"permissions": ["Bash"]}', /permissions: Expected/],
-    ["a number among the rules", '{"permissions": {"deny": ["Read", 2]}}', /permissions\.deny\[1\]: Expected string, actual 2/],
-    ["an unknown mode", '{"permissions": {"defaultMode": "yolo"}}', /permissions\.defaultMode: Expected one of/]
+  // the exit code and the error line come from the executable's own exit path: one case goes through it
+  const broken: ReadonlyArray<readonly [string, string, RegExp, Via]> = [
+    ["truncated JSON (built CLI)", '{"permissions": {"deny": ["Bash"]', /invalid JSON/, "built CLI"],
+    ['"deny": "Bash"', '{"permissions": {"deny": "Bash"}}', /permissions\.deny: Expected/, "in process"],
+    ['"permissions": [...]', '{"permissions": ["Bash"]}', /permissions: Expected/, "in process"],
+    ["a number among the rules", '{"permissions": {"deny": ["Read", 2]}}', /permissions\.deny\[1\]: Expected string, actual 2/, "in process"],
+    ["an unknown mode", '{"permissions": {"defaultMode": "yolo"}}', /permissions\.defaultMode: Expected one of/, "in process"]
   ]
-  it.each(broken)("%s: every command exits 78 with one line naming the file, and nothing runs", (_, text, problem) => {
+  it.each(broken)("%s: every command exits 78 with one line naming the file, and nothing runs", async (_, text, problem, via) => {
     const proj = project({}, text)
     const file = path.join(proj, ".claude", "settings.json")
     for (const args of [
@@ -89,8 +95,8 @@ describe("a broken settings file refuses to run (issue 12 item 2)", () => {
       ["permissions", "check", "Bash", JSON.stringify({ command: "echo hi" })],
       ["tools", "--json"]
     ]) {
-      const ran = toolgate(args, proj)
-      expect(ran.status, `${args.join(" ")}: ${ran.stderr}`).toBe(78)
+      const ran = await toolgate(args, proj, "", via)
+      expect(ran.code, `${args.join(" ")}: ${ran.stderr}`).toBe(78)
       expect(ran.stdout).toBe("")
       const lines = ran.stderr.trim().split("\n")
       expect(lines).toHaveLength(1)
@@ -100,9 +106,9 @@ describe("a broken settings file refuses to run (issue 12 item 2)", () => {
     expect(fs.existsSync(path.join(proj, "pwned"))).toBe(false)
   })
 
-  it("a deny rule that cannot be parsed makes its tool ask, and says so on stderr", () => {
+  it("a deny rule that cannot be parsed makes its tool ask, and says so on stderr", async () => {
     const proj = project({}, { permissions: { deny: ["Bash(rm:*"] } })
-    const ran = toolgate(["call", "Bash", JSON.stringify({ command: "touch made" }), "--allowed-tools", "Bash"], proj)
+    const ran = await toolgate(["call", "Bash", JSON.stringify({ command: "touch made" }), "--allowed-tools", "Bash"], proj)
     expect(ran.stderr).toMatch(/Permission rule 'Bash\(rm:\*' .* cannot be parsed.*Bash now always asks/)
     expect(fs.existsSync(path.join(proj, "made"))).toBe(false)
   })
@@ -110,8 +116,8 @@ describe("a broken settings file refuses to run (issue 12 item 2)", () => {
 
 describe("file tools refuse denied paths before hooks run (Claude Code's texts)", () => {
   const wrap = (text: string) => `<tool_use_error>${text}</tool_use_error>`
-  const cases: ReadonlyArray<{ name: string; deny: ReadonlyArray<string>; tool: string; input: (p: string) => unknown; text: string; mode?: string }> = [
-    { name: "Read under a Read deny", deny: ["Read(secret/**)"], tool: "Read", input: (p) => ({ file_path: `${p}/secret/k.txt` }), text: "File is in a directory that is denied by your permission settings." },
+  const cases: ReadonlyArray<{ name: string; deny: ReadonlyArray<string>; tool: string; input: (p: string) => unknown; text: string; mode?: string; via?: Via }> = [
+    { name: "Read under a Read deny (built CLI)", via: "built CLI", deny: ["Read(secret/**)"], tool: "Read", input: (p) => ({ file_path: `${p}/secret/k.txt` }), text: "File is in a directory that is denied by your permission settings." },
     { name: "Read of a missing file under a Read deny", deny: ["Read(secret/**)"], tool: "Read", input: (p) => ({ file_path: `${p}/secret/none.txt` }), text: "File is in a directory that is denied by your permission settings." },
     { name: "Read of a .env file", deny: ["Read(.env)"], tool: "Read", input: (p) => ({ file_path: `${p}/.env` }), text: "File is in a directory that is denied by your permission settings." },
     { name: "Write under an Edit deny", deny: ["Edit(locked.txt)"], tool: "Write", input: (p) => ({ file_path: `${p}/locked.txt`, content: "x" }), text: "File is in a directory that is denied by your permission settings.", mode: "acceptEdits" },
@@ -121,12 +127,12 @@ describe("file tools refuse denied paths before hooks run (Claude Code's texts)"
     { name: "Edit under a Read deny", deny: ["Read(secret/**)"], tool: "Edit", input: (p) => ({ file_path: `${p}/secret/k.txt`, old_string: "k", new_string: "j" }), text: "File is covered by a Read deny rule in your permission settings and cannot be edited.", mode: "acceptEdits" },
     { name: "Write through a symlink into an Edit-denied directory", deny: ["Edit(gen/**)"], tool: "Write", input: (p) => ({ file_path: `${p}/gen-link/a.txt`, content: "x" }), text: "File is in a directory that is denied by your permission settings.", mode: "acceptEdits" }
   ]
-  it.each(cases.map((c) => [c.name, c] as const))("%s", (_, c) => {
+  it.each(cases.map((c) => [c.name, c] as const))("%s", async (_, c) => {
     const proj = project({ "secret/k.txt": "k\n", "locked.txt": "v\n", ".env": "A=1\n", "gen/.keep": "", "private/.keep": "" })
     fs.symlinkSync(path.join(proj, "gen"), path.join(proj, "gen-link"))
     fs.mkdirSync(path.join(proj, ".claude"), { recursive: true })
     fs.writeFileSync(path.join(proj, ".claude", "settings.json"), JSON.stringify({ permissions: { deny: c.deny }, hooks: markerHook(proj) }))
-    const [result] = exec(proj, [{ name: c.tool, input: c.input(proj) }], c.mode === undefined ? [] : ["--permission-mode", c.mode])
+    const [result] = await exec(proj, [{ name: c.tool, input: c.input(proj) }], c.mode === undefined ? [] : ["--permission-mode", c.mode], c.via)
     expect(result).toEqual({ text: wrap(c.text), isError: true })
     expect(fs.existsSync(path.join(proj, "..", "HOOK_RAN")), "the hook must not run").toBe(false)
   })
@@ -136,7 +142,7 @@ describe("Grep and Glob leave out files a Read deny rule covers (issue 12 item 4
   const files = { "secret/k.txt": "key zq7\n", "pub.txt": "public zq7\n", "nested/deep/.env": "zq7=1\n", "a/b.key": "zq7\n" }
   const deny = ["Read(secret/**)", "Read(.env)", "Read(**/*.key)"]
 
-  it("in every output mode, for ripgrep and the JS engine", () => {
+  it("in every output mode, for ripgrep and the JS engine", async () => {
     for (const engine of ["rg", "js"]) {
       const proj = project(files, { permissions: { deny } })
       const env = { TOOLGATE_GREP_ENGINE: engine, TOOLGATE_GLOB_ENGINE: engine }
@@ -148,12 +154,7 @@ describe("Grep and Glob leave out files a Read deny rule covers (issue 12 item 4
         { name: "Glob", input: { pattern: "**/*.{txt,env,key}" } }
       ]
       const blocks = message.map((b, i) => ({ type: "tool_use", id: `t${i}`, name: b.name, input: b.input }))
-      const ran = spawnSync(process.execPath, [bin, "exec", "-", "--cwd", proj, "--trust-project", "--json"], {
-        input: JSON.stringify(blocks),
-        cwd: proj,
-        encoding: "utf8",
-        env: { ...process.env, ...env, NO_COLOR: "1", HOME: path.join(proj, "..", "home") }
-      })
+      const ran = await toolgate(["exec", "-", "--cwd", proj, "--trust-project", "--json"], proj, JSON.stringify(blocks), "in process", env)
       const results: Array<{ content: string }> = JSON.parse(ran.stdout).message.content
       for (const [i, r] of results.entries()) {
         expect(r.content, `${engine} #${i}`).toContain("pub.txt")
@@ -162,9 +163,9 @@ describe("Grep and Glob leave out files a Read deny rule covers (issue 12 item 4
     }
   })
 
-  it("a search whose path is a denied directory is denied", () => {
+  it("a search whose path is a denied directory is denied", async () => {
     const proj = project(files, { permissions: { deny } })
-    const [grep, glob] = exec(proj, [
+    const [grep, glob] = await exec(proj, [
       { name: "Grep", input: { pattern: "k", path: `${proj}/secret` } },
       { name: "Glob", input: { pattern: "*", path: `${proj}/secret` } }
     ])

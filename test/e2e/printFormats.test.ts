@@ -5,13 +5,14 @@
  * scripts/record-claude-output.ts). Keys that describe Claude Code's own machinery are listed
  * here and in conformance/DIFFERENCES.md. toolgate's own records appear only with
  * --toolgate-events; text output is the final answer alone, the run itself with --verbose.
+ * The sessions run in this process (runCliInProcess); the json one through the built CLI.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startFakeAnthropic, sse, type FakeAnthropic } from "../support/fakeAnthropic.js"
 import { CLAUDE_FIXTURES, kindOf, loadSession, shapeDifferences, shapeOf, sseEventsOf, sseFramesOf, type ShapeRules } from "../support/claudeSession.js"
-import { cleanEnv, runCli } from "../services/Agent/cliSupport.js"
+import { cleanEnv, runCli, runCliInProcess } from "../services/Agent/cliSupport.js"
 import { tempDir } from "../support/runtime.js"
 
 const session = loadSession()
@@ -106,11 +107,11 @@ afterAll(async () => {
   await fake.close()
 })
 
-const runSession = async (args: ReadonlyArray<string>) => {
+const runSession = async (args: ReadonlyArray<string>, run = runCliInProcess) => {
   const project = fs.realpathSync(tempDir("toolgate-print-"))
   for (const [name, text] of Object.entries(session.files)) fs.writeFileSync(path.join(project, name), text)
   session.turns.forEach((turn, i) => fake.enqueue(sse(sseFramesOf(sseEventsOf(turn, session.model, `msg_${i}`, project)))))
-  const ran = await runCli(["run", "-p", session.prompt, "--model", session.model, "--session-dir", path.join(project, ".session"), ...args], {
+  const ran = await run(["run", "-p", session.prompt, "--model", session.model, "--session-dir", path.join(project, ".session"), ...args], {
     cwd: project,
     env: cleanEnv({ ANTHROPIC_API_KEY: "sk-shape", ANTHROPIC_BASE_URL: fake.url })
   })
@@ -138,8 +139,8 @@ describe("print mode, beside Claude Code's recorded output", () => {
     expect(ours.some((l) => l.type === "tool_call")).toBe(false)
   }, 60_000)
 
-  it("--output-format json: one result object with Claude Code's keys and types", async () => {
-    const ran = await runSession(["--output-format", "json"])
+  it("--output-format json: one result object with Claude Code's keys and types (built CLI)", async () => {
+    const ran = await runSession(["--output-format", "json"], runCli)
     expect(ran.code, ran.stderr).toBe(0)
     const ours = JSON.parse(ran.stdout) as Record<string, unknown>
     const theirs = JSON.parse(fs.readFileSync(path.join(CLAUDE_FIXTURES, "json.json"), "utf8")) as Record<string, unknown>

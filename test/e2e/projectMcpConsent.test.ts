@@ -5,12 +5,14 @@
  * (not when committed to git), `~/.claude.json` and `--trust-project`; never from the project's
  * shared settings. `--mcp-config` servers start as they always did. On a terminal toolgate asks,
  * and saves the answer to `.claude/settings.local.json`.
+ * Commands run in the test process, which starts servers as the CLI does; the terminal tests and
+ * `builtCli` start `dist/toolgate.cjs`.
  */
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { cleanEnv, ROOT, runCli, stripAnsi, type Ran } from "../services/Agent/cliSupport.js"
+import { cleanEnv, ROOT, runCli, runCliInProcess, stripAnsi, type Ran } from "../services/Agent/cliSupport.js"
 import { spawnCliPty } from "../support/cliPty.js"
 import { tempDir } from "../support/runtime.js"
 
@@ -58,6 +60,10 @@ const pooled = async <A>(tasks: ReadonlyArray<() => Promise<A>>, width = 4): Pro
 }
 
 const cli = (f: Folder, args: ReadonlyArray<string>, input = ""): Promise<Ran> =>
+  runCliInProcess([...args, "--cwd", f.dir], { cwd: f.dir, env: f.env, input, timeoutMs: 120_000 })
+
+/** The same through the bundle, so its path to the consent check stays exercised. */
+const builtCli = (f: Folder, args: ReadonlyArray<string>, input = ""): Promise<Ran> =>
   runCli([...args, "--cwd", f.dir], { cwd: f.dir, env: f.env, input, timeoutMs: 120_000 })
 
 describe("project MCP servers need approval", () => {
@@ -77,7 +83,7 @@ describe("project MCP servers need approval", () => {
     const message = JSON.stringify([{ type: "tool_use", id: "toolu_e", name: "Read", input: { file_path: path.join(f.dir, "a.txt") } }])
     const session = ["--session-dir", path.join(f.dir, ".s")]
     const ran = await pooled([
-      () => cli(f, ["tools"]),
+      () => builtCli(f, ["tools"]),
       () => cli(f, ["tools", "schema"]),
       () => cli(f, ["permissions", "check", "Bash", '{"command":"ls"}']),
       () => cli(f, ["call", "Read", JSON.stringify({ file_path: path.join(f.dir, "a.txt") }), ...session]),
@@ -125,7 +131,8 @@ describe("project MCP servers need approval", () => {
       ["rejected, even with --trust-project", (f) => (write(local(f), { disabledMcpjsonServers: ["evil"] }), ["--trust-project"]), false]
     ]
     const folders = cases.map(() => folder())
-    const ran = await pooled(cases.map(([, setup], i) => () => cli(folders[i]!, ["tools", "--json", ...setup(folders[i]!)])))
+    const flags = cases.map(([, setup], i) => setup(folders[i]!))
+    const ran = await pooled(cases.map((_, i) => () => cli(folders[i]!, ["tools", "--json", ...flags[i]!])))
     expect(cases.map(([name], i) => [name, ran[i]!.code, folders[i]!.started()])).toEqual(cases.map(([name, , started]) => [name, 0, started]))
   }, 300_000)
 

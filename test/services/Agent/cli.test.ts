@@ -1,7 +1,9 @@
 /**
- * `toolgate run` and `toolgate replay` end to end, as processes: against the fake Anthropic server
+ * `toolgate run` and `toolgate replay` end to end: against the fake Anthropic server
  * (`-p --output-format json|stream-json`), without a key, with a wrong key, with an unreachable
- * API, and the scripted quick start with its replay.
+ * API, and the scripted quick start with its replay. The commands run in this process
+ * (runCliInProcess); what only a process shows (which modules start-up loads, the quick start
+ * script) and one replay run through the built CLI.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as fs from "node:fs"
@@ -9,7 +11,7 @@ import * as os from "node:os"
 import * as net from "node:net"
 import * as path from "node:path"
 import { fixture, sse, startFakeAnthropic, type FakeAnthropic } from "../../support/fakeAnthropic.js"
-import { cleanEnv, copyExample, ROOT, runCli, runProgram } from "./cliSupport.js"
+import { cleanEnv, copyExample, ROOT, runCli, runCliInProcess, runProgram } from "./cliSupport.js"
 
 let fake: FakeAnthropic
 beforeAll(async () => {
@@ -28,12 +30,12 @@ const withFiles = () => {
 
 const apiEnv = (key = "sk-e2e", url = fake.url) => cleanEnv({ ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: url })
 
-describe("toolgate run -p (process) against the fake Anthropic server", () => {
+describe("toolgate run -p against the fake Anthropic server", () => {
   it("--output-format json: a two-turn session with parallel reads", async () => {
     const { work, project } = withFiles()
     const first = fake.requests.length
     fake.enqueue(sse(fixture("two-turn-reads-1", { cwd: project })), sse(fixture("two-turn-reads-2", { cwd: project })))
-    const ran = await runCli(["run", "-p", "Read a.txt and b.txt", "--output-format", "json", "--toolgate-events", "--cwd", project, "--session-dir", path.join(work, "s")], {
+    const ran = await runCliInProcess(["run", "-p", "Read a.txt and b.txt", "--output-format", "json", "--toolgate-events", "--cwd", project, "--session-dir", path.join(work, "s")], {
       env: apiEnv()
     })
     expect(ran.stderr).toBe("")
@@ -58,7 +60,7 @@ describe("toolgate run -p (process) against the fake Anthropic server", () => {
     const { work, project } = withFiles()
     const first = fake.requests.length
     fake.enqueue(sse(fixture("two-turn-reads-1", { cwd: project })), sse(fixture("two-turn-reads-2", { cwd: project })))
-    const ran = await runCli(
+    const ran = await runCliInProcess(
       ["run", "-p", "--output-format", "stream-json", "--toolgate-events", "--model", "claude-opus-4-1", "--cwd", project, "--session-dir", path.join(work, "s")],
       { env: apiEnv(), input: "Read a.txt and b.txt" }
     )
@@ -78,7 +80,7 @@ describe("toolgate run -p (process) against the fake Anthropic server", () => {
   })
 
   it("no API key and no scripted model: a message naming both ways to run", async () => {
-    const ran = await runCli(["run", "-p", "hi"], { env: cleanEnv() })
+    const ran = await runCliInProcess(["run", "-p", "hi"], { env: cleanEnv() })
     expect(ran.code).toBe(1)
     expect(ran.stderr).toContain("ANTHROPIC_API_KEY")
     expect(ran.stderr).toContain("--replay FILE")
@@ -86,7 +88,7 @@ describe("toolgate run -p (process) against the fake Anthropic server", () => {
 
   it("an invalid key: the API's 401 shown plainly", async () => {
     const { work, project } = withFiles()
-    const ran = await runCli(["run", "-p", "hi", "--cwd", project, "--session-dir", path.join(work, "s")], { env: apiEnv("sk-wrong") })
+    const ran = await runCliInProcess(["run", "-p", "hi", "--cwd", project, "--session-dir", path.join(work, "s")], { env: apiEnv("sk-wrong") })
     expect(ran.code).toBe(1)
     expect(ran.stderr).toContain("toolgate: the Anthropic API answered 401 authentication_error: invalid x-api-key")
   })
@@ -98,7 +100,7 @@ describe("toolgate run -p (process) against the fake Anthropic server", () => {
     const port = (probe.address() as net.AddressInfo).port
     await new Promise<void>((resolve) => probe.close(() => resolve()))
     const env = { ...apiEnv("sk-e2e", `http://127.0.0.1:${port}`), TOOLGATE_MODEL_MAX_RETRIES: "2", TOOLGATE_MODEL_RETRY_BASE_MS: "10" }
-    const ran = await runCli(["run", "-p", "hi", "--cwd", project, "--session-dir", path.join(work, "s")], { env })
+    const ran = await runCliInProcess(["run", "-p", "hi", "--cwd", project, "--session-dir", path.join(work, "s")], { env })
     expect(ran.code).toBe(1)
     expect(ran.stderr.match(/retrying in/g)).toHaveLength(2)
     expect(ran.stderr).toMatch(new RegExp(`toolgate: cannot reach the Anthropic API at http://127\\.0\\.0\\.1:${port} \\(tried 3 times\\): fetch failed: .*ECONNREFUSED`))
@@ -153,9 +155,9 @@ describe("the scripted quick start, and replay", () => {
     expect(ran.stdout).toMatch(/done · 4 turns/)
   }, 60_000)
 
-  it("a recorded session replays over a fresh copy to the same tool results", async () => {
+  it("a recorded session replays over a fresh copy to the same tool results (the replay through the built CLI)", async () => {
     const first = copyExample()
-    const recorded = await runCli(
+    const recorded = await runCliInProcess(
       [
         "run", "-p", "--replay", "examples/sessions/quickstart.jsonl", "--replay-speed", "0", "--cwd", first.project,
         "--permission-mode", "acceptEdits", "--allowed-tools", "Bash(node test/run.js)", "--session-dir", path.join(first.work, "s"), "--output-format", "json",
@@ -172,7 +174,7 @@ describe("the scripted quick start, and replay", () => {
     expect(result.replay).toEqual({ calls: 6, identical: 6, differences: [] })
     expect(fs.readFileSync(path.join(second.project, "src", "math.js"), "utf8")).toContain("return a * b")
     // replaying over the already-edited folder differs, and says where
-    const again = await runCli(["replay", transcript, "--cwd", second.project, "--replay-speed", "0", "--session-dir", path.join(second.work, "s2")], { env: cleanEnv() })
+    const again = await runCliInProcess(["replay", transcript, "--cwd", second.project, "--replay-speed", "0", "--session-dir", path.join(second.work, "s2")], { env: cleanEnv() })
     expect(again.code).toBe(1)
     expect(again.stdout).toMatch(/replay: 6 tool call\(s\), \d identical, \d different/)
     expect(again.stdout).toMatch(/Edit toolu_qs_05 \(transcript line \d+\)/)
@@ -182,7 +184,7 @@ describe("the scripted quick start, and replay", () => {
     const { work } = copyExample()
     const file = path.join(work, "broken.jsonl")
     fs.writeFileSync(file, ['{"type":"session_start","version":1,"cwd":"/tmp"}', '{"type":"user","text":"x"}', '{"type":"model_turn","events":[{"at_ms":1,'].join("\n"))
-    const ran = await runCli(["replay", file], { env: cleanEnv() })
+    const ran = await runCliInProcess(["replay", file], { env: cleanEnv() })
     expect(ran.code).toBe(1)
     expect(ran.stderr).toContain(`toolgate: ${file}:3: not valid JSON`)
   })
