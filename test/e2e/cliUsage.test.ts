@@ -17,6 +17,7 @@ import { fixture, sse, startFakeAnthropic, type FakeAnthropic } from "../support
 import { BIN, cleanEnv, copyExample, ROOT, runCli, runCliInProcess, runProgram, type RunOptions } from "../services/Agent/cliSupport.js"
 import { spawnCliPty } from "../support/cliPty.js"
 import { tempDir } from "../support/runtime.js"
+import { testServerScript } from "../support/mcpTestServer.js"
 
 const neutral = fs.realpathSync(tempDir("toolgate-usage-"))
 type Run = typeof runCli
@@ -298,7 +299,7 @@ describe("small things", () => {
   }, 60_000)
 
   it("tools: columns as wide as the longest name; MCP problems only with --debug (mcp list shows them)", async () => {
-    const server = path.join(ROOT, "test", "fixtures", "mcp", "testServer.mjs")
+    const server = testServerScript()
     const config = JSON.stringify({ mcpServers: { "a-rather-long-server-name": { command: process.execPath, args: [server] }, broken: { command: "/nonexistent/server" } } })
     const ran = await cli(["tools", "--mcp-config", config, "--strict-mcp-config"])
     expect(ran.code, ran.stderr).toBe(0)

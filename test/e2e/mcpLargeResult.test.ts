@@ -5,8 +5,9 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { cleanEnv, ROOT, runCli } from "../services/Agent/cliSupport.js"
+import { cleanEnv, runCli } from "../services/Agent/cliSupport.js"
 import { tempDir } from "../support/runtime.js"
+import { testServerScript } from "../support/mcpTestServer.js"
 
 const dirs: Array<string> = []
 afterAll(() => {
@@ -19,7 +20,7 @@ describe("a huge MCP result", () => {
     dirs.push(cwd)
     const env = cleanEnv()
     dirs.push(env.HOME!)
-    const config = JSON.stringify({ mcpServers: { big: { command: process.execPath, args: [path.join(ROOT, "test/fixtures/mcp/testServer.mjs")] } } })
+    const config = JSON.stringify({ mcpServers: { big: { command: process.execPath, args: [testServerScript()] } } })
     const message = [
       { type: "tool_use", id: "toolu_huge", name: "mcp__big__huge", input: { chars: 65 * 1024 * 1024 } },
       { type: "tool_use", id: "toolu_echo", name: "mcp__big__echo", input: { message: "still here" } }

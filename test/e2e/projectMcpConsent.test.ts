@@ -12,9 +12,10 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { cleanEnv, ROOT, runCli, runCliInProcess, stripAnsi, type Ran } from "../services/Agent/cliSupport.js"
+import { cleanEnv, runCli, runCliInProcess, stripAnsi, type Ran } from "../services/Agent/cliSupport.js"
 import { spawnCliPty } from "../support/cliPty.js"
 import { tempDir } from "../support/runtime.js"
+import { testServerScript } from "../support/mcpTestServer.js"
 
 const dirs: Array<string> = []
 afterAll(() => {
@@ -159,7 +160,7 @@ describe("project MCP servers need approval", () => {
         cli.close()
       }
     }
-    const server = { command: process.execPath, args: [path.join(ROOT, "test/fixtures/mcp/testServer.mjs")] }
+    const server = { command: process.execPath, args: [testServerScript()] }
     const [yes, no] = [folder(), folder()]
     for (const f of [yes, no]) fs.writeFileSync(path.join(f.dir, ".mcp.json"), JSON.stringify({ mcpServers: { good: server, other: server } }))
 

@@ -9,8 +9,9 @@ import { spawn, type ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { BIN, cleanEnv, ROOT } from "../services/Agent/cliSupport.js"
+import { BIN, cleanEnv } from "../services/Agent/cliSupport.js"
 import { tempDir } from "../support/runtime.js"
+import { testServerScript } from "../support/mcpTestServer.js"
 
 const dirs: Array<string> = []
 const leftovers: Array<number> = []
@@ -86,7 +87,7 @@ describe("signals", () => {
       { type: "turn", content: [{ type: "text", text: "done" }], stop_reason: "end_turn" }
     ]
     fs.writeFileSync(path.join(dir, "script.jsonl"), script.map((l) => JSON.stringify(l)).join("\n"))
-    const server = { command: process.execPath, args: [path.join(ROOT, "test/fixtures/mcp/testServer.mjs"), "--grandchild", `--pidfile=${mcp}`] }
+    const server = { command: process.execPath, args: [testServerScript(), "--grandchild", `--pidfile=${mcp}`] }
     const sessionDir = path.join(dir, ".session")
     const run = start(dir, env, [
       "run", "-p", "go", "--replay", "script.jsonl", "--replay-speed", "0", "--output-format", "json",
