@@ -1,10 +1,14 @@
 import { describe, expect, it } from "vitest"
-import { AREA_GROUPS, replayAreas, suite } from "./replay.js"
+import { AREA_GROUPS, replayAreas, suite, throughBuiltCli } from "./replay.js"
 
 describe("the conformance suite", () => {
   it("has the shared tool definitions and the baseline golden", () => {
     expect(suite.definitions, "conformance/goldens/_tool-definitions.json is missing: npm run conformance:record").toBeDefined()
     expect(suite.goldens.has("baseline-read")).toBe(true)
+  })
+
+  it("runs a scenario of each process-heavy area through the built CLI", () => {
+    expect(throughBuiltCli.size).toBe(4)
   })
 
   it("replays every area in exactly one test file", () => {
