@@ -1,15 +1,15 @@
 /**
- * Command hooks as processes, through the real CLI (`toolgate call`): a decision bigger than the
- * old 1 MB capture is read whole, output past the bound blocks instead of being guessed at, and
- * whatever a hook leaves running is killed with its process group when the hook ends, times out
- * or is interrupted (checked by pid).
+ * Command hooks as processes, through `toolgate call` (in the test process; the built CLI for the
+ * 1.5 MB decision and for Ctrl-C): a decision bigger than the old 1 MB capture is read whole,
+ * output past the bound blocks instead of being guessed at, and whatever a hook leaves running is
+ * killed with its process group when the hook ends, times out or is interrupted (checked by pid).
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempDir } from "../support/runtime.js"
-import { BIN, cleanEnv, runCli } from "../services/Agent/cliSupport.js"
+import { BIN, cleanEnv, runCli, runCliInProcess } from "../services/Agent/cliSupport.js"
 
 const projectWithPreToolUse = (script: string, timeout?: number) => {
   const project = fs.realpathSync(tempDir("toolgate-hook-proc-"))
@@ -23,8 +23,12 @@ const projectWithPreToolUse = (script: string, timeout?: number) => {
   return { project, hook }
 }
 
-const callTouch = (project: string, env: Record<string, string> = {}) =>
-  runCli(["call", "Bash", JSON.stringify({ command: "touch ran" }), "--cwd", project, "--allowed-tools", "Bash", "--json"], {
+/**
+ * A Bash call under the project's hook. In the test process by default (the hook and its children
+ * are real processes either way); the built CLI where the test is about the executable.
+ */
+const callTouch = (project: string, env: Record<string, string> = {}, run: typeof runCli = runCliInProcess) =>
+  run(["call", "Bash", JSON.stringify({ command: "touch ran" }), "--cwd", project, "--allowed-tools", "Bash", "--json"], {
     cwd: project,
     env: cleanEnv(env),
     timeoutMs: 90_000
@@ -55,11 +59,11 @@ const readPid = async (file: string): Promise<number> => {
 }
 
 describe("hook output over the old capture limit", () => {
-  it("a valid JSON deny of 1.5 MB is read whole: the call is denied with its reason and never runs", { timeout: 120_000 }, async () => {
+  it("a valid JSON deny of 1.5 MB is read whole: the call is denied with its reason and never runs (built CLI)", { timeout: 120_000 }, async () => {
     const { project } = projectWithPreToolUse(
       `cat > /dev/null\npython3 -c 'import json; print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no: " + "x" * 1500000}}))'\n`
     )
-    const ran = await callTouch(project)
+    const ran = await callTouch(project, {}, runCli)
     expect(fs.existsSync(path.join(project, "ran"))).toBe(false)
     const result = JSON.parse(ran.stdout).result
     expect(result.is_error).toBe(true)
