@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config"
+import { SlowFirstSequencer } from "./test/support/sequencer.js"
 
 export default defineConfig({
   test: {
@@ -11,6 +12,7 @@ export default defineConfig({
     // One module registry per worker, shared by its files: importing effect and the stages anew
     // for every file cost more than the tests of most files.
     isolate: false,
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } }
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    sequence: { sequencer: SlowFirstSequencer }
   }
 })
