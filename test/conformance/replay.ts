@@ -8,7 +8,7 @@
  * (`dist/toolgate.cjs`) as a process of its own, side by side; the others run the same command
  * tree in this process, one after another (test/support/cliInProcess.ts), which costs a tenth of
  * the CPU. `npm run conformance` replays every scenario through the built CLI. The areas are split
- * over a few test files so that both workers share the replays.
+ * over a few test files so that the workers share the replays.
  */
 import { Effect } from "effect"
 import * as fs from "node:fs"

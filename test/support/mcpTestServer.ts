@@ -28,7 +28,7 @@ export const testServerScript = (): string => {
     .slice(0, 16)
   const file = path.join(ROOT, "node_modules/.cache/toolgate-tests", `testServer-${hash}.mjs`)
   if (!fs.existsSync(file)) {
-    // two workers may make it at once: each writes a file of its own and renames it into place
+    // several workers may make it at once: each writes a file of its own and renames it into place
     const partial = `${file}.${process.pid}.partial.mjs`
     buildSync({ entryPoints: [TEST_SERVER_SOURCE], outfile: partial, bundle: true, platform: "node", format: "esm", target: "node20", logLevel: "error" })
     fs.renameSync(partial, file)

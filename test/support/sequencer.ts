@@ -1,6 +1,6 @@
 /**
  * The order test files start in. With timings from an earlier run vitest starts the slowest
- * first, which keeps both workers busy to the end. Without them (a fresh clone, CI) it starts
+ * first, which keeps every worker busy to the end. Without them (a fresh clone, CI) it starts
  * the largest files first, and the slowest files here are small ones that replay many sessions
  * (conformance) or start the CLI (e2e): started last, they ran alone for the final half minute.
  * So files without timings start conformance first, then end-to-end, then the rest by size.
