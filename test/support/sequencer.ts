@@ -1,15 +1,19 @@
 /**
  * The order test files start in. With timings from an earlier run vitest starts the slowest
  * first, which keeps every worker busy to the end. Without them (a fresh clone, CI) it starts
- * the largest files first, and the slowest files here are small ones that replay many sessions
- * (conformance) or start the CLI (e2e): started last, they ran alone for the final half minute.
- * So files without timings start conformance first, then end-to-end, then the rest by size.
+ * the largest files first, and the slowest files here are small ones: the package test (an npm
+ * install), the conformance replays and the end-to-end files. Started last, they ran alone for
+ * the final minute. So files without timings start in that order, then the rest by size.
  */
 import { relative } from "node:path"
 import { BaseSequencer, type TestSpecification } from "vitest/node"
 
-const rank = (file: TestSpecification): number =>
-  /[\\/]test[\\/]conformance[\\/]/.test(file.moduleId) ? 0 : /[\\/]test[\\/]e2e[\\/]/.test(file.moduleId) ? 1 : 2
+const SLOWEST_FIRST: ReadonlyArray<RegExp> = [/[\\/]test[\\/]e2e[\\/]package\.test\.ts$/, /[\\/]test[\\/]conformance[\\/]/, /[\\/]test[\\/]e2e[\\/]/]
+
+const rank = (file: TestSpecification): number => {
+  const at = SLOWEST_FIRST.findIndex((pattern) => pattern.test(file.moduleId))
+  return at < 0 ? SLOWEST_FIRST.length : at
+}
 
 export class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: Array<TestSpecification>): Promise<Array<TestSpecification>> {
