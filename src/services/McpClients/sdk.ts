@@ -30,9 +30,6 @@ export interface McpSdk {
   readonly ToolListChangedNotificationSchema: TypesModule["ToolListChangedNotificationSchema"]
   readonly deserializeMessage: StdioModule["deserializeMessage"]
   readonly serializeMessage: StdioModule["serializeMessage"]
-  readonly Ajv: typeof import("ajv").Ajv
-  readonly Ajv2019: typeof import("ajv/dist/2019.js").Ajv2019
-  readonly Ajv2020: typeof import("ajv/dist/2020.js").Ajv2020
   /**
    * The ajv for a JSON Schema dialect, made on first use and kept with this loaded SDK (one per
    * McpClients layer), so compiled schemas never leak from one runtime into another.
@@ -90,9 +87,6 @@ const load = async (): Promise<McpSdk> => {
     ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
     deserializeMessage: stdio.deserializeMessage,
     serializeMessage: stdio.serializeMessage,
-    Ajv: ajv.Ajv,
-    Ajv2019: ajv2019.Ajv2019,
-    Ajv2020: ajv2020.Ajv2020,
     ajvFor
   }
 }
