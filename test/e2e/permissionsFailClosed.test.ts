@@ -22,12 +22,8 @@ afterAll(() => {
 })
 
 /** The project's home folder (beside it) as HOME and CLAUDE_CONFIG_DIR, nothing inherited from the test's. */
-const envFor = (proj: string, extra: Readonly<Record<string, string>> = {}): Record<string, string> => {
-  const env = cleanEnv(extra)
-  fs.rmSync(env.HOME!, { recursive: true, force: true })
-  const home = path.join(proj, "..", "home")
-  return { ...env, HOME: home, CLAUDE_CONFIG_DIR: path.join(home, ".claude") }
-}
+const envFor = (proj: string, extra: Readonly<Record<string, string>> = {}): Record<string, string> =>
+  cleanEnv({ HOME: path.join(proj, "..", "home"), ...extra })
 
 const toolgate = (args: ReadonlyArray<string>, cwd: string, input = "", via: Via = "in process", extraEnv: Readonly<Record<string, string>> = {}): Promise<Ran> =>
   (via === "built CLI" ? runCli : runCliInProcess)(args, { cwd, input, env: envFor(cwd, extraEnv), timeoutMs: 60_000 })

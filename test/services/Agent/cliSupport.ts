@@ -18,7 +18,8 @@ export const cleanEnv = (extra: Readonly<Record<string, string>> = {}): Record<s
     if (value === undefined || key.startsWith("ANTHROPIC_") || key.startsWith("TOOLGATE_") || key.startsWith("CLAUDE_")) continue
     env[key] = value
   }
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-home-"))
+  // a HOME of the caller's, or a fresh one
+  const home = extra.HOME ?? fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-home-"))
   return { ...env, HOME: home, CLAUDE_CONFIG_DIR: path.join(home, ".claude"), NO_COLOR: "1", ...extra }
 }
 
