@@ -11,23 +11,11 @@
 import { Console as EffectConsole, Effect, Fiber } from "effect"
 import { Console as NodeConsole } from "node:console"
 import { Readable } from "node:stream"
+import type { LaunchOptions, ProcessOutcome } from "../../conformance/src/runScenario.js"
 import { exitOutcome, programOf } from "../../src/cli/program.js"
 
-export interface InProcessOptions {
-  readonly cwd: string
-  readonly env: Readonly<Record<string, string>>
-  readonly timeoutMs: number
-  /** What the command reads on stdin (not a terminal); empty when not given. */
-  readonly input?: string
-}
-
-export interface InProcessOutcome {
-  readonly exitCode: number | null
-  readonly timedOut: boolean
-  readonly stdout: string
-  readonly stderr: string
-  readonly wallMs: number
-}
+/** The run's folder, environment and bound, as for a process; and what it reads on stdin (empty when not given). */
+export type InProcessOptions = LaunchOptions & { readonly input?: string }
 
 type Write = typeof process.stdout.write
 
@@ -83,7 +71,7 @@ const replaceStdin = (input: string) =>
 const turns = Effect.runSync(Effect.makeSemaphore(1))
 
 /** Runs `toolgate <args>` in this process; never fails (a failed command is its exit code and stderr). */
-export const cliInProcess = (args: ReadonlyArray<string>, options: InProcessOptions): Effect.Effect<InProcessOutcome> =>
+export const cliInProcess = (args: ReadonlyArray<string>, options: InProcessOptions): Effect.Effect<ProcessOutcome> =>
   turns.withPermits(1)(
     Effect.suspend(() => {
       const started = Date.now()
