@@ -15,7 +15,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { formatMismatches } from "../../conformance/src/compare.js"
-import { observe, type Launcher, type Observation } from "../../conformance/src/runScenario.js"
+import { observe, runProcess, type Launcher, type Observation } from "../../conformance/src/runScenario.js"
 import { loadSuite, summarise, verdictOf, type Verdict } from "../../conformance/src/suite.js"
 import type { Scenario } from "../../conformance/src/Scenario.js"
 import { cliInProcess } from "../support/cliInProcess.js"
@@ -67,8 +67,8 @@ export const replayAreas = (group: keyof typeof AREA_GROUPS) => {
   }
 
   const scenarios = suite.scenarios.filter((s) => areas.includes(s.area))
-  const replay = (scenario: Scenario, launch: Launcher | undefined) => async () => {
-    const observed = await Effect.runPromise(observe({ kind: "tg", cli: CLI }, scenario, { timeoutMs: SCENARIO_TIMEOUT_MS, ...(launch && { launch }) }))
+  const replay = (scenario: Scenario, launch: Launcher) => async () => {
+    const observed = await Effect.runPromise(observe({ kind: "tg", cli: CLI }, scenario, { timeoutMs: SCENARIO_TIMEOUT_MS, launch }))
     check(scenario, observed)
   }
 
@@ -76,7 +76,7 @@ export const replayAreas = (group: keyof typeof AREA_GROUPS) => {
     const built = scenarios.filter((s) => throughBuiltCli.has(s.name))
     if (built.length > 0)
       describe("through the built CLI", () => {
-        for (const scenario of built) it.concurrent(`${scenario.area}: ${scenario.name}`, replay(scenario, undefined), SCENARIO_TIMEOUT_MS + 30_000)
+        for (const scenario of built) it.concurrent(`${scenario.area}: ${scenario.name}`, replay(scenario, runProcess), SCENARIO_TIMEOUT_MS + 30_000)
       })
     describe("in process", () => {
       for (const scenario of scenarios.filter((s) => !throughBuiltCli.has(s.name))) {
