@@ -136,7 +136,6 @@ export const session = (fx: Fixture, mode: PermissionMode, extra: Partial<Sessio
   ...extra
 })
 
-/** Runs `Permissions.decide` through its real layer, with settings loaded from the fixture's files. */
 const layerOver = (options: Settings.SettingsOptions) =>
   Permissions.layer.pipe(Layer.provideMerge(Layer.mergeAll(Settings.layer(options), FileState.layer, layerSharedShellAnalyzer)))
 
@@ -153,6 +152,7 @@ const decision = (tool: AnyTool, input: unknown, sessionContext: SessionOf) =>
     return { decision, loaded, session }
   })
 
+/** Runs `Permissions.decide` through its real layer, with settings loaded from the fixture's files. */
 export const decide = (
   options: Settings.SettingsOptions,
   tool: AnyTool,
