@@ -260,6 +260,19 @@ describe("Bash cwd", () => {
       expect(textOf(tool, yield* callBash(tool, { command: "pwd" }, next))).toBe(path.join(box.project, "sub"))
     }))
 
+  it.live("the cwd trap writes only its own file, whatever variables the command sets", () =>
+    Effect.gen(function* () {
+      const victim = path.join(box.project, "victim")
+      fs.writeFileSync(victim, "keep")
+      fs.mkdirSync(path.join(box.project, "sub"))
+      for (const command of [`__toolgate_cwd_file=${victim}; cd sub`, `export __toolgate_cwd_file=${victim} TOOLGATE_CWD_FILE=${victim}; cd sub`, `declare -g __toolgate_cwd_file=${victim}; cd sub`]) {
+        const outcome = yield* callBash(tool, { command }, box.session)
+        expect(fs.readFileSync(victim, "utf8"), command).toBe("keep")
+        if (Either.isLeft(outcome)) expect.fail(`${command}: ${errorOf(outcome).reason}`)
+        expect(Either.getOrThrow(outcome).contextModifier!(box.session).cwd, command).toBe(path.join(box.project, "sub"))
+      }
+    }))
+
   it.live("a cd into an additional working directory carries over; outside them the cwd is reset", () =>
     Effect.gen(function* () {
       const extra = path.join(box.root, "extra")

@@ -15,7 +15,14 @@ export const PROTECTED_DIRECTORIES: ReadonlyArray<string> = [
   ".devcontainer",
   ".yarn",
   ".mvn",
-  ".claude"
+  ".claude",
+  // toolgate's own project folder: custom tools there are imported at start
+  ".toolgate",
+  // keys and authorized keys
+  ".ssh",
+  ".gnupg",
+  ".config/fish",
+  ".docker"
 ]
 
 /** Inside `.claude/`, these are not protected. */
@@ -35,6 +42,16 @@ export const PROTECTED_FILES: ReadonlyArray<string> = [
   ".zlogin",
   ".zlogout",
   ".profile",
+  ".login",
+  ".logout",
+  ".kshrc",
+  ".mkshrc",
+  ".cshrc",
+  ".tcshrc",
+  ".inputrc",
+  ".xprofile",
+  ".xinitrc",
+  ".xsession",
   ".envrc",
   ".npmrc",
   ".yarnrc",

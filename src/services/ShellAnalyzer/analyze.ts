@@ -2,6 +2,8 @@
  * Command analysis: hygiene, parse, walk (shell-security §3.1 steps 0–4). Pure in the command
  * text, so results are cached on the exact string (one cache per parser owner).
  */
+import { disagreement } from "./grammar/agreement.js"
+import { readCommand } from "./grammar/reader.js"
 import { checkHygiene } from "./hygiene.js"
 import type { ShellParser } from "./parser.js"
 import type { CommandAnalysis } from "./types.js"
@@ -11,7 +13,7 @@ import { mayChangeHome } from "./words.js"
 
 const CACHE_LIMIT = 2_000
 
-const failed = (command: string, reason: string): Analysis => ({ command, units: [], complexReasons: [reason], rawScan: true })
+const failed = (command: string, reason: string): Analysis => ({ command, units: [], complexReasons: [reason], notes: [], rawScan: true })
 
 const analyzeUncached = (parser: ShellParser, command: string): Analysis => {
   const bad = checkHygiene(command)
@@ -22,6 +24,7 @@ const analyzeUncached = (parser: ShellParser, command: string): Analysis => {
     parse: (source) => parser.parse(source),
     units: [],
     reasons: [],
+    notes: [],
     order: 0,
     parent: undefined,
     rawScan: false,
@@ -36,8 +39,20 @@ const analyzeUncached = (parser: ShellParser, command: string): Analysis => {
   } finally {
     parsed.tree.delete()
   }
-  if (command.trim().length === 0 && state.units.length === 0) return { command, units: [], complexReasons: ["the command is empty"], rawScan: false }
-  return { command, units: state.units, complexReasons: state.reasons, rawScan: state.rawScan }
+  if (command.trim().length === 0 && state.units.length === 0) return { command, units: [], complexReasons: ["the command is empty"], notes: [], rawScan: false }
+  if (state.reasons.length === 0) {
+    // The second reading: nothing is approved unless the grammar reader reads it the same way.
+    const read = readCommand(command, state.homeStable)
+    if (!read.ok) state.reasons.push(`outside the shell grammar: ${read.reason}`)
+    else {
+      const differs = disagreement(state.units, read.commands)
+      if (differs !== undefined) {
+        state.reasons.push(`the parser and the shell grammar read ${differs} differently`)
+        state.rawScan = true
+      }
+    }
+  }
+  return { command, units: state.units, complexReasons: state.reasons, notes: state.notes, rawScan: state.rawScan }
 }
 
 export interface Analyses {

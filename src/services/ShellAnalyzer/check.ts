@@ -25,7 +25,8 @@ import { isAgentConfigPath } from "../Permissions/protectedPaths.js"
 import { unitGuards } from "./guards.js"
 import { escapeForDisplay } from "./hygiene.js"
 import { ACCEPT_EDITS_COMMANDS, FILE_WRITERS, filePaths } from "./pathArgs.js"
-import { globBase, globMatches, resolvePathWord, type Dirs } from "./paths.js"
+import { globBase, globMatches, resolvePathWord, TREE_CHANGED, type Dirs } from "./paths.js"
+import { repositoryTrust } from "./gitRepository.js"
 import { readOnlyVerdict, readPathOperands } from "./readOnly.js"
 import { suggestRules } from "./suggest.js"
 import type { BashCheckContext, BashVerdict, PathVerdict } from "./types.js"
@@ -90,6 +91,21 @@ const HARMLESS_TARGETS = new Set(["/dev/null"])
 const RUNTIME_ARGS_WORD = (unit: Unit): WordFacts | undefined => (unit.runtimeArgs === true ? unit.words[unit.words.length - 1] : undefined)
 
 const keyOf = (unit: Unit): string => (typeof unit.argv[0] === "string" ? commandKey(unit.argv[0]) : "")
+
+/**
+ * May this part change the file tree? Anything that is not a read-only command, a cd, a wrapper
+ * or a plain structure (an assignment, a test, redirections alone) might make a symlink or
+ * rename a directory that a path of another part goes through.
+ */
+const mayChangeTree = (unit: Unit): boolean => {
+  if (unit.argv.length === 0 || unit.role !== "plain" || isCd(unit)) return false
+  if (unit.runtimeArgs === true) {
+    // xargs/find -exec: judged without the arguments they add (file names, not options, for this question).
+    const { runtimeArgs: _, ...rest } = unit
+    return !readOnlyVerdict({ ...rest, argv: unit.argv.slice(0, -1), words: unit.words.slice(0, -1) }).readOnly
+  }
+  return !readOnlyVerdict(unit).readOnly
+}
 
 const isCd = (unit: Unit): boolean => {
   const key = keyOf(unit)
@@ -175,9 +191,14 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): BashVerdi
 
   // cd: where relative paths of later commands point.
   const cdUnits = units.filter(isCd)
+  // Parts that may change the file tree (a symlink made, a directory renamed) before or while another runs.
+  const changers = units.filter(mayChangeTree)
+  const concurrent = /(?:^|[^&|>])&(?![&>])/.test(command)
   const dirsFor = (unit: Unit): Dirs => {
-    const dirs: Array<string | null> = [cwd]
+    const dirs: Array<string | null | typeof TREE_CHANGED> = [cwd]
     for (const cd of cdUnits) if (cd.order < unit.order) dirs.push(cdTarget(cd, cwd, home))
+    const changed = changers.some((c) => c !== unit && c.parent !== units.indexOf(unit) && (c.order < unit.order || concurrent || (c.piped === true && unit.piped === true)))
+    if (changed) dirs.push(TREE_CHANGED)
     return dirs
   }
 
@@ -211,7 +232,7 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): BashVerdi
   const unchecked = (detail: string, unit: number): Ask => ({
     priority: PRIORITY.guard,
     level: "always",
-    message: M.expansionAsk(analysis.complexReasons) ?? M.GENERIC_ASK,
+    message: M.expansionAsk(expansionReasons(analysis)) ?? M.GENERIC_ASK,
     detail: `${detail}, while deny rules name paths`,
     reason: safety(`${detail}: a deny rule could cover it`),
     unit
@@ -246,7 +267,7 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): BashVerdi
         continue
       }
       if (typeof target !== "string") {
-        if (output) addAsk(guarded(PRIORITY.guard, M.expansionAsk(analysis.complexReasons) ?? M.GENERIC_ASK, `a redirection to ${facts.raw}, only known at run time`, index))
+        if (output) addAsk(guarded(PRIORITY.guard, M.expansionAsk(expansionReasons(analysis)) ?? M.GENERIC_ASK, `a redirection to ${facts.raw}, only known at run time`, index))
         continue
       }
       if (facts.tilde || target.startsWith("~")) {
@@ -296,7 +317,7 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): BashVerdi
       const unknown = [...reads, ...(files?.writes ?? [])].find((w) => typeof w.value !== "string" && !w.procSub && w !== RUNTIME_ARGS_WORD(unit))
       if (unknown !== undefined) {
         const detail = `the file path ${unknown.raw}, only known at run time`
-        addAsk(strictPaths ? unchecked(detail, index) : guarded(PRIORITY.guard, M.expansionAsk(analysis.complexReasons) ?? M.GENERIC_ASK, detail, index))
+        addAsk(strictPaths ? unchecked(detail, index) : guarded(PRIORITY.guard, M.expansionAsk(expansionReasons(analysis)) ?? M.GENERIC_ASK, detail, index))
       }
     }
     const key = keyOf(unit)
@@ -361,7 +382,7 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): BashVerdi
       level: "always",
       message:
         found.kind === "dynamic"
-          ? (M.expansionAsk(analysis.complexReasons) ?? M.GENERIC_ASK)
+          ? (M.expansionAsk(expansionReasons(analysis)) ?? M.GENERIC_ASK)
           : M.dangerousRemoval(keyOf(unit) === "rmdir" ? "rmdir" : "rm", found.path, found.kind === "workspace"),
       detail: `removes a critical path: ${found.detail}`,
       reason: safety(`critical path ${found.detail}`),
@@ -372,7 +393,7 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): BashVerdi
     addAsk({
       priority: PRIORITY.critical,
       level: "always",
-      message: M.expansionAsk(analysis.complexReasons) ?? M.GENERIC_ASK,
+      message: M.expansionAsk(expansionReasons(analysis)) ?? M.GENERIC_ASK,
       detail: "could not be fully analysed and may remove files",
       reason: safety("an unanalysable command that may run rm")
     })
@@ -390,6 +411,11 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): BashVerdi
   const guardsByUnit = units.map((unit) => unitGuards(unit))
   if (cdUnits.length > 0 && writes) addAsk(guarded(PRIORITY.guard, M.CD_AND_WRITE, "a change of directory combined with writes"))
   if (cdUnits.length > 1) addAsk(guarded(PRIORITY.guard, M.GENERIC_ASK, "more than one change of directory"))
+  const gitUnit = units.findIndex((u) => keyOf(u) === "git")
+  if (gitUnit !== -1) {
+    const trust = repositoryTrust(cwd)
+    if (!trust.trusted) addAsk(guarded(PRIORITY.guard, M.GENERIC_ASK, `a repository whose configuration can run programs: ${trust.reason}`, gitUnit, false))
+  }
   if (cdUnits.length > 0 && units.some((u) => keyOf(u) === "git")) {
     const elsewhere = cdUnits.some((cd) => cdTarget(cd, cwd, home) !== cwd)
     if (elsewhere) addAsk(guarded(PRIORITY.guard, M.GENERIC_ASK, "a change of directory combined with git (a repository there can run programs)"))
@@ -470,6 +496,9 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): BashVerdi
 
 const safety = (detail: string): DecisionReason => ({ type: "safetyCheck", detail })
 
+/** Every expansion the analysis met, for the wording of a prompt. */
+const expansionReasons = (analysis: Analysis): ReadonlyArray<string> => [...analysis.complexReasons, ...analysis.notes]
+
 const structureDetail = (unit: Unit): string => {
   switch (unit.role) {
     case "transparent":
@@ -513,7 +542,7 @@ const pathDeny = (command: string, verdict: PathVerdict, unit: number): Deny => 
 
 /** The message when the command could not be fully analysed. */
 const complexMessage = (analysis: Analysis, units: ReadonlyArray<Unit>, allowRules: ReadonlyArray<CompiledRule>): string => {
-  const expansion = M.expansionAsk(analysis.complexReasons)
+  const expansion = M.expansionAsk(expansionReasons(analysis))
   if (expansion === undefined) return M.GENERIC_ASK
   // A variable set by the command itself: Claude Code says so when the rest is allowed.
   if (units.some((u) => u.role === "assignment")) {

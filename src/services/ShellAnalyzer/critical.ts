@@ -53,7 +53,8 @@ const criticalOperand = (unit: Unit, index: number, dirs: Dirs, ctx: CriticalCon
   }
   const resolved = resolvePathWord(word, dirs, ctx.home)
   if (!resolved.ok) {
-    return word.value.startsWith("~") || dirs.includes(null) ? { path: word.value, kind: "dynamic", detail: `${word.value} (${resolved.reason})` } : undefined
+    // A path that cannot be resolved now (after a cd or a change of the tree, /proc, ~user) could be anything.
+    return word.value !== "" ? { path: word.value, kind: "dynamic", detail: `${word.value} (${resolved.reason})` } : undefined
   }
   for (const abs of resolved.paths) {
     const trimmed = abs.length > 1 ? abs.replace(/\/+$/, "") || "/" : abs

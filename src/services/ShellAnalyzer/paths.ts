@@ -7,8 +7,17 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import type { WordFacts } from "./words.js"
 
-/** The directories a relative path may be resolved against; null: a directory only known at run time. */
-export type Dirs = ReadonlyArray<string | null>
+/**
+ * Another part of the command may change the file tree (create a symlink, rename a directory)
+ * before or while this one runs: none of its paths can be judged now.
+ */
+export const TREE_CHANGED: unique symbol = Symbol("the file tree may change")
+
+/**
+ * The directories a relative path may be resolved against; null: a directory only known at run
+ * time; TREE_CHANGED: no path can be judged.
+ */
+export type Dirs = ReadonlyArray<string | null | typeof TREE_CHANGED>
 
 export type Resolved = { readonly ok: true; readonly paths: ReadonlyArray<string> } | { readonly ok: false; readonly reason: string }
 
@@ -18,17 +27,35 @@ export const resolvePathWord = (word: WordFacts, dirs: Dirs, home: string): Reso
   const value = word.value
   if (value.length === 0) return { ok: false, reason: "an empty path" }
   if (value.includes("\u0000")) return { ok: false, reason: "a path with a NUL byte" }
+  if (dirs.includes(TREE_CHANGED)) return { ok: false, reason: `the path ${value} is used by a command that may change the file tree first` }
   if (word.tilde || value.startsWith("~")) {
     if (value === "~" || value.startsWith("~/")) return { ok: true, paths: [path.resolve(home, value.slice(2))] }
     return { ok: false, reason: `the path ${value} names another user's home directory` }
   }
-  if (path.isAbsolute(value)) return { ok: true, paths: [path.resolve(value)] }
+  if (path.isAbsolute(value)) return checkable(kernelJoin("/", value))
   const paths: Array<string> = []
   for (const dir of dirs) {
-    if (dir === null) return { ok: false, reason: `the relative path ${value} after a cd to a directory only known at run time` }
-    paths.push(path.resolve(dir, value))
+    if (dir === null || dir === TREE_CHANGED) return { ok: false, reason: `the relative path ${value} after a cd to a directory only known at run time` }
+    paths.push(kernelJoin(dir, value))
   }
-  return { ok: true, paths }
+  return checkable(...paths)
+}
+
+/**
+ * A path as the kernel will walk it. With a `..` component the text is kept as written (the
+ * kernel applies `..` after following the symlink before it; the path check does the same);
+ * without one, normalising changes nothing the kernel would see.
+ */
+const kernelJoin = (dir: string, value: string): string => {
+  if (!value.split("/").includes("..")) return path.resolve(dir, value)
+  if (path.isAbsolute(value)) return value
+  return dir.endsWith("/") ? dir + value : `${dir}/${value}`
+}
+
+/** /proc paths name the process that opens them: judged in toolgate's process, they say nothing of the shell's. */
+const checkable = (...paths: ReadonlyArray<string>): Resolved => {
+  const magic = paths.find((p) => p === "/proc" || p.startsWith("/proc/"))
+  return magic === undefined ? { ok: true, paths } : { ok: false, reason: `${magic} depends on the process that opens it` }
 }
 
 export const isInsideDir = (child: string, dir: string): boolean => {

@@ -51,6 +51,11 @@ export interface Analysis {
   readonly units: ReadonlyArray<Unit>
   /** Why the command is too complex; empty when it is fully analysed. */
   readonly complexReasons: ReadonlyArray<string>
+  /**
+   * Expansions that did not make the command too complex (their values only reach commands that
+   * print them, like `echo $PATH`); they still word the prompt when something else asks.
+   */
+  readonly notes: ReadonlyArray<string>
   /** Hygiene or parsing failed (or the tree has errors): the raw-text deny scan applies. */
   readonly rawScan: boolean
 }

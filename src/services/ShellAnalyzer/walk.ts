@@ -26,6 +26,8 @@ export interface WalkState {
   readonly parse: (source: string) => ParseResult
   readonly units: Array<Unit>
   readonly reasons: Array<string>
+  /** Expansions whose values only reach commands that print them (see Analysis.notes). */
+  readonly notes: Array<string>
   order: number
   /** The wrapper unit the units being pushed run inside, if any. */
   parent: number | undefined
@@ -98,9 +100,14 @@ const INTEGER = /^-?\d+$/
 
 type Origin = SimpleCommand["origin"]
 
+/** Commands that only print their arguments: an expansion reaching them decides nothing. */
+const PRINTS_ONLY: ReadonlySet<string> = new Set(["echo", "true", "false", ":"])
+
 export class Walker implements WordSink {
   /** >0 while inside a construct that made the command too complex. */
   private complexRegion = 0
+  /** Expansions met since the last unit was pushed; they belong to the next one. */
+  private pendingExpansions: Array<string> = []
 
   get homeStable(): boolean {
     return this.state.homeStable
@@ -118,6 +125,29 @@ export class Walker implements WordSink {
 
   complex(reason: string): void {
     if (!this.state.reasons.includes(reason)) this.state.reasons.push(reason)
+  }
+
+  expansion(reason: string): void {
+    this.pendingExpansions.push(reason)
+  }
+
+  /** The expansions met for a unit: notes when the unit only prints them, otherwise too complex. */
+  private settleExpansions(words: ReadonlyArray<WordFacts>, role: UnitRole): void {
+    if (this.pendingExpansions.length === 0) return
+    const argv0 = words[0]?.value
+    const printsOnly = role === "plain" && typeof argv0 === "string" && PRINTS_ONLY.has(argv0)
+    for (const reason of this.pendingExpansions) {
+      if (printsOnly) {
+        if (!this.state.notes.includes(reason)) this.state.notes.push(reason)
+      } else this.complex(reason)
+    }
+    this.pendingExpansions = []
+  }
+
+  /** Expansions no unit claimed make the command too complex. */
+  finish(): void {
+    for (const reason of this.pendingExpansions) this.complex(reason)
+    this.pendingExpansions = []
   }
 
   disagreement(reason: string): void {
@@ -155,6 +185,7 @@ export class Walker implements WordSink {
       }
       inner.statement(child)
     }
+    inner.finish()
   }
 
   /** Walks the root of a parsed program. */
@@ -164,6 +195,7 @@ export class Walker implements WordSink {
       this.state.rawScan = true
     }
     this.statement(root)
+    this.finish()
   }
 
   private withComplexRegion(reason: string, body: () => void): void {
@@ -321,7 +353,7 @@ export class Walker implements WordSink {
 
   /** A sink for words inside regions that are already too complex: substitutions are still walked. */
   private quietSink(): WordSink {
-    return { homeStable: this.state.homeStable, complex: () => undefined, disagreement: () => (this.state.rawScan = true), substitution: (n) => this.substitution(n) }
+    return { homeStable: this.state.homeStable, complex: () => undefined, expansion: () => undefined, disagreement: () => (this.state.rawScan = true), substitution: (n) => this.substitution(n) }
   }
 
   private gapIsBlank(from: number, to: number): "none" | "blank" | "other" {
@@ -506,6 +538,7 @@ export class Walker implements WordSink {
     exactRuleOnly?: string,
     runtimeArgs = false
   ): number {
+    this.settleExpansions(words, role)
     const argv: Array<Word> = words.map((w) => w.value)
     const allWords = runtimeArgs ? [...words, RUNTIME_ARGS] : words
     if (runtimeArgs) argv.push(RUNTIME_ARGS.value)

@@ -34,6 +34,11 @@ export interface WordSink {
   /** Nothing in the command can change `$HOME`: it stands for the home directory, like `~`. */
   readonly homeStable: boolean
   complex(reason: string): void
+  /**
+   * A plain expansion (`$NAME`, `${NAME}`, `$( )`): too complex unless the only command it
+   * reaches prints it (the walker decides once it knows the command).
+   */
+  expansion(reason: string): void
   /** tree-sitter and bash read the text differently: too complex, and the raw-text deny scan applies. */
   disagreement(reason: string): void
   /** A `$( )`, backtick or `<( )`/`>( )` inside a word: the walker analyses its body as commands. */
@@ -306,14 +311,13 @@ const addString = (node: SyntaxNode, b: Builder, sink: WordSink, source: string)
           break
         }
         // Only $HOME and $PWD are vouched for inside quotes (as Claude Code does); braces never.
-        if (!isSimpleExpansion(child) || child.type === "expansion" || !TRUSTED_QUOTED_VARIABLES.has(child.text.slice(1))) {
-          sink.complex(`the expansion ${child.text} inside a string`)
-        }
+        if (!isSimpleExpansion(child)) sink.complex(`the expansion ${child.text} inside a string`)
+        else if (child.type === "expansion" || !TRUSTED_QUOTED_VARIABLES.has(child.text.slice(1))) sink.expansion(`the expansion ${child.text} inside a string`)
         b.expansion()
         break
       case "command_substitution":
         if (child.text.startsWith("`") && child.text.slice(1, -1).includes("\\")) sink.complex("a backslash inside backticks")
-        sink.complex("a command substitution inside a string")
+        sink.expansion("a command substitution inside a string")
         sink.substitution(child)
         b.expansion()
         break
@@ -410,11 +414,11 @@ const addPart = (node: SyntaxNode, b: Builder, sink: WordSink, source: string, m
         return
       }
       if (!isSimpleExpansion(node)) sink.complex(`the expansion ${node.text}`)
-      else if (mode === "argument") sink.complex(`the unquoted expansion ${node.text}`)
+      else if (mode === "argument") sink.expansion(`the unquoted expansion ${node.text}`)
       b.expansion()
       return
     case "command_substitution":
-      if (mode === "argument") sink.complex("an unquoted command substitution")
+      if (mode === "argument") sink.expansion("an unquoted command substitution")
       if (node.text.startsWith("`") && node.text.slice(1, -1).includes("\\")) sink.complex("a backslash inside backticks")
       sink.substitution(node)
       b.expansion()

@@ -1,24 +1,30 @@
 /**
  * Finds the directory a command ended in without changing the command: bash reads the file named
  * by BASH_ENV before running a `-c` string (even with --norc), and ours installs an EXIT trap that
- * writes the final directory to a file. The script unsets BASH_ENV so that nested bash processes
- * do not run it too, and sends stderr into stdout: the command's output is one stream in the order
- * it was written, as in Claude Code.
+ * writes the final directory to a file it names literally (a variable would let the command choose
+ * where the trap writes). The script unsets BASH_ENV so that nested bash processes do not run it
+ * too, and sends stderr into stdout: the command's output is one stream in the order it was
+ * written, as in Claude Code.
  */
 import { Effect, type Scope } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 
-const ENV_SCRIPT = `__toolgate_cwd_file=$TOOLGATE_CWD_FILE
-unset TOOLGATE_CWD_FILE BASH_ENV
+/** `text` as one double-quoted bash word. */
+const doubleQuoted = (text: string): string => `"${text.replace(/[\\"$`]/g, (c) => `\\${c}`)}"`
+
+/** `text` inside a single-quoted bash string. */
+const insideSingleQuotes = (text: string): string => text.replace(/'/g, `'\\''`)
+
+const envScript = (cwdFile: string): string => `unset BASH_ENV
 exec 2>&1
-trap '{ builtin pwd -L; builtin printf "\\0"; builtin pwd -P; } 2>/dev/null >| "$__toolgate_cwd_file"' EXIT
+trap '{ builtin pwd -L; builtin printf "\\0"; builtin pwd -P; } 2>/dev/null >| ${insideSingleQuotes(doubleQuoted(cwdFile))}' EXIT
 `
 
 export interface ShellTempDir {
-  /** The variables that make bash report its final directory. */
-  readonly env: { readonly BASH_ENV: string; readonly TOOLGATE_CWD_FILE: string }
+  /** The variable that makes bash report its final directory. */
+  readonly env: { readonly BASH_ENV: string }
   readonly cwdFile: string
 }
 
@@ -27,9 +33,9 @@ export const shellTempDir: Effect.Effect<ShellTempDir, never, Scope.Scope> = Eff
   Effect.sync(() => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-bash-"))
     const script = path.join(dir, "env.sh")
-    fs.writeFileSync(script, ENV_SCRIPT, { mode: 0o600 })
     const cwdFile = path.join(dir, "cwd")
-    return { dir, env: { BASH_ENV: script, TOOLGATE_CWD_FILE: cwdFile }, cwdFile }
+    fs.writeFileSync(script, envScript(cwdFile), { mode: 0o600 })
+    return { dir, env: { BASH_ENV: script }, cwdFile }
   }),
   ({ dir }) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
 )

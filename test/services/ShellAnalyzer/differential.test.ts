@@ -170,7 +170,6 @@ describe("differential test against bash (shell-security §4)", () => {
       'alpha "$(beta x)" && gamma',
       "alpha status#; beta X",
       "alpha ok #\\\nbeta X",
-      'alpha a$"b" $"c"',
       "{ alpha; beta; } | gamma",
       "( alpha ) ; beta",
       "alpha \"a\\\nb\"",

@@ -117,7 +117,8 @@ const cases: ReadonlyArray<Case> = [
   { spec: "§1.6 $( ) analysed", command: 'echo "$(rm -rf build)"', rules: { deny: ["Bash(rm:*)"] }, expect: "deny" },
   { spec: "§1.6 backticks analysed", command: "echo `rm -rf build`", rules: { deny: ["Bash(rm:*)"] }, expect: "deny" },
   { spec: "§1.6 <( ) analysed", command: "diff <(rm -rf build) README.md", rules: { deny: ["Bash(rm:*)"] }, expect: "deny" },
-  { spec: "§1.6 quoted $( ) asks, as in Claude Code 2.1.332", command: 'echo "today: $(date)"', expect: "ask" },
+  { spec: "§1.6 quoted $( ) asks, as in Claude Code 2.1.332", command: 'cat "today: $(date)"', expect: "ask" },
+  { spec: "beyond Claude Code: a quoted $( ) that only echo prints runs (the inner command is read-only)", command: 'echo "today: $(date)"', expect: "allow" },
   { spec: "§1.6 quoted $( ) needs its own approval", command: 'echo "$(make)"', expect: "ask" },
   { spec: "§1.6 over 10,000 characters asks", command: `echo ${"a".repeat(10_001)}`, rules: { allow: ["Bash(echo:*)"] }, expect: "ask", forced: true },
   // ---- §1.6 read-only set ------------------------------------------------------------------
@@ -199,10 +200,10 @@ const cases: ReadonlyArray<Case> = [
   { spec: "§1.11 plan: redirect writes prompt", command: "echo x > build/x", mode: "plan", expect: "ask", forced: true },
   { spec: "§1.11 plan: allow rules still approve non-writes", command: "make lint", mode: "plan", rules: NO_ENV, expect: "allow" },
   { spec: "§1.11 bypass: nothing approved it (not forced)", command: "make", mode: "bypassPermissions", expect: "ask", forced: false },
-  { spec: "§1.11 bypass: too complex is guarded (bypass skips it in decide, a hook allow does not)", command: "echo $(date)", mode: "bypassPermissions", expect: "ask", forced: true },
+  { spec: "§1.11 bypass: too complex is guarded (bypass skips it in decide, a hook allow does not)", command: "cat $(date)", mode: "bypassPermissions", expect: "ask", forced: true },
   { spec: "§1.11 bypass: ask rules still apply", command: "git push", mode: "bypassPermissions", rules: { ask: ["Bash(git push:*)"] }, expect: "ask", forced: true },
   { spec: "§1.11 bypass: deny rules still apply", command: "git push", mode: "bypassPermissions", rules: { deny: ["Bash(git push:*)"] }, expect: "deny" },
-  { spec: "§1.11 default: too complex is forced", command: "echo $(date)", expect: "ask", forced: true },
+  { spec: "§1.11 default: too complex is forced", command: "cat $(date)", expect: "ask", forced: true },
   // ---- §1.12 critical paths ------------------------------------------------------------------
   ...["rm -rf /", "rm -rf /usr", "rm -rf ~", "rm -rf ~/", "rm -rf {HOME}", "rm -rf .", "rm -rf ..", "rm -rf {ROOT}", "rm -rf *", "rm -rf ./*", 'rm -rf "$DIR"/*', 'rm -rf "$DIR/"', "rmdir /", "rm -rf /*"].map(
     (command): Case => ({ spec: "§1.12 critical path", command, rules: { allow: ["Bash(rm:*)", "Bash(rmdir:*)"] }, expect: "ask", forced: true })
