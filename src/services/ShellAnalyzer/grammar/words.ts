@@ -129,6 +129,8 @@ export class WordReader {
 
     const raw = c.text.slice(start, c.pos)
     if (raw.length === 0) outside("an empty word")
+    // `~user`, `~+`, `~-` expand to other directories; only `~` and `~/…` are read as written.
+    if (shape.startsWith("~") && shape.length > 1 && shape[1] !== "/" && assignment === undefined) outside("a tilde expansion other than ~ and ~/")
     checkBraces(shape)
     if (assignment !== undefined) {
       const valueShape = shape.slice(assignment.valueStart)
