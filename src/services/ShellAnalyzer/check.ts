@@ -27,6 +27,7 @@ import { escapeForDisplay } from "./hygiene.js"
 import { ACCEPT_EDITS_COMMANDS, FILE_WRITERS, filePaths } from "./pathArgs.js"
 import { globBase, globMatches, resolvePathWord, TREE_CHANGED, type Dirs } from "./paths.js"
 import { repositoryTrust } from "./gitRepository.js"
+import { readsRecursively } from "./recursiveReads.js"
 import { readOnlyVerdict, readPathOperands } from "./readOnly.js"
 import { suggestRules } from "./suggest.js"
 import type { BashCheckContext, BashVerdict, PathVerdict } from "./types.js"
@@ -312,6 +313,9 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): BashVerdi
         }
       }
     }
+    if (strictPaths && readsRecursively(unit)) {
+      addAsk(unchecked(`${unit.text} reads every file under a directory`, index))
+    }
     {
       // A file path only known when the command runs escapes the Read/Edit deny rules.
       const unknown = [...reads, ...(files?.writes ?? [])].find((w) => typeof w.value !== "string" && !w.procSub && w !== RUNTIME_ARGS_WORD(unit))
@@ -457,7 +461,11 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): BashVerdi
   for (let index = 0; index < units.length; index++) {
     const unit = units[index]!
     if (unit.role === "transparent" || unit.role === "nested-shell" || unit.role === "assignment" || unit.role === "redirect-only" || unit.role === "test") {
-      approvals.set(index, { kind: "structure", detail: structureDetail(unit) })
+      // Files read through `<` (`$(< f)`, `done < f`) count as reads, as for a read-only command.
+      const inputs = inputsOf(unit)
+      const outside = inputs.length === 0 ? undefined : firstOutside(inputs, dirsFor(unit), home, withinRead, false)
+      if (outside === undefined) approvals.set(index, { kind: "structure", detail: structureDetail(unit) })
+      else if (typeof outside === "string") unitMessages.set(index, M.GENERIC_ASK)
       continue
     }
     if (approve(index) !== undefined) continue
@@ -466,7 +474,7 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): BashVerdi
       const ro = readOnlyVerdict(unit)
       if (ro.readOnly) {
         // Files read through `<` count as read paths too (`cat < ~/.ssh/id_rsa`).
-        const inputs = (unit.redirects as ReadonlyArray<RedirectFacts>).filter((r) => r.op === "<" || r.op === "<>").map((r) => r.facts)
+        const inputs = inputsOf(unit)
         const paths = ro.isCd === true ? [cdOperand(unit)] : [...ro.paths, ...inputs]
         const outside = firstOutside(paths, dirsFor(unit), home, withinRead, ro.isCd === true)
         if (outside === undefined) {
@@ -563,6 +571,10 @@ const innerOffset = (parent: Unit, inner: Unit): number | undefined => {
   for (let i = 0; i < innerLength; i++) if (parent.words[offset + i]?.raw !== inner.words[i]?.raw) return undefined
   return offset
 }
+
+/** The files a unit reads through `<` and `<>`. */
+const inputsOf = (unit: Unit): ReadonlyArray<WordFacts> =>
+  (unit.redirects as ReadonlyArray<RedirectFacts>).filter((r) => r.op === "<" || r.op === "<>").map((r) => r.facts)
 
 const cdOperand = (unit: Unit): WordFacts => {
   const operands = unit.words.slice(1).filter((w) => w.value !== "-L" && w.value !== "-P" && w.value !== "--")

@@ -52,6 +52,13 @@ const CASES: ReadonlyArray<Case> = [
   { name: "a write through a symlink made first", command: "ln -s {h}/.bashrc rc && echo x >> rc", mode: "acceptEdits", allow: ["Bash(ln:*)"], undo: "rm -f rc" },
   { name: "/proc/self/cwd names the shell's directory", command: "cd config && cat /proc/self/cwd/.env", allow: ["Bash(cat:*)"], deny: ["Read(./config/.env)"], proof: { prints: "SECRET=2" } },
   { name: "a write under /proc", command: "echo x > /proc/self/cwd/M10", mode: "acceptEdits" },
+  { name: "a file read through `<` inside $( ) that only echo prints", command: 'echo "$(< {o}/file.txt)"', proof: { prints: "outside" } },
+  { name: "a file read through `<` by a group", command: "{ cat; } < {o}/file.txt", proof: { prints: "outside" } },
+  { name: "a file read through `<` by a loop", command: 'while read -r l; do echo "$l"; done < {o}/lines.txt', proof: { prints: "outside line" } },
+  // ---- reads that reach a denied file without naming it -------------------------------------------
+  { name: "grep -r over the project reaches a denied file", command: "grep -r SECRET=1 .", deny: ["Read(./.env)"], proof: { prints: "SECRET=1" } },
+  { name: "grep -R with an abbreviated option", command: "grep --recursive SECRET=1", allow: ["Bash(grep:*)"], deny: ["Read(./.env)"], proof: { prints: "SECRET=1" } },
+  { name: "rg searches the project", command: "rg notes .", deny: ["Read(./notes.txt)"], proof: { prints: "notes" } },
   // ---- self-grant and planted code ------------------------------------------------------------
   { name: "a redirect into .toolgate/tools", command: "echo 'export default 1' > .toolgate/tools/x.mjs", mode: "acceptEdits" },
   { name: "a redirect into ~/.ssh", command: "echo key >> {h}/.ssh/authorized_keys", mode: "acceptEdits", allow: ["Edit(//{h}/**)"] },
@@ -69,7 +76,7 @@ describe("commands bash reads or resolves differently are never approved by them
     fx = F.makeFixture()
     fs.mkdirSync(path.join(fx.home, ".ssh"), { recursive: true })
     fs.mkdirSync(fx.p(".toolgate", "tools"), { recursive: true })
-    fs.mkdirSync(fx.outside, { recursive: true })
+    fs.writeFileSync(path.join(fx.outside, "lines.txt"), "outside line\n")
     decider = F.makeDecider(F.settingsOptions(fx, { trustProject: true }))
   })
   afterAll(async () => {
