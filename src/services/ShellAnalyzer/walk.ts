@@ -39,7 +39,7 @@ export interface WalkState {
   piped?: number
 }
 
-const STATEMENT_CONTAINERS = new Set(["program", "list", "pipeline", "subshell", "do_group", "else_clause", "elif_clause", "if_statement", "while_statement", "negated_command"])
+const STATEMENT_CONTAINERS = new Set(["program", "list", "pipeline", "subshell", "do_group", "else_clause", "elif_clause", "if_statement", "negated_command"])
 const ALLOWED_TOKENS = new Set([
   ";",
   "&",
@@ -103,11 +103,27 @@ type Origin = SimpleCommand["origin"]
 /** Commands that only print their arguments: an expansion reaching them decides nothing. */
 const PRINTS_ONLY: ReadonlySet<string> = new Set(["echo", "true", "false", ":"])
 
+/**
+ * Variables whose value may be printed without asking: facts about the machine and the session,
+ * never a secret. Any other variable from the environment could hold a key or a token.
+ */
+const PRINTABLE_VARIABLES: ReadonlySet<string> = new Set([
+  "PATH", "HOME", "USER", "LOGNAME", "PWD", "OLDPWD", "SHELL", "TERM", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ",
+  "HOSTNAME", "HOSTTYPE", "OSTYPE", "MACHTYPE", "UID", "EUID", "PPID", "SHLVL", "BASH", "BASH_VERSION", "TMPDIR",
+  "EDITOR", "VISUAL", "PAGER", "COLUMNS", "LINES", "SECONDS", "RANDOM", "LINENO", "EPOCHSECONDS", "NODE_ENV", "CI",
+  "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR", "GOPATH", "GOROOT", "JAVA_HOME",
+  "VIRTUAL_ENV", "CONDA_PREFIX", "CARGO_HOME", "RUSTUP_HOME", "MANPATH", "DISPLAY",
+  // special parameters (the positional ones are empty in `bash -c`)
+  "?", "#", "$", "!", "-", "0", "@", "*", "1", "2", "3", "4", "5", "6", "7", "8", "9"
+])
+
 export class Walker implements WordSink {
   /** >0 while inside a construct that made the command too complex. */
   private complexRegion = 0
   /** Expansions met since the last unit was pushed; they belong to the next one. */
-  private pendingExpansions: Array<string> = []
+  private pendingExpansions: Array<{ readonly reason: string; readonly variable?: string }> = []
+  /** Variables the enclosing loops set (`for f in …`, `while read f`): their values come from the command itself. */
+  private bound: Array<string> = []
 
   get homeStable(): boolean {
     return this.state.homeStable
@@ -127,8 +143,12 @@ export class Walker implements WordSink {
     if (!this.state.reasons.includes(reason)) this.state.reasons.push(reason)
   }
 
-  expansion(reason: string): void {
-    this.pendingExpansions.push(reason)
+  expansion(reason: string, variable?: string): void {
+    this.pendingExpansions.push(variable === undefined ? { reason } : { reason, variable })
+  }
+
+  private printable(variable: string | undefined): boolean {
+    return variable === undefined || PRINTABLE_VARIABLES.has(variable) || this.bound.includes(variable)
   }
 
   /** The expansions met for a unit: notes when the unit only prints them, otherwise too complex. */
@@ -136,8 +156,8 @@ export class Walker implements WordSink {
     if (this.pendingExpansions.length === 0) return
     const argv0 = words[0]?.value
     const printsOnly = role === "plain" && typeof argv0 === "string" && PRINTS_ONLY.has(argv0)
-    for (const reason of this.pendingExpansions) {
-      if (printsOnly) {
+    for (const { reason, variable } of this.pendingExpansions) {
+      if (printsOnly && this.printable(variable)) {
         if (!this.state.notes.includes(reason)) this.state.notes.push(reason)
       } else this.complex(reason)
     }
@@ -146,8 +166,18 @@ export class Walker implements WordSink {
 
   /** Expansions no unit claimed make the command too complex. */
   finish(): void {
-    for (const reason of this.pendingExpansions) this.complex(reason)
+    for (const { reason } of this.pendingExpansions) this.complex(reason)
     this.pendingExpansions = []
+  }
+
+  private withBound(names: ReadonlyArray<string>, body: () => void): void {
+    const saved = this.bound
+    this.bound = [...saved, ...names]
+    try {
+      body()
+    } finally {
+      this.bound = saved
+    }
   }
 
   disagreement(reason: string): void {
@@ -233,6 +263,8 @@ export class Walker implements WordSink {
         return node.child(0)?.type === "((" ? this.arithmeticCommand(node) : this.children(node)
       case "for_statement":
         return this.forStatement(node)
+      case "while_statement":
+        return this.whileStatement(node)
       case "case_statement":
         return this.caseStatement(node)
       case "variable_assignment":
@@ -673,11 +705,32 @@ export class Walker implements WordSink {
   }
 
   private forStatement(node: SyntaxNode): void {
+    let variable: Array<string> = []
     this.eachNamed(node, (child, field) => {
-      if (field === "variable") return
-      if (field === "value") resolveWord(child, this.source, this)
+      if (field === "variable") variable = [child.text]
+      else if (field === "value") resolveWord(child, this.source, this)
+      else if (field === "body") this.withBound(variable, () => this.statement(child))
       else this.statement(child)
     })
+  }
+
+  /** `while read a b; do …`: the body runs only after read set a and b. */
+  private whileStatement(node: SyntaxNode): void {
+    const condition = node.childForFieldName("condition")
+    const names: Array<string> = []
+    if (condition !== null && condition.type === "command" && condition.childForFieldName("name")?.text === "read") {
+      for (let i = 0; i < condition.namedChildCount; i++) {
+        const part = condition.namedChild(i)!
+        if (part.type === "word" && /^[a-z_][a-z0-9_]*$/.test(part.text)) names.push(part.text)
+      }
+    }
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i)!
+      if (child.isMissing) this.complex("an incomplete command")
+      else if (!child.isNamed) this.token(child)
+      else if (node.fieldNameForChild(i) === "body" && node.child(0)?.type === "while") this.withBound(names, () => this.statement(child))
+      else this.statement(child)
+    }
   }
 
   private caseStatement(node: SyntaxNode): void {

@@ -38,7 +38,7 @@ export interface WordSink {
    * A plain expansion (`$NAME`, `${NAME}`, `$( )`): too complex unless the only command it
    * reaches prints it (the walker decides once it knows the command).
    */
-  expansion(reason: string): void
+  expansion(reason: string, variable?: string): void
   /** tree-sitter and bash read the text differently: too complex, and the raw-text deny scan applies. */
   disagreement(reason: string): void
   /** A `$( )`, backtick or `<( )`/`>( )` inside a word: the walker analyses its body as commands. */
@@ -271,6 +271,9 @@ const isSimpleExpansion = (node: SyntaxNode): boolean => {
   return inner !== null && (inner.type === "variable_name" || inner.type === "special_variable_name") && node.text === "${" + inner.text + "}"
 }
 
+/** The name a simple expansion reads (`$X`, `${X}`, `$1`, `$@`). */
+const variableOf = (node: SyntaxNode): string => node.text.replace(/^\$\{?|\}$/g, "")
+
 /** Arithmetic whose only operands are number literals: evaluating it runs nothing. */
 const isLiteralArithmetic = (node: SyntaxNode): boolean => {
   for (let i = 0; i < node.namedChildCount; i++) {
@@ -312,7 +315,7 @@ const addString = (node: SyntaxNode, b: Builder, sink: WordSink, source: string)
         }
         // Only $HOME and $PWD are vouched for inside quotes (as Claude Code does); braces never.
         if (!isSimpleExpansion(child)) sink.complex(`the expansion ${child.text} inside a string`)
-        else if (child.type === "expansion" || !TRUSTED_QUOTED_VARIABLES.has(child.text.slice(1))) sink.expansion(`the expansion ${child.text} inside a string`)
+        else if (child.type === "expansion" || !TRUSTED_QUOTED_VARIABLES.has(child.text.slice(1))) sink.expansion(`the expansion ${child.text} inside a string`, variableOf(child))
         b.expansion()
         break
       case "command_substitution":
@@ -414,7 +417,7 @@ const addPart = (node: SyntaxNode, b: Builder, sink: WordSink, source: string, m
         return
       }
       if (!isSimpleExpansion(node)) sink.complex(`the expansion ${node.text}`)
-      else if (mode === "argument") sink.expansion(`the unquoted expansion ${node.text}`)
+      else if (mode === "argument") sink.expansion(`the unquoted expansion ${node.text}`, variableOf(node))
       b.expansion()
       return
     case "command_substitution":

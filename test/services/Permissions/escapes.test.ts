@@ -59,6 +59,14 @@ const CASES: ReadonlyArray<Case> = [
   { name: "grep -r over the project reaches a denied file", command: "grep -r SECRET=1 .", deny: ["Read(./.env)"], proof: { prints: "SECRET=1" } },
   { name: "grep -R with an abbreviated option", command: "grep --recursive SECRET=1", allow: ["Bash(grep:*)"], deny: ["Read(./.env)"], proof: { prints: "SECRET=1" } },
   { name: "rg searches the project", command: "rg notes .", deny: ["Read(./notes.txt)"], proof: { prints: "notes" } },
+  // ---- secrets in the environment ------------------------------------------------------------
+  { name: "echo of a variable from the environment", command: "echo $API_TOKEN", proof: { prints: "s3cret" } },
+  { name: "echo of a quoted variable in braces", command: 'echo "token: ${API_TOKEN}"', proof: { prints: "s3cret" } },
+  { name: "a loop variable used after its loop", command: "for API_TOKEN in; do :; done; echo $API_TOKEN", proof: { prints: "s3cret" } },
+  { name: "printenv", command: "printenv API_TOKEN", proof: { prints: "s3cret" } },
+  { name: "env without a command", command: "env", proof: { prints: "s3cret" } },
+  { name: "ps with the environment of each process", command: "ps eww", proof: { prints: "s3cret" } },
+  { name: "the environment of the shell through /proc", command: "cat /proc/self/environ", proof: { prints: "s3cret" } },
   // ---- self-grant and planted code ------------------------------------------------------------
   { name: "a redirect into .toolgate/tools", command: "echo 'export default 1' > .toolgate/tools/x.mjs", mode: "acceptEdits" },
   { name: "a redirect into ~/.ssh", command: "echo key >> {h}/.ssh/authorized_keys", mode: "acceptEdits", allow: ["Edit(//{h}/**)"] },
@@ -67,7 +75,7 @@ const CASES: ReadonlyArray<Case> = [
 ]
 
 const bash = (fx: F.Fixture, command: string) =>
-  spawnSync("/bin/bash", ["--noprofile", "--norc", "-c", command], { cwd: fx.proj, env: { PATH: process.env.PATH, HOME: fx.home, LC_ALL: "C" }, encoding: "utf8", timeout: 10_000 })
+  spawnSync("/bin/bash", ["--noprofile", "--norc", "-c", command], { cwd: fx.proj, env: { PATH: process.env.PATH, HOME: fx.home, LC_ALL: "C", API_TOKEN: "s3cret" }, encoding: "utf8", timeout: 10_000 })
 
 describe("commands bash reads or resolves differently are never approved by themselves", () => {
   let fx: F.Fixture

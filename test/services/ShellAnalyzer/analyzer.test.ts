@@ -110,7 +110,7 @@ describe("shell analyzer", () => {
     }
 
     // An expansion that only reaches a command printing it decides nothing: the command stays simple.
-    for (const command of ['echo "$(id -u)"', 'echo "$X"', 'echo "${HOME}"', "echo $PATH", "echo $(git rev-parse HEAD)"]) {
+    for (const command of ['echo "$(id -u)"', 'echo "$USER"', 'echo "${HOME}"', "echo $PATH", "echo $(git rev-parse HEAD)", 'for x in a b; do echo "$x"; done']) {
       it.effect(`simple, with a note: ${JSON.stringify(command)}`, () =>
         Effect.gen(function* () {
           expect((yield* sharedShellAnalyzer.analyze(command)).kind).toBe("simple")
