@@ -29,6 +29,8 @@ export const shellTempDir: Effect.Effect<ShellTempDir, never, Scope.Scope> = Eff
     const script = path.join(dir, "env.sh")
     fs.writeFileSync(script, ENV_SCRIPT, { mode: 0o600 })
     const cwdFile = path.join(dir, "cwd")
+    // made now, empty, so that a sandbox can bind it writable; empty reads as "not reported"
+    fs.writeFileSync(cwdFile, "", { mode: 0o600 })
     return { dir, env: { BASH_ENV: script, TOOLGATE_CWD_FILE: cwdFile }, cwdFile }
   }),
   ({ dir }) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
