@@ -250,14 +250,14 @@ export const make = (options: SandboxOptions = {}): Effect.Effect<SandboxService
 /** The sandbox of this machine and the session's settings; needs Settings and the ShellAnalyzer. */
 export const layer = (options: SandboxOptions = {}): Layer.Layer<Sandbox, never, Settings | ShellAnalyzer> => Layer.scoped(Sandbox, make(options))
 
-/** No sandbox: every command runs as it always did (for embedders and tests of other stages). */
-export const layerNone: Layer.Layer<Sandbox> = Layer.succeed(
-  Sandbox,
-  Sandbox.of({
-    status: Effect.succeed({ _tag: "Unavailable", reason: "no sandbox in this runtime" }),
-    settings: Effect.succeed(DEFAULT_SANDBOX_SETTINGS),
-    settingsProfileActive: Effect.succeed(false),
-    permissions: Effect.succeed(undefined),
-    prepare: () => Effect.succeed(undefined)
-  })
-)
+/** No sandbox: every command runs as it always did. */
+export const none: SandboxService = Sandbox.of({
+  status: Effect.succeed({ _tag: "Unavailable", reason: "no sandbox in this runtime" }),
+  settings: Effect.succeed(DEFAULT_SANDBOX_SETTINGS),
+  settingsProfileActive: Effect.succeed(false),
+  permissions: Effect.succeed(undefined),
+  prepare: () => Effect.succeed(undefined)
+})
+
+/** No sandbox (for embedders and tests of other stages). */
+export const layerNone: Layer.Layer<Sandbox> = Layer.succeed(Sandbox, none)
