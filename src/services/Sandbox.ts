@@ -40,6 +40,8 @@ export { SandboxError } from "./Sandbox/errors.js"
 export type { ShellInvocation } from "./Sandbox/invocation.js"
 export { AUTO_ALLOWED_IN_SANDBOX, RUN_OUTSIDE_SANDBOX, withSandbox, type SandboxPermissions } from "./Sandbox/permissions.js"
 export { settingsProfileMissing, type SandboxAvailable, type SandboxStatus, type SandboxUnavailable } from "./Sandbox/status.js"
+export { filesystemPolicy, networkPolicy, type PolicyContext } from "./Sandbox/settingsPolicy.js"
+export { runtimePackageVersion } from "./Sandbox/runtimePackage.js"
 
 export type SandboxProfile = "readOnly" | "settings"
 

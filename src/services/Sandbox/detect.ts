@@ -79,7 +79,9 @@ export const detectSandbox = (options: DetectOptions): Effect.Effect<SandboxStat
     const bwrapPath = options.bwrapPath ?? findProgram("bwrap", options.searchPath)
     if (bwrapPath === undefined) return { _tag: "Unavailable", reason: "bubblewrap (bwrap) is not installed" } as const
     const version = yield* run(bwrapPath, ["--version"])
-    if (version.code !== 0) return { _tag: "Unavailable", reason: `${bwrapPath} --version failed: ${firstLine(version.stderr) || version.error}` } as const
+    if (version.code !== 0) {
+      return { _tag: "Unavailable", reason: `${bwrapPath} --version failed: ${firstLine(version.stderr) || version.error || `exit code ${version.code}`}` } as const
+    }
     const helper = findSeccompHelper()
     let seccompHelper: string | undefined = helper
     let failure = yield* trial(bwrapPath, helper)
