@@ -54,9 +54,15 @@ export const SandboxedBashInput = Schema.Struct({
   allowed_domains: optional(
     Schema.Array(Schema.String.pipe(Schema.maxLength(260))).pipe(
       Schema.maxItems(100),
+      // the filters' own titles stay out of what the model sees
       Schema.annotations({
-        description:
-          "Hosts this command must reach that the sandbox's network allow list lacks (a domain, *.wildcard or address, with an optional :port). Only reviewed in auto mode; elsewhere the allow list in the settings decides. When a connection is refused, the <sandbox_violations> block names the host."
+        jsonSchema: {
+          type: "array",
+          maxItems: 100,
+          items: { type: "string", maxLength: 260 },
+          description:
+            "Hosts this command must reach that the sandbox's network allow list lacks (a domain, *.wildcard or address, with an optional :port). Only reviewed in auto mode; elsewhere the allow list in the settings decides. When a connection is refused, the <sandbox_violations> block names the host."
+        }
       })
     )
   )

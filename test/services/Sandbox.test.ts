@@ -18,6 +18,7 @@ import * as Scheduler from "../../src/services/Scheduler.js"
 import * as ShellAnalyzer from "../../src/services/ShellAnalyzer.js"
 import type { BashVerdict } from "../../src/services/ShellAnalyzer.js"
 import { newSession } from "../../src/Session.js"
+import type { PermissionMode } from "../../src/Permission.js"
 import { sharedShellAnalyzer } from "../support/shellAnalyzer.js"
 import { tempDir, toolUse } from "../support/runtime.js"
 
@@ -73,12 +74,18 @@ const runtimeOf = (box: Box, mistakes: ReadonlyArray<string>, extra: Partial<Run
   })
 
 /** Runs each command as a message of its own (a failure must not cancel the others) and gives each result. */
-const runEach = (box: Box, mistakes: ReadonlyArray<string>, calls: ReadonlyArray<Record<string, unknown>>, extra: Partial<Runtime.RuntimeOptions> = {}) =>
+const runEach = (
+  box: Box,
+  mistakes: ReadonlyArray<string>,
+  calls: ReadonlyArray<Record<string, unknown>>,
+  extra: Partial<Runtime.RuntimeOptions> = {},
+  permissionMode: PermissionMode = "default"
+) =>
   Effect.gen(function* () {
     const scope = yield* Scope.make()
     const services = yield* Layer.buildWithScope(runtimeOf(box, mistakes, extra) as Layer.Layer<Scheduler.Scheduler | Sandbox.Sandbox>, scope)
     const scheduler = Context.get(services, Scheduler.Scheduler)
-    const session = newSession({ cwd: box.project, permissionMode: "default", sessionDir: path.join(box.root, "session") })
+    const session = newSession({ cwd: box.project, permissionMode, sessionDir: path.join(box.root, "session") })
     const results: Array<{ readonly text: string; readonly isError: boolean }> = []
     for (const [i, input] of calls.entries()) {
       const run = yield* scheduler.runMessage([toolUse(`t${i}`, "Bash", input)], { session })
@@ -161,6 +168,21 @@ describe("the read-only sandbox (default on)", () => {
       expect(results[3]!.isError).toBe(false)
       expect(results[4]).toEqual({ isError: false, text: "a.txt\nsub" })
       expect(fs.existsSync(path.join(box.project, "from-background"))).toBe(false)
+    })
+  )
+
+  it.live("in acceptEdits the working directories stay writable (the mode approves edits there), their protected files do not", () =>
+    Effect.gen(function* () {
+      const box = makeBox()
+      fs.mkdirSync(path.join(box.project, ".git", "hooks"), { recursive: true })
+      const hook = "echo evil > .git/hooks/pre-commit"
+      const outside = `echo leaked > ${box.outside}/note.txt`
+      const results = yield* runEach(box, [hook, outside], [{ command: "echo edited > out.txt" }, { command: hook }, { command: outside }], {}, "acceptEdits")
+      expect(results[0]).toEqual({ isError: false, text: "(Bash completed with no output)" })
+      expect(fs.readFileSync(path.join(box.project, "out.txt"), "utf8")).toBe("edited\n")
+      expect(results[1]).toEqual({ isError: true, text: "Exit code 1\n/bin/bash: line 1: .git/hooks/pre-commit: Read-only file system" })
+      expect(results[2]).toEqual({ isError: true, text: `Exit code 1\n/bin/bash: line 1: ${box.outside}/note.txt: Read-only file system` })
+      expect(fs.existsSync(path.join(box.project, ".git", "hooks", "pre-commit"))).toBe(false)
     })
   )
 
