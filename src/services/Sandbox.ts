@@ -256,17 +256,26 @@ export const make = (options: SandboxOptions = {}): Effect.Effect<SandboxService
       Effect.gen(function* () {
         const s = yield* settings
         const onlyJudgedReadOnly = request.approvedBecause?.type === "readOnly"
-        if (!onlyJudgedReadOnly && !s.enabled) return undefined
+        if (!onlyJudgedReadOnly && !s.enabled) {
+          if (request.approvedBecause?.type !== "sandbox") return undefined
+          return yield* new SandboxError({ stage: "settings profile", reason: "the call was approved to run in the sandbox, which is off" })
+        }
         const current = yield* status
         const unavailable = (reason: string) =>
           s.failIfUnavailable
             ? Effect.fail(new SandboxError({ stage: "start", reason: `sandbox.failIfUnavailable is set and no sandbox can start: ${reason}` }))
             : Effect.as(warnOnce(reason), undefined)
         if (onlyJudgedReadOnly) return current._tag === "Available" ? yield* readOnly(request, current) : yield* unavailable(current.reason)
-        if (request.disableSandbox && s.allowUnsandboxedCommands) return undefined
+        // approved because it would run sandboxed: it runs sandboxed, or not at all
+        const approvedForSandbox = request.approvedBecause?.type === "sandbox"
+        const outside = (why: string) =>
+          approvedForSandbox
+            ? Effect.fail(new SandboxError({ stage: "settings profile", reason: `the call was approved to run in the sandbox, but ${why}` }))
+            : Effect.succeed(undefined)
+        if (request.disableSandbox && s.allowUnsandboxedCommands) return yield* outside("it asks to run outside it")
         const missing = settingsProfileMissing(current)
-        if (missing !== undefined) return yield* unavailable(missing)
-        if (yield* isExcludedCommand(analyzer, request.command, s.excludedCommands)) return undefined
+        if (missing !== undefined) return approvedForSandbox ? yield* outside(missing) : yield* unavailable(missing)
+        if (yield* isExcludedCommand(analyzer, request.command, s.excludedCommands)) return yield* outside("it is one of excludedCommands")
         return yield* settingsProfile(request, s)
       })
 
