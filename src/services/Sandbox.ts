@@ -134,7 +134,7 @@ export const make = (options: SandboxOptions = {}): Effect.Effect<SandboxService
     const analyzer = yield* ShellAnalyzer
     const layerScope = yield* Effect.scope
     const bwrapPath = options.bwrapPath ?? Option.getOrUndefined(yield* Config.option(Config.string("TOOLGATE_BWRAP_PATH")).pipe(Effect.orElseSucceed(() => Option.none<string>())))
-    const searchPath = process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin"
+    const searchPath = yield* Config.string("PATH").pipe(Config.withDefault("/usr/local/bin:/usr/bin:/bin"), Effect.orElseSucceed(() => "/usr/local/bin:/usr/bin:/bin"))
     const notify = options.notify ?? ((line: string) => Console.error(line))
     const warned = yield* Ref.make(false)
 
