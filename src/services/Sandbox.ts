@@ -244,8 +244,9 @@ export const make = (options: SandboxOptions = {}): Effect.Effect<SandboxService
           command: request.command,
           shell: request.shell,
           cwd: request.cwd,
-          innerEnv: request.innerEnv,
-          env: { ...request.env, TMPDIR: scratch },
+          // the runtime sets TMPDIR for the sandbox to a path of its own; the command gets this runtime's
+          innerEnv: { ...request.innerEnv, TMPDIR: scratch },
+          env: request.env,
           filesystem: { ...files, allowWrite: [...files.allowWrite, scratch, ...request.writableFiles] },
           allowedDomains: network.allowedDomains
         })

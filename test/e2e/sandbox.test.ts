@@ -72,12 +72,18 @@ const runWith = async (settings: Record<string, unknown>, blocks: ReadonlyArray<
 const SANDBOX = { sandbox: { enabled: true, autoAllowBashIfSandboxed: true } }
 
 describe("sandbox.enabled", () => {
-  it("a write outside the working directories fails with the kernel's error; one inside works", async () => {
-    const ran = await runWith(SANDBOX, [bash("toolu_01", "echo leak > {{OUTSIDE}}/w.txt"), bash("toolu_02", "echo ok > inside.txt && cat inside.txt")])
+  it("a write outside the working directories fails with the kernel's error; inside and in $TMPDIR it works", async () => {
+    const scratch = `python3 -c "import os; open(os.path.join(os.environ['TMPDIR'], 's'), 'w').write('x'); print('scratch ok')"`
+    const ran = await runWith(SANDBOX, [
+      bash("toolu_01", "echo leak > {{OUTSIDE}}/w.txt"),
+      bash("toolu_02", "echo ok > inside.txt && cat inside.txt"),
+      bash("toolu_03", scratch)
+    ])
     expect(ran.code, ran.stderr).toBe(0)
     const got = results(ran.stdout)
     expect(got.toolu_01).toEqual({ isError: true, text: `Exit code 1\n/bin/bash: line 1: ${ran.outside}/w.txt: Read-only file system` })
     expect(got.toolu_02).toEqual({ isError: false, text: "ok" })
+    expect(got.toolu_03).toEqual({ isError: false, text: "scratch ok" })
     expect(fs.existsSync(path.join(ran.outside, "w.txt"))).toBe(false)
     expect(fs.readFileSync(path.join(ran.project, "inside.txt"), "utf8")).toBe("ok\n")
   })
