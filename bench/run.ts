@@ -28,7 +28,8 @@ const load = async (): Promise<ReadonlyArray<Benchmark>> => {
   const { permissions } = await import("./permissions.js")
   const { scale } = await import("./scale.js")
   const { serve } = await import("./serve.js")
-  return [overhead, makespan, streaming, startup, permissions, scale, serve]
+  const { sandbox } = await import("./sandbox.js")
+  return [overhead, makespan, streaming, startup, permissions, scale, serve, sandbox]
 }
 
 const main = async () => {

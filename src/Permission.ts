@@ -61,7 +61,12 @@ export type PermissionSubject =
   | { readonly kind: "none" }
   | { readonly kind: "read"; readonly path: string }
   | { readonly kind: "write"; readonly path: string }
-  | { readonly kind: "bash"; readonly command: string }
+  | {
+      readonly kind: "bash"
+      readonly command: string
+      /** The call asks to run outside the sandbox (Bash `dangerouslyDisableSandbox`). */
+      readonly disableSandbox?: boolean
+    }
   | { readonly kind: "url"; readonly url: string }
   | { readonly kind: "agent"; readonly agentType: string }
   | { readonly kind: "skill"; readonly name: string; readonly args?: string }
@@ -105,6 +110,8 @@ export type DecisionReason =
   | { readonly type: "tool"; readonly detail: string }
   | { readonly type: "hook"; readonly detail: string }
   | { readonly type: "approval"; readonly detail: string }
+  /** Approved because it runs inside the sandbox (`sandbox.autoAllowBashIfSandboxed`). */
+  | { readonly type: "sandbox"; readonly detail: string }
   | { readonly type: "default"; readonly detail: string }
 
 /** One part of a compound Bash command, with its own verdict (for the explainer). */

@@ -8,7 +8,7 @@ import { Effect, JSONSchema, Option, Schema, SchemaAST } from "effect"
 import type { ToolError, InputRejected } from "./Errors.js"
 import { InputRejected as InputRejectedError } from "./Errors.js"
 import type { ToolResultContent } from "./Messages.js"
-import type { PathRules, PermissionSubject, ToolPermissionResult, PermissionMode } from "./Permission.js"
+import type { DecisionReason, PathRules, PermissionSubject, ToolPermissionResult, PermissionMode } from "./Permission.js"
 import type { SessionContext } from "./Session.js"
 
 /** What a file looked like when a tool last read or wrote it (the FileState service keeps these). */
@@ -53,6 +53,12 @@ export interface ToolContext {
   readonly pathRules?: PathRules
   /** Whether this call could read `file` without asking (the permission rules and mode); absent: no. */
   readonly readsWithoutAsking?: (file: string) => Effect.Effect<boolean>
+  /**
+   * Why this call was allowed to run: a rule, the mode, a hook, the user's answer, or only the
+   * checks' own judgement (e.g. `readOnly`: nothing but the shell analyzer approved it). Absent
+   * outside the pipeline.
+   */
+  readonly approvedBecause?: DecisionReason
 }
 
 /** What a tool's `checkPermissions` and `validateInput` see. */

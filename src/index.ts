@@ -26,6 +26,8 @@ export * as InputValidator from "./services/InputValidator.js"
 export * as Hooks from "./services/Hooks.js"
 /** Bash commands parsed into simple commands and checked against Bash rules (tree-sitter, loaded on first use). */
 export * as ShellAnalyzer from "./services/ShellAnalyzer.js"
+/** Where Bash commands run: the read-only kernel sandbox, Claude Code's `sandbox` settings. */
+export * as Sandbox from "./services/Sandbox.js"
 /** allow / ask / deny from rules, mode, working directories, safety checks. */
 export * as Permissions from "./services/Permissions.js"
 /** Answers an "ask": a terminal prompt, a callback, or deny. */

@@ -3,6 +3,7 @@
  */
 import { Command } from "@effect/cli"
 import { VERSION } from "../version.js"
+import { doctor, doctorSpec } from "./commands/doctor.js"
 import { call, callSpec, exec, execSpec } from "./commands/exec.js"
 import { mcp, mcpListSpec, mcpSpec } from "./commands/mcp.js"
 import { checkSpec, permissions, permissionsSpec } from "./commands/permissions.js"
@@ -16,7 +17,7 @@ import { USAGE_EXIT_CODE } from "./usageError.js"
 
 const root = Command.make("toolgate").pipe(
   Command.withDescription("A runtime for the tool calls of LLM agents, compatible with Claude Code's tool system"),
-  Command.withSubcommands([run, exec, call, tools, permissions, mcp, replay, serve])
+  Command.withSubcommands([run, exec, call, tools, permissions, mcp, replay, serve, doctor])
 )
 
 export const cli = Command.run(root, { name: "toolgate", version: VERSION })
@@ -33,7 +34,8 @@ export const SPECS: ReadonlyArray<CommandSpec> = [
   mcpSpec,
   mcpListSpec,
   replaySpec,
-  serveSpec
+  serveSpec,
+  doctorSpec
 ]
 
 /**

@@ -19,6 +19,7 @@ import * as ResultStore from "../services/ResultStore.js"
 import * as Scheduler from "../services/Scheduler.js"
 import * as Settings from "../services/Settings.js"
 import * as ShellAnalyzer from "../services/ShellAnalyzer.js"
+import * as Sandbox from "../services/Sandbox.js"
 import * as ToolRegistry from "../services/ToolRegistry.js"
 import * as BackgroundTools from "../tools/background/BackgroundTools.js"
 import { BackgroundTasks } from "../tools/background/BackgroundTasks.js"
@@ -36,6 +37,8 @@ export interface RuntimeOptions extends Settings.SettingsOptions {
   readonly permissions?: Layer.Layer<Permissions.Permissions, never, Settings.Settings | FileState.FileState | ShellAnalyzer.ShellAnalyzer>
   /** The Bash command analyzer shared by Permissions, Hooks and the Bash tool; defaults to tree-sitter, loaded on first use. */
   readonly shellAnalyzer?: Layer.Layer<ShellAnalyzer.ShellAnalyzer>
+  /** Where Bash commands run; defaults to the kernel sandbox of this machine (`Sandbox.layerNone`: none). */
+  readonly sandbox?: Layer.Layer<Sandbox.Sandbox, never, Settings.Settings | ShellAnalyzer.ShellAnalyzer>
   /** MCP servers (`.mcp.json`, `~/.claude.json`, `mcpConfig`); `false` connects none. */
   readonly mcp?: McpClients.McpClientsOptions | false
   /** Skills and custom tool modules; `{ disabled: true }` loads nothing. */
@@ -46,6 +49,7 @@ export interface RuntimeOptions extends Settings.SettingsOptions {
 
 export type RuntimeServices =
   | Settings.Settings
+  | Sandbox.Sandbox
   | ShellAnalyzer.ShellAnalyzer
   | FileState.FileState
   | ToolRegistry.ToolRegistry
@@ -74,14 +78,15 @@ const withholdUnanswerable = Layer.effectDiscard(
 /** Composes the stages once; the result is one layer to provide to a program. */
 export const layer = (options: RuntimeOptions) => {
   const shellAnalyzer = options.shellAnalyzer ?? ShellAnalyzer.layer
+  const settings = Settings.layer(options)
+  const core = Layer.provideMerge(options.sandbox ?? Sandbox.layer(), Layer.merge(settings, shellAnalyzer))
   const base = Layer.mergeAll(
-    Settings.layer(options),
     FileState.layer,
     InputValidator.layer,
     ResultStore.layer,
     BackgroundTools.layerBuiltins(options.tools ?? builtinTools),
     options.approver ?? Approver.layerDeny
-  ).pipe(Layer.provideMerge(shellAnalyzer))
+  ).pipe(Layer.provideMerge(core))
   const registry = Layer.provideMerge(withholdUnanswerable, ToolRegistry.layer)
   const stages = Layer.mergeAll(registry, options.hooks ?? Hooks.layer, options.permissions ?? Permissions.layer, ResultStore.layerSweep).pipe(
     Layer.provideMerge(base)

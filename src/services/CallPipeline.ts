@@ -321,6 +321,7 @@ export const make = Effect.gen(function* () {
       session,
       fileState,
       readsWithoutAsking,
+      approvedBecause: decision.reason,
       reportProgress: options.onProgress === undefined ? () => Effect.void : (progress) => options.onProgress!(block.id, progress),
       ...withPathRules
     }

@@ -4,7 +4,7 @@
  * (claude-code-spec §1.4 steps 6a–6f; the rules in src/services/Permissions/decide.ts). Resolving an
  * "ask" (dontAsk, hooks, the Approver) is the pipeline's job.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import type { AnyTool } from "../Tool.js"
 import type { SessionContext } from "../Session.js"
 import type { PathRules, PermissionDecision } from "../Permission.js"
@@ -13,6 +13,7 @@ import { Settings, type LoadedSettings } from "./Settings.js"
 import { FileState, type FileStateService } from "./FileState.js"
 import { ShellAnalyzer, type ShellAnalyzerService } from "./ShellAnalyzer.js"
 import { analyzeBashWith } from "./Permissions/bashAnalyzer.js"
+import { Sandbox } from "./Sandbox.js"
 
 export interface PermissionRequest {
   readonly tool: AnyTool
@@ -49,10 +50,18 @@ export const make = Effect.gen(function* () {
   const settings = yield* Settings
   const fileState = yield* FileState
   const shell = yield* ShellAnalyzer
+  // Optional: without a Sandbox stage, the settings' sandbox changes no decision.
+  const sandbox = yield* Effect.serviceOption(Sandbox)
+  const sandboxPermissions = Option.match(sandbox, { onNone: () => Effect.succeed(undefined), onSome: (s) => s.permissions })
 
   // Untraced, as every per-call stage: a span per stage per call cost as much as the rest of the
   // call (bench/overhead.ts); the message keeps its span (Scheduler.runMessage / runStream).
-  const decide = (request: PermissionRequest) => Effect.flatMap(settings.current, (loaded) => decideCall(request, environmentOf(loaded, fileState, shell)))
+  const decide = (request: PermissionRequest) =>
+    Effect.flatMap(settings.current, (loaded) =>
+      Effect.flatMap(sandboxPermissions, (inForce) =>
+        decideCall(request, inForce === undefined ? environmentOf(loaded, fileState, shell) : { ...environmentOf(loaded, fileState, shell), sandbox: inForce })
+      )
+    )
 
   const pathRules = (session: SessionContext) => Effect.map(settings.current, (loaded) => pathRulesOf(environmentOf(loaded, fileState, shell), session))
 

@@ -22,6 +22,9 @@ import type { PermissionMode, PermissionRule, RuleBehavior, RuleSource } from ".
 import { parsePermissionMode } from "../Permission.js"
 import { expandPath } from "./Permissions/expandPath.js"
 import { updateFileLocked } from "../internal/fileLock.js"
+import { mergeSandboxSettings, type SandboxSettings } from "./Settings/sandbox.js"
+
+export type { SandboxSettings } from "./Settings/sandbox.js"
 
 export interface SettingsOptions {
   /** The directory the session starts in. */
@@ -74,6 +77,8 @@ export interface LoadedSettings {
   readonly trusted?: boolean
   /** The home directory for `~/` rules; the OS's when unset. */
   readonly home?: string
+  /** The `sandbox` block of every source, merged (absent: the defaults, sandbox off). */
+  readonly sandbox?: SandboxSettings
 }
 
 export type RuleDestination = "session" | "localSettings" | "projectSettings" | "userSettings"
@@ -297,6 +302,10 @@ const load = (options: SettingsOptions, paths: Paths): Effect.Effect<LoadedSetti
       if (!additionalDirectories.includes(resolved)) additionalDirectories.push(resolved)
     }
 
+    const sandbox = mergeSandboxSettings(
+      sources.flatMap((s) => (s.document.sandbox === undefined ? [] : [{ source: s.source, block: s.document.sandbox, trusted: !untrustedProject(s) }]))
+    )
+
     return {
       cwd,
       sources: sources.map(({ source, file, root, settings, untrustedLocal }) => ({ source, file, root, settings, ...(untrustedLocal ? { untrustedLocal } : {}) })),
@@ -309,7 +318,8 @@ const load = (options: SettingsOptions, paths: Paths): Effect.Effect<LoadedSetti
       userConfigDir: paths.userConfigDir,
       bypassDisabled,
       trusted,
-      home: paths.home
+      home: paths.home,
+      sandbox
     }
   })
 

@@ -16,9 +16,10 @@ import { bashHookOutput, bashHookResponse, noOutputExpected, type BashOutput } f
 import { isBenignExitOne } from "./bash/benignExit.js"
 import { renderCommand } from "./bash/renderCommand.js"
 import { cwdChangedReminder, failureText, formatDuration, successText } from "./bash/resultText.js"
-import { runShell } from "./bash/runShell.js"
+import { runShell, type ShellPlumbing } from "./bash/runShell.js"
 import { bashSettings, effectiveTimeoutMs } from "./bash/settings.js"
 import type { ShellAnalyzerService } from "../services/ShellAnalyzer.js"
+import type { SandboxService } from "../services/Sandbox.js"
 import { nextDirectory, startingDirectory } from "./bash/shellCwd.js"
 import { shellEnvironment } from "./bash/shellEnvironment.js"
 import { BooleanLike, NumberLike, optional } from "./schemas.js"
@@ -41,9 +42,32 @@ export const BashInput = Schema.Struct({
       "Set to true to run the command in the background: the call returns at once with a task ID; read the output with TaskOutput and stop it with TaskStop. timeout then bounds the whole run (default 1800000, max 7200000)."
     )
   ),
-  dangerouslyDisableSandbox: optional(booleanField("Run without a sandbox (accepted for compatibility; toolgate has no sandbox)"))
+  dangerouslyDisableSandbox: optional(
+    booleanField("Set to true to run this command outside the sandbox. Only where the sandbox is what made it fail; it needs the user's approval.")
+  )
 })
 export type BashInput = typeof BashInput.Type
+
+/** With Claude Code's sandbox on, a call may also name the hosts it needs (used in auto mode; toolgate reads the allow lists only). */
+export const SandboxedBashInput = Schema.Struct({
+  ...BashInput.fields,
+  allowed_domains: optional(
+    Schema.Array(Schema.String.pipe(Schema.maxLength(260))).pipe(
+      Schema.maxItems(100),
+      // the filters' own titles stay out of what the model sees
+      Schema.annotations({
+        jsonSchema: {
+          type: "array",
+          maxItems: 100,
+          items: { type: "string", maxLength: 260 },
+          description:
+            "Hosts this command must reach that the sandbox's network allow list lacks (a domain, *.wildcard or address, with an optional :port). Only reviewed in auto mode; elsewhere the allow list in the settings decides. When a connection is refused, the <sandbox_violations> block names the host."
+        }
+      })
+    )
+  )
+})
+export type BashCallInput = BashInput & { readonly allowed_domains?: ReadonlyArray<string> }
 
 export interface BashToolOptions {
   /** The shell binary (default `/bin/bash`). */
@@ -61,6 +85,10 @@ export interface BashToolOptions {
    * no command counts as read-only (fail closed). The runtime's Bash has the runtime's analyzer.
    */
   readonly analyzer?: ShellAnalyzerService
+  /** Where commands run: the sandbox their approval calls for. Without it, every command runs unsandboxed. */
+  readonly sandbox?: SandboxService
+  /** Claude Code's sandbox is on: offer `allowed_domains` and say how the sandbox works. */
+  readonly sandboxSchema?: boolean
 }
 
 export const BACKGROUND_NOT_AVAILABLE =
@@ -79,23 +107,54 @@ const PROMPT = `Runs a bash command in the current working directory and returns
 - Anything the command starts is stopped when it ends: do not leave servers running with &. For a server, a watcher or a long build, set run_in_background: the call returns at once with a task ID; TaskOutput reads the new output (waiting for the end if asked), TaskStop stops it. Background commands are stopped when the session ends.
 - Quote paths that contain spaces. Prefer the Read, Edit, Write, Glob and Grep tools for files and searches.`
 
+const SANDBOX_PROMPT = `
+
+- Commands run inside a sandbox: writes only in the working directories and $TMPDIR (use $TMPDIR for temporary files, not /tmp), network only to the hosts the settings allow. A refused connection is reported in a <sandbox_violations> block after the output.
+- Only when the sandbox is what made a command fail (a "Read-only file system" or "Operation not permitted" error, a refused connection), run it again with dangerouslyDisableSandbox: true; the user is asked first. Otherwise keep every command in the sandbox.`
+
 const safeFileName = (toolUseId: string): string => toolUseId.replace(/[^A-Za-z0-9_-]/g, "_") || "bash"
+
+/** The sandbox hook of a shell run: the call's approval and input decide the profile. */
+const sandboxFor = (input: BashInput, ctx: ToolContext, options: BashToolOptions, cwd: string, env: Readonly<Record<string, string>>, shell: string) => {
+  const sandbox = options.sandbox
+  if (sandbox === undefined) return undefined
+  const pathRules = ctx.pathRules
+  return (plumbing: ShellPlumbing) =>
+    sandbox
+      .prepare({
+        command: input.command,
+        cwd,
+        session: ctx.session,
+        approvedBecause: ctx.approvedBecause,
+        disableSandbox: input.dangerouslyDisableSandbox === true,
+        isReadDenied: pathRules === undefined || !pathRules.anyReadDeny ? undefined : (p) => pathRules.denials(p).read,
+        shell,
+        env,
+        innerEnv: plumbing.innerEnv,
+        writableFiles: plumbing.writableFiles
+      })
+      .pipe(Effect.mapError((error) => new ToolError({ reason: error.message })))
+}
 
 const runBash = (input: BashInput, ctx: ToolContext, options: BashToolOptions): Effect.Effect<ToolResult<BashOutput>, ToolError> =>
   Effect.gen(function* () {
     const settings = yield* bashSettings
     const timeoutMs = effectiveTimeoutMs(input.timeout, settings)
     const start = startingDirectory(ctx.session)
+    const env = shellEnvironment(options.env ?? process.env)
+    const shell = options.shell ?? "/bin/bash"
+    const sandbox = sandboxFor(input, ctx, options, start.cwd, env, shell)
     const outcome = yield* runShell({
       command: input.command,
       cwd: start.cwd,
-      env: shellEnvironment(options.env ?? process.env),
+      env,
       timeoutMs,
       maxOutputChars: settings.maxOutputChars,
       spillPath: path.join(ctx.session.sessionDir, "bash-output", `${safeFileName(ctx.toolUseId)}.txt`),
       killGraceMs: options.killGraceMs ?? 1000,
-      shell: options.shell ?? "/bin/bash",
+      shell,
       progressIntervalMs: options.progressIntervalMs ?? 1000,
+      ...(sandbox === undefined ? {} : { sandbox }),
       onProgress: ({ elapsedMs, lines, chars, tail }) =>
         ctx.reportProgress({
           message: `Running for ${formatDuration(elapsedMs)}, ${lines} ${lines === 1 ? "line" : "lines"} of output`,
@@ -122,6 +181,7 @@ const runBash = (input: BashInput, ctx: ToolContext, options: BashToolOptions): 
       timedOut: outcome.timedOut,
       timeoutMs,
       noOutputExpected: noOutputExpected(input.command),
+      ...(outcome.sandboxViolations !== undefined ? { sandboxViolations: outcome.sandboxViolations } : {}),
       ...(captured.outputFile !== undefined ? { outputFile: captured.outputFile } : {}),
       ...(captured.truncated && captured.outputFile === undefined
         ? { notices: [`[The output was cut at ${settings.maxOutputChars} characters; the rest could not be saved: ${captured.spillError ?? "unknown error"}]`, ...(cwdNotice !== undefined ? [cwdNotice] : [])] }
@@ -144,14 +204,18 @@ const runInBackground = (
     if (yield* backgroundTasksDisabled) return yield* new ToolError({ reason: BACKGROUND_DISABLED })
     if (options.background === undefined) return yield* new ToolError({ reason: BACKGROUND_NOT_AVAILABLE })
     const start = startingDirectory(ctx.session)
+    const env = shellEnvironment(options.env ?? process.env)
+    const shell = options.shell ?? "/bin/bash"
+    const sandbox = sandboxFor(input, ctx, options, start.cwd, env, shell)
     const task = yield* options.background.start({
       command: input.command,
       ...(input.description !== undefined ? { description: input.description } : {}),
       cwd: start.cwd,
-      env: shellEnvironment(options.env ?? process.env),
-      shell: options.shell ?? "/bin/bash",
+      env,
+      shell,
       timeoutMs: backgroundTimeoutMs(input.timeout),
-      sessionDir: ctx.session.sessionDir
+      sessionDir: ctx.session.sessionDir,
+      ...(sandbox === undefined ? {} : { sandbox })
     })
     const output: BashOutput = {
       stdout: "",
@@ -191,13 +255,13 @@ const concurrencySafeRun = (analyzer: ShellAnalyzerService | undefined, input: B
 /** Builds the Bash tool; the options exist for embedding and tests. */
 export const makeBashTool = (options: BashToolOptions = {}) => {
   const readOnly = (input: BashInput) => readOnlyRun(options.analyzer, input)
-  return buildTool<BashInput, BashOutput>({
+  return buildTool<BashCallInput, BashOutput>({
     name: "Bash",
     knownAs: ["bash_tool"],
     repairInput: repairBashInput,
-    inputSchema: BashInput,
+    inputSchema: options.sandboxSchema === true ? SandboxedBashInput : BashInput,
     description: "Executes a bash command in the session's working directory, with an optional timeout, and returns its output.",
-    prompt: PROMPT,
+    prompt: options.sandboxSchema === true ? PROMPT + SANDBOX_PROMPT : PROMPT,
     isReadOnly: readOnly,
     isConcurrencySafe: (input) => concurrencySafeRun(options.analyzer, input),
     isDestructive: (input) => !readOnly(input),
@@ -214,7 +278,8 @@ export const makeBashTool = (options: BashToolOptions = {}) => {
                 ? reject("Bash", BACKGROUND_NOT_AVAILABLE)
                 : Effect.void
           ),
-    permissionSubject: (input) => ({ kind: "bash", command: input.command }),
+    permissionSubject: (input) =>
+      input.dangerouslyDisableSandbox === true ? { kind: "bash", command: input.command, disableSandbox: true } : { kind: "bash", command: input.command },
     call: (input, ctx) => (isBackground(input) ? runInBackground(input, ctx, options) : runBash(input, ctx, options)),
     mapResult: (output) => {
       const text = successText(output)

@@ -24,6 +24,7 @@ import * as Messages from "./messages.js"
 import { effectiveMode } from "./modes.js"
 import { checkPath, pathDenials, type AskKind, type PathAccess, type PathCheckContext, type PathCheckResult } from "./pathCheck.js"
 import type { BashCheckContext, PathVerdict } from "../ShellAnalyzer/types.js"
+import { withSandbox, type SandboxPermissions } from "../Sandbox.js"
 import { domainSuggestion, wholeToolSuggestion } from "./suggestions.js"
 import { matchesToolName } from "./toolNames.js"
 import { canonicalToolName } from "./ruleGrammar.js"
@@ -53,6 +54,8 @@ export interface DecideEnvironment {
   readonly fileState: FileStateService
   /** The Bash verdicts (from the ShellAnalyzer service; a replacement isolates this stage in tests). */
   readonly analyzeBash: AnalyzeBash
+  /** The settings sandbox, while it is in force (`autoAllowBashIfSandboxed`, `dangerouslyDisableSandbox`). */
+  readonly sandbox?: SandboxPermissions
 }
 
 export interface DecideRequest {
@@ -160,6 +163,7 @@ const PATH_RULE_TOOLS: ReadonlySet<string> = new Set(["Read", "Edit", "Write", "
 
 const checkBash = (
   command: string,
+  disableSandbox: boolean,
   request: DecideRequest,
   env: DecideEnvironment,
   mode: PermissionMode
@@ -176,7 +180,13 @@ const checkBash = (
     checkReadPath: (p) => toPathVerdict(checkPath("read", p, writeCtx), mode),
     pathDenyRules: env.rules.some((r) => r.behavior === "deny" && r.content !== undefined && PATH_RULE_TOOLS.has(r.toolName))
   }
+  const sandbox = env.sandbox
   return env.analyzeBash(command, ctx).pipe(
+    Effect.flatMap((outcome) =>
+      sandbox === undefined || outcome._tag !== "Verdict"
+        ? Effect.succeed(outcome)
+        : Effect.map(withSandbox(outcome.verdict, { command, disableSandbox, bashRules: rules }, sandbox), (verdict): AnalyzerOutcome => ({ _tag: "Verdict", verdict }))
+    ),
     Effect.catchAllCause((cause) => Effect.succeed<AnalyzerOutcome>({ _tag: "Unavailable", reason: `the shell analyzer failed: ${String(cause)}` })),
     Effect.map((outcome): SubjectVerdict => {
       if (outcome._tag === "Unavailable") {
@@ -282,7 +292,7 @@ const checkSubject = (
       return Effect.sync((): SubjectVerdict => checkPath(access, subject.path, makePathContext(env, session, mode, tool.name)))
     }
     case "bash":
-      return checkBash(subject.command, request, env, mode)
+      return checkBash(subject.command, subject.disableSandbox === true, request, env, mode)
     case "url":
       return Effect.sync(() => checkUrl(subject.url, tool, env.rules))
     case "agent":

@@ -10,6 +10,7 @@ import { BrokenSettings } from "../../Errors.js"
 import { formatPath } from "../../internal/formatIssues.js"
 import { readJsonObjectFile, parseJsonObject, type JsonObjectRead } from "../../internal/json.js"
 import { PERMISSION_MODES } from "../../Permission.js"
+import { SandboxBlock } from "./sandbox.js"
 
 const RuleList = Schema.Array(Schema.String)
 
@@ -35,7 +36,8 @@ export const PermissionsBlock = Schema.Struct({
 
 export const SettingsDocument = Schema.Struct({
   permissions: field(PermissionsBlock),
-  allowManagedPermissionRulesOnly: field(Schema.Boolean)
+  allowManagedPermissionRulesOnly: field(Schema.Boolean),
+  sandbox: field(SandboxBlock)
 })
 
 export type PermissionsBlock = typeof PermissionsBlock.Type
@@ -44,6 +46,8 @@ export type PermissionsBlock = typeof PermissionsBlock.Type
 export interface SettingsDocument {
   readonly permissions: PermissionsBlock
   readonly allowManagedPermissionRulesOnly: boolean
+  /** The `sandbox` block, when the document has one. */
+  readonly sandbox?: SandboxBlock
   readonly raw: Readonly<Record<string, unknown>>
 }
 
@@ -80,6 +84,7 @@ const fromJson = (read: JsonObjectRead, label: string): DocumentRead => {
     document: {
       permissions: decoded.right.permissions ?? {},
       allowManagedPermissionRulesOnly: decoded.right.allowManagedPermissionRulesOnly === true,
+      ...(decoded.right.sandbox === undefined ? {} : { sandbox: decoded.right.sandbox }),
       raw: read.json
     }
   }

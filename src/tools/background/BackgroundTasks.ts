@@ -7,7 +7,7 @@
  * (the end of `toolgate exec` / `run`, or of a library user's runtime), every task still running
  * is stopped, whole process group (DESIGN invariant 3).
  */
-import { Clock, Context, Deferred, Duration, Effect, ExecutionStrategy, Layer, Option, Scope } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, ExecutionStrategy, Exit, Layer, Option, Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -17,6 +17,8 @@ import { TaskNotRunning, UnknownTask } from "./errors.js"
 import { openOutputFile, readNewOutput, type OutputSlice } from "./outputFile.js"
 import { EXIT_WAIT_MS, OUTPUT_CHECK_MS, outputLimitNotice, taskOutputMaxBytes } from "./settings.js"
 import { exitCodeOf, spawnTask, type TaskProcess } from "./taskProcess.js"
+import type { ShellPlumbing } from "../bash/runShell.js"
+import type { SandboxedShell } from "../../services/Sandbox.js"
 
 export type TaskStatus = "running" | "completed" | "failed" | "killed"
 
@@ -52,6 +54,8 @@ export interface StartRequest {
   readonly timeoutMs: number
   /** The output goes to `<sessionDir>/tasks/<id>.output`. */
   readonly sessionDir: string
+  /** Puts the shell into a sandbox (undefined result: none); what it needs lives as long as the task. */
+  readonly sandbox?: (plumbing: ShellPlumbing) => Effect.Effect<SandboxedShell | undefined, ToolError, Scope.Scope>
 }
 
 /** What waiting gave: the task ended (success), the wait ran out (timeout), or no wait was asked for while it runs (not_ready). */
@@ -100,6 +104,8 @@ interface TaskState {
   readonly timeoutMs: number
   readonly process: TaskProcess
   readonly done: Deferred.Deferred<void>
+  /** Holds what the task's sandbox needs; closed once the task has ended. */
+  readonly scope: Scope.CloseableScope
   status: TaskStatus
   exitCode: number | undefined
   stoppedBy: StopCause | undefined
@@ -204,7 +210,10 @@ export const make = (options: BackgroundTasksOptions = {}) =>
         // What the shell started and left running ends with it, as in the foreground.
         yield* killGroup(state.process.pid, graceMs)
         yield* finish(state)
-      }).pipe(Effect.onInterrupt(() => stopGroup(state, "session end").pipe(Effect.zipRight(finish(state)))))
+      }).pipe(
+        Effect.onInterrupt(() => stopGroup(state, "session end").pipe(Effect.zipRight(finish(state)))),
+        Effect.ensuring(Scope.close(state.scope, Exit.void))
+      )
 
     const start = Effect.fn("BackgroundTasks.start")(function* (request: StartRequest) {
       return yield* Effect.uninterruptible(
@@ -213,15 +222,20 @@ export const make = (options: BackgroundTasksOptions = {}) =>
             try: () => openOutputFile(path.join(request.sessionDir, "tasks"), () => nextFreeId(tasks)),
             catch: (cause) => new ToolError({ reason: `Could not create the output file for a background task: ${describe(cause)}` })
           })
-          const proc = yield* spawnTask({
-            shell: request.shell,
-            command: request.command,
-            cwd: request.cwd,
-            env: request.env,
-            outputFd: opened.fd
+          const taskScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
+          const proc = yield* Effect.gen(function* () {
+            const sandboxed = request.sandbox === undefined ? undefined : yield* Scope.extend(request.sandbox({ innerEnv: {}, writableFiles: [] }), taskScope)
+            return yield* spawnTask({
+              shell: request.shell,
+              command: request.command,
+              cwd: request.cwd,
+              env: request.env,
+              outputFd: opened.fd,
+              ...(sandboxed === undefined ? {} : { invocation: sandboxed.invocation })
+            })
           }).pipe(
             Effect.ensuring(Effect.sync(() => fs.closeSync(opened.fd))),
-            Effect.tapError(() => Effect.sync(() => fs.rmSync(opened.file, { force: true })))
+            Effect.tapError(() => Effect.sync(() => fs.rmSync(opened.file, { force: true })).pipe(Effect.zipRight(Scope.close(taskScope, Exit.void))))
           )
           const state: TaskState = {
             id: opened.id,
@@ -232,6 +246,7 @@ export const make = (options: BackgroundTasksOptions = {}) =>
             timeoutMs: request.timeoutMs,
             process: proc,
             done: yield* Deferred.make<void>(),
+            scope: taskScope,
             status: "running",
             exitCode: undefined,
             stoppedBy: undefined,

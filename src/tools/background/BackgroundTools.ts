@@ -4,9 +4,10 @@
  * requirements, so they are built inside a layer that has the services, and the runtime adds them
  * to its built-ins.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import type { AnyTool } from "../../Tool.js"
 import { ShellAnalyzer } from "../../services/ShellAnalyzer.js"
+import { Sandbox } from "../../services/Sandbox.js"
 import { BuiltinTools } from "../../services/ToolRegistry.js"
 import { makeBashTool, type BashToolOptions } from "../Bash.js"
 import { makeTaskOutputTool } from "../TaskOutput.js"
@@ -16,7 +17,7 @@ import { BackgroundTasks, layer as backgroundTasksLayer, type BackgroundTasksSer
 /** Bash (able to run in the background), TaskOutput, TaskStop: all bound to one BackgroundTasks. */
 export class BackgroundTools extends Context.Tag("toolgate/BackgroundTools")<BackgroundTools, ReadonlyArray<AnyTool>>() {}
 
-export type BackgroundToolsOptions = Omit<BashToolOptions, "background" | "analyzer">
+export type BackgroundToolsOptions = Omit<BashToolOptions, "background" | "analyzer" | "sandbox" | "sandboxSchema">
 
 export const makeBackgroundTools = (tasks: BackgroundTasksService, options: Omit<BashToolOptions, "background"> = {}): ReadonlyArray<AnyTool> => [
   makeBashTool({ ...options, background: tasks }),
@@ -24,10 +25,17 @@ export const makeBackgroundTools = (tasks: BackgroundTasksService, options: Omit
   makeTaskStopTool(tasks)
 ]
 
+/** Bash gets the runtime's Sandbox stage when there is one (without it, commands run unsandboxed). */
 export const layer = (options: BackgroundToolsOptions = {}): Layer.Layer<BackgroundTools, never, BackgroundTasks | ShellAnalyzer> =>
   Layer.effect(
     BackgroundTools,
-    Effect.zipWith(BackgroundTasks, ShellAnalyzer, (tasks, analyzer) => makeBackgroundTools(tasks, { ...options, analyzer }))
+    Effect.gen(function* () {
+      const tasks = yield* BackgroundTasks
+      const analyzer = yield* ShellAnalyzer
+      const sandbox = Option.getOrUndefined(yield* Effect.serviceOption(Sandbox))
+      const sandboxSchema = sandbox === undefined ? false : yield* sandbox.settingsProfileActive
+      return makeBackgroundTools(tasks, { ...options, analyzer, ...(sandbox === undefined ? {} : { sandbox, sandboxSchema }) })
+    })
   )
 
 /**

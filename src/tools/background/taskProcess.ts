@@ -6,6 +6,7 @@
 import type { Effect } from "effect"
 import type { ToolError } from "../../Errors.js"
 import { spawnShell, trackExit, type ExitInfo } from "../bash/spawnShell.js"
+import type { ShellInvocation } from "../../services/Sandbox.js"
 
 export { exitCodeOf, type ExitInfo } from "../bash/spawnShell.js"
 
@@ -24,6 +25,8 @@ export interface TaskSpawn {
   readonly env: Readonly<Record<string, string>>
   /** The output file's descriptor; the child gets it as stdout and stderr. */
   readonly outputFd: number
+  /** The sandbox around the shell, when it has one. */
+  readonly invocation?: ShellInvocation
 }
 
 /** Starts the task's shell; its output goes straight to the task's output file. */

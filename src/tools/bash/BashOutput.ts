@@ -23,6 +23,8 @@ export interface BashOutput {
   readonly cwdChange?: { readonly from: string; readonly to: string }
   /** Set when the command was started in the background (`run_in_background`). */
   readonly backgroundTaskId?: string
+  /** What the sandbox refused the command: a `<sandbox_violations>` block, shown after the output. */
+  readonly sandboxViolations?: string
   /** Lines appended to the result text: `Shell cwd was reset to <dir>`, the background notice. */
   readonly notices: ReadonlyArray<string>
   /** Every command of the line is one that prints nothing when it works (mv, mkdir, cd, …). */

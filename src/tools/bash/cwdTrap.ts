@@ -35,6 +35,8 @@ export const shellTempDir: Effect.Effect<ShellTempDir, never, Scope.Scope> = Eff
     const script = path.join(dir, "env.sh")
     const cwdFile = path.join(dir, "cwd")
     fs.writeFileSync(script, envScript(cwdFile), { mode: 0o600 })
+    // made now, empty, so that a sandbox can bind it writable; empty reads as "not reported"
+    fs.writeFileSync(cwdFile, "", { mode: 0o600 })
     return { dir, env: { BASH_ENV: script }, cwdFile }
   }),
   ({ dir }) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))

@@ -36,6 +36,7 @@ export const successText = (output: BashOutput): string =>
     ? persistedText(output, output.outputFile)
     : joinNonEmpty([
         shownOutput(output),
+        output.sandboxViolations,
         output.interrupted && !output.timedOut ? ABORTED_MARKER : undefined,
         ...output.notices
       ])
@@ -46,6 +47,7 @@ export const failureText = (output: BashOutput): string =>
     `Exit code ${output.exitCode}`,
     output.timedOut ? timeoutNotice(output.timeoutMs) : undefined,
     shownOutput(output),
+    output.sandboxViolations,
     ...output.notices
   ])
 

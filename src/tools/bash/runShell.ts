@@ -12,6 +12,7 @@ import { readFinalCwd, shellTempDir, type FinalCwd } from "./cwdTrap.js"
 import { OutputCapture, type CapturedOutput } from "./OutputCapture.js"
 import { killGroup } from "../../internal/processGroup.js"
 import { exitCodeOf, spawnShell, trackExit } from "./spawnShell.js"
+import type { SandboxedShell } from "../../services/Sandbox.js"
 
 export interface ShellProgress {
   readonly elapsedMs: number
@@ -35,6 +36,14 @@ export interface ShellRun {
   readonly shell: string
   readonly progressIntervalMs: number
   readonly onProgress: (progress: ShellProgress) => Effect.Effect<void>
+  /** Puts the shell into a sandbox (undefined result: none), given toolgate's own plumbing. */
+  readonly sandbox?: (plumbing: ShellPlumbing) => Effect.Effect<SandboxedShell | undefined, ToolError, Scope.Scope>
+}
+
+/** What toolgate adds to every shell: variables only the shell itself may read, and the file it writes. */
+export interface ShellPlumbing {
+  readonly innerEnv: Readonly<Record<string, string>>
+  readonly writableFiles: ReadonlyArray<string>
 }
 
 export interface ShellOutcome {
@@ -45,6 +54,8 @@ export interface ShellOutcome {
   readonly output: CapturedOutput
   /** Where the shell ended; undefined when it did not report it (or timed out). */
   readonly finalCwd: FinalCwd | undefined
+  /** What the sandbox refused the command (a `<sandbox_violations>` block). */
+  readonly sandboxViolations?: string
 }
 
 /** How long to wait for the output pipes to close once the group is gone. */
@@ -92,8 +103,10 @@ export const runShell = (run: ShellRun): Effect.Effect<ShellOutcome, ToolError, 
       (capture) => Effect.sync(() => capture.close())
     )
     const env: NodeJS.ProcessEnv = { ...run.env, ...temp.env }
+    const sandboxed = run.sandbox === undefined ? undefined : yield* run.sandbox({ innerEnv: temp.env, writableFiles: [temp.cwdFile] })
+    const invocation = sandboxed === undefined ? {} : { invocation: sandboxed.invocation }
     const shell = yield* Effect.acquireRelease(
-      spawnShell({ ...run, env, output: "pipe" }, (child) => {
+      spawnShell({ ...run, env, output: "pipe", ...invocation }, (child) => {
         child.stdout!.on("data", (chunk: Buffer) => capture.write("stdout", chunk))
         child.stderr!.on("data", (chunk: Buffer) => capture.write("stderr", chunk))
         return new ShellProcess(child)
@@ -117,11 +130,13 @@ export const runShell = (run: ShellRun): Effect.Effect<ShellOutcome, ToolError, 
     const timedOut = Option.isNone(exited)
     yield* shell.stop(run.killGraceMs)
     const exit = Option.getOrElse(exited, () => shell.exits.exit() ?? { code: null, signal: "SIGKILL" as const })
+    const violations = sandboxed?.violations()
     return {
       exitCode: exitCodeOf(exit),
       signal: exit.signal,
       timedOut,
       output: capture.finish(),
-      finalCwd: timedOut ? undefined : readFinalCwd(temp.cwdFile)
+      finalCwd: timedOut ? undefined : readFinalCwd(temp.cwdFile),
+      ...(violations === undefined ? {} : { sandboxViolations: violations })
     }
   })

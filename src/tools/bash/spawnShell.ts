@@ -8,6 +8,7 @@ import { spawn, type ChildProcess, type StdioNull, type StdioPipe } from "node:c
 import * as os from "node:os"
 import { ToolError } from "../../Errors.js"
 import { forgetIfEmpty, trackGroup } from "../../internal/processGroup.js"
+import type { ShellInvocation } from "../../services/Sandbox.js"
 
 export interface ExitInfo {
   readonly code: number | null
@@ -21,6 +22,8 @@ export interface ShellSpawn {
   readonly env: Readonly<Record<string, string | undefined>>
   /** Where stdout and stderr go: pipes, or a file descriptor. */
   readonly output: StdioPipe | StdioNull | number
+  /** What to start instead of the shell itself: the sandbox around it (it runs the same command). */
+  readonly invocation?: ShellInvocation
 }
 
 /**
@@ -31,9 +34,11 @@ export const spawnShell = <A>(options: ShellSpawn, attach: (child: ChildProcess)
   Effect.async<A, ToolError>((resume) => {
     let child: ChildProcess
     try {
-      child = spawn(options.shell, ["--noprofile", "--norc", "-c", options.command], {
+      const file = options.invocation?.file ?? options.shell
+      const args = options.invocation?.args ?? ["--noprofile", "--norc", "-c", options.command]
+      child = spawn(file, [...args], {
         cwd: options.cwd,
-        env: options.env,
+        env: options.invocation?.env ?? options.env,
         detached: true,
         stdio: ["ignore", options.output, options.output],
         windowsHide: true
@@ -57,7 +62,7 @@ export const spawnShell = <A>(options: ShellSpawn, attach: (child: ChildProcess)
   })
 
 const startFailure = (options: ShellSpawn, cause: unknown) =>
-  new ToolError({ reason: `Could not start ${options.shell} in ${options.cwd}: ${cause instanceof Error ? cause.message : String(cause)}` })
+  new ToolError({ reason: `Could not start ${options.invocation?.file ?? options.shell} in ${options.cwd}: ${cause instanceof Error ? cause.message : String(cause)}` })
 
 /** The child's exit: known once it happened, and awaitable at any time. */
 export const trackExit = (child: ChildProcess) => {
