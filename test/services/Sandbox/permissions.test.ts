@@ -75,7 +75,7 @@ describe("autoAllowBashIfSandboxed", () => {
 
   it.effect("a command the analyzer cannot read fully is not approved while Bash deny or ask rules exist", () =>
     Effect.gen(function* () {
-      const hidden = "echo $(id -u)"
+      const hidden = "cat $(id -u)"
       expect((yield* decide({ command: hidden }, { rules: [["deny", "Bash(rm:*)"]] })).behavior).not.toBe("allow")
       expect(summary(yield* decide({ command: hidden }))).toEqual({ behavior: "allow", reason: "sandbox" })
     })
