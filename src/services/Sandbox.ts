@@ -5,10 +5,7 @@
  *   - read-only, for every command nothing but the shell analyzer's read-only judgement approved
  *     (no allow rule, no answer, no mode, no hook): no write anywhere but a private scratch
  *     TMPDIR, no network, the paths Read deny rules cover hidden. An analyzer mistake then cannot
- *     write, leak or persist. Beyond Claude Code; on wherever a sandbox can start. In acceptEdits
- *     the working directories stay writable (that mode approves edits there, and the analyzer
- *     still calls a command read-only when the mode approved its redirect), their protected
- *     files and folders do not.
+ *     write, leak or persist. Beyond Claude Code; on wherever a sandbox can start.
  *   - settings, Claude Code's sandbox (`sandbox.enabled`), through @anthropic-ai/sandbox-runtime:
  *     writes in the working directories, hosts from `allowedDomains` and WebFetch rules.
  * Anything else runs as it always did. Where no sandbox can start, this is said once on stderr
@@ -34,7 +31,6 @@ import { isExcludedCommand } from "./Sandbox/excluded.js"
 import { hiddenPaths } from "./Sandbox/hiddenPaths.js"
 import type { ShellInvocation } from "./Sandbox/invocation.js"
 import type { SandboxPermissions } from "./Sandbox/permissions.js"
-import { protectedWithin } from "./Sandbox/protectedWithin.js"
 import { readOnlyInvocation } from "./Sandbox/readOnly.js"
 import { filesystemPolicy, networkPolicy, type PolicyContext } from "./Sandbox/settingsPolicy.js"
 import { acquireManager, type ManagerHandle } from "./Sandbox/settingsRuntime.js"
@@ -108,16 +104,6 @@ export interface SandboxOptions {
 const sessionDirectories = (loaded: LoadedSettings, session: SessionContext): ReadonlyArray<string> => [
   ...new Set([loaded.cwd, ...workingDirectories(session), ...loaded.additionalDirectories])
 ]
-
-const existingDirectories = (dirs: ReadonlyArray<string>): ReadonlyArray<string> =>
-  dirs.flatMap((dir) => {
-    try {
-      const real = fs.realpathSync(dir)
-      return fs.statSync(real).isDirectory() ? [real] : []
-    } catch {
-      return []
-    }
-  })
 
 const makeScratch = (prefix: string) =>
   Effect.acquireRelease(
@@ -208,16 +194,11 @@ export const make = (options: SandboxOptions = {}): Effect.Effect<SandboxService
                 ...(request.isReadDenied === undefined ? {} : { isDenied: request.isReadDenied })
               })
         const scratch = yield* makeScratch("toolgate-readonly-tmp-")
-        // acceptEdits approves writes in the working directories, and the analyzer then still
-        // calls a command with such a redirect read-only: those directories stay writable, their
-        // protected files and folders do not
-        const edits = request.session.permissionMode === "acceptEdits" ? existingDirectories(sessionDirectories(loaded, request.session)) : []
         const invocation = readOnlyInvocation({
           bwrapPath: available.bwrapPath,
           seccompHelper: available.seccompHelper,
           cwd: request.cwd,
-          writable: [scratch, ...request.writableFiles, ...edits],
-          keptReadOnly: protectedWithin(edits),
+          writable: [scratch, ...request.writableFiles],
           hidden,
           env: { ...request.env, ...request.innerEnv, TMPDIR: scratch },
           argv: [request.shell, "--noprofile", "--norc", "-c", request.command]

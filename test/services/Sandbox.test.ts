@@ -171,18 +171,21 @@ describe("the read-only sandbox (default on)", () => {
     })
   )
 
-  it.live("in acceptEdits the working directories stay writable (the mode approves edits there), their protected files do not", () =>
+  it.live("in acceptEdits a redirect the mode approved is not read-only, so it writes; what was judged read-only writes nothing, in the working directories either", () =>
     Effect.gen(function* () {
       const box = makeBox()
       fs.mkdirSync(path.join(box.project, ".git", "hooks"), { recursive: true })
       const hook = "echo evil > .git/hooks/pre-commit"
       const outside = `echo leaked > ${box.outside}/note.txt`
-      const results = yield* runEach(box, [hook, outside], [{ command: "echo edited > out.txt" }, { command: hook }, { command: outside }], {}, "acceptEdits")
+      const inside = "touch inside.txt"
+      const results = yield* runEach(box, [hook, outside, inside], [{ command: "echo edited > out.txt" }, { command: hook }, { command: outside }, { command: inside }], {}, "acceptEdits")
       expect(results[0]).toEqual({ isError: false, text: "(Bash completed with no output)" })
       expect(fs.readFileSync(path.join(box.project, "out.txt"), "utf8")).toBe("edited\n")
       expect(results[1]).toEqual({ isError: true, text: "Exit code 1\n/bin/bash: line 1: .git/hooks/pre-commit: Read-only file system" })
       expect(results[2]).toEqual({ isError: true, text: `Exit code 1\n/bin/bash: line 1: ${box.outside}/note.txt: Read-only file system` })
       expect(fs.existsSync(path.join(box.project, ".git", "hooks", "pre-commit"))).toBe(false)
+      expect(results[3]!.isError).toBe(true)
+      expect(fs.existsSync(path.join(box.project, "inside.txt"))).toBe(false)
     })
   )
 

@@ -26,8 +26,6 @@ export interface ReadOnlyProfile {
   readonly cwd: string
   /** Files and directories bound writable (they must exist). */
   readonly writable: ReadonlyArray<string>
-  /** Inside those, what stays read-only (protected files and folders). */
-  readonly keptReadOnly?: ReadonlyArray<string>
   readonly hidden: HiddenPaths
   /** The environment of the command. */
   readonly env: Readonly<Record<string, string>>
@@ -54,7 +52,6 @@ export const readOnlyInvocation = (profile: ReadOnlyProfile): ShellInvocation =>
   ]
   // later mounts lie over earlier ones: what is writable first, what stays read-only in it, then what is hidden
   for (const place of profile.writable) args.push("--bind", place, place)
-  for (const place of profile.keptReadOnly ?? []) args.push("--ro-bind", place, place)
   for (const dir of profile.hidden.directories) args.push("--tmpfs", dir, "--remount-ro", dir)
   for (const file of profile.hidden.files) args.push("--ro-bind", "/dev/null", file)
   args.push("--cap-drop", "ALL")

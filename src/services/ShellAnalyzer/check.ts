@@ -497,7 +497,9 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): BashVerdi
     }
   })
 
-  return finish(analysis, deny, asks, approvals, unitAsks, unitMessages)
+  // A write the path rules or the mode allowed is not a read-only command's: the sandbox must not make it one.
+  const writeApproval: DecisionReason | undefined = writes ? { type: "mode", mode: ctx.mode, detail: "writes the path rules or the mode allow" } : undefined
+  return finish(analysis, deny, asks, approvals, unitAsks, unitMessages, writeApproval)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -645,7 +647,8 @@ const finish = (
   asks: ReadonlyArray<Ask>,
   approvals: ReadonlyMap<number, Approval>,
   unitAsks: ReadonlyMap<number, ReadonlyArray<string>>,
-  unitMessages: ReadonlyMap<number, string>
+  unitMessages: ReadonlyMap<number, string>,
+  writeApproval: DecisionReason | undefined
 ): BashVerdict => {
   const units = analysis.units
   const subcommands: Array<SubcommandVerdict> = units.map((unit, index) => {
@@ -696,7 +699,7 @@ const finish = (
         ? { type: "rule", rule: byRule.rule }
         : byMode?.kind === "mode"
           ? { type: "mode", mode: "acceptEdits", detail: byMode.detail }
-          : { type: "readOnly", detail: values.find((a) => a.kind === "readOnly")?.detail ?? "nothing in the command needs approval" }
+          : (writeApproval ?? { type: "readOnly", detail: values.find((a) => a.kind === "readOnly")?.detail ?? "nothing in the command needs approval" })
     return { behavior: "allow", message: "", reason, kind: "unapproved", subcommands, suggestions: [] }
   }
 
