@@ -177,7 +177,7 @@ describe("the read-only sandbox (default on)", () => {
       fs.mkdirSync(path.join(box.project, ".git", "hooks"), { recursive: true })
       const hook = "echo evil > .git/hooks/pre-commit"
       const outside = `echo leaked > ${box.outside}/note.txt`
-      const inside = "touch inside.txt"
+      const inside = `python3 -c "open('inside.txt', 'w').write('x')"`
       const results = yield* runEach(box, [hook, outside, inside], [{ command: "echo edited > out.txt" }, { command: hook }, { command: outside }, { command: inside }], {}, "acceptEdits")
       expect(results[0]).toEqual({ isError: false, text: "(Bash completed with no output)" })
       expect(fs.readFileSync(path.join(box.project, "out.txt"), "utf8")).toBe("edited\n")
