@@ -5,6 +5,8 @@
  * command too complex, but the walk goes on so that deny rules still see what is inside.
  */
 import type { ParseResult, SyntaxNode } from "./parser.js"
+import { disagreement } from "./grammar/agreement.js"
+import { readCommand } from "./grammar/reader.js"
 import { checkHygiene } from "./hygiene.js"
 import type { Redirect, SimpleCommand, Word } from "./types.js"
 import type { EnvFacts, Unit, UnitRole } from "./units.js"
@@ -551,12 +553,27 @@ export class Walker implements WordSink {
       this.state.rawScan = true
       return
     }
+    const before = this.state.units.length
+    const parent = this.state.parent
     try {
       const inner = new Walker(this.state, script, origin, depth, this.complexRegion > 0)
       inner.program(parsed.tree.rootNode)
     } finally {
       parsed.tree.delete()
     }
+    if (origin === "nested-shell" && this.state.reasons.length === 0) this.readAgain(script, before, parent)
+  }
+
+  /** A nested script (`bash -c '…'`, `eval '…'`) gets the grammar reader's second reading too. */
+  private readAgain(script: string, before: number, parent: number | undefined): void {
+    const read = readCommand(script, this.state.homeStable)
+    if (!read.ok) {
+      this.complex(`a nested script outside the shell grammar: ${read.reason}`)
+      return
+    }
+    const inner = this.state.units.slice(before)
+    const differs = disagreement(inner, read.commands, (u) => u.parent === parent && (u.origin === "nested-shell" || u.origin === "substitution"))
+    if (differs !== undefined) this.disagreement(`the parser and the shell grammar read ${differs} of a nested script differently`)
   }
 
   pushUnit(

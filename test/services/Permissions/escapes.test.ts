@@ -37,6 +37,8 @@ const CASES: ReadonlyArray<Case> = [
   { name: "[ x > FILE ] is a redirection", command: "[ x > M7 ]", proof: { creates: "M7" } },
   { name: "[ x \\< y ] with a real redirection after", command: "[ a \\< b ] > M8", proof: { creates: "M8" } },
   { name: "test written with [ and a redirection inside", command: "[ -n x >> M9 ]", proof: { creates: "M9" } },
+  { name: "a backslash-newline before # inside bash -c", command: "bash -c 'echo a\\\n#; touch M11'", proof: { creates: "M11" } },
+  { name: "a here-document delimiter $'x' inside eval", command: "eval \"cat <<\\$'x'\nx\ntouch M12\n\\$'x'\"", proof: { creates: "M12" } },
   // ---- toolgate's own shell plumbing ---------------------------------------------------------
   { name: "an assignment to the cwd trap's variable", command: "__toolgate_cwd_file={h}/.bashrc; ls" },
   { name: "an exported assignment to the cwd trap's variable", command: "export __toolgate_cwd_file={h}/.bashrc && ls" },

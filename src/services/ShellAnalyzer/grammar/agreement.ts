@@ -27,12 +27,14 @@ const sameCounts = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean
 }
 
 /** What the walk found at the level the grammar reader sees (not inside wrappers or nested shells). */
-const walkedLevel = (units: ReadonlyArray<Unit>): ReadonlyArray<Unit> =>
-  units.filter((u) => u.parent === undefined && (u.origin === "top" || u.origin === "substitution"))
+const topLevel = (u: Unit): boolean => u.parent === undefined && (u.origin === "top" || u.origin === "substitution")
 
-/** Why the two readings differ, or undefined when they agree. */
-export const disagreement = (units: ReadonlyArray<Unit>, read: ReadonlyArray<ReadCommand>): string | undefined => {
-  const walked = walkedLevel(units)
+/**
+ * Why the two readings differ, or undefined when they agree. `atLevel` picks the walked units of
+ * the text that was read (the whole command, or one nested script).
+ */
+export const disagreement = (units: ReadonlyArray<Unit>, read: ReadonlyArray<ReadCommand>, atLevel: (unit: Unit) => boolean = topLevel): string | undefined => {
+  const walked = units.filter(atLevel)
   const walkedArgv = walked.filter((u) => u.argv.length > 0).map((u) => u.argv.map(wordKey).join(" "))
   const readArgv = read.filter((c) => c.argv.length > 0).map((c) => c.argv.map(wordKey).join(" "))
   if (!sameCounts(walkedArgv, readArgv)) return "the commands it runs"
