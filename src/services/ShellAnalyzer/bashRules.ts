@@ -7,6 +7,8 @@ import type { Word } from "./types.js"
 import type { Unit } from "./units.js"
 import { commandKey } from "./wrappers.js"
 import { memoByUnit } from "./memo.js"
+import { optionAwareMatch } from "./options/rules.js"
+import type { WordFacts } from "./words.js"
 
 export type BashPattern =
   | { readonly kind: "any" }
@@ -300,14 +302,17 @@ const matchTokens = (argv: ReadonlyArray<Word>, tokens: ReadonlyArray<string>, r
   return { result: "match", next: pos }
 }
 
-const strictOnArgv = (pattern: BashPattern, argv: ReadonlyArray<Word>): StrictMatch => {
+/** The better of two readings: as written, and with the program's options and subcommands resolved. */
+const stronger = (a: StrictMatch, b: StrictMatch | undefined): StrictMatch => (a === "match" || b === "match" ? "match" : a === "possible" || b === "possible" ? "possible" : "none")
+
+const strictOnArgv = (pattern: BashPattern, argv: ReadonlyArray<Word>, words?: ReadonlyArray<WordFacts>): StrictMatch => {
   switch (pattern.kind) {
     case "any":
       return "match"
     case "prefix":
-      return matchTokens(argv, pattern.tokens, false).result
+      return stronger(matchTokens(argv, pattern.tokens, false).result, optionAwareMatch(pattern.tokens, false, argv, words))
     case "exact":
-      return matchTokens(argv, pattern.tokens, true).result
+      return stronger(matchTokens(argv, pattern.tokens, true).result, optionAwareMatch(pattern.tokens, true, argv, words))
     case "wildcard": {
       if (pattern.literalTokens.length === 0) {
         // `Bash(*rm*)`: only the text form can tell.
@@ -375,7 +380,7 @@ const COMMAND_RUNNERS = new Set([
  */
 export const strictMatchesUnit = (pattern: BashPattern, unit: Unit): StrictMatch => {
   if (unit.argv.length === 0) return "none"
-  let result = strictOnArgv(pattern, unit.argv)
+  let result = strictOnArgv(pattern, unit.argv, unit.words)
   if (result === "match") return result
   // The text forms catch rules written with quotes or odd spacing.
   const texts = unitTexts(unit)
