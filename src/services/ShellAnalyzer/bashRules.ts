@@ -3,7 +3,7 @@
  * and exact specifiers; strict matching for deny/ask, lenient-for-safety matching for allow.
  */
 import type { PermissionRule } from "../../Permission.js"
-import type { Word } from "./types.js"
+import type { SimpleCommand, Word } from "./types.js"
 import type { Unit } from "./units.js"
 import { commandKey } from "./wrappers.js"
 import { memoByUnit } from "./memo.js"
@@ -396,6 +396,20 @@ export const strictMatchesUnit = (pattern: BashPattern, unit: Unit): StrictMatch
       if (inner === "possible") result = "possible"
     }
   }
+  return result
+}
+
+const isUnit = (command: SimpleCommand): command is Unit => "words" in command && "envFacts" in command && "role" in command
+
+/**
+ * Strict matching of a rule against a simple command from a CommandAnalysis (hook `if`
+ * filters): the analyzer's units are matched as deny rules match them.
+ */
+export const strictMatchesCommand = (pattern: BashPattern, command: SimpleCommand): StrictMatch => {
+  if (isUnit(command)) return strictMatchesUnit(pattern, command)
+  if (command.argv.length === 0) return "none"
+  const result = strictOnArgv(pattern, command.argv)
+  if (result === "match" || matchesNormalized(pattern, collapseWhitespace(command.text)) || matchesNormalized(pattern, collapseWhitespace(renderArgv(command.argv)))) return "match"
   return result
 }
 
