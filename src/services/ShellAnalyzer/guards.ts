@@ -341,7 +341,9 @@ const programGuard = (key: string, unit: Unit): string | undefined => {
   const options = OPTION_GUARDS[key]
   if (options !== undefined) {
     const found = dangerousOptions(options.table, words, options.effects, options.stopAtOperand === true ? { stopAtOperand: true } : {})
-    const slipped = options.notFirst === true ? found.filter((u) => u.index > 1) : found
+    // python's -c and -m end its options: what follows is the program's own argv.
+    const end = options.table === TT.python ? (found.find((u) => u.written === "-c" || u.written === "-m")?.index ?? words.length) : words.length
+    const slipped = (options.notFirst === true ? found.filter((u) => u.index > 1) : found).filter((u) => u.index <= end)
     const hit = slipped[0]
     if (hit !== undefined) return `${key} ${hit.written} ${hit.effect === "write" ? "writes files" : hit.effect === "read" || hit.effect === "readList" ? "reads local files" : "runs programs or changes configuration"}`
   }

@@ -241,7 +241,9 @@ describe("class 2: files named in option values are checked like operands", () =
     "git log -p .env",
     "git diff /dev/null .env",
     "git diff --no-index a.md .env",
-    "git blame .env"
+    "git blame .env",
+    "git log -L 1,5:.env",
+    "xargs -a .env echo"
   ]
   for (const command of DENIED) it.effect(`${command} is denied by Read(.env)`, () => expectBehavior(command, "deny"))
 

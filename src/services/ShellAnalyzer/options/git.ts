@@ -167,6 +167,16 @@ const subcommandReading = (
   const parsed = parseArgs(command.table, words, start)
   reads.push(...readValues(parsed))
   within.push(...readValues(parsed))
+  // `git log -L 1,5:FILE` shows the history of a file's lines.
+  if (command.table === G.logFamily || command.table === G.diff) {
+    for (const use of parsed.uses) {
+      const value = use.value?.value
+      if (use.spec.id !== "-L" || typeof value !== "string" || !value.includes(":")) continue
+      const file = pathPart(use.value!, value.slice(value.lastIndexOf(":") + 1))
+      reads.push(file)
+      within.push(file)
+    }
+  }
   if (parsed.problem !== undefined) return verdict(`git ${sub}: ${parsed.problem}`)
   const unsafe = parsed.uses.find((u) => !u.negated && UNSAFE_EFFECTS.has(u.spec.effect))
   if (unsafe !== undefined) return verdict(`git ${sub} ${unsafe.written} writes files, runs programs or changes the repository`)
