@@ -310,9 +310,11 @@ const strictOnArgv = (pattern: BashPattern, argv: ReadonlyArray<Word>, words?: R
     case "any":
       return "match"
     case "prefix":
-      return stronger(matchTokens(argv, pattern.tokens, false).result, optionAwareMatch(pattern.tokens, false, argv, words))
-    case "exact":
-      return stronger(matchTokens(argv, pattern.tokens, true).result, optionAwareMatch(pattern.tokens, true, argv, words))
+    case "exact": {
+      const exact = pattern.kind === "exact"
+      const written = matchTokens(argv, pattern.tokens, exact).result
+      return written === "match" ? written : stronger(written, optionAwareMatch(pattern.tokens, exact, argv, words))
+    }
     case "wildcard": {
       if (pattern.literalTokens.length === 0) {
         // `Bash(*rm*)`: only the text form can tell.
@@ -374,11 +376,21 @@ const COMMAND_RUNNERS = new Set([
   "screen"
 ])
 
+const strictResults = new WeakMap<Unit, Map<BashPattern, StrictMatch>>()
+
 /**
  * Strict matching of a deny/ask rule against one unit: "match", "possible" (a dynamic word could
- * make it match: ask), or "none".
+ * make it match: ask), or "none". Remembered per unit and rule (deny rules are matched twice).
  */
 export const strictMatchesUnit = (pattern: BashPattern, unit: Unit): StrictMatch => {
+  let results = strictResults.get(unit)
+  if (results === undefined) strictResults.set(unit, (results = new Map()))
+  let result = results.get(pattern)
+  if (result === undefined) results.set(pattern, (result = strictMatch(pattern, unit)))
+  return result
+}
+
+const strictMatch = (pattern: BashPattern, unit: Unit): StrictMatch => {
   if (unit.argv.length === 0) return "none"
   let result = strictOnArgv(pattern, unit.argv, unit.words)
   if (result === "match") return result

@@ -9,7 +9,7 @@ import { memoByUnit } from "./memo.js"
 import { dangerousOptions } from "./options/danger.js"
 import * as T from "./options/tables/gnu.js"
 import * as TT from "./options/tables/tools.js"
-import type { OptionEffect, OptionTable } from "./options/types.js"
+import { own, type OptionEffect, type OptionTable } from "./options/types.js"
 import { parseSedArgs, scanSedScript } from "./sedScript.js"
 import type { Unit } from "./units.js"
 import type { WordFacts } from "./words.js"
@@ -227,11 +227,13 @@ const tarGuard = (words: ReadonlyArray<WordFacts>): string | undefined => {
   // The first word may be old-style letters without a dash (`tar xzf a.tar`).
   const first = words[1]?.value
   if (typeof first === "string" && !first.startsWith("-") && /[IF]/.test(first)) return "tar -I/-F runs programs"
-  const archives = dangerousOptions(TT.tar, words, new Set(["value"])).filter((u) => u.written === "-f" || u.written.startsWith("--f"))
+  const archives = dangerousOptions(TT.tar, words, VALUES).filter((u) => u.written === "-f" || u.written.startsWith("--f"))
   if (archives.some((u) => typeof u.value?.value === "string" && /^[^/]*:/.test(u.value.value))) return "tar with a remote archive runs a remote shell"
   return undefined
 }
 
+/** Options with a harmless argument (to look at the argument). */
+const VALUES: ReadonlySet<OptionEffect> = new Set(["value"])
 /** Options that make a command write, run something or change configuration. */
 const WRITES_OR_RUNS: ReadonlySet<OptionEffect> = new Set(["write", "exec", "config", "unsafe"])
 /** The same, and local files read and sent to another host. */
@@ -266,7 +268,7 @@ const OPTION_GUARDS: Readonly<Record<string, OptionGuard>> = {
 
 /** curl's data options read a file when their value starts with `@` (`-F` when a value part does). */
 const curlSendsFile = (words: ReadonlyArray<WordFacts>): string | undefined => {
-  const uses = dangerousOptions(TT.curl, words, new Set(["value"]))
+  const uses = dangerousOptions(TT.curl, words, VALUES)
   for (const use of uses) {
     const v = use.value?.value
     if (typeof v !== "string") continue
@@ -277,8 +279,10 @@ const curlSendsFile = (words: ReadonlyArray<WordFacts>): string | undefined => {
 }
 
 /** npm, pnpm, yarn, npx: configuration and package roots that run other programs (nopt resolves abbreviations). */
+const PACKAGE_MANAGER_DANGER_KEYS = Object.keys(TT.PACKAGE_MANAGER_DANGERS)
+
 const packageManagerGuard = (key: string, words: ReadonlyArray<WordFacts>): string | undefined => {
-  const dangerKeys = Object.keys(TT.PACKAGE_MANAGER_DANGERS)
+  const dangerKeys = PACKAGE_MANAGER_DANGER_KEYS
   for (let i = 1; i < words.length; i++) {
     const v = words[i]!.value
     if (typeof v !== "string") continue
@@ -338,7 +342,7 @@ const MAKE_SETTINGS = /^(?:SHELL|\.SHELLFLAGS|MAKESHELL|MAKE|MAKEFLAGS|MFLAGS|GN
 const programGuard = (key: string, unit: Unit): string | undefined => {
   const args = literalArgs(unit)
   const words = unit.words
-  const options = OPTION_GUARDS[key]
+  const options = own(OPTION_GUARDS, key)
   if (options !== undefined) {
     const found = dangerousOptions(options.table, words, options.effects, options.stopAtOperand === true ? { stopAtOperand: true } : {})
     // python's -c and -m end its options: what follows is the program's own argv.

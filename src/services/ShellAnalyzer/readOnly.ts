@@ -19,7 +19,7 @@ import { parseArgs } from "./options/parse.js"
 import { pathKnownOnlyAtRunTime, pathPart, readValues } from "./options/paths.js"
 import * as T from "./options/tables/gnu.js"
 import { optionTable } from "./options/table.js"
-import { UNSAFE_EFFECTS, type OptionTable, type ParsedArgs } from "./options/types.js"
+import { own, UNSAFE_EFFECTS, type OptionTable, type ParsedArgs } from "./options/types.js"
 import { xxdReading } from "./options/xxd.js"
 import { parseSedArgs, scanSedScript } from "./sedScript.js"
 import { commandKey } from "./wrappers.js"
@@ -332,7 +332,7 @@ const read = (unit: Unit, name?: string): Reading => {
       return problem === undefined ? yes([], undefined) : no(problem)
     }
   }
-  const command = COMMANDS[argv0]
+  const command = own(COMMANDS, argv0)
   if (command === undefined) return no(`${argv0} is not a built-in read-only command`)
   return tableReading(argv0, command, unit)
 }
@@ -370,9 +370,9 @@ export const readPathOperands = (unit: Unit): ReadonlyArray<WordFacts> | undefin
 export const optionLikeGlobs = memoByUnit((unit: Unit): ReadonlyArray<WordFacts> => {
   const argv0 = unit.argv[0]
   if (typeof argv0 !== "string") return []
-  const command = COMMANDS[commandKey(argv0)]
-  const table = command?.table ?? TABLES_FOR_GLOBS[commandKey(argv0)]
-  if (table === undefined || ![...table.effects].some((e) => e !== "flag" && e !== "value")) return []
+  const key = commandKey(argv0)
+  const table = own(COMMANDS, key)?.table ?? own(TABLES_FOR_GLOBS, key)
+  if (table === undefined || !table.risky) return []
   const out: Array<WordFacts> = []
   for (let i = 1; i < unit.words.length; i++) {
     const word = unit.words[i]!

@@ -571,3 +571,16 @@ describe("class 7: harmless builtins", () => {
   ]
   for (const [command, rules] of ASK) it.effect(`${command} asks`, () => expectBehavior(command, "ask", rules))
 })
+
+describe("names that are properties of every object are not in any table", () => {
+  for (const command of ["constructor a.md", "toString", "__proto__ x", "hasOwnProperty", "git constructor", "git __proto__", "npm constructor"]) {
+    it.effect(`${command} is not read-only`, () =>
+      Effect.gen(function* () {
+        yield* sharedShellAnalyzer.warmup
+        expect(sharedShellAnalyzer.isReadOnly(command)).toBe(false)
+        const verdict = yield* decide(command, { deny: ["Bash(npm publish:*)", "Bash(git push:*)"] })
+        expect(verdict.behavior).toBe("ask")
+      })
+    )
+  }
+})

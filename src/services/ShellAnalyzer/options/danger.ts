@@ -17,8 +17,16 @@ export interface DangerousUse {
   readonly value?: WordFacts
 }
 
-const longNamesWith = (table: OptionTable, effects: ReadonlySet<OptionEffect>): ReadonlyArray<readonly [string, OptionSpec]> =>
-  [...table.long].filter(([, spec]) => effects.has(spec.effect))
+const dangerousNames = new WeakMap<OptionTable, WeakMap<ReadonlySet<OptionEffect>, ReadonlyArray<readonly [string, OptionSpec]>>>()
+
+/** The long names of a table with one of the effects (once per table and set of effects). */
+const longNamesWith = (table: OptionTable, effects: ReadonlySet<OptionEffect>): ReadonlyArray<readonly [string, OptionSpec]> => {
+  let byEffects = dangerousNames.get(table)
+  if (byEffects === undefined) dangerousNames.set(table, (byEffects = new WeakMap()))
+  let names = byEffects.get(effects)
+  if (names === undefined) byEffects.set(effects, (names = [...table.long].filter(([, spec]) => effects.has(spec.effect))))
+  return names
+}
 
 export interface ScanOptions {
   /** Options end at the first operand (npx, node, python: what follows belongs to the program run). */

@@ -9,7 +9,7 @@ import type { WordFacts } from "../words.js"
 import { parseArgs } from "./parse.js"
 import { mattersOnlyUnderDenyRules, pathKnownOnlyAtRunTime, pathPart, readValues } from "./paths.js"
 import * as G from "./tables/git.js"
-import { UNSAFE_EFFECTS, type OptionTable, type ParsedArgs } from "./types.js"
+import { own, UNSAFE_EFFECTS, type OptionTable, type ParsedArgs } from "./types.js"
 
 export interface GitReading {
   /** Why it is not read-only; undefined when it is. */
@@ -162,7 +162,7 @@ const subcommandReading = (
   } else if (sub === "rev-parse") {
     return verdict()
   }
-  const command = COMMANDS[name]
+  const command = own(COMMANDS, name)
   if (command === undefined) return verdict(`git ${sub} is not a read-only git command`)
   const parsed = parseArgs(command.table, words, start)
   reads.push(...readValues(parsed))

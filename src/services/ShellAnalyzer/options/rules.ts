@@ -13,7 +13,7 @@ import { optionTable } from "./table.js"
 import * as G from "./tables/git.js"
 import { NPM_ALIASES, NPM_COMMANDS, PNPM_ALIASES } from "./tables/npm.js"
 import * as TT from "./tables/tools.js"
-import type { OptionSpec, OptionTable, OptionUse } from "./types.js"
+import { own, type OptionSpec, type OptionTable, type OptionUse } from "./types.js"
 
 export type RuleMatch = "match" | "possible" | "none"
 
@@ -62,15 +62,15 @@ const npmSubcommand = (raw: string): string => {
   if (NPM_COMMANDS.has(name)) return name
   const follow = (n: string): string => {
     let current = n
-    for (let i = 0; i < 5 && NPM_ALIASES[current] !== undefined; i++) current = NPM_ALIASES[current]!
+    for (let i = 0; i < 5 && own(NPM_ALIASES, current) !== undefined; i++) current = own(NPM_ALIASES, current)!
     return current
   }
-  if (NPM_ALIASES[name] !== undefined) return follow(name)
+  if (own(NPM_ALIASES, name) !== undefined) return follow(name)
   const candidates = [...NPM_COMMANDS, ...Object.keys(NPM_ALIASES)].filter((c) => c.startsWith(name))
   return candidates.length === 1 ? follow(candidates[0]!) : name
 }
 
-const pnpmSubcommand = (name: string): string => PNPM_ALIASES[name] ?? name
+const pnpmSubcommand = (name: string): string => own(PNPM_ALIASES, name) ?? name
 
 const RULE_COMMANDS: Readonly<Record<string, RuleCommand>> = {
   rm: { table: TT.rm },
@@ -86,14 +86,22 @@ const RULE_COMMANDS: Readonly<Record<string, RuleCommand>> = {
   wget: { table: TT.wget },
   make: { table: TT.make },
   tar: { table: TT.tar },
-  git: { global: G.global, subcommand: gitSubcommand, subTable: (sub) => GIT_SUB_TABLES[sub] },
+  git: { global: G.global, subcommand: gitSubcommand, subTable: (sub) => own(GIT_SUB_TABLES, sub) },
   npm: { subcommand: npmSubcommand },
   pnpm: { subcommand: pnpmSubcommand },
   yarn: { subcommand: (name) => name }
 }
 
-interface Shape {
+interface Head {
   /** The subcommand, resolved; "possible" when it may be another. */
+  readonly sub?: string
+  /** Where its own options start. */
+  readonly start: number
+  readonly globalUses: ReadonlyArray<OptionUse>
+  readonly dynamic: boolean
+}
+
+interface Shape {
   readonly sub?: string
   readonly uses: ReadonlyArray<OptionUse>
   readonly ambiguous: ReadonlyArray<ReadonlyArray<OptionSpec>>
@@ -102,7 +110,8 @@ interface Shape {
   readonly problem?: string
 }
 
-const shapeOf = (command: RuleCommand, words: ReadonlyArray<WordFacts>): Shape => {
+/** The program's options before its subcommand, and the subcommand. */
+const headOf = (command: RuleCommand, words: ReadonlyArray<WordFacts>): Head => {
   let start = 1
   const globalUses: Array<OptionUse> = []
   let dynamic = false
@@ -131,16 +140,60 @@ const shapeOf = (command: RuleCommand, words: ReadonlyArray<WordFacts>): Shape =
       start++
     } else if (word !== undefined) sub = "possible"
   }
-  const table = (sub !== undefined ? command.subTable?.(sub) : undefined) ?? command.table ?? NONE
-  const parsed = parseArgs(table, words, start)
+  return { ...(sub === undefined ? {} : { sub }), start, globalUses, dynamic }
+}
+
+const shapeOf = (command: RuleCommand, words: ReadonlyArray<WordFacts>, head: Head = headOf(command, words)): Shape => {
+  const table = (head.sub !== undefined ? command.subTable?.(head.sub) : undefined) ?? command.table ?? NONE
+  const parsed = parseArgs(table, words, head.start)
   return {
-    ...(sub === undefined ? {} : { sub }),
-    uses: [...globalUses, ...parsed.uses],
+    ...(head.sub === undefined ? {} : { sub: head.sub }),
+    uses: [...head.globalUses, ...parsed.uses],
     ambiguous: parsed.ambiguous,
     operands: parsed.operands,
-    dynamic: dynamic || parsed.dynamic || parsed.operands.some((w) => typeof w.value !== "string" && !w.procSub),
+    dynamic: head.dynamic || parsed.dynamic || parsed.operands.some((w) => typeof w.value !== "string" && !w.procSub),
     ...(parsed.problem === undefined ? {} : { problem: parsed.problem })
   }
+}
+
+const ruleKeys = new WeakMap<ReadonlyArray<string>, string | undefined>()
+
+/** The program a rule names, when its options are known (once per rule). */
+const ruleKey = (tokens: ReadonlyArray<string>): string | undefined => {
+  if (ruleKeys.has(tokens)) return ruleKeys.get(tokens)
+  const key = commandKey(tokens[0]!)
+  const known = own(RULE_COMMANDS, key) === undefined ? undefined : key
+  ruleKeys.set(tokens, known)
+  return known
+}
+
+const ruleShapes = new Map<string, Shape>()
+
+/** Rules are few and matched against every command: their reading is kept. */
+const ruleShape = (command: RuleCommand, tokens: ReadonlyArray<string>): Shape => {
+  const key = tokens.join("\u0000")
+  let shape = ruleShapes.get(key)
+  if (shape === undefined) {
+    if (ruleShapes.size > 1000) ruleShapes.clear()
+    shape = shapeOf(command, tokens.map((t) => literalFacts(t)))
+    ruleShapes.set(key, shape)
+  }
+  return shape
+}
+
+const unitHeads = new WeakMap<ReadonlyArray<WordFacts>, Head>()
+const unitShapes = new WeakMap<ReadonlyArray<WordFacts>, Shape>()
+
+/** A command's head and full reading, once per analysed command (its words are the key). */
+const unitHead = (command: RuleCommand, words: ReadonlyArray<WordFacts>): Head => {
+  let head = unitHeads.get(words)
+  if (head === undefined) unitHeads.set(words, (head = headOf(command, words)))
+  return head
+}
+const unitShape = (command: RuleCommand, words: ReadonlyArray<WordFacts>): Shape => {
+  let shape = unitShapes.get(words)
+  if (shape === undefined) unitShapes.set(words, (shape = shapeOf(command, words, unitHead(command, words))))
+  return shape
 }
 
 const wordOf = (word: Word): WordFacts => (typeof word === "string" ? literalFacts(word) : { ...literalFacts(word.text), value: word })
@@ -155,19 +208,21 @@ const valueText = (use: OptionUse): string | undefined => (use.value === undefin
 export const optionAwareMatch = (ruleTokens: ReadonlyArray<string>, exact: boolean, argv: ReadonlyArray<Word>, words?: ReadonlyArray<WordFacts>): RuleMatch | undefined => {
   const first = argv[0]
   if (typeof first !== "string" || ruleTokens.length === 0) return undefined
-  const key = commandKey(ruleTokens[0]!)
-  const command = RULE_COMMANDS[key]
+  const key = ruleKey(ruleTokens)
+  const command = key === undefined ? undefined : own(RULE_COMMANDS, key)
   if (command === undefined || commandKey(first) !== key) return undefined
-  const rule = shapeOf(command, ruleTokens.map((t) => literalFacts(t)))
+  const rule = ruleShape(command, ruleTokens)
   // `Bash(curl -o:*)`: an option whose argument the rule leaves open matches any argument.
   const openLast = rule.problem?.endsWith("without its argument") === true && rule.uses[rule.uses.length - 1]?.index === ruleTokens.length - 1
   if ((rule.problem !== undefined && !openLast) || rule.sub === "possible" || rule.ambiguous.length > 0) return undefined
-  const unit = shapeOf(command, words ?? argv.map(wordOf))
+  const unitWords = words ?? argv.map(wordOf)
+  const head = words === undefined ? headOf(command, unitWords) : unitHead(command, unitWords)
   let possible = false
   if (rule.sub !== undefined) {
-    if (unit.sub === "possible") possible = true
-    else if (unit.sub !== rule.sub) return unit.sub === undefined && unit.dynamic ? "possible" : "none"
+    if (head.sub === "possible") possible = true
+    else if (head.sub !== rule.sub) return head.sub === undefined && head.dynamic ? "possible" : "none"
   }
+  const unit = words === undefined ? shapeOf(command, unitWords, head) : unitShape(command, unitWords)
   let missing = false
   for (const wanted of rule.uses) {
     if (wanted.negated) continue

@@ -78,7 +78,8 @@ export const optionTable = (notation: string, options: TableOptions = {}): Optio
     long,
     numeric,
     stopAtOperand: options.stopAtOperand ?? false,
-    effects: new Set(specs.map((s) => s.effect))
+    effects: new Set(specs.map((s) => s.effect)),
+    risky: specs.some((s) => s.effect !== "flag" && s.effect !== "value")
   }
 }
 
@@ -102,7 +103,8 @@ export const mergeTables = (style: OptionStyle, ...tables: ReadonlyArray<OptionT
     long,
     numeric: tables.some((t) => t.numeric),
     stopAtOperand: tables.some((t) => t.stopAtOperand),
-    effects: new Set(specs.map((s) => s.effect))
+    effects: new Set(specs.map((s) => s.effect)),
+    risky: specs.some((s) => s.effect !== "flag" && s.effect !== "value")
   }
 }
 

@@ -50,6 +50,8 @@ export interface OptionTable {
   readonly stopAtOperand: boolean
   /** Every effect some option of the table has. */
   readonly effects: ReadonlySet<OptionEffect>
+  /** Some option does more than switch or take a harmless value (a glob that expands to it matters). */
+  readonly risky: boolean
 }
 
 export interface OptionUse {
@@ -79,3 +81,6 @@ export interface ParsedArgs {
 
 /** Effects that keep a command from being read-only. */
 export const UNSAFE_EFFECTS: ReadonlySet<OptionEffect> = new Set(["readList", "write", "exec", "network", "config", "unsafe"])
+
+/** A record's own entry (never Object.prototype's: a command named `constructor` is not in a table). */
+export const own = <V>(record: Readonly<Record<string, V>>, key: string): V | undefined => (Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined)

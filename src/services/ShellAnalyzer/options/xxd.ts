@@ -3,6 +3,7 @@
  * `-r`); options end at the first operand. `-r` turns a dump back into a file: it writes.
  */
 import type { WordFacts } from "../words.js"
+import { own } from "./types.js"
 
 /** Options that take a value, with the rest of their long spelling (`-cols N`, `-c N`, `-c8`). */
 const VALUED: Readonly<Record<string, ReadonlyArray<string>>> = { "-c": ["ols", "apitalize"], "-g": ["roup"], "-o": ["ffset"], "-s": ["eek", "kip"], "-l": ["en"], "-n": ["ame"] }
@@ -26,7 +27,7 @@ export const xxdReading = (words: ReadonlyArray<WordFacts>): XxdReading => {
     }
     const key = pp.slice(0, 2)
     if (key === "-r") return { problem: "xxd -r writes a file from a dump", operands: [] }
-    const longRest = VALUED[key]
+    const longRest = own(VALUED, key)
     if (longRest !== undefined) {
       if (key === "-c" && pp.slice(2).startsWith("apitalize")) continue
       const attached = pp.length > 2 && !longRest.some((r) => pp.slice(2).startsWith(r))
