@@ -305,7 +305,9 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): BashVerdi
     }
     // A glob that expands to a name starting with `-` hands the program an option (a file named `--from-file=.env`).
     for (const glob of optionLikeGlobs(unit)) {
-      const resolved = resolvePathWord(glob, dirs, home)
+      // Only the first component can start the word with `-` (`*/x` gives `-f.env/x` only for a directory named so).
+      const first = (glob.value as string).split("/")[0]!
+      const resolved = resolvePathWord({ ...glob, value: first }, dirs, home)
       const names = resolved.ok ? resolved.paths.map((abs) => globMatches(abs, dotglob)) : [undefined]
       if (names.some((matches) => matches === undefined || matches.some((m) => path.basename(m).startsWith("-")))) {
         addAsk(guarded(PRIORITY.guard, M.GENERIC_ASK, `the glob ${glob.raw} expands to a name the program reads as an option`, index, false))

@@ -280,6 +280,7 @@ describe("class 2: files named in option values are checked like operands", () =
     Effect.gen(function* () {
       yield* expectBehavior("grep x *.md", "allow")
       yield* expectBehavior("grep x src/*", "allow")
+      yield* expectBehavior("grep x -- *", "allow")
     })
   )
 
