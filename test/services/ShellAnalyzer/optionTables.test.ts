@@ -10,6 +10,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
 import * as G from "../../../src/services/ShellAnalyzer/options/tables/git.js"
 import * as T from "../../../src/services/ShellAnalyzer/options/tables/gnu.js"
+import * as X from "../../../src/services/ShellAnalyzer/options/tables/other.js"
 import * as TT from "../../../src/services/ShellAnalyzer/options/tables/tools.js"
 import type { OptionArity, OptionTable } from "../../../src/services/ShellAnalyzer/options/types.js"
 import { helpOptions } from "./helpOptions.js"
@@ -25,6 +26,8 @@ interface Case {
   readonly arity?: Readonly<Record<string, OptionArity>>
   /** The help puts one blank before descriptions; only `<arg>` marks an argument. */
   readonly angleArguments?: boolean
+  /** Only these lines list options (descriptions mention options too). */
+  readonly lines?: RegExp
 }
 
 /** git's parse-options: a short option takes its argument the way its long one does (`-uno`, `-Ocat`). */
@@ -91,6 +94,8 @@ export const CASES: Readonly<Record<string, Case & { readonly shortFollowsLong?:
   sed: { argv: ["sed", "--help"], table: T.sed, arity: { "-i": "optional" } },
   // xargs reads -e[EOF] and -i[R] with an optional attached argument (optstring "e::i::").
   xargs: { argv: ["xargs", "--help"], table: T.xargs, arity: { "-e": "optional", "-i": "optional" } },
+  // rg lists each option on a line of its own (`-A, --after-context <NUM>`); `-.` is --hidden's short name.
+  rg: { argv: ["rg", "--help"], table: X.rg, angleArguments: true, lines: /^ {4}(?:-\S, | {4})--[\w-]+(?: <[^>]+>(?:\.\.\.)?)?\s*$/, unlisted: ["-."] },
   rm: { argv: ["rm", "--help"], table: TT.rm },
   chmod: { argv: ["chmod", "--help"], table: TT.chmod },
   chown: { argv: ["chown", "--help"], table: TT.chown },
@@ -154,7 +159,8 @@ const namesOf = (table: OptionTable): ReadonlyMap<string, OptionArity> => {
 
 /** What differs between a table and the help text. */
 export const differences = (c: Case & { readonly shortFollowsLong?: boolean }, help: string) => {
-  const listed = helpOptions(help, c.angleArguments === true ? { angleArguments: true } : {})
+  const text = c.lines === undefined ? help : help.split("\n").filter((l) => c.lines!.test(l)).join("\n")
+  const listed = helpOptions(text, c.angleArguments === true ? { angleArguments: true } : {})
   const table = namesOf(c.table)
   const inHelp = new Map<string, OptionArity>()
   for (const option of listed) {
