@@ -263,6 +263,8 @@ describe("class 2: files named in option values are checked like operands", () =
     "date --file=/etc/hostname",
     "jq --rawfile x /etc/hostname -n '$x'",
     "git diff --no-index a.md /etc/hostname",
+    "git log -p ../outside.md",
+    "git show HEAD:../outside.md",
     "git diff /dev/null /etc/hostname",
     "file -m /etc/hostname a.md",
     "find . -newer /etc/hostname"

@@ -85,6 +85,17 @@ const COMMANDS: Readonly<Record<string, GitCommand>> = {
 }
 
 const GLOB = /[*?[]/
+/**
+ * Revision syntax that names no file an agent would read (`HEAD`, `HEAD~1`, `main^2`, `@{u}`,
+ * `a..b`): skipped as paths. A `..` path segment (`../x`) and names with a dot (`notes.txt~`)
+ * stay paths.
+ */
+const isRevision = (value: string): boolean => {
+  if (/^(?:HEAD|FETCH_HEAD|ORIG_HEAD|MERGE_HEAD|@)$/.test(value)) return true
+  if (/(?:^|\/)\.\.(?:\/|$)/.test(value)) return false
+  if (/[^.]\.\.\.?[^.]|^\.\.\.?[^./]|[^./]\.\.\.?$/.test(value)) return true
+  return /^[^.]+(?:[~^]\d*|@\{[^}]*\})$/.test(value)
+}
 
 /**
  * A revision or path operand of a content command as a file it reads: the path of `REV:path`
@@ -97,6 +108,7 @@ const operandPath = (word: WordFacts, afterDashDash: boolean): { read?: WordFact
     return { read: pathKnownOnlyAtRunTime(word), magic: true }
   }
   let path = value
+  if (!afterDashDash && !value.includes(":") && isRevision(value)) return {}
   if (!afterDashDash) {
     const colon = value.startsWith(":") ? (/^:[0-3]:/.test(value) ? 2 : 0) : value.indexOf(":")
     if (colon !== -1) {
