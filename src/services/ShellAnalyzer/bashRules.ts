@@ -376,19 +376,11 @@ const COMMAND_RUNNERS = new Set([
   "screen"
 ])
 
-const strictResults = new WeakMap<Unit, Map<BashPattern, StrictMatch>>()
-
 /**
  * Strict matching of a deny/ask rule against one unit: "match", "possible" (a dynamic word could
- * make it match: ask), or "none". Remembered per unit and rule (deny rules are matched twice).
+ * make it match: ask), or "none".
  */
-export const strictMatchesUnit = (pattern: BashPattern, unit: Unit): StrictMatch => {
-  let results = strictResults.get(unit)
-  if (results === undefined) strictResults.set(unit, (results = new Map()))
-  let result = results.get(pattern)
-  if (result === undefined) results.set(pattern, (result = strictMatch(pattern, unit)))
-  return result
-}
+export const strictMatchesUnit = (pattern: BashPattern, unit: Unit): StrictMatch => strictMatch(pattern, unit)
 
 const strictMatch = (pattern: BashPattern, unit: Unit): StrictMatch => {
   if (unit.argv.length === 0) return "none"

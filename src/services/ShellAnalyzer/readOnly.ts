@@ -137,6 +137,10 @@ interface Reading {
 const no = (reason: string, reads?: ReadonlyArray<WordFacts>): Reading => ({ verdict: { readOnly: false, reason }, ...(reads === undefined ? {} : { reads }) })
 const yes = (found: ReadonlyArray<WordFacts>, reads: ReadonlyArray<WordFacts> | undefined = found): Reading => ({ verdict: { readOnly: true, paths: found }, ...(reads === undefined ? {} : { reads }) })
 
+/** Read-only, reading nothing. */
+const NOTHING: Reading = { verdict: { readOnly: true, paths: [] } }
+const NONE: ReadonlyArray<WordFacts> = []
+
 const isDynamic = (w: WordFacts): boolean => typeof w.value !== "string" && !w.procSub
 
 const tableReading = (name: string, command: Command, unit: Unit): Reading => {
@@ -144,7 +148,7 @@ const tableReading = (name: string, command: Command, unit: Unit): Reading => {
   if (command.table === undefined) {
     if (!command.dynamicSafe && words.slice(1).some(isDynamic)) return no(`${name} with arguments only known at run time`)
     if (command.noGlobs === true && words.slice(1).some((w) => w.unquotedGlob)) return no(`an unquoted glob in a ${name} command`)
-    return yes([], undefined)
+    return NOTHING
   }
   const parsed = parseArgs(command.table, words)
   const split = command.colonLists === undefined ? undefined : (use: { spec: { id: string }; value?: WordFacts }) => (command.colonLists!.has(use.spec.id) ? (use.value!.value as string).split(":") : undefined)
@@ -246,7 +250,7 @@ const read = (unit: Unit, name?: string): Reading => {
     case "assignment":
     case "transparent":
     case "nested-shell":
-      return yes([], undefined)
+      return NOTHING
     case "exec": {
       const argv0 = name ?? unit.words[0]?.value
       return argv0 === "xargs" ? xargsVerdict(unit) : no("a wrapper that runs another command")
@@ -260,7 +264,7 @@ const read = (unit: Unit, name?: string): Reading => {
   if (unit.runtimeArgs === true) {
     // xargs and find -exec add arguments at run time: they may be options, and the files they name cannot be checked.
     const reads = argv0 === "echo" ? undefined : [pathKnownOnlyAtRunTime(words[words.length - 1]!, "the arguments xargs passes")]
-    return argv0 === "echo" ? yes([], undefined) : no("arguments only known at run time", reads)
+    return argv0 === "echo" ? NOTHING : no("arguments only known at run time", reads)
   }
   switch (argv0) {
     case "cd": {
@@ -276,11 +280,11 @@ const read = (unit: Unit, name?: string): Reading => {
     case "docker": {
       if (words.slice(1).some(isDynamic)) return no("docker with arguments only known at run time")
       const reason = dockerVerdict(words.slice(1).map((w) => w.value as string))
-      return reason === undefined ? yes([], undefined) : no(reason)
+      return reason === undefined ? NOTHING : no(reason)
     }
     case "command": {
       const first = words[1]?.value
-      return first === "-v" || first === "-V" ? yes([], undefined) : no("command without -v")
+      return first === "-v" || first === "-V" ? NOTHING : no("command without -v")
     }
     case "sed":
       return sedReading(unit)
@@ -298,15 +302,15 @@ const read = (unit: Unit, name?: string): Reading => {
     }
     case "printf": {
       const problem = printfProblem(words)
-      return problem === undefined ? yes([], undefined) : no(problem)
+      return problem === undefined ? NOTHING : no(problem)
     }
     case "set": {
       const problem = setProblem(words)
-      return problem === undefined ? yes([], undefined) : no(problem)
+      return problem === undefined ? NOTHING : no(problem)
     }
     case "read": {
       const problem = readProblem(words, isDangerousVariable)
-      return problem === undefined ? yes([], undefined) : no(problem)
+      return problem === undefined ? NOTHING : no(problem)
     }
   }
   const command = own(COMMANDS, argv0)
@@ -316,12 +320,13 @@ const read = (unit: Unit, name?: string): Reading => {
 
 const readingOf = memoByUnit((unit) => read(unit))
 
-const readsOf = memoByUnit((unit): ReadonlyArray<WordFacts> | undefined => {
+const readsByKey = memoByUnit((unit): ReadonlyArray<WordFacts> | undefined => read(unit, commandKey(unit.argv[0] as string)).reads)
+
+const readsOf = (unit: Unit): ReadonlyArray<WordFacts> | undefined => {
   const argv0 = unit.argv[0]
   if (typeof argv0 !== "string") return undefined
-  const key = commandKey(argv0)
-  return key === argv0 ? readingOf(unit).reads : read(unit, key).reads
-})
+  return commandKey(argv0) === argv0 ? readingOf(unit).reads : readsByKey(unit)
+}
 
 /**
  * Is this unit read-only by itself? Read-only units also give the operands that are paths; the
@@ -344,12 +349,12 @@ export const readPathOperands = (unit: Unit): ReadonlyArray<WordFacts> | undefin
  * run things (a file named `--from-file=.env`): leading globs before the end of the options. The
  * caller looks at the names they expand to.
  */
-export const optionLikeGlobs = memoByUnit((unit: Unit): ReadonlyArray<WordFacts> => {
+export const optionLikeGlobs = (unit: Unit): ReadonlyArray<WordFacts> => {
   const argv0 = unit.argv[0]
-  if (typeof argv0 !== "string") return []
+  if (typeof argv0 !== "string") return NONE
   const key = commandKey(argv0)
   const table = own(COMMANDS, key)?.table ?? own(TABLES_FOR_GLOBS, key)
-  if (table === undefined || !table.risky) return []
+  if (table === undefined || !table.risky) return NONE
   const out: Array<WordFacts> = []
   for (let i = 1; i < unit.words.length; i++) {
     const word = unit.words[i]!
@@ -357,7 +362,7 @@ export const optionLikeGlobs = memoByUnit((unit: Unit): ReadonlyArray<WordFacts>
     if (word.unquotedGlob && typeof word.value === "string" && /^[*?[]/.test(word.value)) out.push(word)
   }
   return out
-})
+}
 
 const TABLES_FOR_GLOBS: Readonly<Record<string, OptionTable>> = { xargs: T.xargs, sed: T.sed }
 

@@ -167,17 +167,12 @@ const ruleKey = (tokens: ReadonlyArray<string>): string | undefined => {
   return known
 }
 
-const ruleShapes = new Map<string, Shape>()
+const ruleShapes = new WeakMap<ReadonlyArray<string>, Shape>()
 
-/** Rules are few and matched against every command: their reading is kept. */
+/** Rules are few and matched against every command: their reading is kept (compiled patterns keep their tokens). */
 const ruleShape = (command: RuleCommand, tokens: ReadonlyArray<string>): Shape => {
-  const key = tokens.join("\u0000")
-  let shape = ruleShapes.get(key)
-  if (shape === undefined) {
-    if (ruleShapes.size > 1000) ruleShapes.clear()
-    shape = shapeOf(command, tokens.map((t) => literalFacts(t)))
-    ruleShapes.set(key, shape)
-  }
+  let shape = ruleShapes.get(tokens)
+  if (shape === undefined) ruleShapes.set(tokens, (shape = shapeOf(command, tokens.map((t) => literalFacts(t)))))
   return shape
 }
 
