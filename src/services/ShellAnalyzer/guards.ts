@@ -444,11 +444,13 @@ export const unitGuards = memoByUnit((unit: Unit): ReadonlyArray<string> => {
   }
   const program = programGuard(key, unit)
   if (program !== undefined) found.push(program)
-  if (EXEC_CAPABLE.has(key)) {
+  const optionsMatter = own(OPTION_GUARDS, key) !== undefined
+  if (EXEC_CAPABLE.has(key) || optionsMatter) {
+    // A value only known at run time (or xargs' run-time arguments) could be any option.
     const words = unit.words.slice(1)
     const isValue = key === "git" ? gitMessageValues(unit) : new Set<number>()
     if (words.some((w, i) => typeof w.value !== "string" && !w.procSub && !isValue.has(i + 1))) found.push(`${key} with arguments only known at run time`)
-    if (words.some((w) => w.unquotedGlob)) found.push(`an unquoted glob in the arguments of ${key}`)
+    if (EXEC_CAPABLE.has(key) && words.some((w) => w.unquotedGlob)) found.push(`an unquoted glob in the arguments of ${key}`)
   }
   return found
 })

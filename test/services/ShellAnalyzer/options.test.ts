@@ -298,6 +298,10 @@ describe("class 2: files named in option values are checked like operands", () =
     Effect.gen(function* () {
       const verdict = yield* decide("cat list | xargs sort", { allow: ["Bash(sort:*)", "Bash(cat:*)"] }, "default", false)
       expect(verdict.behavior).toBe("ask")
+      const file = yield* decide("cat list | xargs file", { allow: ["Bash(file:*)", "Bash(cat:*)"] }, "default", false)
+      expect(file.behavior).toBe("ask")
+      const diff = yield* decide('diff "$A" a.md', { allow: ["Bash(diff:*)"] }, "default", false)
+      expect(diff.behavior).toBe("ask")
     })
   )
 })
