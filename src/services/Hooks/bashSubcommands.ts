@@ -10,6 +10,7 @@
  */
 import { Effect } from "effect"
 import type { ShellAnalyzerService } from "../ShellAnalyzer.js"
+import { compileBashPattern, strictMatchesCommand } from "../ShellAnalyzer/bashRules.js"
 import type { CommandAnalysis, SimpleCommand } from "../ShellAnalyzer/types.js"
 
 export const MAX_COMMAND_LENGTH = 10_000
@@ -25,6 +26,20 @@ const runAnalyzer = (shell: ShellAnalyzerService, command: string): Effect.Effec
 
 const staticArgv = (c: SimpleCommand): string | undefined =>
   c.argv.every((w) => typeof w === "string") ? (c.argv as ReadonlyArray<string>).join(" ") : undefined
+
+/**
+ * Does a Bash `if` specifier match the command the way a deny rule would (options between a
+ * program and its subcommand skipped, equivalent option spellings alike, wrappers and nested
+ * shells looked into, a possible match counting)? undefined when the analyzer cannot tell.
+ */
+export const bashRuleMatches = (shell: ShellAnalyzerService, specifier: string, command: string): Effect.Effect<boolean | undefined> =>
+  Effect.gen(function* () {
+    if (command.length > MAX_COMMAND_LENGTH || command.includes("\0")) return undefined
+    const analysis = yield* runAnalyzer(shell, command)
+    if (analysis === undefined || analysis.kind === "tooComplex") return undefined
+    const pattern = compileBashPattern(specifier)
+    return analysis.commands.some((c) => strictMatchesCommand(pattern, c) !== "none")
+  })
 
 /** Candidate texts for a Bash `if` pattern, or undefined when the command cannot be analysed. */
 export const bashCandidates = (shell: ShellAnalyzerService, command: string): Effect.Effect<ReadonlyArray<string> | undefined> =>

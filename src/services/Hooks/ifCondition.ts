@@ -13,7 +13,7 @@ import type { PermissionSubject } from "../../Permission.js"
 import { canonicalToolName, parseRuleText } from "../Permissions/ruleGrammar.js"
 import { matchesToolName } from "../Permissions/toolNames.js"
 import type { ShellAnalyzerService } from "../ShellAnalyzer.js"
-import { bashCandidates } from "./bashSubcommands.js"
+import { bashCandidates, bashRuleMatches } from "./bashSubcommands.js"
 
 const PRIMARY_FIELDS = new Set(["command", "file_path", "path", "notebook_path", "url"])
 
@@ -65,6 +65,8 @@ export const ifMatches = (shell: ShellAnalyzerService, rule: string, tool: AnyTo
 
     switch (subject.kind) {
       case "bash": {
+        // The parsed command as deny rules see it; the command texts as well, so that nothing matches less than before.
+        if ((yield* bashRuleMatches(shell, content, subject.command)) === true) return true
         const candidates = yield* bashCandidates(shell, subject.command)
         if (candidates === undefined) return true
         return candidates.some((c) => bashPatternMatches(content, c))

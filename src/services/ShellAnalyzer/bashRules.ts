@@ -3,10 +3,12 @@
  * and exact specifiers; strict matching for deny/ask, lenient-for-safety matching for allow.
  */
 import type { PermissionRule } from "../../Permission.js"
-import type { Word } from "./types.js"
+import type { SimpleCommand, Word } from "./types.js"
 import type { Unit } from "./units.js"
 import { commandKey } from "./wrappers.js"
 import { memoByUnit } from "./memo.js"
+import { optionAwareMatch } from "./options/rules.js"
+import type { WordFacts } from "./words.js"
 
 export type BashPattern =
   | { readonly kind: "any" }
@@ -300,14 +302,19 @@ const matchTokens = (argv: ReadonlyArray<Word>, tokens: ReadonlyArray<string>, r
   return { result: "match", next: pos }
 }
 
-const strictOnArgv = (pattern: BashPattern, argv: ReadonlyArray<Word>): StrictMatch => {
+/** The better of two readings: as written, and with the program's options and subcommands resolved. */
+const stronger = (a: StrictMatch, b: StrictMatch | undefined): StrictMatch => (a === "match" || b === "match" ? "match" : a === "possible" || b === "possible" ? "possible" : "none")
+
+const strictOnArgv = (pattern: BashPattern, argv: ReadonlyArray<Word>, words?: ReadonlyArray<WordFacts>): StrictMatch => {
   switch (pattern.kind) {
     case "any":
       return "match"
     case "prefix":
-      return matchTokens(argv, pattern.tokens, false).result
-    case "exact":
-      return matchTokens(argv, pattern.tokens, true).result
+    case "exact": {
+      const exact = pattern.kind === "exact"
+      const written = matchTokens(argv, pattern.tokens, exact).result
+      return written === "match" ? written : stronger(written, optionAwareMatch(pattern.tokens, exact, argv, words))
+    }
     case "wildcard": {
       if (pattern.literalTokens.length === 0) {
         // `Bash(*rm*)`: only the text form can tell.
@@ -373,9 +380,11 @@ const COMMAND_RUNNERS = new Set([
  * Strict matching of a deny/ask rule against one unit: "match", "possible" (a dynamic word could
  * make it match: ask), or "none".
  */
-export const strictMatchesUnit = (pattern: BashPattern, unit: Unit): StrictMatch => {
+export const strictMatchesUnit = (pattern: BashPattern, unit: Unit): StrictMatch => strictMatch(pattern, unit)
+
+const strictMatch = (pattern: BashPattern, unit: Unit): StrictMatch => {
   if (unit.argv.length === 0) return "none"
-  let result = strictOnArgv(pattern, unit.argv)
+  let result = strictOnArgv(pattern, unit.argv, unit.words)
   if (result === "match") return result
   // The text forms catch rules written with quotes or odd spacing.
   const texts = unitTexts(unit)
@@ -391,6 +400,20 @@ export const strictMatchesUnit = (pattern: BashPattern, unit: Unit): StrictMatch
       if (inner === "possible") result = "possible"
     }
   }
+  return result
+}
+
+const isUnit = (command: SimpleCommand): command is Unit => "words" in command && "envFacts" in command && "role" in command
+
+/**
+ * Strict matching of a rule against a simple command from a CommandAnalysis (hook `if`
+ * filters): the analyzer's units are matched as deny rules match them.
+ */
+export const strictMatchesCommand = (pattern: BashPattern, command: SimpleCommand): StrictMatch => {
+  if (isUnit(command)) return strictMatchesUnit(pattern, command)
+  if (command.argv.length === 0) return "none"
+  const result = strictOnArgv(pattern, command.argv)
+  if (result === "match" || matchesNormalized(pattern, collapseWhitespace(command.text)) || matchesNormalized(pattern, collapseWhitespace(renderArgv(command.argv)))) return "match"
   return result
 }
 

@@ -27,8 +27,9 @@ import { escapeForDisplay } from "./hygiene.js"
 import { ACCEPT_EDITS_COMMANDS, FILE_WRITERS, filePaths } from "./pathArgs.js"
 import { globBase, globMatches, resolvePathWord, TREE_CHANGED, type Dirs } from "./paths.js"
 import { repositoryTrust } from "./gitRepository.js"
+import { mattersOnlyUnderDenyRules } from "./options/paths.js"
 import { readsRecursively } from "./recursiveReads.js"
-import { readOnlyVerdict, readPathOperands } from "./readOnly.js"
+import { optionLikeGlobs, readOnlyVerdict, readPathOperands } from "./readOnly.js"
 import { suggestRules } from "./suggest.js"
 import type { BashCheckContext, BashVerdict, PathVerdict } from "./types.js"
 import type { Analysis, Unit } from "./units.js"
@@ -318,10 +319,23 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): BashVerdi
     }
     {
       // A file path only known when the command runs escapes the Read/Edit deny rules.
-      const unknown = [...reads, ...(files?.writes ?? [])].find((w) => typeof w.value !== "string" && !w.procSub && w !== RUNTIME_ARGS_WORD(unit))
+      // Run-time arguments (xargs) and pathspec globs reach files only a Read/Edit deny rule could care about.
+      const unknown = [...reads, ...(files?.writes ?? [])].find(
+        (w) => typeof w.value !== "string" && !w.procSub && (strictPaths || (w !== RUNTIME_ARGS_WORD(unit) && !mattersOnlyUnderDenyRules(w)))
+      )
       if (unknown !== undefined) {
         const detail = `the file path ${unknown.raw}, only known at run time`
         addAsk(strictPaths ? unchecked(detail, index) : guarded(PRIORITY.guard, M.expansionAsk(expansionReasons(analysis)) ?? M.GENERIC_ASK, detail, index))
+      }
+    }
+    // A glob that expands to a name starting with `-` hands the program an option (a file named `--from-file=.env`).
+    for (const glob of optionLikeGlobs(unit)) {
+      // Only the first component can start the word with `-` (`*/x` gives `-f.env/x` only for a directory named so).
+      const first = (glob.value as string).split("/")[0]!
+      const resolved = resolvePathWord({ ...glob, value: first }, dirs, home)
+      const names = resolved.ok ? resolved.paths.map((abs) => globMatches(abs, dotglob)) : [undefined]
+      if (names.some((matches) => matches === undefined || matches.some((m) => path.basename(m).startsWith("-")))) {
+        addAsk(guarded(PRIORITY.guard, M.GENERIC_ASK, `the glob ${glob.raw} expands to a name the program reads as an option`, index, false))
       }
     }
     const key = keyOf(unit)

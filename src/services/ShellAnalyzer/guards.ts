@@ -5,10 +5,15 @@
  * time or unquoted globs reaching programs that can run things (class 5).
  */
 import { SAFE_ENV_VARS } from "./bashRules.js"
+import { memoByUnit } from "./memo.js"
+import { dangerousOptions } from "./options/danger.js"
+import * as T from "./options/tables/gnu.js"
+import * as TT from "./options/tables/tools.js"
+import { own, type OptionEffect, type OptionTable } from "./options/types.js"
 import { parseSedArgs, scanSedScript } from "./sedScript.js"
 import type { Unit } from "./units.js"
+import type { WordFacts } from "./words.js"
 import { commandKey } from "./wrappers.js"
-import { memoByUnit } from "./memo.js"
 
 /** Programs with flags that run programs or write files: unknown or globbed arguments could become such flags. */
 export const EXEC_CAPABLE = new Set([
@@ -52,7 +57,15 @@ export const EXEC_CAPABLE = new Set([
   "npm",
   "npx",
   "yarn",
-  "pnpm"
+  "pnpm",
+  "curl",
+  "wget",
+  "rsync",
+  "gmake",
+  "gtar",
+  "bsdtar",
+  "nodejs",
+  "python2"
 ])
 
 /** Shell variables whose change alters what later commands run or read. */
@@ -129,6 +142,19 @@ const hasOption = (args: ReadonlyArray<string | undefined>, names: ReadonlyArray
   return undefined
 }
 
+/** git options (any subcommand, abbreviations too) that write files or run programs. */
+const GIT_RISKY_LONG = ["output", "output-directory", "exec", "upload-pack", "receive-pack", "open-files-in-pager", "ext-diff", "extcmd", "sendmail-cmd", "to-cmd", "cc-cmd"]
+/** Exact git options that are also the start of a risky name. */
+const GIT_EXACT_HARMLESS = new Set(["cc"])
+
+const gitRiskyLong = (a: string): string | undefined => {
+  if (!a.startsWith("--") || a === "--") return undefined
+  const name = a.slice(2).split("=")[0]!
+  if (name.length === 0 || GIT_EXACT_HARMLESS.has(name)) return undefined
+  const hit = GIT_RISKY_LONG.find((r) => r === name || r.startsWith(name))
+  return hit === undefined ? undefined : `--${hit}`
+}
+
 const gitGuard = (args: ReadonlyArray<string | undefined>): string | undefined => {
   let i = 0
   while (i < args.length) {
@@ -142,15 +168,19 @@ const gitGuard = (args: ReadonlyArray<string | undefined>): string | undefined =
     i += a === "--namespace" || a === "--super-prefix" ? 2 : 1
   }
   const sub = args[i]
-  const rest = args.slice(i + 1)
-  const risky = ["--output", "--exec", "--upload-pack", "--receive-pack", "--open-files-in-pager", "--ext-diff", "--extcmd", "--sendmail-cmd", "--to-cmd", "--cc-cmd", "--output-directory"]
+  const rest: Array<string | undefined> = []
+  for (const a of args.slice(i + 1)) {
+    if (a === "--") break
+    rest.push(a)
+  }
   for (const a of rest) {
-    if (a === undefined) continue
-    for (const r of risky) if (a === r || a.startsWith(r + "=")) return `git ${r} writes files or runs programs`
+    const hit = a === undefined ? undefined : gitRiskyLong(a)
+    if (hit !== undefined) return `git ${a} (${hit}) writes files or runs programs`
   }
   if (sub === "grep" && rest.some((a) => a !== undefined && /^-[^-]*O/.test(a))) return "git grep -O runs a pager program"
-  if ((sub === "rebase" || sub === "difftool" || sub === "mergetool") && rest.some((a) => a !== undefined && /^-[^-]*[xt]/.test(a))) return `git ${sub} -x/-t runs a program`
-  if ((sub === "clone" || sub === "ls-remote" || sub === "fetch" || sub === "pull" || sub === "archive") && rest.some((a) => a === "-u" || (a !== undefined && a.startsWith("--remote")))) {
+  if ((sub === "rebase" || sub === "difftool" || sub === "mergetool") && rest.some((a) => a !== undefined && (/^-[^-]*[xt]/.test(a) || /^--(?:t|to|too|tool)(?:=|$)/.test(a)))) return `git ${sub} -x/-t runs a program`
+  if (sub === "format-patch" && rest.some((a) => a !== undefined && /^-[^-]*o/.test(a))) return "git format-patch -o writes files"
+  if ((sub === "clone" || sub === "ls-remote" || sub === "fetch" || sub === "pull" || sub === "archive") && rest.some((a) => a !== undefined && (/^-[^-]*u/.test(a) || a.startsWith("--remote")))) {
     return `git ${sub} with a remote program`
   }
   if (sub === "submodule" && rest.includes("foreach")) return "git submodule foreach runs commands"
@@ -166,18 +196,21 @@ const gitGuard = (args: ReadonlyArray<string | undefined>): string | undefined =
   return undefined
 }
 
-const awkProgramGuard = (args: ReadonlyArray<string | undefined>): string | undefined => {
+const awkProgramGuard = (words: ReadonlyArray<WordFacts>): string | undefined => {
+  const dangerous = dangerousOptions(TT.awk, words, WRITES_OR_RUNS)[0]
+  if (dangerous !== undefined) return `awk ${dangerous.written} with a program file, an extension or an output file`
   let program: string | undefined
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]
-    if (a === undefined) return "awk with a program only known at run time"
+  for (let i = 1; i < words.length; i++) {
+    const a = words[i]!.value
+    if (typeof a !== "string") return "awk with a program only known at run time"
     if (a === "--") {
-      program = args[i + 1]
+      const next = words[i + 1]?.value
+      program = typeof next === "string" ? next : undefined
+      if (next !== undefined && typeof next !== "string") return "awk with a program only known at run time"
       break
     }
-    if (a.startsWith("-")) {
-      if (/^-(?:f|E|i|l)|^--(?:file|exec|include|load|source)/.test(a)) return "awk with a program file or extension"
-      if (a === "-v" || a === "-F") i++
+    if (a.startsWith("-") && a !== "-") {
+      if (a === "-v" || a === "-F" || a === "-W") i++
       continue
     }
     program = a
@@ -188,18 +221,92 @@ const awkProgramGuard = (args: ReadonlyArray<string | undefined>): string | unde
   return undefined
 }
 
-const tarGuard = (args: ReadonlyArray<string | undefined>): string | undefined => {
-  const risky = ["--checkpoint-action", "--to-command", "--use-compress-program", "--rsh-command", "--info-script", "--new-volume-script", "--rmt-command", "--index-file"]
-  for (const a of args) {
-    if (a === undefined) continue
-    for (const r of risky) if (a === r || a.startsWith(r + "=")) return `tar ${r} runs programs or writes files`
-  }
-  const first = args[0]
-  const shortRisk = (cluster: string) => /[IF]/.test(cluster)
-  if (first !== undefined && !first.startsWith("-") && shortRisk(first)) return "tar -I/-F runs programs"
-  if (args.some((a) => a !== undefined && /^-[^-]/.test(a) && shortRisk(a.slice(1)))) return "tar -I/-F runs programs"
+const tarGuard = (words: ReadonlyArray<WordFacts>): string | undefined => {
+  const dangerous = dangerousOptions(TT.tar, words, WRITES_OR_RUNS)[0]
+  if (dangerous !== undefined) return `tar ${dangerous.written} runs programs or writes files`
+  // The first word may be old-style letters without a dash (`tar xzf a.tar`).
+  const first = words[1]?.value
+  if (typeof first === "string" && !first.startsWith("-") && /[IF]/.test(first)) return "tar -I/-F runs programs"
+  const archives = dangerousOptions(TT.tar, words, VALUES).filter((u) => u.written === "-f" || u.written.startsWith("--f"))
+  if (archives.some((u) => typeof u.value?.value === "string" && /^[^/]*:/.test(u.value.value))) return "tar with a remote archive runs a remote shell"
   return undefined
 }
+
+/** Options with a harmless argument (to look at the argument). */
+const VALUES: ReadonlySet<OptionEffect> = new Set(["value"])
+/** Options that make a command write, run something or change configuration. */
+const WRITES_OR_RUNS: ReadonlySet<OptionEffect> = new Set(["write", "exec", "config", "unsafe"])
+/** The same, and local files read and sent to another host. */
+const SENDS_FILES: ReadonlySet<OptionEffect> = new Set(["write", "exec", "config", "unsafe", "read", "readList"])
+
+interface OptionGuard {
+  readonly table: OptionTable
+  readonly effects: ReadonlySet<OptionEffect>
+  /** Options end at the script or package (what follows belongs to it). */
+  readonly stopAtOperand?: boolean
+  /** Code given right after the program name is what the rule allowed (`Bash(python3 -c:*)`); later it was slipped in. */
+  readonly notFirst?: boolean
+}
+
+const OPTION_GUARDS: Readonly<Record<string, OptionGuard>> = {
+  sort: { table: T.sort, effects: WRITES_OR_RUNS },
+  diff: { table: T.diff, effects: WRITES_OR_RUNS },
+  file: { table: T.file, effects: WRITES_OR_RUNS },
+  date: { table: T.date, effects: WRITES_OR_RUNS },
+  sed: { table: T.sed, effects: new Set(["exec", "config", "unsafe"]) },
+  make: { table: TT.make, effects: WRITES_OR_RUNS },
+  gmake: { table: TT.make, effects: WRITES_OR_RUNS },
+  curl: { table: TT.curl, effects: SENDS_FILES },
+  wget: { table: TT.wget, effects: SENDS_FILES },
+  rsync: { table: TT.rsync, effects: WRITES_OR_RUNS },
+  node: { table: TT.node, effects: SENDS_FILES, stopAtOperand: true, notFirst: true },
+  nodejs: { table: TT.node, effects: SENDS_FILES, stopAtOperand: true, notFirst: true },
+  python: { table: TT.python, effects: WRITES_OR_RUNS, stopAtOperand: true, notFirst: true },
+  python3: { table: TT.python, effects: WRITES_OR_RUNS, stopAtOperand: true, notFirst: true },
+  python2: { table: TT.python, effects: WRITES_OR_RUNS, stopAtOperand: true, notFirst: true }
+}
+
+/** curl's data options read a file when their value starts with `@` (`-F` when a value part does). */
+const curlSendsFile = (words: ReadonlyArray<WordFacts>): string | undefined => {
+  const uses = dangerousOptions(TT.curl, words, VALUES)
+  for (const use of uses) {
+    const v = use.value?.value
+    if (typeof v !== "string") continue
+    if (/^--?(?:d|data|data-ascii|data-binary|data-urlencode|json)$/.test(use.written.replace(/^(--[a-z-]+).*/, "$1")) && (v.startsWith("@") || /^[^=]*=?@/.test(v) && use.written.includes("urlencode"))) return `curl ${use.written} sends a local file`
+    if ((use.written === "-F" || use.written.startsWith("--form")) && /=[@<]/.test(v)) return `curl ${use.written} sends a local file`
+  }
+  return undefined
+}
+
+/** npm, pnpm, yarn, npx: configuration and package roots that run other programs (nopt resolves abbreviations). */
+const PACKAGE_MANAGER_DANGER_KEYS = Object.keys(TT.PACKAGE_MANAGER_DANGERS)
+
+const packageManagerGuard = (key: string, words: ReadonlyArray<WordFacts>): string | undefined => {
+  const dangerKeys = PACKAGE_MANAGER_DANGER_KEYS
+  for (let i = 1; i < words.length; i++) {
+    const v = words[i]!.value
+    if (typeof v !== "string") continue
+    if (v === "--") break
+    if (!v.startsWith("-") || v === "-") {
+      if (key === "npx" || key === "pnpx" || key === "bunx") break
+      continue
+    }
+    const body = v.replace(/^--?/, "").split("=")[0]!
+    const name = body.startsWith("no-") ? body.slice(3) : body
+    if (v.startsWith("--") || body.length > 1) {
+      const hit = dangerKeys.find((k) => k === name || (name.length > 0 && k.startsWith(name)))
+      if (hit !== undefined && !(body.length <= 3 && !v.startsWith("--") && NPM_SHORTHANDS.has(body))) return `${key} ${v} (${hit}) runs programs, writes outside the project or changes configuration`
+      if (v.startsWith("--")) continue
+    }
+    if (NPM_SHORTHANDS.has(body)) {
+      if (body === "reg") return `${key} ${v} uses another registry`
+      continue
+    }
+    for (const ch of body) if (TT.PACKAGE_MANAGER_SHORT_DANGERS.has(ch)) return `${key} -${ch} runs programs or writes outside the project`
+  }
+  return undefined
+}
+const NPM_SHORTHANDS = new Set(["d", "dd", "ddd", "q", "s", "quiet", "silent", "verbose", "desc", "help", "local", "n", "no", "porcelain", "readonly", "reg", "iwr", "ws", "w", "y", "f", "a", "l", "m", "p", "S", "B", "D", "E", "O", "P", "h", "H", "?", "v"])
 
 /**
  * Indexes of words that are the message of `git commit/tag/merge/notes/stash -m`: a value, never
@@ -216,24 +323,53 @@ const gitMessageValues = (unit: Unit): Set<number> => {
   return values
 }
 
+const sedGuard = (words: ReadonlyArray<WordFacts>): string | undefined => {
+  const sed = parseSedArgs(words)
+  if (sed.problem !== undefined || sed.scriptFiles.length > 0) return "a sed script that cannot be checked"
+  const facts = scanSedScript(sed.script)
+  if (facts.unknown) return "a sed script that cannot be checked"
+  // With --sandbox sed refuses e, r and w.
+  if (sed.sandbox) return undefined
+  if (facts.exec) return "a sed script that runs commands (e)"
+  if (facts.write) return "a sed script that writes files (w)"
+  return undefined
+}
+
+/** Variables on make's command line that change the shell or make's own options. */
+const MAKE_SETTINGS = /^(?:SHELL|\.SHELLFLAGS|MAKESHELL|MAKE|MAKEFLAGS|MFLAGS|GNUMAKEFLAGS|MAKEFILES|\.RECIPEPREFIX)\s*[:+?!]?=/
+
 /** Program-specific exec/write-capable arguments. */
 const programGuard = (key: string, unit: Unit): string | undefined => {
   const args = literalArgs(unit)
+  const words = unit.words
+  const options = own(OPTION_GUARDS, key)
+  if (options !== undefined) {
+    const found = dangerousOptions(options.table, words, options.effects, options.stopAtOperand === true ? { stopAtOperand: true } : {})
+    // python's -c and -m end its options: what follows is the program's own argv.
+    const end = options.table === TT.python ? (found.find((u) => u.written === "-c" || u.written === "-m")?.index ?? words.length) : words.length
+    const slipped = (options.notFirst === true ? found.filter((u) => u.index > 1) : found).filter((u) => u.index <= end)
+    const hit = slipped[0]
+    if (hit !== undefined) return `${key} ${hit.written} ${hit.effect === "write" ? "writes files" : hit.effect === "read" || hit.effect === "readList" ? "reads local files" : "runs programs or changes configuration"}`
+  }
   switch (key) {
-    case "sed": {
-      const sed = parseSedArgs(args)
-      if (sed.sandbox && !sed.opaque) return undefined
-      if (sed.opaque) return "a sed script that cannot be checked"
-      for (const script of sed.scripts) {
-        const facts = scanSedScript(script)
-        if (facts.unknown) return "a sed script that cannot be checked"
-        if (facts.exec) return "a sed script that runs commands (e)"
-        if (facts.write) return "a sed script that writes files (w)"
-      }
-      return undefined
+    case "make":
+    case "gmake": {
+      const override = words.slice(1).find((w) => typeof w.value === "string" && MAKE_SETTINGS.test(w.value))
+      return override === undefined ? undefined : `make ${override.value as string} changes how make runs recipes`
     }
+    case "sed":
+      return sedGuard(words)
     case "git":
       return gitGuard(args)
+    case "curl":
+      return curlSendsFile(words)
+    case "npm":
+    case "pnpm":
+    case "yarn":
+    case "npx":
+    case "pnpx":
+    case "bunx":
+      return packageManagerGuard(key, words)
     case "find": {
       const hit = hasOption(args, ["-fprint", "-fprint0", "-fprintf", "-fls"])
       return hit === undefined ? undefined : `find ${hit} writes a file`
@@ -242,19 +378,15 @@ const programGuard = (key: string, unit: Unit): string | undefined => {
       const hit = hasOption(args, ["--pre", "--pre-glob", "--hostname-bin"])
       return hit === undefined ? undefined : `rg ${hit} runs a program`
     }
-    case "sort": {
-      const hit = hasOption(args, ["--compress-program"])
-      return hit === undefined ? undefined : "sort --compress-program runs a program"
-    }
     case "tar":
     case "bsdtar":
     case "gtar":
-      return tarGuard(args)
+      return tarGuard(words)
     case "awk":
     case "gawk":
     case "mawk":
     case "nawk":
-      return awkProgramGuard(args)
+      return awkProgramGuard(words)
     case "man": {
       const hit = hasOption(args, ["-P", "--pager", "-H", "--html", "--browser", "-X", "--gxditview"], "PHX")
       return hit === undefined ? undefined : `man ${hit} runs a program`
@@ -266,10 +398,6 @@ const programGuard = (key: string, unit: Unit): string | undefined => {
       const hit = hasOption(args, ["-TT", "--unzip-command"])
       return hit === undefined ? undefined : "zip -TT runs a program"
     }
-    case "rsync": {
-      const hit = hasOption(args, ["-e", "--rsh", "--rsync-path"], "e")
-      return hit === undefined ? undefined : `rsync ${hit} runs a program`
-    }
     case "ssh":
     case "scp":
     case "sftp": {
@@ -279,8 +407,6 @@ const programGuard = (key: string, unit: Unit): string | undefined => {
     }
     case "printf":
       return hasOption(args, ["-v"], "v") !== undefined ? "printf -v assigns a variable" : undefined
-    case "xxd":
-      return undefined
     default:
       return undefined
   }
@@ -318,11 +444,13 @@ export const unitGuards = memoByUnit((unit: Unit): ReadonlyArray<string> => {
   }
   const program = programGuard(key, unit)
   if (program !== undefined) found.push(program)
-  if (EXEC_CAPABLE.has(key)) {
+  const optionsMatter = own(OPTION_GUARDS, key) !== undefined
+  if (EXEC_CAPABLE.has(key) || optionsMatter) {
+    // A value only known at run time (or xargs' run-time arguments) could be any option.
     const words = unit.words.slice(1)
     const isValue = key === "git" ? gitMessageValues(unit) : new Set<number>()
     if (words.some((w, i) => typeof w.value !== "string" && !w.procSub && !isValue.has(i + 1))) found.push(`${key} with arguments only known at run time`)
-    if (words.some((w) => w.unquotedGlob)) found.push(`an unquoted glob in the arguments of ${key}`)
+    if (EXEC_CAPABLE.has(key) && words.some((w) => w.unquotedGlob)) found.push(`an unquoted glob in the arguments of ${key}`)
   }
   return found
 })

@@ -127,10 +127,8 @@ export const filePaths = memoByUnit((unit: Unit): FilePaths | undefined => {
       return { reads: operands, writes: [...(values.get("-o") ?? []), ...(values.get("--output") ?? [])] }
     }
     case "sed": {
-      const args = words.slice(1).map((w) => (typeof w.value === "string" ? w.value : undefined))
-      const sed = parseSedArgs(args)
-      const files = sed.files.map((i) => words[i + 1]!)
-      return sed.inPlace ? { reads: [], writes: files } : { reads: files, writes: [] }
+      const sed = parseSedArgs(words)
+      return sed.inPlace ? { reads: [...sed.scriptFiles], writes: sed.files } : { reads: [...sed.scriptFiles, ...sed.files], writes: [] }
     }
     default:
       return undefined

@@ -1,8 +1,16 @@
 /**
- * A scanner for sed scripts that finds the commands that run programs or touch files
- * (shell-security §2 class 7: `e`, `s///e`, `w`, `W`, `r`, `R`). Anything it does not
- * understand counts as unknown, which the callers treat as unsafe.
+ * GNU sed 4.9, read as sed reads it: the options (options/tables/gnu.ts), the scripts of `-e`
+ * pieces joined with newlines or the first operand, and each command of the script with its
+ * argument syntax (compile.c): addresses, `{}` blocks, labels to `;` or a blank, `a`/`i`/`c` text
+ * to the end of the line where a backslash escapes the next character (so `\\` at the end does not
+ * continue the text, `\` does), `r`/`R`/`w`/`W` file names and `e` commands to the end of the
+ * line, `s` with bracket expressions and its flags (`e`, `w FILE`), `y`. The scanner finds the
+ * commands that run programs or touch files (shell-security §2 class 7); anything it does not
+ * understand is unknown, which callers treat as unsafe.
  */
+import { parseArgs } from "./options/parse.js"
+import * as T from "./options/tables/gnu.js"
+import type { WordFacts } from "./words.js"
 
 export interface SedScriptFacts {
   /** `e` command or `s///e` flag. */
@@ -14,245 +22,325 @@ export interface SedScriptFacts {
   readonly unknown: boolean
 }
 
-const SIMPLE_COMMANDS = new Set(["p", "P", "d", "D", "n", "N", "g", "G", "h", "H", "x", "l", "=", "q", "Q", "z", "F", "L"])
+/** Commands without an argument. */
+const SIMPLE = new Set(["=", "d", "D", "F", "g", "G", "h", "H", "n", "N", "p", "P", "x", "z"])
+/** Commands with an optional number. */
+const NUMBERED = new Set(["l", "q", "Q"])
+const BLANK = /[ \t\v\f\r]/
 
-export const scanSedScript = (script: string): SedScriptFacts => {
-  let exec = false
-  let write = false
-  let read = false
-  let i = 0
-  const n = script.length
-  const unknown = (): SedScriptFacts => ({ exec, write, read, unknown: true })
-  const skipBlanks = () => {
-    while (i < n && (script[i] === " " || script[i] === "\t")) i++
+class Scanner {
+  i = 0
+  /** Open `{` blocks. */
+  depth = 0
+  exec = false
+  write = false
+  read = false
+  constructor(
+    readonly s: string,
+    /** Whether `[…]` in a regex hides the delimiter (GNU does; scanning both ways catches any mismatch). */
+    readonly brackets: boolean
+  ) {}
+
+  private at(): string | undefined {
+    return this.s[this.i]
   }
-  const toEndOfLine = () => {
-    while (i < n && script[i] !== "\n") i++
+  private digit(): boolean {
+    const c = this.at()
+    return c !== undefined && c >= "0" && c <= "9"
   }
-  /** Reads up to an unescaped delimiter; false if it is missing. */
-  const delimited = (delim: string): boolean => {
-    while (i < n) {
-      const ch = script[i]!
-      if (ch === "\\") {
-        i += 2
+  private blank(): boolean {
+    const c = this.at()
+    return c !== undefined && BLANK.test(c)
+  }
+  private blanks(): void {
+    while (this.blank()) this.i++
+  }
+  private toEndOfLine(): void {
+    while (this.at() !== undefined && this.at() !== "\n") this.i++
+  }
+  /** After a command: blanks, then `;`, `}`, `#`, a newline or the end. */
+  private endOfCommand(): boolean {
+    this.blanks()
+    const c = this.at()
+    if (c === undefined || c === "\n" || c === ";") {
+      if (c !== undefined) this.i++
+      return true
+    }
+    return c === "}" || c === "#"
+  }
+  /** A bracket expression starting at `[` (inside a regex); false when it does not close on this line. */
+  private bracket(): boolean {
+    this.i++
+    if (this.at() === "^") this.i++
+    if (this.at() === "]") this.i++
+    while (this.at() !== undefined && this.at() !== "\n") {
+      if (this.at() === "[" && (this.s[this.i + 1] === ":" || this.s[this.i + 1] === "=" || this.s[this.i + 1] === ".")) {
+        const close = this.s.indexOf(`${this.s[this.i + 1]}]`, this.i + 2)
+        if (close === -1 || this.s.slice(this.i, close).includes("\n")) return false
+        this.i = close + 2
         continue
       }
-      if (ch === "\n" && delim !== "\n") return false
-      i++
-      if (ch === delim) return true
+      if (this.at() === "]") {
+        this.i++
+        return true
+      }
+      this.i++
     }
     return false
   }
-  const address = (): boolean => {
-    const ch = script[i]
-    if (ch === undefined) return true
-    if (/[0-9]/.test(ch)) {
-      while (i < n && /[0-9~]/.test(script[i]!)) i++
+  /** Reads up to the unescaped delimiter (the delimiter is already consumed); false if it is missing. */
+  private delimited(delim: string, regex: boolean): boolean {
+    while (this.at() !== undefined) {
+      const c = this.at()
+      if (c === "\\") {
+        if (this.s[this.i + 1] === undefined) return false
+        this.i += 2
+        continue
+      }
+      if (c === delim) {
+        this.i++
+        return true
+      }
+      if (c === "\n" && regex) return false
+      if (c === "[" && regex && this.brackets) {
+        if (!this.bracket()) return false
+        continue
+      }
+      this.i++
+    }
+    return false
+  }
+  private address(): boolean {
+    const c = this.at()
+    if (c === undefined) return true
+    if (/[0-9]/.test(c)) {
+      while (this.digit()) this.i++
+      if (this.at() === "~") {
+        this.i++
+        while (this.digit()) this.i++
+      }
       return true
     }
-    if (ch === "$") {
-      i++
+    if (c === "$") {
+      this.i++
       return true
     }
-    if (ch === "/" || ch === "\\") {
+    if (c === "/" || c === "\\") {
       let delim = "/"
-      if (ch === "\\") {
-        delim = script[i + 1] ?? ""
-        if (delim === "" || delim === "\n") return false
-        i += 2
-      } else i++
-      if (!delimited(delim)) return false
-      while (i < n && /[IM]/.test(script[i]!)) i++
+      if (c === "\\") {
+        delim = this.s[this.i + 1] ?? ""
+        if (delim === "" || delim === "\n" || delim === "\\") return false
+        this.i += 2
+      } else this.i++
+      if (!this.delimited(delim, true)) return false
+      while (this.at() === "I" || this.at() === "M") this.i++
       return true
     }
     return true
   }
-  while (i < n) {
-    const c0 = script[i]!
-    if (c0 === " " || c0 === "\t" || c0 === "\n" || c0 === ";") {
-      i++
-      continue
+  /** `a`, `i`, `c`: the text, as read_text reads it. */
+  private text(): void {
+    this.blanks()
+    if (this.at() === "\\") {
+      this.i++
+      // `a\` then a newline: the text starts on the next line; `a\text`: the first character is taken as is.
+      if (this.at() !== undefined) this.i++
     }
-    if (c0 === "#") {
-      toEndOfLine()
-      continue
-    }
-    if (!address()) return unknown()
-    skipBlanks()
-    if (script[i] === ",") {
-      i++
-      skipBlanks()
-      if (script[i] === "+" || script[i] === "~") i++
-      if (!address()) return unknown()
-      skipBlanks()
-    }
-    while (script[i] === "!") {
-      i++
-      skipBlanks()
-    }
-    const cmd = script[i]
-    if (cmd === undefined) return unknown()
-    i++
-    if (cmd === "{" || cmd === "}") continue
-    if (SIMPLE_COMMANDS.has(cmd)) {
-      skipBlanks()
-      while (i < n && /[0-9]/.test(script[i]!)) i++
-      continue
-    }
-    switch (cmd) {
-      case "s": {
-        const delim = script[i]
-        if (delim === undefined || delim === "\n" || delim === "\\") return unknown()
-        i++
-        if (!delimited(delim) || !delimited(delim)) return unknown()
-        while (i < n) {
-          const flag = script[i]!
-          if (/[gpiImM0-9]/.test(flag)) {
-            i++
-            continue
-          }
-          if (flag === "e") {
-            exec = true
-            i++
-            continue
-          }
-          if (flag === "w") {
-            write = true
-            toEndOfLine()
-            break
-          }
-          break
-        }
+    while (this.at() !== undefined && this.at() !== "\n") {
+      if (this.at() === "\\") {
+        this.i += 2
         continue
       }
-      case "y": {
-        const delim = script[i]
-        if (delim === undefined || delim === "\n" || delim === "\\") return unknown()
-        i++
-        if (!delimited(delim) || !delimited(delim)) return unknown()
-        continue
-      }
-      case "a":
-      case "i":
-      case "c": {
-        // Text to the end of the line; lines ending in a backslash continue it.
-        while (i < n) {
-          if (script[i] === "\\" && script[i + 1] === "\n") {
-            i += 2
-            continue
-          }
-          if (script[i] === "\n") break
-          i++
-        }
-        continue
-      }
-      case ":":
-      case "b":
-      case "t":
-      case "T":
-        while (i < n && script[i] !== "\n" && script[i] !== ";") i++
-        continue
-      case "e":
-        exec = true
-        toEndOfLine()
-        continue
-      case "w":
-      case "W":
-        write = true
-        toEndOfLine()
-        continue
-      case "r":
-      case "R":
-        read = true
-        toEndOfLine()
-        continue
-      case "v":
-        while (i < n && script[i] !== "\n" && script[i] !== ";") i++
-        continue
-      default:
-        return unknown()
+      this.i++
     }
   }
-  return { exec, write, read, unknown: false }
+  private label(): string {
+    this.blanks()
+    const start = this.i
+    while (this.at() !== undefined && this.at() !== "\n" && this.at() !== ";" && !this.blank()) this.i++
+    return this.s.slice(start, this.i)
+  }
+
+  private substitute(): boolean {
+    const delim = this.at()
+    if (delim === undefined || delim === "\n" || delim === "\\") return false
+    this.i++
+    if (!this.delimited(delim, true) || !this.delimited(delim, false)) return false
+    for (let flag = this.at(); flag !== undefined; flag = this.at()) {
+      if (/[gpiImM0-9]/.test(flag)) {
+        this.i++
+        continue
+      }
+      if (flag === "e") {
+        this.exec = true
+        this.i++
+        continue
+      }
+      if (flag === "w") {
+        this.write = true
+        this.toEndOfLine()
+        return true
+      }
+      break
+    }
+    return this.endOfCommand()
+  }
+
+  /** Scans the whole script; false when some part is not understood. */
+  scan(): boolean {
+    while (this.i < this.s.length) {
+      const c0 = this.at()!
+      if (c0 === ";" || c0 === "\n" || BLANK.test(c0)) {
+        this.i++
+        continue
+      }
+      if (c0 === "#") {
+        this.toEndOfLine()
+        continue
+      }
+      if (c0 === "}") {
+        this.i++
+        if (--this.depth < 0 || !this.endOfCommand()) return false
+        continue
+      }
+      const addressStart = this.i
+      if (!this.address()) return false
+      let addressed = this.i > addressStart
+      this.blanks()
+      if (addressed && this.at() === ",") {
+        this.i++
+        this.blanks()
+        if (this.at() === "+" || this.at() === "~") {
+          this.i++
+          if (!this.digit()) return false
+          while (this.digit()) this.i++
+        } else {
+          const second = this.i
+          if (!this.address() || this.i === second) return false
+        }
+        this.blanks()
+      }
+      if (this.at() === "!") {
+        this.i++
+        this.blanks()
+        addressed = true
+      }
+      const cmd = this.at()
+      if (cmd === undefined) return false
+      this.i++
+      if (cmd === "{") {
+        this.depth++
+        continue
+      }
+      if (SIMPLE.has(cmd)) {
+        if (!this.endOfCommand()) return false
+        continue
+      }
+      if (NUMBERED.has(cmd)) {
+        this.blanks()
+        while (this.digit()) this.i++
+        if (!this.endOfCommand()) return false
+        continue
+      }
+      switch (cmd) {
+        case "s":
+          if (!this.substitute()) return false
+          continue
+        case "y": {
+          const delim = this.at()
+          if (delim === undefined || delim === "\n" || delim === "\\") return false
+          this.i++
+          if (!this.delimited(delim, false) || !this.delimited(delim, false) || !this.endOfCommand()) return false
+          continue
+        }
+        case "a":
+        case "i":
+        case "c":
+          this.text()
+          continue
+        case ":":
+          if (addressed || this.label().length === 0 || !this.endOfCommand()) return false
+          continue
+        case "b":
+        case "t":
+        case "T":
+        case "v":
+          this.label()
+          if (!this.endOfCommand()) return false
+          continue
+        case "e":
+          this.exec = true
+          this.toEndOfLine()
+          continue
+        case "w":
+        case "W":
+          this.write = true
+          this.toEndOfLine()
+          continue
+        case "r":
+        case "R":
+          this.read = true
+          this.toEndOfLine()
+          continue
+        default:
+          return false
+      }
+    }
+    return this.depth === 0
+  }
+}
+
+const scanOnce = (script: string, brackets: boolean): SedScriptFacts => {
+  const scanner = new Scanner(script, brackets)
+  const understood = scanner.scan()
+  return { exec: scanner.exec, write: scanner.write, read: scanner.read, unknown: !understood }
+}
+
+/** What a sed script does (both readings of bracket expressions must agree that it is harmless). */
+export const scanSedScript = (script: string): SedScriptFacts => {
+  const gnu = scanOnce(script, true)
+  if (!script.includes("[")) return gnu
+  const plain = scanOnce(script, false)
+  return { exec: gnu.exec || plain.exec, write: gnu.write || plain.write, read: gnu.read || plain.read, unknown: gnu.unknown || plain.unknown }
 }
 
 export interface SedInvocation {
-  readonly scripts: ReadonlyArray<string>
-  /** Operands that are files. */
-  readonly files: ReadonlyArray<number>
+  /** The script sed runs: `-e` pieces joined with newlines, or the first operand. */
+  readonly script: string
+  /** Files scripts come from (`-f`). */
+  readonly scriptFiles: ReadonlyArray<WordFacts>
+  /** Operands that are input files (edited in place with `-i`). */
+  readonly files: ReadonlyArray<WordFacts>
   readonly inPlace: boolean
   readonly sandbox: boolean
-  /** A script came from a file (-f) or could not be found. */
-  readonly opaque: boolean
+  /** Why the arguments cannot be read exactly (unknown option, no script, a dynamic word). */
+  readonly problem?: string
 }
 
-/** Splits a sed argv (literal words; undefined for dynamic ones) into scripts, files and modes. */
-export const parseSedArgs = (args: ReadonlyArray<string | undefined>): SedInvocation => {
-  const scripts: Array<string> = []
-  const operands: Array<number> = []
+/** Splits a sed command's words (words[0] is sed) into its script, files and modes. */
+export const parseSedArgs = (words: ReadonlyArray<WordFacts>): SedInvocation => {
+  const parsed = parseArgs(T.sed, words)
+  const pieces: Array<string> = []
+  const scriptFiles: Array<WordFacts> = []
+  let problem = parsed.problem
   let inPlace = false
   let sandbox = false
-  let opaque = false
-  let explicitScript = false
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]
-    if (arg === undefined) {
-      opaque = true
-      continue
-    }
-    if (arg === "--") {
-      for (let j = i + 1; j < args.length; j++) operands.push(j)
-      break
-    }
-    if (arg.startsWith("--")) {
-      if (arg === "--expression" || arg.startsWith("--expression=")) {
-        explicitScript = true
-        const value = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : args[++i]
-        if (value === undefined) opaque = true
-        else scripts.push(value)
-      } else if (arg === "--file" || arg.startsWith("--file=")) {
-        explicitScript = true
-        opaque = true
-        if (!arg.includes("=")) i++
-      } else if (arg === "--in-place" || arg.startsWith("--in-place=")) inPlace = true
-      else if (arg === "--sandbox") sandbox = true
-      else if (arg === "--line-length") i++
-      else if (!/^--(?:quiet|silent|regexp-extended|null-data|zero-terminated|separate|unbuffered|posix|debug|follow-symlinks|line-length=\d+|help|version)$/.test(arg)) opaque = true
-      continue
-    }
-    if (arg.startsWith("-") && arg.length > 1) {
-      for (let j = 1; j < arg.length; j++) {
-        const ch = arg[j]!
-        if (ch === "e" || ch === "f") {
-          explicitScript = true
-          const rest = arg.slice(j + 1)
-          const value = rest.length > 0 ? rest : args[++i]
-          if (ch === "f" || value === undefined) opaque = true
-          else scripts.push(value)
-          break
-        }
-        if (ch === "i") {
-          inPlace = true
-          break // -i takes an optional attached suffix
-        }
-        if (ch === "l") {
-          if (j === arg.length - 1) i++
-          break
-        }
-        if (!"nrEsuz".includes(ch)) opaque = true
-      }
-      continue
-    }
-    operands.push(i)
+  for (const use of parsed.uses) {
+    if (use.spec.id === "--expression") {
+      if (use.value === undefined || typeof use.value.value !== "string") problem ??= "a sed script only known at run time"
+      else pieces.push(use.value.value)
+    } else if (use.spec.id === "--file" && use.value !== undefined) scriptFiles.push(use.value)
+    else if (use.spec.id === "--in-place") inPlace = true
+    else if (use.spec.id === "--sandbox") sandbox = true
   }
-  let files = operands
-  if (!explicitScript) {
-    const first = operands[0]
-    if (first === undefined) opaque = true
-    else {
-      scripts.push(args[first]!)
-      files = operands.slice(1)
-    }
+  let files = parsed.operands
+  if (pieces.length === 0 && scriptFiles.length === 0) {
+    const first = files[0]
+    if (first === undefined) problem ??= "sed without a script"
+    else if (typeof first.value !== "string") problem ??= "a sed script only known at run time"
+    else pieces.push(first.value)
+    files = files.slice(1)
   }
-  return { scripts, files, inPlace, sandbox, opaque }
+  if (parsed.dynamic) problem ??= "sed with arguments only known at run time"
+  return { script: pieces.join("\n"), scriptFiles, files, inPlace, sandbox, ...(problem === undefined ? {} : { problem }) }
 }

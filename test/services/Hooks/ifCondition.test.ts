@@ -183,3 +183,36 @@ describe("with the project's shell analyzer", () => {
     expect(await bash("echo 'unterminated")).toBe(true)
   })
 })
+
+describe("Bash `if` filters judge the parsed command as deny rules do (issue 22)", () => {
+  const session = sessionFor("/work/proj")
+  const matches = (rule: string, command: string) => Effect.runPromise(ifMatches(sharedShellAnalyzer, rule, bashTool, { command }, session))
+
+  it("options before the subcommand, equivalent spellings, wrappers and nested shells do not hide the command", async () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["Bash(git push:*)", "git --no-pager push"],
+      ["Bash(git push:*)", "git -C . push"],
+      ["Bash(git push:*)", "timeout 5 git push"],
+      ["Bash(git push:*)", "bash -c 'git push'"],
+      ["Bash(git push:*)", "git p"],
+      ["Bash(git push --force:*)", "git push -f"],
+      ["Bash(git push --force:*)", "git push origin main --force"],
+      ["Bash(rm -rf:*)", "rm -Rf build"],
+      ["Bash(rm -rf:*)", "rm --recursive --force build"],
+      ["Bash(npm publish:*)", "npm publis"],
+      ["Bash(rm:*)", "/bin/rm -f x"],
+      ["Bash(git push:*)", "git push $REMOTE"]
+    ]
+    for (const [rule, command] of cases) expect({ rule, command, runs: await matches(rule, command) }).toEqual({ rule, command, runs: true })
+  })
+
+  it("commands the rule does not name still skip the hook", async () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["Bash(git push:*)", "git pull"],
+      ["Bash(git push --force:*)", "git push origin main"],
+      ["Bash(rm -rf:*)", "rm -r build"],
+      ["Bash(npm publish:*)", "npm pack"]
+    ]
+    for (const [rule, command] of cases) expect({ rule, command, runs: await matches(rule, command) }).toEqual({ rule, command, runs: false })
+  })
+})
