@@ -53,6 +53,15 @@ const anything: Command = { operands: "none", dynamicSafe: true }
 const dateCheck = (parsed: ParsedArgs): string | undefined =>
   parsed.operands.some((w) => typeof w.value !== "string" || !w.value.startsWith("+")) ? "date with an operand sets the clock" : undefined
 
+/**
+ * ps shows the environment of every process with the BSD `e` modifier (`ps e`, `ps auxe`, `ps eww`)
+ * or the `-E`/`--env`-like spellings some versions take: a key or token of any process could leak.
+ */
+const psCheck = (parsed: ParsedArgs): string | undefined =>
+  parsed.operands.some((w) => typeof w.value !== "string" || (!w.value.startsWith("-") && w.value.includes("e")) || /env/i.test(w.value) || /^-[A-Za-z]*E/.test(w.value))
+    ? "ps showing the environment of processes"
+    : undefined
+
 const COMMANDS: Readonly<Record<string, Command>> = {
   echo: anything,
   true: anything,
@@ -60,7 +69,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   ":": anything,
   test: anything,
   "[": anything,
-  ps: { operands: "none", noGlobs: true },
+  ps: { operands: "none", noGlobs: true, check: psCheck },
   which: { operands: "none" },
   type: { operands: "none" },
   pwd: none(T.pwd),
@@ -78,7 +87,6 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   seq: none(T.seq, { noGlobs: true }),
   basename: none(T.basename),
   dirname: none(T.dirname),
-  printenv: none(T.printenv),
   pgrep: none(T.pgrep, { noGlobs: true }),
   tr: none(T.tr, { noGlobs: true }),
   ls: paths(T.ls),
@@ -148,7 +156,8 @@ const tableReading = (name: string, command: Command, unit: Unit): Reading => {
   if (command.table === undefined) {
     if (!command.dynamicSafe && words.slice(1).some(isDynamic)) return no(`${name} with arguments only known at run time`)
     if (command.noGlobs === true && words.slice(1).some((w) => w.unquotedGlob)) return no(`an unquoted glob in a ${name} command`)
-    return NOTHING
+    const reason = command.check?.({ uses: [], operands: words.slice(1), dynamic: false, ambiguous: [] })
+    return reason === undefined ? NOTHING : no(reason)
   }
   const parsed = parseArgs(command.table, words)
   const split = command.colonLists === undefined ? undefined : (use: { spec: { id: string }; value?: WordFacts }) => (command.colonLists!.has(use.spec.id) ? (use.value!.value as string).split(":") : undefined)

@@ -323,7 +323,8 @@ export const unwrap = (words: ReadonlyArray<WordFacts>): Unwrapped => {
       // `env -` is `env -i`
       const start = lit(words, r) === "-" ? r + 1 : r
       const { env, next } = takeAssignments(words, start)
-      return wrapper("transparent", next, { extraEnv: env })
+      // Without a command, env prints the environment: it is printenv then, not a wrapper.
+      return wrapper("transparent", next, next >= words.length ? { extraEnv: env, innerArgv: ["printenv"] } : { extraEnv: env })
     }
     case "xargs": {
       const seen = new Set<string>()

@@ -67,7 +67,7 @@ const CASES: ReadonlyArray<Case> = [
   { name: "a loop variable used after its loop", command: "for API_TOKEN in; do :; done; echo $API_TOKEN", proof: { prints: "s3cret" } },
   { name: "printenv", command: "printenv API_TOKEN", proof: { prints: "s3cret" } },
   { name: "env without a command", command: "env", proof: { prints: "s3cret" } },
-  { name: "ps with the environment of each process", command: "ps eww", proof: { prints: "s3cret" } },
+  { name: "ps with the environment of each process", command: "ps axeww", proof: { prints: "s3cret" } },
   { name: "the environment of the shell through /proc", command: "cat /proc/self/environ", proof: { prints: "s3cret" } },
   // ---- self-grant and planted code ------------------------------------------------------------
   { name: "a redirect into .toolgate/tools", command: "echo 'export default 1' > .toolgate/tools/x.mjs", mode: "acceptEdits" },
