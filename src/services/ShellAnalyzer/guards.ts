@@ -338,6 +338,15 @@ const sedGuard = (words: ReadonlyArray<WordFacts>): string | undefined => {
 /** Variables on make's command line that change the shell or make's own options. */
 const MAKE_SETTINGS = /^(?:SHELL|\.SHELLFLAGS|MAKESHELL|MAKE|MAKEFLAGS|MFLAGS|GNUMAKEFLAGS|MAKEFILES|\.RECIPEPREFIX)\s*[:+?!]?=/
 
+/**
+ * Any other variable on make's command line can name the program a recipe runs (`CC=./evil.sh`),
+ * unless its value is a number or a yes/no switch (`V=1`, `VERBOSE=yes`).
+ */
+const programOverride = (word: string): boolean => {
+  const match = /^[A-Za-z_.][A-Za-z0-9_.]*\s*[:+?!]?=(.*)$/s.exec(word)
+  return match !== null && !/^(?:\d+|yes|no|true|false|on|off)?$/i.test(match[1]!)
+}
+
 /** Program-specific exec/write-capable arguments. */
 const programGuard = (key: string, unit: Unit): string | undefined => {
   const args = literalArgs(unit)
@@ -354,7 +363,7 @@ const programGuard = (key: string, unit: Unit): string | undefined => {
   switch (key) {
     case "make":
     case "gmake": {
-      const override = words.slice(1).find((w) => typeof w.value === "string" && MAKE_SETTINGS.test(w.value))
+      const override = words.slice(1).find((w) => typeof w.value === "string" && (MAKE_SETTINGS.test(w.value) || programOverride(w.value)))
       return override === undefined ? undefined : `make ${override.value as string} changes how make runs recipes`
     }
     case "sed":

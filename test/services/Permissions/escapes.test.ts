@@ -6,7 +6,7 @@
  * kernel resolves differently (`..` after a symlink, /proc, a tree changed by another part of
  * the command), and planted or self-granting files.
  */
-import { spawnSync } from "node:child_process"
+import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -60,6 +60,9 @@ const CASES: ReadonlyArray<Case> = [
   // ---- reads that reach a denied file without naming it -------------------------------------------
   { name: "grep -r over the project reaches a denied file", command: "grep -r SECRET=1 .", deny: ["Read(./.env)"], proof: { prints: "SECRET=1" } },
   { name: "grep -R with an abbreviated option", command: "grep --recursive SECRET=1", allow: ["Bash(grep:*)"], deny: ["Read(./.env)"], proof: { prints: "SECRET=1" } },
+  { name: "git show prints a committed file a deny rule covers", command: "git show HEAD", deny: ["Read(./notes.txt)"], proof: { prints: "+notes" } },
+  { name: "git log -p prints every committed version", command: "git log -p -- .", deny: ["Read(./notes.txt)"], proof: { prints: "+notes" } },
+  { name: "git cat-file by object id", command: "git cat-file -p HEAD:notes.txt", deny: ["Read(./notes.txt)"], proof: { prints: "notes" } },
   { name: "rg searches the project", command: "rg notes .", deny: ["Read(./notes.txt)"], proof: { prints: "notes" } },
   // ---- secrets in the environment ------------------------------------------------------------
   { name: "echo of a variable from the environment", command: "echo $API_TOKEN", proof: { prints: "s3cret" } },
@@ -87,6 +90,9 @@ describe("commands bash reads or resolves differently are never approved by them
     fs.mkdirSync(path.join(fx.home, ".ssh"), { recursive: true })
     fs.mkdirSync(fx.p(".toolgate", "tools"), { recursive: true })
     fs.writeFileSync(path.join(fx.outside, "lines.txt"), "outside line\n")
+    const git = (...args: ReadonlyArray<string>) => execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: fx.proj })
+    git("add", "notes.txt")
+    git("commit", "-qm", "notes")
     decider = F.makeDecider(F.settingsOptions(fx, { trustProject: true }))
   })
   afterAll(async () => {

@@ -191,6 +191,14 @@ const unitShape = (command: RuleCommand, words: ReadonlyArray<WordFacts>): Shape
   return shape
 }
 
+const FORCE = G.push.long.get("force")!
+// `--force-with-lease` is the checked force people allow while denying `--force`: it stays apart.
+const FORCING = new Set([G.push.long.get("mirror")])
+
+/** git push overwrites remote history with `+` before a refspec or with `--mirror` as with `--force`. */
+const pushForces = (shape: Shape): boolean =>
+  shape.uses.some((u) => !u.negated && FORCING.has(u.spec)) || shape.operands.slice(1).some((w) => typeof w.value === "string" && w.value.startsWith("+"))
+
 const wordOf = (word: Word): WordFacts => (typeof word === "string" ? literalFacts(word) : { ...literalFacts(word.text), value: word })
 
 const valueText = (use: OptionUse): string | undefined => (use.value === undefined ? undefined : typeof use.value.value === "string" ? use.value.value : undefined)
@@ -218,9 +226,11 @@ export const optionAwareMatch = (ruleTokens: ReadonlyArray<string>, exact: boole
     else if (head.sub !== rule.sub) return head.sub === undefined && head.dynamic ? "possible" : "none"
   }
   const unit = words === undefined ? shapeOf(command, unitWords, head) : unitShape(command, unitWords)
+  const forced = key === "git" && head.sub === "push" && pushForces(unit)
   let missing = false
   for (const wanted of rule.uses) {
     if (wanted.negated) continue
+    if (forced && wanted.spec === FORCE) continue
     const have = unit.uses.some((u) => u.spec === wanted.spec && !u.negated && (valueText(wanted) === undefined || valueText(u) === valueText(wanted)))
     if (have) continue
     if (unit.ambiguous.some((candidates) => candidates.includes(wanted.spec))) possible = true
