@@ -64,6 +64,9 @@ const CASES: ReadonlyArray<Case> = [
   { name: "git log -p prints every committed version", command: "git log -p -- .", deny: ["Read(./notes.txt)"], proof: { prints: "+notes" } },
   { name: "git cat-file by object id", command: "git cat-file -p HEAD:notes.txt", deny: ["Read(./notes.txt)"], proof: { prints: "notes" } },
   { name: "rg searches the project", command: "rg notes .", deny: ["Read(./notes.txt)"], proof: { prints: "notes" } },
+  // ---- rules beaten by equivalent spellings or by arguments that name programs ----------------
+  { name: "a forced push through a + refspec past a --force deny rule", command: "git push origin +main", allow: ["Bash(git:*)"], deny: ["Bash(git push --force:*)"] },
+  { name: "a make variable naming the program a recipe runs", command: "make test CC=./evil.sh", allow: ["Bash(make test:*)"] },
   // ---- secrets in the environment ------------------------------------------------------------
   { name: "echo of a variable from the environment", command: "echo $API_TOKEN", proof: { prints: "s3cret" } },
   { name: "echo of a quoted variable in braces", command: 'echo "token: ${API_TOKEN}"', proof: { prints: "s3cret" } },
