@@ -43,10 +43,14 @@ describe("toolgate run -p against the fake Anthropic server", () => {
     const result = JSON.parse(ran.stdout)
     expect(result).toMatchObject({ type: "result", subtype: "success", is_error: false, result: "Both files say hello.", num_turns: 3, stop_reason: "end_turn" })
     expect(result.toolgate).toMatchObject({ stop: "end_turn", model_turns: 2 })
-    expect(result.toolgate.tool_calls.map((c: any) => [c.tool_use_id, c.name, c.batch, c.outcome])).toEqual([
-      ["toolu_read_a", "Read", 1, "ok"],
-      ["toolu_read_b", "Read", 1, "ok"]
+    expect(result.toolgate.tool_calls.map((c: any) => [c.tool_use_id, c.name, c.outcome])).toEqual([
+      ["toolu_read_a", "Read", "ok"],
+      ["toolu_read_b", "Read", "ok"]
     ])
+    // Calls start while the model streams: on a busy machine the first read may be done before
+    // the second arrives, which then starts a batch of its own.
+    expect(result.toolgate.tool_calls[0].batch).toBe(1)
+    expect([1, 2]).toContain(result.toolgate.tool_calls[1].batch)
     expect(result.usage.input_tokens).toBe(420)
     expect(fake.requests.slice(first).map((r) => r.body.model)).toEqual(["claude-sonnet-5-5", "claude-sonnet-5-5"])
     // the transcript was written
