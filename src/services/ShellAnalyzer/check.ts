@@ -94,6 +94,9 @@ const RUNTIME_ARGS_WORD = (unit: Unit): WordFacts | undefined => (unit.runtimeAr
 
 const keyOf = (unit: Unit): string => (typeof unit.argv[0] === "string" ? commandKey(unit.argv[0]) : "")
 
+/** Commands that write but can neither make a link nor move a path: a path through the tree stays where it led. */
+const CANNOT_LINK: ReadonlySet<string> = new Set(["mkdir", "touch", "rm", "rmdir", "unlink", "tee", "truncate", "chmod", "chgrp", "chown", "sed", "shred"])
+
 /**
  * May this part change the file tree? Anything that is not a read-only command, a cd, a wrapper
  * or a plain structure (an assignment, a test, redirections alone) might make a symlink or
@@ -101,6 +104,7 @@ const keyOf = (unit: Unit): string => (typeof unit.argv[0] === "string" ? comman
  */
 const mayChangeTree = (unit: Unit): boolean => {
   if (unit.argv.length === 0 || unit.role !== "plain" || isCd(unit)) return false
+  if (CANNOT_LINK.has(keyOf(unit))) return false
   if (unit.runtimeArgs === true) {
     // xargs/find -exec: judged without the arguments they add (file names, not options, for this question).
     const { runtimeArgs: _, ...rest } = unit
