@@ -101,13 +101,7 @@ export const isHardLinked = (realPath: string): boolean => {
   }
 }
 
-export const isDirectory = (p: string): boolean => {
-  try {
-    return fs.statSync(p).isDirectory()
-  } catch {
-    return false
-  }
-}
+export { isDirectory } from "../../internal/fileKind.js"
 
 const caseProbeCache = new Map<number, boolean>()
 

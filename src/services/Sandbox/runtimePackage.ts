@@ -7,20 +7,9 @@
 import { createRequire } from "node:module"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { resolutionBases } from "../../internal/packageResolution.js"
 
 const PACKAGE = "@anthropic-ai/sandbox-runtime"
-
-const resolutionBases = (): ReadonlyArray<string> => {
-  const bases: Array<string> = []
-  if (typeof __filename === "string" && __filename.length > 0) bases.push(__filename)
-  // Empty in the CommonJS bundle, where `__filename` above serves.
-  const moduleUrl: string | undefined = import.meta.url
-  if (typeof moduleUrl === "string" && moduleUrl.startsWith("file:")) bases.push(moduleUrl)
-  const entry = process.argv[1]
-  if (typeof entry === "string" && entry.length > 0) bases.push(path.resolve(entry))
-  bases.push(path.join(process.cwd(), "noop.js"))
-  return bases
-}
 
 const resolvePackage = (): { readonly dir: string; readonly req: NodeJS.Require } | undefined => {
   for (const base of resolutionBases()) {

@@ -7,27 +7,12 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { isDirectory, isFile } from "../../internal/fileKind.js"
 
 export type RepositoryTrust =
   /** No repository, or a `.git` directory (its config can only change through a protected path). */
   | { readonly trusted: true }
   | { readonly trusted: false; readonly reason: string }
-
-const isDirectory = (p: string): boolean => {
-  try {
-    return fs.statSync(p).isDirectory()
-  } catch {
-    return false
-  }
-}
-
-const isFile = (p: string): boolean => {
-  try {
-    return fs.statSync(p).isFile()
-  } catch {
-    return false
-  }
-}
 
 /** git's own test for a repository directory: HEAD, objects/ and refs/. */
 const looksLikeRepository = (dir: string): boolean => isFile(path.join(dir, "HEAD")) && isDirectory(path.join(dir, "objects")) && isDirectory(path.join(dir, "refs"))

@@ -7,7 +7,7 @@ import * as v8 from "node:v8"
 import { Effect } from "effect"
 import { createRequire } from "node:module"
 import * as fs from "node:fs"
-import * as path from "node:path"
+import { resolutionBases } from "../../internal/packageResolution.js"
 import type * as TreeSitter from "web-tree-sitter"
 
 export type SyntaxNode = TreeSitter.Node
@@ -31,23 +31,6 @@ type LoadState =
   | { readonly _tag: "Loading"; readonly promise: Promise<void> }
   | { readonly _tag: "Ready"; readonly loaded: Loaded }
   | { readonly _tag: "Failed"; readonly error: string }
-
-/**
- * Places to resolve the packages from. The CLI is an esbuild CJS bundle in `dist/` (so
- * `__filename` is the bundle and node_modules sits beside it); the library is ESM (this module's
- * own URL, inside the installed package); the entry script and the working directory come last.
- */
-const resolutionBases = (): ReadonlyArray<string> => {
-  const bases: Array<string> = []
-  if (typeof __filename === "string" && __filename.length > 0) bases.push(__filename)
-  // Empty in the CommonJS bundle, where `__filename` above serves.
-  const moduleUrl: string | undefined = import.meta.url
-  if (typeof moduleUrl === "string" && moduleUrl.startsWith("file:")) bases.push(moduleUrl)
-  const entry = process.argv[1]
-  if (typeof entry === "string" && entry.length > 0) bases.push(path.resolve(entry))
-  bases.push(path.join(process.cwd(), "noop.js"))
-  return bases
-}
 
 const resolveFrom = (specifier: string): { readonly resolved: string; readonly req: NodeJS.Require } => {
   let lastError: unknown

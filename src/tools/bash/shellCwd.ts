@@ -3,6 +3,7 @@
  * over only while it stays inside the working directories, compared on real paths.
  */
 import * as fs from "node:fs"
+import { isDirectory } from "../../internal/fileKind.js"
 import { isWithin } from "../../services/Permissions/expandPath.js"
 import { workingDirectories, type SessionContext } from "../../Session.js"
 import type { FinalCwd } from "./cwdTrap.js"
@@ -20,14 +21,6 @@ const realPath = (p: string): string => {
     return fs.realpathSync(p)
   } catch {
     return p
-  }
-}
-
-const isDirectory = (p: string): boolean => {
-  try {
-    return fs.statSync(p).isDirectory()
-  } catch {
-    return false
   }
 }
 
