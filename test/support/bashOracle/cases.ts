@@ -11,7 +11,7 @@ import { OracleContext } from "./contexts.js"
 
 export const OracleRegression = Schema.Struct({
   name: Schema.String,
-  /** The construct that makes bash and the analyzer part ways. */
+  /** The construct that makes bash and the analyzer part ways (a key of `classes`). */
   class: Schema.String,
   command: Schema.String,
   context: OracleContext,
@@ -20,7 +20,11 @@ export const OracleRegression = Schema.Struct({
 })
 export type OracleRegression = typeof OracleRegression.Type
 
-export const OracleRegressions = Schema.Struct({ cases: Schema.Array(OracleRegression) })
+export const OracleRegressions = Schema.Struct({
+  /** What each class of failure is. */
+  classes: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.String }), { default: () => ({}) }),
+  cases: Schema.Array(OracleRegression)
+})
 
 export const CASES_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/bash/oracle-cases.json")
 
