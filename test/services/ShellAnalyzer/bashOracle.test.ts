@@ -9,7 +9,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
-import * as fs from "node:fs"
 import * as path from "node:path"
 import { loadRegressions } from "../../support/bashOracle/cases.js"
 import { showContext, type OracleContext } from "../../support/bashOracle/contexts.js"
@@ -73,9 +72,10 @@ describe.skipIf(unavailable !== undefined)("bash as the oracle", () => {
       // a program started by a program (git runs the pager command through sh)
       expect(kinds(await judgedAs("git grep -Otouch alpha", "git grep alpha"))).toContain("unnamed-program")
       // absolute paths reach the stubs too, and nothing real is removed
-      const removal = await judgedAs("rm -rf src; /bin/rm -rf docs", "true")
-      expect(removal.problems.map((p) => p.program)).toEqual(["/usr/bin/rm", "/usr/bin/rm"])
-      expect(fs.existsSync(scratch("proj", "src", "a.ts"))).toBe(true)
+      const removal = await judgedAs("rm -rf src; /bin/rm -rf docs; test -e src/a.ts && test -e docs/guide.md", "true")
+      expect(removal.problems.filter((p) => p.kind === "unnamed-program").map((p) => p.program)).toEqual(["/usr/bin/rm", "/usr/bin/rm", "/usr/bin/test", "/usr/bin/test"])
+      expect(removal.bash!.status).toBe("0")
+      expect(removal.bash!.changes).toEqual([])
     })
 
     it("catches writes the analyzer did not name and approve", async () => {
@@ -87,7 +87,7 @@ describe.skipIf(unavailable !== undefined)("bash as the oracle", () => {
       expect(kinds(await judgedAs("echo x > ../outside/o.txt", "echo x > ../outside/o.txt", EDITS))).toEqual(["write-outside"])
       expect(kinds(await judgedAs("echo x > .git/o.txt", "echo x > .git/o.txt", EDITS))).toEqual(["protected-write"])
       // the scratch tree is put back after each command
-      expect(fs.existsSync(scratch("proj", "out.txt"))).toBe(false)
+      expect((await judgedAs("test -e out.txt", "test -e out.txt")).bash!.status).toBe("1")
     })
 
     it("catches toolgate's cwd trap writing elsewhere and a command running in another directory", async () => {
