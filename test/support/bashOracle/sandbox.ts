@@ -5,7 +5,6 @@
  * Commands go in one at a time; a command that does not finish in time takes the whole sandbox
  * down with it (a fresh one starts for the next command).
  */
-import { Effect } from "effect"
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -177,5 +176,3 @@ export const openSlot = (options: SlotOptions): Slot => {
     }
   }
 }
-
-export const slotResource = (options: SlotOptions) => Effect.acquireRelease(Effect.sync(() => openSlot(options)), (slot) => Effect.sync(() => slot.close()))
