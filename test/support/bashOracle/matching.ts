@@ -110,16 +110,27 @@ const literalValues = (word: string, ctx: JudgeContext): ReadonlyArray<string> =
   word === "~" || word.startsWith("~/") ? [word, expandTilde(word, ctx.home)] : [word]
 
 /**
+ * A Dynamic word written wholly inside double quotes is one argument; any other (`$X`, `$(cmd)`
+ * unquoted) is split and globbed by bash into any number, none included.
+ */
+const oneWord = (w: Exclude<Word, string>): boolean => /^"[^"]*"$/s.test(w.text) || w.text.startsWith("<(")
+
+/**
  * Does the analyzer's argv (after argv[0]) account for these arguments? A Dynamic word stands
- * for one argument; a word with glob characters for itself or for one or more arguments it
- * matches (its expansion); the last word of a unit that gets run-time arguments for any number.
+ * for one argument, or any number when unquoted; a word with glob characters for itself or for
+ * one or more arguments it matches (its expansion); the last word of a unit that gets run-time
+ * arguments for any number.
  */
 const argsMatch = (expected: ReadonlyArray<Word>, actual: ReadonlyArray<string>, runtimeArgs: boolean, ctx: JudgeContext): boolean => {
   const fixed = runtimeArgs ? expected.slice(0, -1) : expected
   const go = (i: number, j: number): boolean => {
     if (i === fixed.length) return runtimeArgs || j === actual.length
-    if (j >= actual.length) return false
     const w = fixed[i]!
+    if (typeof w !== "string" && !oneWord(w)) {
+      for (let k = j; k <= actual.length; k++) if (go(i + 1, k)) return true
+      return false
+    }
+    if (j >= actual.length) return false
     if (typeof w !== "string") return go(i + 1, j + 1)
     if (literalValues(w, ctx).includes(actual[j]!) && go(i + 1, j + 1)) return true
     const glob = globRegExp(expandTilde(w, ctx.home))

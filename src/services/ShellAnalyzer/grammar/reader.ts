@@ -231,7 +231,36 @@ class Reader {
         return this.forLoop()
     }
     if (word !== undefined && UNSUPPORTED_KEYWORDS.has(word)) outside(`the shell keyword '${word}'`)
+    if (word === "time") this.checkTime()
     this.simple()
+  }
+
+  /**
+   * `time` is a keyword: its options are read from the raw text (`-p`, `--`), so `time -\p` runs a
+   * program named `-p`. It is read as a command word here (the walk checks the command after it);
+   * only plain `-p` and `--` may follow it as options.
+   */
+  private checkTime(): void {
+    const c = this.cursor
+    const saved = c.pos
+    try {
+      this.skipWord("time")
+      for (;;) {
+        this.gap(false)
+        const next = c.peek()
+        if (next !== "-" && next !== "\\" && next !== "'" && next !== '"' && next !== "$") return
+        const plain = this.peekPlainWord()
+        if (plain === "-p" || plain === "--") {
+          this.skipWord(plain)
+          continue
+        }
+        const word = this.words.read("argument")
+        if (typeof word.value !== "string" || word.value.startsWith("-")) outside("an option of the time keyword that is not a plain -p")
+        return
+      }
+    } finally {
+      c.pos = saved
+    }
   }
 
   private skipWord(word: string): void {
@@ -377,8 +406,9 @@ class Reader {
     if (isDelimiter(c.peek())) outside("a redirection without a target")
     const target = this.words.read("redirect")
     if (op === ">&" || op === "<&") {
+      // bash removes quotes from a `>&file` target a second time (`>&'\t'` writes `t`): only descriptors.
       const dup = typeof target.value === "string" && /^(?:[0-9]+|-)$/.test(target.value)
-      if (!dup && (op === "<&" || fd !== undefined)) outside("a redirection to a file descriptor that is not a number")
+      if (!dup) outside("a redirection to a file descriptor that is not a number")
     }
     return { op, ...at, target: target.value }
   }
