@@ -26,6 +26,9 @@ const CALLS = 200
 
 const script = scriptOf([{ content: [text("done")], stop_reason: "end_turn" }])
 
+const SERVER_TOKEN = "bench-serve-token-0123456789"
+const serverEnv = { TOOLGATE_SERVE_TOKEN: SERVER_TOKEN, TOOLGATE_SERVE_RUNNER_SECRET: "bench-runner-secret-0123456789" }
+
 /** Creates and drives `count` sessions, `PARALLEL` at a time, spread over the servers; sessions/s. */
 const drive = async (servers: ReadonlyArray<Served>, cwd: string, count: number): Promise<number> => {
   let next = 0
@@ -33,7 +36,7 @@ const drive = async (servers: ReadonlyArray<Served>, cwd: string, count: number)
   const worker = async () => {
     for (let i = next++; i < count; i = next++) {
       const via = servers[i % servers.length]!
-      const created = await request(via.url, "POST", "/sessions", { body: { cwd, script, replaySpeed: 0 } })
+      const created = await request(via.url, "POST", "/sessions", { token: SERVER_TOKEN, body: { cwd, script, replaySpeed: 0 } })
       if (created.status !== 201) throw new Error(`bench serve: create failed: ${created.text}`)
       const sent = await request(via.url, "POST", `/sessions/${created.body.id}/messages`, {
         token: created.body.token,
@@ -55,17 +58,19 @@ export const serve: Benchmark = {
   name: "serve",
   run: async () => {
     if (!fs.existsSync(CLI)) throw new Error(`bench: ${CLI} is missing; run \`npm run build\` (npm run bench does)`)
-    const cwd = fs.realpathSync(tempDir("toolgate-bench-serve-"))
+    const root = fs.realpathSync(tempDir("toolgate-bench-serve-"))
+    const cwd = path.join(root, "work")
+    fs.mkdirSync(cwd)
     const file = path.join(cwd, "notes.txt")
     fs.writeFileSync(file, "a small file\n")
     const metrics: Array<Metric> = []
-    const server = await startServer({ args: ["--state-dir", path.join(cwd, "state")] })
+    const server = await startServer({ args: ["--state-dir", path.join(root, "state"), "--allow", "bypassPermissions"], env: serverEnv })
     try {
       await drive([server], cwd, PARALLEL)
       metrics.push(plainMetric({ name: "serve.embedded.sessions_per_s", unit: "1/s", note: `${SESSIONS} sessions, ${PARALLEL} at a time` }, [await drive([server], cwd, SESSIONS)]))
 
       // a no-op call over HTTP against the same call in process
-      const session = await request(server.url, "POST", "/sessions", { body: { cwd, script, permissionMode: "bypassPermissions" } })
+      const session = await request(server.url, "POST", "/sessions", { token: SERVER_TOKEN, body: { cwd, script, permissionMode: "bypassPermissions" } })
       const { id, token } = session.body
       const runtime = ManagedRuntime.make(Runtime.layer({ cwd, permissionMode: "bypassPermissions", mcp: false }))
       const inProcessSession = newSession({ cwd, permissionMode: "bypassPermissions" })
@@ -105,8 +110,8 @@ export const serve: Benchmark = {
       const startRunner = async (name: string) =>
         startServer({
           port: await freePort(),
-          args: ["--runner", "--storage", pg.url, "--runner-port", String(await freePort()), "--state-dir", path.join(cwd, name)],
-          env: { TOOLGATE_SERVE_SHARDS: "16", TOOLGATE_SERVE_POLL_MS: "300" },
+          args: ["--runner", "--storage", pg.url, "--runner-port", String(await freePort()), "--state-dir", path.join(root, name)],
+          env: { ...serverEnv, TOOLGATE_SERVE_SHARDS: "16", TOOLGATE_SERVE_POLL_MS: "300" },
           startTimeoutMs: 120_000
         })
       runners.push(await startRunner("r1"))
