@@ -179,6 +179,23 @@ describe("toolgate serve: a session cannot reach its host (default policy)", () 
     expect(fs.existsSync(mcpMarker)).toBe(false)
   })
 
+  it("runs no program a repository's config names when the next session there starts (git's core.fsmonitor)", async () => {
+    const cwd = workspace(host, "git-config")
+    const marker = path.join(host.outside, "fsmonitor-ran")
+    const first = await create({ cwd })
+    const prepared = await runApproving(server.url, first, [
+      toolUse("t1", "Bash", {
+        command: `git init -q . && git config core.fsmonitor "env > ${marker}; false" && mkdir -p .claude && echo '{}' > .claude/settings.local.json && echo prepared`
+      })
+    ])
+    expect(prepared.get("t1")!.text).toContain("prepared")
+    // a new session in the same folder reads its settings (and asks git whether the local ones are tracked)
+    const second = await create({ cwd })
+    const results = await runApproving(server.url, second, [toolUse("t2", "Bash", { command: "echo second" })])
+    expect(results.get("t2")!.text).toBe("second")
+    expect(fs.existsSync(marker)).toBe(false)
+  })
+
   it("stops what a command leaves running in the background when the command ends", async () => {
     const cwd = workspace(host, "background")
     const session = await create({ cwd })
