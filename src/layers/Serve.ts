@@ -102,6 +102,14 @@ const noModel = (reason: string): ModelClientService => ({
   stream: () => Stream.fail(new ModelNotConfigured({ reason }))
 })
 
+/** An absolute Glob pattern searches under its own fixed prefix (`/etc/*.conf` under /etc), whatever `path` says. */
+const globPatternBase = (input: { readonly pattern?: unknown }): ReadonlyArray<string> => {
+  if (typeof input.pattern !== "string" || !path.isAbsolute(input.pattern)) return []
+  const parts = input.pattern.split("/")
+  const fixed = parts.findIndex((part) => /[*?[\]{}]/.test(part))
+  return [path.resolve(fixed === -1 ? input.pattern : parts.slice(0, fixed).join("/") || "/")]
+}
+
 /** The tools that touch nothing of the host but the session's own folder (or only the model's API). */
 const HOSTLESS_TOOLS = new Set(["AskUserQuestion", "TodoWrite", "ToolSearch", "Sleep", "WebSearch", "TaskOutput", "TaskStop"])
 
@@ -114,6 +122,7 @@ const servedTools = (confinement: Confinement, network: boolean): ReadonlyArray<
   builtinTools.map((tool) => {
     if (tool.name === "Bash" || HOSTLESS_TOOLS.has(tool.name)) return tool
     if (tool.name === "WebFetch") return network ? tool : refuseTool(tool, "WebFetch is not available: this server keeps its sessions off the network")
+    if (tool.name === "Glob") return confineTool(tool, confinement, globPatternBase)
     if (tool.footprint !== undefined) return confineTool(tool, confinement)
     return refuseTool(tool, `${tool.name} is not available in a served session`)
   })

@@ -147,12 +147,14 @@ describe("toolgate serve: a session cannot reach its host (default policy)", () 
       toolUse("r_pid", "Read", { file_path: `/proc/${server.pid}/environ` }),
       toolUse("r_home", "Read", { file_path: path.join(host.home, ".secret") }),
       toolUse("g_out", "Grep", { pattern: "canary", path: host.root }),
+      toolUse("glob_state", "Glob", { pattern: `${host.state}/*` }),
+      toolUse("glob_root", "Glob", { pattern: `${host.root}/**/data.txt`, path: cwd }),
       toolUse("e_env", "Edit", { file_path: "/proc/self/environ", old_string: "ISOLATION_CANARY=canary", new_string: "x" }),
       toolUse("w_out", "Write", { file_path: path.join(host.outside, "w.txt"), content: "x" }),
       toolUse("w_dangling", "Write", { file_path: path.join(cwd, "dangling"), content: "x" }),
       toolUse("r_mine", "Read", { file_path: path.join(cwd, "mine.txt") })
     ])
-    for (const id of ["r_db", "r_link", "r_env", "r_pid", "r_home", "g_out", "e_env", "w_out", "w_dangling"]) {
+    for (const id of ["r_db", "r_link", "r_env", "r_pid", "r_home", "g_out", "glob_state", "glob_root", "e_env", "w_out", "w_dangling"]) {
       const result = results.get(id)!
       expect(result.isError, `${id}: ${result.text}`).toBe(true)
       expect(result.text).toMatch(/outside this session's|a symlink that leads outside/)

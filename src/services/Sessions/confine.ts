@@ -63,18 +63,35 @@ export const outsideReason = (c: Confinement, footprint: Footprint): string | un
   return undefined
 }
 
-const check = (tool: AnyTool, c: Confinement, input: unknown, session: SessionContext) =>
-  Effect.map(tool.footprint!(input, session), (footprint) => outsideReason(c, footprint))
+/** The real path of `p`, or of its deepest existing ancestor joined with the rest. */
+const realOrAncestor = (p: string): string => {
+  try {
+    return fs.realpathSync(p)
+  } catch {
+    const parent = path.dirname(p)
+    return parent === p ? p : path.join(realOrAncestor(parent), path.basename(p))
+  }
+}
+
+/** More places a call reads than its footprint names (Glob's absolute pattern searches where it says). */
+export type ExtraReads = (input: any, session: SessionContext) => ReadonlyArray<string>
+
+const check = (tool: AnyTool, c: Confinement, input: unknown, session: SessionContext, extraReads: ExtraReads | undefined) =>
+  Effect.map(tool.footprint!(input, session), (footprint) =>
+    outsideReason(c, extraReads === undefined ? footprint : { ...footprint, reads: [...footprint.reads, ...extraReads(input, session).map(realOrAncestor)] })
+  )
 
 /** The tool, held to the session's directories (it must declare a footprint). */
-export const confineTool = (tool: AnyTool, c: Confinement): AnyTool => ({
+export const confineTool = (tool: AnyTool, c: Confinement, extraReads?: ExtraReads): AnyTool => ({
   ...tool,
   validateInput: (input, ctx) =>
-    Effect.flatMap(check(tool, c, input, ctx.session), (reason) =>
+    Effect.flatMap(check(tool, c, input, ctx.session, extraReads), (reason) =>
       reason === undefined ? tool.validateInput(input, ctx) : Effect.fail(new InputRejected({ toolName: tool.name, reason }))
     ),
   call: (input, ctx) =>
-    Effect.flatMap(check(tool, c, input, ctx.session), (reason) => (reason === undefined ? tool.call(input, ctx) : Effect.fail(new ToolError({ reason }))))
+    Effect.flatMap(check(tool, c, input, ctx.session, extraReads), (reason) =>
+      reason === undefined ? tool.call(input, ctx) : Effect.fail(new ToolError({ reason }))
+    )
 })
 
 /** A tool a served session may not use at all (its calls are answered with why). */
