@@ -121,6 +121,15 @@ describe.skipIf(bin === undefined)("toolgate serve --runner (two runners on Post
     })
     // the killed runner had calls running: they were answered from storage by the survivor
     expect(stoppedMidCall).toBeGreaterThan(0)
+
+    // a finished session is deleted with its rows in PostgreSQL, the cluster's too
+    const gone = sessions[0]!
+    const deleted = await request(survivor.url, "DELETE", `/sessions/${gone.id}`, { token: gone.token })
+    expect(deleted.status, deleted.text).toBe(200)
+    expect((await request(survivor.url, "GET", `/sessions/${gone.id}`, { token })).status).toBe(404)
+    const listed = await request(survivor.url, "GET", "/sessions?limit=500", { token })
+    expect(listed.body.sessions.map((s: { id: string }) => s.id)).not.toContain(gone.id)
+    expect(listed.body.sessions.filter((s: { inputs: number }) => s.inputs === 1)).toHaveLength(SESSIONS - 1)
   })
 
   it("closes a runner connection that does not open with the runners' secret", async () => {

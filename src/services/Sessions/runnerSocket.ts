@@ -58,7 +58,7 @@ const layerClientProtocol = (preamble: Uint8Array) =>
   )
 
 /** The socket, read only once its first bytes are the preamble; anything else ends it. */
-const authenticated = (socket: Socket.Socket, preamble: Uint8Array): Socket.Socket => {
+export const authenticated = (socket: Socket.Socket, preamble: Uint8Array): Socket.Socket => {
   const expected = Buffer.from(preamble)
   const guardRun =
     (run: Socket.Socket["runRaw"]): Socket.Socket["runRaw"] =>
