@@ -177,6 +177,28 @@ describe("toolgate serve start-up refusals", () => {
   }, 60_000)
 })
 
+describe("toolgate serve --cors-origin", () => {
+  it("answers CORS for the origins it was given, and only those", async () => {
+    const served = await startServer({
+      args: ["--state-dir", tempDir("toolgate-serve-cors-"), "--no-auth", "--cors-origin", "https://app.example"],
+      env: withoutModel
+    })
+    try {
+      const preflight = await request(served.url, "OPTIONS", "/sessions", {
+        headers: { origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type" }
+      })
+      expect(preflight.status).toBeLessThan(300)
+      const allowed = await request(served.url, "GET", "/sessions", { headers: { origin: "https://app.example" } })
+      expect(allowed.status).toBe(200)
+      const response = await fetch(`${served.url}/sessions`, { headers: { origin: "https://app.example" } })
+      expect(response.headers.get("access-control-allow-origin")).toBe("https://app.example")
+      expect((await request(served.url, "GET", "/sessions", { headers: { origin: "https://other.example" } })).status).toBe(403)
+    } finally {
+      await served.stop("SIGTERM")
+    }
+  }, 60_000)
+})
+
 describe("toolgate serve --session-ttl", () => {
   it("deletes a session idle past its time, with its folder", async () => {
     const state = tempDir("toolgate-serve-ttl-")

@@ -6,6 +6,7 @@
  * reach of Bash, background shells, the file tools, hooks and MCP servers; create requests get
  * only what the server's policy allows.
  */
+import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -198,17 +199,31 @@ describe("toolgate serve: a session cannot reach its host (default policy)", () 
     expect(fs.existsSync(marker)).toBe(false)
   })
 
-  it("stops what a command leaves running in the background when the command ends", async () => {
+  it("keeps background shells in the sandbox, and stops them and what commands leave running", async () => {
     const cwd = workspace(host, "background")
     const session = await create({ cwd })
+    const marker = `${Math.floor(Math.random() * 1e6) + 1000}.25`
     const results = await runApproving(server.url, session, [
-      toolUse("t1", "Bash", { command: "(sleep 3; echo late > late.txt) >/dev/null 2>&1 & setsid sh -c 'sleep 3; echo late > late2.txt' >/dev/null 2>&1 & echo started" })
+      toolUse("bg", "Bash", {
+        command: `cat /proc/${server.pid}/environ > bg.txt 2>&1; env >> bg.txt; cat ${host.home}/.secret >> bg.txt 2>&1; echo ready >> bg.txt; sleep ${marker}`,
+        run_in_background: true
+      }),
+      toolUse("left", "Bash", { command: `setsid sh -c 'sleep ${marker}1' >/dev/null 2>&1 & (sleep ${marker}2 &) ; echo started` })
     ])
-    expect(results.get("t1")!.text).toBe("started")
-    // a later call in the same session outlasts the sleeps: nothing of the first one is left to write
-    await runApproving(server.url, session, [toolUse("t2", "Bash", { command: "sleep 4; echo waited" })])
-    expect(fs.existsSync(path.join(cwd, "late.txt"))).toBe(false)
-    expect(fs.existsSync(path.join(cwd, "late2.txt"))).toBe(false)
+    expect(results.get("left")!.text).toBe("started")
+    const written = await eventually(() => {
+      const text = fs.existsSync(path.join(cwd, "bg.txt")) ? fs.readFileSync(path.join(cwd, "bg.txt"), "utf8") : ""
+      return text.includes("ready") ? text : undefined
+    })
+    expect(leaks(written), written).toBe(false)
+    const running = (pattern: string) =>
+      new Promise<boolean>((resolve) => execFile("pgrep", ["-f", pattern], (error) => resolve(error === null)))
+    // what the foreground command left running ended with it
+    await eventually(async () => ((await running(`sleep ${marker}1`)) || (await running(`sleep ${marker}2`)) ? undefined : true), 10_000)
+    expect(await running(`sleep ${marker}`)).toBe(true)
+    // the background shell goes with its session
+    expect((await request(server.url, "DELETE", `/sessions/${session.id}`, { token: session.token })).status).toBe(200)
+    await eventually(async () => ((await running(`sleep ${marker}`)) ? undefined : true))
   })
 
   it("deletes a session with everything it stored", async () => {
