@@ -160,7 +160,8 @@ const sessionRuntime = (
   fs.mkdirSync(config.sessionDir, { recursive: true })
   const confinement: Confinement = {
     writable: [config.cwd, ...(config.addDirs ?? [])],
-    readOnly: [fs.realpathSync(config.sessionDir), ...policy.readOnlyPaths],
+    readOnly: policy.readOnlyPaths,
+    own: fs.realpathSync(config.sessionDir),
     hidden: serve.serverPaths
   }
   const profile: Sandbox.ServedProfile | undefined =
@@ -170,7 +171,7 @@ const sessionRuntime = (
           bwrapPath: serve.sandbox.bwrapPath,
           seccompHelper: serve.sandbox.seccompHelper,
           workingDirectories: confinement.writable,
-          readOnly: confinement.readOnly,
+          readOnly: [...confinement.readOnly, confinement.own],
           hidden: serve.serverPaths,
           network: policy.network
         }

@@ -207,7 +207,8 @@ export const serve = Command.make("serve", optionsOf(serveFlags), (flags) =>
             )
           )
         )
-    const policy = policyOf(fromFile, allow, flags.sessionEnv)
+    const widened = policyOf(fromFile, allow, flags.sessionEnv)
+    const policy = { ...widened, readOnlyPaths: widened.readOnlyPaths.map((dir) => realPath(path.resolve(dir))) }
     for (const name of policy.env) {
       const refused = refusedName(name)
       if (refused !== undefined) return yield* new BadRequest({ reason: `--session-env: ${refused}` })

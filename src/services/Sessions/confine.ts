@@ -18,9 +18,11 @@ import { isWithin } from "./policy.js"
 export interface Confinement {
   /** Real paths a call may read and write. */
   readonly writable: ReadonlyArray<string>
-  /** Real paths a call may only read (the session's own folder). */
+  /** Real paths a call may only read (extra program folders the server shows). */
   readonly readOnly: ReadonlyArray<string>
-  /** The server's own files: never, unless inside a read-only folder (the session's folder lies in the state folder). */
+  /** The session's own folder (spilled results, background output), read-only; it lies in the server's state folder. */
+  readonly own: string
+  /** The server's own files: never, wherever they lie (but the session's own folder). */
   readonly hidden: ReadonlyArray<string>
 }
 
@@ -45,14 +47,17 @@ const danglingLink = (p: string): boolean => {
 }
 
 const allowedRead = (c: Confinement, p: string) =>
-  c.readOnly.some((dir) => isWithin(dir, p)) || (c.writable.some((dir) => isWithin(dir, p)) && !c.hidden.some((h) => isWithin(h, p)))
+  isWithin(c.own, p) || ([...c.writable, ...c.readOnly].some((dir) => isWithin(dir, p)) && !c.hidden.some((h) => isWithin(h, p)))
 
 const allowedWrite = (c: Confinement, p: string) =>
-  c.writable.some((dir) => isWithin(dir, p)) && !c.hidden.some((h) => isWithin(h, p)) && !c.readOnly.some((dir) => isWithin(dir, p))
+  c.writable.some((dir) => isWithin(dir, p)) &&
+  !c.hidden.some((h) => isWithin(h, p)) &&
+  !c.readOnly.some((dir) => isWithin(dir, p)) &&
+  !isWithin(c.own, p)
 
 /** Why the footprint leaves the session's directories, or undefined when it does not. */
 export const outsideReason = (c: Confinement, footprint: Footprint): string | undefined => {
-  const directories = [...c.writable, ...c.readOnly].join(", ")
+  const directories = [...c.writable, c.own, ...c.readOnly].join(", ")
   for (const p of [...footprint.reads, ...footprint.writes]) {
     if (danglingLink(p)) return `${p} is a symlink that leads outside what this session can see; served sessions do not follow it`
   }
