@@ -6,7 +6,9 @@
  *   a temporary PostgreSQL (sessions spread across both);
  * - the latency of a no-op call (Read of a small file, permission mode bypassPermissions) sent
  *   over HTTP as an assistant message, against the same call through the stages in this process
- *   (what `toolgate exec`/`call` run), paired round by round.
+ *   (what `toolgate exec`/`call` run), paired round by round;
+ * - the cost of the served sandbox: a Bash call (`true`) over HTTP to a server whose sessions run
+ *   in it, against the same call to a server started with --unsandboxed, paired round by round.
  */
 import { Effect, ManagedRuntime } from "effect"
 import * as fs from "node:fs"
@@ -16,7 +18,7 @@ import { Scheduler } from "../src/services/Scheduler.js"
 import { newSession } from "../src/Session.js"
 import { freePort, postgresBin, startPostgres } from "../test/support/postgres.js"
 import { request, scriptOf, startServer, text, type Served } from "../test/support/serve.js"
-import { now, plainMetric, quantile, type Benchmark, type Metric } from "./harness.js"
+import { now, pairedRounds, plainMetric, quantile, ratioMetric, type Benchmark, type Metric } from "./harness.js"
 import { CLI } from "./startup.js"
 import { tempDir, toolUse } from "./runtime.js"
 
@@ -98,6 +100,36 @@ export const serve: Benchmark = {
       }
       metrics.push(...latencyMetrics("serve.noop_call.http", http, "Read over HTTP: a durable workflow per input"))
       metrics.push(...latencyMetrics("serve.noop_call.in_process", local, "the same call through Scheduler.runMessage"))
+      // the served sandbox's start per Bash call, against a server without it
+      const bare = await startServer({ args: ["--state-dir", path.join(root, "state-unsandboxed"), "--allow", "bypassPermissions", "--unsandboxed"], env: serverEnv })
+      try {
+        const bashSession = async (via: Served) =>
+          (await request(via.url, "POST", "/sessions", { token: SERVER_TOKEN, body: { cwd, script, permissionMode: "bypassPermissions" } })).body as { id: string; token: string }
+        const sessions = { sandboxed: await bashSession(server), unsandboxed: await bashSession(bare) }
+        let n = 0
+        const bashCall = (via: Served, session: { id: string; token: string }) => async () => {
+          const block = toolUse(`toolu_b${n++}`, "Bash", { command: "true" })
+          const t0 = now()
+          const sent = await request(via.url, "POST", `/sessions/${session.id}/messages`, { token: session.token, body: { role: "assistant", content: [block] } })
+          if (sent.body?.status !== "done" || JSON.stringify(sent.body.messages).includes('"is_error":true')) throw new Error(`bench serve: Bash call failed: ${sent.text}`)
+          return now() - t0
+        }
+        const samples = await pairedRounds(
+          [
+            ["sandboxed", bashCall(server, sessions.sandboxed)],
+            ["unsandboxed", bashCall(bare, sessions.unsandboxed)]
+          ],
+          { warmup: 5, rounds: 40 }
+        )
+        metrics.push(
+          ratioMetric({ name: "serve.bash_call.sandboxed", unit: "ms", note: "Bash `true` over HTTP; baseline: the same on a --unsandboxed server" }, samples.sandboxed, {
+            name: "unsandboxed",
+            samples: samples.unsandboxed
+          })
+        )
+      } finally {
+        await bare.stop("SIGTERM")
+      }
     } finally {
       await server.stop("SIGTERM")
     }
