@@ -177,6 +177,29 @@ describe("toolgate serve start-up refusals", () => {
   }, 60_000)
 })
 
+describe("toolgate serve --policy", () => {
+  it("takes what create requests may ask for from a policy file, and refuses a file it cannot read whole", async () => {
+    const dir = fs.realpathSync(tempDir("toolgate-serve-policy-"))
+    const policy = path.join(dir, "policy.json")
+    fs.writeFileSync(policy, JSON.stringify({ permissionModes: ["default", "acceptEdits"], trustProject: true }))
+    const ws = path.join(dir, "ws")
+    fs.mkdirSync(ws)
+    const served = await startServer({ args: ["--state-dir", path.join(dir, "state"), "--no-auth", "--policy", policy], env: withoutModel })
+    try {
+      expect((await request(served.url, "POST", "/sessions", { body: { cwd: ws, permissionMode: "acceptEdits", trustProject: true } })).status).toBe(201)
+      expect((await request(served.url, "POST", "/sessions", { body: { cwd: ws, permissionMode: "bypassPermissions" } })).status).toBe(403)
+      // the policy file is the server's own: no session may hold it
+      expect((await request(served.url, "POST", "/sessions", { body: { cwd: dir } })).status).toBe(403)
+    } finally {
+      await served.stop("SIGTERM")
+    }
+    fs.writeFileSync(policy, JSON.stringify({ permissionModes: ["default"], hook: true }))
+    await expect(startServer({ args: ["--state-dir", path.join(dir, "state2"), "--no-auth", "--policy", policy], env: withoutModel })).rejects.toThrow(
+      /--policy .*policy\.json/
+    )
+  }, 60_000)
+})
+
 describe("toolgate serve --cors-origin", () => {
   it("answers CORS for the origins it was given, and only those", async () => {
     const served = await startServer({

@@ -176,11 +176,10 @@ export const serve = Command.make("serve", optionsOf(serveFlags), (flags) =>
     if (flags.noAuth) {
       if (!isLoopback(host)) return yield* new BadRequest({ reason: `--no-auth is for loopback addresses only; listening on ${host} needs a server token` })
       if (Option.isSome(token)) return yield* new BadRequest({ reason: "--no-auth and a server token (--token-file or TOOLGATE_SERVE_TOKEN) exclude each other" })
-    } else if (Option.isNone(token)) {
-      const generated = `tgsrv_${randomBytes(32).toString("base64url")}`
-      token = Option.some(Redacted.make(generated))
-      yield* Console.error(`toolgate serve: server token (generated for this run, shown only now; give one with --token-file or TOOLGATE_SERVE_TOKEN): ${generated}`)
     }
+    // made now (so it can be kept from sessions), shown once everything else checked out
+    const generated = !flags.noAuth && Option.isNone(token) ? `tgsrv_${randomBytes(32).toString("base64url")}` : undefined
+    if (generated !== undefined) token = Option.some(Redacted.make(generated))
 
     const workspaceText = yield* orEnv(flags.workspaceRoot, "TOOLGATE_SERVE_WORKSPACE_ROOT")
     const workspaceRoot = Option.isNone(workspaceText) ? undefined : path.resolve(workspaceText.value)
@@ -254,6 +253,9 @@ export const serve = Command.make("serve", optionsOf(serveFlags), (flags) =>
       yield* Console.error(`toolgate serve: warning: --unsandboxed: sessions' commands, hooks and MCP servers run on this host (${sandbox.reason})`)
     }
     if (workspaceRoot === undefined) yield* Console.error("toolgate serve: note: no --workspace-root: a create request may name any folder of this host as a session's cwd")
+    if (generated !== undefined) {
+      yield* Console.error(`toolgate serve: server token (generated for this run, shown only now; give one with --token-file or TOOLGATE_SERVE_TOKEN): ${generated}`)
+    }
 
     const maxBody = Option.getOrElse(yield* intOrEnv(flags.maxBody, "TOOLGATE_SERVE_MAX_BODY"), () => DEFAULT_MAX_BODY)
     const ttlSeconds = Option.getOrElse(yield* intOrEnv(flags.sessionTtl, "TOOLGATE_SERVE_SESSION_TTL"), () => DEFAULT_SESSION_TTL_SECONDS)
