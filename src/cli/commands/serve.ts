@@ -14,7 +14,7 @@
  * The server code loads only when this command runs.
  */
 import { Command } from "@effect/cli"
-import { Config, Console, Duration, Effect, Layer, Logger, LogLevel, Option, Redacted, Schema } from "effect"
+import { Config, Console, Duration, Effect, Layer, Logger, LogLevel, Option, ParseResult, Redacted, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -202,7 +202,11 @@ export const serve = Command.make("serve", optionsOf(serveFlags), (flags) =>
         }).pipe(
           Effect.flatMap((raw) =>
             Schema.decodeUnknown(ServePolicyFile)(raw).pipe(
-              Effect.mapError((e) => new BadRequest({ reason: `--policy ${policyFile.value}: ${e.message.split("\n").slice(-1)[0]?.trim() ?? "not a policy"}` }))
+              Effect.mapError((e) => {
+                const issue = ParseResult.ArrayFormatter.formatErrorSync(e)[0]
+                const where = issue === undefined || issue.path.length === 0 ? "" : `${issue.path.join(".")}: `
+                return new BadRequest({ reason: `--policy ${policyFile.value}: ${where}${issue?.message ?? "not a policy"}` })
+              })
             )
           )
         )
