@@ -200,6 +200,30 @@ describe("toolgate serve --policy", () => {
   }, 60_000)
 })
 
+describe("toolgate serve settings from the environment", () => {
+  it("reads the storage, state folder, token and limits from TOOLGATE_SERVE_*", async () => {
+    const dir = fs.realpathSync(tempDir("toolgate-serve-env-"))
+    const served = await startServer({
+      args: [],
+      env: {
+        ...withoutModel,
+        TOOLGATE_SERVE_STATE_DIR: path.join(dir, "state"),
+        TOOLGATE_SERVE_STORAGE: `sqlite:${path.join(dir, "db", "sessions.db")}`,
+        TOOLGATE_SERVE_TOKEN: "env-server-token-0123456789",
+        TOOLGATE_SERVE_MAX_BODY: "1000"
+      }
+    })
+    try {
+      expect(served.token).toBeUndefined()
+      expect(fs.existsSync(path.join(dir, "db", "sessions.db"))).toBe(true)
+      expect((await request(served.url, "GET", "/sessions", { token: "env-server-token-0123456789" })).status).toBe(200)
+      expect((await request(served.url, "POST", "/sessions", { token: "env-server-token-0123456789", body: { cwd: dir, script: "x".repeat(2000) } })).status).toBe(413)
+    } finally {
+      await served.stop("SIGTERM")
+    }
+  }, 60_000)
+})
+
 describe("toolgate serve --cors-origin", () => {
   it("answers CORS for the origins it was given, and only those", async () => {
     const served = await startServer({
