@@ -14,6 +14,16 @@ import { eventually, rawRequest, request, startServer, toolUse, type Served } fr
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 
+/** The start-up error of a server that must refuse to start (one that starts anyway is stopped, and the test fails). */
+const refusedStart = (options: Parameters<typeof startServer>[0]): Promise<string> =>
+  startServer(options).then(
+    async (served) => {
+      await served.stop("SIGTERM")
+      return "started"
+    },
+    (e: Error) => e.message
+  )
+
 /** No API key: sessions without a script have no model. */
 const withoutModel = { ANTHROPIC_API_KEY: "", TOOLGATE_SERVE_POLL_MS: "200" }
 
@@ -147,30 +157,27 @@ describe("toolgate serve on loopback without a token (--no-auth)", () => {
   })
 
   it("names the busy port when it cannot listen", async () => {
-    const failed = await startServer({ port: Number(port()), args: ["--state-dir", tempDir("toolgate-http-busy-"), "--no-auth"], env: withoutModel }).then(
-      () => "",
-      (e: Error) => e.message
-    )
+    const failed = await refusedStart({ port: Number(port()), args: ["--state-dir", tempDir("toolgate-http-busy-"), "--no-auth"], env: withoutModel })
     expect(failed).toMatch(new RegExp(`toolgate: port ${port()} on 127\\.0\\.0\\.1 is already in use`))
   })
 })
 
 describe("toolgate serve start-up refusals", () => {
   it("refuses --no-auth beyond loopback", async () => {
-    await expect(startServer({ args: ["--host", "0.0.0.0", "--no-auth", "--state-dir", tempDir("toolgate-serve-open-")] })).rejects.toThrow(
+    expect(await refusedStart({ args: ["--host", "0.0.0.0", "--no-auth", "--state-dir", tempDir("toolgate-serve-open-")] })).toMatch(
       /--no-auth is for loopback addresses only/
     )
   })
 
   it("refuses --runner without the runners' shared secret", async () => {
-    await expect(
-      startServer({ args: ["--runner", "--storage", "postgres://nobody@127.0.0.1:1/none", "--state-dir", tempDir("toolgate-serve-runner-")] })
-    ).rejects.toThrow(/--runner needs the secret the runners share/)
+    expect(
+      await refusedStart({ args: ["--runner", "--storage", "postgres://nobody@127.0.0.1:1/none", "--state-dir", tempDir("toolgate-serve-runner-")] })
+    ).toMatch(/--runner needs the secret the runners share/)
   })
 
   it("refuses to start where no sandbox can, unless --unsandboxed", async () => {
     const env = { TOOLGATE_BWRAP_PATH: "/bin/false" }
-    await expect(startServer({ args: ["--state-dir", tempDir("toolgate-serve-nosb-")], env })).rejects.toThrow(/no sandbox can start here.*--unsandboxed/)
+    expect(await refusedStart({ args: ["--state-dir", tempDir("toolgate-serve-nosb-")], env })).toMatch(/no sandbox can start here.*--unsandboxed/)
     const served = await startServer({ args: ["--state-dir", tempDir("toolgate-serve-nosb-"), "--unsandboxed"], env })
     expect(served.stderr()).toContain("--unsandboxed")
     await served.stop("SIGTERM")
@@ -194,8 +201,8 @@ describe("toolgate serve --policy", () => {
       await served.stop("SIGTERM")
     }
     fs.writeFileSync(policy, JSON.stringify({ permissionModes: ["default"], hook: true }))
-    await expect(startServer({ args: ["--state-dir", path.join(dir, "state2"), "--no-auth", "--policy", policy], env: withoutModel })).rejects.toThrow(
-      /--policy .*policy\.json/
+    expect(await refusedStart({ args: ["--state-dir", path.join(dir, "state2"), "--no-auth", "--policy", policy], env: withoutModel })).toMatch(
+      /--policy .*policy\.json: hook: is unexpected/
     )
   }, 60_000)
 })
