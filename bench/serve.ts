@@ -6,7 +6,9 @@
  *   a temporary PostgreSQL (sessions spread across both);
  * - the latency of a no-op call (Read of a small file, permission mode bypassPermissions) sent
  *   over HTTP as an assistant message, against the same call through the stages in this process
- *   (what `toolgate exec`/`call` run), paired round by round.
+ *   (what `toolgate exec`/`call` run), paired round by round;
+ * - the cost of the served sandbox: a Bash call (`true`) over HTTP to a server whose sessions run
+ *   in it, against the same call to a server started with --unsandboxed, paired round by round.
  */
 import { Effect, ManagedRuntime } from "effect"
 import * as fs from "node:fs"
@@ -16,7 +18,7 @@ import { Scheduler } from "../src/services/Scheduler.js"
 import { newSession } from "../src/Session.js"
 import { freePort, postgresBin, startPostgres } from "../test/support/postgres.js"
 import { request, scriptOf, startServer, text, type Served } from "../test/support/serve.js"
-import { now, plainMetric, quantile, type Benchmark, type Metric } from "./harness.js"
+import { now, pairedRounds, plainMetric, quantile, ratioMetric, type Benchmark, type Metric } from "./harness.js"
 import { CLI } from "./startup.js"
 import { tempDir, toolUse } from "./runtime.js"
 
@@ -26,6 +28,9 @@ const CALLS = 200
 
 const script = scriptOf([{ content: [text("done")], stop_reason: "end_turn" }])
 
+const SERVER_TOKEN = "bench-serve-token-0123456789"
+const serverEnv = { TOOLGATE_SERVE_TOKEN: SERVER_TOKEN, TOOLGATE_SERVE_RUNNER_SECRET: "bench-runner-secret-0123456789" }
+
 /** Creates and drives `count` sessions, `PARALLEL` at a time, spread over the servers; sessions/s. */
 const drive = async (servers: ReadonlyArray<Served>, cwd: string, count: number): Promise<number> => {
   let next = 0
@@ -33,7 +38,7 @@ const drive = async (servers: ReadonlyArray<Served>, cwd: string, count: number)
   const worker = async () => {
     for (let i = next++; i < count; i = next++) {
       const via = servers[i % servers.length]!
-      const created = await request(via.url, "POST", "/sessions", { body: { cwd, script, replaySpeed: 0 } })
+      const created = await request(via.url, "POST", "/sessions", { token: SERVER_TOKEN, body: { cwd, script, replaySpeed: 0 } })
       if (created.status !== 201) throw new Error(`bench serve: create failed: ${created.text}`)
       const sent = await request(via.url, "POST", `/sessions/${created.body.id}/messages`, {
         token: created.body.token,
@@ -55,17 +60,19 @@ export const serve: Benchmark = {
   name: "serve",
   run: async () => {
     if (!fs.existsSync(CLI)) throw new Error(`bench: ${CLI} is missing; run \`npm run build\` (npm run bench does)`)
-    const cwd = fs.realpathSync(tempDir("toolgate-bench-serve-"))
+    const root = fs.realpathSync(tempDir("toolgate-bench-serve-"))
+    const cwd = path.join(root, "work")
+    fs.mkdirSync(cwd)
     const file = path.join(cwd, "notes.txt")
     fs.writeFileSync(file, "a small file\n")
     const metrics: Array<Metric> = []
-    const server = await startServer({ args: ["--state-dir", path.join(cwd, "state")] })
+    const server = await startServer({ args: ["--state-dir", path.join(root, "state"), "--allow", "bypassPermissions"], env: serverEnv })
     try {
       await drive([server], cwd, PARALLEL)
       metrics.push(plainMetric({ name: "serve.embedded.sessions_per_s", unit: "1/s", note: `${SESSIONS} sessions, ${PARALLEL} at a time` }, [await drive([server], cwd, SESSIONS)]))
 
       // a no-op call over HTTP against the same call in process
-      const session = await request(server.url, "POST", "/sessions", { body: { cwd, script, permissionMode: "bypassPermissions" } })
+      const session = await request(server.url, "POST", "/sessions", { token: SERVER_TOKEN, body: { cwd, script, permissionMode: "bypassPermissions" } })
       const { id, token } = session.body
       const runtime = ManagedRuntime.make(Runtime.layer({ cwd, permissionMode: "bypassPermissions", mcp: false }))
       const inProcessSession = newSession({ cwd, permissionMode: "bypassPermissions" })
@@ -93,6 +100,36 @@ export const serve: Benchmark = {
       }
       metrics.push(...latencyMetrics("serve.noop_call.http", http, "Read over HTTP: a durable workflow per input"))
       metrics.push(...latencyMetrics("serve.noop_call.in_process", local, "the same call through Scheduler.runMessage"))
+      // the served sandbox's start per Bash call, against a server without it
+      const bare = await startServer({ args: ["--state-dir", path.join(root, "state-unsandboxed"), "--allow", "bypassPermissions", "--unsandboxed"], env: serverEnv })
+      try {
+        const bashSession = async (via: Served) =>
+          (await request(via.url, "POST", "/sessions", { token: SERVER_TOKEN, body: { cwd, script, permissionMode: "bypassPermissions" } })).body as { id: string; token: string }
+        const sessions = { sandboxed: await bashSession(server), unsandboxed: await bashSession(bare) }
+        let n = 0
+        const bashCall = (via: Served, session: { id: string; token: string }) => async () => {
+          const block = toolUse(`toolu_b${n++}`, "Bash", { command: "true" })
+          const t0 = now()
+          const sent = await request(via.url, "POST", `/sessions/${session.id}/messages`, { token: session.token, body: { role: "assistant", content: [block] } })
+          if (sent.body?.status !== "done" || JSON.stringify(sent.body.messages).includes('"is_error":true')) throw new Error(`bench serve: Bash call failed: ${sent.text}`)
+          return now() - t0
+        }
+        const samples = await pairedRounds(
+          [
+            ["sandboxed", bashCall(server, sessions.sandboxed)],
+            ["unsandboxed", bashCall(bare, sessions.unsandboxed)]
+          ],
+          { warmup: 5, rounds: 40 }
+        )
+        metrics.push(
+          ratioMetric({ name: "serve.bash_call.sandboxed", unit: "ms", note: "Bash `true` over HTTP; baseline: the same on a --unsandboxed server" }, samples.sandboxed, {
+            name: "unsandboxed",
+            samples: samples.unsandboxed
+          })
+        )
+      } finally {
+        await bare.stop("SIGTERM")
+      }
     } finally {
       await server.stop("SIGTERM")
     }
@@ -105,8 +142,8 @@ export const serve: Benchmark = {
       const startRunner = async (name: string) =>
         startServer({
           port: await freePort(),
-          args: ["--runner", "--storage", pg.url, "--runner-port", String(await freePort()), "--state-dir", path.join(cwd, name)],
-          env: { TOOLGATE_SERVE_SHARDS: "16", TOOLGATE_SERVE_POLL_MS: "300" },
+          args: ["--runner", "--storage", pg.url, "--runner-port", String(await freePort()), "--state-dir", path.join(root, name)],
+          env: { ...serverEnv, TOOLGATE_SERVE_SHARDS: "16", TOOLGATE_SERVE_POLL_MS: "300" },
           startTimeoutMs: 120_000
         })
       runners.push(await startRunner("r1"))

@@ -43,6 +43,8 @@ export interface RuntimeOptions extends Settings.SettingsOptions {
   readonly mcp?: McpClients.McpClientsOptions | false
   /** Skills and custom tool modules; `{ disabled: true }` loads nothing. */
   readonly extensions?: Extensions.ExtensionsOptions
+  /** The environment of Bash commands and background shells (default: this process's, minus the variables that change how bash starts). */
+  readonly processEnv?: Readonly<Record<string, string>>
   /** Decorates the call pipeline (e.g. to record each call as a durable step). */
   readonly wrapCallPipeline?: (pipeline: CallPipeline.CallPipelineService) => Effect.Effect<CallPipeline.CallPipelineService>
 }
@@ -84,7 +86,7 @@ export const layer = (options: RuntimeOptions) => {
     FileState.layer,
     InputValidator.layer,
     ResultStore.layer,
-    BackgroundTools.layerBuiltins(options.tools ?? builtinTools),
+    BackgroundTools.layerBuiltins(options.tools ?? builtinTools, options.processEnv === undefined ? {} : { env: options.processEnv }),
     options.approver ?? Approver.layerDeny
   ).pipe(Layer.provideMerge(core))
   const registry = Layer.provideMerge(withholdUnanswerable, ToolRegistry.layer)

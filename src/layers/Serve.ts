@@ -6,13 +6,13 @@
  */
 import { ClusterWorkflowEngine, RunnerAddress, type ShardingConfig, SingleRunner } from "@effect/cluster"
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
-import { NodeClusterSocket, NodeHttpServer } from "@effect/platform-node"
+import { NodeHttpServer } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { ConfigError } from "effect"
-import { Console, Duration, Effect, Either, Layer, Option, type Redacted } from "effect"
+import { Console, Duration, Effect, Either, Layer, Option, type Redacted, Stream } from "effect"
 import * as fs from "node:fs"
 import { createServer, type Server } from "node:http"
 import * as path from "node:path"
@@ -20,13 +20,22 @@ import * as Agent from "../services/Agent.js"
 import * as SubagentModels from "../services/Agent/subagents/SubagentModels.js"
 import { parseSubagentScripts } from "../services/Agent/subagents/scriptedSubagents.js"
 import { Approver } from "../services/Approver.js"
-import { anthropicFromConfig, ModelClient } from "../services/ModelClient.js"
+import { anthropicFromConfig, ModelClient, type ModelClientService } from "../services/ModelClient.js"
+import { ModelNotConfigured } from "../services/ModelClient/errors.js"
+import * as Hooks from "../services/Hooks.js"
+import * as Sandbox from "../services/Sandbox.js"
+import * as Settings from "../services/Settings.js"
+import { confineTool, refuseTool, type Confinement } from "../services/Sessions/confine.js"
+import type { AnyTool } from "../Tool.js"
+import { builtinTools } from "../tools/index.js"
 import { parseScript } from "../services/ModelClient/script.js"
 import * as Sessions from "../services/Sessions.js"
+import type { ServePolicy } from "../services/Sessions/policy.js"
 import { durableCalls } from "../services/Sessions/durableCalls.js"
 import { durableModel } from "../services/Sessions/durableModel.js"
 import * as EventLog from "../services/Sessions/events.js"
 import * as Handlers from "../services/Sessions/handlers.js"
+import * as RunnerSocket from "../services/Sessions/runnerSocket.js"
 import * as Http from "../services/Sessions/http/handlers.js"
 import { makeRemoteApprover } from "../services/Sessions/remoteApprover.js"
 import { layerRuns, Runs, type RunsService } from "../services/Sessions/run.js"
@@ -46,13 +55,31 @@ export interface ServeOptions {
   readonly storage: Storage
   /** Session folders live in `<stateDir>/sessions/<id>`. */
   readonly stateDir: string
-  /** Sessions may only work in folders inside this one (undefined: anywhere). */
+  /** Sessions may only work in folders inside this one (a real path; undefined: anywhere). */
   readonly workspaceRoot: string | undefined
   readonly approvalTimeoutMs: number
-  readonly http: { readonly host: string; readonly port: number }
+  readonly http: Http.HttpGuards & { readonly host: string; readonly port: number }
   /** Run as one runner of a cluster (PostgreSQL storage): the address the other runners reach it at. */
-  readonly runner?: { readonly host: string; readonly port: number }
+  readonly runner?: {
+    readonly host: string
+    readonly port: number
+    /** The interface runner-to-runner messages are accepted on (default: `host`). */
+    readonly listenHost?: string
+    /** Every runner of the cluster sends it first on each connection; a connection without it is closed. */
+    readonly secret: Redacted.Redacted
+  }
+  /** The server's bearer token; undefined only for `--no-auth` on loopback. */
   readonly serverToken: Redacted.Redacted | undefined
+  /** What a create request may ask for. */
+  readonly policy: ServePolicy
+  /** The server's own files and folders (real paths): never part of a session. */
+  readonly serverPaths: ReadonlyArray<string>
+  /** The environment of sessions' processes (already scrubbed). */
+  readonly sessionEnv: Readonly<Record<string, string>>
+  /** Where sessions' processes run; undefined: on the host (`--unsandboxed`). */
+  readonly sandbox: Sandbox.SandboxAvailable | undefined
+  /** Sessions idle this long are deleted (undefined: never). */
+  readonly sessionTtlMs?: number
   /** Cluster timings and sizes (the same on every runner). */
   readonly sharding?: Partial<ShardingConfig.ShardingConfig["Type"]>
   /** How often an event stream looks for events written by other runners. */
@@ -69,20 +96,53 @@ export const DEFAULT_SHARDS = 64
 
 type Deps = SessionStore.SessionStore | Runs
 
+/** A model that cannot answer: a session without a script on a server without ANTHROPIC_API_KEY runs tool_use inputs only. */
+const noModel = (reason: string): ModelClientService => ({
+  model: "none",
+  stream: () => Stream.fail(new ModelNotConfigured({ reason }))
+})
+
+/** An absolute Glob pattern searches under its own fixed prefix (`/etc/*.conf` under /etc), whatever `path` says. */
+const globPatternBase = (input: { readonly pattern?: unknown }): ReadonlyArray<string> => {
+  if (typeof input.pattern !== "string" || !path.isAbsolute(input.pattern)) return []
+  const parts = input.pattern.split("/")
+  const fixed = parts.findIndex((part) => /[*?[\]{}]/.test(part))
+  return [path.resolve(fixed === -1 ? input.pattern : parts.slice(0, fixed).join("/") || "/")]
+}
+
+/** The tools that touch nothing of the host but the session's own folder (or only the model's API). */
+const HOSTLESS_TOOLS = new Set(["AskUserQuestion", "TodoWrite", "ToolSearch", "Sleep", "WebSearch", "TaskOutput", "TaskStop"])
+
+/**
+ * The built-in tools as a served session has them: Bash runs in the session's sandbox; tools that
+ * work on files in this process are held to the session's directories; WebFetch only when the
+ * server allows the network; anything else not listed here is refused rather than trusted.
+ */
+const servedTools = (confinement: Confinement, network: boolean): ReadonlyArray<AnyTool> =>
+  builtinTools.map((tool) => {
+    if (tool.name === "Bash" || HOSTLESS_TOOLS.has(tool.name)) return tool
+    if (tool.name === "WebFetch") return network ? tool : refuseTool(tool, "WebFetch is not available: this server keeps its sessions off the network")
+    if (tool.name === "Glob") return confineTool(tool, confinement, globPatternBase)
+    if (tool.footprint !== undefined) return confineTool(tool, confinement)
+    return refuseTool(tool, `${tool.name} is not available in a served session`)
+  })
+
 const sessionRuntime = (
   options: { readonly sessionId: string; readonly config: SessionRuntimes.StoredConfig; readonly grantedRules: ReadonlyArray<string> },
   deps: Layer.Layer<Deps>,
   runs: RunsService,
-  shell: Layer.Layer<ShellAnalyzer.ShellAnalyzer>
+  shell: Layer.Layer<ShellAnalyzer.ShellAnalyzer>,
+  serve: ServeSettings.ServeSettingsService
 ): Layer.Layer<SessionRuntimes.SessionServices, SessionRuntimes.SessionUnavailable> => {
   const { config, sessionId } = options
+  const { policy } = serve
   const unavailable = (reason: string) => new SessionRuntimes.SessionUnavailable({ sessionId, reason })
   const speed = config.replaySpeed ?? 1
   const timeScale = speed <= 0 ? 0 : 1 / speed
   const script = config.script === undefined ? undefined : parseScript("script", config.script)
   const inner =
     script === undefined
-      ? anthropicFromConfig(config.model).pipe(Effect.mapError((e) => unavailable(e.message)))
+      ? anthropicFromConfig(config.model).pipe(Effect.catchTag("ModelNotConfigured", (e) => Effect.succeed(noModel(e.reason))))
       : Either.match(script, {
           onLeft: (e) => Effect.fail(unavailable(`script: ${e.message}`)),
           onRight: (s) => Effect.succeed(makePositionedScripted({ script: s, cwd: config.cwd, timeScale }))
@@ -96,15 +156,55 @@ const sessionRuntime = (
           onRight: (scripts) =>
             SubagentModels.layerScriptedFrom(scripts, { cwd: config.cwd, timeScale }).pipe(Layer.mapError((e) => unavailable(e.message)))
         })
+  // what the session may reach comes from the server and the checked create request, never from settings files
+  fs.mkdirSync(config.sessionDir, { recursive: true })
+  const confinement: Confinement = {
+    writable: [config.cwd, ...(config.addDirs ?? [])],
+    readOnly: policy.readOnlyPaths,
+    own: fs.realpathSync(config.sessionDir),
+    hidden: serve.serverPaths
+  }
+  const profile: Sandbox.ServedProfile | undefined =
+    serve.sandbox === undefined
+      ? undefined
+      : {
+          bwrapPath: serve.sandbox.bwrapPath,
+          seccompHelper: serve.sandbox.seccompHelper,
+          workingDirectories: confinement.writable,
+          readOnly: [...confinement.readOnly, confinement.own],
+          hidden: serve.serverPaths,
+          network: policy.network
+        }
+  const sandbox = Sandbox.served(profile, serve.sandbox ?? { _tag: "Unavailable", reason: "toolgate serve --unsandboxed" })
+  const env = serve.sessionEnv
+  // hooks of the request's settings and of the project's files run only where the server allows them
+  const hooks = Layer.scoped(
+    Hooks.Hooks,
+    Effect.gen(function* () {
+      const settings = yield* Settings.Settings
+      const sources = Effect.map(settings.current, (loaded) =>
+        policy.hooks ? loaded.sources : loaded.sources.filter((s) => s.source === "policySettings" || s.source === "userSettings")
+      )
+      return yield* Hooks.make({ sources, env, wrapProcess: sandbox.wrapProcess })
+    })
+  )
   const runtime = Runtime.layer({
     cwd: config.cwd,
     settings: config.settings === undefined ? [] : [typeof config.settings === "string" ? config.settings : JSON.stringify(config.settings)],
     allowedTools: [...(config.allowedTools ?? []), ...options.grantedRules],
     disallowedTools: config.disallowedTools ?? [],
     addDirs: config.addDirs ?? [],
-    trustProject: config.trustProject ?? false,
+    trustProject: (config.trustProject ?? false) && policy.trustProject,
     ...(config.permissionMode === undefined ? {} : { permissionMode: config.permissionMode }),
-    mcp: { cwd: config.cwd },
+    userConfigDir: serve.configDir,
+    tools: servedTools(confinement, policy.network),
+    processEnv: env,
+    sandbox: Layer.succeed(Sandbox.Sandbox, sandbox),
+    hooks,
+    mcp: policy.mcp
+      ? { cwd: config.cwd, env, wrapProcess: sandbox.wrapProcess, remoteServers: false, claudeJsonFile: path.join(serve.configDir, ".claude.json") }
+      : false,
+    extensions: { disabled: true },
     shellAnalyzer: shell,
     approver: Layer.effect(Approver, makeRemoteApprover(sessionId)).pipe(Layer.provide(deps)),
     wrapCallPipeline: (pipeline) => durableCalls(pipeline).pipe(Effect.provide(deps))
@@ -117,14 +217,15 @@ const sessionRuntime = (
   )
 }
 
-const layerRuntimeBuilder: Layer.Layer<SessionRuntimes.SessionRuntimeBuilder, never, Deps> = Layer.effect(
+const layerRuntimeBuilder: Layer.Layer<SessionRuntimes.SessionRuntimeBuilder, never, Deps | ServeSettings.ServeSettings> = Layer.effect(
   SessionRuntimes.SessionRuntimeBuilder,
   Effect.gen(function* () {
     const deps = Layer.succeedContext(yield* Effect.context<Deps>())
     const runs = yield* Runs
     // One parser for every session of this runner (loaded on the first Bash call of any of them)
     const shell = Layer.succeed(ShellAnalyzer.ShellAnalyzer, yield* ShellAnalyzer.make)
-    return SessionRuntimes.SessionRuntimeBuilder.of({ build: (options) => sessionRuntime(options, deps, runs, shell) })
+    const serve = yield* ServeSettings.ServeSettings
+    return SessionRuntimes.SessionRuntimeBuilder.of({ build: (options) => sessionRuntime(options, deps, runs, shell, serve) })
   })
 )
 
@@ -137,11 +238,13 @@ const layerSql = (storage: Storage): Layer.Layer<SqlClient.SqlClient, SqlError |
 const layerCluster = (options: ServeOptions) => {
   const sharding = { shardsPerGroup: DEFAULT_SHARDS, ...options.sharding }
   if (options.runner === undefined) return SingleRunner.layer({ runnerStorage: "sql", shardingConfig: sharding })
-  return NodeClusterSocket.layer({
-    storage: "sql",
+  const { runner } = options
+  return RunnerSocket.layer({
+    secret: runner.secret,
     shardingConfig: {
       ...sharding,
-      runnerAddress: Option.some(RunnerAddress.make(options.runner.host, options.runner.port))
+      runnerAddress: Option.some(RunnerAddress.make(runner.host, runner.port)),
+      runnerListenAddress: Option.some(RunnerAddress.make(runner.listenHost ?? runner.host, runner.port))
     }
   })
 }
@@ -158,7 +261,14 @@ export const layerSessions = (options: ServeOptions) => {
       runner,
       stateDir: options.stateDir,
       workspaceRoot: options.workspaceRoot,
-      approvalTimeoutMs: options.approvalTimeoutMs
+      approvalTimeoutMs: options.approvalTimeoutMs,
+      policy: options.policy,
+      serverPaths: options.serverPaths,
+      sessionEnv: options.sessionEnv,
+      sandbox: options.sandbox,
+      configDir: path.join(options.stateDir, "claude"),
+      shardsPerGroup: options.sharding?.shardsPerGroup ?? DEFAULT_SHARDS,
+      sessionTtlMs: options.sessionTtlMs
     })
   ).pipe(Layer.provideMerge(storage))
   const runtimes = SessionRuntimes.layer().pipe(Layer.provide(layerRuntimeBuilder), Layer.provideMerge(core))
@@ -176,7 +286,7 @@ export const layer = (options: ServeOptions) => {
     s.headersTimeout = 60_000
     nodeServer = s
     return s
-  }, options.http)
+  }, { host: options.http.host, port: options.http.port })
   // Closing the server waits for its connections, and event streams and waiting inputs never end
   // by themselves: at shutdown they get a moment, then are cut (clients resume with Last-Event-ID
   // or by asking for their input's key again).
@@ -197,7 +307,8 @@ export const layer = (options: ServeOptions) => {
       return options.onListening === undefined ? Console.error(`toolgate serve: listening on ${address}`) : options.onListening(address)
     })
   )
-  return HttpApiBuilder.serve().pipe(
+  const { allowedHosts, corsOrigins, maxBodyBytes } = options.http
+  return HttpApiBuilder.serve(Http.guard({ allowedHosts, corsOrigins, maxBodyBytes })).pipe(
     Layer.provide(Http.layer({ runner, serverToken: options.serverToken })),
     Layer.provideMerge(Layer.merge(announce, closeConnections)),
     Layer.provide(server),

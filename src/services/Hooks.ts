@@ -10,6 +10,7 @@ import type { SessionContext } from "../Session.js"
 import type { RuleSuggestion } from "../Permission.js"
 import { Settings, type SettingsSource } from "./Settings.js"
 import { ShellAnalyzer } from "./ShellAnalyzer.js"
+import type { ProcessWrapper } from "./Sandbox.js"
 import type { HookInput, InProcessHook } from "./Hooks/types.js"
 import { isReady } from "../internal/ready.js"
 import { hookNameOf, inheritedEnv, makeEngine, type EngineOptions } from "./Hooks/engine.js"
@@ -288,6 +289,8 @@ export interface MakeOptions {
   readonly inProcess?: ReadonlyArray<InProcessHook>
   /** The environment command hooks inherit; defaults to this process's (minus `OTEL_*`). */
   readonly env?: Readonly<Record<string, string | undefined>>
+  /** Puts each hook process into a sandbox (a served session's); by default hooks run as they are. */
+  readonly wrapProcess?: ProcessWrapper
 }
 
 /**
@@ -305,7 +308,8 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
       background,
       baseEnv: inheritedEnv(options.env ?? process.env),
       keepChildren,
-      shell
+      shell,
+      ...(options.wrapProcess === undefined ? {} : { wrapProcess: options.wrapProcess })
     }
     const engine = makeEngine(engineOptions)
 

@@ -30,7 +30,8 @@ import {
   type ProjectServerPolicy,
   saveProjectServerChoice
 } from "./McpClients/configSources.js"
-import { connectServer, listAllPages, request, type McpProgress, type ServerConnection } from "./McpClients/connection.js"
+import { connectServer, listAllPages, request, type ConnectFailure, type McpProgress, type ServerConnection } from "./McpClients/connection.js"
+import type { ProcessWrapper } from "./Sandbox.js"
 import { McpRequestError } from "./McpClients/errors.js"
 import type { McpCallResult } from "./McpClients/results.js"
 import { DEFAULT_MAX_MCP_OUTPUT_TOKENS } from "./McpClients/results.js"
@@ -153,6 +154,10 @@ export interface McpClientsOptions {
    * person (an interactive session, as in Claude Code). Off by default.
    */
   readonly offerAuthentication?: boolean
+  /** Puts each stdio server into a sandbox (a served session's); by default servers run as they are. */
+  readonly wrapProcess?: ProcessWrapper
+  /** `false`: remote (http, sse) servers are not connected (the server's own network would reach them). */
+  readonly remoteServers?: boolean
 }
 
 /** A project server waiting for approval, as a person is shown it. */
@@ -400,10 +405,17 @@ export const make = (options: McpClientsOptions = {}) =>
         // a server signed in before connects with its token (refreshed when it expires)
         const authProvider =
           config.type !== "stdio" && hasStoredTokens(oauthStore, config.url) ? makeProvider(oauthStore, config.url, "http://localhost/callback") : undefined
-        const connected = yield* connectServer(sdk, server.name, config, { cwd, env, startupTimeoutMs, ...(authProvider === undefined ? {} : { authProvider }) }).pipe(
-          Scope.extend(scope),
-          Effect.either
-        )
+        const context = {
+          cwd,
+          env,
+          startupTimeoutMs,
+          ...(authProvider === undefined ? {} : { authProvider }),
+          ...(options.wrapProcess === undefined ? {} : { wrapProcess: options.wrapProcess })
+        }
+        const connected = yield* (config.type !== "stdio" && options.remoteServers === false
+          ? Effect.fail<ConnectFailure>({ state: "failed", reason: "remote MCP servers are not allowed here (only stdio servers, which run in the sandbox)" })
+          : connectServer(sdk, server.name, config, context)
+        ).pipe(Scope.extend(scope), Effect.either)
         if (connected._tag === "Left") {
           yield* Scope.close(scope, Exit.void)
           yield* update(server.name, (e) => ({ status: { ...e.status, state: connected.left.state, reason: connected.left.reason } }))

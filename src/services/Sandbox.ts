@@ -32,6 +32,7 @@ import { hiddenPaths } from "./Sandbox/hiddenPaths.js"
 import type { ShellInvocation } from "./Sandbox/invocation.js"
 import type { SandboxPermissions } from "./Sandbox/permissions.js"
 import { readOnlyInvocation } from "./Sandbox/readOnly.js"
+import { servedInvocation, type ServedProfile } from "./Sandbox/served.js"
 import { filesystemPolicy, networkPolicy, type PolicyContext } from "./Sandbox/settingsPolicy.js"
 import { acquireManager, type ManagerHandle } from "./Sandbox/settingsRuntime.js"
 import { settingsProfileMissing, type SandboxStatus } from "./Sandbox/status.js"
@@ -42,8 +43,9 @@ export { AUTO_ALLOWED_IN_SANDBOX, RUN_OUTSIDE_SANDBOX, withSandbox, type Sandbox
 export { settingsProfileMissing, type SandboxAvailable, type SandboxStatus, type SandboxUnavailable } from "./Sandbox/status.js"
 export { filesystemPolicy, networkPolicy, type PolicyContext } from "./Sandbox/settingsPolicy.js"
 export { runtimePackageVersion } from "./Sandbox/runtimePackage.js"
+export { servedInvocation, type ServedProfile } from "./Sandbox/served.js"
 
-export type SandboxProfile = "readOnly" | "settings"
+export type SandboxProfile = "readOnly" | "settings" | "served"
 
 export interface SandboxRequest {
   /** The command exactly as the innermost shell runs it. */
@@ -64,6 +66,16 @@ export interface SandboxRequest {
   /** Files the shell plumbing writes (the report of the final directory). */
   readonly writableFiles: ReadonlyArray<string>
 }
+
+/** A process other than a Bash command (a hook, an MCP server) about to start. */
+export interface ProcessRequest {
+  readonly argv: ReadonlyArray<string>
+  readonly cwd: string
+  readonly env: Readonly<Record<string, string>>
+}
+
+/** How to start such a process: inside a sandbox, or undefined to start it as always. */
+export type ProcessWrapper = (request: ProcessRequest) => Effect.Effect<ShellInvocation | undefined, SandboxError, Scope.Scope>
 
 export interface SandboxedShell {
   readonly profile: SandboxProfile
@@ -87,6 +99,8 @@ export interface SandboxService {
    * list) lives until the scope closes.
    */
   readonly prepare: (request: SandboxRequest) => Effect.Effect<SandboxedShell | undefined, SandboxError, Scope.Scope>
+  /** Hooks and MCP servers: only a served session's sandbox confines them (elsewhere they run as always). */
+  readonly wrapProcess: ProcessWrapper
 }
 
 export class Sandbox extends Context.Tag("toolgate/Sandbox")<Sandbox, SandboxService>() {}
@@ -261,11 +275,13 @@ export const make = (options: SandboxOptions = {}): Effect.Effect<SandboxService
         return yield* settingsProfile(request, s)
       })
 
-    return Sandbox.of({ status, settings, settingsProfileActive, permissions, prepare })
+    return Sandbox.of({ status, settings, settingsProfileActive, permissions, prepare, wrapProcess: notWrapped })
   })
 
 /** The sandbox of this machine and the session's settings; needs Settings and the ShellAnalyzer. */
 export const layer = (options: SandboxOptions = {}): Layer.Layer<Sandbox, never, Settings | ShellAnalyzer> => Layer.scoped(Sandbox, make(options))
+
+const notWrapped: ProcessWrapper = () => Effect.succeed(undefined)
 
 /** No sandbox: every command runs as it always did. */
 export const none: SandboxService = Sandbox.of({
@@ -273,8 +289,44 @@ export const none: SandboxService = Sandbox.of({
   settings: Effect.succeed(DEFAULT_SANDBOX_SETTINGS),
   settingsProfileActive: Effect.succeed(false),
   permissions: Effect.succeed(undefined),
-  prepare: () => Effect.succeed(undefined)
+  prepare: () => Effect.succeed(undefined),
+  wrapProcess: notWrapped
 })
+
+/**
+ * A served session's sandbox: every Bash command (whatever approved it), hook and MCP server runs
+ * in the served profile, with a private scratch folder as TMPDIR and HOME. The settings' own
+ * sandbox does not apply (the server's profile is stricter). Without a profile (`serve
+ * --unsandboxed`) processes run on the host, with the session's environment only.
+ */
+export const served = (profile: ServedProfile | undefined, status: SandboxStatus): SandboxService => {
+  const run = (argv: ReadonlyArray<string>, cwd: string, env: Readonly<Record<string, string>>, extra: {
+    readonly writable: boolean
+    readonly readableFiles?: ReadonlyArray<string>
+    readonly writableFiles?: ReadonlyArray<string>
+  }) =>
+    Effect.map(makeScratch("toolgate-served-"), (scratch) =>
+      servedInvocation(profile!, { argv, cwd, env: { ...env, TMPDIR: scratch, HOME: scratch }, scratch, ...extra })
+    )
+  return Sandbox.of({
+    status: Effect.succeed(status),
+    settings: Effect.succeed(DEFAULT_SANDBOX_SETTINGS),
+    settingsProfileActive: Effect.succeed(false),
+    permissions: Effect.succeed(undefined),
+    prepare: (request) =>
+      profile === undefined
+        ? Effect.succeed(undefined)
+        : Effect.map(
+            run([request.shell, "--noprofile", "--norc", "-c", request.command], request.cwd, { ...request.env, ...request.innerEnv }, {
+              writable: request.approvedBecause?.type !== "readOnly",
+              readableFiles: Object.values(request.innerEnv).filter((value) => path.isAbsolute(value) && fs.existsSync(value)),
+              writableFiles: request.writableFiles
+            }),
+            (invocation): SandboxedShell => ({ profile: "served", invocation, violations: () => undefined })
+          ),
+    wrapProcess: (request) => (profile === undefined ? Effect.succeed(undefined) : run(request.argv, request.cwd, request.env, { writable: true }))
+  })
+}
 
 /** No sandbox (for embedders and tests of other stages). */
 export const layerNone: Layer.Layer<Sandbox> = Layer.succeed(Sandbox, none)

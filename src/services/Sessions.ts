@@ -11,8 +11,8 @@
  *
  * This module is what the HTTP API calls; `Sessions/handlers.ts` is the runner side.
  */
-import { Sharding } from "@effect/cluster"
-import { Config, Context, Effect, Layer, Option, Redacted, Schema, Stream } from "effect"
+import { EntityId, Sharding, ShardId } from "@effect/cluster"
+import { Config, Context, Deferred, Duration, Effect, Layer, Option, Redacted, Schedule, Schema, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -26,6 +26,7 @@ import { EventLog } from "./Sessions/events.js"
 import { StoredConversation } from "./Sessions/execute.js"
 import {
   Conflict,
+  Forbidden,
   InvalidRequest,
   notFound,
   SessionNotFound,
@@ -35,14 +36,18 @@ import {
   type ApprovalView,
   type CreateSession,
   type InputResult,
+  type Readiness,
   type SendInput,
   type ServeEvent,
+  type SessionPage,
   type SessionSummary,
   type SessionView
 } from "./Sessions/model.js"
+import { checkCreate } from "./Sessions/policy.js"
+import { Runs } from "./Sessions/run.js"
 import { decodeConfig, SessionRuntimes, StoredConfig } from "./Sessions/runtimes.js"
 import { ServeSettings } from "./Sessions/settings.js"
-import { SessionStore, type ApprovalRow, type InputRow, type SessionRow } from "./Sessions/store.js"
+import { SessionStore, type ApprovalRow, type InputRow, type SessionListRow, type SessionRow } from "./Sessions/store.js"
 import { hashToken, newSessionToken, tokenMatches } from "./Sessions/tokens.js"
 import { VERSION } from "../version.js"
 
@@ -52,24 +57,37 @@ export interface Caller {
   readonly admin: boolean
 }
 
+/** How long a request may wait for a permission question to be asked. */
+export interface QuestionWait {
+  readonly wait: boolean
+  readonly timeoutMs: number
+}
+
 export interface SessionsService {
-  readonly create: (body: CreateSession) => Effect.Effect<SessionView & { readonly token: string }, InvalidRequest | Unavailable>
-  readonly list: Effect.Effect<ReadonlyArray<SessionSummary>, Unavailable>
-  /** The session's token or the server's: anything else is refused (a missing session too, unless the caller is the server). */
+  readonly create: (body: CreateSession) => Effect.Effect<SessionView & { readonly token: string }, InvalidRequest | Forbidden | Unavailable>
+  /** A page of sessions, oldest first; `after` is the previous page's `next`. */
+  readonly list: (page: { readonly limit: number; readonly after: string | undefined }) => Effect.Effect<SessionPage, InvalidRequest | Unavailable>
+  /** The session's token or the server's: anything else is refused; a session that does not exist is not found. */
   readonly authorize: (id: string, caller: Caller) => Effect.Effect<void, SessionNotFound | Unauthorized | Unavailable>
   readonly view: (id: string) => Effect.Effect<SessionView, SessionNotFound | Unavailable>
   /** Adds an input; with `wait`, returns once it finished (else at once, queued or running). */
   readonly send: (id: string, body: SendInput, wait: boolean) => Effect.Effect<InputResult, SessionNotFound | Conflict | InvalidRequest | Unavailable>
   readonly input: (id: string, key: string, wait: boolean) => Effect.Effect<InputResult, SessionNotFound | Unavailable>
   readonly events: (id: string, options: { readonly after: number; readonly follow: boolean }) => Stream.Stream<ServeEvent, Unavailable>
-  readonly approvals: (id: string) => Effect.Effect<ReadonlyArray<ApprovalView>, Unavailable>
-  readonly answer: (id: string, toolUseId: string, body: AnswerApproval) => Effect.Effect<ApprovalView, SessionNotFound | Conflict | Unavailable>
+  /** The open questions; with `wait`, once there is at least one (or the wait ends: then none). */
+  readonly approvals: (id: string, wait: QuestionWait) => Effect.Effect<ReadonlyArray<ApprovalView>, Unavailable>
+  /** With `wait`, a question not asked yet is waited for (a client may answer before the call asks). */
+  readonly answer: (id: string, toolUseId: string, body: AnswerApproval, wait: QuestionWait) => Effect.Effect<ApprovalView, SessionNotFound | Conflict | Unavailable>
   /** One user interrupt (Ctrl-C) for the running input; false when nothing runs. */
   readonly interrupt: (id: string) => Effect.Effect<boolean, SessionNotFound | Unavailable>
   /** Stops the running input and refuses further inputs. */
   readonly stop: (id: string) => Effect.Effect<SessionView, SessionNotFound | Unavailable>
   /** The transcript as JSONL (the format `toolgate replay` reads). */
   readonly transcript: (id: string) => Effect.Effect<string, SessionNotFound | Unavailable>
+  /** Stops the session and deletes everything stored for it (its folder too). */
+  readonly remove: (id: string) => Effect.Effect<void, SessionNotFound | Unavailable>
+  /** Storage reachable, shards held, not shutting down. */
+  readonly readiness: Effect.Effect<Readiness>
 }
 
 export class Sessions extends Context.Tag("toolgate/Sessions")<Sessions, SessionsService>() {}
@@ -110,9 +128,31 @@ export const toApprovalAnswer = (body: AnswerApproval): ApprovalAnswer =>
         ...(body.updatedInput === undefined ? {} : { updatedInput: body.updatedInput })
       }
 
-const isWithin = (root: string, dir: string) => {
-  const rel = path.relative(root, dir)
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel))
+const hasApiKey: Effect.Effect<boolean> = Config.option(Config.redacted("ANTHROPIC_API_KEY")).pipe(
+  Effect.map(Option.exists((key: Redacted.Redacted) => Redacted.value(key).trim() !== "")),
+  Effect.orElseSucceed(() => false)
+)
+
+/** Runs `look` until `found` holds, every `POLL_QUESTION`; the last result when `timeoutMs` passes. */
+const pollUntil = <A, E>(look: Effect.Effect<A, E>, found: (a: A) => boolean, timeoutMs: number): Effect.Effect<A, E> =>
+  Effect.gen(function* () {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const value = yield* look
+      if (found(value) || Date.now() >= deadline) return value
+      yield* Effect.sleep(POLL_QUESTION)
+    }
+  })
+
+const NO_MODEL_PROMPT = `this session has no model: ${NO_MODEL_MESSAGE.split(":")[0]} (the server has no ANTHROPIC_API_KEY and the session no "script"); send an assistant message of tool_use blocks instead`
+
+const POLL_QUESTION = Duration.millis(200)
+
+/** `createdAt~id`: where a page of sessions ends. */
+const cursorOf = (row: SessionListRow) => `${row.createdAt}~${row.id}`
+const parseCursor = (cursor: string) => {
+  const match = /^(\d{1,16})~([A-Za-z0-9-]{1,64})$/.exec(cursor)
+  return match === null ? undefined : { createdAt: Number(match[1]), id: match[2]! }
 }
 
 export const make = Effect.gen(function* () {
@@ -120,6 +160,7 @@ export const make = Effect.gen(function* () {
   const eventLog = yield* EventLog
   const settings = yield* ServeSettings
   const runtimes = yield* SessionRuntimes
+  const runs = yield* Runs
   const sharding = yield* Sharding.Sharding
   const clientFor = yield* Session.client.pipe(Effect.provideService(Sharding.Sharding, sharding))
 
@@ -135,9 +176,10 @@ export const make = Effect.gen(function* () {
       const state = Option.getOrUndefined(Schema.decodeUnknownOption(StoredConversation)(row.state))
       const last = yield* store.lastInput(row.id).pipe(Effect.mapError(unavailable))
       const pending = yield* store.pendingApprovals(row.id).pipe(Effect.mapError(unavailable))
+      const inputs = yield* store.inputCount(row.id).pipe(Effect.mapError(unavailable))
       return {
         ...summaryOf(row, config),
-        inputs: Option.match(last, { onNone: () => 0, onSome: (i) => i.seq }),
+        inputs,
         permissionMode: state?.session.permissionMode ?? config?.permissionMode ?? "default",
         turns: state?.turns ?? 0,
         usage: state?.usage ?? emptyUsage,
@@ -146,8 +188,8 @@ export const make = Effect.gen(function* () {
       } satisfies SessionView
     })
 
-  const modelName = (config: StoredConfig | undefined) =>
-    config === undefined ? "" : config.script !== undefined ? "scripted" : (config.model ?? "claude (ANTHROPIC_MODEL or the default)")
+  const modelName = (config: { readonly script?: unknown; readonly model?: string | undefined } | undefined) =>
+    config === undefined ? "" : config.script !== undefined && config.script !== false ? "scripted" : (config.model ?? "claude (ANTHROPIC_MODEL or the default)")
 
   const summaryOf = (row: SessionRow, config: StoredConfig | undefined): SessionSummary => ({
     id: row.id,
@@ -159,37 +201,37 @@ export const make = Effect.gen(function* () {
     inputs: 0
   })
 
+  const rules = { workspaceRoot: settings.workspaceRoot, serverPaths: settings.serverPaths }
+
   const checkConfig = (body: CreateSession) =>
     Effect.gen(function* () {
-      if (!path.isAbsolute(body.cwd)) return yield* new InvalidRequest({ message: `cwd must be an absolute path: ${body.cwd}` })
-      const cwd = yield* Effect.try({
-        try: () => fs.realpathSync(body.cwd),
-        catch: () => new InvalidRequest({ message: `cwd ${body.cwd}: no such directory` })
-      })
-      if (!fs.statSync(cwd).isDirectory()) return yield* new InvalidRequest({ message: `cwd ${body.cwd}: not a directory` })
-      if (settings.workspaceRoot !== undefined && !isWithin(fs.realpathSync(settings.workspaceRoot), cwd)) {
-        return yield* new InvalidRequest({ message: `cwd ${body.cwd} is outside the server's workspace root ${settings.workspaceRoot}` })
-      }
+      const checked = checkCreate(body, settings.policy, rules)
+      if (checked instanceof InvalidRequest || checked instanceof Forbidden) return yield* Effect.fail(checked)
       if (body.script !== undefined) {
         const parsed = parseScript("script", body.script)
         if (parsed._tag === "Left") return yield* new InvalidRequest({ message: `script: ${parsed.left.message}` })
         if (parsed.right.turns.length === 0) return yield* new InvalidRequest({ message: "script: no model turns" })
-      } else {
-        const key = yield* Config.option(Config.redacted("ANTHROPIC_API_KEY")).pipe(Effect.orElseSucceed(() => Option.none()))
-        if (Option.isNone(key) || Redacted.value(key.value).trim() === "") {
-          return yield* new InvalidRequest({ message: `${NO_MODEL_MESSAGE.split(":")[0]}: the server has no ANTHROPIC_API_KEY; give a "script" to use the scripted model` })
-        }
       }
-      return cwd
+      return checked
     })
 
   const create = (body: CreateSession) =>
     Effect.gen(function* () {
-      const cwd = yield* checkConfig(body)
+      const checked = yield* checkConfig(body)
+      const { cwd } = checked
       const id = randomUUID()
       const token = newSessionToken()
       const now = Date.now()
-      const config: StoredConfig = { ...body, cwd, sessionDir: path.join(settings.stateDir, "sessions", id) }
+      // a settings file is read now: what was checked is what the session gets
+      const settingsValue =
+        checked.settingsFile === undefined ? body.settings : (JSON.parse(fs.readFileSync(checked.settingsFile, "utf8")) as Record<string, unknown>)
+      const config: StoredConfig = {
+        ...body,
+        cwd,
+        ...(body.addDirs === undefined ? {} : { addDirs: checked.addDirs }),
+        ...(settingsValue === undefined ? {} : { settings: settingsValue }),
+        sessionDir: path.join(settings.stateDir, "sessions", id)
+      }
       yield* store
         .insertSession({ id, tokenHash: hashToken(token), config, status: "idle", createdAt: now, updatedAt: now })
         .pipe(Effect.mapError(unavailable))
@@ -209,7 +251,7 @@ export const make = Effect.gen(function* () {
               permission_mode: body.permissionMode ?? null,
               allowed_tools: body.allowedTools ?? [],
               disallowed_tools: body.disallowedTools ?? [],
-              add_dir: body.addDirs ?? [],
+              add_dir: checked.addDirs,
               trust_project: body.trustProject ?? false,
               max_turns: body.maxTurns ?? null
             }
@@ -224,11 +266,9 @@ export const make = Effect.gen(function* () {
   const authorize = (id: string, caller: Caller) =>
     Effect.gen(function* () {
       const row = yield* store.session(id).pipe(Effect.mapError(unavailable))
-      if (caller.admin) {
-        if (Option.isNone(row)) return yield* Effect.fail(notFound(id))
-        return
-      }
-      if (Option.isNone(row) || !tokenMatches(caller.token, row.value.tokenHash)) {
+      if (Option.isNone(row)) return yield* Effect.fail(notFound(id))
+      if (caller.admin) return
+      if (!tokenMatches(caller.token, row.value.tokenHash)) {
         return yield* new Unauthorized({ message: "this session needs its own token (or the server's) as a bearer token" })
       }
     })
@@ -261,6 +301,10 @@ export const make = Effect.gen(function* () {
       const kind = yield* checkInput(body)
       const session = yield* sessionRow(id)
       if (session.status === "stopped") return yield* new Conflict({ message: `session ${id} is stopped` })
+      if (kind === "prompt") {
+        const config = yield* decodeConfig(session.config).pipe(Effect.orElseSucceed(() => undefined))
+        if (config?.script === undefined && !(yield* hasApiKey)) return yield* new InvalidRequest({ message: NO_MODEL_PROMPT })
+      }
       const key = body.key ?? randomUUID()
       const payload = { content: body.content }
       const { row, created } = yield* store
@@ -286,9 +330,15 @@ export const make = Effect.gen(function* () {
       return yield* deliver(id, key)
     })
 
-  const answer = (id: string, toolUseId: string, body: AnswerApproval) =>
+  /** The open question, looked for until it is asked or the wait ends. */
+  const openQuestion = (id: string, toolUseId: string, wait: QuestionWait) => {
+    const look = store.pendingApproval(id, toolUseId).pipe(Effect.mapError(unavailable))
+    return wait.wait ? pollUntil(look, Option.isSome, wait.timeoutMs) : look
+  }
+
+  const answer = (id: string, toolUseId: string, body: AnswerApproval, wait: QuestionWait) =>
     Effect.gen(function* () {
-      const pending = yield* store.pendingApproval(id, toolUseId).pipe(Effect.mapError(unavailable))
+      const pending = yield* openQuestion(id, toolUseId, wait)
       if (Option.isNone(pending)) {
         return yield* new Conflict({ message: `no open permission question for ${toolUseId} in session ${id} (answered, timed out, or never asked)` })
       }
@@ -322,23 +372,79 @@ export const make = Effect.gen(function* () {
       return yield* viewOf(yield* sessionRow(id))
     })
 
+  const remove = (id: string) =>
+    Effect.gen(function* () {
+      const row = yield* sessionRow(id)
+      if (row.status !== "stopped") {
+        yield* store.setStatus(id, "stopped", Date.now()).pipe(Effect.mapError(unavailable))
+        yield* clientFor(id).Stop().pipe(Effect.timeout("10 seconds"), Effect.ignore)
+      }
+      // what still runs stops first, so nothing it writes outlives the deletion
+      yield* pollUntil(store.runningInput(id), Option.isNone, 10_000).pipe(Effect.ignore)
+      yield* runtimes.release(id)
+      yield* store.deleteSession(id).pipe(Effect.mapError(unavailable))
+      const config = yield* decodeConfig(row.config).pipe(Effect.orElseSucceed(() => undefined))
+      const folder = config?.sessionDir ?? path.join(settings.stateDir, "sessions", id)
+      yield* Effect.sync(() => fs.rmSync(folder, { recursive: true, force: true }))
+    })
+
+  const list = (page: { readonly limit: number; readonly after: string | undefined }) =>
+    Effect.gen(function* () {
+      const after = page.after === undefined ? undefined : parseCursor(page.after)
+      if (page.after !== undefined && after === undefined) return yield* new InvalidRequest({ message: `after: not a cursor of this list: ${page.after}` })
+      const rows = yield* store.sessionsPage(page.limit + 1, after).pipe(Effect.mapError(unavailable))
+      const shown = rows.slice(0, page.limit)
+      return {
+        sessions: shown.map(
+          (row): SessionSummary => ({
+            id: row.id,
+            status: row.status,
+            cwd: row.cwd,
+            model: modelName({ script: row.scripted ? true : undefined, model: row.model }),
+            createdAt: row.createdAt,
+            updatedAt: row.updatedAt,
+            inputs: row.inputs
+          })
+        ),
+        ...(rows.length > page.limit ? { next: cursorOf(shown[shown.length - 1]!) } : {})
+      } satisfies SessionPage
+    })
+
+  const readiness: Effect.Effect<Readiness> = Effect.gen(function* () {
+    const storage = yield* Effect.isSuccess(store.ping.pipe(Effect.timeout("5 seconds")))
+    const group = Session.getShardGroup(EntityId.make("readiness"))
+    let shards = 0
+    for (let i = 1; i <= settings.shardsPerGroup; i++) if (sharding.hasShardId(ShardId.make(group, i))) shards++
+    const draining = (yield* Deferred.isDone(runs.stopping)) || (yield* sharding.isShutdown)
+    const reason = !storage ? "storage does not answer" : draining ? "shutting down" : shards === 0 ? "this runner holds no shards yet" : undefined
+    return { ready: reason === undefined, runner: settings.runner, storage, shards, draining, ...(reason === undefined ? {} : { reason }) }
+  })
+
+  // idle sessions past their time are deleted (on every runner: deleting twice is harmless)
+  const ttl = settings.sessionTtlMs
+  if (ttl !== undefined) {
+    const sweep = Effect.gen(function* () {
+      const idle = yield* store.idleSince(Date.now() - ttl, 100).pipe(Effect.orElseSucceed(() => []))
+      for (const id of idle) yield* remove(id).pipe(Effect.ignore)
+    })
+    yield* sweep.pipe(Effect.repeat(Schedule.spaced(Duration.millis(Math.min(60_000, Math.max(1_000, Math.floor(ttl / 4)))))), Effect.forkScoped)
+  }
+
   return Sessions.of({
     create,
-    list: store.sessions.pipe(
-      Effect.mapError(unavailable),
-      Effect.map((rows) =>
-        rows.map((row) => {
-          const config = Option.getOrUndefined(Schema.decodeUnknownOption(StoredConfig)(row.config))
-          return summaryOf(row, config)
-        })
-      )
-    ),
+    list,
+    remove,
+    readiness,
     authorize,
     view: (id) => Effect.flatMap(sessionRow(id), viewOf),
     send,
     input,
     events: (id, options) => eventLog.read(id, options).pipe(Stream.mapError(unavailable)),
-    approvals: (id) => store.pendingApprovals(id).pipe(Effect.map((rows) => rows.map(approvalView)), Effect.mapError(unavailable)),
+    approvals: (id, wait) => {
+      const look = store.pendingApprovals(id).pipe(Effect.mapError(unavailable))
+      const found = wait.wait ? pollUntil(look, (rows) => rows.length > 0, wait.timeoutMs) : look
+      return Effect.map(found, (rows) => rows.map(approvalView))
+    },
     answer,
     interrupt,
     stop,
@@ -353,7 +459,8 @@ export const make = Effect.gen(function* () {
   })
 })
 
-export const layer: Layer.Layer<Sessions, never, SessionStore | EventLog | ServeSettings | SessionRuntimes | Sharding.Sharding> = Layer.effect(
+export const layer: Layer.Layer<
   Sessions,
-  make
-)
+  never,
+  SessionStore | EventLog | ServeSettings | SessionRuntimes | Runs | Sharding.Sharding
+> = Layer.scoped(Sessions, make)

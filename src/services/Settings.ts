@@ -116,10 +116,14 @@ export const splitToolList = (values: ReadonlyArray<string>): ReadonlyArray<stri
     return out
   })
 
-/** Is `file` tracked by git in `repo`? Unknown (git missing or failing) counts as tracked. */
+/**
+ * Is `file` tracked by git in `repo`? Unknown (git missing or failing) counts as tracked. The
+ * repository is not trusted yet: its config must not name a program git runs (`core.fsmonitor`
+ * runs on ls-files), so that is switched off on the command line, which outranks the repository.
+ */
 const isTrackedByGit = (repo: string, file: string): boolean => {
   try {
-    const result = spawnSync("git", ["-C", repo, "ls-files", "--error-unmatch", "--", path.relative(repo, file)], {
+    const result = spawnSync("git", ["-c", "core.fsmonitor=false", "-C", repo, "ls-files", "--error-unmatch", "--", path.relative(repo, file)], {
       stdio: "ignore",
       timeout: 5_000
     })

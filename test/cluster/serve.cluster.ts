@@ -5,6 +5,7 @@
  * appends a line to its own marker file).
  */
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort, postgresBin, startPostgres, type Postgres } from "../support/postgres.js"
@@ -21,8 +22,11 @@ const clusterEnv = {
   TOOLGATE_SERVE_ASSIGNMENTS_MS: "1000",
   TOOLGATE_SERVE_POLL_MS: "300",
   TOOLGATE_SERVE_HEALTH_MS: "2000",
-  TOOLGATE_SERVE_SHARDS: "16"
+  TOOLGATE_SERVE_SHARDS: "16",
+  TOOLGATE_SERVE_TOKEN: "cluster-server-token-0123456789",
+  TOOLGATE_SERVE_RUNNER_SECRET: "cluster-runner-secret-0123456789"
 }
+const token = clusterEnv.TOOLGATE_SERVE_TOKEN
 
 describe.skipIf(bin === undefined)("toolgate serve --runner (two runners on PostgreSQL)", () => {
   let pg: Postgres
@@ -34,7 +38,7 @@ describe.skipIf(bin === undefined)("toolgate serve --runner (two runners on Post
     const runnerPort = await freePort()
     return startServer({
       port,
-      args: ["--runner", "--storage", pg.url, "--runner-port", String(runnerPort), "--state-dir", path.join(work, name)],
+      args: ["--runner", "--storage", pg.url, "--runner-port", String(runnerPort), "--state-dir", path.join(work, name), "--allow", "bypassPermissions"],
       env: clusterEnv,
       startTimeoutMs: 120_000
     })
@@ -62,6 +66,7 @@ describe.skipIf(bin === undefined)("toolgate serve --runner (two runners on Post
         fs.mkdirSync(cwd)
         const via = runners[i % 2]!
         const created = await request(via.url, "POST", "/sessions", {
+          token,
           body: {
             cwd,
             replaySpeed: 0,
@@ -116,5 +121,36 @@ describe.skipIf(bin === undefined)("toolgate serve --runner (two runners on Post
     })
     // the killed runner had calls running: they were answered from storage by the survivor
     expect(stoppedMidCall).toBeGreaterThan(0)
+
+    // a finished session is deleted with its rows in PostgreSQL, the cluster's too
+    const gone = sessions[0]!
+    const deleted = await request(survivor.url, "DELETE", `/sessions/${gone.id}`, { token: gone.token })
+    expect(deleted.status, deleted.text).toBe(200)
+    expect((await request(survivor.url, "GET", `/sessions/${gone.id}`, { token })).status).toBe(404)
+    const listed = await request(survivor.url, "GET", "/sessions?limit=500", { token })
+    expect(listed.body.sessions.map((s: { id: string }) => s.id)).not.toContain(gone.id)
+    expect(listed.body.sessions.filter((s: { inputs: number }) => s.inputs === 1)).toHaveLength(SESSIONS - 1)
+  })
+
+  it("closes a runner connection that does not open with the runners' secret", async () => {
+    const runnerPort = Number(/--runner-port (\d+)/.exec(runners[1]!.child.spawnargs.join(" "))![1])
+    const closed = await new Promise<boolean>((resolve) => {
+      const socket = net.createConnection({ host: "127.0.0.1", port: runnerPort }, () => {
+        socket.write(`toolgate-runner/1 ${"0".repeat(64)}\n`)
+        socket.write(Buffer.alloc(64, 1))
+      })
+      const timer = setTimeout(() => {
+        socket.destroy()
+        resolve(false)
+      }, 10_000)
+      socket.on("close", () => {
+        clearTimeout(timer)
+        resolve(true)
+      })
+      socket.on("error", () => undefined)
+    })
+    expect(closed).toBe(true)
+    // the runner goes on serving
+    expect((await request(runners[1]!.url, "GET", "/ready")).body).toMatchObject({ ready: true })
   })
 })

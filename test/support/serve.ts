@@ -3,6 +3,7 @@
  * stopped by pid; a small HTTP client; an event stream reader; scripted sessions as JSONL.
  */
 import { spawn, type ChildProcess } from "node:child_process"
+import * as http from "node:http"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -11,6 +12,8 @@ export const bin = path.join(root, "dist", "toolgate.cjs")
 
 export interface Served {
   readonly url: string
+  /** The server token it generated and showed at start (when none was given). */
+  readonly token: string | undefined
   readonly pid: number
   readonly child: ChildProcess
   stderr(): string
@@ -48,6 +51,7 @@ export const startServer = (options: ServeOptions): Promise<Served> =>
         clearTimeout(timer)
         resolve({
           url: m[1]!,
+          token: /server token \([^)]*\): (\S+)/.exec(stderr)?.[1],
           pid: child.pid!,
           child,
           stderr: () => stderr,
@@ -70,14 +74,20 @@ export interface Reply {
   readonly text: string
 }
 
-export const request = async (url: string, method: string, route: string, options: { body?: unknown; token?: string } = {}): Promise<Reply> => {
+export const request = async (
+  url: string,
+  method: string,
+  route: string,
+  options: { body?: unknown; token?: string; headers?: Record<string, string> } = {}
+): Promise<Reply> => {
   const response = await fetch(url + route, {
     method,
     headers: {
       ...(options.body === undefined ? {} : { "content-type": "application/json" }),
-      ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` })
+      ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
+      ...options.headers
     },
-    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) })
+    ...(options.body === undefined ? {} : { body: typeof options.body === "string" ? options.body : JSON.stringify(options.body) })
   })
   const text = await response.text()
   let body: unknown = text
@@ -194,3 +204,46 @@ export const anthropicTurn = (
   { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 20 } },
   { type: "message_stop" }
 ]
+
+/** A raw HTTP/1.1 request (node:http), for headers fetch will not send as given (Host). */
+export const rawRequest = (
+  url: string,
+  method: string,
+  route: string,
+  headers: Record<string, string>,
+  body?: string
+): Promise<{ readonly status: number; readonly text: string }> =>
+  new Promise((resolve, reject) => {
+    const target = new URL(url)
+    const req = http.request(
+      { host: target.hostname, port: Number(target.port), method, path: route, headers, setHost: false },
+      (res) => {
+        let text = ""
+        res.on("data", (d) => (text += String(d)))
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }))
+      }
+    )
+    req.on("error", reject)
+    req.end(body)
+  })
+
+/**
+ * Sends tool_use blocks as an assistant message and answers every permission question with
+ * `allow` (as a session's own token holder can), until the input finishes; its tool_result texts by id.
+ */
+export const runApproving = async (url: string, session: { id: string; token: string }, blocks: ReadonlyArray<Record<string, unknown>>) => {
+  const key = `k${Math.random().toString(36).slice(2)}`
+  const sent = await request(url, "POST", `/sessions/${session.id}/messages?wait=false`, { token: session.token, body: { role: "assistant", content: blocks, key } })
+  if (sent.status !== 200) throw new Error(`send failed: ${sent.status} ${sent.text}`)
+  for (;;) {
+    const input = await request(url, "GET", `/sessions/${session.id}/messages/${key}?wait=false`, { token: session.token })
+    if (input.body.status === "done" || input.body.status === "failed") {
+      const results = (input.body.messages?.[1]?.content ?? []) as Array<{ tool_use_id: string; content: unknown; is_error?: boolean }>
+      return new Map(results.map((r) => [r.tool_use_id, { text: typeof r.content === "string" ? r.content : JSON.stringify(r.content), isError: r.is_error === true }]))
+    }
+    const open = await request(url, "GET", `/sessions/${session.id}/approvals?wait=true&timeout=1`, { token: session.token })
+    for (const question of (open.body ?? []) as Array<{ toolUseId: string }>) {
+      await request(url, "POST", `/sessions/${session.id}/approvals/${question.toolUseId}`, { token: session.token, body: { decision: "allow", scope: "once" } })
+    }
+  }
+}

@@ -10,6 +10,7 @@ import * as os from "node:os"
 import { networkPolicy, runtimePackageVersion, Sandbox, settingsProfileMissing, type SandboxStatus } from "../../services/Sandbox.js"
 import { Settings, type LoadedSettings, type SandboxSettings } from "../../services/Settings.js"
 import { ShellAnalyzer } from "../../services/ShellAnalyzer.js"
+import { servedSandbox } from "../../services/Sessions/sandboxCheck.js"
 import { metasOf } from "../flags.js"
 import { commonFlags, commonOptions } from "../options.js"
 import { bold, dim } from "../render.js"
@@ -39,6 +40,8 @@ interface Report {
     | { readonly available: false; readonly reason: string }
   /** What only the analyzer approved: where it runs. */
   readonly readOnlyProfile: { readonly on: boolean; readonly detail: string }
+  /** `toolgate serve`: where sessions' processes run, or why serve would not start. */
+  readonly servedProfile: { readonly on: boolean; readonly detail: string }
   readonly settingsSandbox: {
     readonly enabled: boolean
     readonly active: boolean
@@ -109,6 +112,7 @@ const render = (r: Report): ReadonlyArray<string> => {
     )
   } else lines.push(`  unavailable: ${r.sandbox.reason}`)
   lines.push(bold("Commands only the analyzer approved (read-only)"), `  ${r.readOnlyProfile.detail}`)
+  lines.push(bold("Served sessions (toolgate serve)"), `  ${r.servedProfile.detail}`)
   lines.push(
     bold("Claude Code's sandbox (settings)"),
     `  sandbox.enabled: ${yesNo(s.enabled)}${from(s.sources, "enabled")}${s.enabled ? (s.active ? ": every Bash command runs in it" : `, but it cannot run: ${s.reason}`) : ""}`,
@@ -134,6 +138,7 @@ export const doctor = Command.make("doctor", commonOptions, (values) =>
         const analyzerProblem = yield* (yield* ShellAnalyzer).unavailable
         const status = yield* sandbox.status
         const settings = yield* sandbox.settings
+        const served = status._tag === "Available" ? yield* servedSandbox(os.tmpdir()) : status
         const report: Report = {
           shellAnalyzer: analyzerProblem === undefined ? { loaded: true } : { loaded: false, reason: analyzerProblem },
           sandbox: sandboxPart(status),
@@ -141,6 +146,14 @@ export const doctor = Command.make("doctor", commonOptions, (values) =>
             status._tag === "Available"
               ? { on: true, detail: "run in the read-only sandbox: no writes (a private $TMPDIR aside), no network, paths Read deny rules cover hidden" }
               : { on: false, detail: `run unsandboxed: ${status.reason}` },
+          servedProfile:
+            served._tag === "Available"
+              ? {
+                  on: true,
+                  detail:
+                    "every command, hook and MCP server of a session runs in the served sandbox: only the system's programs and the session's directories visible, no network unless the server allows it, a scrubbed environment"
+                }
+              : { on: false, detail: `no sandbox (${served.reason}): toolgate serve refuses to start unless --unsandboxed` },
           settingsSandbox: settingsPart(loaded, settings, status, session.cwd),
           permissions: {
             mode: loaded.mode,

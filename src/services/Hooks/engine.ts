@@ -13,7 +13,8 @@ import type { ShellAnalyzerService } from "../ShellAnalyzer.js"
 import { dedupeKey, handlerLabel, readHookConfig, type CommandHookHandler, type HookConfig } from "./config.js"
 import { matcherMatches } from "./matcher.js"
 import { ifMatches } from "./ifCondition.js"
-import { runHookProcess, type ProcessSpec } from "./runProcess.js"
+import { argvOf, runHookProcess, type ProcessOutcome, type ProcessSpec } from "./runProcess.js"
+import type { ProcessWrapper } from "../Sandbox.js"
 import { acceptJson, interpretProcess, type HookRun, type HookRunBody } from "./output.js"
 import { serialiseInput } from "./input.js"
 import { capFor } from "./capText.js"
@@ -32,6 +33,8 @@ export interface EngineOptions {
   readonly keepChildren: boolean
   /** Splits Bash commands for `if` conditions. */
   readonly shell: ShellAnalyzerService
+  /** Puts each hook process into a sandbox (a served session's); a hook that cannot be put there does not run. */
+  readonly wrapProcess?: ProcessWrapper
 }
 
 export interface EventCall {
@@ -145,8 +148,22 @@ export const makeEngine = (options: EngineOptions) => {
     }
   }
 
+  const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome> => {
+    const wrap = options.wrapProcess
+    if (wrap === undefined) return runHookProcess(spec)
+    const [file, args] = argvOf(spec)
+    return Effect.scoped(
+      wrap({ argv: [file, ...args], cwd: spec.cwd, env: spec.env }).pipe(
+        Effect.matchEffect({
+          onFailure: (error) => Effect.succeed<ProcessOutcome>({ _tag: "SpawnFailed", message: error.message }),
+          onSuccess: (invocation) => runHookProcess(invocation === undefined ? spec : { ...spec, invocation })
+        })
+      )
+    )
+  }
+
   const runCommand = (handler: CommandHookHandler, call: EventCall, hookName: string, stdin: string): Effect.Effect<HookRunBody> =>
-    runHookProcess(processSpec(handler, call, stdin)).pipe(
+    runProcess(processSpec(handler, call, stdin)).pipe(
       Effect.map((outcome) => interpretProcess(call.event, hookName, handlerLabel(handler), outcome))
     )
 

@@ -40,6 +40,8 @@ export interface ProcessSpec {
    * (TOOLGATE_KEEP_HOOK_CHILDREN=1). A timeout or an interruption still stops the group.
    */
   readonly keepChildren?: boolean
+  /** Start this instead (the same process inside a sandbox); `env` then is the sandbox's. */
+  readonly invocation?: { readonly file: string; readonly args: ReadonlyArray<string>; readonly env: Readonly<Record<string, string>> }
 }
 
 export type ProcessOutcome =
@@ -58,7 +60,7 @@ export type ProcessOutcome =
 
 const bashPath = fs.existsSync("/bin/bash") ? "/bin/bash" : "bash"
 
-const argvOf = (spec: ProcessSpec): readonly [string, ReadonlyArray<string>] => {
+export const argvOf = (spec: ProcessSpec): readonly [string, ReadonlyArray<string>] => {
   if (spec.args !== undefined) return [spec.command, spec.args]
   if (spec.shell === "powershell") return ["pwsh", ["-NoProfile", "-NonInteractive", "-Command", spec.command]]
   return [bashPath, ["-c", spec.command]]
@@ -99,12 +101,12 @@ interface Running {
 }
 
 const start = (spec: ProcessSpec): Running | { readonly failed: string } => {
-  const [file, args] = argvOf(spec)
+  const [file, args] = spec.invocation === undefined ? argvOf(spec) : [spec.invocation.file, spec.invocation.args]
   let child: ChildProcess
   try {
     child = spawn(file, [...args], {
       cwd: spec.cwd,
-      env: spec.env,
+      env: spec.invocation?.env ?? spec.env,
       stdio: ["pipe", "pipe", "pipe"],
       // a new session: own process group, no controlling terminal
       detached: true,

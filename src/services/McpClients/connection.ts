@@ -16,6 +16,7 @@ import type { McpServerConfig } from "./config.js"
 import { McpRequestError, type McpRequestFailure } from "./errors.js"
 import type { McpSdk } from "./sdk.js"
 import { ProcessGroupStdioTransport } from "./stdioTransport.js"
+import type { ProcessWrapper, ShellInvocation } from "../Sandbox.js"
 
 export const CLIENT_INFO = { name: "toolgate", version: "0.1.0" }
 
@@ -54,6 +55,8 @@ export interface ConnectContext {
   readonly startupTimeoutMs: number
   /** For a remote server with a sign-in: the SDK's OAuth provider (adds the token, refreshes it). */
   readonly authProvider?: OAuthClientProvider
+  /** Puts a stdio server into a sandbox (a served session's); a server that cannot be put there does not start. */
+  readonly wrapProcess?: ProcessWrapper
 }
 
 const clampTimer = (ms: number) => Math.max(1, Math.min(Math.floor(ms), MAX_TIMER_MS))
@@ -75,14 +78,21 @@ const codeOf = (error: unknown): number | undefined => {
 const withStderr = (text: string, stderr: string | undefined): string =>
   stderr === undefined || stderr === "" ? text : `${text}\nserver stderr (last lines):\n${stderr.split("\n").slice(-10).join("\n")}`
 
-const makeTransport = (sdk: McpSdk, config: McpServerConfig, context: ConnectContext): Transport => {
+const stdioEnv = (config: Extract<McpServerConfig, { readonly type: "stdio" }>, context: ConnectContext): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(context.env)) if (v !== undefined) env[k] = v
+  // Claude Code sets CLAUDE_PROJECT_DIR for the server (not for `${...}` expansion).
+  env.CLAUDE_PROJECT_DIR = context.cwd
+  Object.assign(env, config.env)
+  return env
+}
+
+const makeTransport = (sdk: McpSdk, config: McpServerConfig, context: ConnectContext, invocation: ShellInvocation | undefined): Transport => {
   if (config.type === "stdio") {
-    const env: Record<string, string> = {}
-    for (const [k, v] of Object.entries(context.env)) if (v !== undefined) env[k] = v
-    // Claude Code sets CLAUDE_PROJECT_DIR for the server (not for `${...}` expansion).
-    env.CLAUDE_PROJECT_DIR = context.cwd
-    Object.assign(env, config.env)
-    return new ProcessGroupStdioTransport(sdk, { command: config.command, args: config.args, env, cwd: context.cwd })
+    const env = stdioEnv(config, context)
+    return invocation === undefined
+      ? new ProcessGroupStdioTransport(sdk, { command: config.command, args: config.args, env, cwd: context.cwd })
+      : new ProcessGroupStdioTransport(sdk, { command: invocation.file, args: invocation.args, env: invocation.env, cwd: context.cwd })
   }
   const requestInit = { headers: { ...config.headers } }
   const auth = context.authProvider === undefined ? {} : { authProvider: context.authProvider }
@@ -139,7 +149,13 @@ export const connectServer = (
   context: ConnectContext
 ): Effect.Effect<ServerConnection, ConnectFailure, Scope.Scope> =>
   Effect.gen(function* () {
-    const transport = makeTransport(sdk, config, context)
+    const invocation =
+      config.type !== "stdio" || context.wrapProcess === undefined
+        ? undefined
+        : yield* context.wrapProcess({ argv: [config.command, ...config.args], cwd: context.cwd, env: stdioEnv(config, context) }).pipe(
+            Effect.mapError((error): ConnectFailure => ({ state: "failed", reason: error.message }))
+          )
+    const transport = makeTransport(sdk, config, context, invocation)
     // The SDK hands notifications to their handlers a microtask later but settles a response at
     // once, so the progress sent just before a result would reach a handler already removed.
     // Progress is therefore taken off the transport here, synchronously and in order (the

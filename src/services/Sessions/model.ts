@@ -121,6 +121,24 @@ export const SessionSummary = Schema.Struct({
 })
 export type SessionSummary = typeof SessionSummary.Type
 
+export const SessionPage = Schema.Struct({
+  sessions: Schema.Array(SessionSummary),
+  /** Pass as `after` for the next page; absent on the last page. */
+  next: Schema.optional(Schema.String)
+})
+export type SessionPage = typeof SessionPage.Type
+
+export const Readiness = Schema.Struct({
+  ready: Schema.Boolean,
+  runner: Schema.String,
+  storage: Schema.Boolean,
+  /** Shards of the session entities this runner holds now. */
+  shards: Schema.Number,
+  draining: Schema.Boolean,
+  reason: Schema.optional(Schema.String)
+})
+export type Readiness = typeof Readiness.Type
+
 export const SessionView = Schema.Struct({
   ...SessionSummary.fields,
   permissionMode: Schema.String,
@@ -165,6 +183,15 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()(
   "InvalidRequest",
   { message: Schema.String },
   HttpApiSchema.annotations({ status: 400 })
+) {}
+
+/** The server's policy does not allow what was asked for. */
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", { message: Schema.String }, HttpApiSchema.annotations({ status: 403 })) {}
+
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
+  "PayloadTooLarge",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 413 })
 ) {}
 
 export class Unavailable extends Schema.TaggedError<Unavailable>()(

@@ -114,6 +114,18 @@ export interface EventRow {
   readonly at: number
 }
 
+/** A session as `GET /sessions` lists it: no conversation, no configuration beyond its folder and model. */
+export interface SessionListRow {
+  readonly id: string
+  readonly status: SessionRow["status"]
+  readonly cwd: string
+  readonly model: string | undefined
+  readonly scripted: boolean
+  readonly inputs: number
+  readonly createdAt: number
+  readonly updatedAt: number
+}
+
 export type StepMark = { readonly _tag: "New" } | { readonly _tag: "Existing"; readonly state: string; readonly runner: string }
 
 export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
@@ -128,7 +140,15 @@ export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
 export interface SessionStoreService {
   readonly insertSession: (row: Omit<SessionRow, "state" | "grantedRules">) => Effect.Effect<void, StoreError>
   readonly session: (id: string) => Effect.Effect<Option.Option<SessionRow>, StoreError>
-  readonly sessions: Effect.Effect<ReadonlyArray<SessionRow>, StoreError>
+  /** Sessions ordered by creation, after the given one. */
+  readonly sessionsPage: (limit: number, after: { readonly createdAt: number; readonly id: string } | undefined) => Effect.Effect<ReadonlyArray<SessionListRow>, StoreError>
+  readonly inputCount: (sessionId: string) => Effect.Effect<number, StoreError>
+  /** Sessions not running whose last change is older than `before`. */
+  readonly idleSince: (before: number, limit: number) => Effect.Effect<ReadonlyArray<string>, StoreError>
+  /** Removes the session and everything stored for it, the cluster's messages to it and its inputs' workflows too; false when there was none. */
+  readonly deleteSession: (id: string) => Effect.Effect<boolean, StoreError>
+  /** Storage answers. */
+  readonly ping: Effect.Effect<void, StoreError>
   readonly setStatus: (id: string, status: SessionRow["status"], now: number) => Effect.Effect<void, StoreError>
   readonly addGrantedRules: (id: string, rules: ReadonlyArray<string>, now: number) => Effect.Effect<void, StoreError>
 
@@ -289,7 +309,68 @@ export const make = Effect.gen(function* () {
         updated_at: row.updatedAt
       })}`.pipe(exec("create session")),
     session,
-    sessions: sql<Row>`SELECT * FROM toolgate_sessions ORDER BY created_at`.pipe(Effect.map((rs) => rs.map(sessionRow)), rows("list sessions")),
+    sessionsPage: (limit, after) => {
+      const field = (name: string) =>
+        sql.onDialectOrElse({
+          pg: () => sql.literal(`(config::json->>'${name}')`),
+          orElse: () => sql.literal(`json_extract(config, '$.${name}')`)
+        })
+      const where = after === undefined ? sql`1 = 1` : sql`(s.created_at > ${after.createdAt} OR (s.created_at = ${after.createdAt} AND s.id > ${after.id}))`
+      return sql<Row>`
+        SELECT s.id, s.status, s.created_at, s.updated_at, ${field("cwd")} AS cwd, ${field("model")} AS model,
+          CASE WHEN ${field("script")} IS NULL THEN 0 ELSE 1 END AS scripted,
+          (SELECT COUNT(*) FROM toolgate_inputs i WHERE i.session_id = s.id) AS inputs
+        FROM toolgate_sessions s WHERE ${where} ORDER BY s.created_at, s.id LIMIT ${limit}`.pipe(
+        Effect.map((rs) =>
+          rs.map((r): SessionListRow => ({
+            id: str(r.id),
+            status: literal(SessionStatusSchema, r.status, "stopped"),
+            cwd: r.cwd === null || r.cwd === undefined ? "" : str(r.cwd),
+            model: r.model === null || r.model === undefined ? undefined : str(r.model),
+            scripted: num(r.scripted) === 1,
+            inputs: num(r.inputs),
+            createdAt: num(r.created_at),
+            updatedAt: num(r.updated_at)
+          }))
+        ),
+        rows("list sessions")
+      )
+    },
+    inputCount: (sessionId) =>
+      sql<Row>`SELECT COUNT(*) AS n FROM toolgate_inputs WHERE session_id = ${sessionId}`.pipe(
+        Effect.map((rs) => num(rs[0]?.n ?? 0)),
+        Effect.mapError(fail("count inputs"))
+      ),
+    idleSince: (before, limit) =>
+      sql<Row>`SELECT id FROM toolgate_sessions WHERE updated_at < ${before} AND status <> 'running' ORDER BY updated_at LIMIT ${limit}`.pipe(
+        Effect.map((rs) => rs.map((r) => str(r.id))),
+        rows("find idle sessions")
+      ),
+    deleteSession: (id) =>
+      Effect.flatMap(
+        // the cluster's tables exist once a runner has started; a store used alone has none
+        sql`SELECT 1 FROM cluster_messages WHERE 1 = 0`.pipe(Effect.isSuccess),
+        (hasCluster) => sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const executions = sql`SELECT execution_id FROM toolgate_inputs WHERE session_id = ${id} AND execution_id IS NOT NULL`
+            const clusterMessages = sql`SELECT request_id FROM cluster_messages WHERE (entity_type = 'toolgate/Session' AND entity_id = ${id})
+              OR (entity_type LIKE 'Workflow/%' AND entity_id IN (${executions}))`
+            if (hasCluster) {
+              yield* sql`DELETE FROM cluster_replies WHERE request_id IN (${clusterMessages})`
+              yield* sql`DELETE FROM cluster_messages WHERE request_id IN (${clusterMessages})`
+            }
+            yield* sql`DELETE FROM toolgate_steps WHERE execution_id IN (${executions})`
+            yield* sql`DELETE FROM toolgate_approvals WHERE session_id = ${id}`
+            yield* sql`DELETE FROM toolgate_events WHERE session_id = ${id}`
+            yield* sql`DELETE FROM toolgate_transcript WHERE session_id = ${id}`
+            yield* sql`DELETE FROM toolgate_inputs WHERE session_id = ${id}`
+            const deleted = yield* sql<Row>`DELETE FROM toolgate_sessions WHERE id = ${id} RETURNING id`
+            return deleted.length > 0
+          })
+        )
+      ).pipe(Effect.mapError(fail("delete session"))),
+    ping: sql`SELECT 1`.pipe(exec("ping")),
     setStatus: (id, status, now) =>
       sql`UPDATE toolgate_sessions SET status = ${status}, updated_at = ${now} WHERE id = ${id}`.pipe(exec("update session")),
     addGrantedRules: (id, rules, now) =>

@@ -3,8 +3,9 @@
  * at /openapi.json is generated from these definitions.
  *
  * Every session endpoint needs a bearer token: the session's own (returned once, when it is
- * created) or the server's. Creating and listing sessions needs the server's token when the
- * server has one (it must when it listens beyond 127.0.0.1).
+ * created) or the server's. Creating and listing sessions need the server's token (unless the
+ * server runs with --no-auth, on loopback only). A token is read from the Authorization header
+ * only, never from the URL.
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Context, Schema } from "effect"
@@ -14,12 +15,15 @@ import {
   ApprovalView,
   Conflict,
   CreateSession,
+  Forbidden,
   InputResult,
   InvalidRequest,
+  PayloadTooLarge,
+  Readiness,
   SendInput,
   SessionCreated,
   SessionNotFound,
-  SessionSummary,
+  SessionPage,
   SessionView,
   Unauthorized,
   Unavailable
@@ -38,6 +42,11 @@ const id = HttpApiSchema.param("id", Schema.String)
 const key = HttpApiSchema.param("key", Schema.String)
 const toolUseId = HttpApiSchema.param("toolUseId", Schema.String)
 
+const WaitForQuestion = Schema.Struct({
+  wait: Schema.optional(Schema.BooleanFromString).annotations({ description: "true: wait until the question is asked (default false)" }),
+  timeout: Schema.optional(Schema.NumberFromString.pipe(Schema.between(0, 600))).annotations({ description: "Seconds to wait (default 120)" })
+})
+
 const Wait = Schema.Struct({
   wait: Schema.optional(Schema.BooleanFromString).annotations({ description: "true (default): answer once the input finished" })
 })
@@ -49,7 +58,17 @@ export const sessions = HttpApiGroup.make("sessions")
       .addSuccess(SessionCreated, { status: 201 })
       .annotate(OpenApi.Summary, "Create a session")
   )
-  .add(HttpApiEndpoint.get("list", "/sessions").addSuccess(Schema.Array(SessionSummary)).annotate(OpenApi.Summary, "List sessions"))
+  .add(
+    HttpApiEndpoint.get("list", "/sessions")
+      .setUrlParams(
+        Schema.Struct({
+          limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 500))).annotations({ description: "Sessions per page (default 50)" }),
+          after: Schema.optional(Schema.String).annotations({ description: "The `next` cursor of the previous page" })
+        })
+      )
+      .addSuccess(SessionPage)
+      .annotate(OpenApi.Summary, "List sessions, oldest first, a page at a time")
+  )
   .add(HttpApiEndpoint.get("get")`/sessions/${id}`.addSuccess(SessionView).annotate(OpenApi.Summary, "Inspect a session"))
   .add(
     HttpApiEndpoint.post("send")`/sessions/${id}/messages`
@@ -75,12 +94,18 @@ export const sessions = HttpApiGroup.make("sessions")
       .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
       .annotate(OpenApi.Summary, "The session's events as server-sent events")
   )
-  .add(HttpApiEndpoint.get("approvals")`/sessions/${id}/approvals`.addSuccess(Schema.Array(ApprovalView)).annotate(OpenApi.Summary, "Open permission questions"))
+  .add(
+    HttpApiEndpoint.get("approvals")`/sessions/${id}/approvals`
+      .setUrlParams(WaitForQuestion)
+      .addSuccess(Schema.Array(ApprovalView))
+      .annotate(OpenApi.Summary, "Open permission questions (with wait=true: once there is one)")
+  )
   .add(
     HttpApiEndpoint.post("answer")`/sessions/${id}/approvals/${toolUseId}`
       .setPayload(AnswerApproval)
+      .setUrlParams(WaitForQuestion)
       .addSuccess(ApprovalView)
-      .annotate(OpenApi.Summary, "Answer a permission question")
+      .annotate(OpenApi.Summary, "Answer a permission question (with wait=true: once it is asked)")
   )
   .add(
     HttpApiEndpoint.post("interrupt")`/sessions/${id}/interrupt`
@@ -88,6 +113,11 @@ export const sessions = HttpApiGroup.make("sessions")
       .annotate(OpenApi.Summary, "Interrupt the running input (like Ctrl-C)")
   )
   .add(HttpApiEndpoint.post("stop")`/sessions/${id}/stop`.addSuccess(SessionView).annotate(OpenApi.Summary, "Stop the session"))
+  .add(
+    HttpApiEndpoint.del("delete")`/sessions/${id}`
+      .addSuccess(Schema.Struct({ deleted: Schema.Boolean }))
+      .annotate(OpenApi.Summary, "Stop the session and delete everything it stored (inputs, events, transcript, files)")
+  )
   .add(
     HttpApiEndpoint.get("transcript")`/sessions/${id}/transcript`
       .addSuccess(HttpApiSchema.Text({ contentType: "application/x-ndjson" }))
@@ -103,7 +133,13 @@ export const server = HttpApiGroup.make("server")
   .add(
     HttpApiEndpoint.get("health", "/health")
       .addSuccess(Schema.Struct({ ok: Schema.Boolean, runner: Schema.String }))
-      .annotate(OpenApi.Summary, "Liveness (no token needed)")
+      .annotate(OpenApi.Summary, "Liveness: the process answers (no token needed)")
+  )
+  .add(
+    HttpApiEndpoint.get("ready", "/ready")
+      .addSuccess(Readiness)
+      .addError(Readiness, { status: 503 })
+      .annotate(OpenApi.Summary, "Readiness: storage reachable, shards owned, not shutting down (no token needed; 503 when not ready)")
   )
 
 export const openApiGroup = HttpApiGroup.make("openapi")
@@ -114,5 +150,8 @@ export class ServeApi extends HttpApi.make("toolgate")
   .add(sessions)
   .add(server)
   .add(openApiGroup)
+  .addError(Forbidden)
+  .addError(PayloadTooLarge)
+  .addError(InvalidRequest)
   .annotate(OpenApi.Title, "toolgate serve")
   .annotate(OpenApi.Description, "Agent sessions behind an HTTP API: create a session, send prompts or tool_use blocks, follow its events, answer its permission questions.") {}

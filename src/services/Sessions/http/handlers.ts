@@ -3,10 +3,11 @@
  * go out as server-sent events (`id` is the event's number, so a client that reconnects with
  * Last-Event-ID misses nothing).
  */
-import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
-import { Effect, Layer, Redacted, Schedule, Stream } from "effect"
-import { Sessions, type Caller } from "../../Sessions.js"
-import { Unauthorized, type ServeEvent } from "../model.js"
+import { HttpApiBuilder, HttpServerError, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
+import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
+import { Cause, Effect, Layer, Option, Redacted, Schedule, Stream } from "effect"
+import { Sessions, type Caller, type QuestionWait } from "../../Sessions.js"
+import { InvalidRequest, PayloadTooLarge, Unauthorized, type ServeEvent } from "../model.js"
 import { sameSecret } from "../tokens.js"
 import { Authorization, CurrentCaller, ServeApi } from "./api.js"
 
@@ -28,7 +29,7 @@ export const layerAuthorization = (serverToken: Redacted.Redacted | undefined): 
     })
   )
 
-/** Without a server token (loopback only) anyone local may create and list sessions. */
+/** Without a server token (--no-auth, loopback only) anyone local may create and list sessions. */
 const requireServerCaller = Effect.flatMap(CurrentCaller, (caller) =>
   caller.admin || caller.open ? Effect.void : Effect.fail(new Unauthorized({ message: "this endpoint needs the server's token as a bearer token" }))
 )
@@ -54,7 +55,7 @@ export const layerSessionsGroup = HttpApiBuilder.group(ServeApi, "sessions", (ha
     const guard = (id: string) => Effect.flatMap(CurrentCaller, (caller) => sessions.authorize(id, caller))
     return handlers
       .handle("create", ({ payload }) => Effect.zipRight(requireServerCaller, sessions.create(payload)))
-      .handle("list", () => Effect.zipRight(requireServerCaller, sessions.list))
+      .handle("list", ({ urlParams }) => Effect.zipRight(requireServerCaller, sessions.list({ limit: urlParams.limit ?? 50, after: urlParams.after })))
       .handle("get", ({ path }) => Effect.zipRight(guard(path.id), sessions.view(path.id)))
       .handle("send", ({ path, payload, urlParams }) => Effect.zipRight(guard(path.id), sessions.send(path.id, payload, urlParams.wait ?? true)))
       .handle("input", ({ path, urlParams }) => Effect.zipRight(guard(path.id), sessions.input(path.id, path.key, urlParams.wait ?? true)))
@@ -74,8 +75,10 @@ export const layerSessionsGroup = HttpApiBuilder.group(ServeApi, "sessions", (ha
           })
         })
       )
-      .handle("approvals", ({ path }) => Effect.zipRight(guard(path.id), sessions.approvals(path.id)))
-      .handle("answer", ({ path, payload }) => Effect.zipRight(guard(path.id), sessions.answer(path.id, path.toolUseId, payload)))
+      .handle("approvals", ({ path, urlParams }) => Effect.zipRight(guard(path.id), sessions.approvals(path.id, questionWait(urlParams))))
+      .handle("answer", ({ path, payload, urlParams }) =>
+        Effect.zipRight(guard(path.id), sessions.answer(path.id, path.toolUseId, payload, questionWait(urlParams)))
+      )
       .handle("interrupt", ({ path }) =>
         Effect.zipRight(
           guard(path.id),
@@ -84,19 +87,75 @@ export const layerSessionsGroup = HttpApiBuilder.group(ServeApi, "sessions", (ha
       )
       .handle("stop", ({ path }) => Effect.zipRight(guard(path.id), sessions.stop(path.id)))
       .handle("transcript", ({ path }) => Effect.zipRight(guard(path.id), sessions.transcript(path.id)))
+      .handle("delete", ({ path }) => Effect.zipRight(guard(path.id), Effect.as(sessions.remove(path.id), { deleted: true })))
   })
 )
 
-export const layerServerGroup = (runner: string) =>
-  HttpApiBuilder.group(ServeApi, "server", (handlers) => handlers.handle("health", () => Effect.succeed({ ok: true, runner })))
+const questionWait = (params: { readonly wait?: boolean | undefined; readonly timeout?: number | undefined }): QuestionWait => ({
+  wait: params.wait ?? false,
+  timeoutMs: (params.timeout ?? 120) * 1000
+})
 
+export const layerServerGroup = (runner: string) =>
+  HttpApiBuilder.group(ServeApi, "server", (handlers) =>
+    Effect.gen(function* () {
+      const sessions = yield* Sessions
+      return handlers
+        .handle("health", () => Effect.succeed({ ok: true, runner }))
+        .handle("ready", () => Effect.flatMap(sessions.readiness, (r) => (r.ready ? Effect.succeed(r) : Effect.fail(r))))
+    })
+  )
+
+/** A Schema issue path as one readable line. */
+const issueLine = (issue: { readonly path: ReadonlyArray<PropertyKey>; readonly message: string }) =>
+  issue.path.length === 0 ? issue.message : `${issue.path.map(String).join(".")}: ${issue.message}`
+
+/**
+ * Errors of the request itself, in one line each: a body that is not JSON says where it breaks,
+ * a body that does not fit says which field and why, an oversized body is a 413, an unknown
+ * route a 404 naming it.
+ */
 export const layerOpenApiGroup = HttpApiBuilder.group(ServeApi, "openapi", (handlers) =>
   handlers.handle("document", () => Effect.as(requireServerCaller, OpenApi.fromApi(ServeApi)))
 )
 
-/** The whole API, given the Sessions stage and the server's token (if any). */
+export const layerErrors = HttpApiBuilder.middleware(ServeApi, (app) =>
+  app.pipe(
+    // a body that cannot be read or parsed is a defect of the endpoint's decoding: caught here too
+    Effect.catchAllCause((cause) => {
+      const error = Option.getOrUndefined(Option.orElse(Cause.failureOption(cause), () => Cause.dieOption(cause)))
+      return error === undefined ? Effect.failCause(cause) : requestError(error, cause)
+    })
+  )
+)
+
+type Answer = Effect.Effect<HttpServerResponse.HttpServerResponse, InvalidRequest | PayloadTooLarge, HttpServerRequest.HttpServerRequest>
+
+const requestError = (error: unknown, cause: Cause.Cause<unknown>): Answer => {
+  if (error instanceof HttpApiDecodeError) {
+    return Effect.fail(new InvalidRequest({ message: `invalid request: ${error.issues.map(issueLine).join("; ")}` }))
+  }
+  if (error instanceof HttpServerError.RequestError) {
+    const why = error.cause instanceof Error ? error.cause.message : String(error.cause ?? error.description ?? "")
+    if (why.includes("maxBytes")) return Effect.fail(new PayloadTooLarge({ message: "the request body is larger than this server accepts" }))
+    return Effect.fail(new InvalidRequest({ message: error.reason === "Decode" ? `the body is not valid JSON: ${why}` : `the request could not be read: ${why}` }))
+  }
+  if (error instanceof HttpServerError.RouteNotFound) {
+    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      HttpServerResponse.json(
+        { _tag: "NotFound", message: `no such endpoint: ${request.method} ${new URL(request.url, "http://server").pathname}` },
+        { status: 404 }
+      ).pipe(Effect.orDie)
+    )
+  }
+  return Effect.failCause(cause as Cause.Cause<InvalidRequest>)
+}
+
+/** The whole API, given the Sessions stage and the server's token (undefined only with --no-auth). */
 export const layer = (options: { readonly runner: string; readonly serverToken: Redacted.Redacted | undefined }) =>
   HttpApiBuilder.api(ServeApi).pipe(
-    Layer.provide([layerSessionsGroup, layerServerGroup(options.runner), layerOpenApiGroup]),
+    Layer.provide([layerSessionsGroup, layerServerGroup(options.runner), layerOpenApiGroup, layerErrors]),
     Layer.provide(layerAuthorization(options.serverToken))
   )
+
+export { guard, type HttpGuards } from "./guards.js"

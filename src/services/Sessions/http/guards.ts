@@ -1,0 +1,114 @@
+/**
+ * What every request passes before the API sees it:
+ *   - its Host names this server: a loopback name or address, one of this machine's addresses, or
+ *     a name the server was given (`--allowed-host`). A web page that rebinds its own name to
+ *     127.0.0.1 still sends its name, and is refused (DNS rebinding);
+ *   - an Origin (a browser's request) must be one the server allows (`--cors-origin`): a page
+ *     the user visits cannot drive the API, even with a simple POST;
+ *   - its body declares its length (411 otherwise) and is at most `maxBodyBytes` (413 otherwise,
+ *     before any of it is read).
+ * CORS headers are answered only for the allowed origins.
+ */
+import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Option } from "effect"
+import * as net from "node:net"
+import * as os from "node:os"
+
+export interface HttpGuards {
+  /** Host names the server answers to besides loopback names and this machine's addresses. */
+  readonly allowedHosts: ReadonlyArray<string>
+  /** Origins browsers may call the API from (CORS); none: a request that carries an Origin is refused. */
+  readonly corsOrigins: ReadonlyArray<string>
+  /** The largest request body accepted. */
+  readonly maxBodyBytes: number
+}
+
+const refusal = (status: number, tag: string, message: string) => HttpServerResponse.unsafeJson({ _tag: tag, message }, { status })
+
+const isLoopbackAddress = (address: string): boolean => {
+  const lower = address.toLowerCase()
+  if (net.isIPv4(lower)) return lower.startsWith("127.")
+  if (lower === "::1") return true
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower)
+  return mapped !== null && mapped[1]!.startsWith("127.")
+}
+
+const localAddresses = (): ReadonlySet<string> =>
+  new Set(
+    Object.values(os.networkInterfaces())
+      .flatMap((list) => list ?? [])
+      .map((entry) => entry.address.toLowerCase().replace(/%.*$/, ""))
+  )
+
+/** The host part of a Host header, or undefined when the header is not `host[:port]`. */
+export const hostOf = (header: string): { readonly name: string; readonly ip: boolean } | undefined => {
+  const v6 = /^\[([0-9A-Fa-f:.]+)\](?::\d{1,5})?$/.exec(header)
+  if (v6 !== null) return net.isIPv6(v6[1]!) ? { name: v6[1]!.toLowerCase(), ip: true } : undefined
+  const plain = /^([A-Za-z0-9.-]+)(?::\d{1,5})?$/.exec(header)
+  if (plain === null) return undefined
+  const name = plain[1]!.toLowerCase()
+  return { name, ip: net.isIPv4(name) }
+}
+
+/** Decides whether a Host header names this server. */
+export const makeHostCheck = (allowedHosts: ReadonlyArray<string>) => {
+  const names = new Set(["localhost", ...allowedHosts.map((h) => h.toLowerCase().replace(/\.$/, ""))])
+  const addresses = localAddresses()
+  return (header: string | undefined): boolean => {
+    if (header === undefined) return false
+    const host = hostOf(header)
+    if (host === undefined) return false
+    if (host.ip) return isLoopbackAddress(host.name) || addresses.has(host.name)
+    // `localhost.` is the same name, written fully qualified
+    return names.has(host.name.endsWith(".") ? host.name.slice(0, -1) : host.name)
+  }
+}
+
+const normalOrigin = (origin: string) => origin.trim().toLowerCase().replace(/\/+$/, "")
+
+const OPEN_PATHS = new Set(["/health", "/ready"])
+
+/** The guards around the whole HTTP app (the API and its 404s alike). */
+export const guard =
+  (options: HttpGuards) =>
+  <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> => {
+    const hostNamesServer = makeHostCheck(options.allowedHosts)
+    const origins = new Set(options.corsOrigins.map(normalOrigin))
+    const withCors =
+      origins.size === 0
+        ? app
+        : HttpMiddleware.cors({
+            allowedOrigins: [...origins],
+            allowedHeaders: ["authorization", "content-type", "last-event-id"],
+            allowedMethods: ["GET", "POST", "DELETE", "OPTIONS"],
+            maxAge: 600
+          })(app)
+    return Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const url = new URL(request.url, "http://server")
+      const host = request.headers["host"]
+      if (!OPEN_PATHS.has(url.pathname) && !hostNamesServer(host)) {
+        return refusal(
+          403,
+          "Forbidden",
+          `the Host header ${JSON.stringify(host ?? "")} does not name this server (loopback names and addresses, this machine's addresses, or a name given with --allowed-host)`
+        )
+      }
+      const origin = request.headers["origin"]
+      if (origin !== undefined && !origins.has(normalOrigin(origin))) {
+        return refusal(403, "Forbidden", `requests from the web page ${origin} are not allowed (toolgate serve --cors-origin ${origin})`)
+      }
+      if (origin === undefined && request.headers["sec-fetch-site"] === "cross-site") {
+        return refusal(403, "Forbidden", "cross-site requests from a web page are not allowed")
+      }
+      // a body of unknown length could only be refused half-read, with the connection cut: its length comes first
+      if (request.headers["content-length"] === undefined && request.headers["transfer-encoding"] !== undefined) {
+        return refusal(411, "LengthRequired", "send the request body with a Content-Length header")
+      }
+      const declared = Number(request.headers["content-length"] ?? "0")
+      if (Number.isFinite(declared) && declared > options.maxBodyBytes) {
+        return refusal(413, "PayloadTooLarge", `the request body has ${declared} bytes; this server accepts at most ${options.maxBodyBytes}`)
+      }
+      return yield* HttpServerRequest.withMaxBodySize(withCors, Option.some(options.maxBodyBytes))
+    })
+  }
