@@ -150,6 +150,7 @@ describe("the grammar reader reads as bash does", () => {
     ["ls >(cat)", /output process substitution/],
     ["ls a<(cat)", /joined/],
     ["exec {fd}>x", /named file descriptor/],
+    ["git status {\\\nd}>''t", /named file descriptor/],
     ["__toolgate_cwd_file=x", /toolgate/],
     ["for PATH in x; do ls; done", /PATH/],
     ["ls &&", /empty/],

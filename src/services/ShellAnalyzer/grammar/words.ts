@@ -143,7 +143,7 @@ export class WordReader {
     // `<(` or `>(` right after text joins a process substitution to the word.
     const after = c.peek()
     if ((after === "<" || after === ">") && c.peekSecond() === "(") outside("a process substitution joined to a word")
-    if ((after === "<" || after === ">") && /^\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(raw)) outside("a redirection to a named file descriptor")
+    if ((after === "<" || after === ">") && /^\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(shape)) outside("a redirection to a named file descriptor")
     return { value: dynamic ? { dynamic: true, text: raw } : value, raw, plain }
   }
 
