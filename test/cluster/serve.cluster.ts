@@ -73,7 +73,7 @@ describe.skipIf(bin === undefined)("toolgate serve --runner (two runners on Post
             permissionMode: "bypassPermissions",
             script: scriptOf([
               { content: [toolUse("toolu_a", "Bash", { command: `echo a >> ${marker(cwd, "a")}` })], stop_reason: "tool_use" },
-              { content: [toolUse("toolu_b", "Bash", { command: `echo b >> ${marker(cwd, "b")}; sleep 4` })], stop_reason: "tool_use" },
+              { content: [toolUse("toolu_b", "Bash", { command: `echo b >> ${marker(cwd, "b")}; sleep 8` })], stop_reason: "tool_use" },
               { content: [toolUse("toolu_c", "Bash", { command: `echo c >> ${marker(cwd, "c")}` })], stop_reason: "tool_use" },
               { content: [text(`Session ${i} finished.`)], stop_reason: "end_turn" }
             ])
@@ -89,8 +89,9 @@ describe.skipIf(bin === undefined)("toolgate serve --runner (two runners on Post
       })
     )
 
-    // kill one runner while the sleeping calls run on both
-    await eventually(() => (sessions.filter((s) => fs.existsSync(marker(s.cwd, "b"))).length >= SESSIONS / 2 ? true : undefined), 180_000, 100)
+    // kill one runner while the sleeping calls run on both: once every session is in its sleep, the
+    // killed runner's share of them (sessions are spread by id over the shards) is mid-call
+    await eventually(() => (sessions.every((s) => fs.existsSync(marker(s.cwd, "b"))) ? true : undefined), 180_000, 100)
     await victim.stop("SIGKILL")
 
     const results = await Promise.all(
