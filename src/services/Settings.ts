@@ -20,7 +20,7 @@ import { makeRule } from "./Permissions/ruleGrammar.js"
 import { partitionRules } from "./Permissions/ruleValidation.js"
 import type { PermissionMode, PermissionRule, RuleBehavior, RuleSource } from "../Permission.js"
 import { parsePermissionMode } from "../Permission.js"
-import { expandPath } from "./Permissions/expandPath.js"
+import { expandPath } from "../internal/expandPath.js"
 import { updateFileLocked } from "../internal/fileLock.js"
 import { mergeSandboxSettings, type SandboxSettings } from "./Settings/sandbox.js"
 

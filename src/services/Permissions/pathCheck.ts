@@ -11,7 +11,7 @@
  *      grants (reads always; writes in acceptEdits); otherwise ask.
  */
 import * as path from "node:path"
-import { expandPath, InvalidPath } from "./expandPath.js"
+import { expandPath, InvalidPath } from "../../internal/expandPath.js"
 import * as Messages from "./messages.js"
 import { pathRuleMatches, type PathRuleAnchors } from "./pathRules.js"
 import { isCaseInsensitiveVolume, isDirectory, isHardLinked, resolveCandidates, type PathResolution } from "./pathResolution.js"

@@ -5,7 +5,7 @@
  * (Bash suggestions come from the shell analyzer.)
  */
 import * as path from "node:path"
-import { isWithin } from "./expandPath.js"
+import { isWithin } from "../../internal/expandPath.js"
 import { formatRule } from "./ruleGrammar.js"
 import type { RuleSuggestion } from "../../Permission.js"
 
