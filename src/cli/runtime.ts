@@ -9,12 +9,10 @@ import { newSession, type SessionContext } from "../Session.js"
 import { Settings } from "../services/Settings.js"
 import { ToolRegistry } from "../services/ToolRegistry.js"
 import { McpClients, type McpClientsOptions } from "../services/McpClients.js"
-import { unknownToolWarnings } from "../services/Permissions/ruleValidation.js"
+import { unknownToolWarnings, checkRule, makeRule } from "../PermissionRules.js"
 import { AGENT_TOOL_NAME } from "../services/Agent/subagents/pool.js"
 import { type CommonValues, runtimeOptions } from "./options.js"
 import { splitToolList } from "../services/Settings.js"
-import { checkRule } from "../services/Permissions/ruleValidation.js"
-import { makeRule } from "../services/Permissions/ruleGrammar.js"
 import { UsageError } from "./usageError.js"
 
 /**

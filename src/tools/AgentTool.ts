@@ -27,7 +27,7 @@ import { runSubagent, type SubagentDeps } from "../services/Agent/subagents/runS
 import * as SubagentModels from "../services/Agent/subagents/SubagentModels.js"
 import type { ModelClient } from "../services/ModelClient.js"
 import { agentRuleMatches } from "../services/Permissions/contentRules.js"
-import { canonicalToolName } from "../services/Permissions/ruleGrammar.js"
+import { canonicalToolName } from "../PermissionRules.js"
 import type { PermissionRule } from "../Permission.js"
 import { Settings } from "../services/Settings.js"
 import { ToolRegistry } from "../services/ToolRegistry.js"

@@ -6,7 +6,7 @@
  */
 import * as path from "node:path"
 import { isWithin } from "../../internal/expandPath.js"
-import { formatRule } from "./ruleGrammar.js"
+import { formatRule } from "../../PermissionRules.js"
 import type { RuleSuggestion } from "../../Permission.js"
 
 /** Characters with a meaning in gitignore patterns; a path holding them gets no suggestion. */
