@@ -8,7 +8,7 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { domainMatches, domainOfSpecifier, urlHostname, makeRule, parseRuleText, checkRule } from "../../../src/PermissionRules.js"
 import { MAX_SYMLINK_HOPS, resolveCandidates } from "../../../src/services/Permissions/pathResolution.js"
-import { protectedComponent } from "../../../src/services/Permissions/protectedPaths.js"
+import { protectedComponent } from "../../../src/ProtectedPaths.js"
 import { pathRuleSuggestion } from "../../../src/services/Permissions/suggestions.js"
 
 describe("resolveCandidates", () => {
