@@ -11,7 +11,7 @@ import { BadRequest } from "../Errors.js"
 import { documentIssue, parseJsonText } from "../internal/documentIssue.js"
 import { answerEveryToolUse, appendAssistant, appendUser, notRunResult } from "../services/Agent/conversation.js"
 import { TRANSCRIPT_FILE } from "../services/Agent/transcript.js"
-import { addUsage, emptyUsage, type Usage } from "../services/ModelClient/events.js"
+import { addUsage, emptyUsage, type Usage } from "../ModelEvents.js"
 import type { ModelMessage } from "../services/ModelClient.js"
 import { projectSlug } from "../Session.js"
 

@@ -33,7 +33,7 @@ import { buildSystemPrompt, type SystemPromptOptions } from "./Agent/systemPromp
 import { noTranscript, type Transcript } from "./Agent/transcript.js"
 import { runTurn, type SchedulingOptions, type TurnOutput } from "./Agent/turn.js"
 import type { ModelError } from "./ModelClient/errors.js"
-import { addUsage, emptyUsage, type Usage } from "./ModelClient/events.js"
+import { addUsage, emptyUsage, type Usage } from "../ModelEvents.js"
 import { ModelClient, type ModelMessage } from "./ModelClient.js"
 import { describeReason } from "../Permission.js"
 import type { Halt } from "./CallPipeline.js"

@@ -16,7 +16,7 @@ import {
   ScriptError,
   type ModelError
 } from "../ModelClient/errors.js"
-import type { ModelEvent } from "../ModelClient/events.js"
+import type { ModelEvent } from "../../ModelEvents.js"
 import { assembleStream } from "../ModelClient/stream.js"
 import type { ModelClientService, ModelRequest } from "../ModelClient.js"
 import { CurrentRun, InStep, type RunControls, type RunsService } from "./run.js"
