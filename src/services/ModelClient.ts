@@ -87,3 +87,8 @@ export const layerScripted = (options: ScriptedOptions): Layer.Layer<ModelClient
 
 export type { AnthropicOptions } from "./ModelClient/anthropic.js"
 export type { ScriptedOptions } from "./ModelClient/scripted.js"
+export { ModelApiError, ModelConnectionError, ModelNotConfigured, ModelStreamError, ScriptError, type ModelError } from "./ModelClient/errors.js"
+export type { RetryPolicy } from "./ModelClient/retry.js"
+export { loadScript, parseScript, type Script } from "./ModelClient/script.js"
+export { makeScripted } from "./ModelClient/scripted.js"
+export { assembleStream } from "./ModelClient/stream.js"
