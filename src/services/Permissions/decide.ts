@@ -23,7 +23,7 @@ import { domainMatches, domainOfSpecifier, urlHostname, matchesToolName, canonic
 import * as Messages from "./messages.js"
 import { effectiveMode } from "./modes.js"
 import { checkPath, pathDenials, type AskKind, type PathAccess, type PathCheckContext, type PathCheckResult } from "./pathCheck.js"
-import type { BashCheckContext, PathVerdict } from "../ShellAnalyzer/types.js"
+import type { BashCheckContext, PathVerdict } from "../ShellAnalyzer.js"
 import { withSandbox, type SandboxPermissions } from "../Sandbox.js"
 import { domainSuggestion, wholeToolSuggestion } from "./suggestions.js"
 import {
