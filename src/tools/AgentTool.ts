@@ -26,7 +26,7 @@ import { AGENT_TOOL_NAME, toolEntryWarnings } from "../services/Agent/subagents/
 import { runSubagent, type SubagentDeps } from "../services/Agent/subagents/runSubagent.js"
 import * as SubagentModels from "../services/Agent/subagents/SubagentModels.js"
 import type { ModelClient } from "../services/ModelClient.js"
-import { agentRuleMatches } from "../services/Permissions/contentRules.js"
+import { agentRuleMatches } from "../services/Permissions.js"
 import { canonicalToolName } from "../PermissionRules.js"
 import type { PermissionRule } from "../Permission.js"
 import { Settings } from "../services/Settings.js"
