@@ -125,3 +125,5 @@ export const make = (options: ExtensionsOptions = {}) =>
 /** Loads skills and custom tools into the registry when built. */
 export const layer = (options: ExtensionsOptions = {}): Layer.Layer<Extensions, never, Settings | ToolRegistry | BuiltinTools> =>
   Layer.effect(Extensions, make(options))
+
+export type { Skill } from "./Extensions/skills.js"

@@ -24,6 +24,7 @@ import { updateFileLocked } from "../internal/fileLock.js"
 import { mergeSandboxSettings, type SandboxSettings } from "./Settings/sandbox.js"
 
 export type { SandboxSettings } from "./Settings/sandbox.js"
+export { DEFAULT_SANDBOX_SETTINGS } from "./Settings/sandbox.js"
 
 export interface SettingsOptions {
   /** The directory the session starts in. */
