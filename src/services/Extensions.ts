@@ -6,7 +6,7 @@
  * throws, an invalid tool, an untrusted project's modules) are kept on the service and, unless
  * `reportWarnings: false`, printed to stderr.
  */
-import { AGENT_TOOL_NAME } from "./Agent/subagents/pool.js"
+import { AGENT_TOOL_NAME } from "./Agent.js"
 import { Console, Context, Effect, Layer } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
