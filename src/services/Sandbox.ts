@@ -43,6 +43,7 @@ export { settingsProfileMissing, type SandboxAvailable, type SandboxStatus, type
 export { filesystemPolicy, networkPolicy, type PolicyContext } from "./Sandbox/settingsPolicy.js"
 export { runtimePackageVersion } from "./Sandbox/runtimePackage.js"
 export { servedInvocation, type ServedProfile } from "./Sandbox/served.js"
+export { servedSandbox } from "./Sandbox/servedCheck.js"
 
 export type SandboxProfile = "readOnly" | "settings" | "served"
 
