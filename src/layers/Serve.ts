@@ -27,7 +27,7 @@ import { confineTool, refuseTool, type Confinement } from "../services/Sessions/
 import type { AnyTool } from "../Tool.js"
 import { builtinTools } from "../tools/index.js"
 import * as Sessions from "../services/Sessions.js"
-import type { ServePolicy } from "../services/Sessions/policy.js"
+import type { ServePolicy } from "../ServePolicy.js"
 import { durableCalls } from "../services/Sessions/durableCalls.js"
 import { durableModel } from "../services/Sessions/durableModel.js"
 import * as EventLog from "../services/Sessions/events.js"

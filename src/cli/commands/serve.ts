@@ -24,8 +24,7 @@ import { positiveIntConfig } from "../../internal/config.js"
 import * as F from "../flags.js"
 import { metasOf, optionsOf } from "../flags.js"
 import type { CommandSpec } from "../spec.js"
-import { ALLOWANCES, policyOf, ServePolicyFile, type Allowance } from "../../services/Sessions/policy.js"
-import { refusedName, sessionEnvironment } from "../../services/Sessions/environment.js"
+import { ALLOWANCES, policyOf, refusedName, ServePolicyFile, sessionEnvironment, type Allowance } from "../../ServePolicy.js"
 import { servedSandbox } from "../../services/Sandbox.js"
 
 const DEFAULT_PORT = 4700
