@@ -2,6 +2,7 @@
  * Permission vocabulary shared by the Permissions stage, the tools and the CLI explainer
  * (claude-code-spec §1).
  */
+import { Schema } from "effect"
 
 export type PermissionMode =
   | "default"
@@ -19,6 +20,9 @@ export const PERMISSION_MODES: ReadonlyArray<PermissionMode> = [
   "bypassPermissions",
   "auto"
 ]
+
+/** A mode's name in a document (served sessions' API and policy files). */
+export const PermissionModeName = Schema.Literal(...PERMISSION_MODES)
 
 /** Parses a mode name; `manual` is an alias of `default` (spec §1.2). */
 export const parsePermissionMode = (name: string): PermissionMode | undefined =>

@@ -8,16 +8,22 @@ import { Clock, Effect, type Layer, Option, Stream } from "effect"
 import * as path from "node:path"
 import type { BadRequest } from "../Errors.js"
 import * as Agent from "../services/Agent.js"
-import type { ApprovalRecorder } from "../services/Agent/approvals.js"
-import { newConversation, type Conversation } from "../services/Agent/conversation.js"
-import type { AgentEvent } from "../services/Agent/events.js"
-import { replayedCallsOf, type ReplayedCall, type ReplayReport } from "../services/Agent/replay.js"
-import * as SubagentModels from "../services/Agent/subagents/SubagentModels.js"
-import { openTranscript, TRANSCRIPT_FILE, TRANSCRIPT_VERSION } from "../services/Agent/transcript.js"
+import {
+  newConversation,
+  replayedCallsOf,
+  SubagentModels,
+  openTranscript,
+  TRANSCRIPT_FILE,
+  TRANSCRIPT_VERSION,
+  type ApprovalRecorder,
+  type Conversation,
+  type AgentEvent,
+  type ReplayedCall,
+  type ReplayReport
+} from "../services/Agent.js"
 import { Extensions } from "../services/Extensions.js"
 import { McpClients } from "../services/McpClients.js"
-import type { ScriptError } from "../services/ModelClient/errors.js"
-import { ModelClient, type ModelClientService } from "../services/ModelClient.js"
+import { ModelClient, type ScriptError, type ModelClientService } from "../services/ModelClient.js"
 import { ToolRegistry } from "../services/ToolRegistry.js"
 import type { SessionContext } from "../Session.js"
 import * as AgentTool from "../tools/AgentTool.js"

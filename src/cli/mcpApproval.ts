@@ -7,9 +7,7 @@
  */
 import { Effect } from "effect"
 import * as readline from "node:readline"
-import type { PendingProjectServer, McpClientsOptions } from "../services/McpClients.js"
-import type { ProjectServerChoice } from "../services/McpClients/configSources.js"
-import { toolPrefix } from "../services/McpClients/naming.js"
+import { toolPrefix, type PendingProjectServer, type McpClientsOptions, type ProjectServerChoice } from "../services/McpClients.js"
 import { bold, escapeInvisible } from "./render.js"
 
 const CHOICES: Record<string, ProjectServerChoice> = { "1": "approve", y: "approve", yes: "approve", "2": "approve-all", a: "approve-all", "3": "reject", n: "reject", no: "reject" }

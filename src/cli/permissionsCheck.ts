@@ -4,9 +4,7 @@
  */
 import { Effect } from "effect"
 import type { PermissionDecision } from "../Permission.js"
-import type { PermissionRequest, Permissions } from "../services/Permissions.js"
-import * as Explain from "../services/Permissions/explain.js"
-import type { ExplainContext, ExplainedRule, ExplanationJson } from "../services/Permissions/explain.js"
+import { Explain, type ExplainContext, type ExplainedRule, type ExplanationJson, type PermissionRequest, type Permissions } from "../services/Permissions.js"
 
 export interface Explanation {
   readonly text: string

@@ -17,33 +17,36 @@ import * as fs from "node:fs"
 import { createServer, type Server } from "node:http"
 import * as path from "node:path"
 import * as Agent from "../services/Agent.js"
-import * as SubagentModels from "../services/Agent/subagents/SubagentModels.js"
-import { parseSubagentScripts } from "../services/Agent/subagents/scriptedSubagents.js"
+import { SubagentModels, parseSubagentScripts } from "../services/Agent.js"
 import { Approver } from "../services/Approver.js"
-import { anthropicFromConfig, ModelClient, type ModelClientService } from "../services/ModelClient.js"
-import { ModelNotConfigured } from "../services/ModelClient/errors.js"
+import { anthropicFromConfig, ModelClient, ModelNotConfigured, parseScript, type ModelClientService } from "../services/ModelClient.js"
 import * as Hooks from "../services/Hooks.js"
 import * as Sandbox from "../services/Sandbox.js"
 import * as Settings from "../services/Settings.js"
-import { confineTool, refuseTool, type Confinement } from "../services/Sessions/confine.js"
 import type { AnyTool } from "../Tool.js"
 import { builtinTools } from "../tools/index.js"
-import { parseScript } from "../services/ModelClient/script.js"
 import * as Sessions from "../services/Sessions.js"
-import type { ServePolicy } from "../services/Sessions/policy.js"
-import { durableCalls } from "../services/Sessions/durableCalls.js"
-import { durableModel } from "../services/Sessions/durableModel.js"
-import * as EventLog from "../services/Sessions/events.js"
-import * as Handlers from "../services/Sessions/handlers.js"
-import * as RunnerSocket from "../services/Sessions/runnerSocket.js"
-import * as Http from "../services/Sessions/http/handlers.js"
-import { makeRemoteApprover } from "../services/Sessions/remoteApprover.js"
-import { layerRuns, Runs, type RunsService } from "../services/Sessions/run.js"
-import * as SessionRuntimes from "../services/Sessions/runtimes.js"
+import {
+  confineTool,
+  refuseTool,
+  durableCalls,
+  durableModel,
+  EventLog,
+  Handlers,
+  RunnerSocket,
+  Http,
+  makeRemoteApprover,
+  layerRuns,
+  Runs,
+  SessionRuntimes,
+  makePositionedScripted,
+  ServeSettings,
+  SessionStore,
+  type Confinement,
+  type RunsService
+} from "../services/Sessions.js"
+import type { ServePolicy } from "../ServePolicy.js"
 import * as ShellAnalyzer from "../services/ShellAnalyzer.js"
-import { makePositionedScripted } from "../services/Sessions/scriptedModel.js"
-import * as ServeSettings from "../services/Sessions/settings.js"
-import * as SessionStore from "../services/Sessions/store.js"
 import * as AgentTool from "../tools/AgentTool.js"
 import * as Runtime from "./Runtime.js"
 

@@ -32,16 +32,14 @@ import type { AgentEvent } from "./Agent/events.js"
 import { buildSystemPrompt, type SystemPromptOptions } from "./Agent/systemPrompt.js"
 import { noTranscript, type Transcript } from "./Agent/transcript.js"
 import { runTurn, type SchedulingOptions, type TurnOutput } from "./Agent/turn.js"
-import type { ModelError } from "./ModelClient/errors.js"
-import { addUsage, emptyUsage, type Usage } from "./ModelClient/events.js"
-import { ModelClient, type ModelMessage } from "./ModelClient.js"
+import { ModelClient, type ModelError, type ModelMessage } from "./ModelClient.js"
+import { addUsage, emptyUsage, type Usage } from "../ModelEvents.js"
 import { describeReason } from "../Permission.js"
 import type { Halt } from "./CallPipeline.js"
 import { Scheduler } from "./Scheduler.js"
 import { ToolRegistry } from "./ToolRegistry.js"
 import { DeferredTools } from "./DeferredTools.js"
-import { BackgroundWork, Hooks } from "./Hooks.js"
-import type { SessionEndReason, SessionStartSource } from "./Hooks/types.js"
+import { BackgroundWork, Hooks, type SessionEndReason, type SessionStartSource } from "./Hooks.js"
 import { systemReminder } from "../Messages.js"
 import type { SessionContext } from "../Session.js"
 import type { AnyTool } from "../Tool.js"
@@ -404,3 +402,21 @@ const promptText = (blocks: ReadonlyArray<Readonly<Record<string, unknown>>>) =>
     .filter((b) => b.type === "text" && typeof b.text === "string")
     .map((b) => b.text as string)
     .join("\n")
+
+// ---------------------------------------------------------------------------------------------
+// Beside the loop: its events, conversation and transcript, recorded approvals and replays (the
+// CLI, served sessions), and subagents (the Agent tool)
+// ---------------------------------------------------------------------------------------------
+
+export type { AgentEvent } from "./Agent/events.js"
+export { answerEveryToolUse, appendAssistant, appendUser, newConversation, notRunResult, toApiBlock, type Conversation } from "./Agent/conversation.js"
+export { openTranscript, readTranscript, toJsonLine, TRANSCRIPT_FILE, TRANSCRIPT_VERSION, type Transcript } from "./Agent/transcript.js"
+export { layerReplayed, makeApprovalRecorder, type ApprovalRecorder } from "./Agent/approvals.js"
+export { compareReplay, replayedCallsOf, type ReplayedCall, type ReplayReport } from "./Agent/replay.js"
+export * as SubagentModels from "./Agent/subagents/SubagentModels.js"
+export { BUILTIN_AGENTS, DEFAULT_AGENT_TYPE } from "./Agent/subagents/builtins.js"
+export { agentDirs, loadAgents, type AgentDefinition, type LoadedAgents } from "./Agent/subagents/definitions.js"
+export { agentHookResponse, agentResultText, type AgentOutput } from "./Agent/subagents/output.js"
+export { AGENT_TOOL_NAME, toolEntryWarnings } from "./Agent/subagents/pool.js"
+export { runSubagent, type SubagentDeps } from "./Agent/subagents/runSubagent.js"
+export { parseSubagentScripts } from "./Agent/subagents/scriptedSubagents.js"

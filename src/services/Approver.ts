@@ -7,7 +7,7 @@ import * as readline from "node:readline"
 import type { AnyTool } from "../Tool.js"
 import type { SessionContext } from "../Session.js"
 import type { PermissionDecision, RuleSuggestion } from "../Permission.js"
-import { parseRuleText } from "./Permissions/ruleGrammar.js"
+import { parseRuleText } from "../PermissionRules.js"
 
 export interface ApprovalRequest {
   readonly tool: AnyTool

@@ -73,3 +73,8 @@ export const make = Effect.gen(function* () {
 })
 
 export const layer: Layer.Layer<DeferredTools, never, ToolRegistry> = Layer.effect(DeferredTools, make)
+
+/** What the ToolSearch tool needs: the deferral rule, the mode, and the texts of its results. */
+export { splitPool, TOOL_SEARCH_NAME, type PoolSplit } from "./DeferredTools/deferral.js"
+export { contextTokens, toolSearchMode } from "./DeferredTools/mode.js"
+export { formatToolSearchResult, summaryOf, truncateDescription, type ToolSearchOutput } from "./DeferredTools/resultText.js"

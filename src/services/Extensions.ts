@@ -6,7 +6,7 @@
  * throws, an invalid tool, an untrusted project's modules) are kept on the service and, unless
  * `reportWarnings: false`, printed to stderr.
  */
-import { AGENT_TOOL_NAME } from "./Agent/subagents/pool.js"
+import { AGENT_TOOL_NAME } from "./Agent.js"
 import { Console, Context, Effect, Layer } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -125,3 +125,5 @@ export const make = (options: ExtensionsOptions = {}) =>
 /** Loads skills and custom tools into the registry when built. */
 export const layer = (options: ExtensionsOptions = {}): Layer.Layer<Extensions, never, Settings | ToolRegistry | BuiltinTools> =>
   Layer.effect(Extensions, make(options))
+
+export type { Skill } from "./Extensions/skills.js"

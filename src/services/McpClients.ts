@@ -563,3 +563,7 @@ export const none: McpClientsService = {
 }
 
 export const layerNone: Layer.Layer<McpClients> = Layer.succeed(McpClients, none)
+
+export type { ProjectServerChoice } from "./McpClients/configSources.js"
+export { toolPrefix } from "./McpClients/naming.js"
+export { McpRequestError } from "./McpClients/errors.js"

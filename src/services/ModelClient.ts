@@ -8,7 +8,7 @@ import { Config, Context, Effect, Layer, Option, Redacted, type Stream } from "e
 import type { ApiToolDefinition } from "../Messages.js"
 import { makeAnthropic, type AnthropicOptions } from "./ModelClient/anthropic.js"
 import { ModelNotConfigured, type ModelError } from "./ModelClient/errors.js"
-import type { ModelEvent, RetryInfo } from "./ModelClient/events.js"
+import type { ModelEvent, RetryInfo } from "../ModelEvents.js"
 import { defaultRetryPolicy, type RetryPolicy } from "./ModelClient/retry.js"
 import { makeScripted, type ScriptedOptions } from "./ModelClient/scripted.js"
 
@@ -87,3 +87,8 @@ export const layerScripted = (options: ScriptedOptions): Layer.Layer<ModelClient
 
 export type { AnthropicOptions } from "./ModelClient/anthropic.js"
 export type { ScriptedOptions } from "./ModelClient/scripted.js"
+export { ModelApiError, ModelConnectionError, ModelNotConfigured, ModelStreamError, ScriptError, type ModelError } from "./ModelClient/errors.js"
+export type { RetryPolicy } from "./ModelClient/retry.js"
+export { loadScript, parseScript, type Script } from "./ModelClient/script.js"
+export { makeScripted } from "./ModelClient/scripted.js"
+export { assembleStream } from "./ModelClient/stream.js"

@@ -80,3 +80,9 @@ export const layerAllowAll: Layer.Layer<Permissions> = Layer.succeed(Permissions
   decide: () => Effect.succeed({ behavior: "allow", reason: { type: "default", detail: "allow-all layer" } }),
   readsWithoutAsking: () => Effect.succeed(true)
 })
+
+/** Why a decision came out as it did, rule by rule (`toolgate permissions check`). */
+export * as Explain from "./Permissions/explain.js"
+export type { ExplainContext, ExplainedRule, ExplanationJson } from "./Permissions/explain.js"
+export { dontAskDenied } from "./Permissions/messages.js"
+export { agentRuleMatches } from "./Permissions/contentRules.js"

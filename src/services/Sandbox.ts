@@ -22,8 +22,7 @@ import * as path from "node:path"
 import type { DecisionReason } from "../Permission.js"
 import type { SessionContext } from "../Session.js"
 import { workingDirectories } from "../Session.js"
-import { Settings, type LoadedSettings, type SandboxSettings } from "./Settings.js"
-import { DEFAULT_SANDBOX_SETTINGS } from "./Settings/sandbox.js"
+import { Settings, DEFAULT_SANDBOX_SETTINGS, type LoadedSettings, type SandboxSettings } from "./Settings.js"
 import { ShellAnalyzer } from "./ShellAnalyzer.js"
 import { detectSandbox } from "./Sandbox/detect.js"
 import { SandboxError } from "./Sandbox/errors.js"
@@ -44,6 +43,7 @@ export { settingsProfileMissing, type SandboxAvailable, type SandboxStatus, type
 export { filesystemPolicy, networkPolicy, type PolicyContext } from "./Sandbox/settingsPolicy.js"
 export { runtimePackageVersion } from "./Sandbox/runtimePackage.js"
 export { servedInvocation, type ServedProfile } from "./Sandbox/served.js"
+export { servedSandbox } from "./Sandbox/servedCheck.js"
 
 export type SandboxProfile = "readOnly" | "settings" | "served"
 

@@ -23,7 +23,7 @@ import {
   type CallError
 } from "../Errors.js"
 import { contentText, layoutToolResults, type ToolResultsMessage, type ToolUseBlock } from "../Messages.js"
-import { isWithin } from "./Permissions/expandPath.js"
+import { isWithin } from "../internal/expandPath.js"
 import type { SessionContext } from "../Session.js"
 import type { Footprint, ToolProgress } from "../Tool.js"
 import { CallPipeline, type CallOutcome, type Halt, type PreparedCall } from "./CallPipeline.js"

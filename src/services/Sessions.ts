@@ -18,9 +18,8 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { ToolUseBlock } from "../Messages.js"
 import type { ApprovalAnswer } from "./Approver.js"
-import { toJsonLine, TRANSCRIPT_VERSION } from "./Agent/transcript.js"
-import { NO_MODEL_MESSAGE } from "./ModelClient.js"
-import { parseScript } from "./ModelClient/script.js"
+import { toJsonLine, TRANSCRIPT_VERSION } from "./Agent.js"
+import { NO_MODEL_MESSAGE, parseScript } from "./ModelClient.js"
 import { Session } from "./Sessions/entities.js"
 import { EventLog } from "./Sessions/events.js"
 import { StoredConversation } from "./Sessions/execute.js"
@@ -464,3 +463,24 @@ export const layer: Layer.Layer<
   never,
   SessionStore | EventLog | ServeSettings | SessionRuntimes | Runs | Sharding.Sharding
 > = Layer.scoped(Sessions, make)
+
+// ---------------------------------------------------------------------------------------------
+// What the Serve preset (src/layers/Serve.ts) composes: the sessions' tables and event log, this
+// process's serve settings, the runner side (entity, workflow, runner socket), the HTTP API, and
+// each session's runtime with its durable model turns and calls, confined file tools and
+// remote approver
+// ---------------------------------------------------------------------------------------------
+
+export * as SessionStore from "./Sessions/store.js"
+export * as EventLog from "./Sessions/events.js"
+export * as ServeSettings from "./Sessions/settings.js"
+export * as Handlers from "./Sessions/handlers.js"
+export * as RunnerSocket from "./Sessions/runnerSocket.js"
+export * as Http from "./Sessions/http/handlers.js"
+export * as SessionRuntimes from "./Sessions/runtimes.js"
+export { layerRuns, Runs, type RunsService } from "./Sessions/run.js"
+export { durableModel } from "./Sessions/durableModel.js"
+export { durableCalls } from "./Sessions/durableCalls.js"
+export { confineTool, refuseTool, type Confinement } from "./Sessions/confine.js"
+export { makeRemoteApprover } from "./Sessions/remoteApprover.js"
+export { makePositionedScripted } from "./Sessions/scriptedModel.js"

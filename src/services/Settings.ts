@@ -16,15 +16,15 @@ import { BadRequest, BrokenSettings, SettingsError } from "../Errors.js"
 import { findGitRoot } from "../internal/gitRoot.js"
 import { isRecord } from "../internal/json.js"
 import { parseSettingsText, readSettingsFile, type DocumentRead, type SettingsDocument } from "./Settings/document.js"
-import { makeRule } from "./Permissions/ruleGrammar.js"
-import { partitionRules } from "./Permissions/ruleValidation.js"
+import { makeRule, partitionRules } from "../PermissionRules.js"
 import type { PermissionMode, PermissionRule, RuleBehavior, RuleSource } from "../Permission.js"
 import { parsePermissionMode } from "../Permission.js"
-import { expandPath } from "./Permissions/expandPath.js"
+import { expandPath } from "../internal/expandPath.js"
 import { updateFileLocked } from "../internal/fileLock.js"
 import { mergeSandboxSettings, type SandboxSettings } from "./Settings/sandbox.js"
 
 export type { SandboxSettings } from "./Settings/sandbox.js"
+export { DEFAULT_SANDBOX_SETTINGS } from "./Settings/sandbox.js"
 
 export interface SettingsOptions {
   /** The directory the session starts in. */

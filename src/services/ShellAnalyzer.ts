@@ -12,7 +12,9 @@ import { Context, Effect, Layer } from "effect"
 import { makeShellAnalyzer, makeShellParser } from "./ShellAnalyzer/index.js"
 import type { BashCheckContext, BashVerdict, CommandAnalysis } from "./ShellAnalyzer/types.js"
 
-export type { BashCheckContext, BashVerdict, CommandAnalysis } from "./ShellAnalyzer/types.js"
+export type { BashCheckContext, BashVerdict, CommandAnalysis, PathVerdict, SimpleCommand } from "./ShellAnalyzer/types.js"
+/** Bash rule patterns, for the other readers of `Bash(…)` rules (hook conditions, sandbox exclusions). */
+export { compileBashPattern, matchesText, strictMatchesCommand, type BashPattern } from "./ShellAnalyzer/bashRules.js"
 
 export interface ShellAnalyzerService {
   /** Loads the parser (once; later calls return at once). Never fails. */

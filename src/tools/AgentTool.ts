@@ -20,24 +20,34 @@
  */
 import { Config, Console, Effect, Layer } from "effect"
 import { ToolError } from "../Errors.js"
-import { agentDirs, loadAgents, type AgentDefinition, type LoadedAgents } from "../services/Agent/subagents/definitions.js"
-import { BUILTIN_AGENTS, DEFAULT_AGENT_TYPE } from "../services/Agent/subagents/builtins.js"
-import { AGENT_TOOL_NAME, toolEntryWarnings } from "../services/Agent/subagents/pool.js"
-import { runSubagent, type SubagentDeps } from "../services/Agent/subagents/runSubagent.js"
-import * as SubagentModels from "../services/Agent/subagents/SubagentModels.js"
+import {
+  agentDirs,
+  loadAgents,
+  BUILTIN_AGENTS,
+  DEFAULT_AGENT_TYPE,
+  AGENT_TOOL_NAME,
+  toolEntryWarnings,
+  runSubagent,
+  SubagentModels,
+  agentHookResponse,
+  agentResultText,
+  type AgentDefinition,
+  type LoadedAgents,
+  type SubagentDeps,
+  type AgentOutput
+} from "../services/Agent.js"
 import type { ModelClient } from "../services/ModelClient.js"
-import { agentRuleMatches } from "../services/Permissions/contentRules.js"
-import { canonicalToolName } from "../services/Permissions/ruleGrammar.js"
+import { agentRuleMatches } from "../services/Permissions.js"
+import { canonicalToolName } from "../PermissionRules.js"
 import type { PermissionRule } from "../Permission.js"
 import { Settings } from "../services/Settings.js"
 import { ToolRegistry } from "../services/ToolRegistry.js"
 import { buildTool, reject, type AnyTool } from "../Tool.js"
 import { AGENT_TOOL_PROMPT, agentToolDescription } from "./agent/description.js"
 import { AgentInput } from "./agent/input.js"
-import { agentHookResponse, agentResultText, type AgentOutput } from "../services/Agent/subagents/output.js"
 
 export { AgentInput } from "./agent/input.js"
-export type { AgentOutput } from "../services/Agent/subagents/output.js"
+export type { AgentOutput } from "../services/Agent.js"
 
 /** `TOOLGATE_MAX_CONCURRENT_SUBAGENTS`, then `CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS`, default 20. */
 export const maxConcurrentSubagentsConfig: Config.Config<number> = Config.integer("TOOLGATE_MAX_CONCURRENT_SUBAGENTS").pipe(

@@ -16,7 +16,7 @@ import { buildTool, reject, type ToolCheckContext, type ToolContext, type ToolRe
 import { ToolError } from "../Errors.js"
 import { BooleanLike, optional } from "./schemas.js"
 import { repairEditInput } from "./inputRepairs.js"
-import { expandPath } from "../services/Permissions/expandPath.js"
+import { expandPath } from "../internal/expandPath.js"
 import { deniedAccessMessage } from "./files/denials.js"
 import { formatFileSize, oneLine, plural } from "./files/format.js"
 import { errorText, fileNotFoundMessage, pathProblem, statOrUndefined } from "./files/paths.js"

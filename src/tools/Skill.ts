@@ -11,7 +11,7 @@
  */
 import { Effect, Schema } from "effect"
 import { ToolError } from "../Errors.js"
-import type { Skill } from "../services/Extensions/skills.js"
+import type { Skill } from "../services/Extensions.js"
 import { buildTool, reject, type ToolContext, type ToolResult } from "../Tool.js"
 import { optional } from "./schemas.js"
 

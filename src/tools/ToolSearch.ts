@@ -13,9 +13,16 @@ import { ToolError } from "../Errors.js"
 import { McpClients } from "../services/McpClients.js"
 import { apiSchemaOf, ToolRegistry } from "../services/ToolRegistry.js"
 import { buildTool } from "../Tool.js"
-import { splitPool, TOOL_SEARCH_NAME } from "../services/DeferredTools/deferral.js"
-import { contextTokens, toolSearchMode } from "../services/DeferredTools/mode.js"
-import { formatToolSearchResult, summaryOf, truncateDescription, type ToolSearchOutput } from "../services/DeferredTools/resultText.js"
+import {
+  splitPool,
+  TOOL_SEARCH_NAME,
+  contextTokens,
+  toolSearchMode,
+  formatToolSearchResult,
+  summaryOf,
+  truncateDescription,
+  type ToolSearchOutput
+} from "../services/DeferredTools.js"
 import { parseQuery, searchTools } from "./toolsearch/search.js"
 import { described, NumberLike, optional } from "./schemas.js"
 

@@ -10,7 +10,7 @@
  */
 import { Effect, Option, Schema, Stream } from "effect"
 import { ToolError } from "../Errors.js"
-import type { AssistantBlock } from "../services/ModelClient/events.js"
+import type { AssistantBlock } from "../ModelEvents.js"
 import type { ModelClientService } from "../services/ModelClient.js"
 import { ToolRegistry } from "../services/ToolRegistry.js"
 import { buildTool, reject, type AnyTool } from "../Tool.js"

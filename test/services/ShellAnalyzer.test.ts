@@ -13,7 +13,7 @@ import * as Hooks from "../../src/services/Hooks.js"
 import * as Permissions from "../../src/services/Permissions.js"
 import * as Settings from "../../src/services/Settings.js"
 import * as ShellAnalyzer from "../../src/services/ShellAnalyzer.js"
-import { makeRule } from "../../src/services/Permissions/ruleGrammar.js"
+import { makeRule } from "../../src/PermissionRules.js"
 import { BashTool } from "../../src/tools/Bash.js"
 import { testSession } from "../support/runtime.js"
 

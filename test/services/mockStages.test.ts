@@ -11,7 +11,7 @@ import { Scheduler, layer as SchedulerLayer } from "../../src/services/Scheduler
 import * as Settings from "../../src/services/Settings.js"
 import { ToolRegistry, buildPool } from "../../src/services/ToolRegistry.js"
 import * as Hooks from "../../src/services/Hooks.js"
-import { makeRule } from "../../src/services/Permissions/ruleGrammar.js"
+import { makeRule } from "../../src/PermissionRules.js"
 import { buildTool } from "../../src/Tool.js"
 import { tempDir, testRuntime, testSession, toolUse } from "../support/runtime.js"
 

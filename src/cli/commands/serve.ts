@@ -24,9 +24,8 @@ import { positiveIntConfig } from "../../internal/config.js"
 import * as F from "../flags.js"
 import { metasOf, optionsOf } from "../flags.js"
 import type { CommandSpec } from "../spec.js"
-import { ALLOWANCES, policyOf, ServePolicyFile, type Allowance } from "../../services/Sessions/policy.js"
-import { refusedName, sessionEnvironment } from "../../services/Sessions/environment.js"
-import { servedSandbox } from "../../services/Sessions/sandboxCheck.js"
+import { ALLOWANCES, policyOf, refusedName, ServePolicyFile, sessionEnvironment, type Allowance } from "../../ServePolicy.js"
+import { servedSandbox } from "../../services/Sandbox.js"
 
 const DEFAULT_PORT = 4700
 const DEFAULT_MAX_BODY = 1024 * 1024

@@ -12,11 +12,9 @@
  */
 import { randomUUID } from "node:crypto"
 import { contentText, UnparsableInput } from "../../Messages.js"
-import type { PromptOutcome } from "../../services/Agent.js"
-import type { AgentEvent } from "../../services/Agent/events.js"
-import { toApiBlock } from "../../services/Agent/conversation.js"
+import { toApiBlock, type PromptOutcome, type AgentEvent } from "../../services/Agent.js"
 import type { CallOutcome } from "../../services/CallPipeline.js"
-import type { Usage } from "../../services/ModelClient/events.js"
+import type { Usage } from "../../ModelEvents.js"
 import { describeReason } from "../../Permission.js"
 import { contextWindowOf, costUsd } from "./cost.js"
 

@@ -3,7 +3,7 @@
  * list prices per million tokens by model family (cache writes 1.25x input, cache reads 0.1x);
  * 0 for a model this table does not know (a scripted model, another provider).
  */
-import type { Usage } from "../../services/ModelClient/events.js"
+import type { Usage } from "../../ModelEvents.js"
 
 interface Price {
   readonly input: number

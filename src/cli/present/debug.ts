@@ -3,7 +3,7 @@
  * call with its permission decision and outcome.
  */
 import { describeReason } from "../../Permission.js"
-import type { AgentEvent } from "../../services/Agent/events.js"
+import type { AgentEvent } from "../../services/Agent.js"
 import type { SchedulerEvent } from "../../services/Scheduler.js"
 
 export const debugLine = (text: string): string => `[DEBUG] ${text}\n`

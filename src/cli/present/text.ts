@@ -12,8 +12,7 @@ import { contentText } from "../../Messages.js"
 import type { CallOutcome } from "../../services/CallPipeline.js"
 import type { MessageRun, TimelineEntry } from "../../services/Scheduler.js"
 import type { ToolPool } from "../../services/ToolRegistry.js"
-import type { PromptOutcome } from "../../services/Agent.js"
-import type { AgentEvent } from "../../services/Agent/events.js"
+import type { PromptOutcome, AgentEvent } from "../../services/Agent.js"
 
 export interface TextPresenterOptions {
   readonly out: NodeJS.WritableStream & { readonly isTTY?: boolean }

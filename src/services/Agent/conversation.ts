@@ -6,8 +6,8 @@
  */
 import { INTERRUPT_MARKER } from "../../Errors.js"
 import { toolResult, UnparsableInput, type ToolResultBlock } from "../../Messages.js"
-import type { AssistantBlock, Usage } from "../ModelClient/events.js"
-import { emptyUsage } from "../ModelClient/events.js"
+import type { AssistantBlock, Usage } from "../../ModelEvents.js"
+import { emptyUsage } from "../../ModelEvents.js"
 import type { ModelMessage } from "../ModelClient.js"
 import type { SessionContext } from "../../Session.js"
 import { isRecord } from "../../internal/json.js"

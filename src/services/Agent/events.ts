@@ -1,9 +1,8 @@
 /**
  * What the agent loop reports while it works, in order, for renderers and `stream-json`.
  */
-import type { ModelError } from "../ModelClient/errors.js"
-import type { ModelEvent, RetryInfo, Usage } from "../ModelClient/events.js"
-import type { ModelMessage } from "../ModelClient.js"
+import type { ModelError, ModelMessage } from "../ModelClient.js"
+import type { ModelEvent, RetryInfo, Usage } from "../../ModelEvents.js"
 import type { MessageRun, SchedulerEvent } from "../Scheduler.js"
 
 export type AgentEvent =

@@ -21,8 +21,7 @@ import { documentIssue, parseJsonText } from "../../internal/documentIssue.js"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { UnparsableInput } from "../../Messages.js"
-import { ScriptError } from "../ModelClient/errors.js"
-import { parseScript, type Script } from "../ModelClient/script.js"
+import { ScriptError, parseScript, type Script } from "../ModelClient.js"
 
 export const TRANSCRIPT_VERSION = 1
 export const TRANSCRIPT_FILE = "transcript.jsonl"

@@ -7,10 +7,9 @@
  * started get the interrupt text rather than "not run".
  */
 import { Clock, Deferred, Effect, Queue, Stream } from "effect"
-import type { ModelError } from "../ModelClient/errors.js"
-import type { AssistantBlock, ModelEvent, RetryInfo, Usage } from "../ModelClient/events.js"
-import { emptyUsage } from "../ModelClient/events.js"
-import type { ModelClientService, ModelRequest } from "../ModelClient.js"
+import type { ModelError, ModelClientService, ModelRequest } from "../ModelClient.js"
+import type { AssistantBlock, ModelEvent, RetryInfo, Usage } from "../../ModelEvents.js"
+import { emptyUsage } from "../../ModelEvents.js"
 import type { CallStreamEvent, MessageRun, SchedulerOptions, SchedulerService } from "../Scheduler.js"
 import type { SessionContext } from "../../Session.js"
 import type { AgentEvent } from "./events.js"

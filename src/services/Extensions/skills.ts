@@ -8,7 +8,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { listValue, parseFrontMatter, stringValue } from "./frontMatter.js"
+import { listValue, parseFrontMatter, stringValue } from "../../internal/frontMatter.js"
 
 export type ExtensionSource = "project" | "user"
 

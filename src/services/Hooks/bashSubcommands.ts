@@ -9,9 +9,7 @@
  * text is also a candidate, so a splitting mistake can only make a hook run more often, never less.
  */
 import { Effect } from "effect"
-import type { ShellAnalyzerService } from "../ShellAnalyzer.js"
-import { compileBashPattern, strictMatchesCommand } from "../ShellAnalyzer/bashRules.js"
-import type { CommandAnalysis, SimpleCommand } from "../ShellAnalyzer/types.js"
+import { compileBashPattern, strictMatchesCommand, type ShellAnalyzerService, type CommandAnalysis, type SimpleCommand } from "../ShellAnalyzer.js"
 
 export const MAX_COMMAND_LENGTH = 10_000
 

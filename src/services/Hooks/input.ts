@@ -4,7 +4,7 @@
 import type { AnyTool } from "../../Tool.js"
 import type { SessionContext } from "../../Session.js"
 import type { RuleSuggestion } from "../../Permission.js"
-import { parseRuleText } from "../Permissions/ruleGrammar.js"
+import { parseRuleText } from "../../PermissionRules.js"
 import { middleTruncate } from "./capText.js"
 import type {
   NotificationInput,

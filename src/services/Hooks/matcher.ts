@@ -4,7 +4,7 @@
  * unanchored JavaScript RegExp (an invalid one matches nothing). Legacy tool names count on both
  * sides (`Task` matches `Agent`).
  */
-import { LEGACY_TOOL_NAMES, canonicalToolName } from "../Permissions/ruleGrammar.js"
+import { LEGACY_TOOL_NAMES, canonicalToolName } from "../../PermissionRules.js"
 
 const EXACT_LIST = /^[A-Za-z0-9_\- ,|]+$/
 

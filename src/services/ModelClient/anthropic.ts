@@ -8,7 +8,7 @@
 import { Clock, Effect, Option, Redacted, Stream } from "effect"
 import type { ModelClientService, ModelRequest } from "../ModelClient.js"
 import { ModelApiError, ModelConnectionError, ModelStreamError, type ModelError } from "./errors.js"
-import type { ModelEvent } from "./events.js"
+import type { ModelEvent } from "../../ModelEvents.js"
 import { buildParams } from "./request.js"
 import { defaultRetryPolicy, withRetries, type RetryPolicy } from "./retry.js"
 import { assembleStream } from "./stream.js"

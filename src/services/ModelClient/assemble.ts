@@ -7,7 +7,7 @@
  */
 import { UnparsableInput } from "../../Messages.js"
 import { ModelStreamError } from "./errors.js"
-import type { AssistantBlock, ModelEvent, Usage } from "./events.js"
+import type { AssistantBlock, ModelEvent, Usage } from "../../ModelEvents.js"
 import { isRecord } from "../../internal/json.js"
 
 interface OpenBlock {

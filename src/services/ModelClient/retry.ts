@@ -5,7 +5,7 @@
  */
 import { Duration, Effect, Schedule } from "effect"
 import { isRetryable, ModelConnectionError, type ModelError } from "./errors.js"
-import type { RetryInfo } from "./events.js"
+import type { RetryInfo } from "../../ModelEvents.js"
 
 export interface RetryPolicy {
   /** Retries after the first attempt (0 = none). */

@@ -6,7 +6,7 @@
 import { Clock, Duration, Effect, Ref, Stream } from "effect"
 import type { ModelClientService, ModelRequest } from "../ModelClient.js"
 import { ModelApiError, ModelConnectionError, ScriptError, type ModelError } from "./errors.js"
-import type { ModelEvent } from "./events.js"
+import type { ModelEvent } from "../../ModelEvents.js"
 import { defaultRetryPolicy, withRetries, type RetryPolicy } from "./retry.js"
 import { loadScript, substituteCwd, type Script } from "./script.js"
 import { assembleStream } from "./stream.js"

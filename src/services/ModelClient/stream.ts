@@ -5,7 +5,7 @@
 import { Clock, Effect, Stream } from "effect"
 import { Assembler } from "./assemble.js"
 import type { ModelError } from "./errors.js"
-import type { ModelEvent } from "./events.js"
+import type { ModelEvent } from "../../ModelEvents.js"
 
 /** Each raw event is passed on as `Raw` (ms since `t0`) before what it assembles to. */
 export const assembleStream = (raw: Stream.Stream<unknown, ModelError>, t0: number): Stream.Stream<ModelEvent, ModelError> =>

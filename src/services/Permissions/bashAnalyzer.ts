@@ -3,8 +3,7 @@
  * Bash call asks (issue 4: a parser that cannot work means every Bash call asks).
  */
 import { Effect } from "effect"
-import type { ShellAnalyzerService } from "../ShellAnalyzer.js"
-import type { BashCheckContext, BashVerdict } from "../ShellAnalyzer/types.js"
+import type { ShellAnalyzerService, BashCheckContext, BashVerdict } from "../ShellAnalyzer.js"
 
 export type AnalyzerOutcome =
   | { readonly _tag: "Verdict"; readonly verdict: BashVerdict }

@@ -3,7 +3,7 @@
  * Agent types and Skill names (§1.10).
  */
 import type { AnyTool } from "../../Tool.js"
-import { PARAMETER_RULE, PRIMARY_FIELDS } from "./ruleValidation.js"
+import { PARAMETER_RULE, PRIMARY_FIELDS } from "../../PermissionRules.js"
 import type { PermissionRule } from "../../Permission.js"
 
 const wildcard = (value: string): RegExp =>

@@ -19,15 +19,13 @@ import { workingDirectories } from "../../Session.js"
 import type { FileStateService } from "../FileState.js"
 import type { AnalyzeBash, AnalyzerOutcome } from "./bashAnalyzer.js"
 import { agentRuleMatches, parameterRuleMatches, skillRuleMatches } from "./contentRules.js"
-import { domainMatches, domainOfSpecifier, urlHostname } from "./domainRules.js"
+import { domainMatches, domainOfSpecifier, urlHostname, matchesToolName, canonicalToolName } from "../../PermissionRules.js"
 import * as Messages from "./messages.js"
 import { effectiveMode } from "./modes.js"
 import { checkPath, pathDenials, type AskKind, type PathAccess, type PathCheckContext, type PathCheckResult } from "./pathCheck.js"
-import type { BashCheckContext, PathVerdict } from "../ShellAnalyzer/types.js"
+import type { BashCheckContext, PathVerdict } from "../ShellAnalyzer.js"
 import { withSandbox, type SandboxPermissions } from "../Sandbox.js"
 import { domainSuggestion, wholeToolSuggestion } from "./suggestions.js"
-import { matchesToolName } from "./toolNames.js"
-import { canonicalToolName } from "./ruleGrammar.js"
 import {
   describeReason,
   type DecisionReason,

@@ -11,11 +11,11 @@
  *      grants (reads always; writes in acceptEdits); otherwise ask.
  */
 import * as path from "node:path"
-import { expandPath, InvalidPath } from "./expandPath.js"
+import { expandPath, InvalidPath } from "../../internal/expandPath.js"
 import * as Messages from "./messages.js"
 import { pathRuleMatches, type PathRuleAnchors } from "./pathRules.js"
 import { isCaseInsensitiveVolume, isDirectory, isHardLinked, resolveCandidates, type PathResolution } from "./pathResolution.js"
-import { isAgentConfigPath, protectedComponent } from "./protectedPaths.js"
+import { isAgentConfigPath, protectedComponent } from "../../ProtectedPaths.js"
 import { pathRuleSuggestion } from "./suggestions.js"
 import type { DecisionReason, PermissionMode, PermissionRule, RuleSuggestion } from "../../Permission.js"
 import { containingDirectory, type WorkingDirectory } from "./workingDirectories.js"

@@ -9,7 +9,7 @@
  */
 import ignore, { type Ignore } from "ignore"
 import * as path from "node:path"
-import { isWithin } from "./expandPath.js"
+import { isWithin } from "../../internal/expandPath.js"
 import type { PermissionRule } from "../../Permission.js"
 
 export interface PathRuleAnchors {

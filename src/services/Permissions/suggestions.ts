@@ -5,8 +5,8 @@
  * (Bash suggestions come from the shell analyzer.)
  */
 import * as path from "node:path"
-import { isWithin } from "./expandPath.js"
-import { formatRule } from "./ruleGrammar.js"
+import { isWithin } from "../../internal/expandPath.js"
+import { formatRule } from "../../PermissionRules.js"
 import type { RuleSuggestion } from "../../Permission.js"
 
 /** Characters with a meaning in gitignore patterns; a path holding them gets no suggestion. */

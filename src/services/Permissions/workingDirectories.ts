@@ -4,7 +4,7 @@
  * by path components; case is folded only on volumes that really are case-insensitive.
  */
 import * as path from "node:path"
-import { isWithin } from "./expandPath.js"
+import { isWithin } from "../../internal/expandPath.js"
 import { isCaseInsensitiveVolume, resolveCandidates } from "./pathResolution.js"
 
 export interface WorkingDirectory {

@@ -6,8 +6,7 @@
  * read stays in. A convenience, not a permission: excluded commands are still judged as usual.
  */
 import { Effect } from "effect"
-import type { ShellAnalyzerService } from "../ShellAnalyzer.js"
-import { compileBashPattern, matchesText } from "../ShellAnalyzer/index.js"
+import { compileBashPattern, matchesText, type ShellAnalyzerService } from "../ShellAnalyzer.js"
 
 const DESCRIPTOR_DUPLICATION = /^[<>]&$/
 

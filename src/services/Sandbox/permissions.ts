@@ -12,7 +12,7 @@
  */
 import { Effect } from "effect"
 import type { PermissionRule } from "../../Permission.js"
-import type { BashVerdict } from "../ShellAnalyzer/types.js"
+import type { BashVerdict } from "../ShellAnalyzer.js"
 
 export const RUN_OUTSIDE_SANDBOX = "Run outside of the sandbox"
 export const AUTO_ALLOWED_IN_SANDBOX = "Auto-allowed with sandbox (autoAllowBashIfSandboxed enabled)"

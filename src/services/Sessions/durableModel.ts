@@ -14,11 +14,12 @@ import {
   ModelNotConfigured,
   ModelStreamError,
   ScriptError,
-  type ModelError
-} from "../ModelClient/errors.js"
-import type { ModelEvent } from "../ModelClient/events.js"
-import { assembleStream } from "../ModelClient/stream.js"
-import type { ModelClientService, ModelRequest } from "../ModelClient.js"
+  assembleStream,
+  type ModelError,
+  type ModelClientService,
+  type ModelRequest
+} from "../ModelClient.js"
+import type { ModelEvent } from "../../ModelEvents.js"
 import { CurrentRun, InStep, type RunControls, type RunsService } from "./run.js"
 
 const ModelErrorSchema = Schema.Union(ModelApiError, ModelConnectionError, ModelStreamError, ModelNotConfigured, ScriptError)

@@ -5,13 +5,11 @@
  */
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { PERMISSION_MODES } from "../../Permission.js"
+import { PermissionModeName } from "../../Permission.js"
 
 const Json = Schema.Unknown
 const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 const Block = JsonObject.annotations({ description: "A Messages API content block" })
-
-export const PermissionModeName = Schema.Literal(...PERMISSION_MODES)
 
 export const CreateSession = Schema.Struct({
   cwd: Schema.String.annotations({ description: "The session's working directory on the server (must exist)" }),

@@ -1,95 +1,12 @@
 /**
- * What a create request may ask for, decided by the server (flags, or a policy file): permission
- * modes, workspace trust, hooks, settings files, extra directories, MCP servers, the network. The
- * default refuses everything that widens what a session can reach; the session's own token holder
- * approves its own questions, so only what the server allows bounds it.
+ * A create request against the server's policy (src/ServePolicy.ts): the folders it names must be
+ * real, inside the workspace root and apart from the server's own files; what it asks for must be
+ * allowed. The first refusal wins.
  */
-import { Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { PermissionModeName, Forbidden, InvalidRequest, type CreateSession } from "./model.js"
-
-/** What `--allow` may name. */
-export const ALLOWANCES = [
-  "acceptEdits",
-  "auto",
-  "bypassPermissions",
-  "trust-project",
-  "hooks",
-  "settings-files",
-  "add-dirs",
-  "mcp",
-  "network"
-] as const
-export type Allowance = (typeof ALLOWANCES)[number]
-
-/** Modes that only narrow what a session may do without asking. */
-export const NARROW_MODES = ["default", "plan", "dontAsk"] as const
-
-export const ServePolicy = Schema.Struct({
-  /** Permission modes a create request may ask for (and its settings' `defaultMode` may name). */
-  permissionModes: Schema.Array(PermissionModeName),
-  /** `trustProject`: the project's allow rules, directories and tool modules apply. */
-  trustProject: Schema.Boolean,
-  /** Command hooks from the request's settings and the project's settings files (else only the server's). */
-  hooks: Schema.Boolean,
-  /** `settings` naming a file on the server (inside the workspace root). */
-  settingsFiles: Schema.Boolean,
-  /** `addDirs` (inside the workspace root). */
-  addDirs: Schema.Boolean,
-  /** MCP servers of the project (`.mcp.json`): stdio servers only, in the sandbox. */
-  mcp: Schema.Boolean,
-  /** Sandboxed processes and WebFetch reach the network. */
-  network: Schema.Boolean,
-  /** Variables of the server's environment passed to the session's processes, besides PATH, LANG, LC_*, TERM, TZ. */
-  env: Schema.Array(Schema.String),
-  /** Folders shown read-only in the sandbox besides the system's (e.g. a toolchain under /opt). */
-  readOnlyPaths: Schema.Array(Schema.String)
-})
-export type ServePolicy = typeof ServePolicy.Type
-
-/** A policy file: every field optional (the default's value when left out). */
-export const ServePolicyFile = Schema.Struct({
-  permissionModes: Schema.optional(Schema.Array(PermissionModeName)),
-  trustProject: Schema.optional(Schema.Boolean),
-  hooks: Schema.optional(Schema.Boolean),
-  settingsFiles: Schema.optional(Schema.Boolean),
-  addDirs: Schema.optional(Schema.Boolean),
-  mcp: Schema.optional(Schema.Boolean),
-  network: Schema.optional(Schema.Boolean),
-  env: Schema.optional(Schema.Array(Schema.String)),
-  readOnlyPaths: Schema.optional(Schema.Array(Schema.String))
-}).annotations({ parseOptions: { onExcessProperty: "error" } })
-
-export const DEFAULT_POLICY: ServePolicy = {
-  permissionModes: NARROW_MODES,
-  trustProject: false,
-  hooks: false,
-  settingsFiles: false,
-  addDirs: false,
-  mcp: false,
-  network: false,
-  env: [],
-  readOnlyPaths: []
-}
-
-/** The default, widened by a policy file and by `--allow` flags. */
-export const policyOf = (file: typeof ServePolicyFile.Type | undefined, allow: ReadonlyArray<Allowance>, env: ReadonlyArray<string>): ServePolicy => {
-  const given = Object.fromEntries(Object.entries(file ?? {}).filter(([, value]) => value !== undefined)) as Partial<ServePolicy>
-  const base: ServePolicy = { ...DEFAULT_POLICY, ...given }
-  const modes = new Set([...base.permissionModes, ...allow.filter((a) => a === "acceptEdits" || a === "auto" || a === "bypassPermissions")])
-  return {
-    ...base,
-    permissionModes: [...modes],
-    trustProject: base.trustProject || allow.includes("trust-project"),
-    hooks: base.hooks || allow.includes("hooks"),
-    settingsFiles: base.settingsFiles || allow.includes("settings-files"),
-    addDirs: base.addDirs || allow.includes("add-dirs"),
-    mcp: base.mcp || allow.includes("mcp"),
-    network: base.network || allow.includes("network"),
-    env: [...new Set([...base.env, ...env])]
-  }
-}
+import type { ServePolicy } from "../../ServePolicy.js"
+import { Forbidden, InvalidRequest, type CreateSession } from "./model.js"
 
 const refused = (what: string, allowance: string) =>
   new Forbidden({ message: `${what} is not allowed by this server (toolgate serve --allow ${allowance}, or its policy file)` })

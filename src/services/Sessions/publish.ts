@@ -4,7 +4,7 @@
  * starts, progresses and finishes.
  */
 import { Effect } from "effect"
-import type { AgentEvent } from "../Agent/events.js"
+import type { AgentEvent } from "../Agent.js"
 import type { SchedulerEvent } from "../Scheduler.js"
 import { toJsonValue } from "./json.js"
 import type { RunControls } from "./run.js"

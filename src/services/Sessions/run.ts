@@ -9,7 +9,7 @@
  */
 import type { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngine"
 import { Context, Deferred, Duration, Effect, Layer, Queue } from "effect"
-import type { Transcript } from "../Agent/transcript.js"
+import type { Transcript } from "../Agent.js"
 import type { EventWriter } from "./events.js"
 
 export interface RunControls {

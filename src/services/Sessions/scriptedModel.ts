@@ -4,9 +4,7 @@
  * turns come from storage, continues at the right place in the script.
  */
 import { Effect, Stream } from "effect"
-import type { ModelClientService } from "../ModelClient.js"
-import type { Script } from "../ModelClient/script.js"
-import { makeScripted } from "../ModelClient/scripted.js"
+import { makeScripted, type ModelClientService, type Script } from "../ModelClient.js"
 import { CurrentModelTurn } from "./durableModel.js"
 
 export interface PositionedScriptOptions {

@@ -5,7 +5,7 @@
  */
 import { Context, Layer } from "effect"
 import type { SandboxAvailable } from "../Sandbox.js"
-import type { ServePolicy } from "./policy.js"
+import type { ServePolicy } from "../../ServePolicy.js"
 
 export interface ServeSettingsService {
   /** This runner as the others see it (`host:port`; `embedded` for the one-process server). */

@@ -21,7 +21,7 @@ import {
 } from "./bashRules.js"
 import { criticalRemoval, type CriticalContext } from "./critical.js"
 import * as M from "./messages.js"
-import { isAgentConfigPath } from "../Permissions/protectedPaths.js"
+import { isAgentConfigPath } from "../../ProtectedPaths.js"
 import { unitGuards } from "./guards.js"
 import { escapeForDisplay } from "./hygiene.js"
 import { ACCEPT_EDITS_COMMANDS, FILE_WRITERS, filePaths } from "./pathArgs.js"

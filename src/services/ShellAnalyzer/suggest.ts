@@ -4,7 +4,7 @@
  * other programs (`Bash(bash:*)`, `Bash(env:*)`, `Bash(xargs:*)`, `Bash(sudo:*)`,
  * `Bash(find:*)`, interpreters) or `Bash(*)`.
  */
-import { formatRule } from "../Permissions/ruleGrammar.js"
+import { formatRule } from "../../PermissionRules.js"
 import type { RuleSuggestion } from "../../Permission.js"
 import { renderArgv } from "./bashRules.js"
 import type { SimpleCommand } from "./types.js"

@@ -2,7 +2,7 @@
  * What the model is told about the Agent tool: the description (with the available agent types,
  * each with its tools) and the usage notes for the system prompt. Toolgate's own words.
  */
-import type { AgentDefinition } from "../../services/Agent/subagents/definitions.js"
+import type { AgentDefinition } from "../../services/Agent.js"
 
 const toolsOf = (d: AgentDefinition): string => {
   const base = d.tools === undefined ? "all tools" : d.tools.join(", ")

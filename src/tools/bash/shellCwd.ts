@@ -4,7 +4,7 @@
  */
 import * as fs from "node:fs"
 import { isDirectory } from "../../internal/fileKind.js"
-import { isWithin } from "../../services/Permissions/expandPath.js"
+import { isWithin } from "../../internal/expandPath.js"
 import { workingDirectories, type SessionContext } from "../../Session.js"
 import type { FinalCwd } from "./cwdTrap.js"
 

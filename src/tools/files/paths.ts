@@ -5,7 +5,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { expandPath } from "../../services/Permissions/expandPath.js"
+import { expandPath } from "../../internal/expandPath.js"
 
 export const CWD_NOTE = "Note: your current working directory is"
 

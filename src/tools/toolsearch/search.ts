@@ -7,7 +7,7 @@
  *   equal to a tool's name puts that tool first.
  */
 import type { AnyTool } from "../../Tool.js"
-import { TOOL_SEARCH_NAME } from "../../services/DeferredTools/deferral.js"
+import { TOOL_SEARCH_NAME } from "../../services/DeferredTools.js"
 
 export type ParsedQuery =
   | { readonly _tag: "Select"; readonly names: ReadonlyArray<string> }

@@ -7,7 +7,7 @@
  * name resolves to, at connection time (see guardedLookup.ts).
  */
 import type { PermissionRule } from "../../Permission.js"
-import { domainOfSpecifier } from "../../services/Permissions/domainRules.js"
+import { domainOfSpecifier } from "../../PermissionRules.js"
 import { classifyAddress, describeClass, isInternal, isLocalhostName, type AddressClass } from "./addresses.js"
 
 export const WEB_FETCH_TOOL_NAME = "WebFetch"

@@ -6,7 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { CallPipeline } from "../../../src/services/CallPipeline.js"
 import * as Settings from "../../../src/services/Settings.js"
-import { makeRule } from "../../../src/services/Permissions/ruleGrammar.js"
+import { makeRule } from "../../../src/PermissionRules.js"
 import { buildTool } from "../../../src/Tool.js"
 import { tempDir, testRuntime, testSession, toolUse } from "../../support/runtime.js"
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Clock, Effect, Either, Fiber, Stream, TestClock } from "effect"
-import type { ModelEvent, RetryInfo } from "../../../src/services/ModelClient/events.js"
+import type { ModelEvent, RetryInfo } from "../../../src/ModelEvents.js"
 import { parseScript } from "../../../src/services/ModelClient/script.js"
 import { makeScripted } from "../../../src/services/ModelClient/scripted.js"
 

@@ -6,11 +6,9 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { domainMatches, domainOfSpecifier, urlHostname } from "../../../src/services/Permissions/domainRules.js"
+import { domainMatches, domainOfSpecifier, urlHostname, makeRule, parseRuleText, checkRule } from "../../../src/PermissionRules.js"
 import { MAX_SYMLINK_HOPS, resolveCandidates } from "../../../src/services/Permissions/pathResolution.js"
-import { protectedComponent } from "../../../src/services/Permissions/protectedPaths.js"
-import { makeRule, parseRuleText } from "../../../src/services/Permissions/ruleGrammar.js"
-import { checkRule } from "../../../src/services/Permissions/ruleValidation.js"
+import { protectedComponent } from "../../../src/ProtectedPaths.js"
 import { pathRuleSuggestion } from "../../../src/services/Permissions/suggestions.js"
 
 describe("resolveCandidates", () => {

@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Settings from "../../../src/services/Settings.js"
-import { unknownToolWarnings } from "../../../src/services/Permissions/ruleValidation.js"
+import { unknownToolWarnings } from "../../../src/PermissionRules.js"
 import * as F from "../Permissions/fixture.js"
 
 const load = (options: Settings.SettingsOptions, env: Record<string, string> = {}) =>

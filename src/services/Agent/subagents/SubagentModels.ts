@@ -12,11 +12,16 @@
  *   deterministic only for one subagent at a time).
  */
 import { Config, Context, Effect, Layer, Option } from "effect"
-import { ScriptError, type ModelError } from "../../ModelClient/errors.js"
-import { anthropicFromConfig, ModelClient, type ModelClientService } from "../../ModelClient.js"
-import type { RetryPolicy } from "../../ModelClient/retry.js"
-import type { Script } from "../../ModelClient/script.js"
-import { makeScripted } from "../../ModelClient/scripted.js"
+import {
+  ScriptError,
+  anthropicFromConfig,
+  ModelClient,
+  makeScripted,
+  type ModelError,
+  type ModelClientService,
+  type RetryPolicy,
+  type Script
+} from "../../ModelClient.js"
 import { loadSubagentScripts } from "./scriptedSubagents.js"
 
 export interface SubagentModelRequest {

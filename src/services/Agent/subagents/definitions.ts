@@ -8,7 +8,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { listValue, parseFrontMatter, stringValue } from "../../Extensions/frontMatter.js"
+import { listValue, parseFrontMatter, stringValue } from "../../../internal/frontMatter.js"
 import { BUILTIN_AGENTS } from "./builtins.js"
 
 export type AgentSource = "built-in" | "project" | "user" | "library"

@@ -4,7 +4,7 @@
  * `content`, `totalDurationMs`, `totalTokens`, `totalToolUseCount`, `usage`, `prompt`) plus the
  * agent type and why it stopped.
  */
-import type { Usage } from "../../ModelClient/events.js"
+import type { Usage } from "../../../ModelEvents.js"
 import type { StopKind } from "../../Agent.js"
 
 export interface AgentOutput {

@@ -9,8 +9,7 @@
  * computed once.
  */
 import { Effect } from "effect"
-import { canonicalToolName, parseRuleText } from "../../Permissions/ruleGrammar.js"
-import { matchesToolName } from "../../Permissions/toolNames.js"
+import { canonicalToolName, parseRuleText, matchesToolName } from "../../../PermissionRules.js"
 import { poolOf, type ToolPool } from "../../ToolRegistry.js"
 import { reject, type AnyTool } from "../../../Tool.js"
 import type { AgentDefinition } from "./definitions.js"

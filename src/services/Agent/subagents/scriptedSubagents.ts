@@ -9,8 +9,7 @@
  */
 import { Effect, Either } from "effect"
 import * as fs from "node:fs"
-import { ScriptError } from "../../ModelClient/errors.js"
-import { parseScript, type Script } from "../../ModelClient/script.js"
+import { ScriptError, parseScript, type Script } from "../../ModelClient.js"
 import { isRecord } from "../../../internal/json.js"
 
 export const SUBAGENT_TURN = "subagent_turn"

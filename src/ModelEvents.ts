@@ -3,7 +3,7 @@
  * text deltas, finished content blocks (a tool_use's input parsed once, at its block's stop),
  * the stop reason and usage.
  */
-import type { ToolUseBlock } from "../../Messages.js"
+import type { ToolUseBlock } from "./Messages.js"
 
 export interface Usage {
   readonly input_tokens: number

@@ -9,8 +9,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { SandboxStatus } from "../Sandbox.js"
-import { detectSandbox } from "../Sandbox/detect.js"
-import { servedInvocation } from "../Sandbox/served.js"
+import { detectSandbox } from "./detect.js"
+import { servedInvocation } from "./served.js"
 
 const trial = (status: Extract<SandboxStatus, { _tag: "Available" }>, hidden: string): Effect.Effect<string | undefined> =>
   Effect.acquireUseRelease(

@@ -1,8 +1,8 @@
 /**
- * The YAML front matter of a SKILL.md, as far as skills use it: `key: value` scalars (plain,
- * quoted), inline lists `[a, b]`, block lists (`- item`), and `|` / `>` block scalars. Anything
- * fancier is kept as its raw text. No YAML library: the subset is small and the input is a
- * user's file, so unknown constructs must never throw.
+ * The YAML front matter of a SKILL.md or an agent definition, as far as they use it: `key: value`
+ * scalars (plain, quoted), inline lists `[a, b]`, block lists (`- item`), and `|` / `>` block
+ * scalars. Anything fancier is kept as its raw text. No YAML library: the subset is small and the
+ * input is a user's file, so unknown constructs must never throw.
  */
 
 export interface FrontMatter {
