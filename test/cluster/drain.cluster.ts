@@ -120,6 +120,8 @@ describe.skipIf(bin === undefined)("toolgate serve --runner: graceful drain", ()
       await progress(() => Math.min(...sent) >= 2)
       process.kill(old.pid, "SIGTERM")
       expect((await old.exited).signal).toBeNull()
+      // inputs sent to it while it drained waited for the next runner, not for the drain time
+      expect(old.stderr()).toContain("drained: no input runs here")
       live[index] = await c.start(name)
     }
     await restart(0, "r1b")

@@ -93,6 +93,12 @@ export const makeCluster = async (pg: Postgres, work: string, name: string): Pro
         thaw(runner.pid)
         await runner.stop("SIGKILL")
       }
+      // TOOLGATE_CLUSTER_LOGS=<dir>: every runner's stderr, kept for a look after the test
+      const logs = process.env.TOOLGATE_CLUSTER_LOGS
+      if (logs !== undefined && logs !== "") {
+        fs.mkdirSync(logs, { recursive: true })
+        for (const runner of runners) fs.writeFileSync(path.join(logs, `${name}-${runner.name}.log`), runner.stderr())
+      }
     }
   }
 }

@@ -23,14 +23,19 @@ export const layerSessionEntity = Session.toLayer(
     const runtimes = yield* SessionRuntimes
     const inputs = yield* Effect.makeSemaphore(1)
 
+    // A draining runner starts nothing: the input stays stored, and the runner that takes the
+    // session next runs it (this delivery ends with the runner, unanswered). The wait is not an
+    // input running here: the drain does not wait for it.
+    const notHere = Symbol("notHere")
     const send = (key: string) =>
+      Effect.flatMap(start(key).pipe(runs.track), (result) => (result === notHere ? Effect.never : Effect.succeed(result)))
+
+    const start = (key: string) =>
       Effect.gen(function* () {
         const input = yield* store.input(sessionId, key).pipe(Effect.orDie)
         if (Option.isNone(input)) return yield* Effect.dieMessage(`input ${key} of session ${sessionId} is not stored`)
         if (input.value.status === "done" || input.value.status === "failed") return yield* Effect.orDie(decodeResult(input.value.result))
-        // a draining runner starts nothing: the input stays stored, and the runner that takes the
-        // session next runs it (this delivery ends with the runner, unanswered)
-        if (yield* Deferred.isDone(runs.draining)) return yield* Effect.never
+        if (yield* Deferred.isDone(runs.draining)) return notHere
         const session = yield* store.session(sessionId).pipe(Effect.orDie)
         const now = yield* Clock.currentTimeMillis
         if (input.value.status === "queued" && Option.exists(session, (s) => s.status === "stopped")) {
@@ -49,7 +54,7 @@ export const layerSessionEntity = Session.toLayer(
         const { executionId, salt } = yield* pinExecution(sessionId, key)
         if (input.value.status === "queued") yield* store.startInput(sessionId, key, executionId, now).pipe(Effect.orDie)
         return yield* SessionInput.execute({ sessionId, key, salt })
-      }).pipe(runs.track)
+      })
 
     const interrupt = (times: number) =>
       Effect.gen(function* () {
