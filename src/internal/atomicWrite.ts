@@ -12,11 +12,12 @@ export const tempPathFor = (file: string): string =>
 export const writeFileAtomic = async (
   file: string,
   content: string | Uint8Array,
-  options: { readonly mode?: number; readonly signal?: AbortSignal } = {}
+  options: { readonly mode?: number; readonly signal?: AbortSignal; /** `mode` as given, not masked by the umask. */ readonly exactMode?: boolean } = {}
 ): Promise<void> => {
   const temp = tempPathFor(file)
   const handle = await fs.promises.open(temp, "wx", options.mode ?? 0o644)
   try {
+    if (options.exactMode === true && options.mode !== undefined) await handle.chmod(options.mode)
     await handle.writeFile(content, options.signal === undefined ? {} : { signal: options.signal })
     await handle.sync()
     // an interrupted write must not land: the target keeps its old content

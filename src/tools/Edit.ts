@@ -22,6 +22,7 @@ import { formatFileSize, oneLine, plural } from "./files/format.js"
 import { errorText, fileNotFoundMessage, pathProblem, statOrUndefined } from "./files/paths.js"
 import { EDIT_DIRECTORY_TEXT, editAppliedText } from "./files/messages.js"
 import { readCurrentFile, type CurrentFile } from "./files/currentFile.js"
+import { FileGuard } from "../internal/fileGuard.js"
 import {
   freshness,
   MODIFIED_SINCE_READ_MESSAGE,
@@ -104,7 +105,8 @@ const validate = Effect.fn("Edit.validateInput")(function* (input: EditInput, ct
       `File is too large to edit (${formatFileSize(stat.size)}). Maximum editable file size is ${formatFileSize(MAX_EDIT_FILE_BYTES)}.`
     )
   if (stat?.isDirectory()) return yield* rejectWith(EDIT_DIRECTORY_TEXT)
-  const current = stat === undefined ? undefined : yield* Effect.tryPromise(() => readCurrentFile(file)).pipe(
+  const guard = yield* FileGuard
+  const current = stat === undefined ? undefined : yield* Effect.tryPromise(() => readCurrentFile(file, guard)).pipe(
     Effect.catchAll((error) => rejectWith(`Cannot read ${file}: ${errorText(error.cause)}`))
   )
   // 4
@@ -162,8 +164,9 @@ const plan = (input: EditInput, current: CurrentFile | undefined): Effect.Effect
 const run = Effect.fn("Edit.call")(function* (input: EditInput, ctx: ToolContext) {
   const cwd = ctx.session.cwd
   const file = yield* Effect.try({ try: () => expandPath(input.file_path, cwd), catch: (e) => toolError(errorText(e)) })
+  const guard = yield* FileGuard
   const current = yield* Effect.tryPromise({
-    try: () => readCurrentFile(file),
+    try: () => readCurrentFile(file, guard),
     catch: (error) => toolError(`Failed to read ${file}: ${errorText(error)}`)
   })
   if (current === undefined && input.old_string !== "")

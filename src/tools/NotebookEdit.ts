@@ -19,6 +19,7 @@ import { expandPath } from "../internal/expandPath.js"
 import { optional } from "./schemas.js"
 import { makeParentDirectories, writeAtomically } from "./files/atomic.js"
 import { readCurrentFile, type CurrentFile } from "./files/currentFile.js"
+import { FileGuard } from "../internal/fileGuard.js"
 import { freshness, MODIFIED_SINCE_READ_MESSAGE, NOT_READ_MESSAGE, snapshotMtime, UNEXPECTEDLY_MODIFIED_MESSAGE } from "./files/freshness.js"
 import { oneLine } from "./files/format.js"
 import { errorText, pathProblem } from "./files/paths.js"
@@ -89,7 +90,9 @@ const inputProblem = (input: NotebookEditInput): string | undefined => {
 }
 
 const readNotebook = (file: string): Effect.Effect<CurrentFile | undefined, ToolError> =>
-  Effect.tryPromise({ try: () => readCurrentFile(file), catch: (error) => toolError(`Cannot read ${file}: ${errorText(error)}`) })
+  Effect.flatMap(FileGuard, (guard) =>
+    Effect.tryPromise({ try: () => readCurrentFile(file, guard), catch: (error) => toolError(`Cannot read ${file}: ${errorText(error)}`) })
+  )
 
 const validate = Effect.fn("NotebookEdit.validateInput")(function* (input: NotebookEditInput, ctx: ToolCheckContext) {
   const rejectWith = (text: string) => reject(NOTEBOOK_EDIT_TOOL_NAME, text)

@@ -15,6 +15,7 @@ import type { ToolResultContent } from "../Messages.js"
 import { BooleanLike, optional, SafeIntLike } from "./schemas.js"
 import { repairReadInput } from "./inputRepairs.js"
 import { expandPath } from "../internal/expandPath.js"
+import { FileGuard, openForRead } from "../internal/fileGuard.js"
 import { deniedAccessMessage } from "./files/denials.js"
 import { formatFileSize, numberLines, oneLine, plural } from "./files/format.js"
 import { errorText, fileNotFoundMessage, isBlockedDevice, pathProblem, statOrUndefined } from "./files/paths.js"
@@ -155,7 +156,7 @@ const fsFailure = (file: string) => (error: unknown) =>
 /** A whole-file read is counted as the API counts it (the oracle's count: ceil(chars / 4)); a ranged one is estimated. */
 const countTokens = (text: string, whole: boolean): number => (whole ? Math.ceil(text.length / 4) : Math.round(text.length / 4))
 
-const readText = (file: string, stat: fs.Stats, input: ReadInput, ctx: ToolContext) =>
+const readText = (file: string, source: string, stat: fs.Stats, input: ReadInput, ctx: ToolContext) =>
   Effect.gen(function* () {
     const maxTokens = yield* READ_MAX_OUTPUT_TOKENS
     // Claude Code takes a limit that is not positive as no limit, and numbers lines from offset 0 when given 0.
@@ -166,7 +167,7 @@ const readText = (file: string, stat: fs.Stats, input: ReadInput, ctx: ToolConte
     const startLine = input.offset === 0 ? 0 : firstIndex + 1
     const range = yield* Effect.tryPromise({
       // No line cap without a limit (Claude Code 2.1.332); memory stays bounded: more lines than this are over the token cap anyway.
-      try: (signal) => readLineRange(file, firstIndex, limit ?? maxTokens * 4 + 2, signal),
+      try: (signal) => readLineRange(source, firstIndex, limit ?? maxTokens * 4 + 2, signal),
       catch: fsFailure(file)
     })
     if ("binary" in range) return yield* fail(binaryContentMessage(file))
@@ -200,14 +201,14 @@ const readText = (file: string, stat: fs.Stats, input: ReadInput, ctx: ToolConte
     return output
   })
 
-const readImage = (file: string, stat: fs.Stats, ctx: ToolContext) =>
+const readImage = (file: string, source: string, stat: fs.Stats, ctx: ToolContext) =>
   Effect.gen(function* () {
     if (stat.size === 0) return yield* fail(`The image file is empty: ${file}`)
     if (stat.size > MAX_IMAGE_BYTES)
       return yield* fail(
         `The image is too large to return (${formatFileSize(stat.size)}); the maximum is ${formatFileSize(MAX_IMAGE_BYTES)} (images are not downscaled). Resize it first, e.g. with an image tool through Bash.`
       )
-    const bytes = yield* Effect.tryPromise({ try: (signal) => fs.promises.readFile(file, { signal }), catch: fsFailure(file) })
+    const bytes = yield* Effect.tryPromise({ try: (signal) => fs.promises.readFile(source, { signal }), catch: fsFailure(file) })
     yield* ctx.fileState.record(file, {
       mtimeMs: snapshotMtime(stat.mtimeMs),
       contentHash: snapshotHash(decodeText(bytes).text),
@@ -220,12 +221,12 @@ const readImage = (file: string, stat: fs.Stats, ctx: ToolContext) =>
     return output
   })
 
-const readNotebook = (file: string, stat: fs.Stats, ctx: ToolContext) =>
+const readNotebook = (file: string, source: string, stat: fs.Stats, ctx: ToolContext) =>
   Effect.gen(function* () {
     if (stat.size > MAX_NOTEBOOK_BYTES)
       return yield* fail(`The notebook is too large to read (${formatFileSize(stat.size)}; the maximum is ${formatFileSize(MAX_NOTEBOOK_BYTES)}). Use Bash with jq to read specific cells, e.g. jq '.cells[:20]' "${file}".`)
     const maxTokens = yield* READ_MAX_OUTPUT_TOKENS
-    const bytes = yield* Effect.tryPromise({ try: (signal) => fs.promises.readFile(file, { signal }), catch: fsFailure(file) })
+    const bytes = yield* Effect.tryPromise({ try: (signal) => fs.promises.readFile(source, { signal }), catch: fsFailure(file) })
     const text = decodeText(bytes).text
     const cells = yield* Effect.try({
       try: () => parseNotebook(stripBom(text)),
@@ -258,6 +259,17 @@ const mapReadResult = (output: ReadOutput): ToolResultContent => {
   }
 }
 
+/** Opens and checks the file when the call runs under a guard (a served session's confinement); closed with the call. */
+const guardedOpen = (file: string) =>
+  Effect.flatMap(FileGuard, (guard) =>
+    guard === undefined
+      ? Effect.succeed(undefined)
+      : Effect.acquireRelease(
+          Effect.try({ try: () => openForRead(guard, file), catch: (error) => new ToolError({ reason: errorText(error) }) }),
+          (opened) => Effect.sync(opened.close)
+        )
+  )
+
 export const ReadTool = buildTool<ReadInput, ReadOutput>({
   name: READ_TOOL_NAME,
   knownAs: ["view"],
@@ -288,22 +300,26 @@ export const ReadTool = buildTool<ReadInput, ReadOutput>({
       try: () => expandPath(input.file_path, cwd),
       catch: (error) => new ToolError({ reason: errorText(error) })
     })
-    const stat = yield* Effect.tryPromise({ try: () => statOrUndefined(file), catch: fsFailure(file) })
-    if (stat === undefined) return yield* fail(yield* Effect.promise(() => fileNotFoundMessage(file, cwd)))
+    const named = yield* Effect.tryPromise({ try: () => statOrUndefined(file), catch: fsFailure(file) })
+    if (named === undefined) return yield* fail(yield* Effect.promise(() => fileNotFoundMessage(file, cwd)))
+    // under a guard, what is read is the file opened and checked, whatever the name leads to now
+    const opened = yield* guardedOpen(file)
+    const stat = opened === undefined ? named : fs.fstatSync(opened.fd)
+    const source = opened?.via ?? file
     if (stat.isDirectory())
       return yield* fail(`EISDIR: illegal operation on a directory, read '${file}'`)
     if (!stat.isFile()) return yield* fail(`Cannot read '${input.file_path}': it is not a regular file.`)
     const extension = extensionOf(file)
     const data: ReadOutput = IMAGE_EXTENSIONS.has(extension)
-      ? yield* readImage(file, stat, ctx)
+      ? yield* readImage(file, source, stat, ctx)
       : extension === "ipynb"
-        ? yield* readNotebook(file, stat, ctx)
+        ? yield* readNotebook(file, source, stat, ctx)
         : extension === "pdf"
           ? yield* fail(`Reading PDF files is not supported by this Read tool: ${file}. Extract its text through Bash (e.g. pdftotext) instead.`)
-          : yield* readText(file, stat, input, ctx)
+          : yield* readText(file, source, stat, input, ctx)
     const result: ToolResult<ReadOutput> = { data }
     return result
-  }),
+  }, Effect.scoped),
   mapResult: mapReadResult,
   hookResponse: (output) =>
     output.type === "image"

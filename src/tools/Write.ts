@@ -15,6 +15,7 @@ import { oneLine, plural } from "./files/format.js"
 import { errorText, pathProblem, statOrUndefined } from "./files/paths.js"
 import { isDirectoryText, writeCreatedText, writeUpdatedText } from "./files/messages.js"
 import { readCurrentFile } from "./files/currentFile.js"
+import { FileGuard } from "../internal/fileGuard.js"
 import {
   freshness,
   MODIFIED_SINCE_READ_MESSAGE,
@@ -65,12 +66,13 @@ const validate = Effect.fn("Write.validateInput")(function* (input: WriteInput, 
   const denied = deniedAccessMessage(ctx, expandPath(input.file_path, ctx.session.cwd), "write")
   if (denied !== undefined) return yield* rejectWith(denied)
   const file = expandPath(input.file_path, ctx.session.cwd)
+  const guard = yield* FileGuard
   const stat = yield* Effect.tryPromise(() => statOrUndefined(file)).pipe(
     Effect.catchAll((error) => rejectWith(`Cannot access ${file}: ${errorText(error.cause)}`))
   )
   if (stat === undefined) return
   if (stat.isDirectory()) return yield* rejectWith(isDirectoryText(input.file_path))
-  const current = yield* Effect.tryPromise(() => readCurrentFile(file)).pipe(
+  const current = yield* Effect.tryPromise(() => readCurrentFile(file, guard)).pipe(
     Effect.catchAll((error) => rejectWith(`Cannot read ${file}: ${errorText(error.cause)}`))
   )
   if (current === undefined) return
@@ -84,8 +86,9 @@ const run = Effect.fn("Write.call")(function* (input: WriteInput, ctx: ToolConte
   const cwd = ctx.session.cwd
   const file = yield* Effect.try({ try: () => expandPath(input.file_path, cwd), catch: (e) => toolError(errorText(e)) })
   yield* makeParentDirectories(file, path.dirname(file))
+  const guard = yield* FileGuard
   const current = yield* Effect.tryPromise({
-    try: () => readCurrentFile(file),
+    try: () => readCurrentFile(file, guard),
     catch: (error) => toolError(`Failed to read ${file}: ${errorText(error)}`)
   })
   if (current !== undefined) {

@@ -6,7 +6,7 @@
  * reach of Bash, background shells, the file tools, hooks and MCP servers; create requests get
  * only what the server's policy allows.
  */
-import { execFile } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -164,6 +164,52 @@ describe("toolgate serve: a session cannot reach its host (default policy)", () 
     expect(fs.existsSync(path.join(host.outside, "w.txt"))).toBe(false)
     expect(fs.existsSync(path.join(host.outside, "gone"))).toBe(false)
     expect(results.get("r_mine")!.text).toContain("mine")
+  })
+
+  it("holds the file tools to the session's directories while a symlink is swapped under them", async () => {
+    const cwd = workspace(host, "race")
+    fs.writeFileSync(path.join(cwd, "inside.txt"), "inside\n")
+    fs.mkdirSync(path.join(cwd, "sub"))
+    // a process of the host swaps the links as fast as it can: each one leads into the workspace,
+    // then out of it (as the session's own Bash could, or anything else that writes there)
+    const swapper = spawn("python3", [
+      "-c",
+      [
+        "import os, sys",
+        "cwd, outside = sys.argv[1], sys.argv[2]",
+        "pairs = [('flip', ['inside.txt', os.path.join(outside, 'data.txt')]), ('flipdir', ['sub', outside])]",
+        "while True:",
+        "    for name, targets in pairs:",
+        "        for t in targets:",
+        "            tmp = os.path.join(cwd, '.' + name + '.tmp')",
+        "            os.symlink(t, tmp)",
+        "            os.replace(tmp, os.path.join(cwd, name))"
+      ].join("\n"),
+      cwd,
+      host.outside
+    ], { stdio: "ignore" })
+    try {
+      const session = await create({ cwd })
+      let inside = 0
+      for (let round = 0; round < 6; round++) {
+        const blocks = Array.from({ length: 40 }, (_, k) =>
+          k % 4 === 3
+            ? toolUse(`w_${round}_${k}`, "Write", { file_path: path.join(cwd, "flipdir", `w-${round}-${k}.txt`), content: `written ${k}\n` })
+            : toolUse(`r_${round}_${k}`, "Read", { file_path: path.join(cwd, "flip"), offset: 1, limit: 1000 + round * 40 + k })
+        )
+        const results = await runApproving(server.url, session, blocks)
+        expect(results.size).toBe(blocks.length)
+        for (const [id, result] of results) {
+          expect(leaks(result.text), `${id}: ${result.text}`).toBe(false)
+          if (result.text.includes("inside")) inside++
+        }
+      }
+      // the reads that found the link inside read it; none reached the file outside, no write landed outside
+      expect(inside).toBeGreaterThan(0)
+      expect(fs.readdirSync(host.outside).filter((f) => f.startsWith("w-"))).toEqual([])
+    } finally {
+      swapper.kill("SIGKILL")
+    }
   })
 
   it("runs no hook of the project's settings and no MCP server of its .mcp.json", async () => {

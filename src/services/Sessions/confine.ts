@@ -5,12 +5,14 @@
  * and writes) or its read-only folders (reads), and never in the server's own files; a path that
  * is a dangling symlink is refused, since following it could land anywhere. The check runs before
  * the tool looks at the file at all (its input checks read files too) and again right before it
- * runs, on the input it runs with (a hook or an answer may have replaced it).
+ * runs, on the input it runs with (a hook or an answer may have replaced it). The tool then opens
+ * its files under a `FileGuard` holding the same limits, checked on what it really opened.
  */
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { InputRejected, ToolError } from "../../Errors.js"
+import { FileGuard, type FileGuardService } from "../../internal/fileGuard.js"
 import type { AnyTool, Footprint } from "../../Tool.js"
 import type { SessionContext } from "../../Session.js"
 import { isWithin } from "./policy.js"
@@ -86,18 +88,35 @@ const check = (tool: AnyTool, c: Confinement, input: unknown, session: SessionCo
     outsideReason(c, extraReads === undefined ? footprint : { ...footprint, reads: [...footprint.reads, ...extraReads(input, session).map(realOrAncestor)] })
   )
 
-/** The tool, held to the session's directories (it must declare a footprint). */
-export const confineTool = (tool: AnyTool, c: Confinement, extraReads?: ExtraReads): AnyTool => ({
-  ...tool,
-  validateInput: (input, ctx) =>
-    Effect.flatMap(check(tool, c, input, ctx.session, extraReads), (reason) =>
-      reason === undefined ? tool.validateInput(input, ctx) : Effect.fail(new InputRejected({ toolName: tool.name, reason }))
-    ),
-  call: (input, ctx) =>
-    Effect.flatMap(check(tool, c, input, ctx.session, extraReads), (reason) =>
-      reason === undefined ? tool.call(input, ctx) : Effect.fail(new ToolError({ reason }))
-    )
+/**
+ * The same limits on the file a tool really opened (the kernel's path of its descriptor): the
+ * footprint check names paths, and a symlink swapped in after it must not take the open elsewhere.
+ */
+export const guardOf = (c: Confinement): FileGuardService => ({
+  refuses: (realPath, access) => {
+    if (access === "read")
+      return allowedRead(c, realPath) ? undefined : `${realPath} is outside this session's directories; a served session cannot read it`
+    return allowedWrite(c, realPath) ? undefined : `${realPath} is outside this session's writable directories; a served session cannot write it`
+  }
 })
+
+/** The tool, held to the session's directories (it must declare a footprint). */
+export const confineTool = (tool: AnyTool, c: Confinement, extraReads?: ExtraReads): AnyTool => {
+  const guard = guardOf(c)
+  return {
+    ...tool,
+    validateInput: (input, ctx) =>
+      Effect.flatMap(check(tool, c, input, ctx.session, extraReads), (reason) =>
+        reason === undefined
+          ? Effect.provideService(tool.validateInput(input, ctx), FileGuard, guard)
+          : Effect.fail(new InputRejected({ toolName: tool.name, reason }))
+      ),
+    call: (input, ctx) =>
+      Effect.flatMap(check(tool, c, input, ctx.session, extraReads), (reason) =>
+        reason === undefined ? Effect.provideService(tool.call(input, ctx), FileGuard, guard) : Effect.fail(new ToolError({ reason }))
+      )
+  }
+}
 
 /** A tool a served session may not use at all (its calls are answered with why). */
 export const refuseTool = (tool: AnyTool, why: string): AnyTool => ({
