@@ -297,6 +297,7 @@ export const layer = (options: ServeOptions) => {
     // inputs can wait minutes for the agent (and for permission answers): no request timeout
     s.requestTimeout = 0
     s.headersTimeout = 60_000
+    s.on("clientError", Http.answerClientError)
     nodeServer = s
     return s
   }, { host: options.http.host, port: options.http.port })

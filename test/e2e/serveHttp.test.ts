@@ -91,6 +91,17 @@ describe("toolgate serve on loopback without a token (--no-auth)", () => {
     expect(chunked.status).toBe(411)
   })
 
+  it("answers a long URL with 414 and a huge header with 431, each with a one-line body", async () => {
+    const longUrl = await rawRequest(server.url, "GET", `/sessions?${"a".repeat(100_000)}`, { host: "localhost" })
+    expect(longUrl.status).toBe(414)
+    expect(JSON.parse(longUrl.text).message).toMatch(/URL/)
+    const hugeHeader = await rawRequest(server.url, "GET", "/health", { host: "localhost", "x-big": "a".repeat(1_000_000) })
+    expect(hugeHeader.status).toBe(431)
+    expect(JSON.parse(hugeHeader.text).message).toMatch(/header/)
+    // the server goes on answering
+    expect((await request(server.url, "GET", "/health")).status).toBe(200)
+  })
+
   it("answers bad requests in one line: bad JSON says where, a missing field names it, an unknown session is not found", async () => {
     const badJson = await request(server.url, "POST", "/sessions", { body: '{"cwd": "/tmp",}' })
     expect(badJson.status).toBe(400)

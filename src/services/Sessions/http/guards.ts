@@ -112,3 +112,30 @@ export const guard =
       return yield* HttpServerRequest.withMaxBodySize(withCors, Option.some(options.maxBodyBytes))
     })
   }
+
+/**
+ * What Node answers before a request reaches the app (a request line or headers past its limit,
+ * bytes that are not HTTP): a status and a one-line body, then the rest of what the client sends
+ * is read and dropped for a moment so that it reads the answer instead of a reset connection.
+ */
+export const answerClientError = (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: net.Socket): void => {
+  if (socket.destroyed || !socket.writable) {
+    socket.destroy()
+    return
+  }
+  const raw = error.rawPacket
+  const inRequestLine = raw !== undefined && /^[A-Z]+ /.test(raw.subarray(0, 16).toString("latin1")) && !raw.includes("\r\n")
+  const [status, reason, message] =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? inRequestLine
+        ? [414, "URI Too Long", "the request URL is too long"]
+        : [431, "Request Header Fields Too Large", "the request headers are too large"]
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "Request Timeout", "the request took too long to arrive"]
+        : [400, "Bad Request", "the request is not valid HTTP"]
+  const body = JSON.stringify({ _tag: reason.replace(/ /g, ""), message })
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
+  socket.on("error", () => socket.destroy())
+  socket.resume()
+  setTimeout(() => socket.destroy(), 2_000).unref()
+}
