@@ -39,9 +39,9 @@ const serveFlags = {
   storage: F.optionalText("storage", "url", "sqlite:FILE (default: sqlite in the state folder) or postgres://… (needed for --runner; TOOLGATE_SERVE_STORAGE)"),
   stateDir: F.optionalText("state-dir", "dir", "Where session folders (and the default SQLite file) live; default ~/.toolgate/serve (TOOLGATE_SERVE_STATE_DIR)"),
   runner: F.boolean("runner", "Run as one runner of a cluster sharing PostgreSQL storage"),
-  runnerHost: F.optionalText("runner-host", "address", "Address other runners reach this one at (default: --host)"),
+  runnerHost: F.optionalText("runner-host", "address", "Address other runners reach this one at (default: --host; TOOLGATE_SERVE_RUNNER_HOST)"),
   runnerPort: F.optionalInteger("runner-port", "n", "Port for runner-to-runner messages (default: --port + 1)"),
-  runnerListen: F.optionalText("runner-listen", "address", "Interface runner-to-runner messages are accepted on (default: --runner-host)"),
+  runnerListen: F.optionalText("runner-listen", "address", "Interface runner-to-runner messages are accepted on (default: --runner-host; TOOLGATE_SERVE_RUNNER_LISTEN)"),
   runnerSecretFile: F.optionalText("runner-secret-file", "file", "A file holding the secret the runners of a cluster share (else TOOLGATE_SERVE_RUNNER_SECRET)"),
   tokenFile: F.optionalText("token-file", "file", "A file holding the server's bearer token (else TOOLGATE_SERVE_TOKEN, else one is generated and shown once)"),
   noAuth: F.boolean("no-auth", "No server token: anyone on this machine may create sessions (loopback addresses only, for development)"),
@@ -224,12 +224,13 @@ export const serve = Command.make("serve", optionsOf(serveFlags), (flags) =>
     if (flags.runner && Option.isNone(runnerSecret)) {
       return yield* new BadRequest({ reason: "--runner needs the secret the runners share: --runner-secret-file FILE or TOOLGATE_SERVE_RUNNER_SECRET (16 characters or more)" })
     }
-    const runnerHost = Option.getOrElse(flags.runnerHost, () => host)
+    const runnerHost = Option.getOrElse(yield* orEnv(flags.runnerHost, "TOOLGATE_SERVE_RUNNER_HOST"), () => host)
+    const runnerListen = yield* orEnv(flags.runnerListen, "TOOLGATE_SERVE_RUNNER_LISTEN")
     const runner = flags.runner
       ? {
           host: runnerHost,
           port: Option.getOrElse(flags.runnerPort, () => port + 1),
-          listenHost: Option.getOrElse(flags.runnerListen, () => runnerHost),
+          listenHost: Option.getOrElse(runnerListen, () => runnerHost),
           secret: Option.getOrThrow(runnerSecret)
         }
       : undefined
