@@ -314,3 +314,29 @@ describe("toolgate serve (embedded runner)", () => {
     expect(server.child.exitCode).toBe(0)
   }, 120_000)
 })
+
+describe("toolgate serve: SIGTERM while an input runs past the drain time", () => {
+  it("stops it, says so, and exits 143 (not 0)", async () => {
+    const stateDir = tempDir("toolgate-serve-drain-")
+    const cwd = fs.realpathSync(tempDir("toolgate-serve-drain-ws-"))
+    const server = await startServer({
+      args: ["--state-dir", stateDir, "--allow", "bypassPermissions"],
+      env: { TOOLGATE_SERVE_TOKEN: SERVER_TOKEN, ANTHROPIC_API_KEY: "", TOOLGATE_SERVE_POLL_MS: "200", TOOLGATE_SERVE_DRAIN_MS: "500" }
+    })
+    try {
+      const created = await request(server.url, "POST", "/sessions", { token: SERVER_TOKEN, body: { cwd, permissionMode: "bypassPermissions" } })
+      expect(created.status, created.text).toBe(201)
+      const { id, token } = created.body as { id: string; token: string }
+      const started = path.join(cwd, "started")
+      const content = [toolUse("toolu_long", "Bash", { command: `touch ${started}; sleep 30` })]
+      await request(server.url, "POST", `/sessions/${id}/messages?wait=false`, { token, body: { role: "assistant", content, key: "k" } })
+      await eventually(() => (fs.existsSync(started) ? true : undefined))
+      await server.stop("SIGTERM")
+      expect(server.stderr()).toContain("drain time over: 1 input(s)")
+      expect(server.child.exitCode).toBe(143)
+    } finally {
+      await server.stop("SIGKILL")
+      fs.rmSync(stateDir, { recursive: true, force: true })
+    }
+  }, 60_000)
+})
