@@ -2,16 +2,20 @@
  * Ties the processes toolgate starts (shells, background shells, hooks, MCP servers) to its life.
  *
  * On Linux each one starts as the first process of a PID namespace of its own (bubblewrap with
- * `--unshare-pid --die-with-parent`, the rest of the system as it is). When toolgate dies, however
- * it dies (SIGKILL included), the kernel kills bubblewrap, then the namespace's init, and with it
- * every process inside: also those that called `setsid` and so left the process group toolgate
- * signals, and their children. A process group can be escaped; a PID namespace cannot.
+ * `--unshare-pid --die-with-parent`, the file system and everything else as they are). When
+ * toolgate dies, however it dies (SIGKILL included), the kernel kills bubblewrap, then the
+ * namespace's init, and with it every process inside: also those that called `setsid` and so left
+ * the process group toolgate signals, and their children. A process group can be escaped; a PID
+ * namespace cannot.
  *
- * The price: a command sees only its own processes (`ps`, `kill` do not reach the host's or
- * another command's), and setuid programs (`sudo`) do not raise privileges inside. Where
- * bubblewrap cannot start (not Linux, no user namespaces) or `TOOLGATE_PROCESS_LEASH=off`,
- * processes are tied by process group only (processGroup.ts): stopped with toolgate unless
- * toolgate is SIGKILLed or they leave their group; `toolgate doctor` says which applies.
+ * The namespace keeps the host's /proc: `ps` and `pgrep` list every process as before, and
+ * sandboxes, containers and toolgate itself still start inside (a fresh /proc would stop them from
+ * mounting their own). The price: `$$` and `$!` are the namespace's numbers, not /proc's; `kill`
+ * reaches only the command's own processes (not the host's, nor another command's); setuid
+ * programs (`sudo`) do not raise privileges inside. Where bubblewrap cannot start (not Linux, no
+ * user namespaces) or `TOOLGATE_PROCESS_LEASH=off`, processes are tied by process group only
+ * (processGroup.ts): stopped with toolgate unless toolgate is SIGKILLed or they leave their
+ * group; `toolgate doctor` says which applies.
  */
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -29,7 +33,7 @@ export interface Leashed {
   readonly leashed: boolean
 }
 
-const NAMESPACE_ARGS = ["--dev-bind", "/", "/", "--proc", "/proc", "--unshare-pid", "--die-with-parent", "--"] as const
+const NAMESPACE_ARGS = ["--dev-bind", "/", "/", "--unshare-pid", "--die-with-parent", "--"] as const
 
 const onPath = (name: string, searchPath: string): string | undefined => {
   for (const dir of searchPath.split(path.delimiter)) {

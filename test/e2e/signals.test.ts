@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { BIN, cleanEnv } from "../services/Agent/cliSupport.js"
 import { tempDir } from "../support/runtime.js"
 import { testServerScript } from "../support/mcpTestServer.js"
-import { isRecordAlive, killRecord, parsePidRecord, recordPid, type PidRecord } from "../support/pidRecords.js"
+import { isRecordAlive, killRecord, parsePidRecord, recordSelf, type PidRecord } from "../support/pidRecords.js"
 import { pidRecordsOf } from "../services/McpClients/support.js"
 
 const dirs: Array<string> = []
@@ -59,7 +59,7 @@ const waitForFiles = async (files: ReadonlyArray<string>, child: ChildProcess, o
 }
 
 /** A shell that ignores SIGTERM (so does its child): only SIGKILL ends it. */
-const stubborn = (pidFile: string) => `trap '' TERM INT; echo ${recordPid("$$")} > ${pidFile}; sleep 300; echo never`
+const stubborn = (pidFile: string) => `trap '' TERM INT; ${recordSelf(pidFile)}; sleep 300; echo never`
 
 describe("signals", () => {
   it("SIGTERM during `run -p`: shells, a background shell and an MCP server with its child are gone; every call answered; exit 143", async () => {

@@ -14,8 +14,9 @@ import {
   errorOf,
   makeSandbox,
   readPids,
-  recordPid,
+  recordedInBackground,
   textOf,
+  waitForRecords,
   waitForLines,
   waitUntilDead,
   type Sandbox
@@ -160,9 +161,10 @@ describe("Bash timeouts and interruption kill the whole process tree", () => {
   // A child, a grandchild, and a grandchild that ignores SIGTERM (needs SIGKILL).
   const tree = (pids: string) =>
     [
-      `sleep 30 & echo ${recordPid("$!")} >> '${pids}'`,
-      `bash -c 'sleep 30 & echo ${recordPid("$!")} >> "$0"; wait' '${pids}' & echo ${recordPid("$!")} >> '${pids}'`,
-      `bash -c 'trap "" TERM; sleep 30 & echo ${recordPid("$!")} >> "$0"; wait' '${pids}' &`,
+      recordedInBackground("sleep 30", `'${pids}'`),
+      recordedInBackground(`bash -c '${recordedInBackground("sleep 30", '"$0"')} wait' '${pids}'`, `'${pids}'`),
+      `bash -c 'trap "" TERM; ${recordedInBackground("sleep 30", '"$0"')} wait' '${pids}' &`,
+      waitForRecords(`'${pids}'`, 4),
       `echo started`,
       `wait`
     ].join("\n")
@@ -192,7 +194,7 @@ describe("Bash timeouts and interruption kill the whole process tree", () => {
   it.live("processes left running with & are stopped when the command ends", () =>
     Effect.gen(function* () {
       const pidFile = path.join(box.root, "pid")
-      const outcome = yield* callBash(tool, { command: `sleep 30 & echo ${recordPid("$!")} > '${pidFile}'; echo launched` }, box.session)
+      const outcome = yield* callBash(tool, { command: `${recordedInBackground("sleep 30", `'${pidFile}'`)} ${waitForRecords(`'${pidFile}'`)} echo launched` }, box.session)
       expect(textOf(tool, outcome)).toBe("launched")
       expect(yield* waitUntilDead(readPids(pidFile)[0]!)).toBe(true)
     }))

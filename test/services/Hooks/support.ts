@@ -141,8 +141,8 @@ export const preToolUse = (
     return yield* hooks.preToolUse({ tool, toolInput, toolUseId: "toolu_01", session: options.session ?? sessionFor(project) })
   }).pipe(Effect.provide(hooksLayer(project, sources, options.inProcess)))
 
-/** True when a pid (a host pid, or one recorded in its namespace) no longer names a live process (a zombie counts as gone). */
-export const isGone = (pid: number | PidRecord): boolean => !isRecordAlive(typeof pid === "number" ? { ns: undefined, pid } : pid)
+/** True when a pid no longer names a live process (a zombie counts as gone). */
+export const isGone = (pid: number | PidRecord): boolean => !isRecordAlive(typeof pid === "number" ? { pid } : pid)
 
 /** The pids hang.sh recorded: the hook's shell, then its child. */
 export const readHangPids = (file: string): ReadonlyArray<PidRecord> => readPidRecords(file)

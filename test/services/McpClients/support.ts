@@ -84,8 +84,8 @@ export const eventually = <A, R>(check: Effect.Effect<A | undefined, never, R>, 
     }
   })
 
-/** Alive and not a zombie: a host pid, or a pid recorded in its own namespace. */
-export const isProcessAlive = (pid: number | PidRecord): boolean => isRecordAlive(typeof pid === "number" ? { ns: undefined, pid } : pid)
+/** Alive and not a zombie. */
+export const isProcessAlive = (pid: number | PidRecord): boolean => isRecordAlive(typeof pid === "number" ? { pid } : pid)
 
 /** Polls until none of the pids is alive (or `ms` passes), then reports which still are. */
 export const aliveAfter = (pids: ReadonlyArray<number | PidRecord>, ms = 5000) =>
@@ -95,17 +95,11 @@ export const aliveAfter = (pids: ReadonlyArray<number | PidRecord>, ms = 5000) =
     return pids.filter(isProcessAlive)
   })
 
-/** What a test server wrote to its pid file: its pid and its child's, in the server's pid namespace. */
+/** What a test server wrote to its pid file: its pid and its child's. */
 export const readPidFile = (file: string): { readonly pid: PidRecord; readonly grandchild: PidRecord } => pidRecordsOf(fs.readFileSync(file, "utf8"))
 
-/** The records in a test server's pid JSON. */
+/** The records in a test server's pid JSON (host pids). */
 export const pidRecordsOf = (json: string): { readonly pid: PidRecord; readonly grandchild: PidRecord } => {
-  const { pid, grandchild, ns, starts } = JSON.parse(json) as {
-    pid: number
-    grandchild: number
-    ns?: string | null
-    starts?: { pid: number | null; grandchild: number | null }
-  }
-  const record = (p: number, start: number | null | undefined): PidRecord => ({ ns: ns ?? undefined, pid: p, ...(start == null ? {} : { start }) })
-  return { pid: record(pid, starts?.pid), grandchild: record(grandchild, starts?.grandchild) }
+  const { pid, grandchild } = JSON.parse(json) as { pid: number; grandchild: number }
+  return { pid: { pid }, grandchild: { pid: grandchild } }
 }
