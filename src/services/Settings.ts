@@ -29,6 +29,7 @@ import { updateFileLocked } from "../internal/fileLock.js"
 import { mergeSandboxSettings, type SandboxSettings } from "./Settings/sandbox.js"
 
 export type { SandboxSettings } from "./Settings/sandbox.js"
+export { CLAUDE_CODE_HOOK_EVENTS } from "./Settings/hooks.js"
 export { DEFAULT_SANDBOX_SETTINGS } from "./Settings/sandbox.js"
 
 export interface SettingsOptions {
