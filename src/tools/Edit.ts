@@ -228,6 +228,8 @@ export const EditTool = buildTool<EditInput, EditOutput>({
   ...fileAt<"file_path", EditInput>("file_path", "write"),
   validateInput: validate,
   call: run,
+  // Claude Code's keys: whether the edit recovered a stale read is the result text's business
+  hookResponse: ({ staleRecovered: _stale, contentNotInContext: _partial, ...response }) => response,
   mapResult: (output) => editAppliedText(output.filePath, output.replaceAll, output.staleRecovered ? "stale" : output.contentNotInContext ? "partial" : "current"),
   userFacingName: (input) => (input?.old_string === "" ? "Create" : "Update"),
   renderUse: (input) => oneLine(input.file_path, 200),

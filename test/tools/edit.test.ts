@@ -41,9 +41,7 @@ describe("Edit", () => {
         originalFile: "const a = 1\nconst b = 3\n",
         structuredPatch: [{ oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines: ["-const a = 1", "+const a = 0", " const b = 3"] }],
         userModified: false,
-        replaceAll: false,
-        staleRecovered: false,
-        contentNotInContext: false
+        replaceAll: false
       })
     }))
 
