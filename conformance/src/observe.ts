@@ -41,6 +41,9 @@ export const normaliser = (layout: Layout) => (text: string): string =>
     .replace(/(Full output saved to:) \S+/g, "$1 <SAVED>")
     .replace(/(Output is being written to:) \S+/g, "$1 <SAVED>")
     .replace(/(earlier output omitted; full output:) [^\]\s]+\]/g, "$1 <SAVED>]")
+    // NotebookEdit gives a new cell a random id
+    .replace(/(Inserted cell) [0-9a-f]{8} (with)/g, "$1 <CELL> $2")
+    .replace(/"id": "[0-9a-f]{8}"/g, '"id": "<CELL>"')
     .replace(/<task-id>[\w-]+<\/task-id>/g, "<task-id><ID></task-id>")
     .replace(/<output-file>[^<]+<\/output-file>/g, "<output-file><SAVED></output-file>")
     .replace(/(with ID:) [\w-]+/g, "$1 <ID>")

@@ -1,7 +1,8 @@
 /**
  * Write (claude-code-spec §3.2–§3.4): creates a file (and its parent directories) or replaces one
- * the session has read in full and that has not changed since. The content is written exactly as
- * given (no line-ending rewriting), atomically, keeping an existing file's encoding and mode.
+ * the session has read in full and that has not changed since. The content is written as given
+ * (no line-ending rewriting) but for trailing whitespace, which goes from each line outside
+ * Markdown as in Claude Code; atomically, keeping an existing file's encoding and mode.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -25,6 +26,7 @@ import {
 import { mayChangeUnread } from "./files/readBeforeWrite.js"
 import { encodeText, snapshotHash, toLf } from "./files/textCodec.js"
 import { countChanges, structuredPatch, type Hunk } from "./files/structuredPatch.js"
+import { writtenText } from "./files/trailingWhitespace.js"
 import { makeParentDirectories, writeAtomically } from "./files/atomic.js"
 
 export const WRITE_TOOL_NAME = "Write"
@@ -96,8 +98,10 @@ const run = Effect.fn("Write.call")(function* (input: WriteInput, ctx: ToolConte
     if (state === "stale") return yield* Effect.fail(toolError(UNEXPECTEDLY_MODIFIED_MESSAGE))
   }
   const encoding = current?.encoding ?? "utf8"
+  // As in Claude Code, trailing whitespace goes from each line (not in Markdown).
+  const content = writtenText(file, input.content)
   // A UTF-16 file only stays readable as UTF-16 with its BOM.
-  const text = encoding === "utf16le" && !input.content.startsWith("\uFEFF") ? `\uFEFF${input.content}` : input.content
+  const text = encoding === "utf16le" && !content.startsWith("\uFEFF") ? `\uFEFF${content}` : content
   const target = current?.realPath ?? file
   yield* writeAtomically(target, encodeText(text, encoding), current?.stat.mode)
   const written = yield* Effect.tryPromise({
@@ -107,12 +111,12 @@ const run = Effect.fn("Write.call")(function* (input: WriteInput, ctx: ToolConte
   yield* ctx.fileState.record(file, { mtimeMs: snapshotMtime(written.mtimeMs), contentHash: snapshotHash(text), partial: false })
   const output: WriteOutput =
     current === undefined
-      ? { type: "create", filePath: input.file_path, content: input.content, structuredPatch: [], originalFile: null }
+      ? { type: "create", filePath: input.file_path, content, structuredPatch: [], originalFile: null }
       : {
           type: "update",
           filePath: input.file_path,
-          content: input.content,
-          structuredPatch: structuredPatch(current.lf, toLf(input.content)),
+          content,
+          structuredPatch: structuredPatch(current.lf, toLf(content)),
           originalFile: current.lf
         }
   const result: ToolResult<WriteOutput> = { data: output }
