@@ -10,6 +10,7 @@ import { fileAt } from "./files/pathTraits.js"
 import { Effect, Option, Schema } from "effect"
 import { buildTool, reject, type ToolCheckContext, type ToolContext, type ToolResult } from "../Tool.js"
 import { ToolError } from "../Errors.js"
+import type { ToolPermissionResult } from "../Permission.js"
 import { expandPath } from "../internal/expandPath.js"
 import { deniedAccessMessage } from "./files/denials.js"
 import { oneLine, plural } from "./files/format.js"
@@ -59,6 +60,25 @@ Usage:
 - Do not create documentation files (*.md, README) unless asked to.`
 
 const toolError = (reason: string) => new ToolError({ reason })
+
+/** Where a symbolic link at `file` points when its target does not exist (Claude Code will not create a file through it). */
+const danglingLinkTarget = (file: string): string | undefined => {
+  try {
+    return fs.lstatSync(file).isSymbolicLink() ? path.resolve(path.dirname(file), fs.readlinkSync(file)) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Claude Code's own permission check: a write through a dangling symbolic link is refused. */
+const checkPermissions = (input: WriteInput, ctx: ToolCheckContext): Effect.Effect<ToolPermissionResult> =>
+  Effect.sync(() => {
+    const file = expandPath(input.file_path, ctx.session.cwd)
+    const target = danglingLinkTarget(file)
+    return target === undefined
+      ? { behavior: "passthrough" }
+      : { behavior: "deny", message: `Refusing to write ${file}: it is a symbolic link. Write to the link's target path instead: ${target}.` }
+  })
 
 const validate = Effect.fn("Write.validateInput")(function* (input: WriteInput, ctx: ToolCheckContext) {
   const rejectWith = (text: string) => reject(WRITE_TOOL_NAME, text)
@@ -138,6 +158,7 @@ export const WriteTool = buildTool<WriteInput, WriteOutput>({
   maxResultSizeChars: 100_000,
   ...fileAt<"file_path", WriteInput>("file_path", "write"),
   validateInput: validate,
+  checkPermissions,
   call: run,
   hookResponse: (output) => ({ ...output, userModified: false }),
   mapResult: (output) => (output.type === "create" ? writeCreatedText(output.filePath) : writeUpdatedText(output.filePath)),
