@@ -221,7 +221,7 @@ const checkUrl = (url: string, tool: AnyTool, rules: ReadonlyArray<PermissionRul
       return pattern !== undefined && host !== undefined && domainMatches(pattern, host)
     })
   const deny = matching("deny")
-  if (deny !== undefined) return { behavior: "deny", message: Messages.wholeToolDenied(tool.name), reason: { type: "rule", rule: deny } }
+  if (deny !== undefined) return { behavior: "deny", message: Messages.domainDenied(tool.name, host!), reason: { type: "rule", rule: deny } }
   if (host === undefined) {
     return {
       behavior: "ask",
@@ -369,7 +369,11 @@ const decideUnsafe = Effect.fnUntraced(
     // b. forced asks
     const forcedAsk = (message: string, reason: DecisionReason): PermissionDecision => ({ behavior: "ask", message, reason, forced: true, suggestions: [], ...withSubcommands })
     const wholeAsk = wholeToolRule(rules, "ask", tool.name)
-    if (wholeAsk !== undefined) return forcedAsk(Messages.askToUse(tool.name), { type: "rule", rule: wholeAsk })
+    if (wholeAsk !== undefined) {
+      // a path the mode would ask about anyway is named, as Claude Code does (a bare `Write` ask in default mode)
+      const pathAsk = subject.behavior === "ask" && subject.kind === "unapproved" && (subjectOrError.kind === "read" || subjectOrError.kind === "write")
+      return forcedAsk(pathAsk ? subject.message : Messages.askToUse(tool.name), { type: "rule", rule: wholeAsk })
+    }
     const paramAsk = ownRules.find((r) => r.behavior === "ask" && parameterRuleMatches(r, tool, input))
     if (paramAsk !== undefined) return forcedAsk(Messages.askToUse(tool.name), { type: "rule", rule: paramAsk })
     if (subject.behavior === "ask" && subject.kind !== "unapproved" && subject.kind !== "guarded") {
