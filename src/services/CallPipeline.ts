@@ -5,7 +5,7 @@
  * It never fails: every outcome, including every typed error, becomes one tool_result. Only
  * interruption escapes, and the scheduler answers an interrupted call itself.
  */
-import { Context, Duration, Effect, Either, Fiber, Layer } from "effect"
+import { Context, Duration, Effect, Either, Fiber, Layer, Option } from "effect"
 import {
   HookBlocked,
   HookStopped,
@@ -23,7 +23,7 @@ import { contentText, toolResult, type ToolResultBlock, type ToolResultContent, 
 import { dontAskDenied, Permissions } from "./Permissions.js"
 import type { PermissionDecision } from "../Permission.js"
 import type { SessionContext } from "../Session.js"
-import type { AnyTool, InterruptBehavior, ToolCheckContext, ToolContext, ToolProgress } from "../Tool.js"
+import { CallServices, type AnyTool, type InterruptBehavior, type ToolCheckContext, type ToolContext, type ToolProgress } from "../Tool.js"
 import { Approver, offeredRules } from "./Approver.js"
 import { FileState } from "./FileState.js"
 import { Hooks, type PreToolUseOutcome } from "./Hooks.js"
@@ -100,10 +100,14 @@ const safely = <A>(f: () => A, fallback: A): A => {
   }
 }
 
-/** The tool's call as an Effect; a synchronous throw becomes a defect, as inside Effect.suspend. */
-const startCall = (tool: AnyTool, input: unknown, context: ToolContext): ReturnType<AnyTool["call"]> => {
+/**
+ * The tool's call as an Effect, with the services the runtime gives every call; a synchronous
+ * throw becomes a defect, as inside Effect.suspend.
+ */
+const startCall = (tool: AnyTool, input: unknown, context: ToolContext, services: Context.Context<never> | undefined): ReturnType<AnyTool["call"]> => {
   try {
-    return tool.call(input, context)
+    const call = tool.call(input, context)
+    return services === undefined || isReady(call) ? call : Effect.provide(call, services)
   } catch (defect) {
     return Effect.die(defect)
   }
@@ -126,6 +130,7 @@ export const make = Effect.gen(function* () {
   const resultStore = yield* ResultStore
   const fileState = yield* FileState
   const settings = yield* Settings
+  const callServices = Option.getOrUndefined(yield* Effect.serviceOption(CallServices))
   const notifyDelayMs = yield* positiveIntSetting("TOOLGATE_PERMISSION_NOTIFY_DELAY_MS", PERMISSION_NOTIFY_DELAY_MS)
 
   const errorOutcome = (call: PreparedCall, error: CallError, extra: Partial<CallOutcome> = {}): CallOutcome => ({
@@ -325,7 +330,7 @@ export const make = Effect.gen(function* () {
       ...withPathRules
     }
     const startedAt = Date.now()
-    const calling = startCall(tool, input, context)
+    const calling = startCall(tool, input, context, callServices?.context)
     const called = isReady(calling)
       ? Either.right(calling.value)
       : yield* calling.pipe(
