@@ -8,7 +8,7 @@ import { Context, Effect, JSONSchema, Option, Schema, SchemaAST } from "effect"
 import type { ToolError, InputRejected } from "./Errors.js"
 import { InputRejected as InputRejectedError } from "./Errors.js"
 import type { ToolResultContent } from "./Messages.js"
-import type { DecisionReason, PathRules, PermissionSubject, ToolPermissionResult, PermissionMode } from "./Permission.js"
+import { passthrough, type DecisionReason, type PathRules, type PermissionSubject, type ToolCheck, type PermissionMode } from "./Permission.js"
 import type { SessionContext } from "./Session.js"
 
 /** What a file looked like when a tool last read or wrote it (the FileState service keeps these). */
@@ -119,8 +119,8 @@ export interface Tool<I = any, O = any, R = never> {
   readonly validateInput: (input: I, ctx: ToolCheckContext) => Effect.Effect<void, InputRejected>
   /** What content rules apply to (a path, a command, a URL). */
   readonly permissionSubject: (input: I, session: SessionContext) => PermissionSubject
-  /** The tool's own verdict; `passthrough` leaves it to rules and mode. */
-  readonly checkPermissions: (input: I, ctx: ToolCheckContext) => Effect.Effect<ToolPermissionResult>
+  /** The tool's own decision (`Permission.allow`, `ask`, `deny`), or `Permission.passthrough` to leave it to the rules and the mode. */
+  readonly checkPermissions: (input: I, ctx: ToolCheckContext) => Effect.Effect<ToolCheck>
   readonly call: (input: I, ctx: ToolContext) => Effect.Effect<ToolResult<O>, ToolError, R>
   readonly mapResult: (output: O, toolUseId: string) => ToolResultContent
   /** The structured response PostToolUse hooks receive as `tool_response`. */
@@ -193,7 +193,7 @@ export interface ToolDefinition<I, O, R = never> {
   readonly expandInput?: (input: I, session: SessionContext) => I
   readonly validateInput?: (input: I, ctx: ToolCheckContext) => Effect.Effect<void, InputRejected>
   readonly permissionSubject?: (input: I, session: SessionContext) => PermissionSubject
-  readonly checkPermissions?: (input: I, ctx: ToolCheckContext) => Effect.Effect<ToolPermissionResult>
+  readonly checkPermissions?: (input: I, ctx: ToolCheckContext) => Effect.Effect<ToolCheck>
   readonly mapResult?: (output: O, toolUseId: string) => ToolResultContent
   readonly hookResponse?: (output: O) => unknown
   readonly hookOutput?: (replacement: unknown) => O | undefined
@@ -237,7 +237,7 @@ export const buildTool = <I, O, R = never>(definition: ToolDefinition<I, O, R>):
     expandInput: definition.expandInput ?? ((input) => input),
     validateInput: definition.validateInput ?? (() => Effect.void),
     permissionSubject: definition.permissionSubject ?? (() => ({ kind: "none" })),
-    checkPermissions: definition.checkPermissions ?? (() => Effect.succeed({ behavior: "passthrough" })),
+    checkPermissions: definition.checkPermissions ?? (() => Effect.succeed(passthrough)),
     call: definition.call,
     mapResult: definition.mapResult ?? defaultMapResult(definition.name),
     hookResponse: definition.hookResponse ?? ((output) => output),

@@ -32,6 +32,7 @@ import {
   ToolRegistry,
   Tools
 } from "../../src/index.js"
+import * as Permission from "../../src/Permission.js"
 
 /** A service of the user's own, which a tool requires. */
 class Greeting extends Context.Tag("test/Greeting")<Greeting, { readonly text: string }>() {}
@@ -42,7 +43,7 @@ const Probe = Tool.buildTool({
   description: "Reports what it can reach.",
   inputSchema: Schema.Struct({}),
   isReadOnly: () => true,
-  checkPermissions: () => Effect.succeed({ behavior: "allow" }),
+  checkPermissions: () => Effect.succeed(Permission.allow()),
   call: () =>
     Effect.gen(function* () {
       const greeting = yield* Greeting
@@ -101,7 +102,7 @@ const Marker = Tool.buildTool({
   name: "Marker",
   description: "Only the replacement's pool has it.",
   inputSchema: Schema.Struct({}),
-  checkPermissions: () => Effect.succeed({ behavior: "allow" }),
+  checkPermissions: () => Effect.succeed(Permission.allow()),
   call: () => Effect.sync(() => (usage.recording && usage.used.add("BuiltinTools"), { data: "marked" }))
 })
 
