@@ -83,6 +83,8 @@ export interface ServeOptions {
   readonly sandbox: Sandbox.SandboxAvailable | undefined
   /** Sessions idle this long are deleted (undefined: never). */
   readonly sessionTtlMs?: number
+  /** New inputs get 429 while this many run on this runner (undefined: no limit). */
+  readonly maxRunningInputs?: number
   /** Cluster timings and sizes (the same on every runner). */
   readonly sharding?: Partial<ShardingConfig.ShardingConfig["Type"]>
   /** How often an event stream looks for events written by other runners. */
@@ -280,7 +282,8 @@ export const layerSessions = (options: ServeOptions) => {
       sandbox: options.sandbox,
       configDir: path.join(options.stateDir, "claude"),
       shardsPerGroup: options.sharding?.shardsPerGroup ?? DEFAULT_SHARDS,
-      sessionTtlMs: options.sessionTtlMs
+      sessionTtlMs: options.sessionTtlMs,
+      maxRunningInputs: options.maxRunningInputs
     })
   ).pipe(Layer.provideMerge(storage))
   const runtimes = SessionRuntimes.layer().pipe(Layer.provide(layerRuntimeBuilder), Layer.provideMerge(core))
@@ -293,7 +296,7 @@ export const layer = (options: ServeOptions) => {
   const runner = options.runner === undefined ? "embedded" : `${options.runner.host}:${options.runner.port}`
   let nodeServer: Server | undefined
   const server = NodeHttpServer.layer(() => {
-    const s = createServer()
+    const s = createServer({ maxHeaderSize: Http.PARSER_HEADER_BYTES })
     // inputs can wait minutes for the agent (and for permission answers): no request timeout
     s.requestTimeout = 0
     s.headersTimeout = 60_000

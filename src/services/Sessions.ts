@@ -29,6 +29,7 @@ import {
   InvalidRequest,
   notFound,
   SessionNotFound,
+  TooBusy,
   Unauthorized,
   Unavailable,
   type AnswerApproval,
@@ -70,7 +71,7 @@ export interface SessionsService {
   readonly authorize: (id: string, caller: Caller) => Effect.Effect<void, SessionNotFound | Unauthorized | Unavailable>
   readonly view: (id: string) => Effect.Effect<SessionView, SessionNotFound | Unavailable>
   /** Adds an input; with `wait`, returns once it finished (else at once, queued or running). */
-  readonly send: (id: string, body: SendInput, wait: boolean) => Effect.Effect<InputResult, SessionNotFound | Conflict | InvalidRequest | Unavailable>
+  readonly send: (id: string, body: SendInput, wait: boolean) => Effect.Effect<InputResult, SessionNotFound | Conflict | InvalidRequest | Unavailable | TooBusy>
   readonly input: (id: string, key: string, wait: boolean) => Effect.Effect<InputResult, SessionNotFound | Unavailable>
   readonly events: (id: string, options: { readonly after: number; readonly follow: boolean }) => Stream.Stream<ServeEvent, Unavailable>
   /** The open questions; with `wait`, once there is at least one (or the wait ends: then none). */
@@ -219,6 +220,21 @@ export const make = Effect.gen(function* () {
     draining ? Effect.fail(new Unavailable({ message: "this runner is shutting down: send the request to another runner" })) : Effect.void
   )
 
+  /**
+   * A runner at its cap on running inputs takes no new one (429); an input already stored under
+   * the key is not new (a client that retries it gets its status).
+   */
+  const belowCap = (id: string, key: string) =>
+    Effect.gen(function* () {
+      const cap = settings.maxRunningInputs
+      if (cap === undefined || runs.count() < cap) return
+      const stored = yield* store.input(id, key).pipe(Effect.mapError(unavailable))
+      if (Option.isSome(stored)) return
+      return yield* new TooBusy({
+        message: `this runner runs ${runs.count()} inputs, its limit (TOOLGATE_SERVE_MAX_RUNNING_INPUTS=${cap}): send the input again later, or to another runner`
+      })
+    })
+
   const create = (body: CreateSession) =>
     Effect.gen(function* () {
       yield* notDraining
@@ -313,6 +329,7 @@ export const make = Effect.gen(function* () {
       const key = body.key ?? randomUUID()
       const payload = { content: body.content }
       yield* notDraining
+      yield* belowCap(id, key)
       const { row, created } = yield* store
         .insertInput({ sessionId: id, key, kind, body: payload, createdAt: Date.now() })
         .pipe(Effect.mapError(unavailable))

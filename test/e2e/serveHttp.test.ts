@@ -312,3 +312,48 @@ describe("the README's serve walkthrough", () => {
     }
   }, 180_000)
 })
+
+describe("toolgate serve with a cap on running inputs (TOOLGATE_SERVE_MAX_RUNNING_INPUTS)", () => {
+  it("answers 429 to a new input beyond the cap, takes a retry of a stored one, and takes new ones once a slot frees", async () => {
+    const stateDir = tempDir("toolgate-http-cap-")
+    const ws = fs.realpathSync(tempDir("toolgate-http-cap-ws-"))
+    const server = await startServer({
+      args: ["--state-dir", stateDir, "--no-auth", "--allow", "bypassPermissions"],
+      env: { ...withoutModel, TOOLGATE_SERVE_MAX_RUNNING_INPUTS: "1" }
+    })
+    try {
+      const session = async () => {
+        const created = await request(server.url, "POST", "/sessions", { body: { cwd: ws, permissionMode: "bypassPermissions" } })
+        expect(created.status, created.text).toBe(201)
+        return created.body as { id: string; token: string }
+      }
+      const [a, b] = [await session(), await session()]
+            const started = path.join(ws, "started")
+      const long = { role: "assistant", content: [toolUse("toolu_long", "Bash", { command: `touch ${started}; sleep 30` })], key: "long" }
+      expect((await request(server.url, "POST", `/sessions/${a.id}/messages?wait=false`, { token: a.token, body: long })).status).toBe(200)
+      await eventually(() => (fs.existsSync(started) ? true : undefined))
+
+      const quick = { role: "assistant", content: [toolUse("toolu_quick", "Bash", { command: "true" })], key: "quick" }
+      const refused = await request(server.url, "POST", `/sessions/${b.id}/messages?wait=false`, { token: b.token, body: quick })
+      expect(refused.status, refused.text).toBe(429)
+      expect(refused.body).toMatchObject({ _tag: "TooBusy" })
+      expect(refused.body.message).toContain("TOOLGATE_SERVE_MAX_RUNNING_INPUTS=1")
+      // the refused input was not stored: nothing of it runs later
+      expect((await request(server.url, "GET", `/sessions/${b.id}/messages/quick?wait=false`, { token: b.token })).status).toBe(404)
+      // the running input, sent again under its key, is not a new one
+      expect((await request(server.url, "POST", `/sessions/${a.id}/messages?wait=false`, { token: a.token, body: long })).status).toBe(200)
+
+      expect((await request(server.url, "POST", `/sessions/${a.id}/interrupt`, { token: a.token })).status).toBe(200)
+      await eventually(async () => ((await request(server.url, "GET", `/sessions/${a.id}/messages/long?wait=false`, { token: a.token })).body.status === "done" ? true : undefined))
+      const accepted = await eventually(async () => {
+        const reply = await request(server.url, "POST", `/sessions/${b.id}/messages?wait=true`, { token: b.token, body: quick })
+        return reply.status === 429 ? undefined : reply
+      })
+      expect(accepted.status, accepted.text).toBe(200)
+      expect(accepted.body.status).toBe("done")
+    } finally {
+      await server.stop("SIGKILL")
+      fs.rmSync(stateDir, { recursive: true, force: true })
+    }
+  }, 90_000)
+})

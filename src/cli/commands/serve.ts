@@ -269,6 +269,8 @@ export const serve = Command.make("serve", optionsOf(serveFlags), (flags) =>
     const sharding = yield* shardingFromEnv
     const eventPollMs = yield* Effect.orDie(positiveIntConfig("TOOLGATE_SERVE_EVENT_POLL_MS", 500))
     const drainMs = yield* Effect.orDie(positiveIntConfig("TOOLGATE_SERVE_DRAIN_MS", DEFAULT_DRAIN_MS))
+    // 0: no cap on the inputs running on this runner
+    const maxRunningInputs = yield* Effect.orDie(Config.integer("TOOLGATE_SERVE_MAX_RUNNING_INPUTS").pipe(Config.validate({ message: "a number of inputs, 0 for no limit", validation: (n) => n >= 0 }), Config.withDefault(0)))
     // The first SIGTERM (or Ctrl-C) drains: the runner stops taking input, lets running inputs
     // finish for up to TOOLGATE_SERVE_DRAIN_MS, then stops (a second one stops it at once).
     // Listening for it from the start keeps the CLI from stopping the server outright.
@@ -297,6 +299,7 @@ export const serve = Command.make("serve", optionsOf(serveFlags), (flags) =>
       sandbox: sandbox._tag === "Available" ? sandbox : undefined,
       ...(ttlSeconds > 0 ? { sessionTtlMs: ttlSeconds * 1000 } : {}),
       sharding,
+      ...(maxRunningInputs > 0 ? { maxRunningInputs } : {}),
       eventPollInterval: Duration.millis(eventPollMs),
       drain: {
         requested: Deferred.await(requested),

@@ -192,6 +192,9 @@ export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
   HttpApiSchema.annotations({ status: 413 })
 ) {}
 
+/** This runner runs as many inputs as it may (`TOOLGATE_SERVE_MAX_RUNNING_INPUTS`): send again later, or to another runner. */
+export class TooBusy extends Schema.TaggedError<TooBusy>()("TooBusy", { message: Schema.String }, HttpApiSchema.annotations({ status: 429 })) {}
+
 export class Unavailable extends Schema.TaggedError<Unavailable>()(
   "Unavailable",
   { message: Schema.String },

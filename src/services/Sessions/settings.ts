@@ -30,6 +30,8 @@ export interface ServeSettingsService {
   readonly shardsPerGroup: number
   /** A session idle this long (no input, nothing running) is deleted; undefined: never. */
   readonly sessionTtlMs: number | undefined
+  /** New inputs are refused (429) while this many run on this runner; undefined: no limit. */
+  readonly maxRunningInputs?: number | undefined
 }
 
 export class ServeSettings extends Context.Tag("toolgate/Sessions/ServeSettings")<ServeSettings, ServeSettingsService>() {}

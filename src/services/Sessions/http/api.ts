@@ -26,7 +26,8 @@ import {
   SessionPage,
   SessionView,
   Unauthorized,
-  Unavailable
+  Unavailable,
+  TooBusy
 } from "../model.js"
 
 export class CurrentCaller extends Context.Tag("toolgate/Sessions/CurrentCaller")<CurrentCaller, Caller & { readonly open: boolean }>() {}
@@ -75,6 +76,7 @@ export const sessions = HttpApiGroup.make("sessions")
       .setPayload(SendInput)
       .setUrlParams(Wait)
       .addSuccess(InputResult)
+      .addError(TooBusy)
       .annotate(OpenApi.Summary, "Send a prompt (the agent loop runs) or tool_use blocks (the scheduler runs them)")
   )
   .add(

@@ -68,6 +68,11 @@ const normalOrigin = (origin: string) => origin.trim().toLowerCase().replace(/\/
 
 const OPEN_PATHS = new Set(["/health", "/ready"])
 
+/** Node parses up to `PARSER_HEADER_BYTES` of request line and headers; the app answers past these with 414 and 431. */
+export const PARSER_HEADER_BYTES = 128 * 1024
+const MAX_URL_BYTES = 16 * 1024
+const MAX_HEADER_BYTES = 16 * 1024
+
 /** The guards around the whole HTTP app (the API and its 404s alike). */
 export const guard =
   (options: HttpGuards) =>
@@ -85,6 +90,9 @@ export const guard =
           })(app)
     return Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
+      if (request.url.length > MAX_URL_BYTES) return refusal(414, "URITooLong", `the request URL has ${request.url.length} bytes; this server accepts at most ${MAX_URL_BYTES}`)
+      const headerBytes = Object.entries(request.headers).reduce((sum, [name, value]) => sum + name.length + String(value).length + 4, 0)
+      if (headerBytes > MAX_HEADER_BYTES) return refusal(431, "RequestHeaderFieldsTooLarge", `the request headers have ${headerBytes} bytes; this server accepts at most ${MAX_HEADER_BYTES}`)
       const url = new URL(request.url, "http://server")
       const host = request.headers["host"]
       if (!OPEN_PATHS.has(url.pathname) && !hostNamesServer(host)) {

@@ -158,4 +158,4 @@ export const layer = (options: { readonly runner: string; readonly serverToken: 
     Layer.provide(layerAuthorization(options.serverToken))
   )
 
-export { answerClientError, guard, type HttpGuards } from "./guards.js"
+export { answerClientError, guard, PARSER_HEADER_BYTES, type HttpGuards } from "./guards.js"
