@@ -91,7 +91,10 @@ describe("toolgate serve on loopback without a token (--no-auth)", () => {
     expect(chunked.status).toBe(411)
   })
 
-  it("answers a long URL with 414 and a huge header with 431, each with a one-line body", async () => {
+  it("answers a deeply nested body with 400, a long URL with 414 and a huge header with 431, each with a one-line body", async () => {
+    const deep = await rawRequest(server.url, "POST", "/sessions", { host: "localhost", "content-type": "application/json" }, `${"[".repeat(30_000)}${"]".repeat(30_000)}`)
+    expect(deep.status, deep.text).toBe(400)
+    expect(JSON.parse(deep.text).message).toMatch(/nests 30000 levels deep/)
     const longUrl = await rawRequest(server.url, "GET", `/sessions?${"a".repeat(100_000)}`, { host: "localhost" })
     expect(longUrl.status).toBe(414)
     expect(JSON.parse(longUrl.text).message).toMatch(/URL/)

@@ -117,9 +117,43 @@ export const guard =
       if (Number.isFinite(declared) && declared > options.maxBodyBytes) {
         return refusal(413, "PayloadTooLarge", `the request body has ${declared} bytes; this server accepts at most ${options.maxBodyBytes}`)
       }
-      return yield* HttpServerRequest.withMaxBodySize(withCors, Option.some(options.maxBodyBytes))
+      return yield* HttpServerRequest.withMaxBodySize(
+        Effect.flatMap(bodyDepth(request), (depth) =>
+          depth > MAX_BODY_DEPTH ? Effect.succeed(refusal(400, "InvalidRequest", `the request body nests ${depth} levels deep; this server reads at most ${MAX_BODY_DEPTH}`)) : withCors
+        ),
+        Option.some(options.maxBodyBytes)
+      )
     })
   }
+
+/** Deeper JSON (100,000 `[`) overflows the stack of the code that decodes it or describes its errors. */
+const MAX_BODY_DEPTH = 512
+
+/**
+ * How deep the request's JSON body nests (0 without a body). The body is read once: the request
+ * keeps it for the API. A body that cannot be read is left for the API to answer.
+ */
+const bodyDepth = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<number> =>
+  request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS" || request.headers["content-length"] === undefined
+    ? Effect.succeed(0)
+    : Effect.map(request.text, jsonDepth).pipe(Effect.orElseSucceed(() => 0))
+
+/** The deepest nesting of arrays and objects in JSON text (strings skipped), without parsing it. */
+export const jsonDepth = (text: string): number => {
+  let depth = 0
+  let deepest = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92) i++
+      else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 91 || c === 123) deepest = Math.max(deepest, ++depth)
+    else if (c === 93 || c === 125) depth--
+  }
+  return deepest
+}
 
 /**
  * What Node answers before a request reaches the app (a request line or headers past its limit,
