@@ -341,3 +341,48 @@ describe("toolgate serve: SIGTERM while an input runs past the drain time", () =
     }
   }, 60_000)
 })
+
+/** Pids of processes whose command line is exactly `sleep <seconds>` (unique numbers mark a test's processes). */
+const sleepers = (seconds: ReadonlyArray<number>): Array<number> =>
+  fs
+    .readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const args = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean)
+        return args.length === 2 && args[0]!.endsWith("sleep") && seconds.includes(Number(args[1]))
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
+
+describe("toolgate serve killed (SIGKILL) mid-call", () => {
+  it("leaves no process of its sessions running: a call's command and what it left in the background, and a background shell", async () => {
+    const stateDir = tempDir("toolgate-serve-kill-")
+    const cwd = fs.realpathSync(tempDir("toolgate-serve-kill-ws-"))
+    const server = await startServer({
+      args: ["--state-dir", stateDir, "--allow", "bypassPermissions"],
+      env: { TOOLGATE_SERVE_TOKEN: SERVER_TOKEN, ANTHROPIC_API_KEY: "", TOOLGATE_SERVE_POLL_MS: "200" }
+    })
+    const marks = [4171, 4172, 4173]
+    try {
+      const created = await request(server.url, "POST", "/sessions", { token: SERVER_TOKEN, body: { cwd, permissionMode: "bypassPermissions" } })
+      expect(created.status, created.text).toBe(201)
+      const { id, token } = created.body as { id: string; token: string }
+      const send = (key: string, blocks: Array<Record<string, unknown>>, wait: boolean) =>
+        request(server.url, "POST", `/sessions/${id}/messages?wait=${wait}`, { token, body: { role: "assistant", content: blocks, key } })
+      const background = await send("bg", [toolUse("toolu_bg", "Bash", { command: "sleep 4173", run_in_background: true })], true)
+      expect(background.body.status, background.text).toBe("done")
+      await send("fg", [toolUse("toolu_fg", "Bash", { command: "sleep 4171 & sleep 4172" })], false)
+      await eventually(() => (sleepers(marks).length === 3 ? true : undefined), 30_000, 50)
+      await server.stop("SIGKILL")
+      // the sandbox dies with the server: nothing of the session goes on
+      await eventually(() => (sleepers(marks).length === 0 ? true : undefined), 10_000, 50)
+    } finally {
+      await server.stop("SIGKILL")
+      for (const pid of sleepers(marks)) process.kill(pid, "SIGKILL")
+      fs.rmSync(stateDir, { recursive: true, force: true })
+    }
+  }, 60_000)
+})
