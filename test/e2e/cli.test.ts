@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanEnv, runCli, runCliInProcess } from "../services/Agent/cliSupport.js"
+import { recordedInBackground } from "../support/pidRecords.js"
 import { tempDir } from "../support/runtime.js"
 
 const root = path.resolve(__dirname, "../..")
@@ -252,7 +253,7 @@ describe("interrupts", () => {
     const project = makeProject()
     const pidFile = path.join(project, "sleep.pid")
     const blocks = [
-      { type: "tool_use", id: "long", name: "Bash", input: { command: `sleep 30 & echo $! > ${pidFile}; wait` } },
+      { type: "tool_use", id: "long", name: "Bash", input: { command: `${recordedInBackground("sleep 30", pidFile)} wait` } },
       { type: "tool_use", id: "later", name: "Read", input: { file_path: path.join(project, "README.md") } }
     ]
     const child = spawn(process.execPath, [bin, "exec", "-", "--cwd", project, "--json", "--permission-mode", "bypassPermissions"], {
