@@ -12,7 +12,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { fixture, sse, startFakeAnthropic, type FakeAnthropic } from "../support/fakeAnthropic.js"
-import { bash, killAll, newMarker, processesWith, project, sleep, startCli, survivors, waitFor, writeScript, type Project } from "./support.js"
+import { bash, killAll, newMarker, project, sleep, startCli, survivors, writeScript, type Project } from "./support.js"
 
 const TRIALS = Number(process.env.TOOLGATE_FAULT_TRIALS ?? 6)
 
