@@ -1,7 +1,8 @@
 /**
  * `run -p` killed with SIGKILL at random moments, then continued with `-c`. Over every trial:
  * no process is left (foreground, background and `setsid` ones alike), every tool_use the
- * continued conversation holds has its tool_result, nothing happens after toolgate died, a call
+ * continued conversation holds has its tool_result, nothing happens once toolgate's processes are
+ * gone (they go with it), a call
  * answered as not run left no trace, a call answered with its result had finished, and no call
  * ran twice (the continuation runs none again).
  *
@@ -60,6 +61,8 @@ interface Figures {
   callsAsked: number
   leftProcesses: number
   unanswered: number
+  /** Lines written between toolgate's death and the end of its processes (informative). */
+  effectsDuringTeardown: number
   effectsAfterDeath: number
   effectsOfUnrunCalls: number
   answeredUnfinished: number
@@ -80,9 +83,13 @@ const trial = async (figures: Figures, killAfterMs: number): Promise<void> => {
   const atDeath = logLines(p)
   figures.trials++
   figures.leftProcesses += (await survivors(marker)).length
+  // the kernel tears the namespaces down just after toolgate's death: a command may still write
+  // then (its call is answered "outcome unknown"); nothing may write once they are gone
+  const tornDown = logLines(p)
+  figures.effectsDuringTeardown += tornDown.length - atDeath.length
   await sleep(300)
   const afterGrace = logLines(p)
-  figures.effectsAfterDeath += afterGrace.length - atDeath.length
+  figures.effectsAfterDeath += afterGrace.length - tornDown.length
 
   const transcript = path.join(sessionDir, "transcript.jsonl")
   const started = fs.existsSync(transcript) && fs.readFileSync(transcript, "utf8").includes('"type":"user"')
@@ -138,6 +145,7 @@ describe("SIGKILL of run -p at random moments", () => {
       callsAsked: 0,
       leftProcesses: 0,
       unanswered: 0,
+      effectsDuringTeardown: 0,
       effectsAfterDeath: 0,
       effectsOfUnrunCalls: 0,
       answeredUnfinished: 0,
