@@ -153,7 +153,7 @@ describe("SIGKILL of run -p at random moments", () => {
       continueFailed: 0
     }
     // the start-up takes about a second; the script's calls about two more
-    for (let i = 0; i < TRIALS; i++) await trial(figures, 300 + Math.floor(Math.random() * 3200))
+    for (let i = 0; i < TRIALS; i++) await trial(figures, 300 + Math.floor(Math.random() * 4200))
     process.stderr.write(`SIGKILL campaign (run -p): ${JSON.stringify(figures)}\n`)
     expect(figures).toMatchObject({
       trials: TRIALS,

@@ -57,7 +57,7 @@ describe("Bash results", () => {
     Effect.gen(function* () {
       const error = errorOf(yield* callBash(tool, { command: "echo out; echo err >&2; exit 3" }, box.session))
       expect(error.reason).toBe("Exit code 3\nout\nerr")
-      expect(error.response).toEqual({ stdout: "out\nerr\n", stderr: "", interrupted: false, isImage: false, noOutputExpected: false })
+      expect(error.response).toEqual({ stdout: "out\nerr", stderr: "", interrupted: false, isImage: false, noOutputExpected: false })
     }))
 
   it.live("`false` is a real failure", () =>
@@ -175,7 +175,7 @@ describe("Bash timeouts and interruption kill the whole process tree", () => {
       const outcome = yield* callBash(tool, { command: tree(pids), timeout: 1500 }, box.session)
       const error = errorOf(outcome)
       expect(error.reason).toMatch(/^Exit code \d+\nCommand timed out after 1s\nstarted$/)
-      expect(error.response).toMatchObject({ interrupted: true, stdout: "started\n" })
+      expect(error.response).toMatchObject({ interrupted: true, stdout: "started" })
       const recorded = readPids(pids)
       expect(recorded).toHaveLength(4)
       for (const pid of recorded) expect(yield* waitUntilDead(pid)).toBe(true)

@@ -70,7 +70,7 @@ describe("McpClients with the test server", () => {
       expect(meta.maxResultSizeChars).toBe(500_000)
       expect(meta.shouldDefer).toBe(false)
       // a tool without a rule is not allowed by the tool itself
-      expect(yield* echo.checkPermissions({}, {} as never)).toEqual({ behavior: "passthrough" })
+      expect(yield* echo.checkPermissions({}, {} as never)).toEqual({ _tag: "Passthrough" })
     }).pipe(Effect.provide(mcpRuntime({ cwd, servers: { paged: testServer("--extra-tools=25", "--page-size=7") } })))
   })
 

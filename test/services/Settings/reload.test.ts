@@ -88,8 +88,8 @@ describe("settings read again when their files change", () => {
         write(projectFile(), "[]")
         yield* later
         const decision = yield* permissions.decide({ tool: BashTool, input: { command: "ls" }, session: F.session(fx, "bypassPermissions") })
-        expect(decision.behavior).toBe("deny")
-        expect(decision.behavior === "deny" ? decision.message : "").toContain(projectFile())
+        expect(decision._tag).toBe("Deny")
+        expect(decision._tag === "Deny" ? decision.message : "").toContain(projectFile())
       }).pipe(
         Effect.provide(Permissions.layer),
         Effect.provide(FileState.layer),
