@@ -73,10 +73,6 @@ export const leashStatus = (env: NodeJS.ProcessEnv = process.env): LeashStatus =
   return detected.status
 }
 
-/** A bubblewrap invocation that already makes a PID namespace dying with its parent (a sandbox's). */
-const diesWithParent = (file: string, args: ReadonlyArray<string>): boolean =>
-  path.basename(file) === "bwrap" && args.includes("--die-with-parent") && (args.includes("--unshare-pid") || args.includes("--unshare-all"))
-
 const isExecutable = (file: string, searchPath: string): boolean => {
   if (!file.includes("/")) return onPath(file, searchPath) !== undefined
   try {
@@ -119,10 +115,10 @@ const parentCheck = (parent: { readonly pid: number; readonly startTime: string 
 /**
  * What to start so that `file args` and everything it starts die with toolgate. A program that
  * cannot be found is started as it is, so that the spawn error names it (`childPath` is the PATH
- * it is looked up in).
+ * it is looked up in). A sandbox's own bubblewrap (`--die-with-parent` too) is leashed as well: it
+ * has the same window between its start and its tie to toolgate, which the check closes.
  */
 export const leash = (file: string, args: ReadonlyArray<string>, childPath?: string): Leashed => {
-  if (diesWithParent(file, args)) return { file, args, leashed: false }
   const status = leashStatus()
   if (status._tag === "GroupOnly" || !isExecutable(file, childPath ?? process.env.PATH ?? "")) return { file, args, leashed: false }
   const parent = selfInProc()
