@@ -1,6 +1,6 @@
 /**
  * The typed failures of every stage, and the one mapping from a call's failure to the text the
- * model sees (claude-code-spec §4.3, §1.4, §2.10).
+ * model sees.
  */
 import { Schema } from "effect"
 
@@ -197,7 +197,7 @@ export const CallError = Schema.Union(
   RunnerLost
 )
 
-/** What the model reads for a failed call: one exhaustive mapping (claude-code-spec §4.3). */
+/** What the model reads for a failed call: one exhaustive mapping. */
 export const toModelText = (error: CallError): string => {
   switch (error._tag) {
     case "UnknownTool":
@@ -237,7 +237,7 @@ export const REJECT_MESSAGE_WITH_FEEDBACK =
 
 export const INTERRUPT_MARKER = "[Request interrupted by user for tool use]"
 
-/** Keeps the head and tail of a long text (claude-code-spec §4.3: first 5000 + marker + last 5000). */
+/** Keeps the head and tail of a long text (the first 5000 characters, a marker, the last 5000, as Claude Code does). */
 export const truncateMiddle = (text: string, max: number): string => {
   if (text.length <= max) return text
   const half = Math.floor(max / 2)

@@ -1,6 +1,5 @@
 /**
- * Permission vocabulary shared by the Permissions stage, the tools and the CLI explainer
- * (claude-code-spec §1).
+ * Permission vocabulary shared by the Permissions stage, the tools and the CLI explainer.
  */
 import { Schema } from "effect"
 
@@ -24,13 +23,13 @@ export const PERMISSION_MODES: ReadonlyArray<PermissionMode> = [
 /** A mode's name in a document (served sessions' API and policy files). */
 export const PermissionModeName = Schema.Literal(...PERMISSION_MODES)
 
-/** Parses a mode name; `manual` is an alias of `default` (spec §1.2). */
+/** Parses a mode name; `manual` is an alias of `default`. */
 export const parsePermissionMode = (name: string): PermissionMode | undefined =>
   name === "manual" ? "default" : (PERMISSION_MODES as ReadonlyArray<string>).includes(name) ? (name as PermissionMode) : undefined
 
 export type RuleBehavior = "allow" | "deny" | "ask"
 
-/** Where a rule came from; names as in Claude Code (spec §1.1). */
+/** Where a rule came from; names as in Claude Code. */
 export type RuleSource =
   | "policySettings"
   | "flagSettings"
@@ -53,7 +52,7 @@ export interface PermissionRule {
   readonly source: RuleSource
   /** The settings file the rule came from, when it came from a file. */
   readonly file?: string
-  /** The directory that anchors `/path` patterns of this rule (spec §1.7). */
+  /** The directory that anchors `/path` patterns of this rule. */
   readonly root: string
 }
 
@@ -177,7 +176,7 @@ export interface Passthrough {
   readonly _tag: "Passthrough"
 }
 
-/** What a tool's `checkPermissions` answers (spec §1.4 step c). */
+/** What a tool's `checkPermissions` answers. */
 export type ToolCheck = Decision | Passthrough
 
 export const passthrough: Passthrough = { _tag: "Passthrough" }

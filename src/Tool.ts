@@ -112,7 +112,7 @@ export interface Tool<I = any, O = any, R = never> {
   readonly isConcurrencySafe: (input: I) => boolean
   readonly isDestructive: (input: I) => boolean
   readonly interruptBehavior: () => InterruptBehavior
-  /** Results longer than min(this, 50000) characters are spilled to a file (spec §4.4). */
+  /** Results longer than min(this, 50000) characters are spilled to a file. */
   readonly maxResultSizeChars: number
   /** Input as hooks and permission checks see it: paths made absolute. */
   readonly expandInput: (input: I, session: SessionContext) => I

@@ -1,5 +1,5 @@
 /**
- * The agent loop (DESIGN "The flow of one turn"): send the conversation with the system prompt
+ * The agent loop: send the conversation with the system prompt
  * (built from each tool's `prompt`) and the pool's tools, run the tool calls while the model
  * streams, append the assistant message and the user message of tool results (plus hooks'
  * additionalContext and tools' `newMessages`), and go again — until the model stops asking for
@@ -8,7 +8,7 @@
  * goes on (calls that never started get an error result); `refusal`, `max_tokens` without calls
  * and a model error end the prompt cleanly with every tool_use answered.
  *
- * The loop's hooks (claude-code-spec §2.3): UserPromptSubmit before a prompt is sent (it may
+ * The loop's hooks: UserPromptSubmit before a prompt is sent (it may
  * block it or add context), Stop (SubagentStop in a subagent) when the model ends its turn (it
  * may keep the model going), SessionStart and SessionEnd around a session (`startSession`,
  * `endSession`).

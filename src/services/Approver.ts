@@ -1,5 +1,5 @@
 /**
- * Answers an "ask" (claude-code-spec §1.4 step 7, after PermissionRequest hooks): a terminal
+ * Answers an "ask" (last, after PermissionRequest hooks): a terminal
  * prompt, a library callback (`canUseTool`), or — when nothing can ask — a denial.
  */
 import { Context, Effect, Layer } from "effect"
@@ -79,7 +79,7 @@ const isInterpreter = (name: string) => INTERPRETERS.has(name) || /^python[0-9.]
 /**
  * True for a rule that would approve far more than the command asked about: the whole Bash
  * tool, or a prefix/wildcard rule on a shell, a wrapper (`env`, `xargs`, `sudo`, `find`…) or an
- * interpreter (shell-security.md §3.1). Such rules are never offered for "always".
+ * interpreter. Such rules are never offered for "always".
  */
 export const isDangerousRule = (rule: string): boolean => {
   const { toolName, content } = parseRuleText(rule)

@@ -1,5 +1,5 @@
 /**
- * Runs one tool_use through every stage, in Claude Code's order (claude-code-spec §1.4, §4.2):
+ * Runs one tool_use through every stage, in Claude Code's order:
  * lookup → schema → validateInput → PreToolUse hooks → permissions (→ PermissionRequest hooks →
  * Approver) → call → PostToolUse / PostToolUseFailure → map and spill the result.
  * It never fails: every outcome, including every typed error, becomes one tool_result. Only
@@ -175,7 +175,7 @@ export const make = Effect.gen(function* () {
     return Effect.as(validator.validate(tool, decoded.right, ctx), decoded.right)
   }
 
-  /** Folds the PreToolUse outcome into the rule decision (spec §1.4 steps 4–5, §2.8). */
+  /** Folds the PreToolUse outcome into the rule decision. */
   const applyHookDecision = (tool: AnyTool, pre: PreToolUseOutcome, decision: Decision): Decision => {
     if (decision._tag === "Deny") return decision
     if (pre.decision === "allow") {
@@ -227,7 +227,7 @@ export const make = Effect.gen(function* () {
   const asDecision = (tool: AnyTool, answer: Decision): Decision =>
     isDecision(answer) ? answer : ask(askToUse(tool.name), { kind: "safety", reason: { type: "safetyCheck", detail: "the permission stage gave no decision" } })
 
-  /** An ask answered: dontAsk denies, then PermissionRequest hooks, then the Approver (stage 4 of the spec's §1.4 step 7). */
+  /** An ask answered: dontAsk denies, then PermissionRequest hooks, then the Approver (the order Claude Code answers an ask in). */
   const resolveAsk = Effect.fnUntraced(function* (progress: Progress, tool: AnyTool, block: ToolUseBlock, session: SessionContext, checkContext: ToolCheckContext, decision: Ask) {
     if (session.permissionMode === "dontAsk") return yield* permissionDenied(progress, tool, dontAskDenied(tool.name), decision)
     const request = yield* hooks.permissionRequest({ tool, toolInput: progress.checked, session, suggestions: decision.suggestions })

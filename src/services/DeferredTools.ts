@@ -1,5 +1,5 @@
 /**
- * What the agent loop sends each turn when tool search is on (claude-code-spec §4.5 "Tool search"):
+ * What the agent loop sends each turn when tool search is on:
  * the API definitions of the tools not deferred plus the deferred tools the conversation loaded
  * with ToolSearch, the tools whose prompts belong in the system prompt, and the system-prompt
  * section that lists the deferred tools by name.

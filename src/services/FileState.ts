@@ -1,6 +1,6 @@
 /**
  * What each file looked like when a tool last read or wrote it, so Edit and Write can refuse
- * unread or stale files (claude-code-spec §3.3, Edit checks 7 and 8).
+ * unread or stale files (Edit's "modified since read" and "read it first" checks).
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { createHash } from "node:crypto"

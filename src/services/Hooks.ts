@@ -1,6 +1,6 @@
 /**
  * The hook stage: PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure and
- * PostToolBatch around each call (claude-code-spec §2), and the events of the agent loop and the
+ * PostToolBatch around each call, and the events of the agent loop and the
  * session: UserPromptSubmit, Stop, SubagentStop, SessionStart, SessionEnd, Notification. Hooks
  * never fail the pipeline: a broken hook is a notice, never an approval.
  */
@@ -71,7 +71,7 @@ export interface PreToolUseRequest {
 export interface PreToolUseOutcome {
   /** The aggregated decision: deny > defer > ask > allow; undefined when no hook decided. */
   readonly decision: "allow" | "deny" | "ask" | "defer" | undefined
-  /** For deny: what blocked, as the model will see it (§2.10). `command` is set for an exit-2 block. */
+  /** For deny: what blocked, as the model will see it. `command` is set for an exit-2 block. */
   readonly block?: { readonly command?: string; readonly reason: string }
   /** For allow / ask: the reason shown to the user. */
   readonly reason?: string
@@ -92,7 +92,7 @@ export interface PermissionRequestRequest {
   readonly suggestions: ReadonlyArray<RuleSuggestion>
 }
 
-/** A permission-update entry a PermissionRequest hook returns (spec §2.6.3). */
+/** A permission-update entry a PermissionRequest hook returns. */
 export type PermissionUpdate = PermissionUpdateEntry
 
 export interface PermissionRequestOutcome {

@@ -1,5 +1,5 @@
 /**
- * The MCP servers of a runtime (claude-code-spec §5): configuration from every scope, connections
+ * The MCP servers of a runtime: configuration from every scope, connections
  * made concurrently under the startup timeout (`MCP_TIMEOUT`), each in its own Scope (closing it
  * ends the server's whole process group), and each server's tools registered in the ToolRegistry
  * under the source `mcp:<server>` — replaced when the server says its tools changed, removed when

@@ -1,5 +1,5 @@
 /**
- * The model stage: streams one model turn as typed events (DESIGN "The flow of one turn").
+ * The model stage: streams one model turn as typed events.
  * Two implementations: Claude through the Anthropic SDK (`layerAnthropic`, `layerAnthropicConfig`),
  * and a scripted model that replays recorded turns with their streaming timing (`layerScripted`),
  * so every run can be replayed offline through the real pipeline.

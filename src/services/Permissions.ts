@@ -1,7 +1,7 @@
 /**
  * The permission stage: decides allow / deny / ask for one call from the rules of every source,
  * the mode, the working directories, safety checks, and the tool's own check
- * (claude-code-spec §1.4 steps 6a–6f; the rules in src/services/Permissions/decide.ts). Resolving an
+ * (the rules in src/services/Permissions/decide.ts). Resolving an
  * "ask" (dontAsk, hooks, the Approver) is the pipeline's job.
  */
 import { Context, Effect, Layer, Option } from "effect"

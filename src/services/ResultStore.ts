@@ -1,5 +1,5 @@
 /**
- * Keeps large results out of the conversation (claude-code-spec §4.4): over the tool's threshold
+ * Keeps large results out of the conversation: over the tool's threshold
  * the full text is written once, with an exclusive create, to
  * `<sessionDir>/tool-results/<tool_use_id>.txt` (`.json` for block arrays), and the model gets a
  * preview that points to it. Results with images are never persisted. `layerSweep` keeps the

@@ -1,5 +1,5 @@
 /**
- * Runs the tool calls of one assistant message (DESIGN "The scheduler"; claude-code-spec §4.1).
+ * Runs the tool calls of one assistant message.
  *
  * One coordinator fiber owns all scheduling state and reacts to signals: a call arrived (its
  * tool_use block stopped), the model moved on, the message ended, a call finished, the user

@@ -1,5 +1,5 @@
 /**
- * Claude Code's settings, from every source, merged (claude-code-spec §1.1, §1.2): managed
+ * Claude Code's settings, from every source, merged: managed
  * settings (+ `managed-settings.d/`), `--settings`, `.claude/settings.local.json` at the git
  * root, `.claude/settings.json`, and the user's `settings.json`. Rule arrays merge across
  * sources, each rule keeping its source and file; scalars come from the highest source that sets
@@ -56,7 +56,7 @@ export interface SettingsSource {
   readonly source: RuleSource
   /** The file, or undefined for inline JSON and flags. */
   readonly file: string | undefined
-  /** Anchor of `/path` rules from this source (spec §1.7). */
+  /** Anchor of `/path` rules from this source. */
   readonly root: string
   readonly settings: Readonly<Record<string, unknown>>
   /** Local settings that are really the project's (tracked by git, or behind a symlinked `.claude`). */
@@ -213,7 +213,7 @@ const load = (options: SettingsOptions, paths: Paths): Effect.Effect<LoadedSetti
     const projectFile = path.join(cwd, ".claude", "settings.json")
     const userFile = path.join(paths.userConfigDir, "settings.json")
     if (fs.existsSync(localSettingsFile)) {
-      // tracked by git, or behind a symlinked `.claude`: it is really project settings (spec §1.1)
+      // tracked by git, or behind a symlinked `.claude`: it is really project settings
       const untrustedLocal =
         !trusted && (isSymlink(path.dirname(localSettingsFile)) || (gitRoot !== undefined && isTrackedByGit(gitRoot, localSettingsFile)))
       addFile("localSettings", localSettingsFile, cwd, { untrustedLocal })

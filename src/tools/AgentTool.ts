@@ -1,5 +1,5 @@
 /**
- * Agent (claude-code-spec §3.2, §1.10): runs a subagent — a nested agent loop on the same kind of
+ * Agent: runs a subagent — a nested agent loop on the same kind of
  * model with a narrower tool pool (the type's `tools`, minus its `disallowedTools`, minus Agent)
  * and the parent's permissions and hooks — and returns its final text.
  *
@@ -9,7 +9,7 @@
  *
  * Flags: not read-only; destructive unless the type is read-only; interrupt behaviour `cancel`
  * (a user interrupt stops the subagent and everything it runs). Concurrency-safe for scheduling,
- * unlike Claude Code 2.1.112 and like its newer builds (spec §3.4, §7): several Agent calls in one
+ * unlike Claude Code 2.1.112 and like its newer builds: several Agent calls in one
  * message run together under the scheduler's cap, and at most
  * `TOOLGATE_MAX_CONCURRENT_SUBAGENTS` (else `CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS`, default 20)
  * subagents run at once in a runtime — the others wait for a slot.

@@ -1,5 +1,5 @@
 /**
- * Resolving tree-sitter word nodes to the values bash passes (shell-security §3.1 step 3):
+ * Resolving tree-sitter word nodes to the values bash passes:
  * unquote, unescape, decode `$'…'`, join concatenations; anything bash would expand becomes
  * Dynamic. Constructs the walker cannot vouch for are reported to the sink as "too complex".
  */

@@ -1,11 +1,11 @@
 /**
- * Background shells (claude-code-spec §3.2–§3.3 Bash `run_in_background`, TaskOutput, TaskStop):
+ * Background shells (Bash `run_in_background`, TaskOutput, TaskStop):
  * each task is a shell in its own process group whose output goes to
  * `<sessionDir>/tasks/<id>.output`. A supervisor fiber per task ends it at its timeout, or when
  * its output file passes the limit (`taskOutputMaxBytes`: the file is cut there and ends with a
  * notice), and stops what the shell left behind when it exits. Everything lives in the layer's scope: when it closes
  * (the end of `toolgate exec` / `run`, or of a library user's runtime), every task still running
- * is stopped, whole process group (DESIGN invariant 3).
+ * is stopped, whole process group (no process outlives its task).
  */
 import { Clock, Context, Deferred, Duration, Effect, ExecutionStrategy, Exit, Layer, Option, Scope } from "effect"
 import { randomBytes } from "node:crypto"
