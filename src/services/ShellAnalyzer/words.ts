@@ -64,7 +64,7 @@ const GLOB_CHARS = /[*?[]/
 const BRACE_EXPANSION = /\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}/
 const GLOB_AFTER_EXPANSION = new RegExp(`${EXPANSION_MARK}(?:/*$|/*[*?[])`)
 // After an unescaped `$`, these start an expansion; anything else leaves the `$` literal.
-const EXPANSION_START = /[A-Za-z0-9_{(\[@*#?!$\-'"]/
+const EXPANSION_START = /[A-Za-z0-9_{([@*#?!$\-'"]/
 
 class Builder {
   value = ""
