@@ -16,7 +16,9 @@ export class AnsweredCalls {
 
   record(event: SchedulerEvent): void {
     if (event._tag === "CallStarted") this.started.set(event.toolUseId, { batch: event.batch, atMs: event.atMs })
-    else if (event._tag === "CallFinished") this.outcomes.set(event.outcome.toolUseId, { outcome: event.outcome, atMs: event.atMs })
+    else if (event._tag === "CallFinished") {
+      this.outcomes.set(event.outcome.toolUseId, { outcome: event.outcome, atMs: event.atMs })
+    }
   }
 }
 
@@ -49,7 +51,13 @@ export const cutShortRun = (blocks: ReadonlyArray<ToolUseBlock>, answered: Answe
       batch: started?.batch,
       startedMs: started?.atMs,
       endedMs: finished?.atMs ?? lastMs,
-      outcome: finished === undefined ? "interrupted" : finished.outcome.error === undefined ? "ok" : finished.outcome.error._tag === "Interrupted" ? "interrupted" : "error",
+      outcome: finished === undefined
+        ? "interrupted"
+        : finished.outcome.error === undefined
+        ? "ok"
+        : finished.outcome.error._tag === "Interrupted"
+        ? "interrupted"
+        : "error",
       concurrencySafe: false
     }
   })

@@ -7,7 +7,20 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { recordGone } from "../support/pidRecords.js"
-import { bash, killAll, newMarker, processesWith, project, sleep, startCli, survivors, transcriptLines, waitFor, writeScript, type Project } from "./support.js"
+import {
+  bash,
+  killAll,
+  newMarker,
+  processesWith,
+  project,
+  sleep,
+  startCli,
+  survivors,
+  transcriptLines,
+  waitFor,
+  writeScript,
+  type Project
+} from "./support.js"
 
 const SILENT_SERVER = path.resolve(import.meta.dirname, "../fixtures/mcp/silentServer.mjs")
 
@@ -23,7 +36,8 @@ const marked = () => {
 }
 
 /** A shell that ignores SIGTERM and SIGINT, and its child that does too. */
-const stubborn = (marker: string) => `trap '' TERM INT; (trap '' TERM INT; exec sleep ${marker}) & sleep ${marker}; echo never`
+const stubborn = (marker: string) =>
+  `trap '' TERM INT; (trap '' TERM INT; exec sleep ${marker}) & sleep ${marker}; echo never`
 
 type Block = { readonly type: string; readonly tool_use_id?: string; readonly is_error?: boolean }
 
@@ -44,7 +58,15 @@ describe("a third Ctrl-C", () => {
     const p = project()
     const marker = marked()
     const calls = [bash("toolu_fg", stubborn(marker)), bash("toolu_next", "touch next-ran")]
-    const run = startCli(p, ["exec", "-", "--json", "--permission-mode", "bypassPermissions", "--session-dir", path.join(p.dir, ".s")], JSON.stringify(calls))
+    const run = startCli(p, [
+      "exec",
+      "-",
+      "--json",
+      "--permission-mode",
+      "bypassPermissions",
+      "--session-dir",
+      path.join(p.dir, ".s")
+    ], JSON.stringify(calls))
     await waitFor(() => processesWith(marker).length >= 2, run, "the shell to start")
     await threePresses(run.child)
     expect(await run.exited).toBe(130)
@@ -58,14 +80,32 @@ describe("a third Ctrl-C", () => {
     const marker = marked()
     const sessionDir = path.join(p.dir, ".session")
     const script = writeScript(p, [[bash("toolu_fg", stubborn(marker))]])
-    const run = startCli(p, ["run", "-p", "go", "--replay", script, "--replay-speed", "0", "--output-format", "json", "--permission-mode", "bypassPermissions", "--session-dir", sessionDir])
+    const run = startCli(p, [
+      "run",
+      "-p",
+      "go",
+      "--replay",
+      script,
+      "--replay-speed",
+      "0",
+      "--output-format",
+      "json",
+      "--permission-mode",
+      "bypassPermissions",
+      "--session-dir",
+      sessionDir
+    ])
     await waitFor(() => processesWith(marker).length >= 2, run, "the shell to start")
     await threePresses(run.child)
     expect(await run.exited).toBe(130)
     expect(await survivors(marker)).toEqual([])
     const answered = transcriptLines(sessionDir)
       .filter((l) => l.type === "tool_results")
-      .flatMap((l) => ((l.message as { content: ReadonlyArray<Block> }).content ?? []).filter((b) => b.type === "tool_result").map((b) => b.tool_use_id))
+      .flatMap((l) =>
+        ((l.message as { content: ReadonlyArray<Block> }).content ?? []).filter((b) => b.type === "tool_result").map((
+          b
+        ) => b.tool_use_id)
+      )
     expect(answered).toEqual(["toolu_fg"])
     expect(JSON.parse(run.out.stdout)).toMatchObject({ type: "result", session_id: expect.any(String) })
   }, 120_000)
@@ -74,10 +114,25 @@ describe("a third Ctrl-C", () => {
 /** exec with an MCP server that never answers `initialize` (so start-up waits for MCP_TIMEOUT). */
 const execWhileMcpStarts = (p: Project, pidFile: string) => {
   const server = { command: process.execPath, args: [SILENT_SERVER, pidFile] }
-  const calls = [bash("toolu_1", "touch one-ran"), { type: "tool_use", id: "toolu_2", name: "mcp__srv__echo", input: { text: "x" } }]
+  const calls = [bash("toolu_1", "touch one-ran"), {
+    type: "tool_use",
+    id: "toolu_2",
+    name: "mcp__srv__echo",
+    input: { text: "x" }
+  }]
   return startCli(
     { ...p, env: { ...p.env, MCP_TIMEOUT: "120000" } },
-    ["exec", "-", "--json", "--permission-mode", "bypassPermissions", "--mcp-config", JSON.stringify({ mcpServers: { srv: server } }), "--session-dir", path.join(p.dir, ".s")],
+    [
+      "exec",
+      "-",
+      "--json",
+      "--permission-mode",
+      "bypassPermissions",
+      "--mcp-config",
+      JSON.stringify({ mcpServers: { srv: server } }),
+      "--session-dir",
+      path.join(p.dir, ".s")
+    ],
     JSON.stringify(calls)
   )
 }
@@ -88,7 +143,11 @@ describe("a signal while MCP servers start", () => {
       const p = project()
       const pidFile = path.join(p.dir, "mcp.pid")
       const run = execWhileMcpStarts(p, pidFile)
-      await waitFor(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8") !== "", run, "the MCP server to start")
+      await waitFor(
+        () => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8") !== "",
+        run,
+        "the MCP server to start"
+      )
       const { pid, grandchild } = JSON.parse(fs.readFileSync(pidFile, "utf8")) as { pid: number; grandchild: number }
       await sleep(200)
       run.child.kill(signal)

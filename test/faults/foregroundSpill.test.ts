@@ -12,7 +12,15 @@ describe("a foreground command writing without end", () => {
   it("is stopped at the spill limit; its file is cut there with a notice; the result says so", async () => {
     const p = project({ TOOLGATE_BASH_OUTPUT_MAX_BYTES: String(1024 * 1024) })
     const sessionDir = path.join(p.dir, ".session")
-    const run = startCli(p, ["exec", "-", "--json", "--permission-mode", "bypassPermissions", "--session-dir", sessionDir], JSON.stringify([bash("toolu_yes", "yes toolgate", { timeout: 60_000 })]))
+    const run = startCli(p, [
+      "exec",
+      "-",
+      "--json",
+      "--permission-mode",
+      "bypassPermissions",
+      "--session-dir",
+      sessionDir
+    ], JSON.stringify([bash("toolu_yes", "yes toolgate", { timeout: 60_000 })]))
     expect(await run.exited).toBe(1)
     const result = JSON.parse(run.out.stdout).message.content[0]
     expect(result.is_error).toBe(true)

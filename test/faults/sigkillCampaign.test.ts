@@ -31,7 +31,8 @@ afterEach(() => {
 })
 
 /** A call with a side effect: a line when it starts and one when it ends, in the project's log. */
-const step = (id: string, sleepS: number) => `echo start ${id} >> log; sleep ${sleepS}; echo end ${id} >> log; echo done ${id}`
+const step = (id: string, sleepS: number) =>
+  `echo start ${id} >> log; sleep ${sleepS}; echo end ${id} >> log; echo done ${id}`
 
 const turnsOf = (marker: string) => [
   [
@@ -53,7 +54,11 @@ const logLines = (p: Project): ReadonlyArray<string> => {
 }
 
 const textOf = (block: Block): string =>
-  typeof block.content === "string" ? block.content : Array.isArray(block.content) ? (block.content as Array<Block>).map((b) => String(b.text ?? "")).join("") : ""
+  typeof block.content === "string"
+    ? block.content
+    : Array.isArray(block.content)
+    ? (block.content as Array<Block>).map((b) => String(b.text ?? "")).join("")
+    : ""
 
 interface Figures {
   trials: number
@@ -76,7 +81,19 @@ const trial = async (figures: Figures, killAfterMs: number): Promise<void> => {
   markers.push(marker)
   const sessionDir = path.join(p.dir, ".session")
   const script = writeScript(p, turnsOf(marker))
-  const run = startCli(p, ["run", "-p", "go", "--replay", script, "--replay-speed", "0", "--permission-mode", "bypassPermissions", "--session-dir", sessionDir])
+  const run = startCli(p, [
+    "run",
+    "-p",
+    "go",
+    "--replay",
+    script,
+    "--replay-speed",
+    "0",
+    "--permission-mode",
+    "bypassPermissions",
+    "--session-dir",
+    sessionDir
+  ])
   await sleep(killAfterMs)
   run.child.kill("SIGKILL")
   await run.exited
@@ -92,7 +109,7 @@ const trial = async (figures: Figures, killAfterMs: number): Promise<void> => {
   figures.effectsAfterDeath += afterGrace.length - tornDown.length
 
   const transcript = path.join(sessionDir, "transcript.jsonl")
-  const started = fs.existsSync(transcript) && fs.readFileSync(transcript, "utf8").includes('"type":"user"')
+  const started = fs.existsSync(transcript) && fs.readFileSync(transcript, "utf8").includes("\"type\":\"user\"")
   if (!started) {
     figures.killedBeforeSession++
     figures.effectsOfUnrunCalls += afterGrace.length
@@ -100,9 +117,19 @@ const trial = async (figures: Figures, killAfterMs: number): Promise<void> => {
   }
   const before = fake.requests.length
   fake.enqueue(sse(fixture("text-only")))
-  const resumed = startCli({ ...p, env: { ...p.env, ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "sk-campaign" } }, [
-    "run", "-p", "go on", "-c", "--session-dir", sessionDir, "--permission-mode", "bypassPermissions"
-  ])
+  const resumed = startCli(
+    { ...p, env: { ...p.env, ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "sk-campaign" } },
+    [
+      "run",
+      "-p",
+      "go on",
+      "-c",
+      "--session-dir",
+      sessionDir,
+      "--permission-mode",
+      "bypassPermissions"
+    ]
+  )
   const code = await resumed.exited
   const request = fake.requests[before]
   if (code !== 0 || request === undefined) {

@@ -10,7 +10,16 @@ import { describe, expect, it } from "vitest"
 import { bash, project, startCli, type Project } from "./support.js"
 
 const execTouch = async (p: Project, extraArgs: ReadonlyArray<string> = []) => {
-  const run = startCli(p, ["exec", "-", "--json", "--permission-mode", "bypassPermissions", "--session-dir", path.join(p.dir, ".s"), ...extraArgs], JSON.stringify([bash("toolu_1", "touch ran")]))
+  const run = startCli(p, [
+    "exec",
+    "-",
+    "--json",
+    "--permission-mode",
+    "bypassPermissions",
+    "--session-dir",
+    path.join(p.dir, ".s"),
+    ...extraArgs
+  ], JSON.stringify([bash("toolu_1", "touch ran")]))
   const code = await run.exited
   return { code, stdout: run.out.stdout, stderr: run.out.stderr, ran: fs.existsSync(path.join(p.dir, "ran")) }
 }
@@ -38,16 +47,19 @@ describe("the concurrency cap from the environment", () => {
 
 const serverPrinting = (p: Project, lines: ReadonlyArray<string>): string => {
   const file = path.join(p.dir, "bad-server.mjs")
-  fs.writeFileSync(file, `${lines.map((l) => `process.stdout.write(${JSON.stringify(`${l}\n`)})`).join("\n")}\nprocess.stdin.resume()\n`)
+  fs.writeFileSync(
+    file,
+    `${lines.map((l) => `process.stdout.write(${JSON.stringify(`${l}\n`)})`).join("\n")}\nprocess.stdin.resume()\n`
+  )
   return JSON.stringify({ mcpServers: { bad: { command: process.execPath, args: [file] } } })
 }
 
 describe("an MCP server that does not speak JSON-RPC", () => {
   it("answering initialize with JSON that is not JSON-RPC: failed at once, the line named", async () => {
     const p = project({ MCP_TIMEOUT: "120000" })
-    const ran = await execTouch(p, ["--mcp-config", serverPrinting(p, ['{"hello":"I am not JSON-RPC"}'])])
+    const ran = await execTouch(p, ["--mcp-config", serverPrinting(p, ["{\"hello\":\"I am not JSON-RPC\"}"])])
     expect(ran.ran).toBe(true)
-    expect(ran.stderr).toContain('{"hello":"I am not JSON-RPC"}')
+    expect(ran.stderr).toContain("{\"hello\":\"I am not JSON-RPC\"}")
     expect(ran.stderr).not.toContain("MCP_TIMEOUT")
   }, 45_000)
 
