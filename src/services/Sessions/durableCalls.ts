@@ -213,11 +213,15 @@ export const durableCalls = (inner: CallPipelineService) =>
         const fiber = yield* Effect.forkIn(activity, controls.instance.scope)
         // Cancelled by the scheduler: stop the tool, and wait until the cancellation is recorded;
         // unless this runner lets go of the session meanwhile: then nothing will be recorded here.
-        // (Both waits are interruptible: a finalizer's race can only drop the loser if it is, and a
-        // step whose message went to the session's next runner is never answered here.)
+        // The racers are made interruptible: forked from this (uninterruptible) handler they would
+        // not be, and the loser could never be stopped (most often the endless `released` poll; or
+        // the wait for a step whose message went to the session's next runner, never answered here).
         const exit = yield* Fiber.await(fiber).pipe(
           Effect.onInterrupt(() =>
-            Effect.zipRight(Deferred.succeed(cancel, undefined), Effect.raceFirst(Effect.interruptible(Effect.asVoid(Fiber.await(fiber))), Effect.interruptible(runs.released(controls.sessionId))))
+            Effect.zipRight(
+              Deferred.succeed(cancel, undefined),
+              Effect.raceFirst(Effect.interruptible(Effect.asVoid(Fiber.await(fiber))), Effect.interruptible(runs.released(controls.sessionId)))
+            )
           )
         )
         if (Exit.isFailure(exit)) return yield* Effect.failCause(exit.cause)
