@@ -33,7 +33,7 @@ import { interactive, SLASH_COMMANDS } from "./interactive.js"
 import { terminationRequested, userInterrupts } from "./interrupts.js"
 import type { CommonValues, ScheduleValues } from "./options.js"
 import { schedulingOf } from "./options.js"
-import { ClaudeJsonTracker, errorText, initMessage, isErrorOutcome, newStats, resultMessage, toJsonLine, type InitInfo, type Line } from "./present/claudeJson.js"
+import { ClaudeJsonTracker, initMessage, isErrorOutcome, newStats, printedErrorOf, resultMessage, toJsonLine, type InitInfo, type Line } from "./present/claudeJson.js"
 import { debugLine, debugLinesOf } from "./present/debug.js"
 import { TextPresenter } from "./present/text.js"
 import type { PromptContent } from "./promptInput.js"
@@ -243,9 +243,11 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
             if (format === "stream-json") yield* write(result)
             else lastResult = result
           } else if (text === undefined) {
-            // -p: the answer only; an error goes to stderr
-            const failure = outcome.stop === "error" ? (outcome.error?.message ?? "the model failed") : errorText(outcome, turnsLimit)
-            if (failure !== undefined) process.stderr.write(`toolgate: ${failure}\n`)
+            // -p: the answer only; an error is the answer, as `claude -p` prints it on stdout
+            const failure = printedErrorOf(outcome, turnsLimit)
+            // toolgate's own account of a model failure (what failed, where) stays on stderr for the person
+            if (outcome.stop === "error") process.stderr.write(`toolgate: ${outcome.error?.message ?? "the model failed"}\n`)
+            if (failure !== undefined) out.write(failure)
             else if (outcome.stop !== "interrupted" && outcome.text !== "") out.write(outcome.text.endsWith("\n") ? outcome.text : `${outcome.text}\n`)
           }
           // the last prompt decides the exit code

@@ -186,6 +186,8 @@ const resumedOf = (values: { readonly continue: boolean; readonly resume: Option
     let stored: StoredSession | undefined
     if (values.continue) {
       stored = sessionDir === undefined ? sessionsOf(cwd)[0] : findSession(path.resolve(sessionDir), cwd)
+      // `claude -p -c` with nothing to continue starts a new conversation; at a terminal the person is told
+      if (stored === undefined && !interactive) return undefined
       if (stored === undefined) return yield* new BadRequest({ reason: `no session to continue in ${sessionDir === undefined ? cwd : path.resolve(sessionDir)}` })
     } else if (resume === "") {
       if (!interactive) return yield* new UsageError({ reason: "--resume needs a session id with -p, JSON output or a non-terminal (toolgate run -p -r <session id> …)" })

@@ -114,7 +114,8 @@ const terminalReason = (outcome: PromptOutcome): string | undefined => {
     case "max_tokens":
       return "max_tokens"
     case "error":
-      return "model_error"
+      // an HTTP error of the API, as Claude Code names it; a failed stream or connection stays a model error
+      return outcome.error?._tag === "ModelApiError" ? "api_error" : "model_error"
     case "tool_deferred":
       return "tool_deferred"
     case "prompt_blocked":
@@ -122,11 +123,20 @@ const terminalReason = (outcome: PromptOutcome): string | undefined => {
   }
 }
 
-/** The text of an error outcome, as `claude -p` prints it. */
+/** The text of an error outcome, as `claude -p` gives it (an API error: its status and the API's own words). */
 export const errorText = (outcome: PromptOutcome, maxTurns: number | undefined): string | undefined => {
   if (outcome.stop === "max_turns") return `Reached max turns (${maxTurns ?? outcome.turns})`
-  if (outcome.stop === "error") return `API Error: ${outcome.error?.message ?? "the model failed"}`
-  return undefined
+  if (outcome.stop !== "error") return undefined
+  const error = outcome.error
+  if (error?._tag === "ModelApiError") return `API Error: ${error.status} ${error.reason}`
+  return `API Error: ${error?.message ?? "the model failed"}`
+}
+
+/** What `claude -p` prints on stdout in text mode when a prompt ends in an error (the max-turns line has no line end). */
+export const printedErrorOf = (outcome: PromptOutcome, maxTurns: number | undefined): string | undefined => {
+  const text = errorText(outcome, maxTurns)
+  if (text === undefined) return undefined
+  return outcome.stop === "max_turns" ? `Error: ${text}` : `${text}\n`
 }
 
 export const isErrorOutcome = (outcome: PromptOutcome): boolean => outcome.stop === "error" || outcome.stop === "max_turns"
@@ -171,7 +181,9 @@ export const resultMessage = (
           },
     permission_denials: stats.denials,
     ...(terminalReason(outcome) === undefined ? {} : { terminal_reason: terminalReason(outcome) }),
-    api_error_status: status,
+    // Claude Code's max-turns result has no API status
+    ...(outcome.stop === "max_turns" ? {} : { api_error_status: status }),
+    ...(outcome.error?._tag === "ModelApiError" && outcome.error.errorType !== undefined ? { api_error_type: outcome.error.errorType } : {}),
     // a call a PreToolUse hook deferred: the caller runs it (or not) and resumes
     ...(outcome.stop === "tool_deferred" && outcome.halt?.toolUse !== undefined ? { deferred_tool_use: outcome.halt.toolUse } : {}),
     ...(outcome.stop === "max_turns" ? { errors: [`Reached maximum number of turns (${maxTurns ?? outcome.turns})`] } : {}),

@@ -1,0 +1,68 @@
+/**
+ * `toolgate run` beside `claude -p` on the cases of test/fixtures/claude-code/print-behaviours.json:
+ * the same fake Messages API answers, and toolgate must exit with Claude Code's code and print
+ * what it printed on stdout (-c with no session to continue, the max-turns and API-error lines,
+ * usage errors), and in JSON the result's values a script reads. Claude Code's side was recorded
+ * by scripts/record-claude-print.ts.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "vitest"
+import { jsonError, sse, startFakeAnthropic, type FakeAnthropic } from "../support/fakeAnthropic.js"
+import { CLAUDE_FIXTURES, sseEventsOf, sseFramesOf, type SessionTurn } from "../support/claudeSession.js"
+import { cleanEnv, runCliInProcess } from "../services/Agent/cliSupport.js"
+import { tempDir } from "../support/runtime.js"
+
+interface Case {
+  readonly name: string
+  readonly args: ReadonlyArray<string>
+  readonly files?: Readonly<Record<string, string>>
+  readonly turns: ReadonlyArray<SessionTurn>
+  readonly apiError?: { readonly status: number; readonly type: string; readonly message: string }
+  readonly claude: { readonly code: number; readonly stdout: string; readonly stderr: boolean }
+}
+
+const fixture = JSON.parse(fs.readFileSync(path.join(CLAUDE_FIXTURES, "print-behaviours.json"), "utf8")) as { model: string; cases: ReadonlyArray<Case> }
+
+/** The result's values a script reads (ids, timings and costs differ between any two runs). */
+const READ_BY_SCRIPTS = ["type", "subtype", "is_error", "num_turns", "result", "errors", "terminal_reason", "api_error_status", "api_error_type", "permission_denials"]
+
+/** A fake API of its own per case: a turn toolgate does not ask for (after --max-turns) stays with its case. */
+const runCase = async (c: Case) => {
+  const fake = await startFakeAnthropic({ apiKey: "sk-print" })
+  try {
+    return await runCaseOn(fake, c)
+  } finally {
+    await fake.close()
+  }
+}
+
+const runCaseOn = async (fake: FakeAnthropic, c: Case) => {
+  const project = fs.realpathSync(tempDir("toolgate-print-case-"))
+  for (const [name, text] of Object.entries(c.files ?? {})) fs.writeFileSync(path.join(project, name), text)
+  if (c.apiError !== undefined) fake.enqueue(jsonError(c.apiError.status, c.apiError.type, c.apiError.message))
+  c.turns.forEach((turn, i) => fake.enqueue(sse(sseFramesOf(sseEventsOf(turn, fixture.model, `msg_${c.name}_${i}`, project)))))
+  const args = c.args.map((a) => a.split("{{PROMPT}}").join("hi"))
+  const ran = await runCliInProcess(["run", ...args, "--model", fixture.model], {
+    cwd: project,
+    env: cleanEnv({ ANTHROPIC_API_KEY: "sk-print", ANTHROPIC_BASE_URL: fake.url })
+  })
+  return { ...ran, stdout: ran.stdout.split(project).join("{{cwd}}") }
+}
+
+describe("toolgate run beside claude -p (recorded from Claude Code)", () => {
+  it.each(fixture.cases.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
+    const ran = await runCase(c)
+    expect(ran.code, ran.stderr).toBe(c.claude.code)
+    if (c.args.includes("json")) {
+      const ours = JSON.parse(ran.stdout) as Record<string, unknown>
+      const theirs = JSON.parse(c.claude.stdout) as Record<string, unknown>
+      const pick = (r: Record<string, unknown>) => Object.fromEntries(READ_BY_SCRIPTS.filter((k) => k in r).map((k) => [k, r[k]]))
+      expect(pick(ours)).toEqual(pick(theirs))
+    } else {
+      expect(ran.stdout).toBe(c.claude.stdout)
+    }
+    // usage errors say why on stderr, as Claude Code does
+    if (c.claude.stderr) expect(ran.stderr.trim()).not.toBe("")
+  }, 60_000)
+})
