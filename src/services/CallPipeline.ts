@@ -75,6 +75,8 @@ export interface CallOutcome {
   readonly siblingFailure?: string
   /** The permission decision, when the call got that far. */
   readonly decision?: PermissionDecision
+  /** A successful call's structured output in Claude Code's shape (PostToolUse's `tool_response`, stream-json's `tool_use_result`). */
+  readonly response?: unknown
 }
 
 export interface RunCallOptions {
@@ -361,11 +363,12 @@ export const make = Effect.gen(function* () {
       catch: (defect) => new ToolDefect({ toolName: tool.name, reason: `could not map the result: ${describeDefect(defect)}` })
     })
     if (Either.isLeft(mapped)) return fail(mapped.left, { decision })
+    const response = safely(() => tool.hookResponse(result.data), result.data)
     const postHooks = hooks.postToolUse({
       tool,
       toolInput: hookInput,
       toolUseId: block.id,
-      toolResponse: safely(() => tool.hookResponse(result.data), result.data),
+      toolResponse: response,
       durationMs,
       session
     })
@@ -402,6 +405,8 @@ export const make = Effect.gen(function* () {
       newMessages: result.newMessages ?? [],
       notices,
       decision,
+      // a hook's replacement output is what the model saw: the structured output no longer describes it
+      ...(post.updatedOutput === undefined ? { response } : {}),
       ...(post.stop !== undefined ? { halt: { kind: "hookStop" as const, reason: post.stop.reason } } : {})
     } satisfies CallOutcome
   })

@@ -64,8 +64,7 @@ const CLAUDE_ONLY = [
 
 const rules: ShapeRules = {
   claudeOnly: new Set(CLAUDE_ONLY),
-  // Claude Code's structured tool output; toolgate gives the result text
-  anyType: new Set(["user.tool_use_result"]),
+  anyType: new Set<string>(),
   toolgateOnly: new Set(["system/init.toolgate_version"]),
   maps: new Set(["result/success.modelUsage"])
 }
@@ -137,6 +136,11 @@ describe("print mode, beside Claude Code's recorded output", () => {
     expect(sessionIds.size).toBe(1)
     expect(ours.filter((l) => l.type === "assistant" || l.type === "user").every((l) => l.parent_tool_use_id === null)).toBe(true)
     expect(ours.some((l) => l.type === "tool_call")).toBe(false)
+    // a successful call's structured output, as Claude Code gives it; a failed one's text
+    const resultFor = (lines: ReadonlyArray<Record<string, unknown>>, id: string) => lines.find((l) => l.type === "user" && toolUseIdOf(l) === id)?.tool_use_result
+    for (const id of ["toolu_01_read", "toolu_02_missing"]) {
+      expect(JSON.parse(JSON.stringify(resultFor(ours, id)).split(ran.project).join("{{cwd}}"))).toEqual(resultFor(theirs, id))
+    }
   }, 60_000)
 
   it("--output-format json: one result object with Claude Code's keys and types (built CLI)", async () => {

@@ -74,9 +74,11 @@ const permissionMeta = (outcome: CallOutcome) => {
   }
 }
 
+/** What `tool_use_result` says of a call: a success's structured output (Claude Code's shape), else the text the model saw. */
 const toolUseResult = (outcome: CallOutcome): unknown => {
   const text = contentText(outcome.result.content)
-  return outcome.result.is_error === true ? `Error: ${text.replace(/^<tool_use_error>|<\/tool_use_error>$/g, "")}` : text
+  if (outcome.result.is_error === true) return `Error: ${text.replace(/^<tool_use_error>|<\/tool_use_error>$/g, "")}`
+  return outcome.response !== undefined && outcome.response !== null && typeof outcome.response === "object" ? outcome.response : text
 }
 
 export interface PromptStats {
