@@ -4,7 +4,7 @@
  * for — the final answer (`-p`), the transcript view (a terminal, or `--verbose`), or Claude
  * Code's JSON messages (`--output-format json|stream-json`).
  */
-import { Clock, Effect, type Layer, Option, Stream } from "effect"
+import { Clock, Config, Effect, type Layer, Option, Stream } from "effect"
 import * as path from "node:path"
 import type { BadRequest } from "../Errors.js"
 import * as Agent from "../services/Agent.js"
@@ -23,7 +23,8 @@ import {
 } from "../services/Agent.js"
 import { Extensions } from "../services/Extensions.js"
 import { McpClients } from "../services/McpClients.js"
-import { ModelClient, type ScriptError, type ModelClientService } from "../services/ModelClient.js"
+import { DEFAULT_MAX_TOKENS, ModelClient, type ScriptError, type ModelClientService } from "../services/ModelClient.js"
+import { Sandbox } from "../services/Sandbox.js"
 import { ToolRegistry } from "../services/ToolRegistry.js"
 import type { SessionContext } from "../Session.js"
 import * as AgentTool from "../tools/AgentTool.js"
@@ -123,6 +124,12 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
         ...(plan.resumed === undefined ? {} : { messages: plan.resumed.messages, usage: plan.resumed.usage, turns: plan.resumed.turns })
       }
       const skills = Option.match(extensions, { onNone: () => [], onSome: (e) => e.loaded.skills.map((s) => s.name) })
+      const sandbox = yield* Effect.serviceOption(Sandbox)
+      const sandboxEnabled = Option.isSome(sandbox) ? yield* sandbox.value.settingsProfileActive : false
+      const baseUrl = yield* Config.option(Config.string("ANTHROPIC_BASE_URL")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+      const servedByAnthropic =
+        !plan.client.model.startsWith("scripted:") && Option.match(baseUrl, { onNone: () => true, onSome: (url) => url.trim() === "" || /^https:\/\/api\.anthropic\.com(\/|$)/.test(url.trim()) })
+      const maxOutputTokens = yield* Config.integer("TOOLGATE_MAX_OUTPUT_TOKENS").pipe(Config.withDefault(DEFAULT_MAX_TOKENS), Effect.orElseSucceed(() => DEFAULT_MAX_TOKENS))
       const info: InitInfo = {
         sessionId: session.sessionId,
         model: plan.client.model,
@@ -136,7 +143,10 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
         skills,
         additionalDirectories: session.additionalDirectories,
         version: VERSION,
-        transcript: transcript.path
+        transcript: transcript.path,
+        terminalSlashCommands: SLASH_COMMANDS.map((c) => c.name),
+        sandboxEnabled,
+        servedByAnthropic
       }
       const startRecord = {
         session_id: session.sessionId,
@@ -239,7 +249,12 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
                   model_turns: outcome.turns
                 }
               : undefined
-            const result = resultMessage(outcome, info, tracker.stats, now, turnsLimit, { resultIndex: index, ...(toolgate === undefined ? {} : { toolgate }) })
+            const result = resultMessage(outcome, info, tracker.stats, now, turnsLimit, {
+              resultIndex: index,
+              maxOutputTokens,
+              sinceLastResult: format === "stream-json",
+              ...(toolgate === undefined ? {} : { toolgate })
+            })
             if (format === "stream-json") yield* write(result)
             else lastResult = result
           } else if (text === undefined) {
