@@ -28,6 +28,8 @@ interface Case {
   readonly files?: Readonly<Record<string, string>>
   readonly turns: ReadonlyArray<SessionTurn>
   readonly apiError?: { readonly status: number; readonly type: string; readonly message: string }
+  /** Ctrl-C once the case's command has created this file in the project. */
+  readonly interruptWhen?: string
   claude?: { readonly code: number | null; readonly stdout: string; readonly stderr: boolean }
 }
 
@@ -95,6 +97,15 @@ const runCase = (c: Case): Promise<NonNullable<Case["claude"]>> =>
       child.stdout.on("data", (d: Buffer) => (stdout += d.toString()))
       child.stderr.on("data", (d: Buffer) => (stderr += d.toString()))
       const timer = setTimeout(() => child.kill("SIGKILL"), 120_000)
+      if (c.interruptWhen !== undefined) {
+        const marker = path.join(project, c.interruptWhen)
+        const poll = setInterval(() => {
+          if (!fs.existsSync(marker)) return
+          clearInterval(poll)
+          setTimeout(() => child.kill("SIGINT"), 500)
+        }, 50)
+        child.on("close", () => clearInterval(poll))
+      }
       child.on("error", reject)
       child.on("close", (code) => {
         clearTimeout(timer)

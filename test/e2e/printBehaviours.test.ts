@@ -2,7 +2,7 @@
  * `toolgate run` beside `claude -p` on the cases of test/fixtures/claude-code/print-behaviours.json:
  * the same fake Messages API answers, and toolgate must exit with Claude Code's code and print
  * what it printed on stdout (-c with no session to continue, the max-turns and API-error lines,
- * usage errors), and in JSON the result's values a script reads. Claude Code's side was recorded
+ * usage errors), and in JSON the result's values a script reads (after Ctrl-C too). Claude Code's side was recorded
  * by scripts/record-claude-print.ts.
  */
 import * as fs from "node:fs"
@@ -10,7 +10,8 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { jsonError, sse, startFakeAnthropic, type FakeAnthropic } from "../support/fakeAnthropic.js"
 import { CLAUDE_FIXTURES, sseEventsOf, sseFramesOf, type SessionTurn } from "../support/claudeSession.js"
-import { cleanEnv, runCliInProcess } from "../services/Agent/cliSupport.js"
+import { spawn } from "node:child_process"
+import { BIN, cleanEnv, runCliInProcess, type Ran } from "../services/Agent/cliSupport.js"
 import { tempDir } from "../support/runtime.js"
 
 interface Case {
@@ -19,10 +20,39 @@ interface Case {
   readonly files?: Readonly<Record<string, string>>
   readonly turns: ReadonlyArray<SessionTurn>
   readonly apiError?: { readonly status: number; readonly type: string; readonly message: string }
+  readonly interruptWhen?: string
   readonly claude: { readonly code: number; readonly stdout: string; readonly stderr: boolean }
 }
 
 const fixture = JSON.parse(fs.readFileSync(path.join(CLAUDE_FIXTURES, "print-behaviours.json"), "utf8")) as { model: string; cases: ReadonlyArray<Case> }
+
+/**
+ * Exit codes that differ on purpose: after Ctrl-C toolgate exits 130 (the README's exit codes; a
+ * script learns it was interrupted), Claude Code 0 with an error result.
+ */
+const EXIT_CODE_DIFFERS: Readonly<Record<string, number>> = { "interrupt-during-tools-json": 130 }
+
+/** The built CLI, with Ctrl-C once the case's command has created its marker file. */
+const runInterrupted = (args: ReadonlyArray<string>, cwd: string, env: Record<string, string>, marker: string): Promise<Ran> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()))
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()))
+    const poll = setInterval(() => {
+      if (!fs.existsSync(marker)) return
+      clearInterval(poll)
+      setTimeout(() => child.kill("SIGINT"), 500)
+    }, 50)
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+    child.on("error", reject)
+    child.on("close", (code) => {
+      clearInterval(poll)
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
 
 /** The result's values a script reads (ids, timings and costs differ between any two runs). */
 const READ_BY_SCRIPTS = ["type", "subtype", "is_error", "num_turns", "result", "errors", "terminal_reason", "api_error_status", "api_error_type", "permission_denials"]
@@ -42,23 +72,25 @@ const runCaseOn = async (fake: FakeAnthropic, c: Case) => {
   for (const [name, text] of Object.entries(c.files ?? {})) fs.writeFileSync(path.join(project, name), text)
   if (c.apiError !== undefined) fake.enqueue(jsonError(c.apiError.status, c.apiError.type, c.apiError.message))
   c.turns.forEach((turn, i) => fake.enqueue(sse(sseFramesOf(sseEventsOf(turn, fixture.model, `msg_${c.name}_${i}`, project)))))
-  const args = c.args.map((a) => a.split("{{PROMPT}}").join("hi"))
-  const ran = await runCliInProcess(["run", ...args, "--model", fixture.model], {
-    cwd: project,
-    env: cleanEnv({ ANTHROPIC_API_KEY: "sk-print", ANTHROPIC_BASE_URL: fake.url })
-  })
+  const args = ["run", ...c.args.map((a) => a.split("{{PROMPT}}").join("hi")), "--model", fixture.model]
+  const env = cleanEnv({ ANTHROPIC_API_KEY: "sk-print", ANTHROPIC_BASE_URL: fake.url })
+  const ran =
+    c.interruptWhen === undefined ? await runCliInProcess(args, { cwd: project, env }) : await runInterrupted(args, project, env, path.join(project, c.interruptWhen))
   return { ...ran, stdout: ran.stdout.split(project).join("{{cwd}}") }
 }
 
 describe("toolgate run beside claude -p (recorded from Claude Code)", () => {
   it.each(fixture.cases.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
     const ran = await runCase(c)
-    expect(ran.code, ran.stderr).toBe(c.claude.code)
+    expect(ran.code, ran.stderr).toBe(EXIT_CODE_DIFFERS[c.name] ?? c.claude.code)
     if (c.args.includes("json")) {
       const ours = JSON.parse(ran.stdout) as Record<string, unknown>
       const theirs = JSON.parse(c.claude.stdout) as Record<string, unknown>
       const pick = (r: Record<string, unknown>) => Object.fromEntries(READ_BY_SCRIPTS.filter((k) => k in r).map((k) => [k, r[k]]))
       expect(pick(ours)).toEqual(pick(theirs))
+      expect(Object.keys(theirs).filter((key) => !(key in ours))).toEqual([])
+      // the API's time leaves out the time the calls ran (at least the half second before Ctrl-C)
+      if (c.interruptWhen !== undefined) expect(ours.duration_api_ms as number).toBeLessThan((ours.duration_ms as number) - 400)
     } else {
       expect(ran.stdout).toBe(c.claude.stdout)
     }

@@ -163,7 +163,8 @@ const terminalReason = (outcome: PromptOutcome): string | undefined => {
     case "max_turns":
       return "max_turns"
     case "interrupted":
-      return "aborted"
+      // Ctrl-C while the calls ran: Claude Code's reason for it
+      return outcome.stopReason === "tool_use" ? "aborted_tools" : "aborted"
     case "hook_stop":
       return "hook_stopped"
     case "context_window":
@@ -234,14 +235,17 @@ export const resultMessage = (
             costBasis: "list"
           }
         }
+  // Ctrl-C: Claude Code reports an error during execution (no result text, the interrupt counted as a turn)
+  const interrupted = outcome.stop === "interrupted"
   const base = {
     type: "result",
-    subtype: outcome.stop === "max_turns" ? "error_max_turns" : "success",
-    is_error: isErrorOutcome(outcome),
+    subtype: outcome.stop === "max_turns" ? "error_max_turns" : interrupted ? "error_during_execution" : "success",
+    is_error: isErrorOutcome(outcome) || interrupted,
     duration_ms: Math.max(0, nowMs - stats.startedMs),
     duration_api_ms: stats.apiMs,
-    num_turns: outcome.stop === "max_turns" ? outcome.turns + 1 : outcome.stop === "prompt_blocked" ? 0 : 1 + stats.toolResults + stats.continuations,
-    ...(outcome.stop === "max_turns" ? {} : { result: outcome.stop === "error" ? errorText(outcome, maxTurns)! : outcome.text }),
+    num_turns:
+      outcome.stop === "max_turns" ? outcome.turns + 1 : outcome.stop === "prompt_blocked" ? 0 : 1 + stats.toolResults + stats.continuations + (interrupted ? 1 : 0),
+    ...(outcome.stop === "max_turns" || interrupted ? {} : { result: outcome.stop === "error" ? errorText(outcome, maxTurns)! : outcome.text }),
     stop_reason: outcome.stopReason ?? null,
     session_id: info.sessionId,
     total_cost_usd: cost,
@@ -250,11 +254,12 @@ export const resultMessage = (
     permission_denials: stats.denials,
     ...(terminalReason(outcome) === undefined ? {} : { terminal_reason: terminalReason(outcome) }),
     // Claude Code's max-turns result has no API status
-    ...(outcome.stop === "max_turns" ? {} : { api_error_status: status }),
+    ...(outcome.stop === "max_turns" || interrupted ? {} : { api_error_status: status }),
     ...(outcome.error?._tag === "ModelApiError" && outcome.error.errorType !== undefined ? { api_error_type: outcome.error.errorType } : {}),
     // a call a PreToolUse hook deferred: the caller runs it (or not) and resumes
     ...(outcome.stop === "tool_deferred" && outcome.halt?.toolUse !== undefined ? { deferred_tool_use: outcome.halt.toolUse } : {}),
     ...(outcome.stop === "max_turns" ? { errors: [`Reached maximum number of turns (${maxTurns ?? outcome.turns})`] } : {}),
+    ...(interrupted ? { errors: [`[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=${outcome.stopReason ?? "null"}`] } : {}),
     // toolgate has no fast mode, no safety stops and no queue of turns; its subagents are the Agent tool's calls
     fast_mode_state: "off",
     fast_mode_disabled_reason: "unsupported",
@@ -330,6 +335,8 @@ export const initMessage = (info: InitInfo): Line => ({
 export class ClaudeJsonTracker {
   private message: { id: string; model: string; usage: Usage } | undefined
   private turnStartedMs = 0
+  /** The turn's API time is counted once its message has streamed (tools may run on after that). */
+  private apiCounted = false
   private readonly emitted = new Set<string>()
   /** Results that finish while the model still streams wait for its message to end (as in Claude Code). */
   private streaming = false
@@ -366,6 +373,12 @@ export class ClaudeJsonTracker {
     return lines
   }
 
+  private countApiTime() {
+    if (this.apiCounted) return
+    this.apiCounted = true
+    this.stats.apiMs += Math.max(0, this.now() - this.turnStartedMs)
+  }
+
   readonly onEvent = (event: AgentEvent): Array<Line> => {
     switch (event._tag) {
       case "TurnStarted":
@@ -374,6 +387,7 @@ export class ClaudeJsonTracker {
         this.endedWithoutResults = false
         this.turnStartedMs = this.now()
         this.stats.firsts.request ??= this.turnStartedMs
+        this.apiCounted = false
         this.message = undefined
         this.streaming = true
         return []
@@ -383,6 +397,7 @@ export class ClaudeJsonTracker {
           this.message = { id: e.id, model: e.model, usage: e.usage }
           this.stats.firsts.stream ??= this.now()
         }
+        if (e._tag === "MessageStop") this.countApiTime()
         if (e._tag === "BlockStart") this.stats.firsts.block ??= this.now()
         if (e._tag === "TextDelta" || e._tag === "ToolInputDelta" || e._tag === "ThinkingDelta") this.stats.firsts.token ??= this.now()
         if (e._tag !== "BlockStop") return []
@@ -403,7 +418,7 @@ export class ClaudeJsonTracker {
         ]
       }
       case "AssistantMessage": {
-        this.stats.apiMs += Math.max(0, this.now() - this.turnStartedMs)
+        this.countApiTime()
         this.streaming = false
         this.endedWithoutResults = true
         const held = this.held
