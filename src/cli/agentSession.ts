@@ -84,10 +84,13 @@ const firstLine = (text: string | null) => (text === null ? "(no result)" : (tex
 
 const printReport = (report: ReplayReport) => {
   const out = process.stdout
+  const moved = report.rescheduled.length
+  const movedNote = moved === 0 ? "" : dim(`  (${moved} call(s) ran in another parallel batch than recorded; the model saw the same results)\n`)
   if (report.differences.length === 0) {
-    out.write(`${bold("replay:")} ${report.calls} tool call(s), all results identical to the recording\n`)
+    out.write(`${bold("replay:")} ${report.calls} tool call(s), all results identical to the recording\n${movedNote}`)
     return
   }
+  out.write(movedNote)
   out.write(red(`replay: ${report.calls} tool call(s), ${report.identical} identical, ${report.differences.length} different\n`))
   for (const d of report.differences) {
     out.write(`  ${d.name} ${d.tool_use_id}${d.line === null ? " (not in the recording)" : ` (transcript line ${d.line})`}\n`)

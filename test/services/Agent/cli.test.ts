@@ -175,13 +175,30 @@ describe("the scripted quick start, and replay", () => {
     const replayed = await runCli(["replay", transcript, "--cwd", second.project, "--replay-speed", "0", "--session-dir", path.join(second.work, "s"), "--output-format", "json"], { env: cleanEnv() })
     expect(replayed.code).toBe(0)
     const result = JSON.parse(replayed.stdout)
-    expect(result.replay).toEqual({ calls: 6, identical: 6, differences: [] })
+    expect(result.replay).toMatchObject({ calls: 6, identical: 6, differences: [] })
     expect(fs.readFileSync(path.join(second.project, "src", "math.js"), "utf8")).toContain("return a * b")
     // replaying over the already-edited folder differs, and says where
     const again = await runCliInProcess(["replay", transcript, "--cwd", second.project, "--replay-speed", "0", "--session-dir", path.join(second.work, "s2")], { env: cleanEnv() })
     expect(again.code).toBe(1)
     expect(again.stdout).toMatch(/replay: 6 tool call\(s\), \d identical, \d different/)
     expect(again.stdout).toMatch(/Edit toolu_qs_05 \(transcript line \d+\)/)
+  }, 90_000)
+
+  it("the quick start's own transcript, replayed as the README says (at recorded speed), is identical: batches formed by timing are not differences", async () => {
+    const first = copyExample()
+    const recorded = await runCliInProcess(
+      [
+        "run", "-p", "--replay", "examples/sessions/quickstart.jsonl", "--cwd", first.project, "--permission-mode", "acceptEdits",
+        "--allowed-tools", "Bash(node test/run.js)", "--session-dir", path.join(first.work, "s"), "--output-format", "json", "--toolgate-events"
+      ],
+      { env: cleanEnv(), timeoutMs: 60_000 }
+    )
+    expect(recorded.code, recorded.stderr).toBe(0)
+    const transcript = JSON.parse(recorded.stdout).toolgate.transcript as string
+    const second = copyExample()
+    const replayed = await runCliInProcess(["replay", transcript, "--cwd", second.project, "--session-dir", path.join(second.work, "s")], { env: cleanEnv(), timeoutMs: 60_000 })
+    expect(replayed.code, replayed.stdout).toBe(0)
+    expect(replayed.stdout).toContain("replay: 6 tool call(s), all results identical to the recording")
   }, 90_000)
 
   it("a corrupt transcript: the line number and what is wrong", async () => {
