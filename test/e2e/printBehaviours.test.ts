@@ -98,3 +98,45 @@ describe("toolgate run beside claude -p (recorded from Claude Code)", () => {
     if (c.claude.stderr) expect(ran.stderr.trim()).not.toBe("")
   }, 60_000)
 })
+
+describe("--tools, as Claude Code's (its answers, recorded with 2.1.332: the init message's tools)", () => {
+  const CLAUDE_CODE: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+    ["Read,Bash", ["Bash", "Read"]],
+    ["Read Grep", ["Grep", "Read"]],
+    ["", []],
+    ["Nope", []]
+  ]
+  it.each(CLAUDE_CODE)("--tools %j offers %j, and the model is told of those alone", async (tools, offered) => {
+    const fake = await startFakeAnthropic({ apiKey: "sk-print" })
+    try {
+      const project = fs.realpathSync(tempDir("toolgate-print-tools-"))
+      fake.enqueue(sse(sseFramesOf(sseEventsOf({ blocks: [{ type: "text", text: "ok" }], stop_reason: "end_turn" }, fixture.model, "msg_tools", project))))
+      const ran = await runCliInProcess(["run", "-p", "hi", "--tools", tools, "--output-format", "stream-json", "--verbose", "--model", fixture.model], {
+        cwd: project,
+        env: cleanEnv({ ANTHROPIC_API_KEY: "sk-print", ANTHROPIC_BASE_URL: fake.url })
+      })
+      expect(ran.code, ran.stderr).toBe(0)
+      const init = JSON.parse(ran.stdout.split("\n")[0]!) as { tools: ReadonlyArray<string> }
+      expect([...init.tools].sort()).toEqual(offered)
+      expect(((fake.requests[0]!.body.tools ?? []) as ReadonlyArray<{ name: string }>).map((t) => t.name).sort()).toEqual(offered)
+    } finally {
+      await fake.close()
+    }
+  }, 60_000)
+
+  it('"default" offers every tool', async () => {
+    const fake = await startFakeAnthropic({ apiKey: "sk-print" })
+    try {
+      const project = fs.realpathSync(tempDir("toolgate-print-tools-"))
+      fake.enqueue(sse(sseFramesOf(sseEventsOf({ blocks: [{ type: "text", text: "ok" }], stop_reason: "end_turn" }, fixture.model, "msg_tools", project))))
+      const ran = await runCliInProcess(["run", "-p", "hi", "--tools", "default", "--output-format", "stream-json", "--verbose", "--model", fixture.model], {
+        cwd: project,
+        env: cleanEnv({ ANTHROPIC_API_KEY: "sk-print", ANTHROPIC_BASE_URL: fake.url })
+      })
+      expect(ran.code, ran.stderr).toBe(0)
+      expect(JSON.parse(ran.stdout.split("\n")[0]!).tools).toEqual(expect.arrayContaining(["Agent", "Bash", "Edit", "Glob", "Grep", "Read", "WebFetch", "WebSearch", "Write"]))
+    } finally {
+      await fake.close()
+    }
+  }, 60_000)
+})

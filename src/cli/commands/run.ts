@@ -33,6 +33,7 @@ import { layerCliTerminal } from "../terminalApprover.js"
 import { terminalApproval } from "../mcpApproval.js"
 import type { McpClientsOptions } from "../../services/McpClients.js"
 import { isRecord } from "../../internal/json.js"
+import { builtinTools } from "../../tools/index.js"
 
 const agent = { group: "agent" } as const
 
@@ -85,7 +86,35 @@ const runFlags = {
     ...agent,
     spellings: ["appendSystemPrompt"]
   }),
-  toolgateEvents
+  toolgateEvents,
+  tools: F.optionalText(
+    "tools",
+    "<tools...>",
+    'The built-in tools to offer, space- or comma-separated ("" none, "default" all), as Claude Code\'s --tools; custom and MCP tools stay',
+    agent
+  )
+}
+
+/**
+ * Built-in tools beyond the runtime's list: Bash's TaskOutput and TaskStop, and what `run` adds
+ * when a model runs it (the Agent tool also answers to Task).
+ */
+const OTHER_BUILTINS: ReadonlyArray<{ readonly name: string; readonly aliases: ReadonlyArray<string> }> = [
+  { name: "TaskOutput", aliases: [] },
+  { name: "TaskStop", aliases: [] },
+  { name: "Agent", aliases: ["Task"] },
+  { name: "WebSearch", aliases: [] }
+]
+
+/**
+ * `--tools`: every built-in tool it does not name becomes a bare deny rule, which takes the tool
+ * out of the pool (names it does not know are ignored, as Claude Code does).
+ */
+const deniedByToolsFlag = (tools: Option.Option<string>): ReadonlyArray<string> => {
+  if (Option.isNone(tools)) return []
+  const named = new Set(tools.value.split(/[\s,]+/).filter((n) => n !== ""))
+  if (named.has("default")) return []
+  return [...builtinTools, ...OTHER_BUILTINS].filter((t) => !named.has(t.name) && !t.aliases.some((a) => named.has(a))).map((t) => t.name)
 }
 
 const replayFlags = { outputFormat, replaySpeed, maxTurns, toolgateEvents }
@@ -249,7 +278,7 @@ export const run = Command.make("run", { ...F.optionsOf(runFlags), ...F.optionsO
     const recorder = makeApprovalRecorder()
     const approver = recorder.wrap(isInteractive ? layerCliTerminal : Approver.layerDeny)
     const recordedPrompt = script?.prompts[0]
-    const sessionValues: SessionValues = { ...values, permissionMode }
+    const sessionValues: SessionValues = { ...values, permissionMode, disallowedTools: [...values.disallowedTools, ...deniedByToolsFlag(values.tools)] }
     // at a terminal a person approves the project's new MCP servers
     const approveMcp = isInteractive ? terminalApproval() : undefined
     yield* withRuntime(
