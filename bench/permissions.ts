@@ -17,7 +17,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { makeAnalyses, makeShellAnalyzer, makeShellParser } from "../src/services/ShellAnalyzer/index.js"
 import { ShellAnalyzer } from "../src/services/ShellAnalyzer.js"
-import type { PermissionDecision } from "../src/Permission.js"
+import { behaviorOf, type Decision } from "../src/Permission.js"
 import { decodeInput } from "../src/services/InputValidator.js"
 import { Permissions } from "../src/services/Permissions.js"
 import type { AnyTool } from "../src/Tool.js"
@@ -29,7 +29,7 @@ import { benchSession, makeBenchRuntime, tempDir } from "./runtime.js"
 const tools: Record<string, AnyTool> = { Bash: BashTool, Read: ReadTool, Edit: EditTool, Write: WriteTool }
 
 /** A decision as text, for comparing two passes. */
-const fingerprint = (d: PermissionDecision): string => JSON.stringify(d, (_key, value: unknown) => (typeof value === "function" ? undefined : value))
+const fingerprint = (d: Decision): string => JSON.stringify(d, (_key, value: unknown) => (typeof value === "function" ? undefined : value))
 
 export const permissions: Benchmark = {
   name: "permissions",
@@ -64,7 +64,7 @@ export const permissions: Benchmark = {
     const pass = (corpus: typeof bash, uncached: boolean) =>
       runtime.runPromise(
         Effect.gen(function* () {
-          const decisions: Array<PermissionDecision> = []
+          const decisions: Array<Decision> = []
           const c0 = process.cpuUsage()
           const t0 = now()
           for (const { tool, input } of corpus) {
@@ -126,9 +126,9 @@ export const permissions: Benchmark = {
       sink(cold.decisions.length + warm.decisions.length + files.decisions.length)
     }
     const last = await pass(bash, false)
-    const tally = (decisions: ReadonlyArray<PermissionDecision>) => {
+    const tally = (decisions: ReadonlyArray<Decision>) => {
       const count = { allow: 0, deny: 0, ask: 0 }
-      for (const d of decisions) count[d.behavior]++
+      for (const d of decisions) count[behaviorOf(d)]++
       return `allow ${count.allow}, ask ${count.ask}, deny ${count.deny}`
     }
     const pathDecisions = await pass(paths, false)

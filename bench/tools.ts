@@ -8,6 +8,7 @@
 import { Effect, Schema } from "effect"
 import { buildTool, type ToolContext } from "../src/Tool.js"
 import { SleepTool } from "../src/tools/Sleep.js"
+import * as Permission from "../src/Permission.js"
 
 const Input = Schema.Struct({ duration_ms: Schema.Number, path: Schema.String })
 type Input = typeof Input.Type
@@ -21,7 +22,7 @@ const sleepCall = (input: Input, ctx: ToolContext) =>
     return SleepTool.call({ duration_ms: input.duration_ms }, ctx)
   })
 
-const allow = () => Effect.succeed({ behavior: "allow" as const, reason: "benchmark tool" })
+const allow = () => Effect.succeed(Permission.allow("benchmark tool"))
 
 export const SleepRead = buildTool({
   name: "SleepRead",

@@ -55,6 +55,10 @@ export interface ToolResultsMessage {
   readonly content: ReadonlyArray<ToolResultBlock | TextBlock>
 }
 
+/** The tool_result blocks of a results message, in tool_use order (its text blocks left out). */
+export const toolResults = (message: ToolResultsMessage): ReadonlyArray<ToolResultBlock> =>
+  message.content.filter((block): block is ToolResultBlock => block.type === "tool_result")
+
 export const toolResult = (
   toolUseId: string,
   content: ToolResultContent,

@@ -92,18 +92,6 @@ export interface PathRules {
   readonly denials: (absolutePath: string) => PathDenials
 }
 
-/** A tool's own verdict before rules and mode are applied (spec §1.4 step c). */
-export type ToolPermissionResult =
-  | { readonly behavior: "allow"; readonly reason?: string; readonly updatedInput?: unknown }
-  | { readonly behavior: "deny"; readonly message: string }
-  | {
-      readonly behavior: "ask"
-      readonly message: string
-      /** A safety check or a need for user interaction: no mode, allow rule or hook allow skips it. */
-      readonly forced?: boolean
-    }
-  | { readonly behavior: "passthrough" }
-
 /** Why a decision came out the way it did; used by the explainer and for messages. */
 export type DecisionReason =
   | { readonly type: "rule"; readonly rule: PermissionRule }
@@ -132,28 +120,128 @@ export interface RuleSuggestion {
   readonly behavior: RuleBehavior
 }
 
-export type PermissionDecision =
-  | {
-      readonly behavior: "allow"
-      readonly reason: DecisionReason
-      readonly updatedInput?: unknown
-      readonly subcommands?: ReadonlyArray<SubcommandVerdict>
-    }
-  | {
-      readonly behavior: "deny"
-      readonly message: string
-      readonly reason: DecisionReason
-      readonly subcommands?: ReadonlyArray<SubcommandVerdict>
-    }
-  | {
-      readonly behavior: "ask"
-      readonly message: string
-      readonly reason: DecisionReason
-      /** True when a hook `allow` may not skip this ask (ask rule, safety check, interaction). */
-      readonly forced: boolean
-      readonly suggestions: ReadonlyArray<RuleSuggestion>
-      readonly subcommands?: ReadonlyArray<SubcommandVerdict>
-    }
+/** Why an ask happened; decides what may skip it. */
+export type AskKind =
+  /** nothing allowed it: a mode, an allow rule or a hook allow may skip it */
+  | "unapproved"
+  /** an explicit ask rule: nothing but a deny changes it */
+  | "rule"
+  /** a protected directory or file: only bypassPermissions skips it */
+  | "protected"
+  /** an unresolvable path, a hard link, a critical path, a tool's own forced check: nothing skips it */
+  | "safety"
+  /** plan mode: file edits always prompt */
+  | "plan"
+  /** a shell command that could not be fully checked: a tool-wide allow rule or bypassPermissions skips it, a hook's allow does not */
+  | "guarded"
+  /** a PreToolUse hook asked: nothing skips it */
+  | "hook"
+
+/** The call may run. */
+export interface Allow {
+  readonly _tag: "Allow"
+  readonly reason: DecisionReason
+  /** Replaces the input the call runs with. */
+  readonly updatedInput?: unknown
+  readonly subcommands?: ReadonlyArray<SubcommandVerdict>
+}
+
+/** Someone must answer before the call runs (a hook, the person, a callback); with nobody to ask, it is denied. */
+export interface Ask {
+  readonly _tag: "Ask"
+  /** The prompt text. */
+  readonly message: string
+  readonly reason: DecisionReason
+  readonly kind: AskKind
+  /** Rules the user could add to stop being asked. */
+  readonly suggestions: ReadonlyArray<RuleSuggestion>
+  readonly subcommands?: ReadonlyArray<SubcommandVerdict>
+}
+
+/** The call does not run; the model sees `message`. */
+export interface Deny {
+  readonly _tag: "Deny"
+  readonly message: string
+  readonly reason: DecisionReason
+  readonly subcommands?: ReadonlyArray<SubcommandVerdict>
+}
+
+/**
+ * allow / ask / deny, with why: what the Permissions stage decides, what the shell analyzer and
+ * the path checks judge, what a tool's own check and a hook say.
+ */
+export type Decision = Allow | Ask | Deny
+
+/** A tool's own check may also leave the call to the rules and the mode. */
+export interface Passthrough {
+  readonly _tag: "Passthrough"
+}
+
+/** What a tool's `checkPermissions` answers (spec §1.4 step c). */
+export type ToolCheck = Decision | Passthrough
+
+export const passthrough: Passthrough = { _tag: "Passthrough" }
+
+/** Allowed; a string reason is the tool's own (`{ type: "tool", detail }`). */
+export const allow = (
+  reason: DecisionReason | string = "the tool needs no permission",
+  options: { readonly updatedInput?: unknown; readonly subcommands?: ReadonlyArray<SubcommandVerdict> | undefined } = {}
+): Allow => {
+  const decision: { -readonly [K in keyof Allow]: Allow[K] } = { _tag: "Allow", reason: typeof reason === "string" ? { type: "tool", detail: reason } : reason }
+  if (options.updatedInput !== undefined) decision.updatedInput = options.updatedInput
+  if (options.subcommands !== undefined) decision.subcommands = options.subcommands
+  return decision
+}
+
+/** Asks with `message`; by default the tool's own ask, which an allow rule, a mode or a hook may skip. */
+export const ask = (
+  message: string,
+  options: {
+    readonly reason?: DecisionReason
+    readonly kind?: AskKind
+    readonly suggestions?: ReadonlyArray<RuleSuggestion>
+    readonly subcommands?: ReadonlyArray<SubcommandVerdict> | undefined
+  } = {}
+): Ask => {
+  const decision: { -readonly [K in keyof Ask]: Ask[K] } = {
+    _tag: "Ask",
+    message,
+    reason: options.reason ?? { type: "tool", detail: message },
+    kind: options.kind ?? "unapproved",
+    suggestions: options.suggestions ?? []
+  }
+  if (options.subcommands !== undefined) decision.subcommands = options.subcommands
+  return decision
+}
+
+/** Denied with `message` (what the model sees); by default the tool's own denial. */
+export const deny = (
+  message: string,
+  options: { readonly reason?: DecisionReason; readonly subcommands?: ReadonlyArray<SubcommandVerdict> | undefined } = {}
+): Deny => {
+  const decision: { -readonly [K in keyof Deny]: Deny[K] } = { _tag: "Deny", message, reason: options.reason ?? { type: "tool", detail: message } }
+  if (options.subcommands !== undefined) decision.subcommands = options.subcommands
+  return decision
+}
+
+/** True when only a deny may change this ask: no mode, allow rule or hook allow skips it. */
+export const isForced = (decision: Ask): boolean => decision.kind !== "unapproved"
+
+/** `allow` / `ask` / `deny`, as settings, hooks and transcripts spell a decision. */
+export const behaviorOf = (decision: Decision): RuleBehavior =>
+  decision._tag === "Allow" ? "allow" : decision._tag === "Ask" ? "ask" : "deny"
+
+/** A value is one of the decisions above (a stage or a tool written in plain JavaScript may answer anything). */
+export const isDecision = (value: unknown): value is Decision => {
+  if (typeof value !== "object" || value === null) return false
+  const tag = (value as { _tag?: unknown })._tag
+  const reason = (value as { reason?: unknown }).reason
+  if (typeof reason !== "object" || reason === null) return false
+  if (tag === "Allow") return true
+  const message = (value as { message?: unknown }).message
+  if (tag === "Deny") return typeof message === "string"
+  return tag === "Ask" && typeof message === "string" && Array.isArray((value as { suggestions?: unknown }).suggestions)
+}
 
 export const describeReason = (reason: DecisionReason): string => {
   switch (reason.type) {

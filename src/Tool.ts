@@ -4,11 +4,11 @@
  * no footprint (touches everything), and permission checks that pass through to the rules and
  * the mode (so a tool nobody allowed asks).
  */
-import { Effect, JSONSchema, Option, Schema, SchemaAST } from "effect"
+import { Context, Effect, JSONSchema, Option, Schema, SchemaAST } from "effect"
 import type { ToolError, InputRejected } from "./Errors.js"
 import { InputRejected as InputRejectedError } from "./Errors.js"
 import type { ToolResultContent } from "./Messages.js"
-import type { DecisionReason, PathRules, PermissionSubject, ToolPermissionResult, PermissionMode } from "./Permission.js"
+import { passthrough, type DecisionReason, type PathRules, type PermissionSubject, type ToolCheck, type PermissionMode } from "./Permission.js"
 import type { SessionContext } from "./Session.js"
 
 /** What a file looked like when a tool last read or wrote it (the FileState service keeps these). */
@@ -95,7 +95,11 @@ export interface McpToolInfo {
   readonly source?: string
 }
 
-export interface Tool<I = any, O = any> {
+/**
+ * A tool. `R` is what its `call` requires: services of the runtime (Settings, FileState, …) or
+ * of your own, provided to the runtime layer; the runtime gives them to every call.
+ */
+export interface Tool<I = any, O = any, R = never> {
   readonly name: string
   readonly aliases: ReadonlyArray<string>
   readonly inputSchema: ToolInputSchema<I>
@@ -115,9 +119,9 @@ export interface Tool<I = any, O = any> {
   readonly validateInput: (input: I, ctx: ToolCheckContext) => Effect.Effect<void, InputRejected>
   /** What content rules apply to (a path, a command, a URL). */
   readonly permissionSubject: (input: I, session: SessionContext) => PermissionSubject
-  /** The tool's own verdict; `passthrough` leaves it to rules and mode. */
-  readonly checkPermissions: (input: I, ctx: ToolCheckContext) => Effect.Effect<ToolPermissionResult>
-  readonly call: (input: I, ctx: ToolContext) => Effect.Effect<ToolResult<O>, ToolError>
+  /** The tool's own decision (`Permission.allow`, `ask`, `deny`), or `Permission.passthrough` to leave it to the rules and the mode. */
+  readonly checkPermissions: (input: I, ctx: ToolCheckContext) => Effect.Effect<ToolCheck>
+  readonly call: (input: I, ctx: ToolContext) => Effect.Effect<ToolResult<O>, ToolError, R>
   readonly mapResult: (output: O, toolUseId: string) => ToolResultContent
   /** The structured response PostToolUse hooks receive as `tool_response`. */
   readonly hookResponse: (output: O) => unknown
@@ -156,14 +160,28 @@ export interface Tool<I = any, O = any> {
   readonly knownAs: ReadonlyArray<string>
 }
 
+/**
+ * A tool in the pool. Its requirements are gone: the runtime provides what a tool given to it
+ * requires (see `CallServices`).
+ */
 export type AnyTool = Tool<any, any>
 
+/**
+ * The services every tool call gets: the runtime's, and what was provided to the runtime layer.
+ * The runtime fills `context` once it is built; the pipeline provides it to each call.
+ */
+export interface CallServicesHolder {
+  context: Context.Context<never> | undefined
+}
+
+export class CallServices extends Context.Tag("toolgate/CallServices")<CallServices, CallServicesHolder>() {}
+
 /** The parts of a tool a definition must give; everything else has a fail-closed default. */
-export interface ToolDefinition<I, O> {
+export interface ToolDefinition<I, O, R = never> {
   readonly name: string
   readonly inputSchema: Schema.Schema<I, any, never> | ToolInputSchema<I>
   readonly description: string
-  readonly call: (input: I, ctx: ToolContext) => Effect.Effect<ToolResult<O>, ToolError>
+  readonly call: (input: I, ctx: ToolContext) => Effect.Effect<ToolResult<O>, ToolError, R>
   readonly aliases?: ReadonlyArray<string>
   readonly prompt?: string
   readonly isEnabled?: Effect.Effect<boolean>
@@ -175,7 +193,7 @@ export interface ToolDefinition<I, O> {
   readonly expandInput?: (input: I, session: SessionContext) => I
   readonly validateInput?: (input: I, ctx: ToolCheckContext) => Effect.Effect<void, InputRejected>
   readonly permissionSubject?: (input: I, session: SessionContext) => PermissionSubject
-  readonly checkPermissions?: (input: I, ctx: ToolCheckContext) => Effect.Effect<ToolPermissionResult>
+  readonly checkPermissions?: (input: I, ctx: ToolCheckContext) => Effect.Effect<ToolCheck>
   readonly mapResult?: (output: O, toolUseId: string) => ToolResultContent
   readonly hookResponse?: (output: O) => unknown
   readonly hookOutput?: (replacement: unknown) => O | undefined
@@ -199,7 +217,7 @@ const isSchema = (u: unknown): u is Schema.Schema<any, any, never> => Schema.isS
 export const DEFAULT_MAX_RESULT_SIZE_CHARS = 100_000
 
 /** Builds a tool from its definition, with fail-closed defaults for everything it leaves out. */
-export const buildTool = <I, O>(definition: ToolDefinition<I, O>): Tool<I, O> => {
+export const buildTool = <I, O, R = never>(definition: ToolDefinition<I, O, R>): Tool<I, O, R> => {
   const given = definition.inputSchema
   const inputSchema: ToolInputSchema<I> = isSchema(given)
     ? { _tag: "Schema", schema: given as Schema.Schema<I, any, never> }
@@ -219,7 +237,7 @@ export const buildTool = <I, O>(definition: ToolDefinition<I, O>): Tool<I, O> =>
     expandInput: definition.expandInput ?? ((input) => input),
     validateInput: definition.validateInput ?? (() => Effect.void),
     permissionSubject: definition.permissionSubject ?? (() => ({ kind: "none" })),
-    checkPermissions: definition.checkPermissions ?? (() => Effect.succeed({ behavior: "passthrough" })),
+    checkPermissions: definition.checkPermissions ?? (() => Effect.succeed(passthrough)),
     call: definition.call,
     mapResult: definition.mapResult ?? defaultMapResult(definition.name),
     hookResponse: definition.hookResponse ?? ((output) => output),

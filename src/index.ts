@@ -59,3 +59,5 @@ export * as BackgroundTasks from "./tools/background/BackgroundTasks.js"
 export * as AgentTool from "./tools/AgentTool.js"
 /** Composed runtimes: every stage wired, each replaceable. */
 export * as Runtime from "./layers/Runtime.js"
+/** Test your own tools and stages: a temporary workspace, settings in memory, a scripted model, a recorded approver. */
+export * as Testing from "./layers/Testing.js"

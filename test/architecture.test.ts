@@ -1,7 +1,8 @@
 /**
- * Imports point one way: internal <- contract <- services (stages) <- tools <- layers <- cli,
- * and the public barrel (src/index.ts) sits above the library (never the CLI). Type-only and
- * dynamic imports count too.
+ * Imports point one way: internal <- contract <- services (stages) <- tools <- layers <- cli <-
+ * promise (the Promise face, which prints Claude Code's stream-json messages as the CLI does), and
+ * the public barrel (src/index.ts) sits above the library (never the CLI nor the Promise face).
+ * Type-only and dynamic imports count too.
  *
  * One door per stage: what a stage offers is `src/services/X.ts`; only that file and the files of
  * `src/services/X/` import from inside `src/services/X/`. The rule is for src/: tests and benches
@@ -15,14 +16,14 @@ import ts from "typescript"
 
 const SRC = path.resolve(__dirname, "..", "src")
 
-const LEVELS = ["internal", "contract", "services", "tools", "layers", "cli", "index"] as const
+const LEVELS = ["internal", "contract", "services", "tools", "layers", "cli", "promise", "index"] as const
 type Level = (typeof LEVELS)[number]
 
 const levelOf = (root: string, file: string): Level => {
   const rel = path.relative(root, file).split(path.sep)
   if (rel.length === 1) return rel[0] === "index.ts" ? "index" : "contract"
   const top = rel[0]!
-  if (top === "internal" || top === "services" || top === "tools" || top === "layers" || top === "cli") return top
+  if (top === "internal" || top === "services" || top === "tools" || top === "layers" || top === "cli" || top === "promise") return top
   throw new Error(`${file} is in a folder the layering does not know: src/${top}/`)
 }
 
@@ -45,7 +46,7 @@ const layeringViolations = (root: string, files: ReadonlyArray<string>): Readonl
       .filter((target) => {
         const from = levelOf(root, file)
         const to = levelOf(root, target)
-        if (from === "index") return to === "cli"
+        if (from === "index") return to === "cli" || to === "promise"
         return LEVELS.indexOf(to) > LEVELS.indexOf(from)
       })
       .map((target) => `${path.relative(root, file)} -> ${path.relative(root, target)}`)

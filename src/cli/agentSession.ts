@@ -34,7 +34,18 @@ import { interactive, SLASH_COMMANDS } from "./interactive.js"
 import { terminationRequested, userInterrupts } from "./interrupts.js"
 import type { CommonValues, ScheduleValues } from "./options.js"
 import { schedulingOf } from "./options.js"
-import { ClaudeJsonTracker, initMessage, isErrorOutcome, newStats, printedErrorOf, resultMessage, toJsonLine, type InitInfo, type Line } from "./present/claudeJson.js"
+import {
+  ClaudeJsonTracker,
+  initMessage,
+  isErrorOutcome,
+  newStats,
+  printedErrorOf,
+  resultMessage,
+  servedByAnthropicOf,
+  toJsonLine,
+  type InitInfo,
+  type Line
+} from "./present/claudeJson.js"
 import { debugLine, debugLinesOf } from "./present/debug.js"
 import { TextPresenter } from "./present/text.js"
 import type { PromptContent } from "./promptInput.js"
@@ -130,8 +141,7 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
       const sandbox = yield* Effect.serviceOption(Sandbox)
       const sandboxEnabled = Option.isSome(sandbox) ? yield* sandbox.value.settingsProfileActive : false
       const baseUrl = yield* Config.option(Config.string("ANTHROPIC_BASE_URL")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
-      const servedByAnthropic =
-        !plan.client.model.startsWith("scripted:") && Option.match(baseUrl, { onNone: () => true, onSome: (url) => url.trim() === "" || /^https:\/\/api\.anthropic\.com(\/|$)/.test(url.trim()) })
+      const servedByAnthropic = servedByAnthropicOf(plan.client.model, Option.getOrUndefined(baseUrl))
       const maxOutputTokens = yield* Config.integer("TOOLGATE_MAX_OUTPUT_TOKENS").pipe(Config.withDefault(DEFAULT_MAX_TOKENS), Effect.orElseSucceed(() => DEFAULT_MAX_TOKENS))
       const info: InitInfo = {
         sessionId: session.sessionId,

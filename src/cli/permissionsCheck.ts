@@ -3,7 +3,7 @@
  * (services/Permissions/explain.ts), rendered as text for a terminal and kept as JSON for `--json`.
  */
 import { Effect } from "effect"
-import type { PermissionDecision } from "../Permission.js"
+import type { Decision } from "../Permission.js"
 import { Explain, type ExplainContext, type ExplainedRule, type ExplanationJson, type PermissionRequest, type Permissions } from "../services/Permissions.js"
 
 export interface Explanation {
@@ -14,7 +14,7 @@ export interface Explanation {
 const rendered = (json: ExplanationJson): Explanation => ({ text: renderText(json), json })
 
 /** Explains and renders a decision; pure. */
-export const explainDecision = (decision: PermissionDecision, ctx: ExplainContext): Explanation =>
+export const explainDecision = (decision: Decision, ctx: ExplainContext): Explanation =>
   rendered(Explain.explainDecision(decision, ctx))
 
 /** Decides (without running anything), explains and renders. */

@@ -1,9 +1,11 @@
 /**
- * The default runtime: every stage wired to its real implementation. Each stage can be replaced
- * by passing a Layer of your own (e.g. an Approver that asks in your UI, hooks of your own).
+ * The default runtime: every stage wired to its real implementation. Every service it composes
+ * can be replaced by a Layer of your own (`layers: { InputValidator: …, Scheduler: … }`), and
+ * what you give is what the other stages use.
  */
-import { Effect, Layer } from "effect"
-import type { AnyTool } from "../Tool.js"
+import { Context, Effect, Layer, Scope } from "effect"
+import type { BadRequest, BrokenSettings } from "../Errors.js"
+import { CallServices, type AnyTool, type Tool } from "../Tool.js"
 import * as Approver from "../services/Approver.js"
 import * as Extensions from "../services/Extensions.js"
 import type { ModelClient } from "../services/ModelClient.js"
@@ -22,23 +24,66 @@ import * as ShellAnalyzer from "../services/ShellAnalyzer.js"
 import * as Sandbox from "../services/Sandbox.js"
 import * as ToolRegistry from "../services/ToolRegistry.js"
 import * as BackgroundTools from "../tools/background/BackgroundTools.js"
-import { BackgroundTasks } from "../tools/background/BackgroundTasks.js"
+import * as BackgroundTasks from "../tools/background/BackgroundTasks.js"
 import { builtinTools } from "../tools/index.js"
 import { ASK_USER_QUESTION_DISABLED, ASK_USER_QUESTION_TOOL_NAME } from "../tools/AskUserQuestion.js"
 import { makeResourceTools } from "../tools/mcp/resourceTools.js"
 import { makeSkillTool } from "../tools/Skill.js"
 import * as DeferredTools from "../services/DeferredTools.js"
 
-export interface RuntimeOptions extends Settings.SettingsOptions {
-  /** Tools of the pool; defaults to the built-ins. */
-  readonly tools?: ReadonlyArray<AnyTool>
-  readonly approver?: Layer.Layer<Approver.Approver>
-  readonly hooks?: Layer.Layer<Hooks.Hooks, never, Settings.Settings | ShellAnalyzer.ShellAnalyzer>
-  readonly permissions?: Layer.Layer<Permissions.Permissions, never, Settings.Settings | FileState.FileState | ShellAnalyzer.ShellAnalyzer>
-  /** The Bash command analyzer shared by Permissions, Hooks and the Bash tool; defaults to tree-sitter, loaded on first use. */
-  readonly shellAnalyzer?: Layer.Layer<ShellAnalyzer.ShellAnalyzer>
-  /** Where Bash commands run; defaults to the kernel sandbox of this machine (`Sandbox.layerNone`: none). */
-  readonly sandbox?: Layer.Layer<Sandbox.Sandbox, never, Settings.Settings | ShellAnalyzer.ShellAnalyzer>
+/** What building the runtime can fail with: settings that cannot be read, a bad option. */
+export type RuntimeError = BadRequest | BrokenSettings
+
+/** The services a replacement may need, in the order the runtime builds them. */
+type Core = Settings.Settings | ShellAnalyzer.ShellAnalyzer | Sandbox.Sandbox
+type Base = Core | FileState.FileState | InputValidator.InputValidator | ResultStore.ResultStore | Approver.Approver | BackgroundTasks.BackgroundTasks | ToolRegistry.BuiltinTools
+type Stages = Base | ToolRegistry.ToolRegistry | Hooks.Hooks | Permissions.Permissions
+type Extended = Stages | Extensions.Extensions | McpClients.McpClients
+type BeforeScheduler = Extended | DeferredTools.DeferredTools | CallPipeline.CallPipeline
+
+/**
+ * A Layer for each service the runtime composes. Each one given replaces the runtime's own, and
+ * every other stage is built on it. A replacement may use the services built before it (its
+ * third type parameter says which).
+ */
+export interface RuntimeLayers {
+  readonly Settings: Layer.Layer<Settings.Settings, RuntimeError>
+  readonly ShellAnalyzer: Layer.Layer<ShellAnalyzer.ShellAnalyzer, RuntimeError>
+  readonly Sandbox: Layer.Layer<Sandbox.Sandbox, RuntimeError, Settings.Settings | ShellAnalyzer.ShellAnalyzer>
+  readonly FileState: Layer.Layer<FileState.FileState, RuntimeError, Core>
+  readonly InputValidator: Layer.Layer<InputValidator.InputValidator, RuntimeError, Core>
+  readonly ResultStore: Layer.Layer<ResultStore.ResultStore, RuntimeError, Core>
+  readonly Approver: Layer.Layer<Approver.Approver, RuntimeError, Core>
+  readonly BackgroundTasks: Layer.Layer<BackgroundTasks.BackgroundTasks, RuntimeError, Core>
+  /** The built-in tools (default: `tools`, with Bash, TaskOutput and TaskStop bound to the background shells). */
+  readonly BuiltinTools: Layer.Layer<ToolRegistry.BuiltinTools, RuntimeError, Core | BackgroundTasks.BackgroundTasks>
+  readonly ToolRegistry: Layer.Layer<ToolRegistry.ToolRegistry, RuntimeError, Base>
+  readonly Hooks: Layer.Layer<Hooks.Hooks, RuntimeError, Base>
+  readonly Permissions: Layer.Layer<Permissions.Permissions, RuntimeError, Base>
+  readonly Extensions: Layer.Layer<Extensions.Extensions, RuntimeError, Stages>
+  readonly McpClients: Layer.Layer<McpClients.McpClients, RuntimeError, Stages>
+  readonly DeferredTools: Layer.Layer<DeferredTools.DeferredTools, RuntimeError, Extended>
+  readonly CallPipeline: Layer.Layer<CallPipeline.CallPipeline, RuntimeError, Extended | DeferredTools.DeferredTools>
+  readonly Scheduler: Layer.Layer<Scheduler.Scheduler, RuntimeError, BeforeScheduler>
+  /** What Stop hooks see as `background_tasks` (default: the background shells still running). */
+  readonly BackgroundWork: Layer.Layer<Hooks.BackgroundWork, RuntimeError, BeforeScheduler>
+}
+
+export interface RuntimeOptions<R = never> extends Settings.SettingsOptions {
+  /** Tools of the pool; defaults to the built-ins. A tool may require services: the runtime's, or ones you provide to the runtime layer. */
+  readonly tools?: ReadonlyArray<Tool<any, any, R>>
+  /** Replacements for any of the services the runtime composes (they win over the options below). */
+  readonly layers?: Partial<RuntimeLayers>
+  /** Shorthand for `layers.Approver`. */
+  readonly approver?: RuntimeLayers["Approver"]
+  /** Shorthand for `layers.Hooks`. */
+  readonly hooks?: RuntimeLayers["Hooks"]
+  /** Shorthand for `layers.Permissions`. */
+  readonly permissions?: RuntimeLayers["Permissions"]
+  /** The Bash command analyzer shared by Permissions, Hooks and the Bash tool; defaults to tree-sitter, loaded on first use (shorthand for `layers.ShellAnalyzer`). */
+  readonly shellAnalyzer?: RuntimeLayers["ShellAnalyzer"]
+  /** Where Bash commands run; defaults to the kernel sandbox of this machine (`Sandbox.layerNone`: none). Shorthand for `layers.Sandbox`. */
+  readonly sandbox?: RuntimeLayers["Sandbox"]
   /** MCP servers (`.mcp.json`, `~/.claude.json`, `mcpConfig`); `false` connects none. */
   readonly mcp?: McpClients.McpClientsOptions | false
   /** Skills and custom tool modules; `{ disabled: true }` loads nothing. */
@@ -65,9 +110,37 @@ export type RuntimeServices =
   | Scheduler.Scheduler
   | Extensions.Extensions
   | McpClients.McpClients
-  | BackgroundTasks
+  | BackgroundTasks.BackgroundTasks
   | Hooks.BackgroundWork
   | DeferredTools.DeferredTools
+
+/** The names of the services the runtime composes, one per key of `RuntimeLayers`. */
+export const SERVICE_NAMES: ReadonlyArray<keyof RuntimeLayers> = [
+  "Settings",
+  "ShellAnalyzer",
+  "Sandbox",
+  "FileState",
+  "InputValidator",
+  "ResultStore",
+  "Approver",
+  "BackgroundTasks",
+  "BuiltinTools",
+  "ToolRegistry",
+  "Hooks",
+  "Permissions",
+  "Extensions",
+  "McpClients",
+  "DeferredTools",
+  "CallPipeline",
+  "Scheduler",
+  "BackgroundWork"
+]
+
+/**
+ * The services a tool's `call` can always count on: the runtime provides them. Scheduler,
+ * CallPipeline and BackgroundWork are built after the pipeline, so a tool cannot require them.
+ */
+export type ToolServices = Exclude<RuntimeServices, Scheduler.Scheduler | CallPipeline.CallPipeline | Hooks.BackgroundWork>
 
 /** With nobody to answer (the approver cannot ask), AskUserQuestion is withheld from the session, as Claude Code does. */
 const withholdUnanswerable = Layer.effectDiscard(
@@ -77,37 +150,10 @@ const withholdUnanswerable = Layer.effectDiscard(
   })
 )
 
-/** Composes the stages once; the result is one layer to provide to a program. */
-export const layer = (options: RuntimeOptions) => {
-  const shellAnalyzer = options.shellAnalyzer ?? ShellAnalyzer.layer
-  const settings = Settings.layer(options)
-  const core = Layer.provideMerge(options.sandbox ?? Sandbox.layer(), Layer.merge(settings, shellAnalyzer))
-  const base = Layer.mergeAll(
-    FileState.layer,
-    InputValidator.layer,
-    ResultStore.layer,
-    BackgroundTools.layerBuiltins(options.tools ?? builtinTools, options.processEnv === undefined ? {} : { env: options.processEnv }),
-    options.approver ?? Approver.layerDeny
-  ).pipe(Layer.provideMerge(core))
-  const registry = Layer.provideMerge(withholdUnanswerable, ToolRegistry.layer)
-  const stages = Layer.mergeAll(registry, options.hooks ?? Hooks.layer, options.permissions ?? Permissions.layer, ResultStore.layerSweep).pipe(
-    Layer.provideMerge(base)
-  )
-  const mcp = options.mcp === false ? McpClients.layerNone : McpClients.layer({ cwd: options.cwd, resourceTools: makeResourceTools, ...options.mcp })
-  const extended = Layer.merge(Extensions.layer({ skillTool: makeSkillTool, ...options.extensions }), mcp).pipe(Layer.provideMerge(stages))
-  const wrap = options.wrapCallPipeline
-  const pipeline = wrap === undefined ? CallPipeline.layer : Layer.effect(CallPipeline.CallPipeline, Effect.flatMap(CallPipeline.make, wrap))
-  return Layer.merge(Scheduler.layer, backgroundWork).pipe(
-    Layer.provideMerge(pipeline),
-    Layer.provideMerge(DeferredTools.layer),
-    Layer.provideMerge(extended)
-  )
-}
-
 /** The background shells still running, as Stop hooks see them (`background_tasks`). */
 const backgroundWork = Layer.effect(
   Hooks.BackgroundWork,
-  Effect.map(BackgroundTasks, (tasks) => ({
+  Effect.map(BackgroundTasks.BackgroundTasks, (tasks) => ({
     running: Effect.map(tasks.list, (list) =>
       list
         .filter((task) => task.status === "running")
@@ -116,14 +162,85 @@ const backgroundWork = Layer.effect(
   }))
 )
 
+const builtinsLayer = (tools: ReadonlyArray<AnyTool>, processEnv: RuntimeOptions["processEnv"]) =>
+  Layer.effect(
+    ToolRegistry.BuiltinTools,
+    Effect.map(BackgroundTools.BackgroundTools, (background) => BackgroundTools.withBackgroundTools(tools, background))
+  ).pipe(Layer.provide(BackgroundTools.layer(processEnv === undefined ? {} : { env: processEnv })))
+
+/**
+ * Composes the stages once; the result is one layer to provide to a program. Tools that require
+ * services beyond the runtime's leave them as the layer's requirements.
+ */
+export const layer = <R = never>(options: RuntimeOptions<R>): Layer.Layer<RuntimeServices, RuntimeError, Exclude<R, ToolServices>> => {
+  const given = options.layers ?? {}
+  const shellAnalyzer = given.ShellAnalyzer ?? options.shellAnalyzer ?? ShellAnalyzer.layer
+  const settings = given.Settings ?? Settings.layer(options)
+  const core = Layer.provideMerge(given.Sandbox ?? options.sandbox ?? Sandbox.layer(), Layer.merge(settings, shellAnalyzer))
+  const tasks = given.BackgroundTasks ?? BackgroundTasks.layer({ killGraceMs: 1000 })
+  // A tool may require services: the pipeline gives every call the context this build ends with.
+  const builtins = given.BuiltinTools ?? builtinsLayer((options.tools ?? builtinTools) as ReadonlyArray<AnyTool>, options.processEnv)
+  const base = Layer.mergeAll(
+    given.FileState ?? FileState.layer,
+    given.InputValidator ?? InputValidator.layer,
+    given.ResultStore ?? ResultStore.layer,
+    Layer.provideMerge(builtins, tasks),
+    given.Approver ?? options.approver ?? Approver.layerDeny
+  ).pipe(Layer.provideMerge(core))
+  const registry = Layer.provideMerge(withholdUnanswerable, given.ToolRegistry ?? ToolRegistry.layer)
+  const stages = Layer.mergeAll(
+    registry,
+    given.Hooks ?? options.hooks ?? Hooks.layer,
+    given.Permissions ?? options.permissions ?? Permissions.layer,
+    ResultStore.layerSweep
+  ).pipe(Layer.provideMerge(base))
+  const mcp =
+    given.McpClients ??
+    (options.mcp === false ? McpClients.layerNone : McpClients.layer({ cwd: options.cwd, resourceTools: makeResourceTools, ...options.mcp }))
+  const extensions = given.Extensions ?? Extensions.layer({ skillTool: makeSkillTool, ...options.extensions })
+  const extended = Layer.merge(extensions, mcp).pipe(Layer.provideMerge(stages))
+  const pipeline = wrapped(given.CallPipeline ?? CallPipeline.layer, options.wrapCallPipeline)
+  const composed = Layer.merge(given.Scheduler ?? Scheduler.layer, given.BackgroundWork ?? backgroundWork).pipe(
+    Layer.provideMerge(pipeline),
+    Layer.provideMerge(given.DeferredTools ?? DeferredTools.layer),
+    Layer.provideMerge(extended)
+  )
+  return Layer.provideMerge(fillCallServices, composed).pipe(Layer.provide(callServices)) as Layer.Layer<RuntimeServices, RuntimeError, any>
+}
+
+/** One holder per build of the runtime (a layer value may be built more than once). */
+const callServices = Layer.sync(CallServices, () => ({ context: undefined }))
+
+/** Once everything is built: the whole context (without the build's scope) for the tools' calls. */
+const fillCallServices = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const holder = yield* CallServices
+    holder.context = Context.omit(Scope.Scope)(yield* Effect.context<never>()) as Context.Context<never>
+  })
+)
+
+const wrapped = <RIn>(
+  pipeline: Layer.Layer<CallPipeline.CallPipeline, RuntimeError, RIn>,
+  wrap: RuntimeOptions["wrapCallPipeline"]
+): Layer.Layer<CallPipeline.CallPipeline, RuntimeError, RIn> =>
+  wrap === undefined ? pipeline : Layer.effect(CallPipeline.CallPipeline, Effect.flatMap(CallPipeline.CallPipeline, wrap)).pipe(Layer.provide(pipeline))
+
+export interface AgentRuntimeOptions<R = never, E = never> extends RuntimeOptions<R> {
+  /** The model the agent (and its subagents) run on, e.g. `ModelClient.layerScripted(…)` or `ModelClient.layerAnthropicConfig()`. */
+  readonly model: Layer.Layer<ModelClient, E>
+  readonly agents?: AgentTool.AgentToolOptions
+  /** Replaces the agent loop. */
+  readonly agent?: Layer.Layer<Agent.Agent, never, ModelClient | Scheduler.Scheduler | ToolRegistry.ToolRegistry | Hooks.Hooks>
+}
+
 /**
  * The runtime plus the agent: the `Agent` loop on the given model, and the `Agent` tool
  * (subagents on the same model) in the pool.
  */
-export const layerWithAgent = (
-  options: RuntimeOptions & { readonly model: Layer.Layer<ModelClient>; readonly agents?: AgentTool.AgentToolOptions }
-) =>
-  Layer.merge(Agent.layer, AgentTool.layerInheritModel(options.agents)).pipe(
+export const layerWithAgent = <R = never, E = never>(
+  options: AgentRuntimeOptions<R, E>
+): Layer.Layer<RuntimeServices | ModelClient | Agent.Agent, RuntimeError | E, Exclude<R, ToolServices>> =>
+  Layer.merge(options.agent ?? Agent.layer, AgentTool.layerInheritModel(options.agents)).pipe(
     Layer.provideMerge(options.model),
     Layer.provideMerge(layer(options))
   )

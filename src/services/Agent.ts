@@ -34,7 +34,7 @@ import { noTranscript, type Transcript } from "./Agent/transcript.js"
 import { runTurn, type SchedulingOptions, type TurnOutput } from "./Agent/turn.js"
 import { ModelClient, type ModelError, type ModelMessage } from "./ModelClient.js"
 import { addUsage, emptyUsage, type Usage } from "../ModelEvents.js"
-import { describeReason } from "../Permission.js"
+import { behaviorOf, describeReason } from "../Permission.js"
 import type { Halt } from "./CallPipeline.js"
 import { Scheduler } from "./Scheduler.js"
 import { ToolRegistry } from "./ToolRegistry.js"
@@ -177,7 +177,7 @@ export const make = Effect.gen(function* () {
           decision:
             outcome.decision === undefined
               ? null
-              : { behavior: outcome.decision.behavior, reason: describeReason(outcome.decision.reason) },
+              : { behavior: behaviorOf(outcome.decision), reason: describeReason(outcome.decision.reason) },
           batch: timing?.batch ?? null,
           started_ms: timing?.startedMs ?? null,
           ended_ms: timing?.endedMs ?? null,
@@ -273,7 +273,8 @@ export const make = Effect.gen(function* () {
         session,
         scheduling: options.scheduling ?? {},
         interrupts: queue,
-        emit
+        emit,
+        journal: transcript.write
       })
       current = undefined
       usage = addUsage(usage, out.usage)
@@ -409,7 +410,16 @@ const promptText = (blocks: ReadonlyArray<Readonly<Record<string, unknown>>>) =>
 // ---------------------------------------------------------------------------------------------
 
 export type { AgentEvent } from "./Agent/events.js"
-export { answerEveryToolUse, appendAssistant, appendUser, newConversation, notRunResult, toApiBlock, type Conversation } from "./Agent/conversation.js"
+export {
+  answerEveryToolUse,
+  appendAssistant,
+  appendUser,
+  newConversation,
+  notRunResult,
+  outcomeUnknownResult,
+  toApiBlock,
+  type Conversation
+} from "./Agent/conversation.js"
 export { openTranscript, readTranscript, toJsonLine, TRANSCRIPT_FILE, TRANSCRIPT_VERSION, type Transcript } from "./Agent/transcript.js"
 export { layerReplayed, makeApprovalRecorder, type ApprovalRecorder } from "./Agent/approvals.js"
 export { compareReplay, replayedCallsOf, type ReplayedCall, type ReplayReport } from "./Agent/replay.js"

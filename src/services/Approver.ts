@@ -6,7 +6,7 @@ import { Context, Effect, Layer } from "effect"
 import * as readline from "node:readline"
 import type { AnyTool } from "../Tool.js"
 import type { SessionContext } from "../Session.js"
-import type { PermissionDecision, RuleSuggestion } from "../Permission.js"
+import type { Ask, RuleSuggestion } from "../Permission.js"
 import { parseRuleText } from "../PermissionRules.js"
 
 export interface ApprovalRequest {
@@ -16,7 +16,7 @@ export interface ApprovalRequest {
   readonly toolUseId: string
   /** The prompt text, e.g. `Claude requested permissions to use Bash, but you haven't granted it yet.` */
   readonly message: string
-  readonly decision: Extract<PermissionDecision, { behavior: "ask" }>
+  readonly decision: Ask
   readonly suggestions: ReadonlyArray<RuleSuggestion>
   readonly session: SessionContext
 }

@@ -5,7 +5,7 @@
  * It never fails: every outcome, including every typed error, becomes one tool_result. Only
  * interruption escapes, and the scheduler answers an interrupted call itself.
  */
-import { Context, Duration, Effect, Either, Fiber, Layer } from "effect"
+import { Context, Duration, Effect, Either, Fiber, Layer, Option } from "effect"
 import {
   HookBlocked,
   HookStopped,
@@ -20,10 +20,10 @@ import {
 } from "../Errors.js"
 import { isReady } from "../internal/ready.js"
 import { contentText, toolResult, type ToolResultBlock, type ToolResultContent, type ToolUseBlock } from "../Messages.js"
-import { dontAskDenied, Permissions } from "./Permissions.js"
-import type { PermissionDecision } from "../Permission.js"
+import { askToUse, dontAskDenied, Permissions } from "./Permissions.js"
+import { allow, ask, isDecision, isForced, type Allow, type Ask, type Decision } from "../Permission.js"
 import type { SessionContext } from "../Session.js"
-import type { AnyTool, InterruptBehavior, ToolCheckContext, ToolContext, ToolProgress } from "../Tool.js"
+import { CallServices, type AnyTool, type InterruptBehavior, type ToolCheckContext, type ToolContext, type ToolProgress } from "../Tool.js"
 import { Approver, offeredRules } from "./Approver.js"
 import { FileState } from "./FileState.js"
 import { Hooks, type PreToolUseOutcome } from "./Hooks.js"
@@ -74,7 +74,7 @@ export interface CallOutcome {
   /** Set when this call failed for real and its tool cancels its siblings then: the failed call's label. */
   readonly siblingFailure?: string
   /** The permission decision, when the call got that far. */
-  readonly decision?: PermissionDecision
+  readonly decision?: Decision
   /** A successful call's structured output in Claude Code's shape (PostToolUse's `tool_response`, stream-json's `tool_use_result`). */
   readonly response?: unknown
 }
@@ -102,10 +102,14 @@ const safely = <A>(f: () => A, fallback: A): A => {
   }
 }
 
-/** The tool's call as an Effect; a synchronous throw becomes a defect, as inside Effect.suspend. */
-const startCall = (tool: AnyTool, input: unknown, context: ToolContext): ReturnType<AnyTool["call"]> => {
+/**
+ * The tool's call as an Effect, with the services the runtime gives every call; a synchronous
+ * throw becomes a defect, as inside Effect.suspend.
+ */
+const startCall = (tool: AnyTool, input: unknown, context: ToolContext, services: Context.Context<never> | undefined): ReturnType<AnyTool["call"]> => {
   try {
-    return tool.call(input, context)
+    const call = tool.call(input, context)
+    return services === undefined || isReady(call) ? call : Effect.provide(call, services)
   } catch (defect) {
     return Effect.die(defect)
   }
@@ -128,6 +132,7 @@ export const make = Effect.gen(function* () {
   const resultStore = yield* ResultStore
   const fileState = yield* FileState
   const settings = yield* Settings
+  const callServices = Option.getOrUndefined(yield* Effect.serviceOption(CallServices))
   const notifyDelayMs = yield* positiveIntSetting("TOOLGATE_PERMISSION_NOTIFY_DELAY_MS", PERMISSION_NOTIFY_DELAY_MS)
 
   const errorOutcome = (call: PreparedCall, error: CallError, extra: Partial<CallOutcome> = {}): CallOutcome => ({
@@ -166,168 +171,177 @@ export const make = Effect.gen(function* () {
     })
 
   /** An input replaced by a hook, the user or a tool's check goes through stages 1 and 2 again. */
-  const revalidate = (tool: AnyTool, replacement: unknown, ctx: ToolCheckContext) =>
-    Effect.gen(function* () {
-      const decoded = validator.decode(tool, replacement)
-      if (Either.isLeft(decoded)) return Either.left<CallError>(decoded.left)
-      const rejected = yield* Effect.either(validator.validate(tool, decoded.right, ctx))
-      return Either.isLeft(rejected) ? Either.left<CallError>(rejected.left) : Either.right(decoded.right)
-    })
+  const revalidate = (tool: AnyTool, replacement: unknown, ctx: ToolCheckContext): Effect.Effect<unknown, CallError> => {
+    const decoded = validator.decode(tool, replacement)
+    if (Either.isLeft(decoded)) return Effect.fail(decoded.left)
+    return Effect.as(validator.validate(tool, decoded.right, ctx), decoded.right)
+  }
 
   /** Folds the PreToolUse outcome into the rule decision (spec §1.4 steps 4–5, §2.8). */
-  const applyHookDecision = (tool: AnyTool, pre: PreToolUseOutcome, decision: PermissionDecision): PermissionDecision => {
-    if (decision.behavior === "deny") return decision
+  const applyHookDecision = (tool: AnyTool, pre: PreToolUseOutcome, decision: Decision): Decision => {
+    if (decision._tag === "Deny") return decision
     if (pre.decision === "allow") {
-      if (decision.behavior === "ask" && decision.forced) return decision
+      if (decision._tag === "Ask" && isForced(decision)) return decision
       if (tool.requiresUserInteraction && pre.updatedInput === undefined) return decision
-      return { behavior: "allow", reason: { type: "hook", detail: pre.reason ?? "a PreToolUse hook allowed the call" } }
+      return allow({ type: "hook", detail: pre.reason ?? "a PreToolUse hook allowed the call" })
     }
     if (pre.decision === "ask") {
       const message = pre.reason ?? `Hook PreToolUse:${tool.name} asked for confirmation for this tool`
-      return decision.behavior === "ask"
-        ? { ...decision, message, forced: true }
-        : { behavior: "ask", message, reason: { type: "hook", detail: message }, forced: true, suggestions: [] }
+      return decision._tag === "Ask" ? { ...decision, message, kind: "hook" } : ask(message, { reason: { type: "hook", detail: message }, kind: "hook" })
     }
     return decision
   }
 
-  const run = Effect.fnUntraced(function* (call: PreparedCall, options: RunCallOptions) {
-    const { session } = options
-    const { block, tool } = call
-    if (Either.isLeft(call.decoded) || tool === undefined) {
-      return errorOutcome(call, Either.isLeft(call.decoded) ? call.decoded.left : new UnknownTool({ toolName: block.name }))
+  /** What an error outcome carries besides the error; filled as the call goes through the stages. */
+  interface Progress {
+    input: unknown
+    checked: unknown
+    decision: Decision | undefined
+    readonly notices: Array<string>
+    readonly remindersBefore: Array<string>
+    remindersAfter: ReadonlyArray<string>
+    halt: Halt | undefined
+    siblingFailure: string | undefined
+  }
+
+  /** Fails with `error`; `decision` is the one the outcome reports. */
+  const refuse = (progress: Progress, error: CallError, decision?: Decision): Effect.Effect<never, CallError> => {
+    progress.decision = decision
+    return Effect.fail(error)
+  }
+
+  const permissionDenied = (progress: Progress, tool: AnyTool, reason: string, decision: Decision) =>
+    refuse(progress, new PermissionDenied({ toolName: tool.name, reason }), decision)
+
+  /** A decision as the call's next step: Allow goes on, a denial fails, an ask fails with itself (to `resolveAsk`). */
+  const permit = (progress: Progress, tool: AnyTool, decision: Decision): Effect.Effect<Allow, Ask | CallError> => {
+    switch (decision._tag) {
+      case "Allow":
+        return Effect.succeed(decision)
+      case "Deny":
+        return permissionDenied(progress, tool, decision.message, decision)
+      case "Ask":
+        return Effect.fail(decision)
     }
-    let input: unknown = call.decoded.right
+  }
+
+  /** A replacement stage may answer anything: what is not a decision asks, forced. */
+  const asDecision = (tool: AnyTool, answer: Decision): Decision =>
+    isDecision(answer) ? answer : ask(askToUse(tool.name), { kind: "safety", reason: { type: "safetyCheck", detail: "the permission stage gave no decision" } })
+
+  /** An ask answered: dontAsk denies, then PermissionRequest hooks, then the Approver (stage 4 of the spec's §1.4 step 7). */
+  const resolveAsk = Effect.fnUntraced(function* (progress: Progress, tool: AnyTool, block: ToolUseBlock, session: SessionContext, checkContext: ToolCheckContext, decision: Ask) {
+    if (session.permissionMode === "dontAsk") return yield* permissionDenied(progress, tool, dontAskDenied(tool.name), decision)
+    const request = yield* hooks.permissionRequest({ tool, toolInput: progress.checked, session, suggestions: decision.suggestions })
+    progress.notices.push(...request.notices)
+    const hookAnswer = request.decision
+    if (hookAnswer?.behavior === "deny") {
+      if (hookAnswer.interrupt === true) progress.halt = { kind: "userInterrupt", reason: hookAnswer.message ?? "" }
+      return yield* permissionDenied(progress, tool, hookAnswer.message ?? `Permission to use ${tool.name} has been denied.`, decision)
+    }
+    if (hookAnswer?.behavior === "allow") {
+      if (hookAnswer.updatedInput !== undefined) {
+        progress.input = yield* revalidate(tool, hookAnswer.updatedInput, checkContext)
+        progress.checked = tool.expandInput(progress.input, session)
+        // an updated input is checked again against deny rules
+        const again = asDecision(tool, yield* permissions.decide({ tool, input: progress.checked, session }))
+        if (again._tag === "Deny") return yield* permissionDenied(progress, tool, again.message, again)
+      }
+      return allow({ type: "hook", detail: "a PermissionRequest hook allowed the call" })
+    }
+    if (!approver.canAsk) return yield* permissionDenied(progress, tool, decision.message, decision)
+    // A question left unanswered for a while fires the Notification hooks (permission_prompt).
+    const notify = yield* Effect.fork(
+      Effect.sleep(Duration.millis(notifyDelayMs)).pipe(
+        Effect.zipRight(hooks.notification({ session, message: `Claude needs your permission to use ${tool.name}`, notificationType: "permission_prompt" })),
+        Effect.flatMap(({ notices }) => Effect.forEach(notices, (n) => Effect.logWarning(n), { discard: true }))
+      )
+    )
+    const answer = yield* approver
+      .request({ tool, input: progress.checked, toolUseId: block.id, message: decision.message, decision, suggestions: decision.suggestions, session })
+      .pipe(Effect.ensuring(Fiber.interrupt(notify)))
+    if (answer.behavior === "deny") {
+      if (answer.interrupt === true) progress.halt = { kind: "userInterrupt", reason: answer.feedback ?? "" }
+      return yield* refuse(progress, new NotApproved(answer.feedback === undefined ? { toolName: tool.name } : { toolName: tool.name, feedback: answer.feedback }), decision)
+    }
+    if (answer.scope !== "once") {
+      const rules = answer.rules ?? offeredRules(decision.suggestions)
+      if (rules.length > 0) {
+        const saved = yield* Effect.either(settings.addRules(rules, "allow", answer.scope === "always" ? "localSettings" : "session"))
+        if (Either.isLeft(saved)) progress.notices.push(`Could not save the rule: ${saved.left.message}`)
+      }
+    }
+    if (answer.updatedInput !== undefined) progress.input = yield* revalidate(tool, answer.updatedInput, checkContext)
+    return allow({ type: "approval", detail: `approved (${answer.scope})` })
+  })
+
+  /** The stages of one call, each failing with the error that answers it; `run` maps every error to its result in one place. */
+  const stages = Effect.fnUntraced(function* (call: PreparedCall, tool: AnyTool, decoded: unknown, options: RunCallOptions, progress: Progress) {
+    const { session } = options
+    const { block } = call
     const pathRules = permissions.pathRules === undefined ? undefined : yield* permissions.pathRules(session)
     const withPathRules = pathRules === undefined ? {} : { pathRules }
     const readsFree = permissions.readsWithoutAsking
     const readsWithoutAsking = (file: string) => (readsFree === undefined ? Effect.succeed(false) : readsFree(tool, file, session))
     const checkContext: ToolCheckContext = { session, fileState, mode: session.permissionMode, readsWithoutAsking, ...withPathRules }
-    const notices: Array<string> = []
-    const remindersBefore: Array<string> = []
-    const fail = (error: CallError, extra: Partial<CallOutcome> = {}, remindersAfter: ReadonlyArray<string> = []) =>
-      errorOutcome(call, error, { input, notices, remindersBefore, remindersAfter, ...extra })
 
     // 2. the tool's own validation
-    const validation = validator.validate(tool, input, checkContext)
-    if (!isReady(validation)) {
-      const rejected = yield* Effect.either(validation)
-      if (Either.isLeft(rejected)) return fail(rejected.left)
-    }
+    const validation = validator.validate(tool, decoded, checkContext)
+    if (!isReady(validation)) yield* validation
 
     // 3. PreToolUse hooks see the input with paths made absolute
-    let checked = tool.expandInput(input, session)
-    const preHooks = hooks.preToolUse({ tool, toolInput: checked, toolUseId: block.id, session })
+    progress.checked = tool.expandInput(progress.input, session)
+    const preHooks = hooks.preToolUse({ tool, toolInput: progress.checked, toolUseId: block.id, session })
     const pre = isReady(preHooks) ? preHooks.value : yield* preHooks
-    notices.push(...pre.notices)
-    remindersBefore.push(...pre.reminders)
+    progress.notices.push(...pre.notices)
+    progress.remindersBefore.push(...pre.reminders)
     if (pre.stop !== undefined) {
-      return fail(new HookStopped({ toolName: tool.name, event: "PreToolUse", stopReason: pre.stop.reason }), {
-        halt: { kind: "hookStop", reason: pre.stop.reason }
-      })
+      progress.halt = { kind: "hookStop", reason: pre.stop.reason }
+      return yield* refuse(progress, new HookStopped({ toolName: tool.name, event: "PreToolUse", stopReason: pre.stop.reason }))
     }
     if (pre.decision === "defer") {
       const reason = "a PreToolUse hook deferred it"
-      return fail(new NotStarted({ toolName: tool.name, reason }), {
-        halt: { kind: "deferred", reason, toolUse: { id: block.id, name: tool.name, input: block.input } }
-      })
+      progress.halt = { kind: "deferred", reason, toolUse: { id: block.id, name: tool.name, input: block.input } }
+      return yield* refuse(progress, new NotStarted({ toolName: tool.name, reason }))
     }
     if (pre.decision === "deny") {
-      const block_ = pre.block ?? { reason: pre.reason ?? "Blocked by hook" }
-      return fail(
+      const blocked = pre.block ?? { reason: pre.reason ?? "Blocked by hook" }
+      return yield* refuse(
+        progress,
         new HookBlocked(
-          block_.command === undefined
-            ? { toolName: tool.name, event: "PreToolUse", reason: block_.reason }
-            : { toolName: tool.name, event: "PreToolUse", command: block_.command, reason: block_.reason }
+          blocked.command === undefined
+            ? { toolName: tool.name, event: "PreToolUse", reason: blocked.reason }
+            : { toolName: tool.name, event: "PreToolUse", command: blocked.command, reason: blocked.reason }
         )
       )
     }
     if (pre.updatedInput !== undefined) {
-      const replaced = yield* revalidate(tool, pre.updatedInput, checkContext)
-      if (Either.isLeft(replaced)) return fail(replaced.left)
-      input = replaced.right
-      checked = tool.expandInput(input, session)
+      progress.input = yield* revalidate(tool, pre.updatedInput, checkContext)
+      progress.checked = tool.expandInput(progress.input, session)
     }
 
-    // 4. permissions, then the ask resolution
-    let decision = applyHookDecision(tool, pre, yield* permissions.decide({ tool, input: checked, session }))
-    if (decision.behavior === "deny") return fail(new PermissionDenied({ toolName: tool.name, reason: decision.message }), { decision })
-    if (decision.behavior === "ask") {
-      if (session.permissionMode === "dontAsk") {
-        return fail(new PermissionDenied({ toolName: tool.name, reason: dontAskDenied(tool.name) }), { decision })
-      }
-      const request = yield* hooks.permissionRequest({ tool, toolInput: checked, session, suggestions: decision.suggestions })
-      notices.push(...request.notices)
-      const hookAnswer = request.decision
-      if (hookAnswer?.behavior === "deny") {
-        return fail(new PermissionDenied({ toolName: tool.name, reason: hookAnswer.message ?? `Permission to use ${tool.name} has been denied.` }), {
-          decision,
-          ...(hookAnswer.interrupt === true ? { halt: { kind: "userInterrupt" as const, reason: hookAnswer.message ?? "" } } : {})
-        })
-      }
-      if (hookAnswer?.behavior === "allow") {
-        if (hookAnswer.updatedInput !== undefined) {
-          const replaced = yield* revalidate(tool, hookAnswer.updatedInput, checkContext)
-          if (Either.isLeft(replaced)) return fail(replaced.left)
-          input = replaced.right
-          checked = tool.expandInput(input, session)
-          // an updated input is checked again against deny rules
-          const again = yield* permissions.decide({ tool, input: checked, session })
-          if (again.behavior === "deny") return fail(new PermissionDenied({ toolName: tool.name, reason: again.message }), { decision: again })
-        }
-        decision = { behavior: "allow", reason: { type: "hook", detail: "a PermissionRequest hook allowed the call" } }
-      } else if (!approver.canAsk) {
-        return fail(new PermissionDenied({ toolName: tool.name, reason: decision.message }), { decision })
-      } else {
-        // A question left unanswered for a while fires the Notification hooks (permission_prompt).
-        const notify = yield* Effect.fork(
-          Effect.sleep(Duration.millis(notifyDelayMs)).pipe(
-            Effect.zipRight(hooks.notification({ session, message: `Claude needs your permission to use ${tool.name}`, notificationType: "permission_prompt" })),
-            Effect.flatMap(({ notices }) => Effect.forEach(notices, (n) => Effect.logWarning(n), { discard: true }))
-          )
-        )
-        const answer = yield* approver
-          .request({ tool, input: checked, toolUseId: block.id, message: decision.message, decision, suggestions: decision.suggestions, session })
-          .pipe(Effect.ensuring(Fiber.interrupt(notify)))
-        if (answer.behavior === "deny") {
-          return fail(new NotApproved(answer.feedback === undefined ? { toolName: tool.name } : { toolName: tool.name, feedback: answer.feedback }), {
-            decision,
-            ...(answer.interrupt === true ? { halt: { kind: "userInterrupt" as const, reason: answer.feedback ?? "" } } : {})
-          })
-        }
-        if (answer.scope !== "once") {
-          const rules = answer.rules ?? offeredRules(decision.suggestions)
-          if (rules.length > 0) {
-            const saved = yield* Effect.either(settings.addRules(rules, "allow", answer.scope === "always" ? "localSettings" : "session"))
-            if (Either.isLeft(saved)) notices.push(`Could not save the rule: ${saved.left.message}`)
-          }
-        }
-        if (answer.updatedInput !== undefined) {
-          const replaced = yield* revalidate(tool, answer.updatedInput, checkContext)
-          if (Either.isLeft(replaced)) return fail(replaced.left)
-          input = replaced.right
-        }
-        decision = { behavior: "allow", reason: { type: "approval", detail: `approved (${answer.scope})` } }
-      }
-    }
-    if (decision.behavior === "allow" && decision.updatedInput !== undefined) {
-      const replaced = yield* revalidate(tool, decision.updatedInput, checkContext)
-      if (Either.isLeft(replaced)) return fail(replaced.left)
-      input = replaced.right
-    }
+    // 4. permissions: an ask travels in the error channel to its resolution
+    const decided = applyHookDecision(tool, pre, asDecision(tool, yield* permissions.decide({ tool, input: progress.checked, session })))
+    const allowed =
+      decided._tag === "Allow"
+        ? decided
+        : yield* permit(progress, tool, decided).pipe(Effect.catchTag("Ask", (asked) => resolveAsk(progress, tool, block, session, checkContext, asked)))
+    if (allowed.updatedInput !== undefined) progress.input = yield* revalidate(tool, allowed.updatedInput, checkContext)
+    progress.decision = allowed
 
     // 5. the call itself
+    const input = progress.input
     const context: ToolContext = {
       toolUseId: block.id,
       session,
       fileState,
       readsWithoutAsking,
-      approvedBecause: decision.reason,
-      reportProgress: options.onProgress === undefined ? () => Effect.void : (progress) => options.onProgress!(block.id, progress),
+      approvedBecause: allowed.reason,
+      reportProgress: options.onProgress === undefined ? () => Effect.void : (reported) => options.onProgress!(block.id, reported),
       ...withPathRules
     }
     const startedAt = Date.now()
-    const calling = startCall(tool, input, context)
+    const calling = startCall(tool, input, context, callServices?.context)
     const called = isReady(calling)
       ? Either.right(calling.value)
       : yield* calling.pipe(
@@ -349,11 +363,10 @@ export const make = Effect.gen(function* () {
         durationMs,
         session
       })
-      notices.push(...post.notices)
-      if (tool.siblingCancellationLabel !== undefined && error._tag === "ToolFailed") {
-        return fail(error, { decision, siblingFailure: tool.siblingCancellationLabel(input) }, post.reminders)
-      }
-      return fail(error, { decision }, post.reminders)
+      progress.notices.push(...post.notices)
+      progress.remindersAfter = post.reminders
+      if (tool.siblingCancellationLabel !== undefined && error._tag === "ToolFailed") progress.siblingFailure = tool.siblingCancellationLabel(input)
+      return yield* refuse(progress, error, allowed)
     }
 
     // 6. map the result, PostToolUse hooks, spill
@@ -362,7 +375,7 @@ export const make = Effect.gen(function* () {
       try: () => tool.mapResult(result.data, block.id),
       catch: (defect) => new ToolDefect({ toolName: tool.name, reason: `could not map the result: ${describeDefect(defect)}` })
     })
-    if (Either.isLeft(mapped)) return fail(mapped.left, { decision })
+    if (Either.isLeft(mapped)) return yield* refuse(progress, mapped.left, allowed)
     const response = safely(() => tool.hookResponse(result.data), result.data)
     const postHooks = hooks.postToolUse({
       tool,
@@ -373,7 +386,7 @@ export const make = Effect.gen(function* () {
       session
     })
     const post = isReady(postHooks) ? postHooks.value : yield* postHooks
-    notices.push(...post.notices)
+    progress.notices.push(...post.notices)
     let content: ToolResultContent = mapped.right
     // A hook's replacement output is taken when the tool can read it as its own output (an MCP
     // tool's content; a built-in's output in the shape hooks see); otherwise it is ignored.
@@ -382,12 +395,12 @@ export const make = Effect.gen(function* () {
       const remapped =
         replacement === undefined ? undefined : safely(() => tool.mapResult(replacement, block.id), undefined as ToolResultContent | undefined)
       if (remapped !== undefined) content = remapped
-      else notices.push(`PostToolUse hook output for ${tool.name} ignored: it does not have the shape of the tool's output`)
+      else progress.notices.push(`PostToolUse hook output for ${tool.name} ignored: it does not have the shape of the tool's output`)
     }
     const fitting = resultStore.fit(session.sessionDir, block.id, content, tool.maxResultSizeChars)
     const fitted = isReady(fitting) ? Either.right(fitting.value) : yield* Effect.either(fitting)
     if (Either.isLeft(fitted)) {
-      notices.push(fitted.left.message)
+      progress.notices.push(fitted.left.message)
       const limit = thresholdFor(tool.maxResultSizeChars)
       const text = contentText(content)
       content = `${text.slice(0, limit)}\n\n... [output truncated: ${text.length - limit} characters not shown; it could not be saved to a file]`
@@ -397,19 +410,52 @@ export const make = Effect.gen(function* () {
       toolUseId: block.id,
       toolName: tool.name,
       result: toolResult(block.id, content),
-      remindersBefore,
+      remindersBefore: progress.remindersBefore,
       remindersAfter: post.reminders,
       error: undefined,
       input,
       ...(result.contextModifier !== undefined && !call.concurrencySafe ? { contextModifier: result.contextModifier } : {}),
       newMessages: result.newMessages ?? [],
-      notices,
-      decision,
+      notices: progress.notices,
+      decision: allowed,
       // a hook's replacement output is what the model saw: the structured output no longer describes it
       ...(post.updatedOutput === undefined ? { response } : {}),
       ...(post.stop !== undefined ? { halt: { kind: "hookStop" as const, reason: post.stop.reason } } : {})
     } satisfies CallOutcome
   })
+
+  const run = (call: PreparedCall, options: RunCallOptions): Effect.Effect<CallOutcome> => {
+    const { block, tool } = call
+    if (Either.isLeft(call.decoded) || tool === undefined) {
+      return Effect.succeed(errorOutcome(call, Either.isLeft(call.decoded) ? call.decoded.left : new UnknownTool({ toolName: block.name })))
+    }
+    const progress: Progress = {
+      input: call.decoded.right,
+      checked: undefined,
+      decision: undefined,
+      notices: [],
+      remindersBefore: [],
+      remindersAfter: [],
+      halt: undefined,
+      siblingFailure: undefined
+    }
+    // The one place an error becomes the call's result.
+    return stages(call, tool, call.decoded.right, options, progress).pipe(
+      Effect.catchAll((error) =>
+        Effect.succeed(
+          errorOutcome(call, error, {
+            input: progress.input,
+            notices: progress.notices,
+            remindersBefore: progress.remindersBefore,
+            remindersAfter: progress.remindersAfter,
+            ...(progress.decision === undefined ? {} : { decision: progress.decision }),
+            ...(progress.halt === undefined ? {} : { halt: progress.halt }),
+            ...(progress.siblingFailure === undefined ? {} : { siblingFailure: progress.siblingFailure })
+          })
+        )
+      )
+    )
+  }
 
   return CallPipeline.of({ prepare, run, errorOutcome: (call, error) => errorOutcome(call, error) })
 })

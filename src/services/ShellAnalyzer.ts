@@ -10,9 +10,10 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { makeShellAnalyzer, makeShellParser } from "./ShellAnalyzer/index.js"
-import type { BashCheckContext, BashVerdict, CommandAnalysis } from "./ShellAnalyzer/types.js"
+import type { Decision } from "../Permission.js"
+import type { BashCheckContext, CommandAnalysis } from "./ShellAnalyzer/types.js"
 
-export type { BashCheckContext, BashVerdict, CommandAnalysis, PathVerdict, SimpleCommand } from "./ShellAnalyzer/types.js"
+export type { BashCheckContext, CommandAnalysis, PathVerdict, SimpleCommand } from "./ShellAnalyzer/types.js"
 /** Bash rule patterns, for the other readers of `Bash(…)` rules (hook conditions, sandbox exclusions). */
 export { compileBashPattern, matchesText, strictMatchesCommand, type BashPattern } from "./ShellAnalyzer/bashRules.js"
 
@@ -24,7 +25,7 @@ export interface ShellAnalyzerService {
   /** A command as simple commands, or "too complex" and why (loads the parser first). */
   readonly analyze: (command: string) => Effect.Effect<CommandAnalysis>
   /** The Bash permission verdict for a command under rules and mode (loads the parser first). */
-  readonly checkBash: (command: string, ctx: BashCheckContext) => Effect.Effect<BashVerdict>
+  readonly checkBash: (command: string, ctx: BashCheckContext) => Effect.Effect<Decision>
   /**
    * Is the command read-only as a whole? Synchronous (tool flags are), so false until `warmup`
    * has loaded the parser, and false whenever the parser cannot tell (fail closed).

@@ -6,7 +6,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import type { ApiToolDefinition } from "../Messages.js"
-import type { AnyTool } from "../Tool.js"
+import type { AnyTool, Tool } from "../Tool.js"
 import { inputJsonSchema } from "../Tool.js"
 import { canonicalToolName, matchesToolName } from "../PermissionRules.js"
 import type { PermissionRule } from "../Permission.js"
@@ -158,4 +158,6 @@ export const make = Effect.gen(function* () {
 
 export const layer: Layer.Layer<ToolRegistry, never, Settings | BuiltinTools> = Layer.effect(ToolRegistry, make)
 
-export const layerBuiltins = (tools: ReadonlyArray<AnyTool>): Layer.Layer<BuiltinTools> => Layer.succeed(BuiltinTools, tools)
+/** The pool's built-ins. A tool's requirements are met at each call by the runtime (`Runtime.layer`). */
+export const layerBuiltins = (tools: ReadonlyArray<Tool<any, any, any>>): Layer.Layer<BuiltinTools> =>
+  Layer.succeed(BuiltinTools, tools as ReadonlyArray<AnyTool>)

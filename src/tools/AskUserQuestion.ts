@@ -10,6 +10,7 @@
  */
 import { Effect, Schema } from "effect"
 import { buildTool } from "../Tool.js"
+import { ask } from "../Permission.js"
 
 export const ASK_USER_QUESTION_TOOL_NAME = "AskUserQuestion"
 
@@ -111,7 +112,7 @@ export const AskUserQuestionTool = buildTool({
   isConcurrencySafe: () => true,
   isDestructive: () => false,
   requiresUserInteraction: true,
-  checkPermissions: () => Effect.succeed({ behavior: "ask", message: "Answer questions?", forced: true }),
+  checkPermissions: () => Effect.succeed(ask("Answer questions?", { kind: "safety" })),
   call: (input) =>
     Effect.succeed({
       data: {

@@ -5,6 +5,7 @@
  */
 import { Config, Duration, Effect, Schema } from "effect"
 import { buildTool } from "../Tool.js"
+import { allow } from "../Permission.js"
 import { NumberLike } from "./schemas.js"
 
 const SleepInput = Schema.Struct({
@@ -25,7 +26,7 @@ export const SleepTool = buildTool({
   isConcurrencySafe: () => true,
   isDestructive: () => false,
   interruptBehavior: () => "cancel",
-  checkPermissions: () => Effect.succeed({ behavior: "allow", reason: "Sleep needs no permission" }),
+  checkPermissions: () => Effect.succeed(allow("Sleep needs no permission")),
   renderUse: (input) => `${input.duration_ms} ms`,
   call: (input, ctx) =>
     Effect.gen(function* () {

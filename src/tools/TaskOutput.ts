@@ -11,6 +11,7 @@
 import { Effect, Schema } from "effect"
 import { ToolError } from "../Errors.js"
 import { buildTool, reject } from "../Tool.js"
+import { allow } from "../Permission.js"
 import type { BackgroundTasksService, TaskReading } from "./background/BackgroundTasks.js"
 import { taskOutputWaitMs } from "./background/settings.js"
 import { statusLine, TASK_TYPE, taskOutputText } from "./background/taskText.js"
@@ -47,7 +48,7 @@ export const makeTaskOutputTool = (tasks: BackgroundTasksService) =>
     isDestructive: () => false,
     interruptBehavior: () => "cancel",
     shouldDefer: true,
-    checkPermissions: () => Effect.succeed({ behavior: "allow", reason: "TaskOutput needs no permission" }),
+    checkPermissions: () => Effect.succeed(allow("TaskOutput needs no permission")),
     validateInput: (input) =>
       Effect.flatMap(tasks.get(input.task_id), (task) =>
         task._tag === "None" ? reject("TaskOutput", `No task found with ID: ${input.task_id}`) : Effect.void

@@ -6,6 +6,7 @@
 import { Effect, Schema } from "effect"
 import { ToolError } from "../Errors.js"
 import { buildTool, reject } from "../Tool.js"
+import { allow } from "../Permission.js"
 import type { BackgroundTask, BackgroundTasksService } from "./background/BackgroundTasks.js"
 import { TASK_TYPE, taskStoppedText } from "./background/taskText.js"
 import { optional } from "./schemas.js"
@@ -33,7 +34,7 @@ export const makeTaskStopTool = (tasks: BackgroundTasksService) =>
     isConcurrencySafe: () => true,
     isDestructive: () => false,
     shouldDefer: true,
-    checkPermissions: () => Effect.succeed({ behavior: "allow", reason: "TaskStop needs no permission" }),
+    checkPermissions: () => Effect.succeed(allow("TaskStop needs no permission")),
     validateInput: (input) => {
       const id = taskIdOf(input)
       if (id === undefined) return reject("TaskStop", MISSING_TASK_ID)

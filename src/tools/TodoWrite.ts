@@ -11,6 +11,7 @@ import { ToolError } from "../Errors.js"
 import { writeFileAtomic } from "../internal/atomicWrite.js"
 import type { SessionContext } from "../Session.js"
 import { buildTool, type ToolContext, type ToolResult } from "../Tool.js"
+import { allow } from "../Permission.js"
 import { described, nonEmptyString } from "./schemas.js"
 
 export const TODO_WRITE_TOOL_NAME = "TodoWrite"
@@ -107,7 +108,7 @@ export const TodoWriteTool = buildTool<TodoWriteInput, TodoWriteOutput>({
       return undefined
     }
   },
-  checkPermissions: () => Effect.succeed({ behavior: "allow", reason: "the session's todo list needs no permission" }),
+  checkPermissions: () => Effect.succeed(allow("the session's todo list needs no permission")),
   call: run,
   mapResult: () => TODOS_MODIFIED_MESSAGE,
   userFacingName: () => "Update Todos",

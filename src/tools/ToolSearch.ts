@@ -13,6 +13,7 @@ import { ToolError } from "../Errors.js"
 import { McpClients } from "../services/McpClients.js"
 import { apiSchemaOf, ToolRegistry } from "../services/ToolRegistry.js"
 import { buildTool } from "../Tool.js"
+import { allow } from "../Permission.js"
 import {
   splitPool,
   TOOL_SEARCH_NAME,
@@ -67,7 +68,7 @@ export const ToolSearchTool = buildTool<ToolSearchInput, ToolSearchOutput>({
   interruptBehavior: () => "cancel",
   // Never spilled to a file: later turns read the loaded names from this result's first line.
   maxResultSizeChars: Number.POSITIVE_INFINITY,
-  checkPermissions: () => Effect.succeed({ behavior: "allow", reason: "ToolSearch needs no permission" }),
+  checkPermissions: () => Effect.succeed(allow("ToolSearch needs no permission")),
   call: (input) =>
     Effect.gen(function* () {
       const registry = yield* Effect.serviceOption(ToolRegistry)

@@ -10,7 +10,7 @@ import { fileAt } from "./files/pathTraits.js"
 import { Effect, Option, Schema } from "effect"
 import { buildTool, reject, type ToolCheckContext, type ToolContext, type ToolResult } from "../Tool.js"
 import { ToolError } from "../Errors.js"
-import type { ToolPermissionResult } from "../Permission.js"
+import { deny, passthrough, type ToolCheck } from "../Permission.js"
 import { expandPath } from "../internal/expandPath.js"
 import { deniedAccessMessage } from "./files/denials.js"
 import { oneLine, plural } from "./files/format.js"
@@ -71,13 +71,13 @@ const danglingLinkTarget = (file: string): string | undefined => {
 }
 
 /** Claude Code's own permission check: a write through a dangling symbolic link is refused. */
-const checkPermissions = (input: WriteInput, ctx: ToolCheckContext): Effect.Effect<ToolPermissionResult> =>
+const checkPermissions = (input: WriteInput, ctx: ToolCheckContext): Effect.Effect<ToolCheck> =>
   Effect.sync(() => {
     const file = expandPath(input.file_path, ctx.session.cwd)
     const target = danglingLinkTarget(file)
     return target === undefined
-      ? { behavior: "passthrough" }
-      : { behavior: "deny", message: `Refusing to write ${file}: it is a symbolic link. Write to the link's target path instead: ${target}.` }
+      ? passthrough
+      : deny(`Refusing to write ${file}: it is a symbolic link. Write to the link's target path instead: ${target}.`)
   })
 
 const validate = Effect.fn("Write.validateInput")(function* (input: WriteInput, ctx: ToolCheckContext) {

@@ -14,6 +14,7 @@ import { makeRule } from "../../src/PermissionRules.js"
 import { buildTool, reject } from "../../src/Tool.js"
 import { fakeTool, makeProbe } from "../support/fakeTools.js"
 import { tempDir, testRuntime, testSession, toolUse } from "../support/runtime.js"
+import * as Permission from "../../src/Permission.js"
 
 const runOne = (name: string, input: unknown, cwd: string) =>
   Effect.gen(function* () {
@@ -32,7 +33,7 @@ describe("CallPipeline", () => {
     name: "Strict",
     inputSchema: Strict,
     description: "a tool with a strict schema",
-    checkPermissions: () => Effect.succeed({ behavior: "allow" }),
+    checkPermissions: () => Effect.succeed(Permission.allow()),
     validateInput: (input) => {
       validated++
       return input.path === "forbidden" ? reject("Strict", "That path is not allowed here.") : Effect.void
@@ -50,7 +51,7 @@ describe("CallPipeline", () => {
     inputSchema: Schema.Struct({}),
     description: "a large result",
     maxResultSizeChars: 1000,
-    checkPermissions: () => Effect.succeed({ behavior: "allow" }),
+    checkPermissions: () => Effect.succeed(Permission.allow()),
     call: () => Effect.succeed({ data: Array.from({ length: 500 }, (_, i) => `line ${i}`).join("\n") })
   })
   const unboundedTool = buildTool({
@@ -58,7 +59,7 @@ describe("CallPipeline", () => {
     inputSchema: Schema.Struct({}),
     description: "a large result that is never spilled (as Read's)",
     maxResultSizeChars: Number.POSITIVE_INFINITY,
-    checkPermissions: () => Effect.succeed({ behavior: "allow" }),
+    checkPermissions: () => Effect.succeed(Permission.allow()),
     call: () => Effect.succeed({ data: "x".repeat(80_000) })
   })
   const tools = [strictTool, askTool, bigTool, unboundedTool, fakeTool("Safe", { safe: true, probe })]
@@ -142,7 +143,7 @@ describe("CallPipeline", () => {
     name: "Failing",
     inputSchema: Schema.Struct({ how: Schema.Literal("fail", "die", "throw") }),
     description: "fails in several ways",
-    checkPermissions: () => Effect.succeed({ behavior: "allow" }),
+    checkPermissions: () => Effect.succeed(Permission.allow()),
     call: (input) => {
       if (input.how === "throw") throw new Error("thrown synchronously")
       return input.how === "fail" ? Effect.fail(new (class extends Error {})("x") as never) : Effect.die(new Error("kaboom"))
@@ -204,7 +205,7 @@ describe("CallPipeline", () => {
             cwd,
             permissions: Layer.succeed(Permissions, {
               decide: ({ input }) =>
-                Effect.succeed({ behavior: "deny", message: `Permission to use Asky with ${(input as { v: string }).v} has been denied.`, reason: { type: "default", detail: "mock" } }),
+                Effect.succeed(Permission.deny(`Permission to use Asky with ${(input as { v: string }).v} has been denied.`, { reason: { type: "default", detail: "mock" } })),
               readsWithoutAsking: () => Effect.succeed(false)
             })
           })

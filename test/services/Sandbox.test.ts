@@ -16,11 +16,11 @@ import * as Runtime from "../../src/layers/Runtime.js"
 import * as Sandbox from "../../src/services/Sandbox.js"
 import * as Scheduler from "../../src/services/Scheduler.js"
 import * as ShellAnalyzer from "../../src/services/ShellAnalyzer.js"
-import type { BashVerdict } from "../../src/services/ShellAnalyzer.js"
 import { newSession } from "../../src/Session.js"
 import type { PermissionMode } from "../../src/Permission.js"
 import { sharedShellAnalyzer } from "../support/shellAnalyzer.js"
 import { tempDir, toolUse } from "../support/runtime.js"
+import * as Permission from "../../src/Permission.js"
 
 /**
  * An analyzer that judges the given commands read-only where the real one would ask (a rule's
@@ -31,17 +31,10 @@ const mistakenAnalyzer = (mistakes: ReadonlySet<string>): Layer.Layer<ShellAnaly
     ...sharedShellAnalyzer,
     isReadOnly: (command) => mistakes.has(command) || sharedShellAnalyzer.isReadOnly(command),
     checkBash: (command, ctx) =>
-      Effect.map(sharedShellAnalyzer.checkBash(command, ctx), (real): BashVerdict =>
-        !mistakes.has(command) || real.behavior !== "ask"
+      Effect.map(sharedShellAnalyzer.checkBash(command, ctx), (real): Permission.Decision =>
+        !mistakes.has(command) || real._tag !== "Ask"
           ? real
-          : {
-              behavior: "allow",
-              message: "",
-              reason: { type: "readOnly", detail: "judged read-only (test double)" },
-              kind: "unapproved",
-              subcommands: [],
-              suggestions: []
-            }
+          : Permission.allow({ type: "readOnly", detail: "judged read-only (test double)" }, { subcommands: [] })
       )
   })
 

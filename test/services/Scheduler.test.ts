@@ -4,6 +4,7 @@ import { Scheduler, interruptsFromAbortSignal, maxConcurrencyConfig, type CallSt
 import { buildTool, type AnyTool } from "../../src/Tool.js"
 import { fakeTool, makeProbe, type Probe } from "../support/fakeTools.js"
 import { tempDir, testRuntime, testSession, toolUse } from "../support/runtime.js"
+import * as Permission from "../../src/Permission.js"
 
 const cwd = tempDir()
 const session = testSession(cwd)
@@ -92,7 +93,7 @@ describe("Scheduler: batches", () => {
       name: "Cd",
       inputSchema: Schema.Struct({ to: Schema.String }),
       description: "changes the cwd",
-      checkPermissions: () => Effect.succeed({ behavior: "allow" }),
+      checkPermissions: () => Effect.succeed(Permission.allow()),
       call: (input) => Effect.succeed({ data: "ok", contextModifier: (s) => ({ ...s, cwd: input.to }) })
     })
     const pwd = buildTool({
@@ -100,7 +101,7 @@ describe("Scheduler: batches", () => {
       inputSchema: Schema.Struct({}),
       description: "reads the cwd",
       isConcurrencySafe: () => true,
-      checkPermissions: () => Effect.succeed({ behavior: "allow" }),
+      checkPermissions: () => Effect.succeed(Permission.allow()),
       call: (_input, ctx) => Effect.sync(() => (seen.push(ctx.session.cwd), { data: ctx.session.cwd }))
     })
     return Effect.gen(function* () {
@@ -278,7 +279,7 @@ describe("Scheduler: footprints", () => {
       inputSchema: Schema.Struct({ path: Schema.String, ms: Schema.Number }),
       description: `${kind}s a path`,
       isConcurrencySafe: () => safe,
-      checkPermissions: () => Effect.succeed({ behavior: "allow" }),
+      checkPermissions: () => Effect.succeed(Permission.allow()),
       footprint: (input) => Effect.succeed(kind === "read" ? { reads: [input.path], writes: [] } : { reads: [], writes: [input.path] }),
       call: (input, ctx) =>
         Effect.gen(function* () {

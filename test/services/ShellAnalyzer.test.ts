@@ -16,6 +16,7 @@ import * as ShellAnalyzer from "../../src/services/ShellAnalyzer.js"
 import { makeRule } from "../../src/PermissionRules.js"
 import { BashTool } from "../../src/tools/Bash.js"
 import { testSession } from "../support/runtime.js"
+import * as Permission from "../../src/Permission.js"
 
 const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-shell-analyzer-")))
 const session = testSession(cwd)
@@ -36,12 +37,12 @@ describe("ShellAnalyzer", () => {
       const working = permissionsOver(ShellAnalyzer.layer)
       const unavailable = permissionsOver(ShellAnalyzer.layerUnavailable("not installed"))
       // Built and used in turn, in both orders: neither sees the other's parser state.
-      expect((yield* Effect.provide(decideBash("ls -la"), working)).behavior).toBe("allow")
+      expect(Permission.behaviorOf(yield* Effect.provide(decideBash("ls -la"), working))).toBe("allow")
       const asked = yield* Effect.provide(decideBash("ls -la"), unavailable)
-      expect(asked.behavior).toBe("ask")
+      expect(Permission.behaviorOf(asked)).toBe("ask")
       expect(JSON.stringify(asked.reason)).toContain("not installed")
-      expect((yield* Effect.provide(decideBash("rm -rf build"), unavailable)).behavior).toBe("deny")
-      expect((yield* Effect.provide(decideBash("ls -la src"), working)).behavior).toBe("allow")
+      expect(Permission.behaviorOf(yield* Effect.provide(decideBash("rm -rf build"), unavailable))).toBe("deny")
+      expect(Permission.behaviorOf(yield* Effect.provide(decideBash("ls -la src"), working))).toBe("allow")
     })
   )
 

@@ -5,6 +5,7 @@
 import { Deferred, Duration, Effect, Schema } from "effect"
 import { ToolError } from "../../src/Errors.js"
 import { buildTool, type AnyTool } from "../../src/Tool.js"
+import * as Permission from "../../src/Permission.js"
 
 export interface Probe {
   running: number
@@ -45,7 +46,7 @@ export const fakeTool = (name: string, options: FakeToolOptions): AnyTool =>
     isConcurrencySafe: () => options.safe,
     interruptBehavior: () => options.interruptBehavior ?? "cancel",
     ...(options.cancelsSiblings === true ? { siblingCancellationLabel: () => "" } : {}),
-    checkPermissions: () => Effect.succeed({ behavior: "allow" }),
+    checkPermissions: () => Effect.succeed(Permission.allow()),
     call: (input, ctx) => {
       const probe = options.probe
       const id = ctx.toolUseId

@@ -11,8 +11,8 @@ import * as path from "node:path"
 import { afterEach, beforeEach } from "vitest"
 import { make as makeBackgroundTasks } from "../../src/tools/background/BackgroundTasks.js"
 import { makeBackgroundTools } from "../../src/tools/background/BackgroundTools.js"
-import { isProcessAlive } from "../../src/internal/processGroup.js"
-import { makeSandbox, readPids, waitUntilDead, type Sandbox } from "../fixtures/bash/harness.js"
+import { isRecordAlive } from "../support/pidRecords.js"
+import { makeSandbox, readPids, recordedInBackground, waitForRecords, waitUntilDead, type Sandbox } from "../fixtures/bash/harness.js"
 import { fileContains, runTool, waitFor, waitUntil } from "../fixtures/background/harness.js"
 import { sharedShellAnalyzer } from "../support/shellAnalyzer.js"
 
@@ -85,10 +85,10 @@ describe("Bash: a command that passes its timeout", () => {
   it.scopedLive("TaskStop stops a moved command, whole process group", () =>
     Effect.gen(function* () {
       const { bash, taskStop, tasks } = yield* setup
-      const command = `echo begin; sleep 1000 & echo $! > '${inProject("child.pid")}'; ${waitFor(inProject("never"))}`
+      const command = `echo begin; ${recordedInBackground("sleep 1000", `'${inProject("child.pid")}'`)} ${waitForRecords(`'${inProject("child.pid")}'`)} ${waitFor(inProject("never"))}`
       const moved = movedOf((yield* runTool(bash, { command, timeout: 1000 }, box.session)).text)
       const [child] = readPids(inProject("child.pid"))
-      expect(isProcessAlive(child!)).toBe(true)
+      expect(isRecordAlive(child!)).toBe(true)
       const stopped = yield* runTool(taskStop, { task_id: moved.id }, box.session)
       expect(stopped.isError).toBe(false)
       expect(yield* waitUntilDead(child!)).toBe(true)
@@ -143,7 +143,7 @@ describe("Bash: a command that passes its timeout", () => {
   it.scopedLive("interrupting the call stops the command, whole process group", () =>
     Effect.gen(function* () {
       const { bash } = yield* setup
-      const command = `sleep 1000 & echo $! > '${inProject("child.pid")}'; ${waitFor(inProject("never"))}`
+      const command = `${recordedInBackground("sleep 1000", `'${inProject("child.pid")}'`)} ${waitForRecords(`'${inProject("child.pid")}'`)} ${waitFor(inProject("never"))}`
       const fiber = yield* Effect.fork(runTool(bash, { command }, box.session))
       yield* waitUntil("the child's pid", () => fs.existsSync(inProject("child.pid")) && readPids(inProject("child.pid")).length > 0)
       yield* Fiber.interrupt(fiber)

@@ -17,6 +17,7 @@ import { EditTool } from "../../src/tools/Edit.js"
 import { ReadTool } from "../../src/tools/Read.js"
 import { WriteTool } from "../../src/tools/Write.js"
 import { tempDir, testRuntime, testSession, toolUse } from "../support/runtime.js"
+import * as Permission from "../../src/Permission.js"
 
 const NOT_READ = "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>"
 
@@ -99,7 +100,7 @@ describe("read-before-write by model", () => {
           cwd,
           tools: [EditTool, WriteTool, ReadTool],
           permissions: Layer.succeed(Permissions, {
-            decide: () => Effect.succeed({ behavior: "allow", reason: { type: "default", detail: "mock" } })
+            decide: () => Effect.succeed(Permission.allow({ type: "default", detail: "mock" }))
           })
         })
       )

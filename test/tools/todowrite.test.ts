@@ -6,6 +6,7 @@ import { CallPipeline } from "../../src/services/CallPipeline.js"
 import { newSession } from "../../src/Session.js"
 import { readTodos, renderTodos, TODOS_MODIFIED_MESSAGE, TodoWriteTool, todosFile } from "../../src/tools/TodoWrite.js"
 import { tempDir, testRuntime, toolUse } from "../support/runtime.js"
+import * as Permission from "../../src/Permission.js"
 
 describe("TodoWrite", () => {
   const cwd = tempDir("toolgate-todo-")
@@ -26,7 +27,7 @@ describe("TodoWrite", () => {
       Effect.gen(function* () {
         const outcome = yield* call({ todos: [todo("Run tests", "in_progress", "Running tests"), todo("Fix lint", "pending")] })
         expect(outcome.result).toEqual({ type: "tool_result", tool_use_id: "toolu_t", content: TODOS_MODIFIED_MESSAGE })
-        expect(outcome.decision?.behavior).toBe("allow")
+        expect(Permission.behaviorOf(outcome.decision!)).toBe("allow")
         expect((yield* readTodos(session)).map((t) => t.content)).toEqual(["Run tests", "Fix lint"])
         expect(JSON.parse(fs.readFileSync(todosFile(session), "utf8"))).toHaveLength(2)
         // another session has its own list

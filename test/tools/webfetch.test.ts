@@ -16,6 +16,7 @@ import { checkUrl, internalAccessFrom, NO_INTERNAL_ACCESS } from "../../src/tool
 import { newSession } from "../../src/Session.js"
 import { HUGE_TOTAL_BYTES, startWebServer, type WebServer } from "../fixtures/web/server.js"
 import { tempDir, testRuntime, toolUse } from "../support/runtime.js"
+import * as Permission from "../../src/Permission.js"
 
 let server: WebServer
 beforeAll(async () => {
@@ -210,7 +211,7 @@ describe("WebFetch permissions through the real Permissions stage", () => {
     const { cwd, layer } = runtimeWith([])
     return Effect.gen(function* () {
       const outcome = yield* call(cwd, { url: `${server.origin}/page`, prompt: "p" })
-      expect(outcome.decision?.behavior).toBe("ask")
+      expect(Permission.behaviorOf(outcome.decision!)).toBe("ask")
       expect(text(outcome.result.content)).toBe("Claude requested permissions to use WebFetch, but you haven't granted it yet.")
     }).pipe(Effect.provide(layer))
   })
@@ -232,7 +233,7 @@ describe("WebFetch permissions through the real Permissions stage", () => {
     return Effect.gen(function* () {
       const outcome = yield* call(cwd, { url: "https://example.org/", prompt: "p" })
       expect(outcome.error?._tag).toBe("PermissionDenied")
-      expect(outcome.decision?.behavior).toBe("ask")
+      expect(Permission.behaviorOf(outcome.decision!)).toBe("ask")
     }).pipe(Effect.provide(layer))
   })
 

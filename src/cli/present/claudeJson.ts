@@ -15,7 +15,7 @@ import { contentText, UnparsableInput } from "../../Messages.js"
 import { toApiBlock, type PromptOutcome, type AgentEvent } from "../../services/Agent.js"
 import type { CallOutcome } from "../../services/CallPipeline.js"
 import type { Usage } from "../../ModelEvents.js"
-import { describeReason } from "../../Permission.js"
+import { behaviorOf, describeReason } from "../../Permission.js"
 import { contextWindowOf, costUsd } from "./cost.js"
 
 export interface InitInfo {
@@ -42,6 +42,10 @@ export interface InitInfo {
 
 /** The Claude Code release whose behaviour toolgate follows (its tool results, texts and print-mode output). */
 export const CLAUDE_CODE_VERSION = "2.1.332"
+
+/** A model asked at Anthropic's own API: not scripted, and no base URL other than api.anthropic.com. */
+export const servedByAnthropicOf = (model: string, baseUrl: string | undefined): boolean =>
+  !model.startsWith("scripted:") && (baseUrl === undefined || baseUrl.trim() === "" || /^https:\/\/api\.anthropic\.com(\/|$)/.test(baseUrl.trim()))
 
 export interface CallRecord {
   readonly turn: number
@@ -71,13 +75,13 @@ const permissionMeta = (outcome: CallOutcome) => {
   const decision = outcome.decision
   if (decision === undefined) return undefined
   const reason = decision.reason as { readonly type?: string }
-  const accepted = decision.behavior === "allow" || (decision.behavior === "ask" && outcome.error === undefined)
+  const accepted = decision._tag === "Allow" || (decision._tag === "Ask" && outcome.error === undefined)
   return {
     id: outcome.toolUseId,
     permission_decision: {
       decision: accepted ? "accept" : "reject",
       // a person answered only when an ask was approved (a print-mode ask is denied by configuration)
-      source: decision.behavior === "ask" && accepted ? "user" : "config",
+      source: decision._tag === "Ask" && accepted ? "user" : "config",
       ...(accepted && typeof reason.type === "string" ? { reason_type: reason.type } : {})
     }
   }
@@ -474,7 +478,7 @@ export class ClaudeJsonTracker {
             outcome: t?.outcome ?? "ok",
             is_error: o.result.is_error === true,
             error: o.error?._tag ?? null,
-            decision: o.decision === undefined ? null : { behavior: o.decision.behavior, reason: describeReason(o.decision.reason) }
+            decision: o.decision === undefined ? null : { behavior: behaviorOf(o.decision), reason: describeReason(o.decision.reason) }
           })
           lines.push(...this.resultLines(o))
         })

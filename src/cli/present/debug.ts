@@ -2,7 +2,7 @@
  * `--debug`: what happens inside a run, on stderr — each model request and how it ended, each
  * call with its permission decision and outcome.
  */
-import { describeReason } from "../../Permission.js"
+import { behaviorOf, describeReason } from "../../Permission.js"
 import type { AgentEvent } from "../../services/Agent.js"
 import type { SchedulerEvent } from "../../services/Scheduler.js"
 
@@ -34,6 +34,6 @@ export const callDebugLinesOf = (e: SchedulerEvent): ReadonlyArray<string> => {
   if (e._tag === "CallStarted") return [`call ${e.toolUseId}: started in batch ${e.batch}`]
   if (e._tag !== "CallFinished") return []
   const o = e.outcome
-  const decision = o.decision === undefined ? "no permission decision" : `permission ${o.decision.behavior} (${describeReason(o.decision.reason)})`
+  const decision = o.decision === undefined ? "no permission decision" : `permission ${behaviorOf(o.decision)} (${describeReason(o.decision.reason)})`
   return [`call ${o.toolUseId} ${o.toolName}: ${decision}; ${o.error === undefined ? "ok" : `${o.error._tag}`}`]
 }

@@ -4,14 +4,14 @@
  * module default-exports a factory, and the loader calls it with this object:
  *
  *   // .toolgate/tools/greet.mjs
- *   export default ({ buildTool, Effect, Schema }) =>
+ *   export default ({ buildTool, Effect, Permission, Schema }) =>
  *     buildTool({
  *       name: "Greet",
  *       description: "Greets someone",
  *       inputSchema: Schema.Struct({ name: Schema.String }),
  *       isReadOnly: () => true,
  *       isConcurrencySafe: () => true,
- *       checkPermissions: () => Effect.succeed({ behavior: "allow" }),
+ *       checkPermissions: () => Effect.succeed(Permission.allow()),
  *       call: (input) => Effect.succeed({ data: `Hello, ${input.name}!` })
  *     })
  *
@@ -20,9 +20,14 @@
  */
 import { Config, Duration, Effect, Either, Option, Schema, Stream } from "effect"
 import { ToolError } from "../../Errors.js"
+import { allow, ask, deny, passthrough } from "../../Permission.js"
 import { buildTool, reject } from "../../Tool.js"
 
-export const TOOLGATE_API_VERSION = 1
+/** 2: `checkPermissions` answers with `Permission.allow()`, `ask(…)`, `deny(…)` or `passthrough`. */
+export const TOOLGATE_API_VERSION = 2
+
+/** What a tool's own check answers (anything else asks, forced). */
+const Permission = Object.freeze({ allow, ask, deny, passthrough })
 
 export interface ToolgateApi {
   readonly apiVersion: number
@@ -36,6 +41,7 @@ export interface ToolgateApi {
   readonly Duration: typeof Duration
   readonly Stream: typeof Stream
   readonly Config: typeof Config
+  readonly Permission: typeof Permission
 }
 
 export const toolgateApi: ToolgateApi = Object.freeze({
@@ -49,5 +55,6 @@ export const toolgateApi: ToolgateApi = Object.freeze({
   Either,
   Duration,
   Stream,
-  Config
+  Config,
+  Permission
 })

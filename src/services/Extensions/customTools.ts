@@ -13,7 +13,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
-import { buildTool, type AnyTool } from "../../Tool.js"
+import { buildTool, type AnyTool, type ToolDefinition } from "../../Tool.js"
 import { isWithin } from "../../internal/expandPath.js"
 import { toolgateApi } from "./api.js"
 import { isPlainDefinition, plainTool } from "./plainTool.js"
@@ -79,7 +79,7 @@ const toolsFromExport = async (value: unknown, jsonSchemaInput: JsonSchemaInput,
   if (Array.isArray(value)) return (await Promise.all(value.map((v) => toolsFromExport(v, jsonSchemaInput, Math.max(depth, 1))))).flat()
   if (isPlainDefinition(value)) return [await plainTool(value, jsonSchemaInput)]
   if (typeof value === "object" && value !== null && typeof (value as { call?: unknown }).call === "function") {
-    return [buildTool(value as Parameters<typeof buildTool>[0])]
+    return [buildTool(value as ToolDefinition<unknown, unknown>)]
   }
   throw new Error(
     "its default export is not a tool: export a factory `(toolgate) => toolgate.buildTool({...})`, a plain definition `{ name, description, inputSchema, run }`, or a list of them"

@@ -9,6 +9,7 @@ import { Effect, Fiber, Queue } from "effect"
 import { ToolError } from "../../Errors.js"
 import type { ToolResultContent } from "../../Messages.js"
 import { buildTool, type AnyTool, type ToolProgress } from "../../Tool.js"
+import { passthrough } from "../../Permission.js"
 import type { McpScope } from "./config.js"
 import type { McpProgress } from "./connection.js"
 import type { McpRequestError } from "./errors.js"
@@ -92,7 +93,7 @@ export const makeMcpTool = (spec: McpToolSpec): AnyTool => {
     isDestructive: () => destructive,
     interruptBehavior: () => "cancel",
     maxResultSizeChars: maxResultSizeOf(listing._meta),
-    checkPermissions: () => Effect.succeed({ behavior: "passthrough" }),
+    checkPermissions: () => Effect.succeed(passthrough),
     call: (input, ctx) =>
       Effect.gen(function* () {
         // Progress arrives in SDK callbacks; one forwarder reports it in order, and all of it

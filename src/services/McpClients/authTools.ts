@@ -8,6 +8,7 @@
  */
 import { Effect, Schema } from "effect"
 import { buildTool, type AnyTool } from "../../Tool.js"
+import { allow, ask } from "../../Permission.js"
 import { mcpToolName } from "./naming.js"
 
 export type SignInProblem =
@@ -58,7 +59,7 @@ export const makeAuthTools = (server: string, type: string, url: string, signIn:
     prompt: authenticateDescription,
     inputSchema: EmptyInput,
     mcp: mcp("authenticate"),
-    checkPermissions: () => Effect.succeed({ behavior: "allow" }),
+    checkPermissions: () => Effect.succeed(allow()),
     call: () =>
       signIn.start().pipe(
         Effect.map((started) => ({
@@ -81,7 +82,7 @@ export const makeAuthTools = (server: string, type: string, url: string, signIn:
     inputSchema: CompleteInput,
     mcp: mcp("complete_authentication"),
     // a pasted URL from anywhere else could connect the server to someone else's account: always asked
-    checkPermissions: () => Effect.succeed({ behavior: "ask", message: `Finish signing in to ${server} with a callback URL.`, forced: true }),
+    checkPermissions: () => Effect.succeed(ask(`Finish signing in to ${server} with a callback URL.`, { kind: "safety" })),
     call: (input) =>
       signIn.complete(input.callback_url).pipe(
         Effect.as({ data: `Authentication complete for ${server}. ${NOW_AVAILABLE}` }),

@@ -3,10 +3,11 @@
  * Bash call asks (issue 4: a parser that cannot work means every Bash call asks).
  */
 import { Effect } from "effect"
-import type { ShellAnalyzerService, BashCheckContext, BashVerdict } from "../ShellAnalyzer.js"
+import type { Decision } from "../../Permission.js"
+import type { ShellAnalyzerService, BashCheckContext } from "../ShellAnalyzer.js"
 
 export type AnalyzerOutcome =
-  | { readonly _tag: "Verdict"; readonly verdict: BashVerdict }
+  | { readonly _tag: "Verdict"; readonly verdict: Decision }
   | { readonly _tag: "Unavailable"; readonly reason: string }
 
 export type AnalyzeBash = (command: string, ctx: BashCheckContext) => Effect.Effect<AnalyzerOutcome>

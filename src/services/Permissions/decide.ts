@@ -22,20 +22,21 @@ import { agentRuleMatches, parameterRuleMatches, skillRuleMatches } from "./cont
 import { domainMatches, domainOfSpecifier, urlHostname, matchesToolName, canonicalToolName } from "../../PermissionRules.js"
 import * as Messages from "./messages.js"
 import { effectiveMode } from "./modes.js"
-import { checkPath, pathDenials, type AskKind, type PathAccess, type PathCheckContext, type PathCheckResult } from "./pathCheck.js"
+import { checkPath, pathDenials, type PathAccess, type PathCheck, type PathCheckContext } from "./pathCheck.js"
 import type { BashCheckContext, PathVerdict } from "../ShellAnalyzer.js"
 import { withSandbox, type SandboxPermissions } from "../Sandbox.js"
 import { domainSuggestion, wholeToolSuggestion } from "./suggestions.js"
+import * as Permission from "../../Permission.js"
 import {
   describeReason,
+  type Ask,
+  type Decision,
   type DecisionReason,
   type PathRules,
-  type PermissionDecision,
   type PermissionMode,
   type PermissionRule,
   type PermissionSubject,
-  type RuleSuggestion,
-  type SubcommandVerdict
+  type ToolCheck
 } from "../../Permission.js"
 import { resolveWorkingDirectories } from "./workingDirectories.js"
 import { isReady } from "../../internal/ready.js"
@@ -62,21 +63,10 @@ export interface DecideRequest {
   readonly session: SessionContext
 }
 
-/** A subject's verdict before modes and whole-tool rules. */
-type SubjectVerdict =
-  | { readonly behavior: "allow"; readonly reason: DecisionReason; readonly subcommands?: ReadonlyArray<SubcommandVerdict> }
-  | { readonly behavior: "deny"; readonly message: string; readonly reason: DecisionReason; readonly subcommands?: ReadonlyArray<SubcommandVerdict> }
-  | {
-      readonly behavior: "ask"
-      readonly kind: AskKind
-      readonly message: string
-      readonly reason: DecisionReason
-      readonly suggestions: ReadonlyArray<RuleSuggestion>
-      readonly subcommands?: ReadonlyArray<SubcommandVerdict>
-    }
-  | { readonly behavior: "passthrough" }
+/** A subject's decision before modes and whole-tool rules; `Passthrough` when it names nothing rules apply to. */
+type SubjectVerdict = ToolCheck
 
-const PASSTHROUGH: SubjectVerdict = { behavior: "passthrough" }
+const PASSTHROUGH: SubjectVerdict = Permission.passthrough
 
 const wholeToolRule = (rules: ReadonlyArray<PermissionRule>, behavior: PermissionRule["behavior"], toolName: string) =>
   rules.find((r) => r.behavior === behavior && r.content === undefined && matchesToolName(r.toolName, toolName, behavior))
@@ -144,16 +134,16 @@ export const readsWithoutAsking = (file: string, session: SessionContext, toolNa
 }
 
 /** A path verdict for the shell analyzer, with the mode's part applied (ask stays ask in dontAsk). */
-export const toPathVerdict = (result: PathCheckResult, mode: PermissionMode): PathVerdict => {
-  const reason = describeReason(result.reason)
-  const facts = { within: result.facts.within, ...optional("protectedName", result.facts.protectedName) }
-  const withRule = result.reason.type === "rule" ? { rule: result.reason.rule, ...facts } : facts
-  if (result.behavior === "deny") return { behavior: "deny", reason: `${result.message} (${reason})`, ...withRule }
-  if (result.behavior === "allow") return { behavior: "allow", reason, ...withRule }
-  const bypassSkips = mode === "bypassPermissions" && (result.kind === "unapproved" || result.kind === "protected")
+export const toPathVerdict = ({ decision, facts: found }: PathCheck, mode: PermissionMode): PathVerdict => {
+  const reason = describeReason(decision.reason)
+  const facts = { within: found.within, ...optional("protectedName", found.protectedName) }
+  const withRule = decision.reason.type === "rule" ? { rule: decision.reason.rule, ...facts } : facts
+  if (decision._tag === "Deny") return { behavior: "deny", reason: `${decision.message} (${reason})`, ...withRule }
+  if (decision._tag === "Allow") return { behavior: "allow", reason, ...withRule }
+  const bypassSkips = mode === "bypassPermissions" && (decision.kind === "unapproved" || decision.kind === "protected")
   return bypassSkips
     ? { behavior: "allow", reason: `mode bypassPermissions (${reason})`, ...facts }
-    : { behavior: "ask", reason: `${result.message} (${reason})`, ...withRule }
+    : { behavior: "ask", reason: `${decision.message} (${reason})`, ...withRule }
 }
 
 /** Tools whose content rules name paths (a deny rule of theirs covers reads or writes in Bash too). */
@@ -188,25 +178,15 @@ const checkBash = (
     Effect.catchAllCause((cause) => Effect.succeed<AnalyzerOutcome>({ _tag: "Unavailable", reason: `the shell analyzer failed: ${String(cause)}` })),
     Effect.map((outcome): SubjectVerdict => {
       if (outcome._tag === "Unavailable") {
-        return {
-          behavior: "ask",
+        return Permission.ask(Messages.askToUse(tool.name), {
           kind: "safety",
-          message: Messages.askToUse(tool.name),
-          reason: { type: "safetyCheck", detail: `${outcome.reason}; every Bash command asks` },
-          suggestions: []
-        }
+          reason: { type: "safetyCheck", detail: `${outcome.reason}; every Bash command asks` }
+        })
       }
       const v = outcome.verdict
-      if (v.behavior === "deny") return { behavior: "deny", message: v.message, reason: v.reason, subcommands: v.subcommands }
-      if (v.behavior === "allow") return { behavior: "allow", reason: v.reason, subcommands: v.subcommands }
-      return {
-        behavior: "ask",
-        kind: v.kind,
-        message: v.message,
-        reason: v.reason,
-        suggestions: v.kind === "unapproved" ? v.suggestions : [],
-        subcommands: v.subcommands
-      }
+      if (v._tag === "Allow") return Permission.allow(v.reason, { subcommands: v.subcommands })
+      if (v._tag === "Deny") return Permission.deny(v.message, { reason: v.reason, subcommands: v.subcommands })
+      return Permission.ask(v.message, { kind: v.kind, reason: v.reason, suggestions: v.kind === "unapproved" ? v.suggestions : [], subcommands: v.subcommands })
     })
   )
 }
@@ -221,57 +201,47 @@ const checkUrl = (url: string, tool: AnyTool, rules: ReadonlyArray<PermissionRul
       return pattern !== undefined && host !== undefined && domainMatches(pattern, host)
     })
   const deny = matching("deny")
-  if (deny !== undefined) return { behavior: "deny", message: Messages.domainDenied(tool.name, host!), reason: { type: "rule", rule: deny } }
+  if (deny !== undefined) return Permission.deny(Messages.domainDenied(tool.name, host!), { reason: { type: "rule", rule: deny } })
   if (host === undefined) {
-    return {
-      behavior: "ask",
-      kind: "safety",
-      message: Messages.askToUse(tool.name),
-      reason: { type: "safetyCheck", detail: `cannot tell the host of ${JSON.stringify(url)}` },
-      suggestions: []
-    }
+    return Permission.ask(Messages.askToUse(tool.name), { kind: "safety", reason: { type: "safetyCheck", detail: `cannot tell the host of ${JSON.stringify(url)}` } })
   }
   const ask = matching("ask")
-  if (ask !== undefined) return { behavior: "ask", kind: "rule", message: Messages.askToUse(tool.name), reason: { type: "rule", rule: ask }, suggestions: [] }
+  if (ask !== undefined) return Permission.ask(Messages.askToUse(tool.name), { kind: "rule", reason: { type: "rule", rule: ask } })
   const allow = matching("allow")
-  if (allow !== undefined) return { behavior: "allow", reason: { type: "rule", rule: allow } }
-  return {
-    behavior: "ask",
+  if (allow !== undefined) return Permission.allow({ type: "rule", rule: allow })
+  return Permission.ask(Messages.askToUse(tool.name), {
     kind: "unapproved",
-    message: Messages.askToUse(tool.name),
     reason: { type: "default", detail: `no rule allows fetching from ${host}` },
     suggestions: domainSuggestion(host)
-  }
+  })
 }
 
 const checkAgent = (agentType: string, tool: AnyTool, rules: ReadonlyArray<PermissionRule>): SubjectVerdict => {
   const own = contentRules(rules, ["Agent", tool.name])
   const find = (behavior: PermissionRule["behavior"]) => own.find((r) => r.behavior === behavior && agentRuleMatches(r, agentType))
   const deny = find("deny")
-  if (deny !== undefined) return { behavior: "deny", message: Messages.agentTypeDenied(agentType, deny), reason: { type: "rule", rule: deny } }
+  if (deny !== undefined) return Permission.deny(Messages.agentTypeDenied(agentType, deny), { reason: { type: "rule", rule: deny } })
   const ask = find("ask")
-  if (ask !== undefined) return { behavior: "ask", kind: "rule", message: Messages.askToUse(tool.name), reason: { type: "rule", rule: ask }, suggestions: [] }
+  if (ask !== undefined) return Permission.ask(Messages.askToUse(tool.name), { kind: "rule", reason: { type: "rule", rule: ask } })
   const allow = find("allow")
-  if (allow !== undefined) return { behavior: "allow", reason: { type: "rule", rule: allow } }
-  return { behavior: "allow", reason: { type: "tool", detail: "launching a subagent needs no permission; its tool calls are checked on their own" } }
+  if (allow !== undefined) return Permission.allow({ type: "rule", rule: allow })
+  return Permission.allow("launching a subagent needs no permission; its tool calls are checked on their own")
 }
 
 const checkSkill = (name: string, args: string | undefined, tool: AnyTool, rules: ReadonlyArray<PermissionRule>): SubjectVerdict => {
   const own = contentRules(rules, ["Skill", tool.name])
   const find = (behavior: PermissionRule["behavior"]) => own.find((r) => r.behavior === behavior && skillRuleMatches(r, name, args))
   const deny = find("deny")
-  if (deny !== undefined) return { behavior: "deny", message: Messages.wholeToolDenied(tool.name), reason: { type: "rule", rule: deny } }
+  if (deny !== undefined) return Permission.deny(Messages.wholeToolDenied(tool.name), { reason: { type: "rule", rule: deny } })
   const ask = find("ask")
-  if (ask !== undefined) return { behavior: "ask", kind: "rule", message: Messages.askToUse(tool.name), reason: { type: "rule", rule: ask }, suggestions: [] }
+  if (ask !== undefined) return Permission.ask(Messages.askToUse(tool.name), { kind: "rule", reason: { type: "rule", rule: ask } })
   const allow = find("allow")
-  if (allow !== undefined) return { behavior: "allow", reason: { type: "rule", rule: allow } }
-  return {
-    behavior: "ask",
+  if (allow !== undefined) return Permission.allow({ type: "rule", rule: allow })
+  return Permission.ask(Messages.askToUse(tool.name), {
     kind: "unapproved",
-    message: Messages.askToUse(tool.name),
     reason: { type: "default", detail: `no rule allows the skill ${name}` },
     suggestions: [{ rule: `${tool.name}(${name})`, behavior: "allow" }]
-  }
+  })
 }
 
 const checkSubject = (
@@ -287,7 +257,7 @@ const checkSubject = (
     case "read":
     case "write": {
       const access: PathAccess = subject.kind
-      return Effect.sync((): SubjectVerdict => checkPath(access, subject.path, makePathContext(env, session, mode, tool.name)))
+      return Effect.sync((): SubjectVerdict => checkPath(access, subject.path, makePathContext(env, session, mode, tool.name)).decision)
     }
     case "bash":
       return checkBash(subject.command, subject.disableSandbox === true, request, env, mode)
@@ -309,18 +279,33 @@ const safeSubject = (tool: AnyTool, input: unknown, session: SessionContext): Pe
 }
 
 /** The decision for one call. Never fails: anything unexpected asks (forced). */
-export const decideCall = (request: DecideRequest, env: DecideEnvironment): Effect.Effect<PermissionDecision> =>
+export const decideCall = (request: DecideRequest, env: DecideEnvironment): Effect.Effect<Decision> =>
   decideUnsafe(request, env).pipe(
     Effect.catchAllCause((cause) =>
-      Effect.succeed<PermissionDecision>({
-        behavior: "ask",
-        message: Messages.askToUse(request.tool.name),
-        reason: { type: "safetyCheck", detail: `the permission check failed: ${String(cause)}` },
-        forced: true,
-        suggestions: []
-      })
+      Effect.succeed(
+        Permission.ask(Messages.askToUse(request.tool.name), {
+          kind: "safety",
+          reason: { type: "safetyCheck", detail: `the permission check failed: ${String(cause)}` }
+        })
+      )
     )
   )
+
+/** The tool's own check, or a forced ask when it fails or answers something that is not a decision. */
+const ownCheckOf = (request: DecideRequest, env: DecideEnvironment, mode: PermissionMode): Effect.Effect<ToolCheck> => {
+  const { tool, input, session } = request
+  const failed = (detail: string) =>
+    Permission.ask(Messages.askToUse(tool.name), { kind: "safety", reason: { type: "safetyCheck", detail: `the tool's own check failed: ${detail}` } })
+  const checked = (answer: ToolCheck): ToolCheck =>
+    answer?._tag === "Passthrough" || Permission.isDecision(answer) ? answer : failed(`it answered ${JSON.stringify(answer) ?? String(answer)}, not a decision`)
+  const ownCheck = tool.checkPermissions(input, { session, fileState: env.fileState, mode })
+  return isReady(ownCheck)
+    ? Effect.succeed(checked(ownCheck.value))
+    : ownCheck.pipe(
+        Effect.map(checked),
+        Effect.catchAllCause((cause) => Effect.succeed(failed(String(cause))))
+      )
+}
 
 // fnUntraced, made once: an Effect.gen around a generator made per call costs ~4 µs a call.
 const decideUnsafe = Effect.fnUntraced(
@@ -331,98 +316,79 @@ const decideUnsafe = Effect.fnUntraced(
 
     // a. whole-tool and parameter deny rules
     const wholeDeny = wholeToolRule(rules, "deny", tool.name)
-    if (wholeDeny !== undefined) {
-      return { behavior: "deny", message: Messages.wholeToolDenied(tool.name), reason: { type: "rule", rule: wholeDeny } } satisfies PermissionDecision
-    }
+    if (wholeDeny !== undefined) return Permission.deny(Messages.wholeToolDenied(tool.name), { reason: { type: "rule", rule: wholeDeny } })
     const ownRules = rules.filter((r) => r.content !== undefined && matchesToolName(r.toolName, tool.name, r.behavior))
     const paramDeny = ownRules.find((r) => r.behavior === "deny" && parameterRuleMatches(r, tool, input))
-    if (paramDeny !== undefined) {
-      return { behavior: "deny", message: Messages.wholeToolDenied(tool.name), reason: { type: "rule", rule: paramDeny } } satisfies PermissionDecision
-    }
+    if (paramDeny !== undefined) return Permission.deny(Messages.wholeToolDenied(tool.name), { reason: { type: "rule", rule: paramDeny } })
 
     // the subject's content rules and the tool's own check
     const subjectOrError = safeSubject(tool, input, session)
     const subject: SubjectVerdict =
       subjectOrError.kind === "invalid"
-        ? {
-            behavior: "ask",
+        ? Permission.ask(Messages.askToUse(tool.name), {
             kind: "safety",
-            message: Messages.askToUse(tool.name),
-            reason: { type: "safetyCheck", detail: `cannot tell what the call touches: ${subjectOrError.detail}` },
-            suggestions: []
-          }
+            reason: { type: "safetyCheck", detail: `cannot tell what the call touches: ${subjectOrError.detail}` }
+          })
         : yield* checkSubject(subjectOrError, request, env, mode)
-    const ownCheck = tool.checkPermissions(input, { session, fileState: env.fileState, mode })
-    const own = isReady(ownCheck)
-      ? ownCheck.value
-      : yield* ownCheck.pipe(
-          Effect.catchAllCause((cause) =>
-            Effect.succeed({ behavior: "ask" as const, message: Messages.askToUse(tool.name), forced: true, detail: String(cause) })
-          )
-        )
-    const subcommands = subject.behavior === "passthrough" ? undefined : subject.subcommands
-    const withSubcommands = optional("subcommands", subcommands)
+    const own = yield* ownCheckOf(request, env, mode)
+    const subcommands = subject._tag === "Passthrough" ? undefined : subject.subcommands
 
-    if (subject.behavior === "deny") return { behavior: "deny", message: subject.message, reason: subject.reason, ...withSubcommands } satisfies PermissionDecision
-    if (own.behavior === "deny") return { behavior: "deny", message: own.message, reason: { type: "tool", detail: own.message }, ...withSubcommands } satisfies PermissionDecision
+    if (subject._tag === "Deny") return Permission.deny(subject.message, { reason: subject.reason, subcommands })
+    if (own._tag === "Deny") return Permission.deny(own.message, { reason: own.reason, subcommands })
 
     // b. forced asks
-    const forcedAsk = (message: string, reason: DecisionReason): PermissionDecision => ({ behavior: "ask", message, reason, forced: true, suggestions: [], ...withSubcommands })
+    const forcedAsk = (message: string, reason: DecisionReason, kind: Ask["kind"]): Decision => Permission.ask(message, { reason, kind, subcommands })
     const wholeAsk = wholeToolRule(rules, "ask", tool.name)
     if (wholeAsk !== undefined) {
       // a path the mode would ask about anyway is named, as Claude Code does (a bare `Write` ask in default mode)
-      const pathAsk = subject.behavior === "ask" && subject.kind === "unapproved" && (subjectOrError.kind === "read" || subjectOrError.kind === "write")
-      return forcedAsk(pathAsk ? subject.message : Messages.askToUse(tool.name), { type: "rule", rule: wholeAsk })
+      const pathAsk = subject._tag === "Ask" && subject.kind === "unapproved" && (subjectOrError.kind === "read" || subjectOrError.kind === "write")
+      return forcedAsk(pathAsk ? subject.message : Messages.askToUse(tool.name), { type: "rule", rule: wholeAsk }, "rule")
     }
     const paramAsk = ownRules.find((r) => r.behavior === "ask" && parameterRuleMatches(r, tool, input))
-    if (paramAsk !== undefined) return forcedAsk(Messages.askToUse(tool.name), { type: "rule", rule: paramAsk })
-    if (subject.behavior === "ask" && subject.kind !== "unapproved" && subject.kind !== "guarded") {
+    if (paramAsk !== undefined) return forcedAsk(Messages.askToUse(tool.name), { type: "rule", rule: paramAsk }, "rule")
+    if (subject._tag === "Ask" && subject.kind !== "unapproved" && subject.kind !== "guarded") {
       const bypassSkips = subject.kind === "protected" && mode === "bypassPermissions"
-      if (!bypassSkips) return forcedAsk(subject.message, subject.reason)
+      if (!bypassSkips) return forcedAsk(subject.message, subject.reason, subject.kind)
     }
-    if (own.behavior === "ask" && own.forced === true) {
-      return forcedAsk(own.message, { type: "safetyCheck", detail: "detail" in own ? `the tool's own check failed: ${own.detail}` : own.message })
+    if (own._tag === "Ask" && Permission.isForced(own)) {
+      return forcedAsk(own.message, own.reason.type === "safetyCheck" ? own.reason : { type: "safetyCheck", detail: own.message }, "safety")
     }
     if (tool.requiresUserInteraction) {
-      return forcedAsk(Messages.askToUse(tool.name), { type: "tool", detail: "the tool needs the user's interaction" })
+      return forcedAsk(Messages.askToUse(tool.name), { type: "tool", detail: "the tool needs the user's interaction" }, "safety")
     }
 
     // c. bypassPermissions
     if (mode === "bypassPermissions") {
-      return { behavior: "allow", reason: { type: "mode", mode, detail: "everything not denied or forced to ask runs" }, ...withSubcommands } satisfies PermissionDecision
+      return Permission.allow({ type: "mode", mode, detail: "everything not denied or forced to ask runs" }, { subcommands })
     }
 
     // d. whole-tool allow
     const wholeAllow = wholeToolRule(rules, "allow", tool.name)
-    if (wholeAllow !== undefined) return { behavior: "allow", reason: { type: "rule", rule: wholeAllow }, ...withSubcommands } satisfies PermissionDecision
+    if (wholeAllow !== undefined) return Permission.allow({ type: "rule", rule: wholeAllow }, { subcommands })
 
     // e. the subject's and the tool's allow; any unapproved ask wins over an allow
-    if (subject.behavior === "ask" || own.behavior === "ask") {
-      const message = subject.behavior === "ask" ? subject.message : own.behavior === "ask" ? own.message : Messages.askToUse(tool.name)
-      const reason: DecisionReason = subject.behavior === "ask" ? subject.reason : { type: "tool", detail: message }
-      // a subject's ask suggests only its own narrow rules (never a bare `Bash` or `Edit`)
-      const suggestions = subject.behavior === "ask" ? subject.suggestions : subject.behavior === "passthrough" ? wholeToolSuggestion(tool.name) : []
-      // a guarded ask (a shell command that could not be fully checked) is not a hook's to skip
-      const forced = subject.behavior === "ask" && subject.kind === "guarded"
-      return { behavior: "ask", message, reason, forced, suggestions, ...withSubcommands } satisfies PermissionDecision
+    if (subject._tag === "Ask") {
+      // a subject's ask suggests only its own narrow rules (never a bare `Bash` or `Edit`); a
+      // guarded ask (a shell command that could not be fully checked) is not a hook's to skip
+      return Permission.ask(subject.message, { reason: subject.reason, kind: subject.kind, suggestions: subject.suggestions, subcommands })
     }
-    const ownUpdate = optional("updatedInput", own.behavior === "allow" ? own.updatedInput : undefined)
-    if (subject.behavior === "allow") return { behavior: "allow", reason: subject.reason, ...withSubcommands, ...ownUpdate } satisfies PermissionDecision
-    if (own.behavior === "allow") {
-      return {
-        behavior: "allow",
-        reason: { type: "tool", detail: own.reason ?? "the tool needs no permission" },
-        ...ownUpdate
-      } satisfies PermissionDecision
+    if (own._tag === "Ask") {
+      return Permission.ask(own.message, {
+        reason: own.reason,
+        kind: "unapproved",
+        suggestions: subject._tag === "Passthrough" ? wholeToolSuggestion(tool.name) : [],
+        subcommands
+      })
     }
+    const updatedInput = own._tag === "Allow" ? own.updatedInput : undefined
+    if (subject._tag === "Allow") return Permission.allow(subject.reason, { subcommands, updatedInput })
+    if (own._tag === "Allow") return Permission.allow(own.reason, { updatedInput })
 
     // f. nothing allowed it
-    return {
-      behavior: "ask",
-      message: Messages.askToUse(tool.name),
+    return Permission.ask(Messages.askToUse(tool.name), {
       reason: { type: "default", detail: "no rule allows this call" },
-      forced: false,
+      kind: "unapproved",
       suggestions: wholeToolSuggestion(tool.name)
-    } satisfies PermissionDecision
+    })
   }
 )

@@ -7,7 +7,7 @@
 import { Effect } from "effect"
 import * as Messages from "./messages.js"
 import { MODE_EFFECTS, effectiveMode } from "./modes.js"
-import { describeReason, type PermissionDecision, type PermissionMode, type PermissionRule } from "../../Permission.js"
+import { behaviorOf, describeReason, isForced, type Decision, type PermissionMode, type PermissionRule } from "../../Permission.js"
 import { Permissions, type PermissionRequest } from "../Permissions.js"
 
 export interface ExplainContext {
@@ -56,23 +56,23 @@ const explainRule = (rule: PermissionRule): ExplainedRule =>
     ? { rule: rule.raw, behavior: rule.behavior, source: rule.source }
     : { rule: rule.raw, behavior: rule.behavior, source: rule.source, file: rule.file }
 
-const modePartOf = (decision: PermissionDecision, mode: PermissionMode, inForce: PermissionMode): string => {
+const modePartOf = (decision: Decision, mode: PermissionMode, inForce: PermissionMode): string => {
   if (inForce !== mode) return `${mode} is disabled by permissions.disableBypassPermissionsMode, so ${inForce} applies. ${MODE_EFFECTS[inForce]}`
   if (decision.reason.type === "mode") return `decided by the mode. ${MODE_EFFECTS[mode]}`
-  if (decision.behavior === "ask" && mode === "dontAsk") return "dontAsk turns this ask into a denial."
-  if (decision.behavior === "ask" && decision.forced) return `this ask is forced: no mode, allow rule or hook allow skips it. ${MODE_EFFECTS[mode]}`
-  if (decision.behavior === "ask") {
+  if (decision._tag === "Ask" && mode === "dontAsk") return "dontAsk turns this ask into a denial."
+  if (decision._tag === "Ask" && isForced(decision)) return `this ask is forced: no mode, allow rule or hook allow skips it. ${MODE_EFFECTS[mode]}`
+  if (decision._tag === "Ask") {
     return `no part: nothing allowed the call, so it asks (a PermissionRequest hook, the prompt or a callback answers; with nothing to ask, it is denied). ${MODE_EFFECTS[mode]}`
   }
-  return `no part: the ${decision.behavior} does not depend on the mode. ${MODE_EFFECTS[mode]}`
+  return `no part: the ${behaviorOf(decision)} does not depend on the mode. ${MODE_EFFECTS[mode]}`
 }
 
 /** Explains a decision; pure. */
-export const explainDecision = (decision: PermissionDecision, ctx: ExplainContext): ExplanationJson => {
+export const explainDecision = (decision: Decision, ctx: ExplainContext): ExplanationJson => {
   const inForce = effectiveMode(ctx.mode, ctx.bypassDisabled === true)
-  const final: "allow" | "ask" | "deny" = decision.behavior === "ask" && inForce === "dontAsk" ? "deny" : decision.behavior
+  const final: "allow" | "ask" | "deny" = decision._tag === "Ask" && inForce === "dontAsk" ? "deny" : behaviorOf(decision)
   const message =
-    decision.behavior === "allow" ? undefined : final === "deny" && decision.behavior === "ask" ? Messages.dontAskDenied(ctx.toolName) : decision.message
+    decision._tag === "Allow" ? undefined : final === "deny" && decision._tag === "Ask" ? Messages.dontAskDenied(ctx.toolName) : decision.message
   const rule = decision.reason.type === "rule" ? explainRule(decision.reason.rule) : undefined
   const subcommands = decision.subcommands?.map((s) => ({
     command: s.command,
@@ -80,15 +80,15 @@ export const explainDecision = (decision: PermissionDecision, ctx: ExplainContex
     reason: s.reason,
     ...(s.rule === undefined ? {} : { rule: explainRule(s.rule) })
   }))
-  const suggestions = decision.behavior === "ask" && decision.suggestions.length > 0 ? decision.suggestions.map((s) => s.rule) : undefined
+  const suggestions = decision._tag === "Ask" && decision.suggestions.length > 0 ? decision.suggestions.map((s) => s.rule) : undefined
   const json: ExplanationJson = {
     tool: ctx.toolName,
     input: ctx.input,
     mode: ctx.mode,
     decision: final,
-    stageDecision: decision.behavior,
+    stageDecision: behaviorOf(decision),
     ...(message === undefined ? {} : { message }),
-    ...(decision.behavior === "ask" ? { forced: decision.forced } : {}),
+    ...(decision._tag === "Ask" ? { forced: isForced(decision) } : {}),
     reason: describeReason(decision.reason),
     ...(rule === undefined ? {} : { rule }),
     modePart: modePartOf(decision, ctx.mode, inForce),

@@ -17,7 +17,8 @@ import { pathRuleMatches, type PathRuleAnchors } from "./pathRules.js"
 import { isCaseInsensitiveVolume, isDirectory, isHardLinked, resolveCandidates, type PathResolution } from "./pathResolution.js"
 import { isAgentConfigPath, protectedComponent } from "../../ProtectedPaths.js"
 import { pathRuleSuggestion } from "./suggestions.js"
-import type { DecisionReason, PermissionMode, PermissionRule, RuleSuggestion } from "../../Permission.js"
+import * as Permission from "../../Permission.js"
+import type { AskKind, Decision, DecisionReason, PermissionMode, PermissionRule, RuleSuggestion } from "../../Permission.js"
 import { containingDirectory, type WorkingDirectory } from "./workingDirectories.js"
 
 export type PathAccess = "read" | "write"
@@ -37,21 +38,6 @@ export interface PathCheckContext {
   readonly toolName: string
 }
 
-/** Why an ask happened; decides what may skip it. */
-export type AskKind =
-  /** nothing allowed it: a mode, an allow rule or a hook allow may skip it */
-  | "unapproved"
-  /** an explicit ask rule */
-  | "rule"
-  /** protected directory or file: only bypassPermissions skips it (current docs) */
-  | "protected"
-  /** unresolvable path, hard link, invalid path: nothing skips it */
-  | "safety"
-  /** plan mode: file edits always prompt */
-  | "plan"
-  /** a shell command that could not be fully checked: a tool-wide allow rule or bypassPermissions skips it, a hook's allow does not */
-  | "guarded"
-
 /** What every name of the path (given, symlink hops, real path) says, whatever the verdict. */
 export interface PathFacts {
   /** Every name resolved and inside a working directory. */
@@ -62,24 +48,14 @@ export interface PathFacts {
 
 const NO_FACTS: PathFacts = { within: false }
 
-export type PathCheckResult = (
-  | { readonly behavior: "allow"; readonly reason: DecisionReason }
-  | { readonly behavior: "deny"; readonly message: string; readonly reason: DecisionReason }
-  | {
-      readonly behavior: "ask"
-      readonly kind: AskKind
-      readonly message: string
-      readonly reason: DecisionReason
-      readonly suggestions: ReadonlyArray<RuleSuggestion>
-    }
-) & { readonly facts: PathFacts }
+/** A path's decision, and what its names are, whatever the decision (the shell analyzer uses both). */
+export interface PathCheck {
+  readonly decision: Decision
+  readonly facts: PathFacts
+}
 
-const ask = (kind: AskKind, message: string, reason: DecisionReason, facts: PathFacts, suggestions: ReadonlyArray<RuleSuggestion> = []): PathCheckResult => ({
-  behavior: "ask",
-  kind,
-  message,
-  reason,
-  suggestions,
+const ask = (kind: AskKind, message: string, reason: DecisionReason, facts: PathFacts, suggestions: ReadonlyArray<RuleSuggestion> = []): PathCheck => ({
+  decision: Permission.ask(message, { kind, reason, suggestions }),
   facts
 })
 
@@ -143,7 +119,7 @@ export const pathDenials = (input: string, ctx: PathCheckContext): { readonly re
   return { ...(read === undefined ? {} : { read }), ...(edit === undefined ? {} : { edit }) }
 }
 
-export const checkPath = (access: PathAccess, input: string, ctx: PathCheckContext): PathCheckResult => {
+export const checkPath = (access: PathAccess, input: string, ctx: PathCheckContext): PathCheck => {
   const display = input
   const names = pathNames(input, ctx)
   if ("invalid" in names) {
@@ -168,9 +144,7 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
       : (denyRuleOf("Edit", names, ctx, true) ?? (ctx.toolName === "NotebookEdit" ? undefined : denyRuleOf("Read", names, ctx, true)))
   if (denying !== undefined) {
     return {
-      behavior: "deny",
-      message: access === "read" ? Messages.readDenied(display) : Messages.editDenied(display),
-      reason: { type: "rule", rule: denying },
+      decision: Permission.deny(access === "read" ? Messages.readDenied(display) : Messages.editDenied(display), { reason: { type: "rule", rule: denying } }),
       facts
     }
   }
@@ -231,11 +205,11 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
     break
   }
   if (covered) {
-    if (decidingRule !== undefined) return { behavior: "allow", reason: { type: "rule", rule: decidingRule }, facts }
+    if (decidingRule !== undefined) return { decision: Permission.allow({ type: "rule", rule: decidingRule }), facts }
     if (usedWorkingDir) {
       return access === "read"
-        ? { behavior: "allow", reason: { type: "workingDirectory", detail: "reads inside the working directories are allowed" }, facts }
-        : { behavior: "allow", reason: { type: "mode", mode: ctx.mode, detail: "edits inside the working directories are accepted" }, facts }
+        ? { decision: Permission.allow({ type: "workingDirectory", detail: "reads inside the working directories are allowed" }), facts }
+        : { decision: Permission.allow({ type: "mode", mode: ctx.mode, detail: "edits inside the working directories are accepted" }), facts }
     }
   }
 

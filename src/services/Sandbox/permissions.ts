@@ -11,8 +11,8 @@
  * Excluded commands (`excludedCommands`) run outside the sandbox, so they are never auto-approved.
  */
 import { Effect } from "effect"
-import type { PermissionRule } from "../../Permission.js"
-import type { BashVerdict } from "../ShellAnalyzer.js"
+import * as Permission from "../../Permission.js"
+import type { Decision, PermissionRule } from "../../Permission.js"
 
 export const RUN_OUTSIDE_SANDBOX = "Run outside of the sandbox"
 export const AUTO_ALLOWED_IN_SANDBOX = "Auto-allowed with sandbox (autoAllowBashIfSandboxed enabled)"
@@ -33,35 +33,25 @@ export interface SandboxedBashCall {
   readonly bashRules: ReadonlyArray<PermissionRule>
 }
 
-const runOutside = (verdict: BashVerdict): BashVerdict => ({
-  behavior: "ask",
-  message: RUN_OUTSIDE_SANDBOX,
-  reason: { type: "sandbox", detail: "the call asks to run outside the sandbox (dangerouslyDisableSandbox)" },
-  kind: "unapproved",
-  subcommands: verdict.subcommands,
-  suggestions: verdict.behavior === "ask" ? verdict.suggestions : []
-})
+const runOutside = (verdict: Decision): Decision =>
+  Permission.ask(RUN_OUTSIDE_SANDBOX, {
+    reason: { type: "sandbox", detail: "the call asks to run outside the sandbox (dangerouslyDisableSandbox)" },
+    kind: "unapproved",
+    subcommands: verdict.subcommands,
+    suggestions: verdict._tag === "Ask" ? verdict.suggestions : []
+  })
 
-export const withSandbox = (verdict: BashVerdict, call: SandboxedBashCall, sandbox: SandboxPermissions): Effect.Effect<BashVerdict> => {
-  if (verdict.behavior === "deny") return Effect.succeed(verdict)
+export const withSandbox = (verdict: Decision, call: SandboxedBashCall, sandbox: SandboxPermissions): Effect.Effect<Decision> => {
+  if (verdict._tag === "Deny") return Effect.succeed(verdict)
   if (call.disableSandbox && sandbox.unsandboxedCommandsAllowed) {
-    if (verdict.behavior === "allow") return Effect.succeed(verdict.reason.type === "rule" ? verdict : runOutside(verdict))
+    if (verdict._tag === "Allow") return Effect.succeed(verdict.reason.type === "rule" ? verdict : runOutside(verdict))
     return Effect.succeed(verdict.kind === "rule" || verdict.kind === "safety" ? verdict : runOutside(verdict))
   }
-  if (!sandbox.autoAllowBashIfSandboxed || verdict.behavior !== "ask") return Effect.succeed(verdict)
+  if (!sandbox.autoAllowBashIfSandboxed || verdict._tag !== "Ask") return Effect.succeed(verdict)
   const approvable =
     verdict.kind === "unapproved" || (verdict.kind === "guarded" && !call.bashRules.some((r) => r.behavior === "deny" || r.behavior === "ask"))
   if (!approvable) return Effect.succeed(verdict)
   return Effect.map(sandbox.isExcluded(call.command), (excluded) =>
-    excluded
-      ? verdict
-      : {
-          behavior: "allow",
-          message: "",
-          reason: { type: "sandbox", detail: AUTO_ALLOWED_IN_SANDBOX },
-          kind: "unapproved",
-          subcommands: verdict.subcommands,
-          suggestions: []
-        }
+    excluded ? verdict : Permission.allow({ type: "sandbox", detail: AUTO_ALLOWED_IN_SANDBOX }, { subcommands: verdict.subcommands })
   )
 }

@@ -7,6 +7,7 @@
  */
 import * as os from "node:os"
 import * as path from "node:path"
+import * as Permission from "../../Permission.js"
 import type { DecisionReason, PermissionRule, SubcommandVerdict } from "../../Permission.js"
 import {
   allowMatchesUnit,
@@ -31,7 +32,7 @@ import { mattersOnlyUnderDenyRules } from "./options/paths.js"
 import { readsRecursively } from "./recursiveReads.js"
 import { optionLikeGlobs, readOnlyVerdict, readPathOperands } from "./readOnly.js"
 import { suggestRules } from "./suggest.js"
-import type { BashCheckContext, BashVerdict, PathVerdict } from "./types.js"
+import type { BashCheckContext, PathVerdict } from "./types.js"
 import type { Analysis, Unit } from "./units.js"
 import { redirectIsFdDup } from "./units.js"
 import type { RedirectFacts } from "./walk.js"
@@ -131,7 +132,7 @@ const cdTarget = (unit: Unit, cwd: string, home: string): string | null => {
 }
 
 /** The verdict for one analysed command (see analyze.ts). */
-export const decideBash = (analysis: Analysis, ctx: BashCheckContext): BashVerdict => {
+export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permission.Decision => {
   const command = analysis.command
   const rules = compileRules(ctx.rules)
   const denyRules = rules.filter((r) => r.rule.behavior === "deny")
@@ -667,7 +668,7 @@ const finish = (
   unitAsks: ReadonlyMap<number, ReadonlyArray<string>>,
   unitMessages: ReadonlyMap<number, string>,
   writeApproval: DecisionReason | undefined
-): BashVerdict => {
+): Permission.Decision => {
   const units = analysis.units
   const subcommands: Array<SubcommandVerdict> = units.map((unit, index) => {
     if (deny !== undefined && deny.unit === index) {
@@ -692,7 +693,7 @@ const finish = (
   })
 
   if (deny !== undefined) {
-    return { behavior: "deny", message: deny.message, reason: deny.reason, kind: "guarded", subcommands, suggestions: [] }
+    return Permission.deny(deny.message, { reason: deny.reason, subcommands })
   }
 
   const byPriority = [...asks].sort((a, b) => a.priority - b.priority)
@@ -700,7 +701,7 @@ const finish = (
     const first = byPriority.find((a) => a.level === level)
     if (first !== undefined) {
       const kind = level === "protected" ? "protected" : first.reason.type === "rule" ? "rule" : "safety"
-      return { behavior: "ask", message: first.message, reason: first.reason, kind, subcommands, suggestions: [] }
+      return Permission.ask(first.message, { reason: first.reason, kind, subcommands })
     }
   }
 
@@ -718,7 +719,7 @@ const finish = (
         : byMode?.kind === "mode"
           ? { type: "mode", mode: "acceptEdits", detail: byMode.detail }
           : (writeApproval ?? { type: "readOnly", detail: values.find((a) => a.kind === "readOnly")?.detail ?? "nothing in the command needs approval" })
-    return { behavior: "allow", message: "", reason, kind: "unapproved", subcommands, suggestions: [] }
+    return Permission.allow(reason, { subcommands })
   }
 
   const guardedAsks = byPriority.filter((a) => a.level === "guarded")
@@ -736,14 +737,12 @@ const finish = (
   const unapproved = needing.filter((i) => !approvals.has(i))
   if (guardedAsks.length > 0) {
     const first = whole ?? guardedAsks[0]!
-    return { behavior: "ask", message, reason: first.reason, kind: "guarded", subcommands, suggestions: [] }
+    return Permission.ask(message, { reason: first.reason, kind: "guarded", subcommands })
   }
-  return {
-    behavior: "ask",
-    message,
+  return Permission.ask(message, {
     reason: { type: "default", detail: `no rule allows ${parts.map(escapeForDisplay).join(", ")}` },
     kind: "unapproved",
     subcommands,
     suggestions: suggestRules(unapproved.map((i) => units[i]!))
-  }
+  })
 }

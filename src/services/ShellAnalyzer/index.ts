@@ -14,7 +14,7 @@ import { readOnlyVerdict } from "./readOnly.js"
 import { redirectIsFdDup, type Analysis } from "./units.js"
 import { commandKey } from "./wrappers.js"
 
-export type { BashCheckContext, BashVerdict, CommandAnalysis, Dynamic, PathVerdict, Redirect, SimpleCommand, Word } from "./types.js"
+export type { BashCheckContext, CommandAnalysis, Dynamic, PathVerdict, Redirect, SimpleCommand, Word } from "./types.js"
 export { makeShellParser, MAX_COMMAND_LENGTH, type ShellParser } from "./parser.js"
 export { makeAnalyses } from "./analyze.js"
 export { suggestRules } from "./suggest.js"

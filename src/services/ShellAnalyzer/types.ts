@@ -2,7 +2,7 @@
  * The contract between the shell analyzer (parse a Bash command into simple commands, judge them
  * fail-closed; reference/shell-security.md §3.1) and the Permissions stage.
  */
-import type { DecisionReason, PermissionMode, PermissionRule, RuleSuggestion, SubcommandVerdict } from "../../Permission.js"
+import type { PermissionMode, PermissionRule } from "../../Permission.js"
 
 /** A word whose value is unknown at check time (an expansion, a substitution). */
 export interface Dynamic {
@@ -67,19 +67,3 @@ export interface BashCheckContext {
   readonly pathDenyRules?: boolean
 }
 
-export interface BashVerdict {
-  readonly behavior: "allow" | "ask" | "deny"
-  /** The model-visible deny text, or the prompt text for ask. */
-  readonly message: string
-  readonly reason: DecisionReason
-  /**
-   * What may skip an ask: `rule` and `safety` (ask rules, critical paths) nothing but a deny;
-   * `protected` (a protected path) only bypassPermissions; `guarded` (too complex, a guard, a
-   * path) a tool-wide Bash allow rule or bypassPermissions, not a hook's allow; `unapproved`
-   * (nothing allowed it) an allow rule, a mode or a hook's allow.
-   */
-  readonly kind: "rule" | "safety" | "protected" | "guarded" | "unapproved"
-  readonly subcommands: ReadonlyArray<SubcommandVerdict>
-  /** Safe rules to offer on "always allow": one per subcommand that needed approval, at most 5. */
-  readonly suggestions: ReadonlyArray<RuleSuggestion>
-}

@@ -11,6 +11,7 @@ import * as path from "node:path"
 import { ToolError } from "../../Errors.js"
 import { writeFileAtomic } from "../../internal/atomicWrite.js"
 import { buildTool, type AnyTool } from "../../Tool.js"
+import { allow } from "../../Permission.js"
 import type { McpRequestError, McpResourceAccess, McpResourceEntry } from "../../services/McpClients.js"
 
 export const LIST_MCP_RESOURCES = "ListMcpResourcesTool"
@@ -58,7 +59,7 @@ export const makeListMcpResourcesTool = (access: McpResourceAccess): AnyTool =>
     isConcurrencySafe: () => true,
     isDestructive: () => false,
     interruptBehavior: () => "cancel",
-    checkPermissions: () => Effect.succeed({ behavior: "allow", reason: "listing MCP resources needs no permission" }),
+    checkPermissions: () => Effect.succeed(allow("listing MCP resources needs no permission")),
     shouldDefer: true,
     call: (input) =>
       Effect.gen(function* () {
@@ -84,7 +85,7 @@ export const makeReadMcpResourceTool = (access: McpResourceAccess): AnyTool =>
     isConcurrencySafe: () => true,
     isDestructive: () => false,
     interruptBehavior: () => "cancel",
-    checkPermissions: () => Effect.succeed({ behavior: "allow", reason: "reading MCP resources needs no permission" }),
+    checkPermissions: () => Effect.succeed(allow("reading MCP resources needs no permission")),
     shouldDefer: true,
     renderUse: (input) => `${input.server}: ${input.uri}`,
     call: (input, ctx) =>

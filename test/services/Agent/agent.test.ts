@@ -11,6 +11,7 @@ import { SleepTool as GatedSleep } from "../../../src/tools/Sleep.js"
 import { buildTool } from "../../../src/Tool.js"
 import { tempDir } from "../../support/runtime.js"
 import { agentLayer, NowTool, runPrompt, scriptedLayer, touchTool } from "./support.js"
+import * as Permission from "../../../src/Permission.js"
 
 /** Sleep without its feature gate. */
 const SleepTool = { ...GatedSleep, isEnabled: Effect.succeed(true) }
@@ -139,7 +140,7 @@ describe("Agent loop (scripted model)", () => {
       name: "Skill",
       inputSchema: Schema.Struct({}),
       description: "loads a skill",
-      checkPermissions: () => Effect.succeed({ behavior: "allow" }),
+      checkPermissions: () => Effect.succeed(Permission.allow()),
       call: () => Effect.succeed({ data: "loaded", newMessages: ["Skill text: always be brief.", { role: "user", content: [{ type: "text", text: "second" }] }, { role: "assistant", content: "x" }] })
     })
     const hooks = Hooks.layerInProcess([

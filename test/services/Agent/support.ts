@@ -12,6 +12,7 @@ import { parseScript } from "../../../src/services/ModelClient/script.js"
 import * as Agent from "../../../src/services/Agent.js"
 import { buildTool, type AnyTool } from "../../../src/Tool.js"
 import { testRuntime, testSession, type TestRuntimeOptions } from "../../support/runtime.js"
+import * as Permission from "../../../src/Permission.js"
 
 export const FAST_RETRY = { maxRetries: 2, baseDelayMs: 20, maxDelayMs: 50 } as const
 
@@ -30,7 +31,7 @@ export const NowTool: AnyTool = buildTool({
   description: "The current time (fixed in tests).",
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
-  checkPermissions: () => Effect.succeed({ behavior: "allow" }),
+  checkPermissions: () => Effect.succeed(Permission.allow()),
   call: () => Effect.succeed({ data: "12:00" })
 })
 
@@ -40,7 +41,7 @@ export const touchTool = (touched: Array<string>): AnyTool =>
     name: "Touch",
     inputSchema: Schema.Struct({ name: Schema.String }),
     description: "Marks a name as touched (a side effect).",
-    checkPermissions: () => Effect.succeed({ behavior: "allow" }),
+    checkPermissions: () => Effect.succeed(Permission.allow()),
     call: (input) =>
       Effect.sync(() => {
         touched.push(input.name)

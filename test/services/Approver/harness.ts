@@ -9,6 +9,7 @@ import * as fs from "node:fs"
 import { buildTool } from "../../../src/Tool.js"
 import * as Approver from "../../../src/services/Approver.js"
 import type { RuleSuggestion, SubcommandVerdict } from "../../../src/Permission.js"
+import * as Permission from "../../../src/Permission.js"
 
 interface RequestFile {
   readonly tool: string
@@ -36,14 +37,7 @@ const ask = (i: number) =>
       input: spec.input,
       toolUseId: `toolu_${i}`,
       message: spec.message,
-      decision: {
-        behavior: "ask",
-        message: spec.message,
-        reason: { type: "default", detail: "test" },
-        forced: false,
-        suggestions: spec.suggestions,
-        ...(spec.subcommands === undefined ? {} : { subcommands: spec.subcommands })
-      },
+      decision: Permission.ask(spec.message, { reason: { type: "default", detail: "test" }, suggestions: spec.suggestions, subcommands: spec.subcommands }),
       suggestions: spec.suggestions,
       session: {
         sessionId: "s",

@@ -10,6 +10,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { escapeForDisplay, isDangerousRule, offeredRules, renderPrompt } from "../../../src/services/Approver.js"
 import { removeBundles, runInPty, ROOT } from "./pty.js"
+import * as Permission from "../../../src/Permission.js"
 
 const HARNESS = path.join(ROOT, "test/services/Approver/harness.ts")
 
@@ -178,7 +179,7 @@ describe("prompt helpers", () => {
       input: { file_path: "/p/a.txt", content: "hi" },
       toolUseId: "t",
       message: "Claude requested permissions to write to /p/a.txt, but you haven't granted it yet.",
-      decision: { behavior: "ask", message: "", reason: { type: "default", detail: "" }, forced: false, suggestions: [] },
+      decision: Permission.ask("", { reason: { type: "default", detail: "" } }),
       suggestions: [],
       session: {} as never
     })

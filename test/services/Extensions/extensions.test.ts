@@ -14,6 +14,7 @@ import { ReadTool } from "../../../src/tools/Read.js"
 import { makeSkillTool } from "../../../src/tools/Skill.js"
 import { testRuntime, toolUse } from "../../support/runtime.js"
 import { makeExtensionSandbox } from "./support.js"
+import * as Permission from "../../../src/Permission.js"
 
 const box = makeExtensionSandbox({ userSkills: true })
 afterAll(() => box.cleanup())
@@ -139,7 +140,7 @@ describe("skills and custom tools through the real pipeline", () => {
       Effect.gen(function* () {
         const denied = yield* call("Skill", { skill: "word-tools" })
         expect(denied.error?._tag).toBe("PermissionDenied")
-        expect(denied.decision?.behavior).toBe("ask")
+        expect(Permission.behaviorOf(denied.decision!)).toBe("ask")
         const unknown = yield* call("Skill", { skill: "nope" })
         expect(unknown.result.content).toBe("<tool_use_error>Unknown skill: nope</tool_use_error>")
         const manual = yield* call("Skill", { skill: "manual-only" })

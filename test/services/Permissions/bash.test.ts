@@ -12,19 +12,29 @@ import { explainDecision } from "../../../src/cli/permissionsCheck.js"
 import type { AnalyzerOutcome } from "../../../src/services/Permissions/bashAnalyzer.js"
 import { decideCall, type DecideEnvironment } from "../../../src/services/Permissions/decide.js"
 import { makeRule } from "../../../src/PermissionRules.js"
-import type { BashCheckContext, BashVerdict, PathVerdict } from "../../../src/services/ShellAnalyzer/types.js"
-import type { PermissionDecision, PermissionMode, PermissionRule, RuleBehavior } from "../../../src/Permission.js"
+import type { BashCheckContext, PathVerdict } from "../../../src/services/ShellAnalyzer/types.js"
+import * as Permission from "../../../src/Permission.js"
+import type { AskKind, Decision, DecisionReason, PermissionMode, PermissionRule, RuleBehavior, RuleSuggestion, SubcommandVerdict } from "../../../src/Permission.js"
 import * as FileState from "../../../src/services/FileState.js"
 import * as F from "./fixture.js"
 
-const verdict = (v: Partial<BashVerdict> & Pick<BashVerdict, "behavior">): BashVerdict => ({
-  message: v.behavior === "deny" ? "Permission to use Bash with command x has been denied." : "Claude requested permissions to use Bash, but you haven't granted it yet.",
-  reason: { type: "default", detail: "fake" },
-  kind: "unapproved",
-  subcommands: [],
-  suggestions: [],
-  ...v
-})
+/** The analyzer's decision, as a fake analyzer gives it. */
+const verdict = (v: {
+  readonly behavior: RuleBehavior
+  readonly message?: string
+  readonly reason?: DecisionReason
+  readonly kind?: AskKind
+  readonly suggestions?: ReadonlyArray<RuleSuggestion>
+  readonly subcommands?: ReadonlyArray<SubcommandVerdict>
+}): Decision => {
+  const message =
+    v.message ?? (v.behavior === "deny" ? "Permission to use Bash with command x has been denied." : "Claude requested permissions to use Bash, but you haven't granted it yet.")
+  const reason = v.reason ?? { type: "default", detail: "fake" }
+  const subcommands = v.subcommands ?? []
+  if (v.behavior === "allow") return Permission.allow(reason, { subcommands })
+  if (v.behavior === "deny") return Permission.deny(message, { reason, subcommands })
+  return Permission.ask(message, { reason, kind: v.kind ?? "unapproved", suggestions: v.suggestions ?? [], subcommands })
+}
 
 describe("Bash subjects and the analyzer callbacks", () => {
   let fx: F.Fixture
@@ -43,7 +53,7 @@ describe("Bash subjects and the analyzer callbacks", () => {
     mode: PermissionMode,
     ruleList: ReadonlyArray<PermissionRule>,
     analyzer: (command: string, ctx: BashCheckContext) => Effect.Effect<AnalyzerOutcome>
-  ): Promise<PermissionDecision> => {
+  ): Promise<Decision> => {
     const env: DecideEnvironment = { rules: ruleList, launchCwd: fx.proj, additionalDirectories: [], bypassDisabled: false, home: fx.home, fileState, analyzeBash: analyzer }
     return Effect.runPromise(decideCall({ tool: F.BashTool, input: { command }, session: F.session(fx, mode) }, env))
   }
@@ -138,30 +148,30 @@ describe("Bash subjects and the analyzer callbacks", () => {
         })
       })
     )
-    expect(decision.behavior).toBe("deny")
-    expect(decision.behavior === "deny" && decision.message).toBe("Permission to use Bash with command rm -rf x has been denied.")
+    expect(Permission.behaviorOf(decision)).toBe("deny")
+    expect(Permission.behaviorOf(decision) === "deny" && (decision as Permission.Ask).message).toBe("Permission to use Bash with command rm -rf x has been denied.")
     expect(decision.subcommands?.map((s) => s.behavior)).toEqual(["allow", "deny"])
   })
 
   it("§1.11: a forced analyzer ask survives bypassPermissions and a whole Bash allow", async () => {
     const forced = () => Effect.succeed<AnalyzerOutcome>({ _tag: "Verdict", verdict: verdict({ behavior: "ask", kind: "safety", reason: { type: "safetyCheck", detail: "critical path" } }) })
-    expect((await run("rm -rf /", "bypassPermissions", [], forced)).behavior).toBe("ask")
+    expect(Permission.behaviorOf(await run("rm -rf /", "bypassPermissions", [], forced))).toBe("ask")
     const withAllow = await run("rm -rf /", "default", rules(["allow", "Bash"]), forced)
-    expect(withAllow.behavior === "ask" && withAllow.forced).toBe(true)
+    expect(Permission.behaviorOf(withAllow) === "ask" && Permission.isForced(withAllow as Permission.Ask)).toBe(true)
   })
 
   it("§1.11: a plain analyzer ask is skipped by bypassPermissions and by a whole Bash allow", async () => {
     const plain = () => Effect.succeed<AnalyzerOutcome>({ _tag: "Verdict", verdict: verdict({ behavior: "ask", suggestions: [{ rule: "Bash(npm test)", behavior: "allow" }] }) })
-    expect((await run("npm test", "bypassPermissions", [], plain)).behavior).toBe("allow")
-    expect((await run("npm test", "default", rules(["allow", "Bash"]), plain)).behavior).toBe("allow")
+    expect(Permission.behaviorOf(await run("npm test", "bypassPermissions", [], plain))).toBe("allow")
+    expect(Permission.behaviorOf(await run("npm test", "default", rules(["allow", "Bash"]), plain))).toBe("allow")
     const asked = await run("npm test", "default", [], plain)
-    expect(asked.behavior === "ask" && asked.forced).toBe(false)
-    expect(asked.behavior === "ask" && asked.suggestions).toEqual([{ rule: "Bash(npm test)", behavior: "allow" }])
+    expect(Permission.behaviorOf(asked) === "ask" && Permission.isForced(asked as Permission.Ask)).toBe(false)
+    expect(Permission.behaviorOf(asked) === "ask" && (asked as Permission.Ask).suggestions).toEqual([{ rule: "Bash(npm test)", behavior: "allow" }])
   })
 
   it("§1.1: an ask without a safe narrow rule never suggests the bare tool", async () => {
     const bare = await run("bash -c 'x'", "default", [], () => Effect.succeed({ _tag: "Verdict", verdict: verdict({ behavior: "ask", suggestions: [] }) }))
-    expect(bare.behavior === "ask" && bare.suggestions).toEqual([])
+    expect(Permission.behaviorOf(bare) === "ask" && (bare as Permission.Ask).suggestions).toEqual([])
   })
 
   it("§1.4: an analyzer ask rule stays forced", async () => {
@@ -169,21 +179,21 @@ describe("Bash subjects and the analyzer callbacks", () => {
     const decision = await run("git push", "acceptEdits", [rule], () =>
       Effect.succeed({ _tag: "Verdict", verdict: verdict({ behavior: "ask", kind: "rule", reason: { type: "rule", rule } }) })
     )
-    expect(decision.behavior === "ask" && decision.forced).toBe(true)
+    expect(Permission.behaviorOf(decision) === "ask" && Permission.isForced(decision as Permission.Ask)).toBe(true)
     expect(decision.reason).toEqual({ type: "rule", rule })
   })
 
   it("issue 4: an unavailable or failing analyzer makes every Bash call ask (forced)", async () => {
     const unavailable = await run("ls", "bypassPermissions", rules(["allow", "Bash"]), () => Effect.succeed({ _tag: "Unavailable", reason: "parser failed to load" }))
-    expect(unavailable.behavior === "ask" && unavailable.forced).toBe(true)
+    expect(Permission.behaviorOf(unavailable) === "ask" && Permission.isForced(unavailable as Permission.Ask)).toBe(true)
     const dying = await run("ls", "bypassPermissions", [], () => Effect.die("boom"))
-    expect(dying.behavior === "ask" && dying.forced).toBe(true)
+    expect(Permission.behaviorOf(dying) === "ask" && Permission.isForced(dying as Permission.Ask)).toBe(true)
   })
 
   it("§1.4: whole-tool Bash deny beats the analyzer; dontAsk explains a final deny per subcommand", async () => {
     let called = false
     const denied = await run("ls", "default", rules(["deny", "Bash"]), () => ((called = true), Effect.succeed({ _tag: "Unavailable", reason: "x" })))
-    expect(denied.behavior).toBe("deny")
+    expect(Permission.behaviorOf(denied)).toBe("deny")
     expect(called).toBe(false)
     const asked = await run("ls && make", "dontAsk", [], () =>
       Effect.succeed({
@@ -208,6 +218,6 @@ describe("Bash subjects and the analyzer callbacks", () => {
 
   it("a redirect verdict from the callbacks reaches the decision", async () => {
     const d = await run("echo x > .git/config", "acceptEdits", [], redirectTo(path.join(fx.proj, ".git", "config")))
-    expect(d.behavior).toBe("ask")
+    expect(Permission.behaviorOf(d)).toBe("ask")
   })
 })

@@ -10,6 +10,7 @@ import type { SettingsOptions } from "../../../src/services/Settings.js"
 import type { PermissionMode, RuleSource } from "../../../src/Permission.js"
 import { explainDecision } from "../../../src/cli/permissionsCheck.js"
 import * as F from "./fixture.js"
+import * as Permission from "../../../src/Permission.js"
 
 interface Case {
   readonly spec: string
@@ -363,8 +364,8 @@ describe("Permissions.decide — claude-code-spec §1 table", () => {
       F.session(fx, c.mode === "settings" ? l.mode : (c.mode ?? "default"))
     )
     const context = `${c.spec} ${c.name}: ${JSON.stringify(decision)}`
-    expect(decision.behavior, context).toBe(c.expect)
-    if (c.forced !== undefined) expect(decision.behavior === "ask" && decision.forced, context).toBe(c.forced)
+    expect(Permission.behaviorOf(decision), context).toBe(c.expect)
+    if (c.forced !== undefined) expect(Permission.behaviorOf(decision) === "ask" && Permission.isForced(decision as Permission.Ask), context).toBe(c.forced)
     if (c.rule !== undefined) {
       expect(decision.reason.type, context).toBe("rule")
       if (decision.reason.type === "rule") expect(decision.reason.rule.raw).toBe(F.fill(fx, c.rule))
@@ -375,20 +376,20 @@ describe("Permissions.decide — claude-code-spec §1 table", () => {
     }
     if (c.reasonType !== undefined) expect(decision.reason.type, context).toBe(c.reasonType)
     if (c.message !== undefined) {
-      const message = decision.behavior === "allow" ? "" : decision.message
+      const message = Permission.behaviorOf(decision) === "allow" ? "" : (decision as Permission.Ask).message
       if (typeof c.message === "string") expect(message).toBe(c.message)
       else expect(message).toMatch(c.message)
     }
     if (c.suggestion !== undefined) {
-      expect(decision.behavior).toBe("ask")
-      if (decision.behavior === "ask") expect(decision.suggestions.map((s) => s.rule)).toContain(F.fill(fx, c.suggestion))
+      expect(Permission.behaviorOf(decision)).toBe("ask")
+      if (Permission.behaviorOf(decision) === "ask") expect((decision as Permission.Ask).suggestions.map((s) => s.rule)).toContain(F.fill(fx, c.suggestion))
     }
     if (c.warning !== undefined) expect(loaded.warnings.join("\n")).toMatch(c.warning)
     if (c.settingsMode !== undefined) expect(loaded.mode).toBe(c.settingsMode)
     if (c.final !== undefined) {
       const explained = explainDecision(decision, { toolName: c.tool.name, input: c.input, mode: session.permissionMode, bypassDisabled: loaded.bypassDisabled === true })
       expect(explained.json.decision, context).toBe(c.final)
-      if (c.final === "deny" && decision.behavior === "ask") {
+      if (c.final === "deny" && Permission.behaviorOf(decision) === "ask") {
         expect(explained.json.message).toMatch(new RegExp(`^Permission to use ${c.tool.name} has been denied because Claude Code is running in don't ask mode\\. IMPORTANT: You \\*may\\* attempt`))
       }
     }

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as fs from "node:fs"
 import * as F from "./fixture.js"
+import * as Permission from "../../../src/Permission.js"
 
 const NEVER_ALLOWED: ReadonlyArray<string> = [
   // file paths only known at run time
@@ -56,11 +57,11 @@ describe("deny rules hold under a tool-wide Bash allow and bypassPermissions", (
   for (const mode of ["default", "bypassPermissions"] as const) {
     it.each(NEVER_ALLOWED)(`[${mode}] %s is never allowed`, async (command) => {
       const { decision } = await F.decide(F.settingsOptions(fx, { trustProject: true }), F.BashTool, { command }, F.session(fx, mode))
-      expect(decision.behavior).not.toBe("allow")
+      expect(Permission.behaviorOf(decision)).not.toBe("allow")
     })
     it.each(STILL_ALLOWED)(`[${mode}] %s still runs`, async (command) => {
       const { decision } = await F.decide(F.settingsOptions(fx, { trustProject: true }), F.BashTool, { command }, F.session(fx, mode))
-      expect(decision.behavior).toBe("allow")
+      expect(Permission.behaviorOf(decision)).toBe("allow")
     })
   }
 })

@@ -12,6 +12,7 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { PermissionMode } from "../../../src/Permission.js"
 import * as F from "./fixture.js"
+import * as Permission from "../../../src/Permission.js"
 
 interface Case {
   readonly name: string
@@ -130,7 +131,7 @@ describe("commands bash reads or resolves differently are never approved by them
         } finally {
           process.chdir(saved)
         }
-        expect({ command, behavior: decision.behavior }).not.toEqual({ command, behavior: "allow" })
+        expect({ command, behavior: Permission.behaviorOf(decision) }).not.toEqual({ command, behavior: "allow" })
       } finally {
         await fresh.dispose()
       }
@@ -144,10 +145,10 @@ describe("commands bash reads or resolves differently are never approved by them
       for (const target of [fx.p(".toolgate", "tools", "evil.mjs"), path.join(fx.home, ".ssh", "authorized_keys"), fx.p(".claude", "settings.local.json"), fx.p(".git", "hooks", "pre-commit"), fx.p(".mcp.json"), path.join(fx.home, ".bashrc"), path.join(fx.home, ".zshenv")]) {
         for (const mode of ["acceptEdits", "default", "dontAsk", "plan"] as const) {
           const decision = await fresh.decide(F.WriteTool, { file_path: target, content: "x" }, F.session(fx, mode, { additionalDirectories: [fx.home] }))
-          expect({ target, mode, behavior: decision.behavior }).not.toEqual({ target, mode, behavior: "allow" })
+          expect({ target, mode, behavior: Permission.behaviorOf(decision) }).not.toEqual({ target, mode, behavior: "allow" })
         }
         const bypass = await fresh.decide(F.WriteTool, { file_path: target, content: "x" }, F.session(fx, "bypassPermissions", { additionalDirectories: [fx.home] }))
-        expect({ target, behavior: bypass.behavior }).toEqual({ target, behavior: "allow" })
+        expect({ target, behavior: Permission.behaviorOf(bypass) }).toEqual({ target, behavior: "allow" })
       }
     } finally {
       await fresh.dispose()

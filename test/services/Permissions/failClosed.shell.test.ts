@@ -7,8 +7,9 @@
  *     bare command (a property over a corpus, in every mode).
  */
 import { afterAll, describe, expect, it } from "vitest"
-import type { PermissionDecision, PermissionMode } from "../../../src/Permission.js"
+import type { Decision, PermissionMode } from "../../../src/Permission.js"
 import * as F from "./fixture.js"
+import * as Permission from "../../../src/Permission.js"
 
 type Rules = { allow?: ReadonlyArray<string>; deny?: ReadonlyArray<string>; ask?: ReadonlyArray<string> }
 
@@ -21,7 +22,7 @@ afterAll(async () => {
   }
 })
 
-const decideWith = (rules: Rules, command: string, mode: PermissionMode): Promise<PermissionDecision> => {
+const decideWith = (rules: Rules, command: string, mode: PermissionMode): Promise<Decision> => {
   const key = JSON.stringify(rules)
   let project = projects.get(key)
   if (project === undefined) {
@@ -125,21 +126,21 @@ describe("nested shells are judged by their inner command (issue 12 item 4)", ()
   it.each(cases)("%s with deny %s", async (command, deny) => {
     for (const mode of ["default", "acceptEdits", "bypassPermissions", "dontAsk"] as const) {
       const decision = await decideWith({ deny: [deny], allow: BROAD_ALLOW }, command, mode)
-      expect(decision.behavior, `${mode}: ${command}`).toBe("deny")
+      expect(Permission.behaviorOf(decision), `${mode}: ${command}`).toBe("deny")
     }
   })
 
   it("a shell reading a script file or stdin is never approved by an allow rule for the shell", async () => {
     for (const command of ["bash /dev/stdin <<< 'ls'", "sh - <<< 'ls'", "bash /dev/fd/0 < x.sh", "sh < x.sh", "cat x.sh | bash"]) {
       const decision = await decideWith({ allow: BROAD_ALLOW }, command, "default")
-      expect(decision.behavior, command).toBe("ask")
+      expect(Permission.behaviorOf(decision), command).toBe("ask")
     }
   })
 })
 
 // ---------------------------------------------------------------------------------------------
 
-const RANK: Readonly<Record<PermissionDecision["behavior"], number>> = { allow: 0, ask: 1, deny: 2 }
+const RANK: Readonly<Record<Decision["_tag"], number>> = { Allow: 0, Ask: 1, Deny: 2 }
 
 /** Commands of every kind: allowed, read-only, writes, denied, asked, complex. */
 const CORPUS: ReadonlyArray<string> = [
@@ -223,9 +224,9 @@ describe("subshells and groups are never more permissive than the bare command (
           const base = await decideWith(set.rules, bare, mode)
           for (const [name, wrap] of WRAPS) {
             const wrapped = await decideWith(set.rules, wrap(bare), mode)
-            if (RANK[wrapped.behavior] < RANK[base.behavior]) worse.push(`${name}: ${wrap(bare)} is ${wrapped.behavior}, bare ${bare} is ${base.behavior}`)
+            if (RANK[wrapped._tag] < RANK[base._tag]) worse.push(`${name}: ${wrap(bare)} is ${wrapped._tag}, bare ${bare} is ${base._tag}`)
             // denied contents stay denied: a group is judged by what it contains
-            if (base.behavior === "deny" && wrapped.behavior !== "deny") worse.push(`${name}: ${wrap(bare)} is ${wrapped.behavior}, bare is deny`)
+            if (Permission.behaviorOf(base) === "deny" && Permission.behaviorOf(wrapped) !== "deny") worse.push(`${name}: ${wrap(bare)} is ${Permission.behaviorOf(wrapped)}, bare is deny`)
           }
         }
         expect(worse).toEqual([])

@@ -10,11 +10,12 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { buildTool, type AnyTool } from "../../../src/Tool.js"
 import type { SessionContext } from "../../../src/Session.js"
-import type { PermissionDecision, PermissionMode } from "../../../src/Permission.js"
+import type { Decision, PermissionMode } from "../../../src/Permission.js"
 import * as FileState from "../../../src/services/FileState.js"
 import * as Permissions from "../../../src/services/Permissions.js"
 import * as Settings from "../../../src/services/Settings.js"
 import { layerSharedShellAnalyzer } from "../../support/shellAnalyzer.js"
+import * as Permission from "../../../src/Permission.js"
 
 export interface Fixture {
   readonly root: string
@@ -158,12 +159,12 @@ export const decide = (
   tool: AnyTool,
   input: unknown,
   sessionContext: SessionOf
-): Promise<{ readonly decision: PermissionDecision; readonly loaded: Settings.LoadedSettings; readonly session: SessionContext }> =>
+): Promise<{ readonly decision: Decision; readonly loaded: Settings.LoadedSettings; readonly session: SessionContext }> =>
   Effect.runPromise(decision(tool, input, sessionContext).pipe(Effect.provide(layerOver(options))))
 
 /** Many decisions over settings that do not change: the layer is built once. */
 export interface Decider {
-  readonly decide: (tool: AnyTool, input: unknown, session: SessionContext) => Promise<PermissionDecision>
+  readonly decide: (tool: AnyTool, input: unknown, session: SessionContext) => Promise<Decision>
   readonly dispose: () => Promise<void>
 }
 
@@ -299,7 +300,7 @@ export const TodoWriteTool = buildTool({
   name: "TodoWrite",
   inputSchema: Schema.Struct({ todos: Schema.Array(Schema.String) }),
   description: "todo",
-  checkPermissions: () => Effect.succeed({ behavior: "allow" }),
+  checkPermissions: () => Effect.succeed(Permission.allow()),
   call: noop
 })
 
@@ -315,7 +316,7 @@ export const AskUserQuestionTool = buildTool({
   inputSchema: Schema.Struct({ question: Schema.String }),
   description: "ask",
   requiresUserInteraction: true,
-  checkPermissions: () => Effect.succeed({ behavior: "allow" }),
+  checkPermissions: () => Effect.succeed(Permission.allow()),
   call: noop
 })
 

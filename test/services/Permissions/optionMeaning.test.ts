@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as fs from "node:fs"
 import type { PermissionMode } from "../../../src/Permission.js"
 import * as F from "./fixture.js"
+import * as Permission from "../../../src/Permission.js"
 
 describe("option meaning in permission decisions", () => {
   let fx: F.Fixture
@@ -30,7 +31,7 @@ describe("option meaning in permission decisions", () => {
     fx.cleanup()
   })
 
-  const behavior = async (command: string, mode: PermissionMode = "default") => (await decider.decide(F.BashTool, { command }, F.session(fx, mode))).behavior
+  const behavior = async (command: string, mode: PermissionMode = "default") => Permission.behaviorOf(await decider.decide(F.BashTool, { command }, F.session(fx, mode)))
 
   it.each([
     "rm -Rf build",

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { AnyTool } from "../../../src/Tool.js"
 import type { PermissionMode } from "../../../src/Permission.js"
 import * as F from "./fixture.js"
+import * as Permission from "../../../src/Permission.js"
 
 interface PathCase {
   readonly cls: string
@@ -158,8 +159,8 @@ describe("adversarial paths (shell-security §2 path classes, §3.3)", () => {
     const toolInput = c.access === "read" ? { file_path: filled } : { file_path: filled, content: "x" }
     const { decision } = await F.decide(F.settingsOptions(fx, { trustProject: true }), tool, toolInput, F.session(fx, c.mode ?? "default"))
     const context = `${c.cls} ${c.name} (${JSON.stringify(filled)}): ${JSON.stringify(decision)}`
-    expect(decision.behavior, context).not.toBe("allow")
-    expect(decision.behavior, context).toBe(c.expect)
+    expect(Permission.behaviorOf(decision), context).not.toBe("allow")
+    expect(Permission.behaviorOf(decision), context).toBe(c.expect)
   })
 
   it("the same files are allowed when reached honestly (control group)", async () => {
@@ -167,9 +168,9 @@ describe("adversarial paths (shell-security §2 path classes, §3.3)", () => {
     const options = F.settingsOptions(fx, { trustProject: true })
     for (const p of [fx.p("src", "a.ts"), fx.p("src-link", "a.ts"), fx.p("caf\u00e9.txt")]) {
       const { decision } = await F.decide(options, F.ReadTool, { file_path: p }, F.session(fx, "default"))
-      expect(decision.behavior, p).toBe("allow")
+      expect(Permission.behaviorOf(decision), p).toBe("allow")
     }
     const { decision } = await F.decide(options, F.WriteTool, { file_path: fx.p("src", "fresh.ts"), content: "x" }, F.session(fx, "acceptEdits"))
-    expect(decision.behavior).toBe("allow")
+    expect(Permission.behaviorOf(decision)).toBe("allow")
   })
 })

@@ -13,9 +13,10 @@ import { makeRule } from "../../../src/PermissionRules.js"
 import * as Sandbox from "../../../src/services/Sandbox.js"
 import * as Settings from "../../../src/services/Settings.js"
 import { isExcludedCommand } from "../../../src/services/Sandbox/excluded.js"
-import type { PermissionDecision, RuleBehavior } from "../../../src/Permission.js"
+import type { Decision, RuleBehavior } from "../../../src/Permission.js"
 import { analyzedBashTool, layerSharedShellAnalyzer, sharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 import { tempDir, testSession } from "../../support/runtime.js"
+import * as Permission from "../../../src/Permission.js"
 
 interface Options {
   readonly rules?: ReadonlyArray<readonly [RuleBehavior, string]>
@@ -44,10 +45,10 @@ const decide = (input: Record<string, unknown>, options: Options = {}) =>
     return yield* permissions.decide({ tool, input: { description: "x", ...input }, session: testSession(cwd) })
   })
 
-const summary = (d: PermissionDecision) => ({
-  behavior: d.behavior,
+const summary = (d: Decision) => ({
+  behavior: Permission.behaviorOf(d),
   reason: d.reason.type,
-  ...(d.behavior === "allow" ? {} : { message: d.message })
+  ...(Permission.behaviorOf(d) === "allow" ? {} : { message: (d as Permission.Ask).message })
 })
 
 describe("autoAllowBashIfSandboxed", () => {
@@ -56,8 +57,8 @@ describe("autoAllowBashIfSandboxed", () => {
       expect(summary(yield* decide({ command: "touch made.txt" }))).toEqual({ behavior: "allow", reason: "sandbox" })
       expect(summary(yield* decide({ command: "python3 -c 'print(1)'" }))).toEqual({ behavior: "allow", reason: "sandbox" })
       // off, or not available here: the usual question
-      expect((yield* decide({ command: "touch made.txt" }, { autoAllow: false })).behavior).toBe("ask")
-      expect((yield* decide({ command: "touch made.txt" }, { off: true })).behavior).toBe("ask")
+      expect(Permission.behaviorOf(yield* decide({ command: "touch made.txt" }, { autoAllow: false }))).toBe("ask")
+      expect(Permission.behaviorOf(yield* decide({ command: "touch made.txt" }, { off: true }))).toBe("ask")
     })
   )
 
@@ -69,21 +70,21 @@ describe("autoAllowBashIfSandboxed", () => {
         reason: "rule",
         message: "Permission to use Bash with command rm a.md has been denied."
       })
-      expect((yield* decide({ command: "git push" }, { rules })).behavior).toBe("ask")
+      expect(Permission.behaviorOf(yield* decide({ command: "git push" }, { rules }))).toBe("ask")
     })
   )
 
   it.effect("a command the analyzer cannot read fully is not approved while Bash deny or ask rules exist", () =>
     Effect.gen(function* () {
       const hidden = "cat $(id -u)"
-      expect((yield* decide({ command: hidden }, { rules: [["deny", "Bash(rm:*)"]] })).behavior).not.toBe("allow")
+      expect(Permission.behaviorOf(yield* decide({ command: hidden }, { rules: [["deny", "Bash(rm:*)"]] }))).not.toBe("allow")
       expect(summary(yield* decide({ command: hidden }))).toEqual({ behavior: "allow", reason: "sandbox" })
     })
   )
 
   it.effect("excluded commands run outside the sandbox, so they are judged as usual", () =>
     Effect.gen(function* () {
-      expect((yield* decide({ command: "touch made.txt" }, { excluded: ["touch:*"] })).behavior).toBe("ask")
+      expect(Permission.behaviorOf(yield* decide({ command: "touch made.txt" }, { excluded: ["touch:*"] }))).toBe("ask")
       // every part must match; a redirect keeps the call in the sandbox
       expect(summary(yield* decide({ command: "touch a && echo b" }, { excluded: ["touch:*"] }))).toEqual({ behavior: "allow", reason: "sandbox" })
       expect(summary(yield* decide({ command: "touch a > log" }, { excluded: ["touch:*"] }))).toEqual({ behavior: "allow", reason: "sandbox" })
@@ -110,7 +111,7 @@ describe("dangerouslyDisableSandbox", () => {
         behavior: "allow",
         reason: "rule"
       })
-      expect((yield* decide({ command: "rm x", dangerouslyDisableSandbox: true }, { rules: [["deny", "Bash(rm:*)"]] })).behavior).toBe("deny")
+      expect(Permission.behaviorOf(yield* decide({ command: "rm x", dangerouslyDisableSandbox: true }, { rules: [["deny", "Bash(rm:*)"]] }))).toBe("deny")
     })
   )
 

@@ -163,7 +163,7 @@ describe("Settings", () => {
     it("the named tool asks even under bypassPermissions and a whole-tool allow", async () => {
       F.writeSettings(fx, { project: { permissions: { deny: ["WebSearch(foo"], allow: ["WebSearch"] } } })
       const { decision } = await F.decide(opts(), F.WebSearchTool, { query: "q" }, F.session(fx, "bypassPermissions"))
-      expect(decision).toMatchObject({ behavior: "ask", forced: true })
+      expect(decision).toMatchObject({ _tag: "Ask", kind: "rule" })
     })
 
     it("an allow rule that cannot be parsed is only dropped", async () => {

@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import type { PermissionMode } from "../../../src/Permission.js"
 import { sharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 import { check, contextFor, makeProject } from "./support.js"
+import * as Permission from "../../../src/Permission.js"
 
 type BypassClass =
   | "chain-operators"
@@ -420,11 +421,11 @@ describe("adversarial commands (shell-security §2)", () => {
       Effect.gen(function* () {
         for (const mode of ["default", "acceptEdits", "plan", "dontAsk"] as const) {
           const verdict = yield* run(c, mode)
-          expect(verdict.behavior, `${mode}: ${verdict.message}`).not.toBe("allow")
-          if (c.expect === "deny") expect(verdict.behavior, `${mode}: ${verdict.message}`).toBe("deny")
+          expect(Permission.behaviorOf(verdict), `${mode}: ${(verdict as Permission.Ask).message}`).not.toBe("allow")
+          if (c.expect === "deny") expect(Permission.behaviorOf(verdict), `${mode}: ${(verdict as Permission.Ask).message}`).toBe("deny")
         }
         // Deny rules hold in bypassPermissions as well.
-        if (c.expect === "deny") expect((yield* run(c, "bypassPermissions")).behavior).toBe("deny")
+        if (c.expect === "deny") expect(Permission.behaviorOf(yield* run(c, "bypassPermissions"))).toBe("deny")
       })
     )
   }

@@ -7,6 +7,7 @@ import { Effect, FastCheck as fc } from "effect"
 import { compileBashPattern, escapeForDisplay, matchesText, suggestRules, type SimpleCommand, type Word } from "../../../src/services/ShellAnalyzer/index.js"
 import { sharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 import { check, contextFor, makeProject } from "./support.js"
+import * as Permission from "../../../src/Permission.js"
 
 const D = (text: string): Word => ({ dynamic: true, text })
 
@@ -181,8 +182,8 @@ describe("shell analyzer", () => {
     it.effect("an ask verdict carries one suggestion per unapproved subcommand", () =>
       Effect.gen(function* () {
         const verdict = yield* check("make && cargo build --release && git status", contextFor(project.root, {}))
-        expect(verdict.behavior).toBe("ask")
-        expect(verdict.suggestions.map((s) => s.rule)).toEqual(["Bash(make:*)", "Bash(cargo build:*)"])
+        expect(Permission.behaviorOf(verdict)).toBe("ask")
+        expect((verdict as Permission.Ask).suggestions.map((s) => s.rule)).toEqual(["Bash(make:*)", "Bash(cargo build:*)"])
       })
     )
   })

@@ -8,6 +8,7 @@ import { Effect, FastCheck as fc } from "effect"
 import { makeShellAnalyzer, makeShellParser } from "../../../src/services/ShellAnalyzer/index.js"
 import type { BashCheckContext } from "../../../src/services/ShellAnalyzer/index.js"
 import { contextFor, makeProject } from "./support.js"
+import * as Permission from "../../../src/Permission.js"
 
 // A parser of this file's own, so the tests below can break it.
 const parser = makeShellParser()
@@ -28,8 +29,8 @@ describe("parser limits", () => {
       expect(analysis.kind).toBe("tooComplex")
       if (analysis.kind === "tooComplex") expect(analysis.reason).toContain("10000")
       const verdict = yield* check(command, denyRm())
-      expect(verdict.behavior).toBe("ask")
-        expect(verdict.kind).not.toBe("unapproved")
+      expect(Permission.behaviorOf(verdict)).toBe("ask")
+        expect((verdict as Permission.Ask).kind).not.toBe("unapproved")
     })
   )
 
@@ -38,14 +39,14 @@ describe("parser limits", () => {
       const command = `echo ${"a".repeat(10_000 - 5)}`
       expect(command.length).toBe(10_000)
       expect((yield* shell.analyze(command)).kind).toBe("simple")
-      expect((yield* check(command, denyRm())).behavior).toBe("allow")
+      expect(Permission.behaviorOf(yield* check(command, denyRm()))).toBe("allow")
     })
   )
 
   it.effect("deny rules apply to over-long commands (raw-text scan)", () =>
     Effect.gen(function* () {
-      expect((yield* check(`echo ${"a".repeat(10_000)}; rm -rf x`, denyRm())).behavior).toBe("deny")
-      expect((yield* check(`echo ${"a".repeat(10_000)}; 'r'm -rf x`, denyRm())).behavior).toBe("deny")
+      expect(Permission.behaviorOf(yield* check(`echo ${"a".repeat(10_000)}; rm -rf x`, denyRm()))).toBe("deny")
+      expect(Permission.behaviorOf(yield* check(`echo ${"a".repeat(10_000)}; 'r'm -rf x`, denyRm()))).toBe("deny")
     })
   )
 
@@ -53,7 +54,7 @@ describe("parser limits", () => {
     Effect.gen(function* () {
       const command = `${"echo x; ".repeat(1_200)}rm -rf build`
       expect(command.length).toBeLessThan(10_000)
-      expect((yield* check(command, denyRm())).behavior).toBe("deny")
+      expect(Permission.behaviorOf(yield* check(command, denyRm()))).toBe("deny")
     })
   )
 
@@ -74,10 +75,10 @@ describe("parser limits", () => {
       for (const input of inputs) {
         expect(input.length).toBeLessThanOrEqual(10_000)
         const verdict = yield* check(input, denyRm())
-        expect(verdict.behavior, input.slice(0, 30)).toBe("ask")
+        expect(Permission.behaviorOf(verdict), input.slice(0, 30)).toBe("ask")
       }
       // The parser still works afterwards.
-      expect((yield* check("ls -la", denyRm())).behavior).toBe("allow")
+      expect(Permission.behaviorOf(yield* check("ls -la", denyRm()))).toBe("allow")
     })
   )
 
@@ -85,11 +86,11 @@ describe("parser limits", () => {
     Effect.gen(function* () {
       for (const command of ["ls\u0000", "echo a\u0000b", "ls\r", "echo \u001b]0;x\u0007", "ls\u000b-la", "echo \u007f"]) {
         const verdict = yield* check(command, denyRm())
-        expect(verdict.behavior).toBe("ask")
-        expect(verdict.kind).not.toBe("unapproved")
+        expect(Permission.behaviorOf(verdict)).toBe("ask")
+        expect((verdict as Permission.Ask).kind).not.toBe("unapproved")
       }
-      expect((yield* check("echo hi\u0000; rm -rf x", denyRm())).behavior).toBe("deny")
-      expect((yield* check("ls\rrm -rf x", denyRm())).behavior).toBe("deny")
+      expect(Permission.behaviorOf(yield* check("echo hi\u0000; rm -rf x", denyRm()))).toBe("deny")
+      expect(Permission.behaviorOf(yield* check("ls\rrm -rf x", denyRm()))).toBe("deny")
     })
   )
 
@@ -100,8 +101,8 @@ describe("parser limits", () => {
       fc.property(garbage, (text) => {
         const verdict = Effect.runSync(check(text, ctx))
         // Without any control or invisible character the text may be an ordinary command.
-        if (/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\ufeff]/.test(text)) return verdict.behavior !== "allow"
-        return ["allow", "ask", "deny"].includes(verdict.behavior)
+        if (/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\ufeff]/.test(text)) return Permission.behaviorOf(verdict) !== "allow"
+        return ["allow", "ask", "deny"].includes(Permission.behaviorOf(verdict))
       }),
       { seed: 4242, numRuns: 400 }
     )
@@ -114,10 +115,10 @@ describe("parser limits", () => {
       expect(analysis.kind).toBe("tooComplex")
       if (analysis.kind === "tooComplex") expect(analysis.reason).toContain("disabled for a test")
       const failedVerdict = yield* failed.checkBash("ls -la", denyRm())
-      expect(failedVerdict.behavior).toBe("ask")
-      expect(failedVerdict.kind).not.toBe("unapproved")
-      expect((yield* failed.checkBash("rm -rf build", denyRm())).behavior).toBe("deny")
-      expect((yield* failed.checkBash("ls && \\rm x", denyRm())).behavior).toBe("deny")
+      expect(Permission.behaviorOf(failedVerdict)).toBe("ask")
+      expect((failedVerdict as Permission.Ask).kind).not.toBe("unapproved")
+      expect(Permission.behaviorOf(yield* failed.checkBash("rm -rf build", denyRm()))).toBe("deny")
+      expect(Permission.behaviorOf(yield* failed.checkBash("ls && \\rm x", denyRm()))).toBe("deny")
       expect(failed.isReadOnly("ls -la")).toBe(false)
       expect(yield* failed.unavailable).toContain("disabled for a test")
     })
@@ -138,7 +139,7 @@ describe("parser limits", () => {
       const first = yield* Effect.sync(() => shell.isReadOnly("ls -la /tmp/aborted-once"))
       expect(first).toBe(false)
       const verdict = yield* check("git status --short", denyRm())
-      expect(verdict.behavior).toBe("allow") // check waits for the reload
+      expect(Permission.behaviorOf(verdict)).toBe("allow") // check waits for the reload
       expect(shell.isReadOnly("ls -la /tmp/aborted-once")).toBe(true)
       expect((yield* shell.analyze(`echo ${"$(".repeat(100)}x${")".repeat(100)}`)).kind).toBe("tooComplex")
     })

@@ -11,6 +11,7 @@ import * as path from "node:path"
 import type { PermissionMode } from "../../../src/Permission.js"
 import { sharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 import { check, contextFor, makeProject, type Rules } from "./support.js"
+import * as Permission from "../../../src/Permission.js"
 
 let root: string
 let cleanup: () => void
@@ -32,7 +33,7 @@ const decide = (command: string, rules: Rules = {}, mode: PermissionMode = "defa
 const expectBehavior = (command: string, behavior: "allow" | "ask" | "deny", rules: Rules = {}, mode: PermissionMode = "default") =>
   Effect.gen(function* () {
     const verdict = yield* decide(command, rules, mode)
-    expect({ command, behavior: verdict.behavior }).toEqual({ command, behavior })
+    expect({ command, behavior: Permission.behaviorOf(verdict) }).toEqual({ command, behavior })
   })
 
 describe("class 1: options of read-only commands are checked against exact lists, abbreviations resolved", () => {
@@ -206,7 +207,7 @@ describe("class 1: options of read-only commands are checked against exact lists
         yield* sharedShellAnalyzer.warmup
         expect({ command, readOnly: sharedShellAnalyzer.isReadOnly(command) }).toEqual({ command, readOnly: true })
         // Without deny rules on paths (a recursive read asks while they exist).
-        expect({ command, behavior: (yield* decide(command, {}, "default", false)).behavior }).toEqual({ command, behavior: "allow" })
+        expect({ command, behavior: Permission.behaviorOf(yield* decide(command, {}, "default", false)) }).toEqual({ command, behavior: "allow" })
       })
     )
   }
@@ -290,19 +291,19 @@ describe("class 2: files named in option values are checked like operands", () =
   it.effect("xargs feeding run-time file names to an allowed reader asks when Read deny rules exist", () =>
     Effect.gen(function* () {
       const verdict = yield* decide("echo .env | xargs cat", { allow: ["Bash(cat:*)"] }, "default", true)
-      expect(verdict.behavior).not.toBe("allow")
+      expect(Permission.behaviorOf(verdict)).not.toBe("allow")
       const noDeny = yield* decide("find . -print0 | xargs -0 grep x", { allow: ["Bash(grep:*)"] }, "default", false)
-      expect(noDeny.behavior).toBe("allow")
+      expect(Permission.behaviorOf(noDeny)).toBe("allow")
     })
   )
   it.effect("run-time arguments that could be options of a program that writes ask", () =>
     Effect.gen(function* () {
       const verdict = yield* decide("cat list | xargs sort", { allow: ["Bash(sort:*)", "Bash(cat:*)"] }, "default", false)
-      expect(verdict.behavior).toBe("ask")
+      expect(Permission.behaviorOf(verdict)).toBe("ask")
       const file = yield* decide("cat list | xargs file", { allow: ["Bash(file:*)", "Bash(cat:*)"] }, "default", false)
-      expect(file.behavior).toBe("ask")
+      expect(Permission.behaviorOf(file)).toBe("ask")
       const diff = yield* decide('diff "$A" a.md', { allow: ["Bash(diff:*)"] }, "default", false)
-      expect(diff.behavior).toBe("ask")
+      expect(Permission.behaviorOf(diff)).toBe("ask")
     })
   )
 })
@@ -363,7 +364,7 @@ describe("class 3: deny and ask rules match equivalent spellings", () => {
     it.effect(`${rule} does not deny ${command}`, () =>
       Effect.gen(function* () {
         const verdict = yield* decide(command, { deny: [rule], allow: ["Bash(rm:*)", "Bash(git:*)", "Bash(npm:*)"] })
-        expect({ command, behavior: verdict.behavior }).not.toEqual({ command, behavior: "deny" })
+        expect({ command, behavior: Permission.behaviorOf(verdict) }).not.toEqual({ command, behavior: "deny" })
       })
     )
   }
@@ -378,7 +379,7 @@ describe("class 3: deny and ask rules match equivalent spellings", () => {
     it.effect(`${rule} may match ${command} (an alias, a correction or an ambiguous option): asks`, () =>
       Effect.gen(function* () {
         const verdict = yield* decide(command, { deny: [rule], allow: ["Bash"] })
-        expect({ command, behavior: verdict.behavior }).toEqual({ command, behavior: "ask" })
+        expect({ command, behavior: Permission.behaviorOf(verdict) }).toEqual({ command, behavior: "ask" })
       })
     )
   }
@@ -386,8 +387,8 @@ describe("class 3: deny and ask rules match equivalent spellings", () => {
   it.effect("ask rules match equivalent spellings too", () =>
     Effect.gen(function* () {
       const verdict = yield* decide("git push -f", { ask: ["Bash(git push --force:*)"], allow: ["Bash(git:*)"] })
-      expect(verdict.behavior).toBe("ask")
-      expect(verdict.kind).toBe("rule")
+      expect(Permission.behaviorOf(verdict)).toBe("ask")
+      expect((verdict as Permission.Ask).kind).toBe("rule")
     })
   )
 })
@@ -563,7 +564,7 @@ describe("class 7: harmless builtins", () => {
   ]
   for (const [command, rules] of ALLOWED) it.effect(`${command} is allowed`, () => Effect.gen(function* () {
     const verdict = yield* decide(command, rules, "default", false)
-    expect({ command, behavior: verdict.behavior }).toEqual({ command, behavior: "allow" })
+    expect({ command, behavior: Permission.behaviorOf(verdict) }).toEqual({ command, behavior: "allow" })
   }))
 
   const ASK: ReadonlyArray<readonly [string, Rules]> = [
@@ -587,7 +588,7 @@ describe("names that are properties of every object are not in any table", () =>
         yield* sharedShellAnalyzer.warmup
         expect(sharedShellAnalyzer.isReadOnly(command)).toBe(false)
         const verdict = yield* decide(command, { deny: ["Bash(npm publish:*)", "Bash(git push:*)"] })
-        expect(verdict.behavior).toBe("ask")
+        expect(Permission.behaviorOf(verdict)).toBe("ask")
       })
     )
   }

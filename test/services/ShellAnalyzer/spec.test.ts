@@ -9,6 +9,7 @@ import * as os from "node:os"
 import type { PermissionMode } from "../../../src/Permission.js"
 import { sharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 import { check, contextFor, makeProject, type Rules } from "./support.js"
+import * as Permission from "../../../src/Permission.js"
 
 interface Case {
   readonly spec: string
@@ -235,11 +236,11 @@ describe("Bash rules, compound commands, read-only commands, modes and critical 
     it.effect(`${c.spec}: ${JSON.stringify(c.command.slice(0, 80))}${c.mode ? ` [${c.mode}]` : ""}`, () =>
       Effect.gen(function* () {
         const verdict = yield* check(fill(c.command), contextFor(project.root, c.rules ?? {}, c.mode ?? "default"))
-        expect({ behavior: verdict.behavior, message: verdict.message }).toMatchObject({ behavior: c.expect })
-        if (c.forced !== undefined) expect(verdict.kind !== "unapproved").toBe(c.forced)
+        expect({ behavior: Permission.behaviorOf(verdict), message: (verdict as Permission.Ask).message }).toMatchObject({ behavior: c.expect })
+        if (c.forced !== undefined) expect((verdict as Permission.Ask).kind !== "unapproved").toBe(c.forced)
         if (c.message !== undefined) {
-          if (typeof c.message === "string") expect(verdict.message).toBe(c.message)
-          else expect(verdict.message).toMatch(c.message)
+          if (typeof c.message === "string") expect((verdict as Permission.Ask).message).toBe(c.message)
+          else expect((verdict as Permission.Ask).message).toMatch(c.message)
         }
         if (c.rule !== undefined) expect(verdict.reason).toMatchObject({ type: "rule", rule: { raw: c.rule } })
         if (c.reasonType !== undefined) expect(verdict.reason.type).toBe(c.reasonType)

@@ -8,7 +8,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { makeRule } from "../../../src/PermissionRules.js"
 import type { PermissionMode, PermissionRule, RuleSource } from "../../../src/Permission.js"
-import type { BashCheckContext, BashVerdict, PathVerdict } from "../../../src/services/ShellAnalyzer/index.js"
+import type { BashCheckContext, PathVerdict } from "../../../src/services/ShellAnalyzer/index.js"
+import type { Decision } from "../../../src/Permission.js"
 import { sharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 
 /** A project directory that exists for the whole test file (real paths: symlinks resolved). */
@@ -62,4 +63,4 @@ export const contextFor = (root: string, rules: Rules, mode: PermissionMode = "d
   return { rules: rulesOf(rules, root), mode, cwd: root, workingDirectories: [root], checkWritePath, checkReadPath }
 }
 
-export const check = (command: string, ctx: BashCheckContext): Effect.Effect<BashVerdict> => sharedShellAnalyzer.checkBash(command, ctx)
+export const check = (command: string, ctx: BashCheckContext): Effect.Effect<Decision> => sharedShellAnalyzer.checkBash(command, ctx)

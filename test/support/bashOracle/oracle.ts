@@ -19,6 +19,7 @@ import { judge, type Problem } from "./judge.js"
 import { openSlot, sandboxProblem, type LoggedRun, type Slot } from "./sandbox.js"
 import { buildTemplate, diff, restore, snapshot, undo, type Change, type ScratchLayout, type Snapshot } from "./scratch.js"
 import { makeVerdicts, type Verdicts } from "./verdicts.js"
+import * as Permission from "../../../src/Permission.js"
 
 export interface OracleCase {
   readonly command: string
@@ -150,8 +151,8 @@ export const makeOracle = (options: OracleOptions): Effect.Effect<Oracle, never,
       for (let i = 0; i < cases.length; i++) {
         const c = cases[i]!
         const decision = await verdicts.decide(c.command, c.context)
-        results[i] = { case: c, behavior: decision.behavior, problems: [] }
-        if (decision.behavior === "allow") queue.push(i)
+        results[i] = { case: c, behavior: Permission.behaviorOf(decision), problems: [] }
+        if (Permission.behaviorOf(decision) === "allow") queue.push(i)
       }
       let next = 0
       await Promise.all(

@@ -5,7 +5,7 @@
  */
 import { Effect, Layer, ManagedRuntime } from "effect"
 import * as path from "node:path"
-import type { PermissionDecision } from "../../../src/Permission.js"
+import type { Decision } from "../../../src/Permission.js"
 import type { SessionContext } from "../../../src/Session.js"
 import * as FileState from "../../../src/services/FileState.js"
 import * as Permissions from "../../../src/services/Permissions.js"
@@ -16,7 +16,7 @@ import type { OracleContext } from "./contexts.js"
 import type { ScratchLayout } from "./scratch.js"
 
 export interface Verdicts {
-  readonly decide: (command: string, ctx: OracleContext) => Promise<PermissionDecision>
+  readonly decide: (command: string, ctx: OracleContext) => Promise<Decision>
   readonly dispose: () => Promise<void>
 }
 

@@ -20,6 +20,7 @@ import { buildTool, type AnyTool } from "../../../../src/Tool.js"
 import { scriptedLayer } from "../support.js"
 import { testRuntime, testSession } from "../../../support/runtime.js"
 import type { ShellAnalyzer } from "../../../../src/services/ShellAnalyzer.js"
+import * as Permission from "../../../../src/Permission.js"
 
 export const turn = (...content: Array<Record<string, unknown>>) => ({ type: "turn", content })
 export const subTurn = (agent: string, ...content: Array<Record<string, unknown>>) => ({ type: "subagent_turn", agent, content })
@@ -113,7 +114,7 @@ export const latchTool = (expected: number, timeout = "10 seconds" as const): An
     description: "Waits until every expected caller has arrived.",
     isReadOnly: () => true,
     isConcurrencySafe: () => true,
-    checkPermissions: () => Effect.succeed({ behavior: "allow" }),
+    checkPermissions: () => Effect.succeed(Permission.allow()),
     call: (input) =>
       Effect.gen(function* () {
         arrived++
