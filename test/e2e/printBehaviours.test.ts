@@ -140,3 +140,39 @@ describe("--tools, as Claude Code's (its answers, recorded with 2.1.332: the ini
     }
   }, 60_000)
 })
+
+describe("tool_result_meta says why a call did not run, as Claude Code 2.1.332 does", () => {
+  it("a deny rule: permission-rule; an ask nobody can answer: user-rejected", async () => {
+    const fake = await startFakeAnthropic({ apiKey: "sk-print" })
+    try {
+      const project = fs.realpathSync(tempDir("toolgate-print-meta-"))
+      fs.writeFileSync(path.join(project, "a.txt"), "x\n")
+      const turn = {
+        blocks: [
+          { type: "tool_use", id: "toolu_01", name: "Bash", input: { command: "rm a.txt" } },
+          { type: "tool_use", id: "toolu_02", name: "Bash", input: { command: "touch b.txt" } }
+        ],
+        stop_reason: "tool_use"
+      }
+      fake.enqueue(
+        sse(sseFramesOf(sseEventsOf(turn, fixture.model, "msg_meta_0", project))),
+        sse(sseFramesOf(sseEventsOf({ blocks: [{ type: "text", text: "done" }], stop_reason: "end_turn" }, fixture.model, "msg_meta_1", project)))
+      )
+      const ran = await runCliInProcess(
+        ["run", "-p", "hi", "--disallowed-tools", "Bash(rm:*)", "--output-format", "stream-json", "--verbose", "--model", fixture.model],
+        { cwd: project, env: cleanEnv({ ANTHROPIC_API_KEY: "sk-print", ANTHROPIC_BASE_URL: fake.url }) }
+      )
+      expect(ran.code, ran.stderr).toBe(0)
+      const metas = ran.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { type: string; tool_result_meta?: ReadonlyArray<{ id: string }> })
+        .flatMap((l) => (l.type === "user" ? (l.tool_result_meta ?? []) : []))
+      // Claude Code also names its reason (reason_type "subcommandResults" for the rule); toolgate's reasons have other names
+      expect(metas.find((m) => m.id === "toolu_01")).toMatchObject({ non_execution_kind: "permission-rule", permission_decision: { decision: "reject", source: "config" } })
+      expect(metas.find((m) => m.id === "toolu_02")).toEqual({ id: "toolu_02", non_execution_kind: "user-rejected", permission_decision: { decision: "reject", source: "config" } })
+    } finally {
+      await fake.close()
+    }
+  }, 60_000)
+})

@@ -17,8 +17,8 @@ import { tempDir } from "../support/runtime.js"
 
 const session = loadSession()
 
-/** What toolgate does not send: Claude Code's request ids, its auto-memory folder, a kind of non-execution toolgate never reports. */
-const CLAUDE_ONLY = ["assistant.request_id", "user.tool_result_meta[].non_execution_kind", "system/init.memory_paths.auto"]
+/** What toolgate does not send: Claude Code's request ids and its auto-memory folder. */
+const CLAUDE_ONLY = ["assistant.request_id", "system/init.memory_paths.auto"]
 
 const rules: ShapeRules = {
   claudeOnly: new Set(CLAUDE_ONLY),
@@ -103,6 +103,9 @@ describe("print mode, beside Claude Code's recorded output", () => {
     expect(result.model_usage_since_last_result).toEqual(result.modelUsage)
     // a successful call's structured output, as Claude Code gives it; a failed one's text
     const resultFor = (lines: ReadonlyArray<Record<string, unknown>>, id: string) => lines.find((l) => l.type === "user" && toolUseIdOf(l) === id)?.tool_use_result
+    // why a call did not run, and who decided
+    const metaFor = (lines: ReadonlyArray<Record<string, unknown>>, id: string) => lines.find((l) => l.type === "user" && toolUseIdOf(l) === id)?.tool_result_meta
+    expect(metaFor(ours, "toolu_03_touch")).toEqual(metaFor(theirs, "toolu_03_touch"))
     for (const id of ["toolu_01_read", "toolu_02_missing"]) {
       expect(JSON.parse(JSON.stringify(resultFor(ours, id)).split(ran.project).join("{{cwd}}"))).toEqual(resultFor(theirs, id))
     }

@@ -78,6 +78,8 @@ const permissionMeta = (outcome: CallOutcome) => {
   const accepted = decision._tag === "Allow" || (decision._tag === "Ask" && outcome.error === undefined)
   return {
     id: outcome.toolUseId,
+    // why a call did not run: a deny rule, or an ask nobody approved (in print mode, every ask)
+    ...(accepted ? {} : { non_execution_kind: decision._tag === "Deny" ? "permission-rule" : "user-rejected" }),
     permission_decision: {
       decision: accepted ? "accept" : "reject",
       // a person answered only when an ask was approved (a print-mode ask is denied by configuration)
