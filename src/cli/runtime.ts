@@ -1,7 +1,7 @@
 /**
  * Running a command's program inside a freshly composed runtime.
  */
-import { Console, Effect, Layer, Option } from "effect"
+import { Config, Console, Effect, Layer, Option } from "effect"
 import type { BadRequest, BrokenSettings } from "../Errors.js"
 import * as Runtime from "../layers/Runtime.js"
 import { layerCliTerminal } from "./terminalApprover.js"
@@ -30,6 +30,24 @@ export const checkDenyRules = (values: Pick<CommonValues, "disallowedTools">, cw
     },
     { discard: true }
   )
+
+const isPositiveInteger = (raw: string): boolean => /^\s*\d+\s*$/.test(raw) && Number(raw) > 0
+
+/**
+ * The concurrency cap from the environment, read here so that a value that cannot be used is not
+ * ignored in silence: toolgate's own variable stops the command (the person meant a cap), Claude
+ * Code's is warned about and, as Claude Code does, falls back to the default.
+ */
+export const checkConcurrencyEnv: Effect.Effect<void, UsageError> = Effect.gen(function* () {
+  const own = yield* Config.option(Config.string("TOOLGATE_MAX_TOOL_USE_CONCURRENCY")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+  if (Option.isSome(own) && !isPositiveInteger(own.value)) {
+    return yield* new UsageError({ reason: `TOOLGATE_MAX_TOOL_USE_CONCURRENCY=${own.value}: not a positive integer (the most tool calls run at once)` })
+  }
+  const claude = yield* Config.option(Config.string("CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+  if (Option.isNone(own) && Option.isSome(claude) && !isPositiveInteger(claude.value)) {
+    yield* Console.error(`toolgate: warning: CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY=${claude.value} is not a positive integer; the default cap of 10 applies`)
+  }
+})
 
 /** Provides the runtime to `program`, with a session built from the loaded settings. */
 export interface RuntimeExtras {
@@ -76,5 +94,5 @@ export const withRuntime = <A, E>(
     })
     return yield* program(session)
   }).pipe(Effect.provide(Runtime.layer(options) as Layer.Layer<Runtime.RuntimeServices, BadRequest | BrokenSettings>))
-  return Effect.zipRight(checkDenyRules(values, options.cwd), withServices)
+  return checkDenyRules(values, options.cwd).pipe(Effect.zipRight(checkConcurrencyEnv), Effect.zipRight(withServices))
 }
