@@ -29,7 +29,8 @@ const load = async (): Promise<ReadonlyArray<Benchmark>> => {
   const { scale } = await import("./scale.js")
   const { serve } = await import("./serve.js")
   const { sandbox } = await import("./sandbox.js")
-  return [overhead, makespan, streaming, startup, permissions, scale, serve, sandbox]
+  const { library } = await import("./library.js")
+  return [overhead, makespan, streaming, startup, permissions, scale, serve, sandbox, library]
 }
 
 const main = async () => {

@@ -53,6 +53,23 @@ await build({
   logLevel: "warning"
 })
 
+// The library (`toolgate`, `toolgate/promise`): its own code in one shared chunk, ES modules,
+// every package left to node_modules (a program and toolgate must share one `effect`). Loading
+// one file instead of some 250 small ones is most of what `import("toolgate")` costs beyond
+// `import("effect")`. The declarations beside it come from tsc (tsconfig.build.json).
+await build({
+  entryPoints: { index: "src/index.ts", "promise/index": "src/promise/index.ts" },
+  outdir: "dist/lib",
+  chunkNames: "chunks/[name]-[hash]",
+  bundle: true,
+  splitting: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  packages: "external",
+  logLevel: "warning"
+})
+
 // `toolgate --version` alone is answered by the launcher: it needs none of the command code.
 const version = /export const VERSION = "([^"]+)"/.exec(readFileSync("src/version.ts", "utf8"))?.[1]
 if (version === undefined) throw new Error("build: no VERSION in src/version.ts")

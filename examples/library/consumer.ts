@@ -14,7 +14,7 @@ const Shout = Tool.buildTool({
 const mode: Permission.PermissionMode = "acceptEdits"
 const askEveryone: Layer.Layer<Approver.Approver> = Approver.layerCallback(() => Effect.succeed({ behavior: "deny" }))
 const denyAll: Layer.Layer<Permissions.Permissions> = Layer.succeed(Permissions.Permissions, {
-  decide: () => Effect.succeed({ behavior: "deny", message: "no", reason: { type: "default", detail: "typed" } })
+  decide: () => Effect.succeed(Permission.deny("no"))
 })
 
 export const results = (cwd: string, blocks: ReadonlyArray<Messages.ToolUseBlock>): Effect.Effect<Messages.ToolResultsMessage, Errors.BadRequest | Errors.BrokenSettings> =>
