@@ -21,13 +21,10 @@ const external = [
   "turndown",
   "ajv",
   "node-pty",
-  // \`toolgate serve\`'s database drivers (native code, or large and only needed there)
+  // \`toolgate serve\`'s database drivers: optional packages (see package.json's
+  // peerDependencies), loaded only when a server starts on their storage
   "better-sqlite3",
   "pg",
-  "pg-cursor",
-  "pg-pool",
-  "pg-types",
-  "pg-connection-string",
   "msgpackr-extract"
 ]
 
