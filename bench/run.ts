@@ -29,8 +29,9 @@ const load = async (): Promise<ReadonlyArray<Benchmark>> => {
   const { scale } = await import("./scale.js")
   const { serve } = await import("./serve.js")
   const { sandbox } = await import("./sandbox.js")
+  const { leashBench } = await import("./leash.js")
   const { library } = await import("./library.js")
-  return [overhead, makespan, streaming, startup, permissions, scale, serve, sandbox, library]
+  return [overhead, makespan, streaming, startup, permissions, scale, serve, sandbox, leashBench, library]
 }
 
 const main = async () => {

@@ -30,8 +30,11 @@ export const Golden = Schema.Struct({
   tools: Schema.Array(Schema.String),
   /** Input schemas of the offered tools that the shared tool definitions do not have (or have otherwise). */
   tool_schemas: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-  /** `stopped`: the session ended without sending tool results back. */
-  outcome: Schema.Literal("results", "stopped"),
+  /**
+   * `stopped`: the session ended without sending tool results back; `no_request`: it never asked
+   * the model at all (a UserPromptSubmit hook blocked the prompt).
+   */
+  outcome: Schema.Literal("results", "stopped", "no_request"),
   steps: Schema.Array(Step),
   files: Schema.Record({ key: Schema.String, value: FileEntry })
 })

@@ -70,8 +70,13 @@ export const Scenario = Schema.Struct({
   /** The model both programs are told to use (default: the suite's default model). */
   model: optional(Schema.String),
   turns: Schema.NonEmptyArray(Turn),
-  /** Claude Code may end the session without sending tool results back (e.g. a hook stops it). */
+  /**
+   * Claude Code may end the session without sending tool results back (e.g. a hook stops it), or
+   * without asking the model at all (a UserPromptSubmit hook blocks the prompt).
+   */
   stop_ok: optional(Schema.Boolean),
+  /** The scenario keeps its MCP servers from starting on purpose: no MCP tool is offered. */
+  mcp_tools_absent: optional(Schema.Boolean),
   /** Also compare the text blocks sent beside the results (hook context, reminders). */
   compare_extras: optional(Schema.Boolean)
 })
@@ -120,7 +125,7 @@ export const loadScenarios = (dir: string = SCENARIOS_DIR): Effect.Effect<Readon
     return all
   })
 
-/** Scenarios picked by name (`only`) and area (`areas`); an unknown name is an error. */
+/** Scenarios picked by name (`only`) and area (`areas`); an unknown name, or a filter nothing matches, is an error. */
 export const select = (
   scenarios: ReadonlyArray<Scenario>,
   filter: { readonly only?: ReadonlyArray<string>; readonly areas?: ReadonlyArray<string> }
@@ -129,11 +134,12 @@ export const select = (
   if (unknown.length > 0) {
     return Effect.fail(new DocumentError({ file: SCENARIOS_DIR, path: "", message: `no scenario named ${unknown.join(", ")}` }))
   }
-  return Effect.succeed(
-    scenarios.filter(
-      (s) =>
-        (filter.only === undefined || filter.only.length === 0 || filter.only.includes(s.name)) &&
-        (filter.areas === undefined || filter.areas.length === 0 || filter.areas.includes(s.area))
-    )
-  )
+  const only = filter.only ?? []
+  const areas = filter.areas ?? []
+  const chosen = scenarios.filter((s) => (only.length === 0 || only.includes(s.name)) && (areas.length === 0 || areas.includes(s.area)))
+  if (chosen.length === 0 && (only.length > 0 || areas.length > 0)) {
+    const named = [only.length > 0 ? `--only ${only.join(",")}` : "", areas.length > 0 ? `--area ${areas.join(",")}` : ""].filter((s) => s !== "")
+    return Effect.fail(new DocumentError({ file: SCENARIOS_DIR, path: "", message: `no scenario matches ${named.join(" ")}` }))
+  }
+  return Effect.succeed(chosen)
 }

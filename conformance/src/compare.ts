@@ -141,6 +141,21 @@ const compareFiles = (input: CompareInput, override: CaseExpectation | undefined
 export const compare = (input: CompareInput): ReadonlyArray<Mismatch> => {
   const { golden, observed } = input
   const override = input.expectations.cases[input.scenario.name]
+  if (golden.outcome === "no_request" || observed.noRequest) {
+    const same = golden.outcome === "no_request" && observed.noRequest
+    return [
+      ...(same
+        ? []
+        : [
+            {
+              what: "outcome",
+              expected: golden.outcome === "no_request" ? "the model never asked" : "the model asked",
+              actual: observed.noRequest ? `the model never asked (exit ${observed.exitCode})\n${observed.stderr.slice(-1500)}` : "the model asked"
+            }
+          ]),
+      ...compareFiles(input, override)
+    ]
+  }
   if (observed.problem !== undefined) {
     return [
       {

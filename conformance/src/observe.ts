@@ -19,6 +19,8 @@ export interface Conversation {
   readonly steps: ReadonlyArray<Step>
   /** The program never sent the results of the first step back. */
   readonly stopped: boolean
+  /** The program never asked the model anything (a UserPromptSubmit hook blocked the prompt). */
+  readonly noRequest: boolean
   /** The log is unusable (no main-agent request, a step missing after the first). */
   readonly problem: string | undefined
 }
@@ -38,6 +40,12 @@ export const normaliser = (layout: Layout) => (text: string): string =>
     // each program keeps spilled and background output in its own session folder
     .replace(/(Full output saved to:) \S+/g, "$1 <SAVED>")
     .replace(/(Output is being written to:) \S+/g, "$1 <SAVED>")
+    .replace(/(earlier output omitted; full output:) [^\]\s]+\]/g, "$1 <SAVED>]")
+    // NotebookEdit gives a new cell a random id
+    .replace(/(Inserted cell) [0-9a-f]{8} (with)/g, "$1 <CELL> $2")
+    .replace(/"id": "[0-9a-f]{8}"/g, '"id": "<CELL>"')
+    .replace(/<task-id>[\w-]+<\/task-id>/g, "<task-id><ID></task-id>")
+    .replace(/<output-file>[^<]+<\/output-file>/g, "<output-file><SAVED></output-file>")
     .replace(/(with ID:) [\w-]+/g, "$1 <ID>")
     .replace(/\(ID: \w+\)/g, "(ID: <ID>)")
 
@@ -98,14 +106,14 @@ export const readConversation = (log: ReadonlyArray<LoggedRequest>, steps: numbe
     if (request.main && request.turn !== undefined && !byTurn.has(request.turn)) byTurn.set(request.turn, request)
   }
   const first = byTurn.get(0)
-  if (first === undefined) return { tools: [], steps: [], stopped: false, problem: "no main-agent request" }
+  if (first === undefined) return { tools: [], steps: [], stopped: false, noRequest: true, problem: "no main-agent request" }
   const tools = toolsOf(first.body)
-  if (!byTurn.has(1)) return { tools, steps: [], stopped: true, problem: undefined }
+  if (!byTurn.has(1)) return { tools, steps: [], stopped: true, noRequest: false, problem: undefined }
   const observed: Array<Step> = []
   for (let k = 1; k <= steps; k++) {
     const request = byTurn.get(k)
-    if (request === undefined) return { tools, steps: observed, stopped: false, problem: `the results of step ${k} were never sent` }
+    if (request === undefined) return { tools, steps: observed, stopped: false, noRequest: false, problem: `the results of step ${k} were never sent` }
     observed.push(stepOf(request.body, normalise))
   }
-  return { tools, steps: observed, stopped: false, problem: undefined }
+  return { tools, steps: observed, stopped: false, noRequest: false, problem: undefined }
 }

@@ -73,7 +73,7 @@ export const goldenOf = (scenario: Scenario, observed: Observation, definitions:
     model: modelOf(scenario),
     tools: observed.tools.map((t) => t.name),
     tool_schemas: Object.fromEntries(own.map((t) => [t.name, t.input_schema])),
-    outcome: observed.stopped ? "stopped" : "results",
+    outcome: observed.noRequest ? "no_request" : observed.stopped ? "stopped" : "results",
     steps: observed.steps,
     files: observed.files
   }
@@ -95,6 +95,7 @@ export type Recorded =
  */
 const mcpToolsMissing = (scenario: Scenario, observed: Observation) =>
   scenario.mcp !== undefined &&
+  scenario.mcp_tools_absent !== true &&
   !(scenario.disallowed_tools ?? []).some((r) => r.startsWith("mcp__")) &&
   observed.problem === undefined &&
   !observed.tools.some((t) => t.name.startsWith("mcp__"))
@@ -109,7 +110,7 @@ const observeWith = (bin: string, scenario: Scenario, options: RecordOptions): E
 
 const unusable = (scenario: Scenario, observed: Observation): string | undefined => {
   if (mcpToolsMissing(scenario, observed)) return "the MCP servers' tools were not in the first request (still connecting); try again on a quieter machine"
-  return observed.problem === undefined || (scenario.stop_ok === true && observed.stopped)
+  return observed.problem === undefined || (scenario.stop_ok === true && (observed.stopped || observed.noRequest))
     ? undefined
     : `${observed.problem} (exit ${observed.exitCode}${observed.timedOut ? ", timed out" : ""}): ${observed.stderr.slice(-400)}`
 }

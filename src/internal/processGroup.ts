@@ -4,6 +4,9 @@
  * `&` jobs) can be stopped at once: SIGTERM, a grace period, then SIGKILL (`killGroup`).
  * Each group is also remembered until it is empty; should the process exit with one still
  * running (a finaliser that never ran), the exit hook SIGKILLs it, so none outlives toolgate.
+ * A group whose leader is a leash (leash.ts: bubblewrap keeping a PID namespace) is stopped
+ * around its leader: the processes inside get SIGTERM and the grace period, and only the final
+ * SIGKILL reaches the leader, which takes the whole namespace with it.
  */
 import { Clock, Duration, Effect } from "effect"
 import * as fs from "node:fs"
@@ -39,6 +42,23 @@ export const groupHasLiveMembers = (pgid: number): boolean => {
   return false
 }
 
+/** The live (not zombie) processes of the group. */
+export const groupMembers = (pgid: number): ReadonlyArray<number> => {
+  const members: Array<number> = []
+  let entries: Array<string>
+  try {
+    entries = fs.readdirSync("/proc")
+  } catch {
+    return members
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue
+    const stat = readStat(Number(entry))
+    if (stat !== undefined && stat.pgrp === pgid && stat.state !== "Z" && stat.state !== "X") members.push(Number(entry))
+  }
+  return members
+}
+
 /** True when the process exists and is not a zombie. */
 export const isProcessAlive = (pid: number): boolean => {
   try {
@@ -63,12 +83,15 @@ const readStat = (pid: number): { readonly state: string; readonly pgrp: number 
 }
 
 const tracked = new Set<number>()
+/** Groups led by a leash: signals other than SIGKILL spare the leader. */
+const leashed = new Set<number>()
 let exitHookInstalled = false
 
 /** Remembers a group just started (its leader's pid), until it is found empty. */
-export const trackGroup = (pgid: number | undefined): void => {
+export const trackGroup = (pgid: number | undefined, options: { readonly leashed?: boolean } = {}): void => {
   if (pgid === undefined) return
   tracked.add(pgid)
+  if (options.leashed === true) leashed.add(pgid)
   if (exitHookInstalled) return
   exitHookInstalled = true
   process.once("exit", () => {
@@ -78,11 +101,28 @@ export const trackGroup = (pgid: number | undefined): void => {
 
 /** Forgets the group once no process of it is left (zombies included, so its id is not reused yet). */
 export const forgetIfEmpty = (pgid: number): void => {
-  if (!signalGroup(pgid, 0)) tracked.delete(pgid)
+  if (signalGroup(pgid, 0)) return
+  tracked.delete(pgid)
+  leashed.delete(pgid)
 }
 
 /** The groups started and not yet found empty (for tests and diagnostics). */
 export const trackedGroups = (): ReadonlyArray<number> => Array.from(tracked)
+
+/** A signal short of SIGKILL: to the whole group, or to all of it but a leash leader. */
+const gentleSignal = (pgid: number, signal: NodeJS.Signals): boolean => {
+  if (!leashed.has(pgid)) return signalGroup(pgid, signal)
+  if (!signalGroup(pgid, 0)) return false
+  for (const pid of groupMembers(pgid)) {
+    if (pid === pgid) continue
+    try {
+      process.kill(pid, signal)
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return true
+}
 
 const POLL = Duration.millis(20)
 
@@ -95,8 +135,8 @@ const KILL_SETTLE_MS = 1000
  */
 export const killGroup = (pgid: number, graceMs: number): Effect.Effect<void> =>
   Effect.gen(function* () {
-    if (!signalGroup(pgid, "SIGTERM")) return
-    signalGroup(pgid, "SIGCONT")
+    if (!gentleSignal(pgid, "SIGTERM")) return
+    gentleSignal(pgid, "SIGCONT")
     const deadline = (yield* Clock.currentTimeMillis) + graceMs
     while (groupHasLiveMembers(pgid) && (yield* Clock.currentTimeMillis) < deadline) yield* Effect.sleep(POLL)
     if (!groupHasLiveMembers(pgid)) return

@@ -35,13 +35,13 @@ import {
   Http,
   makeRemoteApprover,
   layerRuns,
-  Runs,
   SessionRuntimes,
   makePositionedScripted,
   ServeSettings,
   SessionStore,
-  type Confinement,
-  type RunsService
+  ShardLease,
+  Drain,
+  type Confinement
 } from "../services/Sessions.js"
 import type { ServePolicy } from "../ServePolicy.js"
 import * as ShellAnalyzer from "../services/ShellAnalyzer.js"
@@ -86,6 +86,10 @@ export interface ServeOptions {
   readonly sharding?: Partial<ShardingConfig.ShardingConfig["Type"]>
   /** How often an event stream looks for events written by other runners. */
   readonly eventPollInterval?: Duration.DurationInput
+  /** On SIGTERM: stop taking input, let running inputs finish, then say so (the caller stops the server). */
+  readonly drain?: Drain.DrainOptions
+  /** A runner whose shard lease ran out must stop at once (default: the process exits). */
+  readonly onLeaseLost?: (message: string) => void
   /** Told the address the HTTP API listens on, once it does. */
   readonly onListening?: (url: string) => Effect.Effect<void>
 }
@@ -93,10 +97,16 @@ export interface ServeOptions {
 /** How long open requests may go on once the server stops. */
 const SHUTDOWN_GRACE = Duration.millis(500)
 
+/** Ends this process at once (its exit hooks kill what it started): its shard lease ran out. */
+const stopProcess = (message: string) => {
+  process.stderr.write(`toolgate serve: ${message}\n`)
+  process.exit(75)
+}
+
 /** Shards per group, the same on every runner (the cluster's default is 300). */
 export const DEFAULT_SHARDS = 64
 
-type Deps = SessionStore.SessionStore | Runs
+type Deps = SessionStore.SessionStore | Sessions.Runs | ShardLease.ShardLease
 
 /** A model that cannot answer: a session without a script on a server without ANTHROPIC_API_KEY runs tool_use inputs only. */
 const noModel = (reason: string): ModelClientService => ({
@@ -132,7 +142,6 @@ const servedTools = (confinement: Confinement, network: boolean): ReadonlyArray<
 const sessionRuntime = (
   options: { readonly sessionId: string; readonly config: SessionRuntimes.StoredConfig; readonly grantedRules: ReadonlyArray<string> },
   deps: Layer.Layer<Deps>,
-  runs: RunsService,
   shell: Layer.Layer<ShellAnalyzer.ShellAnalyzer>,
   serve: ServeSettings.ServeSettingsService
 ): Layer.Layer<SessionRuntimes.SessionServices, SessionRuntimes.SessionUnavailable> => {
@@ -149,7 +158,7 @@ const sessionRuntime = (
           onLeft: (e) => Effect.fail(unavailable(`script: ${e.message}`)),
           onRight: (s) => Effect.succeed(makePositionedScripted({ script: s, cwd: config.cwd, timeScale }))
         })
-  const model = Layer.effect(ModelClient, Effect.map(inner, (client) => durableModel(client, runs)))
+  const model = Layer.effect(ModelClient, Effect.map(inner, (client) => durableModel(client)))
   const subagents =
     config.script === undefined
       ? SubagentModels.layerAnthropicConfig
@@ -223,11 +232,10 @@ const layerRuntimeBuilder: Layer.Layer<SessionRuntimes.SessionRuntimeBuilder, ne
   SessionRuntimes.SessionRuntimeBuilder,
   Effect.gen(function* () {
     const deps = Layer.succeedContext(yield* Effect.context<Deps>())
-    const runs = yield* Runs
     // One parser for every session of this runner (loaded on the first Bash call of any of them)
     const shell = Layer.succeed(ShellAnalyzer.ShellAnalyzer, yield* ShellAnalyzer.make)
     const serve = yield* ServeSettings.ServeSettings
-    return SessionRuntimes.SessionRuntimeBuilder.of({ build: (options) => sessionRuntime(options, deps, runs, shell, serve) })
+    return SessionRuntimes.SessionRuntimeBuilder.of({ build: (options) => sessionRuntime(options, deps, shell, serve) })
   })
 )
 
@@ -263,10 +271,11 @@ const layerSql = (storage: Storage): Layer.Layer<SqlClient.SqlClient, SqlError |
 
 const layerCluster = (options: ServeOptions) => {
   const sharding = { shardsPerGroup: DEFAULT_SHARDS, ...options.sharding }
-  if (options.runner === undefined) return SingleRunner.layer({ runnerStorage: "sql", shardingConfig: sharding })
+  if (options.runner === undefined) return Layer.merge(SingleRunner.layer({ runnerStorage: "sql", shardingConfig: sharding }), ShardLease.layerNone)
   const { runner } = options
   return RunnerSocket.layer({
     secret: runner.secret,
+    onLeaseLost: options.onLeaseLost ?? stopProcess,
     shardingConfig: {
       ...sharding,
       runnerAddress: Option.some(RunnerAddress.make(runner.host, runner.port)),
@@ -282,7 +291,7 @@ export const layerSessions = (options: ServeOptions) => {
   const core = Layer.mergeAll(
     ClusterWorkflowEngine.layer,
     EventLog.layer(options.eventPollInterval === undefined ? {} : { pollInterval: options.eventPollInterval }),
-    layerRuns(),
+    layerRuns,
     ServeSettings.layer({
       runner,
       stateDir: options.stateDir,
@@ -298,7 +307,8 @@ export const layerSessions = (options: ServeOptions) => {
     })
   ).pipe(Layer.provideMerge(storage))
   const runtimes = SessionRuntimes.layer().pipe(Layer.provide(layerRuntimeBuilder), Layer.provideMerge(core))
-  return Layer.merge(Handlers.layer, Sessions.layer).pipe(Layer.provideMerge(runtimes))
+  const drain = options.drain === undefined ? Layer.empty : Drain.layer(options.drain)
+  return Layer.mergeAll(Handlers.layer, Sessions.layer, drain).pipe(Layer.provideMerge(runtimes))
 }
 
 /** The HTTP API on its port, over `layerSessions`. */

@@ -273,7 +273,8 @@ export const make = Effect.gen(function* () {
         session,
         scheduling: options.scheduling ?? {},
         interrupts: queue,
-        emit
+        emit,
+        journal: transcript.write
       })
       current = undefined
       usage = addUsage(usage, out.usage)
@@ -409,7 +410,16 @@ const promptText = (blocks: ReadonlyArray<Readonly<Record<string, unknown>>>) =>
 // ---------------------------------------------------------------------------------------------
 
 export type { AgentEvent } from "./Agent/events.js"
-export { answerEveryToolUse, appendAssistant, appendUser, newConversation, notRunResult, toApiBlock, type Conversation } from "./Agent/conversation.js"
+export {
+  answerEveryToolUse,
+  appendAssistant,
+  appendUser,
+  newConversation,
+  notRunResult,
+  outcomeUnknownResult,
+  toApiBlock,
+  type Conversation
+} from "./Agent/conversation.js"
 export { openTranscript, readTranscript, toJsonLine, TRANSCRIPT_FILE, TRANSCRIPT_VERSION, type Transcript } from "./Agent/transcript.js"
 export { layerReplayed, makeApprovalRecorder, type ApprovalRecorder } from "./Agent/approvals.js"
 export { compareReplay, replayedCallsOf, type ReplayedCall, type ReplayReport } from "./Agent/replay.js"

@@ -7,7 +7,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import type { AnyTool } from "../Tool.js"
 import type { SessionContext } from "../Session.js"
-import { allow, type Decision, type PathRules } from "../Permission.js"
+import { allow, deny, type Decision, type PathRules } from "../Permission.js"
 import { decideCall, pathRulesOf, readsWithoutAsking, type DecideEnvironment } from "./Permissions/decide.js"
 import { Settings, type LoadedSettings } from "./Settings.js"
 import { FileState, type FileStateService } from "./FileState.js"
@@ -58,9 +58,11 @@ export const make = Effect.gen(function* () {
   // call (bench/overhead.ts); the message keeps its span (Scheduler.runMessage / runStream).
   const decide = (request: PermissionRequest) =>
     Effect.flatMap(settings.current, (loaded) =>
-      Effect.flatMap(sandboxPermissions, (inForce) =>
-        decideCall(request, inForce === undefined ? environmentOf(loaded, fileState, shell) : { ...environmentOf(loaded, fileState, shell), sandbox: inForce })
-      )
+      loaded.broken !== undefined
+        ? Effect.succeed(brokenSettingsDenial(loaded.broken.message))
+        : Effect.flatMap(sandboxPermissions, (inForce) =>
+            decideCall(request, inForce === undefined ? environmentOf(loaded, fileState, shell) : { ...environmentOf(loaded, fileState, shell), sandbox: inForce })
+          )
     )
 
   const pathRules = (session: SessionContext) => Effect.map(settings.current, (loaded) => pathRulesOf(environmentOf(loaded, fileState, shell), session))
@@ -74,6 +76,10 @@ export const make = Effect.gen(function* () {
 })
 
 export const layer: Layer.Layer<Permissions, never, Settings | FileState | ShellAnalyzer> = Layer.effect(Permissions, make)
+
+/** While a settings file that changed mid-run cannot be read, nothing runs: it could hold deny rules. */
+const brokenSettingsDenial = (problem: string): Decision =>
+  deny(`Permission denied: ${problem}`, { reason: { type: "safetyCheck", detail: "the settings changed and cannot be read" } })
 
 /** Allows everything: for tests of other stages. */
 export const layerAllowAll: Layer.Layer<Permissions> = Layer.succeed(Permissions, {

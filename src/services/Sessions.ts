@@ -214,8 +214,14 @@ export const make = Effect.gen(function* () {
       return checked
     })
 
+  /** A draining runner takes no new session or input: the client sends it to another runner. */
+  const notDraining = Effect.flatMap(Deferred.isDone(runs.draining), (draining) =>
+    draining ? Effect.fail(new Unavailable({ message: "this runner is shutting down: send the request to another runner" })) : Effect.void
+  )
+
   const create = (body: CreateSession) =>
     Effect.gen(function* () {
+      yield* notDraining
       const checked = yield* checkConfig(body)
       const { cwd } = checked
       const id = randomUUID()
@@ -306,6 +312,7 @@ export const make = Effect.gen(function* () {
       }
       const key = body.key ?? randomUUID()
       const payload = { content: body.content }
+      yield* notDraining
       const { row, created } = yield* store
         .insertInput({ sessionId: id, key, kind, body: payload, createdAt: Date.now() })
         .pipe(Effect.mapError(unavailable))
@@ -414,7 +421,7 @@ export const make = Effect.gen(function* () {
     const group = Session.getShardGroup(EntityId.make("readiness"))
     let shards = 0
     for (let i = 1; i <= settings.shardsPerGroup; i++) if (sharding.hasShardId(ShardId.make(group, i))) shards++
-    const draining = (yield* Deferred.isDone(runs.stopping)) || (yield* sharding.isShutdown)
+    const draining = (yield* Deferred.isDone(runs.draining)) || (yield* sharding.isShutdown)
     const reason = !storage ? "storage does not answer" : draining ? "shutting down" : shards === 0 ? "this runner holds no shards yet" : undefined
     return { ready: reason === undefined, runner: settings.runner, storage, shards, draining, ...(reason === undefined ? {} : { reason }) }
   })
@@ -476,6 +483,8 @@ export * as EventLog from "./Sessions/events.js"
 export * as ServeSettings from "./Sessions/settings.js"
 export * as Handlers from "./Sessions/handlers.js"
 export * as RunnerSocket from "./Sessions/runnerSocket.js"
+export * as ShardLease from "./Sessions/lease.js"
+export * as Drain from "./Sessions/drain.js"
 export * as Http from "./Sessions/http/handlers.js"
 export * as SessionRuntimes from "./Sessions/runtimes.js"
 export { layerRuns, Runs, type RunsService } from "./Sessions/run.js"

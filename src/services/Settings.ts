@@ -6,8 +6,13 @@
  * them. A file that exists but cannot be read whole (bad JSON, a field of the wrong shape) is
  * never skipped: loading fails with BrokenSettings naming the file and the place inside it, and
  * the CLI refuses to run (exit 78), since the file could hold deny rules or hooks.
+ *
+ * The files are read again when they change while a session runs (checked at most once a
+ * millisecond, by size, inode and times): a deny rule or hook added mid-run applies to the next
+ * call. A file that becomes unreadable mid-run keeps the last good settings and marks them
+ * `broken`, which denies every call until the file is fixed.
  */
-import { Config, Context, Effect, Layer, Option, Ref } from "effect"
+import { Config, Context, Effect, Layer, Option } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -24,6 +29,7 @@ import { updateFileLocked } from "../internal/fileLock.js"
 import { mergeSandboxSettings, type SandboxSettings } from "./Settings/sandbox.js"
 
 export type { SandboxSettings } from "./Settings/sandbox.js"
+export { CLAUDE_CODE_HOOK_EVENTS } from "./Settings/hooks.js"
 export { DEFAULT_SANDBOX_SETTINGS } from "./Settings/sandbox.js"
 
 export interface SettingsOptions {
@@ -79,6 +85,11 @@ export interface LoadedSettings {
   readonly home?: string
   /** The `sandbox` block of every source, merged (absent: the defaults, sandbox off). */
   readonly sandbox?: SandboxSettings
+  /**
+   * A settings file became unreadable while the session ran: these are the last good settings,
+   * and nothing may run until the file is fixed (it could hold deny rules or hooks).
+   */
+  readonly broken?: BrokenSettings | BadRequest
 }
 
 export type RuleDestination = "session" | "localSettings" | "projectSettings" | "userSettings"
@@ -372,6 +383,46 @@ const sessionRules = (
   return { rules: usable, warnings }
 }
 
+/** How often, at most, the settings files are looked at again. */
+const RECHECK_MS = 1
+
+/** Every file whose change can change the settings: those read, and those that could appear. */
+const watchedFiles = (options: SettingsOptions, paths: Paths, loaded: LoadedSettings): ReadonlyArray<string> => [
+  path.join(paths.managedDir, "managed-settings.d"),
+  ...dropInFiles(path.join(paths.managedDir, "managed-settings.d")),
+  path.join(paths.managedDir, "managed-settings.json"),
+  ...(options.settings ?? []).filter((arg) => !arg.trim().startsWith("{")).map((arg) => path.resolve(loaded.cwd, arg)),
+  loaded.localSettingsFile,
+  path.join(loaded.cwd, ".claude", "settings.json"),
+  path.join(paths.userConfigDir, "settings.json")
+]
+
+const dropInFiles = (dir: string): ReadonlyArray<string> => {
+  try {
+    return fs.readdirSync(dir).filter((f) => f.endsWith(".json")).sort().map((f) => path.join(dir, f))
+  } catch {
+    return []
+  }
+}
+
+/** What the files look like now: a change of any of them (or of the drop-in folder's list) changes it. */
+const fingerprintOf = (files: ReadonlyArray<string>): string => {
+  let print = ""
+  for (const file of files) {
+    const stat = fs.statSync(file, { throwIfNoEntry: false })
+    print += stat === undefined ? "-|" : `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}|`
+  }
+  return print + dropInFiles(files[0]!).join(",")
+}
+
+const ruleKey = (rule: PermissionRule) => `${rule.behavior}\0${rule.raw}\0${rule.source}\0${rule.file ?? ""}`
+
+/** The rules of a fresh load, plus those added at run time that it does not hold already. */
+const withAdded = (rules: ReadonlyArray<PermissionRule>, added: ReadonlyArray<PermissionRule>): ReadonlyArray<PermissionRule> => {
+  const present = new Set(rules.map(ruleKey))
+  return [...rules, ...added.filter((rule) => !present.has(ruleKey(rule)))]
+}
+
 export const make = (options: SettingsOptions): Effect.Effect<SettingsService, BadRequest | BrokenSettings> =>
   Effect.gen(function* () {
     const configDir = yield* Config.option(Config.string("CLAUDE_CONFIG_DIR")).pipe(Effect.orDie)
@@ -385,18 +436,51 @@ export const make = (options: SettingsOptions): Effect.Effect<SettingsService, B
     if (!fs.existsSync(options.cwd) || !fs.statSync(options.cwd).isDirectory()) {
       return yield* new BadRequest({ reason: `--cwd: not a directory: ${path.resolve(options.cwd)}` })
     }
-    const cache = yield* Ref.make(yield* load(options, paths))
+    const first = yield* load(options, paths)
+    let files = watchedFiles(options, paths, first)
+    /** Rules added while the session runs (answers to asks): they outlive every reload. */
+    const added: Array<PermissionRule> = []
+    let state = { loaded: first, fingerprint: fingerprintOf(files), checkedAt: Date.now() }
 
-    const current = Ref.get(cache)
+    const reload = (fingerprint: string) =>
+      Effect.gen(function* () {
+        const read = yield* Effect.either(load(options, paths))
+        const previous = state.loaded
+        if (read._tag === "Right") {
+          const fresh = read.right
+          files = watchedFiles(options, paths, fresh)
+          // the print taken before reading: a change made meanwhile is seen at the next look
+          state = { ...state, fingerprint, loaded: { ...fresh, rules: withAdded(fresh.rules, added) } }
+          if (previous.broken !== undefined) yield* Effect.logWarning(`settings: readable again; calls may run (${previous.broken.message})`)
+          for (const warning of fresh.warnings) if (!previous.warnings.includes(warning)) yield* Effect.logWarning(`settings: ${warning}`)
+        } else {
+          const { broken: _, ...lastGood } = previous
+          state = { ...state, fingerprint, loaded: { ...lastGood, broken: read.left } }
+          yield* Effect.logWarning(`settings changed and cannot be read; every call is denied until this is fixed: ${read.left.message}`)
+        }
+        return state.loaded
+      })
+
+    const current = Effect.suspend(() => {
+      const now = Date.now()
+      if (now - state.checkedAt < RECHECK_MS) return Effect.succeed(state.loaded)
+      state.checkedAt = now
+      const fingerprint = fingerprintOf(files)
+      return fingerprint === state.fingerprint ? Effect.succeed(state.loaded) : reload(fingerprint)
+    })
     const addRules = Effect.fn("Settings.addRules")(function* (
       rules: ReadonlyArray<string>,
       behavior: RuleBehavior,
       destination: RuleDestination
     ) {
-      const loaded = yield* Ref.get(cache)
+      const loaded = yield* current
       if (destination !== "session") yield* saveRules(destinationFile(loaded, destination), rules, behavior)
-      const added = sessionRules(loaded, rules, behavior, destination)
-      yield* Ref.update(cache, (state) => ({ ...state, rules: [...state.rules, ...added.rules], warnings: [...state.warnings, ...added.warnings] }))
+      const fresh = sessionRules(loaded, rules, behavior, destination)
+      added.push(...fresh.rules)
+      state = {
+        ...state,
+        loaded: { ...state.loaded, rules: withAdded(state.loaded.rules, fresh.rules), warnings: [...state.loaded.warnings, ...fresh.warnings] }
+      }
     })
     return Settings.of({ current, addRules })
   })

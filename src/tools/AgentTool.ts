@@ -44,7 +44,8 @@ import { Settings } from "../services/Settings.js"
 import { ToolRegistry } from "../services/ToolRegistry.js"
 import { buildTool, reject, type AnyTool } from "../Tool.js"
 import { AGENT_TOOL_PROMPT, agentToolDescription } from "./agent/description.js"
-import { AgentInput } from "./agent/input.js"
+import { AgentInput, ForegroundAgentInput } from "./agent/input.js"
+import { backgroundTasksDisabled } from "./background/settings.js"
 
 export { AgentInput } from "./agent/input.js"
 export type { AgentOutput } from "../services/Agent.js"
@@ -106,7 +107,7 @@ export const make = (options: AgentToolOptions = {}) =>
     const tool = buildTool<AgentInput, AgentOutput>({
       name: AGENT_TOOL_NAME,
       aliases: ["Task"],
-      inputSchema: AgentInput,
+      inputSchema: (yield* backgroundTasksDisabled) ? ForegroundAgentInput : AgentInput,
       description: agentToolDescription(listed),
       prompt: AGENT_TOOL_PROMPT,
       isReadOnly: () => false,

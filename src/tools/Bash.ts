@@ -16,7 +16,9 @@ import { bashHookOutput, bashHookResponse, noOutputExpected, type BashOutput } f
 import { isBenignExitOne } from "./bash/benignExit.js"
 import { renderCommand } from "./bash/renderCommand.js"
 import { cwdChangedReminder, failureText, formatDuration, successText } from "./bash/resultText.js"
-import { runShell, type ShellPlumbing } from "./bash/runShell.js"
+import { runShell, type ShellPlumbing, type ShellProgress } from "./bash/runShell.js"
+import { runMovable, startsWithSleep, type MovableOutcome } from "./bash/movableRun.js"
+import { changesDirectory, movedText } from "./bash/movedText.js"
 import { bashSettings, effectiveTimeoutMs } from "./bash/settings.js"
 import type { ShellAnalyzerService } from "../services/ShellAnalyzer.js"
 import type { SandboxService } from "../services/Sandbox.js"
@@ -69,6 +71,21 @@ export const SandboxedBashInput = Schema.Struct({
 })
 export type BashCallInput = BashInput & { readonly allowed_domains?: ReadonlyArray<string> }
 
+/** The input schemas without `run_in_background`: what the model sees when background tasks are disabled. */
+const { run_in_background: _background, ...foregroundFields } = BashInput.fields
+const { run_in_background: _sandboxedBackground, ...sandboxedForegroundFields } = SandboxedBashInput.fields
+const ForegroundBashInput = Schema.Struct(foregroundFields)
+const SandboxedForegroundBashInput = Schema.Struct(sandboxedForegroundFields)
+
+const inputSchemaOf = (options: BashToolOptions) =>
+  options.backgroundSchema === false
+    ? options.sandboxSchema === true
+      ? SandboxedForegroundBashInput
+      : ForegroundBashInput
+    : options.sandboxSchema === true
+      ? SandboxedBashInput
+      : BashInput
+
 export interface BashToolOptions {
   /** The shell binary (default `/bin/bash`). */
   readonly shell?: string
@@ -89,6 +106,8 @@ export interface BashToolOptions {
   readonly sandbox?: SandboxService
   /** Claude Code's sandbox is on: offer `allowed_domains` and say how the sandbox works. */
   readonly sandboxSchema?: boolean
+  /** false: background tasks are disabled (`CLAUDE_CODE_DISABLE_BACKGROUND_TASKS`), `run_in_background` is not offered. */
+  readonly backgroundSchema?: boolean
 }
 
 export const BACKGROUND_NOT_AVAILABLE =
@@ -102,7 +121,7 @@ const PROMPT = `Runs a bash command in the current working directory and returns
 
 - The command runs with /bin/bash --noprofile --norc -c, with no input (stdin is /dev/null).
 - A cd carries over to later calls while it stays inside the working directories; environment variables, functions and aliases do not.
-- timeout is in milliseconds: 120000 by default, at most 600000. A command that runs longer is killed together with every process it started, and the output so far is returned.
+- timeout is in milliseconds: 120000 by default, at most 600000. A command still running at its timeout is moved to the background: the call returns the output so far and the task ID, the command goes on writing to its output file (read it with Read), TaskStop stops it, and it is stopped 10 minutes later. A command that starts with sleep is stopped at its timeout instead, together with every process it started.
 - Output over 30000 characters is saved to a file; you get its start and end and the file's path.
 - Anything the command starts is stopped when it ends: do not leave servers running with &. For a server, a watcher or a long build, set run_in_background: the call returns at once with a task ID; TaskOutput reads the new output (waiting for the end if asked), TaskStop stops it. Background commands are stopped when the session ends.
 - Quote paths that contain spaces. Prefer the Read, Edit, Write, Glob and Grep tools for files and searches.`
@@ -144,23 +163,49 @@ const runBash = (input: BashInput, ctx: ToolContext, options: BashToolOptions): 
     const env = shellEnvironment(options.env ?? process.env)
     const shell = options.shell ?? "/bin/bash"
     const sandbox = sandboxFor(input, ctx, options, start.cwd, env, shell)
-    const outcome = yield* runShell({
-      command: input.command,
-      cwd: start.cwd,
-      env,
-      timeoutMs,
-      maxOutputChars: settings.maxOutputChars,
-      spillPath: path.join(ctx.session.sessionDir, "bash-output", `${safeFileName(ctx.toolUseId)}.txt`),
-      killGraceMs: options.killGraceMs ?? 1000,
-      shell,
-      progressIntervalMs: options.progressIntervalMs ?? 1000,
-      ...(sandbox === undefined ? {} : { sandbox }),
-      onProgress: ({ elapsedMs, lines, chars, tail }) =>
-        ctx.reportProgress({
-          message: `Running for ${formatDuration(elapsedMs)}, ${lines} ${lines === 1 ? "line" : "lines"} of output`,
-          data: { elapsedMs, lines, chars, tail }
-        })
-    })
+    const spillPath = path.join(ctx.session.sessionDir, "bash-output", `${safeFileName(ctx.toolUseId)}.txt`)
+    const progressIntervalMs = options.progressIntervalMs ?? 1000
+    const onProgress = ({ elapsedMs, lines, chars, tail }: ShellProgress) =>
+      ctx.reportProgress({
+        message: `Running for ${formatDuration(elapsedMs)}, ${lines} ${lines === 1 ? "line" : "lines"} of output`,
+        data: { elapsedMs, lines, chars, tail }
+      })
+    const background = yield* movableTo(input, options)
+    const ran: MovableOutcome =
+      background === undefined
+        ? {
+            _tag: "Finished",
+            outcome: yield* runShell({
+              command: input.command,
+              cwd: start.cwd,
+              env,
+              timeoutMs,
+              maxOutputChars: settings.maxOutputChars,
+              spillPath,
+              killGraceMs: options.killGraceMs ?? 1000,
+              shell,
+              progressIntervalMs,
+              ...(sandbox === undefined ? {} : { sandbox }),
+              onProgress
+            })
+          }
+        : yield* runMovable({
+            command: input.command,
+            description: input.description,
+            cwd: start.cwd,
+            env,
+            shell,
+            timeoutMs,
+            maxOutputChars: settings.maxOutputChars,
+            spillPath,
+            sessionDir: ctx.session.sessionDir,
+            progressIntervalMs,
+            onProgress,
+            ...(sandbox === undefined ? {} : { sandbox }),
+            background
+          })
+    if (ran._tag === "Moved") return movedResult(input, ctx, start, timeoutMs, ran)
+    const outcome = ran.outcome
     const next = nextDirectory({
       session: ctx.session,
       ranIn: start.cwd,
@@ -194,6 +239,50 @@ const runBash = (input: BashInput, ctx: ToolContext, options: BashToolOptions): 
       ? { data: output }
       : { data: output, contextModifier: (session: SessionContext) => ({ ...session, cwd: next.cwd }) }
   }).pipe(Effect.scoped)
+
+/** Where a foreground command goes when it passes its timeout; undefined: it is stopped there (Claude Code's rules). */
+const movableTo = (input: BashInput, options: BashToolOptions): Effect.Effect<BackgroundTasksService | undefined> =>
+  options.background === undefined || startsWithSleep(input.command)
+    ? Effect.succeed(undefined)
+    : Effect.map(backgroundTasksDisabled, (disabled) => (disabled ? undefined : options.background))
+
+/** The answer for a command moved to the background: it runs on; the session's directory stays where it was. */
+const movedResult = (
+  input: BashInput,
+  ctx: ToolContext,
+  start: ReturnType<typeof startingDirectory>,
+  timeoutMs: number,
+  moved: Extract<MovableOutcome, { _tag: "Moved" }>
+): ToolResult<BashOutput> => {
+  const text = movedText({
+    taskId: moved.task.id,
+    outputFile: moved.task.outputFile,
+    timeoutMs,
+    tail: moved.tail,
+    totalChars: moved.totalChars,
+    sessionCwd: start.cwd,
+    changesDirectory: changesDirectory(input.command)
+  })
+  const output: BashOutput = {
+    stdout: "",
+    stderr: "",
+    combined: "",
+    totalChars: moved.totalChars,
+    totalBytes: moved.totalBytes,
+    truncated: false,
+    exitCode: 0,
+    interrupted: false,
+    timedOut: false,
+    timeoutMs,
+    noOutputExpected: noOutputExpected(input.command),
+    backgroundTaskId: moved.task.id,
+    outputFile: moved.task.outputFile,
+    notices: [...(start.notice !== undefined ? [start.notice] : []), text]
+  }
+  return start.cwd === ctx.session.cwd
+    ? { data: output }
+    : { data: output, contextModifier: (session: SessionContext) => ({ ...session, cwd: start.cwd }) }
+}
 
 const runInBackground = (
   input: BashInput,
@@ -259,7 +348,7 @@ export const makeBashTool = (options: BashToolOptions = {}) => {
     name: "Bash",
     knownAs: ["bash_tool"],
     repairInput: repairBashInput,
-    inputSchema: options.sandboxSchema === true ? SandboxedBashInput : BashInput,
+    inputSchema: inputSchemaOf(options) as Schema.Schema<BashCallInput, any>,
     description: "Executes a bash command in the session's working directory, with an optional timeout, and returns its output.",
     prompt: options.sandboxSchema === true ? PROMPT + SANDBOX_PROMPT : PROMPT,
     isReadOnly: readOnly,

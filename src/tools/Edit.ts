@@ -35,6 +35,7 @@ import { applyEdit, countOccurrences } from "./files/editText.js"
 import { encodeText, snapshotHash, withLineEndings } from "./files/textCodec.js"
 import { countChanges, structuredPatch, type Hunk } from "./files/structuredPatch.js"
 import { makeParentDirectories, writeAtomically } from "./files/atomic.js"
+import { keepsTrailingWhitespace, writtenText } from "./files/trailingWhitespace.js"
 
 export const EDIT_TOOL_NAME = "Edit"
 export const MAX_EDIT_FILE_BYTES = 1024 * 1024 * 1024
@@ -88,11 +89,12 @@ const validate = Effect.fn("Edit.validateInput")(function* (input: EditInput, ct
   const rejectWith = (text: string) => reject(EDIT_TOOL_NAME, text)
   const problem = pathProblem(input.file_path)
   if (problem !== undefined) return yield* rejectWith(problem)
-  // 1
-  if (input.old_string === input.new_string)
+  // 1 (new_string as it would be written: trailing whitespace goes when the file exists)
+  const file = expandPath(input.file_path, ctx.session.cwd)
+  const newString = yield* Effect.promise(() => writtenNewString(file, input))
+  if (input.old_string === newString)
     return yield* rejectWith("No changes to make: old_string and new_string are exactly the same.")
   // 2: the deny rules (checked again by the permission stage after hooks)
-  const file = expandPath(input.file_path, ctx.session.cwd)
   const denied = deniedAccessMessage(ctx, file, "edit")
   if (denied !== undefined) return yield* rejectWith(denied)
   const stat = yield* Effect.tryPromise(() => statOrUndefined(file)).pipe(
@@ -143,20 +145,30 @@ const editApplies = (text: string, input: EditInput): boolean => {
   return actual !== undefined && (input.replace_all === true || countOccurrences(text, actual) === 1)
 }
 
+/**
+ * new_string as Claude Code writes it: in a file that exists, trailing whitespace is stripped from
+ * each line (not in Markdown); a file the edit creates gets it as given.
+ */
+const newStringFor = (input: EditInput, exists: boolean): string => (exists ? writtenText(input.file_path, input.new_string) : input.new_string)
+
+const writtenNewString = async (file: string, input: EditInput): Promise<string> =>
+  keepsTrailingWhitespace(file) ? input.new_string : newStringFor(input, (await statOrUndefined(file).catch(() => undefined)) !== undefined)
+
 /** The whole change, decided on the file as it is right before the write. */
-const plan = (input: EditInput, current: CurrentFile | undefined): Effect.Effect<{ oldString: string; updated: string }, ToolError> => {
+const plan = (input: EditInput, current: CurrentFile | undefined): Effect.Effect<{ oldString: string; newString: string; updated: string }, ToolError> => {
   const original = current?.lf ?? ""
+  const newString = newStringFor(input, current !== undefined)
   if (input.old_string === "") {
     if (original.trim() !== "") return Effect.fail(toolError("Cannot create new file - file already exists."))
-    return Effect.succeed({ oldString: "", updated: input.new_string })
+    return Effect.succeed({ oldString: "", newString, updated: newString })
   }
   const actual = findActualString(original, input.old_string)
   if (actual === undefined) return Effect.fail(toolError(notFoundText(input.old_string)))
   const count = countOccurrences(original, actual)
   const replaceAll = input.replace_all === true
   if (count > 1 && !replaceAll) return Effect.fail(toolError(tooManyText(count, input.old_string)))
-  const replacement = preserveQuoteStyle(input.old_string, actual, input.new_string)
-  return Effect.succeed({ oldString: actual, updated: applyEdit(original, actual, replacement, replaceAll) })
+  const replacement = preserveQuoteStyle(input.old_string, actual, newString)
+  return Effect.succeed({ oldString: actual, newString, updated: applyEdit(original, actual, replacement, replaceAll) })
 }
 
 const run = Effect.fn("Edit.call")(function* (input: EditInput, ctx: ToolContext) {
@@ -182,7 +194,7 @@ const run = Effect.fn("Edit.call")(function* (input: EditInput, ctx: ToolContext
       staleRecovered = true
     }
   }
-  const { oldString, updated } = yield* plan(input, current)
+  const { oldString, newString, updated } = yield* plan(input, current)
   const target = current?.realPath ?? file
   if (current === undefined) yield* makeParentDirectories(file, path.dirname(file))
   const bytes = encodeText(withLineEndings(updated, current?.endings ?? "LF"), current?.encoding ?? "utf8")
@@ -201,13 +213,14 @@ const run = Effect.fn("Edit.call")(function* (input: EditInput, ctx: ToolContext
   const output: EditOutput = {
     filePath: input.file_path,
     oldString,
-    newString: input.new_string,
+    newString,
     originalFile: original,
     structuredPatch: structuredPatch(original, updated),
     userModified: false,
     replaceAll: input.replace_all === true,
     staleRecovered,
-    contentNotInContext: partialView
+    // a file ending in a lone CR is not what Read showed (it drops that CR): Claude Code then does not call the view current
+    contentNotInContext: partialView || /\r$/.test(withLineEndings(updated, current?.endings ?? "LF"))
   }
   const result: ToolResult<EditOutput> = { data: output }
   return result
@@ -228,6 +241,8 @@ export const EditTool = buildTool<EditInput, EditOutput>({
   ...fileAt<"file_path", EditInput>("file_path", "write"),
   validateInput: validate,
   call: run,
+  // Claude Code's keys: whether the edit recovered a stale read is the result text's business
+  hookResponse: ({ staleRecovered: _stale, contentNotInContext: _partial, ...response }) => response,
   mapResult: (output) => editAppliedText(output.filePath, output.replaceAll, output.staleRecovered ? "stale" : output.contentNotInContext ? "partial" : "current"),
   userFacingName: (input) => (input?.old_string === "" ? "Create" : "Update"),
   renderUse: (input) => oneLine(input.file_path, 200),

@@ -2,8 +2,8 @@
  * NotebookEdit (claude-code-spec §3.2–§3.4): replaces, inserts or deletes one cell of a Jupyter
  * notebook. Cells are found by their `id`, or by `cell-N` (the N-th cell, 0-based, as Read shows
  * cells that have no id). An insert goes after the given cell, or first when no cell is given.
- * A replaced code cell loses its outputs and execution count. The file keeps its format: only
- * the edited cell's bytes change (see notebook/editNotebook.ts).
+ * A replaced code cell loses its outputs and execution count. The notebook is written back as
+ * Claude Code writes it (see notebook/editNotebook.ts).
  *
  * Like Edit, the notebook must have been read in this session and not changed since
  * (FileState, the same entries Read records), and the write is atomic.
@@ -47,7 +47,8 @@ export type NotebookEditInput = typeof NotebookEditInput.Type
 
 export interface NotebookEditOutput {
   readonly notebook_path: string
-  readonly cell_id: string
+  /** The cell edited or deleted; the new cell's id (undefined for a notebook whose cells have no ids). */
+  readonly cell_id: string | undefined
   readonly cell_type: string
   readonly edit_mode: "replace" | "insert" | "delete"
   readonly new_source: string
@@ -65,7 +66,8 @@ const PROMPT = `Replaces, inserts or deletes one cell of a Jupyter notebook (.ip
 - edit_mode=insert adds a new cell after cell_id (at the beginning when cell_id is omitted); cell_type is required.
 - edit_mode=delete removes the cell.`
 
-const NOT_NOTEBOOK = "File must be a Jupyter notebook (.ipynb file). For editing other file types, use the Edit tool."
+// Claude Code's wording, which names its file-editing tool's internal name
+const NOT_NOTEBOOK = "File must be a Jupyter notebook (.ipynb file). For editing other file types, use the FileEdit tool."
 
 const randomId = () => randomBytes(4).toString("hex")
 
@@ -97,9 +99,12 @@ const validate = Effect.fn("NotebookEdit.validateInput")(function* (input: Noteb
   if (problem !== undefined) return yield* rejectWith(problem)
   const file = expandPath(input.notebook_path, ctx.session.cwd)
   const current = yield* readNotebook(file).pipe(Effect.catchAll((error) => rejectWith(error.reason)))
+  const seen = Option.getOrUndefined(yield* ctx.fileState.get(file))
+  // as in Claude Code, a notebook never read is refused as such, whether or not it exists
+  if (seen === undefined) return yield* rejectWith(NOT_READ_MESSAGE)
   if (current === undefined) return yield* rejectWith("Notebook file does not exist.")
   if (current.stat.isDirectory()) return yield* rejectWith(`Cannot edit ${file}: it is a directory, not a file.`)
-  const state = freshness(Option.getOrUndefined(yield* ctx.fileState.get(file)), { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
+  const state = freshness(seen, { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
   if (state === "unread" || state === "partial") return yield* rejectWith(NOT_READ_MESSAGE)
   if (state === "stale") return yield* rejectWith(MODIFIED_SINCE_READ_MESSAGE)
   const planned = planNotebookEdit(stripBom(current.text), requestOf(input), randomId)
@@ -147,7 +152,7 @@ const describeEdit = (output: NotebookEditOutput): string => {
     case "replace":
       return `Updated cell ${output.cell_id} with ${output.new_source}`
     case "insert":
-      return `Inserted cell ${output.cell_id} with ${output.new_source}`
+      return output.cell_id === undefined ? `Inserted a new cell with ${output.new_source}` : `Inserted cell ${output.cell_id} with ${output.new_source}`
     case "delete":
       return `Deleted cell ${output.cell_id}`
   }
@@ -171,5 +176,7 @@ export const NotebookEditTool = buildTool<NotebookEditInput, NotebookEditOutput>
   userFacingName: () => "Edit Notebook",
   renderUse: (input) => `${oneLine(input.notebook_path, 160)}${input.cell_id === undefined ? "" : ` (${input.cell_id})`} ${input.edit_mode ?? "replace"}`,
   renderResult: (output) =>
-    output.edit_mode === "delete" ? `Deleted cell ${output.cell_id}` : `${output.edit_mode === "insert" ? "Inserted" : "Updated"} ${output.cell_type} cell ${output.cell_id}`
+    output.edit_mode === "delete"
+      ? `Deleted cell ${output.cell_id}`
+      : `${output.edit_mode === "insert" ? "Inserted" : "Updated"} ${output.cell_type} cell${output.cell_id === undefined ? "" : ` ${output.cell_id}`}`
 })

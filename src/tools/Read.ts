@@ -25,7 +25,7 @@ import {
   hasBinaryExtension,
   IMAGE_EXTENSIONS
 } from "./files/binary.js"
-import { imageMediaType, MAX_IMAGE_BYTES, type ImageMediaType } from "./files/image.js"
+import { emptyImageText, MAX_IMAGE_BYTES, notAnImageText, sniffImage, UNREADABLE_IMAGE_SIZE, type ImageMediaType } from "./files/image.js"
 import { parseNotebook, renderNotebook, type NotebookCellView } from "./files/notebook.js"
 import { readLineRange } from "./files/lineReader.js"
 import { decodeText, snapshotHash, stripBom } from "./files/textCodec.js"
@@ -202,12 +202,15 @@ const readText = (file: string, stat: fs.Stats, input: ReadInput, ctx: ToolConte
 
 const readImage = (file: string, stat: fs.Stats, ctx: ToolContext) =>
   Effect.gen(function* () {
-    if (stat.size === 0) return yield* fail(`The image file is empty: ${file}`)
+    if (stat.size === 0) return yield* fail(emptyImageText(file))
     if (stat.size > MAX_IMAGE_BYTES)
       return yield* fail(
         `The image is too large to return (${formatFileSize(stat.size)}); the maximum is ${formatFileSize(MAX_IMAGE_BYTES)} (images are not downscaled). Resize it first, e.g. with an image tool through Bash.`
       )
     const bytes = yield* Effect.tryPromise({ try: (signal) => fs.promises.readFile(file, { signal }), catch: fsFailure(file) })
+    const image = sniffImage(bytes)
+    if (image === undefined) return yield* fail(notAnImageText(file, bytes))
+    if (image.size === undefined) return yield* fail(UNREADABLE_IMAGE_SIZE)
     yield* ctx.fileState.record(file, {
       mtimeMs: snapshotMtime(stat.mtimeMs),
       contentHash: snapshotHash(decodeText(bytes).text),
@@ -215,7 +218,7 @@ const readImage = (file: string, stat: fs.Stats, ctx: ToolContext) =>
     })
     const output: ReadOutput = {
       type: "image",
-      file: { filePath: file, base64: bytes.toString("base64"), type: imageMediaType(bytes, extensionOf(file)), originalSize: stat.size }
+      file: { filePath: file, base64: bytes.toString("base64"), type: image.mediaType, originalSize: stat.size }
     }
     return output
   })

@@ -27,7 +27,7 @@ import { formatBytes, toPageContent } from "./webfetch/pageContent.js"
 import { makeHtmlToMarkdown } from "./webfetch/toMarkdown.js"
 import { redirectMessage } from "./webfetch/redirect.js"
 import { MAX_MARKDOWN_FOR_MODEL, webFetchSettings } from "./webfetch/settings.js"
-import { checkUrl, literalClass, WEB_FETCH_TOOL_NAME, type InternalAccess } from "./webfetch/urlPolicy.js"
+import { checkUrl, DOTLESS_HOST, literalClass, WEB_FETCH_TOOL_NAME, type InternalAccess } from "./webfetch/urlPolicy.js"
 
 /** For checking only the form of a URL: no host is refused here. */
 const ANY_HOST: InternalAccess = { allows: () => true, hosts: [] }
@@ -102,6 +102,8 @@ export const makeWebFetchTool = (options: WebFetchToolOptions = {}) => {
     const startedAt = yield* Clock.currentTimeMillis
     const settings = yield* webFetchSettings
     const access = yield* currentInternalAccess
+    const form = checkUrl(input.url, ANY_HOST)
+    if (form.ok && !form.host.includes(".")) return yield* fail(DOTLESS_HOST)
     const checked = checkUrl(input.url, access)
     if (!checked.ok) return yield* fail(checked.reason)
     const url = checked.url

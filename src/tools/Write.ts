@@ -1,7 +1,8 @@
 /**
  * Write (claude-code-spec §3.2–§3.4): creates a file (and its parent directories) or replaces one
- * the session has read in full and that has not changed since. The content is written exactly as
- * given (no line-ending rewriting), atomically, keeping an existing file's encoding and mode.
+ * the session has read in full and that has not changed since. The content is written as given
+ * (no line-ending rewriting) but for trailing whitespace, which goes from each line outside
+ * Markdown as in Claude Code; atomically, keeping an existing file's encoding and mode.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -9,6 +10,7 @@ import { fileAt } from "./files/pathTraits.js"
 import { Effect, Option, Schema } from "effect"
 import { buildTool, reject, type ToolCheckContext, type ToolContext, type ToolResult } from "../Tool.js"
 import { ToolError } from "../Errors.js"
+import { deny, passthrough, type ToolCheck } from "../Permission.js"
 import { expandPath } from "../internal/expandPath.js"
 import { deniedAccessMessage } from "./files/denials.js"
 import { oneLine, plural } from "./files/format.js"
@@ -25,6 +27,7 @@ import {
 import { mayChangeUnread } from "./files/readBeforeWrite.js"
 import { encodeText, snapshotHash, toLf } from "./files/textCodec.js"
 import { countChanges, structuredPatch, type Hunk } from "./files/structuredPatch.js"
+import { writtenText } from "./files/trailingWhitespace.js"
 import { makeParentDirectories, writeAtomically } from "./files/atomic.js"
 
 export const WRITE_TOOL_NAME = "Write"
@@ -57,6 +60,25 @@ Usage:
 - Do not create documentation files (*.md, README) unless asked to.`
 
 const toolError = (reason: string) => new ToolError({ reason })
+
+/** Where a symbolic link at `file` points when its target does not exist (Claude Code will not create a file through it). */
+const danglingLinkTarget = (file: string): string | undefined => {
+  try {
+    return fs.lstatSync(file).isSymbolicLink() ? path.resolve(path.dirname(file), fs.readlinkSync(file)) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Claude Code's own permission check: a write through a dangling symbolic link is refused. */
+const checkPermissions = (input: WriteInput, ctx: ToolCheckContext): Effect.Effect<ToolCheck> =>
+  Effect.sync(() => {
+    const file = expandPath(input.file_path, ctx.session.cwd)
+    const target = danglingLinkTarget(file)
+    return target === undefined
+      ? passthrough
+      : deny(`Refusing to write ${file}: it is a symbolic link. Write to the link's target path instead: ${target}.`)
+  })
 
 const validate = Effect.fn("Write.validateInput")(function* (input: WriteInput, ctx: ToolCheckContext) {
   const rejectWith = (text: string) => reject(WRITE_TOOL_NAME, text)
@@ -96,8 +118,10 @@ const run = Effect.fn("Write.call")(function* (input: WriteInput, ctx: ToolConte
     if (state === "stale") return yield* Effect.fail(toolError(UNEXPECTEDLY_MODIFIED_MESSAGE))
   }
   const encoding = current?.encoding ?? "utf8"
+  // As in Claude Code, trailing whitespace goes from each line (not in Markdown).
+  const content = writtenText(file, input.content)
   // A UTF-16 file only stays readable as UTF-16 with its BOM.
-  const text = encoding === "utf16le" && !input.content.startsWith("\uFEFF") ? `\uFEFF${input.content}` : input.content
+  const text = encoding === "utf16le" && !content.startsWith("\uFEFF") ? `\uFEFF${content}` : content
   const target = current?.realPath ?? file
   yield* writeAtomically(target, encodeText(text, encoding), current?.stat.mode)
   const written = yield* Effect.tryPromise({
@@ -107,12 +131,12 @@ const run = Effect.fn("Write.call")(function* (input: WriteInput, ctx: ToolConte
   yield* ctx.fileState.record(file, { mtimeMs: snapshotMtime(written.mtimeMs), contentHash: snapshotHash(text), partial: false })
   const output: WriteOutput =
     current === undefined
-      ? { type: "create", filePath: input.file_path, content: input.content, structuredPatch: [], originalFile: null }
+      ? { type: "create", filePath: input.file_path, content, structuredPatch: [], originalFile: null }
       : {
           type: "update",
           filePath: input.file_path,
-          content: input.content,
-          structuredPatch: structuredPatch(current.lf, toLf(input.content)),
+          content,
+          structuredPatch: structuredPatch(current.lf, toLf(content)),
           originalFile: current.lf
         }
   const result: ToolResult<WriteOutput> = { data: output }
@@ -134,6 +158,7 @@ export const WriteTool = buildTool<WriteInput, WriteOutput>({
   maxResultSizeChars: 100_000,
   ...fileAt<"file_path", WriteInput>("file_path", "write"),
   validateInput: validate,
+  checkPermissions,
   call: run,
   hookResponse: (output) => ({ ...output, userModified: false }),
   mapResult: (output) => (output.type === "create" ? writeCreatedText(output.filePath) : writeUpdatedText(output.filePath)),

@@ -25,7 +25,7 @@ const SCENARIO_TIMEOUT_MS = 60_000
 
 /** Which test file replays which areas; every area of the suite belongs to exactly one. */
 export const AREA_GROUPS = {
-  tools: ["bash", "edit", "glob", "grep", "read", "write"],
+  tools: ["bash", "edit", "glob", "grep", "read", "webfetch", "write"],
   policy: ["hooks", "permissions", "mcp", "parallel", "sandbox"],
   model: ["models", "validation"]
 } as const satisfies Record<string, ReadonlyArray<string>>

@@ -10,6 +10,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempDir } from "../support/runtime.js"
 import { BIN, cleanEnv, runCli, runCliInProcess } from "../services/Agent/cliSupport.js"
+import { isRecordAlive, killRecord, parsePidRecord, recordedInBackground, recordGone, recordSelf, waitForRecords, type PidRecord } from "../support/pidRecords.js"
 
 const projectWithPreToolUse = (script: string, timeout?: number) => {
   const project = fs.realpathSync(tempDir("toolgate-hook-proc-"))
@@ -34,28 +35,13 @@ const callTouch = (project: string, env: Record<string, string> = {}, run: typeo
     timeoutMs: 90_000
   })
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  try {
-    return fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.startsWith("Z") !== true
-  } catch {
-    return false
-  }
-}
-
 /** Polls (bounded) until the process is gone; true when it is. */
-const gone = async (pid: number): Promise<boolean> => {
-  for (let i = 0; i < 200 && alive(pid); i++) await new Promise((r) => setTimeout(r, 25))
-  return !alive(pid)
-}
+const gone = (record: PidRecord): Promise<boolean> => recordGone(record)
 
-const readPid = async (file: string): Promise<number> => {
+/** The pid a hook recorded, once the file is there. */
+const readPid = async (file: string): Promise<PidRecord> => {
   for (let i = 0; i < 400 && !(fs.existsSync(file) && fs.readFileSync(file, "utf8").trim() !== ""); i++) await new Promise((r) => setTimeout(r, 25))
-  return Number(fs.readFileSync(file, "utf8").trim())
+  return parsePidRecord(fs.readFileSync(file, "utf8"))
 }
 
 describe("hook output over the old capture limit", () => {
@@ -85,7 +71,7 @@ describe("hook output over the old capture limit", () => {
 
 describe("what a hook leaves running goes with it", () => {
   it("a job started with & is killed when the hook exits", async () => {
-    const { project } = projectWithPreToolUse(`cat > /dev/null\nsleep 100 &\necho $! > "$CLAUDE_PROJECT_DIR/job.pid"\nexit 0\n`)
+    const { project } = projectWithPreToolUse(`cat > /dev/null\n${recordedInBackground("sleep 100", '"$CLAUDE_PROJECT_DIR/job.pid"')}\n${waitForRecords('"$CLAUDE_PROJECT_DIR/job.pid"')}\nexit 0\n`)
     const ran = await callTouch(project)
     expect(JSON.parse(ran.stdout).result.is_error).not.toBe(true)
     expect(fs.existsSync(path.join(project, "ran"))).toBe(true)
@@ -93,19 +79,19 @@ describe("what a hook leaves running goes with it", () => {
   })
 
   it("TOOLGATE_KEEP_HOOK_CHILDREN=1 leaves it running, as Claude Code does", async () => {
-    const { project } = projectWithPreToolUse(`cat > /dev/null\nsleep 100 > /dev/null 2>&1 &\necho $! > "$CLAUDE_PROJECT_DIR/job.pid"\nexit 0\n`)
+    const { project } = projectWithPreToolUse(`cat > /dev/null\n${recordedInBackground("sleep 100 > /dev/null 2>&1", '"$CLAUDE_PROJECT_DIR/job.pid"')}\n${waitForRecords('"$CLAUDE_PROJECT_DIR/job.pid"')}\nexit 0\n`)
     await callTouch(project, { TOOLGATE_KEEP_HOOK_CHILDREN: "1" })
     const job = await readPid(path.join(project, "job.pid"))
     try {
-      expect(alive(job)).toBe(true)
+      expect(isRecordAlive(job)).toBe(true)
     } finally {
-      process.kill(job, "SIGKILL")
+      killRecord(job)
     }
   })
 
   it("a job that holds the hook's stdout open does not hold the call, and is killed", async () => {
     const { project } = projectWithPreToolUse(
-      `cat > /dev/null\nsleep 100 &\necho $! > "$CLAUDE_PROJECT_DIR/job.pid"\necho '{"decision": "block", "reason": "decided before the job ended"}'\n`
+      `cat > /dev/null\n${recordedInBackground("sleep 100", '"$CLAUDE_PROJECT_DIR/job.pid"')}\n${waitForRecords('"$CLAUDE_PROJECT_DIR/job.pid"')}\necho '{"decision": "block", "reason": "decided before the job ended"}'\n`
     )
     const ran = await callTouch(project)
     expect(JSON.parse(ran.stdout).result.content).toBe("PreToolUse:Bash hook error: decided before the job ended")
@@ -113,14 +99,14 @@ describe("what a hook leaves running goes with it", () => {
   })
 
   it("a hook that times out is killed with its children", async () => {
-    const { project } = projectWithPreToolUse(`cat > /dev/null\nsleep 100 &\necho $! > "$CLAUDE_PROJECT_DIR/job.pid"\nsleep 100\n`, 1)
+    const { project } = projectWithPreToolUse(`cat > /dev/null\n${recordedInBackground("sleep 100", '"$CLAUDE_PROJECT_DIR/job.pid"')}\n${waitForRecords('"$CLAUDE_PROJECT_DIR/job.pid"')}\nsleep 100\n`, 1)
     const ran = await callTouch(project)
     expect(JSON.parse(ran.stdout).result.is_error).not.toBe(true)
     expect(await gone(await readPid(path.join(project, "job.pid")))).toBe(true)
   })
 
   it("Ctrl-C while a hook runs kills the hook and its children; the call never runs", async () => {
-    const { project } = projectWithPreToolUse(`cat > /dev/null\nsleep 100 &\necho $! > "$CLAUDE_PROJECT_DIR/job.pid"\necho $$ > "$CLAUDE_PROJECT_DIR/hook.pid"\nwait\n`)
+    const { project } = projectWithPreToolUse(`cat > /dev/null\n${recordedInBackground("sleep 100", '"$CLAUDE_PROJECT_DIR/job.pid"')}\n${waitForRecords('"$CLAUDE_PROJECT_DIR/job.pid"')}\n${recordSelf('"$CLAUDE_PROJECT_DIR/hook.pid"')}\nwait\n`)
     const child = spawn(process.execPath, [BIN, "call", "Bash", JSON.stringify({ command: "touch ran" }), "--cwd", project, "--allowed-tools", "Bash", "--json"], {
       cwd: project,
       env: cleanEnv()

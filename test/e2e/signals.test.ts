@@ -12,28 +12,18 @@ import { afterAll, describe, expect, it } from "vitest"
 import { BIN, cleanEnv } from "../services/Agent/cliSupport.js"
 import { tempDir } from "../support/runtime.js"
 import { testServerScript } from "../support/mcpTestServer.js"
+import { isRecordAlive, killRecord, parsePidRecord, recordSelf, type PidRecord } from "../support/pidRecords.js"
+import { pidRecordsOf } from "../services/McpClients/support.js"
 
 const dirs: Array<string> = []
-const leftovers: Array<number> = []
+const leftovers: Array<PidRecord> = []
 afterAll(() => {
-  for (const pid of leftovers) {
-    try {
-      process.kill(pid, "SIGKILL")
-    } catch {
-      // gone, as it should be
-    }
-  }
+  for (const record of leftovers) killRecord(record)
   for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true })
 })
 
 /** Alive and not a zombie. */
-const alive = (pid: number): boolean => {
-  try {
-    return !/^\S+ \(.*\) [ZX]/.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"))
-  } catch {
-    return false
-  }
-}
+const alive = isRecordAlive
 
 const project = () => {
   const dir = fs.realpathSync(tempDir("toolgate-signals-"))
@@ -58,16 +48,18 @@ const waitForFiles = async (files: ReadonlyArray<string>, child: ChildProcess, o
     if (child.exitCode !== null || Date.now() - t0 > 90_000) throw new Error(`never started: ${files.filter((f) => !fs.existsSync(f)).join(", ")}\n${out.stderr}`)
     await new Promise((r) => setTimeout(r, 50))
   }
-  const pids = files.flatMap((f) => {
+  const pids = files.flatMap((f): ReadonlyArray<PidRecord> => {
     const text = fs.readFileSync(f, "utf8").trim()
-    return text.startsWith("{") ? Object.values(JSON.parse(text) as Record<string, number>) : [Number(text)]
+    if (!text.startsWith("{")) return [parsePidRecord(text)]
+    const { pid, grandchild } = pidRecordsOf(text)
+    return [pid, grandchild]
   })
   leftovers.push(...pids)
   return pids
 }
 
 /** A shell that ignores SIGTERM (so does its child): only SIGKILL ends it. */
-const stubborn = (pidFile: string) => `trap '' TERM INT; echo $$ > ${pidFile}; sleep 300; echo never`
+const stubborn = (pidFile: string) => `trap '' TERM INT; ${recordSelf(pidFile)}; sleep 300; echo never`
 
 describe("signals", () => {
   it("SIGTERM during `run -p`: shells, a background shell and an MCP server with its child are gone; every call answered; exit 143", async () => {

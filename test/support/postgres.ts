@@ -12,6 +12,8 @@ import * as path from "node:path"
 export interface Postgres {
   readonly url: string
   readonly pid: number
+  /** The folder of the server's binaries (psql among them). */
+  readonly bin: string
   stop(): Promise<void>
 }
 
@@ -69,6 +71,7 @@ export const startPostgres = async (bin: string): Promise<Postgres> => {
   return {
     url: `postgres://toolgate@127.0.0.1:${port}/postgres`,
     pid: child.pid!,
+    bin,
     stop: async () => {
       // SIGINT: PostgreSQL's fast shutdown
       if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, "SIGINT")
@@ -76,4 +79,12 @@ export const startPostgres = async (bin: string): Promise<Postgres> => {
       fs.rmSync(dir, { recursive: true, force: true })
     }
   }
+}
+
+/** A new, empty database on the server; its URL. */
+export const createDatabase = async (pg: Postgres, name: string): Promise<string> => {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a database name: ${name}`)
+  const psql = fs.existsSync(path.join(pg.bin, "psql")) ? path.join(pg.bin, "psql") : "psql"
+  execFileSync(psql, [pg.url, "-q", "-c", `CREATE DATABASE ${name}`], { stdio: "pipe" })
+  return pg.url.replace(/\/postgres$/, `/${name}`)
 }

@@ -21,10 +21,10 @@ import * as Settings from "../../src/services/Settings.js"
 import * as ToolRegistry from "../../src/services/ToolRegistry.js"
 import { BackgroundTasks } from "../../src/tools/background/BackgroundTasks.js"
 import * as BackgroundTools from "../../src/tools/background/BackgroundTools.js"
-import { isProcessAlive } from "../../src/internal/processGroup.js"
 import { BashTool } from "../../src/tools/Bash.js"
 import { ReadTool } from "../../src/tools/Read.js"
-import { makeSandbox, readPids, type Sandbox } from "../fixtures/bash/harness.js"
+import { makeSandbox, readPids, recordedInBackground, waitForRecords, type Sandbox } from "../fixtures/bash/harness.js"
+import { isRecordAlive, type PidRecord } from "../support/pidRecords.js"
 import { fileContains, taskIdOf, waitFor, waitUntil } from "../fixtures/background/harness.js"
 import { toolUse } from "../support/runtime.js"
 import { layerSharedShellAnalyzer } from "../support/shellAnalyzer.js"
@@ -102,7 +102,7 @@ describe("background shells in a runtime", () => {
       const pids = (name: string) => path.join(box.project, name)
       // One ignores SIGTERM, so the grace period and SIGKILL are needed too.
       const commands = [
-        `sleep 1000 & echo "$!" > '${pids("a.pid")}'; echo ready; wait`,
+        `${recordedInBackground("sleep 1000", `'${pids("a.pid")}'`)} ${waitForRecords(`'${pids("a.pid")}'`)} echo ready; wait`,
         `bash '${STUBBORN}' '${pids("b.pid")}'`
       ]
       const run = yield* scheduler.runMessage(
@@ -113,11 +113,11 @@ describe("background shells in a runtime", () => {
       const tasks = yield* Context.get(services, BackgroundTasks).list
       expect(tasks.map((t) => t.id).sort()).toEqual([taskIdOf(resultText(run, 0)), taskIdOf(resultText(run, 1))].sort())
       for (const task of tasks) yield* waitUntil(`${task.id} ready`, fileContains(task.outputFile, "ready"))
-      const all = [...tasks.map((t) => t.pid), ...readPids(pids("a.pid")), ...readPids(pids("b.pid"))]
-      expect(all.every(isProcessAlive)).toBe(true)
+      const all: ReadonlyArray<PidRecord> = [...tasks.map((t) => ({ pid: t.pid })), ...readPids(pids("a.pid")), ...readPids(pids("b.pid"))]
+      expect(all.every(isRecordAlive)).toBe(true)
 
       yield* Scope.close(scope, Exit.void)
       // No polling: when the scope has closed, nothing may be left.
-      expect(all.filter(isProcessAlive)).toEqual([])
+      expect(all.filter(isRecordAlive)).toEqual([])
     })))
 })

@@ -10,7 +10,8 @@ import { BACKGROUND_DISABLED, backgroundTimeoutMs, taskOutputWaitMs } from "../.
 import { isProcessAlive } from "../../src/internal/processGroup.js"
 import { BACKGROUND_NOT_AVAILABLE, BashTool } from "../../src/tools/Bash.js"
 import { ReadTool } from "../../src/tools/Read.js"
-import { makeContext, makeSandbox, readPids, waitUntilDead, type Sandbox } from "../fixtures/bash/harness.js"
+import { makeContext, makeSandbox, readPids, recordedInBackground, waitForRecords, waitUntilDead, type Sandbox } from "../fixtures/bash/harness.js"
+import { isRecordAlive } from "../support/pidRecords.js"
 import { fileContains, outputFileOf, runTool, taskIdOf, waitFor, waitUntil } from "../fixtures/background/harness.js"
 import { sharedShellAnalyzer } from "../support/shellAnalyzer.js"
 
@@ -67,7 +68,7 @@ describe("Bash run_in_background", () => {
     Effect.gen(function* () {
       const { bash, taskOutput, taskStop } = yield* setup
       const command = [
-        `sleep 1000 & echo $! > '${inProject("child.pid")}'`,
+        `${recordedInBackground("sleep 1000", `'${inProject("child.pid")}'`)} ${waitForRecords(`'${inProject("child.pid")}'`)} true`,
         "echo one",
         waitFor(inProject("go")),
         "echo two >&2",
@@ -102,7 +103,7 @@ describe("Bash run_in_background", () => {
 
       const [child] = readPids(inProject("child.pid"))
       const shell = (second.data as { reading: { task: { pid: number } } }).reading.task.pid
-      expect(isProcessAlive(child!)).toBe(true)
+      expect(isRecordAlive(child!)).toBe(true)
       const stopped = yield* runTool(taskStop, { task_id: id }, box.session)
       expect(stopped).toMatchObject({ isError: false, text: `Successfully stopped task: ${id} (${command})` })
       expect(yield* waitUntilDead(shell)).toBe(true)
@@ -163,12 +164,12 @@ describe("Bash run_in_background", () => {
   it.scopedLive("the background timeout kills the group; processes left behind by a finished shell are stopped too", () =>
     Effect.gen(function* () {
       const { bash, taskOutput } = yield* setup
-      const slow = yield* runTool(bash, { command: `sleep 1000 & echo $! > '${inProject("a.pid")}'; wait`, run_in_background: true, timeout: 2000 }, box.session)
+      const slow = yield* runTool(bash, { command: `${recordedInBackground("sleep 1000", `'${inProject("a.pid")}'`)} wait`, run_in_background: true, timeout: 2000 }, box.session)
       const read = yield* runTool(taskOutput, { task_id: taskIdOf(slow.text), timeout: 20_000 }, box.session)
       expect(read.text).toContain("<status>killed</status>\n<stopped>stopped at its timeout of 2s</stopped>")
       expect(yield* waitUntilDead(readPids(inProject("a.pid"))[0]!)).toBe(true)
 
-      const leaves = yield* runTool(bash, { command: `sleep 1000 & echo $! > '${inProject("b.pid")}'; echo left`, run_in_background: true }, box.session)
+      const leaves = yield* runTool(bash, { command: `${recordedInBackground("sleep 1000", `'${inProject("b.pid")}'`)} ${waitForRecords(`'${inProject("b.pid")}'`)} echo left`, run_in_background: true }, box.session)
       const finished = yield* runTool(taskOutput, { task_id: taskIdOf(leaves.text), timeout: 20_000 }, box.session)
       expect(finished.text).toContain("<status>completed</status>")
       expect(yield* waitUntilDead(readPids(inProject("b.pid"))[0]!)).toBe(true)

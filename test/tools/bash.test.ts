@@ -14,11 +14,14 @@ import {
   errorOf,
   makeSandbox,
   readPids,
+  recordedInBackground,
   textOf,
+  waitForRecords,
   waitForLines,
   waitUntilDead,
   type Sandbox
 } from "../fixtures/bash/harness.js"
+import { parsePidRecord } from "../support/pidRecords.js"
 
 let box: Sandbox
 beforeEach(() => {
@@ -54,7 +57,7 @@ describe("Bash results", () => {
     Effect.gen(function* () {
       const error = errorOf(yield* callBash(tool, { command: "echo out; echo err >&2; exit 3" }, box.session))
       expect(error.reason).toBe("Exit code 3\nout\nerr")
-      expect(error.response).toEqual({ stdout: "out\nerr\n", stderr: "", interrupted: false, isImage: false, noOutputExpected: false })
+      expect(error.response).toEqual({ stdout: "out\nerr", stderr: "", interrupted: false, isImage: false, noOutputExpected: false })
     }))
 
   it.live("`false` is a real failure", () =>
@@ -158,9 +161,10 @@ describe("Bash timeouts and interruption kill the whole process tree", () => {
   // A child, a grandchild, and a grandchild that ignores SIGTERM (needs SIGKILL).
   const tree = (pids: string) =>
     [
-      `sleep 30 & echo $! >> '${pids}'`,
-      `bash -c 'sleep 30 & echo $! >> "$0"; wait' '${pids}' & echo $! >> '${pids}'`,
-      `bash -c 'trap "" TERM; sleep 30 & echo $! >> "$0"; wait' '${pids}' &`,
+      recordedInBackground("sleep 30", `'${pids}'`),
+      recordedInBackground(`bash -c '${recordedInBackground("sleep 30", '"$0"')} wait' '${pids}'`, `'${pids}'`),
+      `bash -c 'trap "" TERM; ${recordedInBackground("sleep 30", '"$0"')} wait' '${pids}' &`,
+      waitForRecords(`'${pids}'`, 4),
       `echo started`,
       `wait`
     ].join("\n")
@@ -171,7 +175,7 @@ describe("Bash timeouts and interruption kill the whole process tree", () => {
       const outcome = yield* callBash(tool, { command: tree(pids), timeout: 1500 }, box.session)
       const error = errorOf(outcome)
       expect(error.reason).toMatch(/^Exit code \d+\nCommand timed out after 1s\nstarted$/)
-      expect(error.response).toMatchObject({ interrupted: true, stdout: "started\n" })
+      expect(error.response).toMatchObject({ interrupted: true, stdout: "started" })
       const recorded = readPids(pids)
       expect(recorded).toHaveLength(4)
       for (const pid of recorded) expect(yield* waitUntilDead(pid)).toBe(true)
@@ -181,7 +185,7 @@ describe("Bash timeouts and interruption kill the whole process tree", () => {
     Effect.gen(function* () {
       const pids = path.join(box.root, "pids")
       const fiber = yield* Effect.fork(callBash(tool, { command: tree(pids) }, box.session))
-      const recorded = (yield* waitForLines(pids, 4)).map(Number)
+      const recorded = (yield* waitForLines(pids, 4)).map(parsePidRecord)
       const exit = yield* Fiber.interrupt(fiber)
       expect(Exit.isInterrupted(exit)).toBe(true)
       for (const pid of recorded) expect(yield* waitUntilDead(pid)).toBe(true)
@@ -190,7 +194,7 @@ describe("Bash timeouts and interruption kill the whole process tree", () => {
   it.live("processes left running with & are stopped when the command ends", () =>
     Effect.gen(function* () {
       const pidFile = path.join(box.root, "pid")
-      const outcome = yield* callBash(tool, { command: `sleep 30 & echo $! > '${pidFile}'; echo launched` }, box.session)
+      const outcome = yield* callBash(tool, { command: `${recordedInBackground("sleep 30", `'${pidFile}'`)} ${waitForRecords(`'${pidFile}'`)} echo launched` }, box.session)
       expect(textOf(tool, outcome)).toBe("launched")
       expect(yield* waitUntilDead(readPids(pidFile)[0]!)).toBe(true)
     }))

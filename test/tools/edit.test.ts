@@ -22,6 +22,39 @@ const readFile = (env: Env, file: string, extra: Record<string, unknown> = {}) =
 const edit = (env: Env, input: Record<string, unknown>) => runTool(EditTool, input, env)
 
 describe("Edit", () => {
+  it.effect("trailing whitespace goes from each new line in an existing file (not in Markdown, not in a file the edit creates)", () =>
+    Effect.gen(function* () {
+      const env = yield* makeEnv(dir)
+      const txt = write(path.join(dir, "a.txt"), "alpha\nbeta\n")
+      yield* readFile(env, txt)
+      yield* edit(env, { file_path: txt, old_string: "alpha", new_string: "one  \ntwo\t\n   \nthree\u00a0\r" })
+      expect(fs.readFileSync(txt, "utf8")).toBe("one\ntwo\n\nthree\r\nbeta\n")
+      const md = write(path.join(dir, "a.MD"), "alpha\n")
+      yield* readFile(env, md)
+      yield* edit(env, { file_path: md, old_string: "alpha", new_string: "line break  " })
+      expect(fs.readFileSync(md, "utf8")).toBe("line break  \n")
+      const created = path.join(dir, "new.txt")
+      yield* edit(env, { file_path: created, old_string: "", new_string: "kept  \n" })
+      expect(fs.readFileSync(created, "utf8")).toBe("kept  \n")
+      // compared as it would be written: only trailing spaces added is no change
+      const make = write(path.join(dir, "Makefile"), "all:\n")
+      yield* readFile(env, make)
+      expect(yield* edit(env, { file_path: make, old_string: "all:", new_string: "all:  " })).toMatchObject({
+        stage: "rejected",
+        text: "No changes to make: old_string and new_string are exactly the same."
+      })
+    }))
+
+  it.effect("a file ending in a lone CR (which Read does not show) is edited, without calling the view current", () =>
+    Effect.gen(function* () {
+      const env = yield* makeEnv(dir)
+      const file = write(path.join(dir, "cr.txt"), "one\rtwo\rthree\r")
+      expect((yield* readFile(env, file)).text).toBe("1\tone\rtwo\rthree")
+      const out = yield* edit(env, { file_path: file, old_string: "two", new_string: "TWO" })
+      expect(out).toMatchObject({ stage: "ok", text: `The file ${file} has been updated successfully.` })
+      expect(fs.readFileSync(file, "utf8")).toBe("one\rTWO\rthree\r")
+    }))
+
   it.effect("Read → Edit → Read on a real file", () =>
     Effect.gen(function* () {
       const env = yield* makeEnv(dir)
@@ -41,9 +74,7 @@ describe("Edit", () => {
         originalFile: "const a = 1\nconst b = 3\n",
         structuredPatch: [{ oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines: ["-const a = 1", "+const a = 0", " const b = 3"] }],
         userModified: false,
-        replaceAll: false,
-        staleRecovered: false,
-        contentNotInContext: false
+        replaceAll: false
       })
     }))
 

@@ -53,14 +53,14 @@ describe("Grep output modes (ripgrep and the JS fallback give the same text)", (
       )
     }))
 
-  it.effect("content: path:line:text lines, long lines omitted, CR kept as ripgrep prints it", () =>
+  it.effect("content: path:line:text lines, long lines omitted, the CR of a CRLF line end gone (as in Claude Code)", () =>
     Effect.gen(function* () {
       const out = yield* grep({ pattern: "foo", output_mode: "content", glob: "*.txt" })
       expect(out.text).toBe(
         [
           `a b/c d.txt:1:foo spaced`,
-          `crlf.txt:1:foo\r`,
-          `crlf.txt:2:bar foo\r`,
+          `crlf.txt:1:foo`,
+          `crlf.txt:2:bar foo`,
           `long.txt:1:[Omitted long matching line]`,
           `long.txt:2:foo short`
         ].join("\n")
@@ -171,6 +171,14 @@ describe("Grep output modes (ripgrep and the JS fallback give the same text)", (
       expect((yield* grep({ pattern: "foo", output_mode: "content", path: p("app.log") })).text).toBe("1:foo log")
       expect((yield* grep({ pattern: "foo", output_mode: "content", path: p("bin.dat") })).text).toBe(
         'binary file matches (found "\\0" byte around offset 3)'
+      )
+      // Claude Code 2.1.332: the matching lines without a NUL byte, before and after it, then the notice
+      write(p("mixed.bin"), "first line match\n\0binary match\nsecond match here\r\n")
+      expect((yield* grep({ pattern: "match", output_mode: "content", path: p("mixed.bin") })).text).toBe(
+        '1:first line match\n3:second match here\nbinary file matches (found "\\0" byte around offset 17)'
+      )
+      expect((yield* grep({ pattern: "match", output_mode: "content", path: p("mixed.bin"), "-n": false })).text).toBe(
+        'first line match\nsecond match here\nbinary file matches (found "\\0" byte around offset 17)'
       )
     }))
 })

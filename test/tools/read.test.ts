@@ -201,6 +201,60 @@ describe("Read: images and notebooks", () => {
       expect(out.stage === "ok" && out.data.file.type).toBe("image/png")
     }))
 
+  const refusal = (file: string, detected: string) =>
+    `File has an image extension but its content is not a valid PNG/JPEG/GIF/WebP. Detected: ${detected}. This usually means a download saved an error/login page instead of the image. Use \`file "${file}"\` to confirm, or read it as text with Bash (e.g. \`head -c 500\`).`
+
+  it.effect("content that is no image under an image extension is refused with what it looks like (Claude Code's texts)", () =>
+    Effect.gen(function* () {
+      const cases: ReadonlyArray<readonly [string, string | Buffer, string]> = [
+        ["login.png", "<!DOCTYPE html>\n<html><body>Login</body></html>\n", 'HTML document (starts with "<!DOCTYPE html>.<html><b")'],
+        ["bom.jpg", "\ufeff<html>", 'HTML document (starts with "...<html>")'],
+        ["spaced.gif", " <HTML>", 'HTML document (starts with " <HTML>")'],
+        ["error.webp", '{"error": "not found"}\n', 'JSON/text (starts with "{"error": "not found"}.")'],
+        ["list.png", "[1, 2, 3]", 'JSON/text (starts with "[1, 2, 3]")'],
+        ["indented.png", '  {"a": 1}', "unrecognized bytes (hex: 20 20 7b 22 61 22 3a 20)"],
+        ["feed.png", "<?xml version='1.0'?>", "XML/SVG document (starts with \"<?xml version='1.0'?>\")"],
+        ["vector.PNG", "<svg></svg>", 'XML/SVG document (starts with "<svg></svg>")'],
+        ["doc.jpeg", "%PDF-1.4\n", "PDF document"],
+        ["deck.png", Buffer.from("504b0304140000000800", "hex"), "ZIP archive (Office documents such as .pptx/.docx/.xlsx are ZIPs)"],
+        ["riff.webp", "RIFF but not webp\n", "unrecognized bytes (hex: 52 49 46 46 20 62 75 74)"],
+        ["one.png", Buffer.from("89", "hex"), "unrecognized bytes (hex: 89)"]
+      ]
+      for (const [name, content, detected] of cases) {
+        const file = write(path.join(dir, name), content)
+        const out = yield* read({ file_path: file })
+        expect(out, name).toMatchObject({ stage: "failed", text: refusal(file, detected) })
+      }
+    }))
+
+  it.effect("an image whose size its header does not give is refused; an empty one names the file", () =>
+    Effect.gen(function* () {
+      for (const [name, hex] of [
+        ["signature.png", "89504e470d0a1a0a"],
+        ["nosof.jpg", "ffd8ffe000104a46494600010101004800480000ffd9"],
+        ["riff.webp", "524946460400000057454250"]
+      ] as const) {
+        const file = write(path.join(dir, name), Buffer.from(hex, "hex"))
+        expect(yield* read({ file_path: file }), name).toMatchObject({
+          stage: "failed",
+          text: "Unable to resize image — image processing is unavailable and dimensions could not be read from the file header. Please convert the image to PNG, JPEG, GIF, or WebP."
+        })
+      }
+      const empty = write(path.join(dir, "empty.png"), "")
+      expect(yield* read({ file_path: empty })).toMatchObject({ stage: "failed", text: `Image file is empty: ${empty}` })
+    }))
+
+  it.effect("GIF, JPEG and WebP headers with a size are sent as they are", () =>
+    Effect.gen(function* () {
+      const gif = Buffer.from("474946383761030003000000003b", "hex")
+      const jpeg = Buffer.from("ffd8ffe000104a46494600010101004800480000ffc0001108006400640301220002110103110 1ffd9".replace(/ /g, ""), "hex")
+      const webp = Buffer.from("524946461800000057454250565038580a00000000000000630000310000", "hex")
+      for (const [name, bytes, type] of [["a.gif", gif, "image/gif"], ["a.jpg", jpeg, "image/jpeg"], ["a.webp", webp, "image/webp"]] as const) {
+        const out = yield* read({ file_path: write(path.join(dir, name), bytes) })
+        expect(out.stage === "ok" && out.data.file.type, name).toBe(type)
+      }
+    }))
+
   it.effect("a notebook's cells are rendered as text with their outputs", () =>
     Effect.gen(function* () {
       const notebook = {

@@ -170,16 +170,20 @@ To complete your request, I need to fetch content from the redirected URL. Pleas
 
     live("refuses private targets that no rule names, even in bypassPermissions mode", () =>
       Effect.gen(function* () {
+        // a host without a dot is never fetched (Claude Code's text)
+        for (const url of [`http://localhost:${server.port}/page`, "http://[::1]/", "http://[fd00::1]/", "http://[::ffff:127.0.0.1]/", "http://intranet/"]) {
+          const outcome = yield* call(cwd, { url, prompt: "p" }, "bypassPermissions")
+          expect(outcome.result.is_error).toBe(true)
+          expect(text(outcome.result.content)).toContain(
+            "WebFetch cannot fetch localhost or other hostnames without a dot. To reach a local server, use Bash with curl instead."
+          )
+        }
         for (const [url, host, what] of [
-          [`http://localhost:${server.port}/page`, "localhost", "a loopback address"],
           [`http://127.0.0.2:${server.port}/page`, "127.0.0.2", "a loopback address"],
           ["http://10.1.2.3/", "10.1.2.3", "a private network address"],
           ["http://172.20.0.1/", "172.20.0.1", "a private network address"],
           ["http://192.168.1.1/", "192.168.1.1", "a private network address"],
           ["http://169.254.169.254/latest/meta-data/", "169.254.169.254", "a link-local address"],
-          ["http://[::1]/", "::1", "a loopback address"],
-          ["http://[fd00::1]/", "fd00::1", "a private network address"],
-          ["http://[::ffff:127.0.0.1]/", "::ffff:7f00:1", "a loopback address"],
           ["http://0.0.0.0/", "0.0.0.0", "a loopback address"]
         ] as const) {
           const outcome = yield* call(cwd, { url, prompt: "p" }, "bypassPermissions")
@@ -220,7 +224,7 @@ describe("WebFetch permissions through the real Permissions stage", () => {
     return Effect.gen(function* () {
       const outcome = yield* call(cwd, { url: `${server.origin}/page`, prompt: "p" })
       expect(outcome.error?._tag).toBe("PermissionDenied")
-      expect(text(outcome.result.content)).toBe("Permission to use WebFetch has been denied.")
+      expect(text(outcome.result.content)).toBe("WebFetch denied access to domain:127.0.0.1.")
     }).pipe(Effect.provide(layer))
   })
 
@@ -335,7 +339,7 @@ describe("WebFetch URL policy", () => {
       return false
     }
   })()
-  it.live.skipIf(!hostResolvesToLoopback)("through the tool: the machine's own host name (resolving to loopback) is refused", () => {
+  it.live.skipIf(!hostResolvesToLoopback || !hostname.includes("."))("through the tool: the machine's own host name (resolving to loopback) is refused", () => {
     const { cwd, layer } = runtimeWith([["WebFetch(domain:*)", "allow"]])
     return Effect.gen(function* () {
       const outcome = yield* call(cwd, { url: `http://${hostname}:${server.port}/page`, prompt: "p" }, "bypassPermissions")

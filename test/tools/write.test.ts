@@ -25,6 +25,17 @@ const waitUntil = (condition: () => boolean): Effect.Effect<void> =>
 const CURRENT = " (file state is current in your context \u2014 no need to Read it back)"
 
 describe("Write", () => {
+  it.effect("trailing whitespace goes from each line, line ends kept, except in Markdown", () =>
+    Effect.gen(function* () {
+      const env = yield* makeEnv(dir)
+      const txt = path.join(dir, "a.txt")
+      yield* writeTool(env, { file_path: txt, content: "one  \r\ntwo\t\n" })
+      expect(fs.readFileSync(txt, "utf8")).toBe("one\r\ntwo\n")
+      const mdx = path.join(dir, "a.mdx")
+      yield* writeTool(env, { file_path: mdx, content: "break  \n" })
+      expect(fs.readFileSync(mdx, "utf8")).toBe("break  \n")
+    }))
+
   it.effect("creates a new file and its parent directories", () =>
     Effect.gen(function* () {
       const env = yield* makeEnv(dir)

@@ -14,7 +14,7 @@
  * The server code loads only when this command runs.
  */
 import { Command } from "@effect/cli"
-import { Config, Console, Duration, Effect, Layer, Logger, LogLevel, Option, ParseResult, Redacted, Schema } from "effect"
+import { Config, Console, Deferred, Duration, Effect, Layer, Logger, LogLevel, Option, ParseResult, Redacted, Schema, Stream } from "effect"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -23,6 +23,7 @@ import { BadRequest } from "../../Errors.js"
 import { positiveIntConfig } from "../../internal/config.js"
 import * as F from "../flags.js"
 import { metasOf, optionsOf } from "../flags.js"
+import { userInterrupts } from "../interrupts.js"
 import type { CommandSpec } from "../spec.js"
 import { ALLOWANCES, policyOf, refusedName, ServePolicyFile, sessionEnvironment, type Allowance } from "../../ServePolicy.js"
 import { servedSandbox } from "../../services/Sandbox.js"
@@ -30,6 +31,7 @@ import { servedSandbox } from "../../services/Sandbox.js"
 const DEFAULT_PORT = 4700
 const DEFAULT_MAX_BODY = 1024 * 1024
 const DEFAULT_SESSION_TTL_SECONDS = 7 * 24 * 3600
+const DEFAULT_DRAIN_MS = 30_000
 
 const serveFlags = {
   host: F.optionalText("host", "address", "Address the HTTP API listens on (default 127.0.0.1; TOOLGATE_SERVE_HOST)"),
@@ -128,8 +130,9 @@ const shardingFromEnv = Effect.gen(function* () {
     refreshAssignmentsInterval: yield* read(millis("TOOLGATE_SERVE_ASSIGNMENTS_MS", 3_000)),
     entityMessagePollInterval: yield* read(millis("TOOLGATE_SERVE_POLL_MS", 2_000)),
     runnerHealthCheckInterval: yield* read(millis("TOOLGATE_SERVE_HEALTH_MS", 10_000)),
-    // how long a stopping runner waits for its sessions' running inputs (they resume elsewhere)
-    entityTerminationTimeout: yield* read(millis("TOOLGATE_SERVE_TERMINATION_MS", 5_000))
+    // how long a running call gets to finish (and be recorded) where it runs when its session's
+    // shard goes to another runner (a runner joins or leaves); past it, the call is stopped
+    entityTerminationTimeout: yield* read(millis("TOOLGATE_SERVE_TERMINATION_MS", 10_000))
   }
 })
 
@@ -264,6 +267,13 @@ export const serve = Command.make("serve", optionsOf(serveFlags), (flags) =>
     const ttlSeconds = Option.getOrElse(yield* intOrEnv(flags.sessionTtl, "TOOLGATE_SERVE_SESSION_TTL"), () => DEFAULT_SESSION_TTL_SECONDS)
     const sharding = yield* shardingFromEnv
     const eventPollMs = yield* Effect.orDie(positiveIntConfig("TOOLGATE_SERVE_EVENT_POLL_MS", 500))
+    const drainMs = yield* Effect.orDie(positiveIntConfig("TOOLGATE_SERVE_DRAIN_MS", DEFAULT_DRAIN_MS))
+    // The first SIGTERM (or Ctrl-C) drains: the runner stops taking input, lets running inputs
+    // finish for up to TOOLGATE_SERVE_DRAIN_MS, then stops (a second one stops it at once).
+    // Listening for it from the start keeps the CLI from stopping the server outright.
+    const requested = yield* Deferred.make<void>()
+    const drained = yield* Deferred.make<void>()
+    yield* Stream.runForEach(userInterrupts, () => Deferred.succeed(requested, undefined)).pipe(Effect.forkScoped)
     // the server code (cluster, SQL drivers, HTTP) loads only for this command
     const Serve = yield* Effect.promise(() => import("../../layers/Serve.js"))
     const served = Serve.layer({
@@ -286,22 +296,32 @@ export const serve = Command.make("serve", optionsOf(serveFlags), (flags) =>
       sandbox: sandbox._tag === "Available" ? sandbox : undefined,
       ...(ttlSeconds > 0 ? { sessionTtlMs: ttlSeconds * 1000 } : {}),
       sharding,
-      eventPollInterval: Duration.millis(eventPollMs)
-    })
-    // SIGTERM stops the server like Ctrl-C: finalisers run, sessions resume at the next start
-    const terminated = Effect.async<void>((resume) => {
-      const onTerm = () => resume(Effect.void)
-      process.once("SIGTERM", onTerm)
-      return Effect.sync(() => process.off("SIGTERM", onTerm))
+      eventPollInterval: Duration.millis(eventPollMs),
+      drain: {
+        requested: Deferred.await(requested),
+        timeout: Duration.millis(drainMs),
+        onDraining: (running) =>
+          Console.error(`toolgate serve: draining: not ready, taking no new input; ${running} running input(s) get up to ${drainMs / 1000} s to finish`),
+        onDrained: ({ left }) =>
+          Effect.zipRight(
+            Console.error(
+              left === 0
+                ? "toolgate serve: drained: no input runs here; stopping"
+                : `toolgate serve: drain time over: ${left} input(s) still running are stopped here and resume on another runner`
+            ),
+            Deferred.succeed(drained, undefined)
+          )
+      }
     })
     // logs (the cluster's too) go to stderr; TOOLGATE_LOG_LEVEL=debug shows the cluster at work
     const level = yield* Config.logLevel("TOOLGATE_LOG_LEVEL").pipe(Config.withDefault(LogLevel.Warning), Effect.orElseSucceed(() => LogLevel.Warning))
     const logging = Layer.merge(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)), Logger.minimumLogLevel(level))
-    yield* Effect.raceFirst(Layer.launch(served), terminated).pipe(
+    yield* Effect.raceFirst(Layer.launch(served), Deferred.await(drained)).pipe(
       Effect.mapError((error) => startFailure(error, { host, port }, runner)),
       Effect.provide(logging)
     )
   }).pipe(
+    Effect.scoped,
     // Once the server's finalisers ran, nothing of it should keep the process: inputs cut short
     // by the shutdown stay unrecorded (they resume at the next start) and may leave idle fibers.
     Effect.ensuring(Effect.sync(() => void setTimeout(() => process.exit(), 200).unref()))

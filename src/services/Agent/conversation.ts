@@ -114,6 +114,15 @@ export const answerEveryToolUse = (
   return [...ordered, ...rest]
 }
 
+/**
+ * Claude Code's answer, on resume, to a call the transcript has no result for: it may or may not
+ * have taken effect (the session ended while it ran).
+ */
+export const OUTCOME_UNKNOWN_TEXT =
+  "[Tool call interrupted: the session ended before this call's result was recorded, so its outcome is unknown. Check whether it took effect before relying on it or running it again.]"
+
+export const outcomeUnknownResult = (toolUseId: string): ToolResultBlock => toolResult(toolUseId, OUTCOME_UNKNOWN_TEXT, true)
+
 export const notRunResult = (toolUseId: string, name: string, reason: string): ToolResultBlock =>
   toolResult(toolUseId, `<tool_use_error>Error: this tool call was not run: ${reason}</tool_use_error>`, true)
 

@@ -4,15 +4,18 @@
  * `BlockStarted` at every block start after the first, `StopReason` at message_delta); the stream
  * ends at message_stop, and a model error ends it like a non-tool_use stop. The first user
  * interrupt reaches the scheduler before it stops the model's stream, so calls that never
- * started get the interrupt text rather than "not run".
+ * started get the interrupt text rather than "not run". Each call is written to the journal
+ * before it runs (`call_started`, with the message's blocks received so far) and when it has
+ * its result (`call_finished`): a crash mid-turn leaves enough to answer it on resume.
  */
 import { Clock, Deferred, Effect, Queue, Stream } from "effect"
 import type { ModelError, ModelClientService, ModelRequest } from "../ModelClient.js"
 import type { AssistantBlock, ModelEvent, RetryInfo, Usage } from "../../ModelEvents.js"
 import { emptyUsage } from "../../ModelEvents.js"
-import type { CallStreamEvent, MessageRun, SchedulerOptions, SchedulerService } from "../Scheduler.js"
+import type { CallStreamEvent, MessageRun, SchedulerEvent, SchedulerOptions, SchedulerService } from "../Scheduler.js"
 import type { SessionContext } from "../../Session.js"
 import type { AgentEvent } from "./events.js"
+import { toApiBlock } from "./conversation.js"
 
 export interface SchedulingOptions {
   readonly maxConcurrency?: number
@@ -28,6 +31,8 @@ export interface TurnInput {
   /** This turn's user interrupts (one element per Ctrl-C). */
   readonly interrupts: Queue.Queue<void>
   readonly emit: (event: AgentEvent) => Effect.Effect<void>
+  /** Where each call is recorded before it runs and when it ends (the transcript). */
+  readonly journal?: (line: Readonly<Record<string, unknown>>) => Effect.Effect<void>
 }
 
 export interface CallTimes {
@@ -75,6 +80,8 @@ export const runTurn = (model: ModelClientService, scheduler: SchedulerService, 
     let stopDetails: unknown
     let error: ModelError | undefined
     let blockStarts = 0
+    /** Blocks up to this index are in the journal already. */
+    let journaled = -1
 
     const observe = (event: ModelEvent): Effect.Effect<ReadonlyArray<CallStreamEvent>> => {
       switch (event._tag) {
@@ -133,6 +140,26 @@ export const runTurn = (model: ModelClientService, scheduler: SchedulerService, 
       Stream.flatMap(() => Stream.concat(Stream.succeed(undefined), Stream.execute(Deferred.succeed(stopModel, undefined))))
     )
 
+    /** The finished blocks not journaled yet, as they are sent back (blocks finish in index order). */
+    const newBlocks = () => {
+      const fresh: Array<Readonly<Record<string, unknown>>> = []
+      for (const index of [...finished.keys()].sort((x, y) => x - y)) {
+        if (index <= journaled) continue
+        const block = finished.get(index)!
+        journaled = index
+        if (block.type === "text" && block.text.trim() === "") continue
+        fresh.push(toApiBlock(block))
+      }
+      return fresh
+    }
+    const journal = input.journal
+    const record = (event: SchedulerEvent): Effect.Effect<void> => {
+      if (journal === undefined) return Effect.void
+      if (event._tag === "CallStarted") return journal({ type: "call_started", turn, tool_use_id: event.toolUseId, blocks: newBlocks() })
+      if (event._tag === "CallFinished") return journal({ type: "call_finished", turn, tool_use_id: event.outcome.toolUseId, result: event.outcome.result })
+      return Effect.void
+    }
+
     const run = yield* scheduler.runStream(callEvents, {
       session: input.session,
       interrupts,
@@ -144,7 +171,8 @@ export const runTurn = (model: ModelClientService, scheduler: SchedulerService, 
             const id = event.outcome.toolUseId
             callTimes.set(id, { ...callTimes.get(id), endedAt: atMs })
           }
-          return emit({ _tag: "Call", turn, event, atMs })
+          // written before the call is forked: the scheduler tells its listener first
+          return Effect.zipRight(record(event), emit({ _tag: "Call", turn, event, atMs }))
         })
     })
 

@@ -1,10 +1,14 @@
 /**
  * Command hooks from every settings source (claude-code-spec §2.1): entries merge across sources,
  * `disableAllHooks` turns off non-managed hooks (a managed one turns off all), managed
- * `allowManagedHooksOnly` keeps only managed hooks. Malformed entries are skipped with a notice
- * naming the file and the field.
+ * `allowManagedHooksOnly` keeps only managed hooks. A settings file whose `hooks` block is
+ * malformed never gets here (it is broken: Settings/hooks.ts); sources given as values (a
+ * library's, a server's) may still hold malformed entries, which are skipped with a notice naming
+ * the file and the field. A name that is no hook event is ignored, as Claude Code ignores it,
+ * with a notice.
  */
-import type { SettingsSource } from "../Settings.js"
+import { CLAUDE_CODE_HOOK_EVENTS, type SettingsSource } from "../Settings.js"
+import { closest } from "../../internal/closest.js"
 import type { RuleSource } from "../../Permission.js"
 import { HOOK_EVENTS, isToolEvent, MATCHED_FIELD, type HookEvent } from "./types.js"
 import { isRecord } from "../../internal/json.js"
@@ -63,6 +67,11 @@ export const readHookConfig = (sources: ReadonlyArray<SettingsSource>): HookConf
       continue
     }
     for (const [eventName, groups] of Object.entries(hooks)) {
+      if (!(CLAUDE_CODE_HOOK_EVENTS as ReadonlyArray<string>).includes(eventName)) {
+        const guess = closest(eventName, CLAUDE_CODE_HOOK_EVENTS)
+        notices.push(`${label}: "hooks.${eventName}" is not a hook event; ignored${guess === undefined ? "" : ` (did you mean "${guess}"?)`}`)
+        continue
+      }
       if (!(HOOK_EVENTS as ReadonlyArray<string>).includes(eventName)) continue // events toolgate does not fire
       const event = eventName as HookEvent
       if (!Array.isArray(groups)) {

@@ -2,11 +2,13 @@
  * One command hook as a process: `bash -c <command>` (or the executable with `args`, no shell),
  * the JSON input on stdin, no controlling terminal (its own session and process group), output
  * collected up to a bound. The process group goes with the hook: when the hook exits, times out
- * or is interrupted, whatever it left running (`sleep 100 &`) is stopped (TERM, grace, KILL).
+ * or is interrupted, whatever it left running (`sleep 100 &`) is stopped (TERM, grace, KILL). It
+ * starts on a leash (src/internal/leash.ts): nothing it starts outlives toolgate, even after `setsid`.
  */
 import { Effect } from "effect"
 import { spawn, type ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
+import { exitOf, leash } from "../../internal/leash.js"
 import { killGroup, trackGroup } from "../../internal/processGroup.js"
 
 /** How long what a hook left running gets between SIGTERM and SIGKILL. */
@@ -101,12 +103,15 @@ interface Running {
 }
 
 const start = (spec: ProcessSpec): Running | { readonly failed: string } => {
-  const [file, args] = spec.invocation === undefined ? argvOf(spec) : [spec.invocation.file, spec.invocation.args]
+  const [program, programArgs] = spec.invocation === undefined ? argvOf(spec) : [spec.invocation.file, spec.invocation.args]
+  const env = spec.invocation?.env ?? spec.env
+  // what a hook leaves running on purpose (keepChildren) must survive the hook itself
+  const { file, args, leashed } = spec.keepChildren === true ? { file: program, args: programArgs, leashed: false } : leash(program, programArgs, env.PATH)
   let child: ChildProcess
   try {
     child = spawn(file, [...args], {
       cwd: spec.cwd,
-      env: spec.invocation?.env ?? spec.env,
+      env,
       stdio: ["pipe", "pipe", "pipe"],
       // a new session: own process group, no controlling terminal
       detached: true,
@@ -115,7 +120,7 @@ const start = (spec: ProcessSpec): Running | { readonly failed: string } => {
   } catch (e) {
     return { failed: (e as Error).message }
   }
-  if (spec.keepChildren !== true) trackGroup(child.pid)
+  if (spec.keepChildren !== true) trackGroup(child.pid, { leashed })
   const stdout = new Collector(spec.maxStdoutBytes ?? MAX_STDOUT_BYTES)
   const stderr = new Collector(MAX_STDERR_BYTES)
   child.stdout?.on("data", (c: Buffer) => stdout.add(c))
@@ -124,7 +129,7 @@ const start = (spec: ProcessSpec): Running | { readonly failed: string } => {
   child.stdin?.on("error", () => undefined)
   const exited = new Promise<Exit>((resolve) => {
     child.once("error", (e) => resolve({ error: e.message }))
-    child.once("exit", (code, signal) => resolve({ code, signal }))
+    child.once("exit", (code, signal) => resolve(exitOf(leashed, code, signal)))
   })
   const closed = new Promise<void>((resolve) => child.once("close", () => resolve()))
   if (child.pid === undefined) {

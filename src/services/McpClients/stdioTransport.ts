@@ -5,11 +5,13 @@
  * sends SIGTERM to the whole group, waits a grace period, then SIGKILLs what is left, and only
  * resolves once no process of the group is alive (zombies aside).
  *
- * A process that moves itself into another session (`setsid`) escapes any group kill.
+ * The server starts on a leash (src/internal/leash.ts): a process it starts that moves itself into
+ * another session (`setsid`), out of reach of the group kill, still ends with the server.
  */
 import { spawn, type ChildProcess } from "node:child_process"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import { exitOf, leash } from "../../internal/leash.js"
 import { killGroupPromise, trackGroup } from "../../internal/processGroup.js"
 import { LineBuffer, responseIdOf } from "./lineBuffer.js"
 import type { McpSdk } from "./sdk.js"
@@ -71,7 +73,8 @@ export class ProcessGroupStdioTransport implements Transport {
     if (this.child !== undefined) return Promise.reject(new Error("transport already started"))
     return new Promise((resolve, reject) => {
       let spawned = false
-      const child = spawn(this.params.command, [...this.params.args], {
+      const started = leash(this.params.command, this.params.args, this.params.env.PATH)
+      const child = spawn(started.file, [...started.args], {
         cwd: this.params.cwd,
         env: this.params.env,
         stdio: ["pipe", "pipe", "pipe"],
@@ -79,7 +82,7 @@ export class ProcessGroupStdioTransport implements Transport {
         windowsHide: true
       })
       this.child = child
-      trackGroup(child.pid)
+      trackGroup(child.pid, { leashed: started.leashed })
       child.once("error", (error) => {
         if (!spawned) {
           this.closed = true
@@ -91,7 +94,7 @@ export class ProcessGroupStdioTransport implements Transport {
         resolve()
       })
       child.once("exit", (code, signal) => {
-        this.exit = { code, signal }
+        this.exit = exitOf(started.leashed, code, signal)
         // stdout may stay open in a grandchild; the server itself is gone either way
         setTimeout(() => this.markClosed(), 100).unref()
       })

@@ -201,7 +201,7 @@ const checkUrl = (url: string, tool: AnyTool, rules: ReadonlyArray<PermissionRul
       return pattern !== undefined && host !== undefined && domainMatches(pattern, host)
     })
   const deny = matching("deny")
-  if (deny !== undefined) return Permission.deny(Messages.wholeToolDenied(tool.name), { reason: { type: "rule", rule: deny } })
+  if (deny !== undefined) return Permission.deny(Messages.domainDenied(tool.name, host!), { reason: { type: "rule", rule: deny } })
   if (host === undefined) {
     return Permission.ask(Messages.askToUse(tool.name), { kind: "safety", reason: { type: "safetyCheck", detail: `cannot tell the host of ${JSON.stringify(url)}` } })
   }
@@ -339,7 +339,11 @@ const decideUnsafe = Effect.fnUntraced(
     // b. forced asks
     const forcedAsk = (message: string, reason: DecisionReason, kind: Ask["kind"]): Decision => Permission.ask(message, { reason, kind, subcommands })
     const wholeAsk = wholeToolRule(rules, "ask", tool.name)
-    if (wholeAsk !== undefined) return forcedAsk(Messages.askToUse(tool.name), { type: "rule", rule: wholeAsk }, "rule")
+    if (wholeAsk !== undefined) {
+      // a path the mode would ask about anyway is named, as Claude Code does (a bare `Write` ask in default mode)
+      const pathAsk = subject._tag === "Ask" && subject.kind === "unapproved" && (subjectOrError.kind === "read" || subjectOrError.kind === "write")
+      return forcedAsk(pathAsk ? subject.message : Messages.askToUse(tool.name), { type: "rule", rule: wholeAsk }, "rule")
+    }
     const paramAsk = ownRules.find((r) => r.behavior === "ask" && parameterRuleMatches(r, tool, input))
     if (paramAsk !== undefined) return forcedAsk(Messages.askToUse(tool.name), { type: "rule", rule: paramAsk }, "rule")
     if (subject._tag === "Ask" && subject.kind !== "unapproved" && subject.kind !== "guarded") {

@@ -8,6 +8,8 @@ export const wholeToolDenied = (toolName: string): string => `Permission to use 
 
 export const bashDenied = (command: string): string => `Permission to use Bash with command ${command} has been denied.`
 
+export const domainDenied = (toolName: string, host: string): string => `${toolName} denied access to domain:${host}.`
+
 export const readDenied = (path: string): string => `Permission to read ${path} has been denied.`
 
 export const editDenied = (path: string): string => `Permission to edit ${path} has been denied.`
@@ -31,6 +33,9 @@ export const askToRead = (path: string): string =>
 
 export const askToWrite = (path: string): string =>
   `Claude requested permissions to write to ${path}, but you haven't granted it yet.`
+
+export const resolvesOutside = (path: string, realPath: string): string =>
+  `${path} resolves through a symlink to ${realPath}, which is outside the allowed working directories.`
 
 export const askSensitiveFile = (path: string): string =>
   `Claude requested permissions to edit ${path} which is a sensitive file.`

@@ -215,9 +215,17 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
 
   const inWorkingDirs = within
   const suggestions = pathRuleSuggestion(access === "read" ? "Read" : "Edit", resolutions[0]!.ok ? path.resolve(absolute) : absolute, directory, ctx.launchCwd, ctx.home)
+  // a path inside the working directories whose symlink leads out: Claude Code says where it leads
+  const real = resolutions[0]!
+  const leadsOut =
+    access === "read" && real.ok && containingDirectory(absolute, ctx.workingDirectories) !== undefined && containingDirectory(real.realPath, ctx.workingDirectories) === undefined
   return ask(
     "unapproved",
-    access === "read" ? Messages.askToRead(display) : Messages.askToWrite(display),
+    access === "read"
+      ? leadsOut
+        ? `${Messages.askToRead(display)} ${Messages.resolvesOutside(display, real.realPath)}`
+        : Messages.askToRead(display)
+      : Messages.askToWrite(display),
     {
       type: "default",
       detail:

@@ -17,7 +17,8 @@ import { CallError, RunnerLost } from "../../Errors.js"
 import type { SessionContext } from "../../Session.js"
 import type { CallOutcome, CallPipelineService, Halt, PreparedCall, RunCallOptions } from "../CallPipeline.js"
 import { toJsonValue } from "./json.js"
-import { CurrentRun, InStep, Runs, type RunControls, type RunsService } from "./run.js"
+import { CurrentRun, InStep, neverAgain, Runs, type RunControls, type RunsService } from "./run.js"
+import { ShardLease, type ShardLeaseService } from "./lease.js"
 import { SessionStore, type SessionStoreService } from "./store.js"
 
 const RecordedOutcome = Schema.Struct({
@@ -129,9 +130,11 @@ const executeCall = (
   cancel: Deferred.Deferred<void>,
   run: RunControls,
   store: SessionStoreService,
-  runs: RunsService
+  runs: RunsService,
+  lease: ShardLeaseService
 ): Effect.Effect<RecordedCall> =>
   Effect.gen(function* () {
+    yield* lease.check
     yield* run.goLive
     const key = `${run.executionId}/${step}`
     const joined = runs.inflight.get(key)
@@ -144,11 +147,12 @@ const executeCall = (
         return record(inner.errorOutcome(call, new RunnerLost({ toolName: call.block.name })), options.session)
       }
     }
+    yield* lease.check
     const done = yield* Deferred.make<unknown>()
     runs.inflight.set(key, done)
     run.callSteps.set(call.block.id, step)
     const work = inner.run(call, options).pipe(
-      Effect.map((outcome): RecordedCall | "abandoned" => record(outcome, options.session)),
+      Effect.map((outcome): RecordedCall => record(outcome, options.session)),
       Effect.provideService(InStep, true),
       Effect.interruptible
     )
@@ -157,21 +161,18 @@ const executeCall = (
       by: run.interruptCount() > 0 ? "interrupt" : "sibling",
       interrupts: run.interruptCount()
     }))
-    // the runner shuts down: the call may still finish (and be recorded) for a moment, then it is stopped
-    const shutdown = Deferred.await(runs.stopping).pipe(Effect.zipRight(Effect.sleep(runs.shutdownGrace)), Effect.as("abandoned" as const))
-    const outcome = yield* Effect.raceAll([work, Effect.interruptible(cancelled), Effect.interruptible(shutdown)]).pipe(
-      Effect.ensuring(
+    // A runner letting go of the session (handed to another, shutting down) interrupts this step
+    // from outside: the tool stops and nothing is recorded, so the next runner answers the call.
+    const outcome = yield* Effect.raceFirst(work, Effect.interruptible(cancelled)).pipe(
+      Effect.onExit((exit) =>
         Effect.sync(() => {
           runs.inflight.delete(key)
           run.callSteps.delete(call.block.id)
+          // a later delivery of this step that joined it: the call was stopped while it ran
+          if (exit._tag === "Failure") Deferred.unsafeDone(done, Exit.succeed(record(inner.errorOutcome(call, new RunnerLost({ toolName: call.block.name })), options.session)))
         })
       )
     )
-    // ended by an interruption, the step's result is not stored while the runner shuts down
-    if (outcome === "abandoned") {
-      yield* Effect.logDebug(`call ${step} of ${run.executionId} stopped by the runner's shutdown`)
-      return yield* Effect.interrupt
-    }
     yield* Deferred.succeed(done, outcome)
     return outcome
   })
@@ -189,6 +190,7 @@ export const durableCalls = (inner: CallPipelineService) =>
   Effect.gen(function* () {
     const store = yield* SessionStore
     const runs = yield* Runs
+    const lease = yield* ShardLease
     const run = (call: PreparedCall, options: RunCallOptions): Effect.Effect<CallOutcome> =>
       Effect.gen(function* () {
         const current = yield* Effect.serviceOption(CurrentRun)
@@ -202,14 +204,20 @@ export const durableCalls = (inner: CallPipelineService) =>
         const activity = Activity.make({
           name: step,
           success: RecordedCall,
+          interruptRetryPolicy: neverAgain,
           execute: Effect.suspend(() => {
             executedHere = true
-            return executeCall(inner, call, options, step, cancel, controls, store, runs)
+            return executeCall(inner, call, options, step, cancel, controls, store, runs, lease)
           })
         }).pipe(Effect.provideService(WorkflowEngine, controls.engine), Effect.provideService(WorkflowInstance, controls.instance))
         const fiber = yield* Effect.forkIn(activity, controls.instance.scope)
-        // Cancelled by the scheduler: stop the tool, and wait until the cancellation is recorded.
-        const exit = yield* Fiber.await(fiber).pipe(Effect.onInterrupt(() => Effect.zipRight(Deferred.succeed(cancel, undefined), Fiber.await(fiber))))
+        // Cancelled by the scheduler: stop the tool, and wait until the cancellation is recorded;
+        // unless this runner lets go of the session meanwhile: then nothing will be recorded here.
+        const exit = yield* Fiber.await(fiber).pipe(
+          Effect.onInterrupt(() =>
+            Effect.zipRight(Deferred.succeed(cancel, undefined), Effect.raceFirst(Effect.asVoid(Fiber.await(fiber)), runs.released(controls.sessionId)))
+          )
+        )
         if (Exit.isFailure(exit)) return yield* Effect.failCause(exit.cause)
         if (!executedHere) controls.noteReplayed()
         const recorded = exit.value

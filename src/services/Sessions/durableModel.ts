@@ -20,7 +20,7 @@ import {
   type ModelRequest
 } from "../ModelClient.js"
 import type { ModelEvent } from "../../ModelEvents.js"
-import { CurrentRun, InStep, type RunControls, type RunsService } from "./run.js"
+import { CurrentRun, InStep, neverAgain, type RunControls } from "./run.js"
 
 const ModelErrorSchema = Schema.Union(ModelApiError, ModelConnectionError, ModelStreamError, ModelNotConfigured, ScriptError)
 
@@ -46,26 +46,16 @@ const executeTurn = (
   turn: number,
   forward: Queue.Queue<Forward>,
   stop: Deferred.Deferred<void>,
-  run: RunControls,
-  runs: RunsService
+  run: RunControls
 ) =>
   Effect.gen(function* () {
     yield* run.goLive
     const events: Array<{ atMs: number; event: unknown }> = []
     let failure: ModelError | undefined
-    let abandoned = false
-    // the runner shuts down: the turn may still finish (and be recorded) for a moment
-    const shutdown = Deferred.await(runs.stopping).pipe(
-      Effect.zipRight(Effect.sleep(runs.shutdownGrace)),
-      Effect.tap(() =>
-        Effect.sync(() => {
-          abandoned = true
-        })
-      )
-    )
+    // a runner letting go of the session interrupts this step from outside: nothing is recorded,
+    // and the next runner asks the model again
     const consumed = yield* inner.stream(request).pipe(
       Stream.interruptWhenDeferred(stop),
-      Stream.interruptWhen(shutdown),
       Stream.runForEach((event) =>
         Effect.suspend(() => {
           if (event._tag === "Raw") events.push({ atMs: event.atMs, event: event.event })
@@ -82,9 +72,6 @@ const executeTurn = (
       Effect.as(true),
       Effect.interruptible
     )
-    // ended by an interruption, the turn is not stored while the runner shuts down: the run
-    // resumes elsewhere and asks the model again
-    if (abandoned) return yield* Effect.interrupt
     const interrupted = consumed && (yield* Deferred.isDone(stop)) && failure === undefined
     yield* Queue.offer(forward, Exit.fail(failure === undefined ? Option.none() : Option.some(failure)))
     return {
@@ -108,7 +95,7 @@ const replayTurn = (recorded: RecordedTurn, run: RunControls): Stream.Stream<Mod
   return Stream.concat(assembled, ending)
 }
 
-export const durableModel = (inner: ModelClientService, runs: RunsService): ModelClientService => ({
+export const durableModel = (inner: ModelClientService): ModelClientService => ({
   model: inner.model,
   stream: (request) =>
     Stream.unwrapScoped(
@@ -125,9 +112,10 @@ export const durableModel = (inner: ModelClientService, runs: RunsService): Mode
         const recording = yield* Activity.make({
           name: run.stepName(`model/${turn}`),
           success: RecordedTurn,
+          interruptRetryPolicy: neverAgain,
           execute: Effect.suspend(() => {
             executedHere = true
-            return executeTurn(inner, request, turn, forward, stop, run, runs)
+            return executeTurn(inner, request, turn, forward, stop, run)
           })
         }).pipe(
           Effect.provideService(WorkflowEngine, run.engine),

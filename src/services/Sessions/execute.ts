@@ -25,9 +25,10 @@ import { EventLog } from "./events.js"
 import { toJsonValue } from "./json.js"
 import { InputKind, InputResult, Message, Usage } from "./model.js"
 import { publishAgentEvent, publishSchedulerEvent } from "./publish.js"
-import { CurrentRun, makeRun, Runs, type RunControls } from "./run.js"
+import { CurrentRun, makeRun, neverAgain, Runs, type RunControls } from "./run.js"
 import { decodeConfig, SessionRuntimes, type StoredConfig } from "./runtimes.js"
 import { ServeSettings } from "./settings.js"
+import { ShardLease } from "./lease.js"
 import { SessionStore, type SessionStoreService } from "./store.js"
 
 const StoredSession = Schema.Struct({
@@ -171,13 +172,14 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
     const store = yield* SessionStore
     const eventLog = yield* EventLog
     const runs = yield* Runs
+    const lease = yield* ShardLease
     const runtimes = yield* SessionRuntimes
     const settings = yield* ServeSettings
     const engine = yield* WorkflowEngine
     const instance = yield* WorkflowInstance
     const { sessionId, key } = payload
     const step = <A, I>(name: string, success: Schema.Schema<A, I>, execute: Effect.Effect<A>) =>
-      Activity.make({ name, success, execute }).pipe(Effect.provideService(WorkflowEngine, engine), Effect.provideService(WorkflowInstance, instance))
+      Activity.make({ name, success, execute, interruptRetryPolicy: neverAgain }).pipe(Effect.provideService(WorkflowEngine, engine), Effect.provideService(WorkflowInstance, instance))
 
     let loadedHere = false
     const snapshot: Snapshot = yield* step(
@@ -204,6 +206,7 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
         "commit",
         InputResult,
         Effect.gen(function* () {
+          yield* lease.check
           const now = yield* Clock.currentTimeMillis
           const result = toJsonValue({ ...base, status, ...produced, finishedAt: now }) as InputResult
           yield* store
@@ -235,7 +238,7 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
         if (loadedHere) yield* run.goLive
         else run.noteReplayed()
         yield* Effect.acquireRelease(runs.register(run), () => runs.unregister(run))
-        yield* run.events.emit("input_started", { key, seq: snapshot.seq, kind: snapshot.kind })
+        yield* run.events.emit("input_started", { key, seq: snapshot.seq, kind: snapshot.kind, runner: settings.runner })
         const context = yield* runtimes.get(sessionId)
         const produced = yield* Effect.gen(function* () {
           let conversation: Conversation

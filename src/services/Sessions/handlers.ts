@@ -28,6 +28,9 @@ export const layerSessionEntity = Session.toLayer(
         const input = yield* store.input(sessionId, key).pipe(Effect.orDie)
         if (Option.isNone(input)) return yield* Effect.dieMessage(`input ${key} of session ${sessionId} is not stored`)
         if (input.value.status === "done" || input.value.status === "failed") return yield* Effect.orDie(decodeResult(input.value.result))
+        // a draining runner starts nothing: the input stays stored, and the runner that takes the
+        // session next runs it (this delivery ends with the runner, unanswered)
+        if (yield* Deferred.isDone(runs.draining)) return yield* Effect.never
         const session = yield* store.session(sessionId).pipe(Effect.orDie)
         const now = yield* Clock.currentTimeMillis
         if (input.value.status === "queued" && Option.exists(session, (s) => s.status === "stopped")) {
@@ -46,7 +49,7 @@ export const layerSessionEntity = Session.toLayer(
         const { executionId, salt } = yield* pinExecution(sessionId, key)
         if (input.value.status === "queued") yield* store.startInput(sessionId, key, executionId, now).pipe(Effect.orDie)
         return yield* SessionInput.execute({ sessionId, key, salt })
-      })
+      }).pipe(runs.track)
 
     const interrupt = (times: number) =>
       Effect.gen(function* () {
@@ -79,11 +82,5 @@ export const layerSessionEntity = Session.toLayer(
 
 export const layerSessionInputWorkflow = SessionInput.toLayer(executeInput)
 
-/**
- * Steps still running when this runner shuts down stop without being recorded (see `Runs`);
- * registered after the cluster, so it runs before the cluster shuts down.
- */
-const layerShutdown = Layer.scopedDiscard(Effect.flatMap(Runs, (runs) => Effect.addFinalizer(() => Effect.zipRight(Effect.logDebug("sessions: shutting down"), runs.shutdown))))
-
 /** Registers the entity and the workflow on this runner. */
-export const layer = Layer.mergeAll(layerSessionEntity, layerSessionInputWorkflow, layerShutdown)
+export const layer = Layer.mergeAll(layerSessionEntity, layerSessionInputWorkflow)

@@ -7,9 +7,11 @@
  * until its first step executes here, it is "replaying", and events and transcript lines are
  * not written again (the first run wrote them).
  */
+import { EntityId, Sharding } from "@effect/cluster"
 import type { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngine"
-import { Context, Deferred, Duration, Effect, Layer, Queue } from "effect"
+import { type Cause, Context, Deferred, Duration, Effect, Layer, Queue, Schedule } from "effect"
 import type { Transcript } from "../Agent.js"
+import { Session } from "./entities.js"
 import type { EventWriter } from "./events.js"
 
 export interface RunControls {
@@ -76,7 +78,7 @@ export const makeRun = (options: NewRun): Effect.Effect<RunControls> =>
         if (live) return Effect.void
         live = true
         // after a crash: the recorded steps were replayed, this one runs again
-        return replayed === 0 ? Effect.void : options.events.emit("input_resumed", { key: options.inputKey, replayedSteps: replayed })
+        return replayed === 0 ? Effect.void : options.events.emit("input_resumed", { key: options.inputKey, replayedSteps: replayed, runner: options.runner })
       }),
       noteReplayed: () => {
         replayed++
@@ -112,40 +114,69 @@ export interface RunsService {
   readonly register: (run: RunControls) => Effect.Effect<void>
   readonly unregister: (run: RunControls) => Effect.Effect<void>
   readonly current: (sessionId: string) => RunControls | undefined
+  /** Counts the effect (a session entity taking an input) as an input running here while it runs. */
+  readonly track: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** How many inputs run on this process. */
+  readonly count: () => number
+  /** Completes once no input runs on this process. */
+  readonly idle: Effect.Effect<void>
   /**
    * Steps executing on this process, by execution and step name. A step delivered again while
    * its first attempt still runs here (a shard taken back and forth) joins that attempt.
    */
   readonly inflight: Map<string, Deferred.Deferred<unknown>>
+  /** Done once this runner drains (SIGTERM): it finishes the inputs it runs and starts no other. */
+  readonly draining: Deferred.Deferred<void>
   /**
-   * Done when this runner begins to shut down. A step that is still running then stops its work
-   * and records nothing: the run resumes on the next runner, as after a crash.
+   * Completes once this runner no longer holds the shard of the session: it went to another
+   * runner, or this one shuts down. Whatever the session's run still waits for will not come here.
    */
-  readonly stopping: Deferred.Deferred<void>
-  readonly shutdown: Effect.Effect<void>
-  /** How long a running call may still finish (and be recorded) once the runner shuts down. */
-  readonly shutdownGrace: Duration.Duration
+  readonly released: (sessionId: string) => Effect.Effect<void>
 }
 
 export class Runs extends Context.Tag("toolgate/Sessions/Runs")<Runs, RunsService>() {}
 
-export const layerRuns = (options: { readonly shutdownGrace?: Duration.DurationInput } = {}): Layer.Layer<Runs> =>
-  Layer.effect(
-    Runs,
-    Effect.gen(function* () {
-      const bySession = new Map<string, RunControls>()
-      const stopping = yield* Deferred.make<void>()
-      return Runs.of({
-        register: (run) => Effect.sync(() => void bySession.set(run.sessionId, run)),
-        unregister: (run) =>
-          Effect.sync(() => {
-            if (bySession.get(run.sessionId) === run) bySession.delete(run.sessionId)
-          }),
-        current: (sessionId) => bySession.get(sessionId),
-        inflight: new Map(),
-        stopping,
-        shutdown: Deferred.succeed(stopping, undefined),
-        shutdownGrace: Duration.decode(options.shutdownGrace ?? Duration.seconds(3))
-      })
+const POLL = Duration.millis(100)
+
+/**
+ * The interrupt retry policy of durable steps: never run again here. A step is interrupted only
+ * when this runner lets go of its session; another runner then takes the step up (and answers a
+ * side-effecting call it finds started with `RunnerLost`), so running it again here could only
+ * answer it wrongly.
+ */
+export const neverAgain: Schedule.Schedule<unknown, Cause.Cause<unknown>> = Schedule.stop
+
+export const layerRuns: Layer.Layer<Runs, never, Sharding.Sharding> = Layer.effect(
+  Runs,
+  Effect.gen(function* () {
+    const sharding = yield* Sharding.Sharding
+    const bySession = new Map<string, RunControls>()
+    let tracked = 0
+    const count = () => Math.max(bySession.size, tracked)
+    const draining = yield* Deferred.make<void>()
+    const holds = (sessionId: string) => {
+      const entityId = EntityId.make(sessionId)
+      const shard = sharding.getShardId(entityId, Session.getShardGroup(entityId))
+      return Effect.sync(() => sharding.hasShardId(shard))
+    }
+    return Runs.of({
+      register: (run) => Effect.sync(() => void bySession.set(run.sessionId, run)),
+      unregister: (run) =>
+        Effect.sync(() => {
+          if (bySession.get(run.sessionId) === run) bySession.delete(run.sessionId)
+        }),
+      current: (sessionId) => bySession.get(sessionId),
+      track: (effect) =>
+        Effect.acquireUseRelease(
+          Effect.sync(() => void tracked++),
+          () => effect,
+          () => Effect.sync(() => void tracked--)
+        ),
+      count,
+      idle: Effect.repeat(Effect.sync(() => count() === 0), { until: (empty) => empty, schedule: Schedule.spaced(POLL) }).pipe(Effect.asVoid),
+      inflight: new Map(),
+      draining,
+      released: (sessionId) => Effect.repeat(holds(sessionId), { until: (held) => !held, schedule: Schedule.spaced(POLL) }).pipe(Effect.asVoid)
     })
-  )
+  })
+)

@@ -4,7 +4,7 @@
  * Every connection starts with a fixed-length preamble derived from the secret; a connection whose
  * first bytes are not it is closed before anything it sends reaches the cluster. (The secret
  * authenticates runners to each other; it does not encrypt: keep the runner port on a private
- * network.)
+ * network.) Shard locks are leases (see `lease.ts`).
  */
 import { Runners, RunnerHealth, ShardingConfig, SocketRunner, SqlMessageStorage, SqlRunnerStorage } from "@effect/cluster"
 import { Socket, SocketServer } from "@effect/platform"
@@ -13,6 +13,7 @@ import { RpcClient, RpcSerialization } from "@effect/rpc"
 import { Effect, Layer, Option, Redacted, Scope } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import * as net from "node:net"
+import { layer as layerLease, layerMessageStorage, layerRunnerStorage } from "./lease.js"
 
 /** The bytes a runner sends first on each connection. */
 export const preambleOf = (secret: Redacted.Redacted): Uint8Array =>
@@ -105,6 +106,8 @@ const layerSocketServer = (preamble: Uint8Array) =>
 export const layer = (options: {
   readonly secret: Redacted.Redacted
   readonly shardingConfig: Partial<ShardingConfig.ShardingConfig["Type"]>
+  /** What to do when this runner's shard lease ran out: stop the process, at once. */
+  readonly onLeaseLost: (message: string) => void
 }) => {
   const preamble = preambleOf(options.secret)
   const client = layerClientProtocol(preamble)
@@ -112,9 +115,11 @@ export const layer = (options: {
   return SocketRunner.layer.pipe(
     Layer.provide([layerSocketServer(preamble), client]),
     Layer.provide(runnerHealth),
-    Layer.provideMerge(Layer.orDie(SqlMessageStorage.layer)),
-    Layer.provide(Layer.orDie(SqlRunnerStorage.layer)),
-    Layer.provide(ShardingConfig.layerFromEnv(options.shardingConfig)),
+    Layer.provideMerge(layerMessageStorage(SqlMessageStorage.layer)),
+    Layer.provide(layerRunnerStorage(Layer.orDie(SqlRunnerStorage.layer))),
+    Layer.provideMerge(layerLease(options.onLeaseLost)),
+    // shard locks as rows with an expiry, not advisory locks held as long as a connection lives
+    Layer.provide(ShardingConfig.layerFromEnv({ ...options.shardingConfig, shardLockDisableAdvisory: true })),
     Layer.provide(RpcSerialization.layerMsgPack)
   )
 }

@@ -2,14 +2,16 @@
  * The settings document (`.claude/settings*.json`, managed settings, `--settings`) as far as this
  * stage reads it, decoded with effect/Schema. A document that does not decode is broken: its
  * error names the file and the place inside it (`permissions.deny[2]`), and toolgate refuses to
- * run rather than drop rules it cannot read (DESIGN invariant 6). Keys this stage does not read
- * are kept as they are for the stages that do (hooks, MCP approvals, env, …).
+ * run rather than drop rules it cannot read (DESIGN invariant 6); so does a `hooks` block that
+ * does not decode (Settings/hooks.ts). Keys this stage does not read are kept as they are for the
+ * stages that do (hooks, MCP approvals, env, …).
  */
 import { Either, ParseResult, Schema } from "effect"
 import { BrokenSettings } from "../../Errors.js"
 import { formatPath } from "../../internal/formatIssues.js"
 import { readJsonObjectFile, parseJsonObject, type JsonObjectRead } from "../../internal/json.js"
 import { PERMISSION_MODES } from "../../Permission.js"
+import { HooksBlock } from "./hooks.js"
 import { SandboxBlock } from "./sandbox.js"
 
 const RuleList = Schema.Array(Schema.String)
@@ -37,7 +39,8 @@ export const PermissionsBlock = Schema.Struct({
 export const SettingsDocument = Schema.Struct({
   permissions: field(PermissionsBlock),
   allowManagedPermissionRulesOnly: field(Schema.Boolean),
-  sandbox: field(SandboxBlock)
+  sandbox: field(SandboxBlock),
+  hooks: field(HooksBlock)
 })
 
 export type PermissionsBlock = typeof PermissionsBlock.Type

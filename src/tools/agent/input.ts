@@ -50,3 +50,7 @@ export const AgentInput = Schema.Struct({
 }).annotations({ parseOptions: { onExcessProperty: "ignore" }, jsonSchema: JSON_SCHEMA })
 
 export type AgentInput = typeof AgentInput.Type
+
+/** What the model sees when background tasks are disabled: no `run_in_background` (a call that sends it is still refused). */
+const { run_in_background: _background, ...FOREGROUND_PROPERTIES } = JSON_SCHEMA.properties
+export const ForegroundAgentInput = AgentInput.annotations({ jsonSchema: { ...JSON_SCHEMA, properties: FOREGROUND_PROPERTIES } })

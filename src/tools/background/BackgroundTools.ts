@@ -13,11 +13,12 @@ import { makeBashTool, type BashToolOptions } from "../Bash.js"
 import { makeTaskOutputTool } from "../TaskOutput.js"
 import { makeTaskStopTool } from "../TaskStop.js"
 import { BackgroundTasks, layer as backgroundTasksLayer, type BackgroundTasksService } from "./BackgroundTasks.js"
+import { backgroundTasksDisabled } from "./settings.js"
 
 /** Bash (able to run in the background), TaskOutput, TaskStop: all bound to one BackgroundTasks. */
 export class BackgroundTools extends Context.Tag("toolgate/BackgroundTools")<BackgroundTools, ReadonlyArray<AnyTool>>() {}
 
-export type BackgroundToolsOptions = Omit<BashToolOptions, "background" | "analyzer" | "sandbox" | "sandboxSchema">
+export type BackgroundToolsOptions = Omit<BashToolOptions, "background" | "analyzer" | "sandbox" | "sandboxSchema" | "backgroundSchema">
 
 export const makeBackgroundTools = (tasks: BackgroundTasksService, options: Omit<BashToolOptions, "background"> = {}): ReadonlyArray<AnyTool> => [
   makeBashTool({ ...options, background: tasks }),
@@ -34,7 +35,8 @@ export const layer = (options: BackgroundToolsOptions = {}): Layer.Layer<Backgro
       const analyzer = yield* ShellAnalyzer
       const sandbox = Option.getOrUndefined(yield* Effect.serviceOption(Sandbox))
       const sandboxSchema = sandbox === undefined ? false : yield* sandbox.settingsProfileActive
-      return makeBackgroundTools(tasks, { ...options, analyzer, ...(sandbox === undefined ? {} : { sandbox, sandboxSchema }) })
+      const backgroundSchema = !(yield* backgroundTasksDisabled)
+      return makeBackgroundTools(tasks, { ...options, analyzer, backgroundSchema, ...(sandbox === undefined ? {} : { sandbox, sandboxSchema }) })
     })
   )
 

@@ -1,3 +1,5 @@
+import { shownOutput } from "./resultText.js"
+
 /** What a Bash call returns: the data behind its result text and its hook response. */
 
 export interface BashOutput {
@@ -45,10 +47,10 @@ export const noOutputExpected = (command: string): boolean => {
 
 /**
  * What PostToolUse / PostToolUseFailure hooks receive as `tool_response`: Claude Code's keys, with
- * both streams as one in `stdout` (as the model reads them).
+ * both streams as one in `stdout`, trimmed as the model reads them.
  */
 export const bashHookResponse = (output: BashOutput) => ({
-  stdout: output.combined,
+  stdout: shownOutput(output),
   stderr: "",
   interrupted: output.interrupted,
   isImage: false,

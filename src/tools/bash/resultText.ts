@@ -17,7 +17,7 @@ const joinNonEmpty = (parts: ReadonlyArray<string | undefined>): string =>
   parts.filter((part): part is string => part !== undefined && part !== "").join("\n")
 
 /** What the command printed, both streams in arrival order, as Claude Code 2.1.332 shows it. */
-const shownOutput = (output: BashOutput): string => cleanStdout(output.combined)
+export const shownOutput = (output: Pick<BashOutput, "combined">): string => cleanStdout(output.combined)
 
 /** Over the limit the whole output is in a file and the model gets its start (Claude Code's persisted-output form). */
 const persistedText = (output: BashOutput, file: string): string =>

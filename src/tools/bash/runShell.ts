@@ -66,8 +66,11 @@ class ShellProcess {
   closed = false
   readonly exits: ReturnType<typeof trackExit>
 
-  constructor(readonly child: ChildProcess) {
-    this.exits = trackExit(child)
+  constructor(
+    readonly child: ChildProcess,
+    leashed: boolean
+  ) {
+    this.exits = trackExit(child, leashed)
     child.once("close", () => {
       this.closed = true
     })
@@ -106,10 +109,10 @@ export const runShell = (run: ShellRun): Effect.Effect<ShellOutcome, ToolError, 
     const sandboxed = run.sandbox === undefined ? undefined : yield* run.sandbox({ innerEnv: temp.env, writableFiles: [temp.cwdFile] })
     const invocation = sandboxed === undefined ? {} : { invocation: sandboxed.invocation }
     const shell = yield* Effect.acquireRelease(
-      spawnShell({ ...run, env, output: "pipe", ...invocation }, (child) => {
+      spawnShell({ ...run, env, output: "pipe", ...invocation }, (child, leashed) => {
         child.stdout!.on("data", (chunk: Buffer) => capture.write("stdout", chunk))
         child.stderr!.on("data", (chunk: Buffer) => capture.write("stderr", chunk))
-        return new ShellProcess(child)
+        return new ShellProcess(child, leashed)
       }),
       (shell) => shell.stop(run.killGraceMs)
     )

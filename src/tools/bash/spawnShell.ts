@@ -1,12 +1,14 @@
 /**
  * Starting `<shell> --noprofile --norc -c <command>` (argv, no extra shell layer;
  * reference/shell-security.md §3.1) as the leader of a new process group, stdin from /dev/null,
- * for foreground and background Bash alike.
+ * for foreground and background Bash alike; on a leash (src/internal/leash.ts), so that nothing
+ * it starts outlives toolgate.
  */
 import { Effect } from "effect"
 import { spawn, type ChildProcess, type StdioNull, type StdioPipe } from "node:child_process"
 import * as os from "node:os"
 import { ToolError } from "../../Errors.js"
+import { exitOf, leash } from "../../internal/leash.js"
 import { forgetIfEmpty, trackGroup } from "../../internal/processGroup.js"
 import type { ShellInvocation } from "../../services/Sandbox.js"
 
@@ -28,17 +30,18 @@ export interface ShellSpawn {
 
 /**
  * Spawns the shell and succeeds once it runs. `attach` sees the child synchronously, before any of
- * its events can fire (so a very fast exit or the first output is never missed).
+ * its events can fire (so a very fast exit or the first output is never missed), and whether it is
+ * on a leash (then its exit is read with `trackExit(child, true)`).
  */
-export const spawnShell = <A>(options: ShellSpawn, attach: (child: ChildProcess) => A): Effect.Effect<A, ToolError> =>
+export const spawnShell = <A>(options: ShellSpawn, attach: (child: ChildProcess, leashed: boolean) => A): Effect.Effect<A, ToolError> =>
   Effect.async<A, ToolError>((resume) => {
     let child: ChildProcess
+    const env = options.invocation?.env ?? options.env
+    const started = leash(options.invocation?.file ?? options.shell, options.invocation?.args ?? ["--noprofile", "--norc", "-c", options.command], env.PATH)
     try {
-      const file = options.invocation?.file ?? options.shell
-      const args = options.invocation?.args ?? ["--noprofile", "--norc", "-c", options.command]
-      child = spawn(file, [...args], {
+      child = spawn(started.file, [...started.args], {
         cwd: options.cwd,
-        env: options.invocation?.env ?? options.env,
+        env,
         detached: true,
         stdio: ["ignore", options.output, options.output],
         windowsHide: true
@@ -46,9 +49,9 @@ export const spawnShell = <A>(options: ShellSpawn, attach: (child: ChildProcess)
     } catch (cause) {
       return resume(Effect.fail(startFailure(options, cause)))
     }
-    trackGroup(child.pid)
+    trackGroup(child.pid, { leashed: started.leashed })
     child.once("exit", () => forgetIfEmpty(child.pid!))
-    const attached = attach(child)
+    const attached = attach(child, started.leashed)
     const onSpawn = () => {
       child.off("error", onError)
       resume(Effect.succeed(attached))
@@ -64,17 +67,17 @@ export const spawnShell = <A>(options: ShellSpawn, attach: (child: ChildProcess)
 const startFailure = (options: ShellSpawn, cause: unknown) =>
   new ToolError({ reason: `Could not start ${options.invocation?.file ?? options.shell} in ${options.cwd}: ${cause instanceof Error ? cause.message : String(cause)}` })
 
-/** The child's exit: known once it happened, and awaitable at any time. */
-export const trackExit = (child: ChildProcess) => {
+/** The child's exit (as if it had not been on a leash): known once it happened, and awaitable at any time. */
+export const trackExit = (child: ChildProcess, leashed: boolean) => {
   let exit: ExitInfo | undefined
   child.once("exit", (code, signal) => {
-    exit = { code, signal }
+    exit = exitOf(leashed, code, signal)
   })
   return {
     exit: (): ExitInfo | undefined => exit,
     awaitExit: Effect.async<ExitInfo>((resume) => {
       if (exit !== undefined) return resume(Effect.succeed(exit))
-      const onExit = (code: number | null, signal: NodeJS.Signals | null) => resume(Effect.succeed({ code, signal }))
+      const onExit = (code: number | null, signal: NodeJS.Signals | null) => resume(Effect.succeed(exitOf(leashed, code, signal)))
       child.once("exit", onExit)
       return Effect.sync(() => void child.off("exit", onExit))
     })

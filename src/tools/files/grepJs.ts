@@ -164,7 +164,7 @@ const multilineMatches = (regex: RegExp, text: string, lines: ReadonlyArray<stri
   return { matches, count: spans }
 }
 
-/** An explicitly named file with NUL bytes: ripgrep reports that it matches rather than the lines. */
+/** An explicitly named file with NUL bytes: its count, or its matching lines and ripgrep's notice that it is binary. */
 const binaryFile = (
   search: GrepSearch,
   regex: RegExp,
@@ -180,7 +180,14 @@ const binaryFile = (
   if (count === 0) return
   matched.push(file)
   if (search.mode === "count") lines.push(`${file}\0${count}`)
-  else if (search.mode === "content") lines.push(`binary file matches (found "\\0" byte around offset ${Buffer.byteLength(text.slice(0, text.indexOf("\0")))})`)
+  else if (search.mode === "content") {
+    // Claude Code shows the matching lines that hold no NUL byte, then ripgrep's notice
+    splitLines(text).forEach((line, index) => {
+      regex.lastIndex = 0
+      if (!line.includes("\0") && regex.test(line)) lines.push(`${search.lineNumbers ? `${index + 1}:` : ""}${line.replace(/\r$/, "")}`)
+    })
+    lines.push(`binary file matches (found "\\0" byte around offset ${Buffer.byteLength(text.slice(0, text.indexOf("\0")))})`)
+  }
 }
 
 /** ripgrep's `--null` content output: `path\0N:text` matches, `path\0N-text` context, `--` between groups. */
@@ -202,7 +209,8 @@ class ContextPrinter {
     const emit = (index: number, kind: ":" | "-", text: string) => {
       if (this.contextOn && this.printedAny && (!printedInFile || index !== last + 1)) this.out.push("--")
       const prefix = `${label === undefined ? "" : `${label}\0`}${this.search.lineNumbers ? `${index + 1}${kind}` : ""}`
-      this.out.push(prefix + clip(text, kind))
+      // a CR before the line end goes, as Claude Code splits ripgrep's output
+      this.out.push(prefix + clip(text, kind).replace(/\r$/, ""))
       this.printedAny = true
       printedInFile = true
     }

@@ -106,11 +106,31 @@ const withRipgrep = (rg: string, search: GrepSearch): Effect.Effect<GrepRawResul
         return Effect.fail(new ToolError({ reason: `ripgrep exited with ${result.exitCode}: ${result.stderr.trim()}` }))
       if (search.mode === "files_with_matches")
         return Effect.succeed<GrepRawResult>({ kind: "files", files: keepFiles(search, stdout.split("\0").filter((f) => f !== "")) })
-      const lines = stdout.split("\n")
-      // the last piece is "" after a final newline, or a cut record when ripgrep was stopped
-      lines.pop()
+      const lines = outputLines(stdout)
+      if (search.rootIsFile && search.mode === "content" && lines.length === 1 && BINARY_NOTICE.test(lines[0]!)) return binaryFileLines(rg, search, lines[0]!)
       return Effect.succeed<GrepRawResult>({ kind: "lines", lines: search.keepFile === undefined || search.rootIsFile ? lines : keepLines(search.keepFile, lines) })
     })
+  )
+
+/** ripgrep's output as lines: a CR before the newline goes, as Claude Code splits it (a CRLF or CR-only file's line end). */
+const outputLines = (stdout: string): Array<string> => {
+  const lines = stdout.split(/\r?\n/)
+  // the last piece is "" after a final newline, or a cut record when ripgrep was stopped
+  lines.pop()
+  return lines
+}
+
+const BINARY_NOTICE = /^binary file matches \(found "\\0" byte around offset \d+\)$/
+
+/**
+ * A file searched on its own that has a NUL byte: ripgrep only says that it matches; Claude Code
+ * shows the matching lines too (those without a NUL byte), then that notice.
+ */
+const binaryFileLines = (rg: string, search: GrepSearch, notice: string): Effect.Effect<GrepRawResult, ToolError> =>
+  runRipgrep(rg, ["--text", ...ripgrepArgs(search)], cwdFor(search)).pipe(
+    Effect.map((result) => outputLines(result.stdout.toString("utf8")).filter((line) => !line.includes("\0") && line !== "--")),
+    Effect.orElseSucceed((): ReadonlyArray<string> => []),
+    Effect.map((lines): GrepRawResult => ({ kind: "lines", lines: [...lines, notice] }))
   )
 
 const keepFiles = (search: GrepSearch, files: ReadonlyArray<string>): ReadonlyArray<string> =>

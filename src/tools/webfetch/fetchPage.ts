@@ -70,9 +70,8 @@ const describeHttpError = (url: string) => (error: HttpClientError.HttpClientErr
   let cause: unknown = error.cause
   while (cause instanceof Error && !(cause instanceof BlockedAddressError) && cause.cause instanceof Error) cause = cause.cause
   if (cause instanceof BlockedAddressError) return new ToolError({ reason: cause.message })
-  const code = (cause as { code?: unknown } | undefined)?.code
-  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return new ToolError({ reason: `Failed to fetch ${url}: the host could not be resolved (${String(code)}).` })
-  if (code === "ECONNREFUSED") return new ToolError({ reason: `Failed to fetch ${url}: the connection was refused.` })
+  // a system error (connect ECONNREFUSED 127.0.0.1:9, getaddrinfo ENOTFOUND host) in Node's words, as Claude Code gives it
+  if (cause instanceof Error && typeof (cause as { code?: unknown }).code === "string") return new ToolError({ reason: cause.message })
   return new ToolError({ reason: `Failed to fetch ${url}: ${cause === undefined ? error.message : errorText(cause)}` })
 }
 

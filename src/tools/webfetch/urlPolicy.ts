@@ -52,6 +52,9 @@ export const internalRefusal = (url: string, host: string, kind: AddressClass, r
   `WebFetch refused ${url}: ${resolvedTo === undefined ? `${host} is ${describeClass(kind)}` : `${host} resolves to ${resolvedTo}, ${describeClass(kind)}`}. ` +
   `Fetching from loopback or private-network hosts needs an allow rule naming the host, e.g. WebFetch(domain:${host}).`
 
+/** Claude Code 2.1.332 never fetches a host name without a dot (localhost, an intranet name, an IPv6 literal). */
+export const DOTLESS_HOST = "WebFetch cannot fetch localhost or other hostnames without a dot. To reach a local server, use Bash with curl instead."
+
 export type UrlCheck =
   | { readonly ok: true; readonly url: URL; readonly host: string; readonly upgraded: boolean }
   | { readonly ok: false; readonly reason: string }

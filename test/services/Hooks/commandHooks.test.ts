@@ -12,6 +12,7 @@ import {
   cmd,
   fixture,
   hooksSettings,
+  readHangPids,
   waitGone,
   makeProject,
   preToolUse,
@@ -200,7 +201,7 @@ describe("broken hooks never approve (§2.5)", () => {
       // the allow of the other hook stands; the hung one contributed nothing but a notice
       expect(outcome.decision).toBe("allow")
       expect(outcome.notices).toEqual(["PreToolUse:Bash hook error: the hook timed out and was cancelled; its output was discarded"])
-      const [shellPid, sleepPid] = fs.readFileSync(pidFile, "utf8").trim().split(" ").map(Number)
+      const [shellPid, sleepPid] = readHangPids(pidFile)
       expect(yield* waitGone(shellPid!)).toBe(true)
       expect(yield* waitGone(sleepPid!)).toBe(true)
     }))

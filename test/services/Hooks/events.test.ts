@@ -14,6 +14,7 @@ import {
   hooksLayer,
   hooksSettings,
   isGone,
+  readHangPids,
   makeProject,
   mcpTool,
   preToolUse,
@@ -223,7 +224,7 @@ describe("async hooks", () => {
         const outcome = yield* hooks.preToolUse({ tool: bashTool, toolInput: { command: "ls" }, toolUseId: "t", session: sessionFor(project) })
         expect(outcome.decision).toBeUndefined()
         for (let i = 0; i < 200 && !fs.existsSync(pidFile); i++) yield* Effect.sleep("25 millis")
-        const pids = fs.readFileSync(pidFile, "utf8").trim().split(" ").map(Number)
+        const pids = readHangPids(pidFile)
         expect(pids.every((p) => !isGone(p))).toBe(true)
         return pids
       }).pipe(Effect.provide(hooksLayer(project, sources)))
@@ -243,7 +244,7 @@ describe("interruption", () => {
         const exit = yield* Fiber.interrupt(fiber)
         expect(Exit.isInterrupted(exit)).toBe(true)
       }).pipe(Effect.provide(Layer.fresh(layer)))
-      const [shellPid, sleepPid] = fs.readFileSync(pidFile, "utf8").trim().split(" ").map(Number)
+      const [shellPid, sleepPid] = readHangPids(pidFile)
       expect(yield* waitGone(shellPid!)).toBe(true)
       expect(yield* waitGone(sleepPid!)).toBe(true)
     }))

@@ -4,6 +4,7 @@
  */
 import { Effect, Layer, Schema } from "effect"
 import * as fs from "node:fs"
+import { isRecordAlive, readPidRecords, type PidRecord } from "../../support/pidRecords.js"
 import * as os from "node:os"
 import * as path from "node:path"
 import { buildTool, type AnyTool } from "../../../src/Tool.js"
@@ -141,22 +142,13 @@ export const preToolUse = (
   }).pipe(Effect.provide(hooksLayer(project, sources, options.inProcess)))
 
 /** True when a pid no longer names a live process (a zombie counts as gone). */
-export const isGone = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return true
-  }
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")
-  } catch {
-    return true
-  }
-}
+export const isGone = (pid: number | PidRecord): boolean => !isRecordAlive(typeof pid === "number" ? { pid } : pid)
+
+/** The pids hang.sh recorded: the hook's shell, then its child. */
+export const readHangPids = (file: string): ReadonlyArray<PidRecord> => readPidRecords(file)
 
 /** Waits (bounded) until a killed process has really terminated; SIGKILL delivery is asynchronous. */
-export const waitGone = (pid: number) =>
+export const waitGone = (pid: number | PidRecord) =>
   Effect.gen(function* () {
     for (let i = 0; i < 100 && !isGone(pid); i++) yield* Effect.sleep("50 millis")
     return isGone(pid)

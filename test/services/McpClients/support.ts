@@ -11,7 +11,7 @@ import type * as Hooks from "../../../src/services/Hooks.js"
 import * as McpClients from "../../../src/services/McpClients.js"
 import * as Settings from "../../../src/services/Settings.js"
 import type { AnyTool } from "../../../src/Tool.js"
-import { isProcessAlive } from "../../../src/internal/processGroup.js"
+import { isRecordAlive, type PidRecord } from "../../support/pidRecords.js"
 import { makeResourceTools } from "../../../src/tools/mcp/resourceTools.js"
 import { testServerScript } from "../../support/mcpTestServer.js"
 import { testRuntime } from "../../support/runtime.js"
@@ -84,14 +84,22 @@ export const eventually = <A, R>(check: Effect.Effect<A | undefined, never, R>, 
     }
   })
 
+/** Alive and not a zombie. */
+export const isProcessAlive = (pid: number | PidRecord): boolean => isRecordAlive(typeof pid === "number" ? { pid } : pid)
+
 /** Polls until none of the pids is alive (or `ms` passes), then reports which still are. */
-export const aliveAfter = (pids: ReadonlyArray<number>, ms = 5000) =>
+export const aliveAfter = (pids: ReadonlyArray<number | PidRecord>, ms = 5000) =>
   Effect.gen(function* () {
     const deadline = Date.now() + ms
     while (pids.some(isProcessAlive) && Date.now() < deadline) yield* Effect.sleep(Duration.millis(25))
     return pids.filter(isProcessAlive)
   })
 
-export const readPidFile = (file: string): { readonly pid: number; readonly grandchild: number } => JSON.parse(fs.readFileSync(file, "utf8"))
+/** What a test server wrote to its pid file: its pid and its child's. */
+export const readPidFile = (file: string): { readonly pid: PidRecord; readonly grandchild: PidRecord } => pidRecordsOf(fs.readFileSync(file, "utf8"))
 
-export { isProcessAlive }
+/** The records in a test server's pid JSON (host pids). */
+export const pidRecordsOf = (json: string): { readonly pid: PidRecord; readonly grandchild: PidRecord } => {
+  const { pid, grandchild } = JSON.parse(json) as { pid: number; grandchild: number }
+  return { pid: { pid }, grandchild: { pid: grandchild } }
+}
