@@ -50,7 +50,8 @@ const Probe = Tool.buildTool({
       const servers = yield* (yield* McpClients.McpClients).servers
       const tasks = yield* (yield* BackgroundTasks.BackgroundTasks).list
       const skills = (yield* Extensions.Extensions).loaded.skills
-      return { data: `${greeting.text}; ${servers.length} servers; ${tasks.length} tasks; ${skills.length} skills` }
+      const running = tasks.filter((task) => task.status === "running")
+      return { data: `${greeting.text}; ${servers.length} servers; ${running.length} tasks; ${skills.length} skills` }
     })
 })
 
