@@ -18,7 +18,7 @@
  * denied by an `Agent(<type>)` rule are not listed); a denied type passes validation and is
  * denied by the permission stage with Claude Code's text. Launching needs no permission.
  */
-import { Config, Console, Effect, Layer } from "effect"
+import { Config, Console, Context, Effect, Layer } from "effect"
 import { ToolError } from "../Errors.js"
 import {
   agentDirs,
@@ -162,10 +162,13 @@ export const register = (options: AgentToolOptions = {}) =>
     return built
   })
 
-/** Adds the Agent tool to the pool when built; subagents run on the SubagentModels stage. */
-export const layer = (options: AgentToolOptions = {}): Layer.Layer<never, never, SubagentDeps | SubagentModels.SubagentModels> =>
-  Layer.effectDiscard(register(options))
+/** The agent types the Agent tool offers, as loaded when it joined the pool. */
+export class AgentTypes extends Context.Tag("toolgate/AgentTypes")<AgentTypes, LoadedAgents>() {}
+
+/** Adds the Agent tool to the pool when built (and says which agent types it offers); subagents run on the SubagentModels stage. */
+export const layer = (options: AgentToolOptions = {}): Layer.Layer<AgentTypes, never, SubagentDeps | SubagentModels.SubagentModels> =>
+  Layer.effect(AgentTypes, Effect.map(register(options), (built) => built.agents))
 
 /** Adds the Agent tool; every subagent runs on the runtime's ModelClient. */
-export const layerInheritModel = (options: AgentToolOptions = {}): Layer.Layer<never, never, SubagentDeps | ModelClient> =>
+export const layerInheritModel = (options: AgentToolOptions = {}): Layer.Layer<AgentTypes, never, SubagentDeps | ModelClient> =>
   layer(options).pipe(Layer.provide(SubagentModels.layerInherit))
