@@ -9,6 +9,7 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanEnv, runCli, runCliInProcess } from "../services/Agent/cliSupport.js"
 import { tempDir } from "../support/runtime.js"
+import { readPidRecords, recordGone, recordedInBackground, waitForRecords } from "../support/pidRecords.js"
 
 const root = path.resolve(__dirname, "../..")
 /** Commands run from an empty folder unless a test says otherwise (the repo's .mcp.json starts a server). */
@@ -252,7 +253,7 @@ describe("interrupts", () => {
     const project = makeProject()
     const pidFile = path.join(project, "sleep.pid")
     const blocks = [
-      { type: "tool_use", id: "long", name: "Bash", input: { command: `sleep 30 & echo $! > ${pidFile}; wait` } },
+      { type: "tool_use", id: "long", name: "Bash", input: { command: `${recordedInBackground("sleep 30", pidFile)} ${waitForRecords(pidFile)} wait` } },
       { type: "tool_use", id: "later", name: "Read", input: { file_path: path.join(project, "README.md") } }
     ]
     const child = spawn(process.execPath, [bin, "exec", "-", "--cwd", project, "--json", "--permission-mode", "bypassPermissions"], {
@@ -262,7 +263,8 @@ describe("interrupts", () => {
     child.stdout.on("data", (d) => (stdout += d))
     child.stdin.end(JSON.stringify(blocks))
     for (let i = 0; i < 200 && !fs.existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 50))
-    const pid = Number(fs.readFileSync(pidFile, "utf8"))
+    for (let i = 0; i < 200 && readPidRecords(pidFile).length === 0; i++) await new Promise((r) => setTimeout(r, 50))
+    const [sleeper] = readPidRecords(pidFile)
     child.kill("SIGINT")
     const code = await new Promise<number | null>((resolve) => child.on("exit", resolve))
     expect(code).toBe(130)
@@ -270,13 +272,6 @@ describe("interrupts", () => {
     expect(report.interrupted).toBe(true)
     expect(report.calls.map((c: { outcome: string }) => c.outcome)).toEqual(["interrupted", "interrupted"])
     expect(report.message.content[0].content).toMatch(/^The user doesn't want to proceed with this tool use/)
-    let alive = true
-    try {
-      process.kill(pid, 0)
-      alive = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.startsWith("Z") !== true
-    } catch {
-      alive = false
-    }
-    expect(alive).toBe(false)
+    expect(await recordGone(sleeper!)).toBe(true)
   })
 })

@@ -88,7 +88,7 @@ describe("the tool belt in a scripted run", () => {
     expect(text("fetch")).not.toContain("evil()")
     expect(isError("nb")).toBe(false)
     const notebook = JSON.parse(fs.readFileSync(path.join(project, "analysis.ipynb"), "utf8"))
-    expect(notebook.cells[0].source.join("")).toBe("# Analysis, revised\n")
+    expect(notebook.cells[0].source).toBe("# Analysis, revised\n") // a replaced source is written as one string, as Claude Code does
     expect(notebook.cells[1].id).toBe("load")
     expect(text("bg")).toMatch(/Command running in background with ID: \S+\. Output is being written to: /)
     // the background command ended with the session: no process is left in the project folder

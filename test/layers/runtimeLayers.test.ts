@@ -48,7 +48,8 @@ const Probe = Tool.buildTool({
     Effect.gen(function* () {
       const greeting = yield* Greeting
       const servers = yield* (yield* McpClients.McpClients).servers
-      const tasks = yield* (yield* BackgroundTasks.BackgroundTasks).list
+      // a foreground Bash command runs as a task that ends with it: count the ones still running
+      const tasks = (yield* (yield* BackgroundTasks.BackgroundTasks).list).filter((task) => task.status === "running")
       const skills = (yield* Extensions.Extensions).loaded.skills
       const running = tasks.filter((task) => task.status === "running")
       return { data: `${greeting.text}; ${servers.length} servers; ${running.length} tasks; ${skills.length} skills` }
