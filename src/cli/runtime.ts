@@ -1,7 +1,7 @@
 /**
  * Running a command's program inside a freshly composed runtime.
  */
-import { Console, Effect, Layer, Option } from "effect"
+import { Console, Context, Effect, Layer, Option } from "effect"
 import type { BadRequest, BrokenSettings } from "../Errors.js"
 import * as Runtime from "../layers/Runtime.js"
 import { layerCliTerminal } from "./terminalApprover.js"
@@ -11,7 +11,7 @@ import { ToolRegistry } from "../services/ToolRegistry.js"
 import { McpClients, type McpClientsOptions } from "../services/McpClients.js"
 import { unknownToolWarnings, checkRule, makeRule } from "../PermissionRules.js"
 import { AGENT_TOOL_NAME, type SubagentModels } from "../services/Agent.js"
-import type { ModelClient } from "../services/ModelClient.js"
+import { ModelClient } from "../services/ModelClient.js"
 import { type CommonValues, runtimeOptions } from "./options.js"
 import { splitToolList } from "../services/Settings.js"
 import { UsageError } from "./usageError.js"
@@ -68,17 +68,22 @@ export interface AgentModels<E> {
   readonly subagentModels: Layer.Layer<SubagentModels.SubagentModels, E, ModelClient>
 }
 
-/** Provides the runtime with the agent (`Runtime.layerWithAgent`) to `program`, with a session built from the loaded settings. */
+/**
+ * Provides the runtime with the agent (`Runtime.layerWithAgent`) to `program`, with a session
+ * built from the loaded settings. The agent and its subagents hold their model; the session's
+ * tool calls do not see it (WebFetch answers with the page itself, as `run` always has).
+ */
 export const withAgentRuntime = <A, E, E2>(
   values: CommonValues,
   models: AgentModels<E2>,
-  program: (session: SessionContext) => Effect.Effect<A, E, Runtime.AgentRuntimeServices>,
+  program: (session: SessionContext) => Effect.Effect<A, E, Exclude<Runtime.AgentRuntimeServices, ModelClient>>,
   overrides: Partial<Runtime.RuntimeOptions> = {},
   extras: RuntimeExtras = {}
 ): Effect.Effect<A, E | E2 | BadRequest | BrokenSettings | UsageError> => {
   const options = optionsOf(values, overrides, extras)
   const layer = Runtime.layerWithAgent<never, E2>({ ...options, ...models }) as Layer.Layer<Runtime.AgentRuntimeServices, E2 | BadRequest | BrokenSettings>
-  return Effect.zipRight(checkDenyRules(values, options.cwd), inSession(values, options, extras, program).pipe(Effect.provide(layer)))
+  const withoutModel = (session: SessionContext) => Effect.mapInputContext(program(session), (context: Context.Context<Runtime.AgentRuntimeServices>) => Context.omit(ModelClient)(context))
+  return Effect.zipRight(checkDenyRules(values, options.cwd), inSession(values, options, extras, withoutModel).pipe(Effect.provide(layer)))
 }
 
 /** Reports what the loaded settings and MCP servers say, then runs `program` in a session made from them. */

@@ -51,8 +51,7 @@ const Probe = Tool.buildTool({
       // a foreground Bash command runs as a task that ends with it: count the ones still running
       const tasks = (yield* (yield* BackgroundTasks.BackgroundTasks).list).filter((task) => task.status === "running")
       const skills = (yield* Extensions.Extensions).loaded.skills
-      const running = tasks.filter((task) => task.status === "running")
-      return { data: `${greeting.text}; ${servers.length} servers; ${running.length} tasks; ${skills.length} skills` }
+      return { data: `${greeting.text}; ${servers.length} servers; ${tasks.length} tasks; ${skills.length} skills` }
     })
 })
 
