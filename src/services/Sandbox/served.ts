@@ -111,7 +111,8 @@ const isRoot = (): boolean => process.geteuid?.() === 0
 export const servedInvocation = (profile: ServedProfile, process_: ServedProcess): ShellInvocation => {
   cachedSystemMounts ??= systemMounts()
   const args: Array<string> = [
-    "--new-session",
+    // no --new-session: the command is spawned detached (a session of its own, no terminal to inject
+    // into), and an inner bwrap in yet another session would miss the group signal that stops it
     "--die-with-parent",
     "--unshare-all",
     "--unshare-user",
