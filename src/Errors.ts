@@ -1,6 +1,8 @@
 /**
  * The typed failures of every stage, and the one mapping from a call's failure to the text the
- * model sees (claude-code-spec §4.3, §1.4, §2.10).
+ * model sees.
+ *
+ * @since 0.1.0
  */
 import { Schema } from "effect"
 
@@ -8,7 +10,12 @@ import { Schema } from "effect"
 // Per-call failures: each ends one tool_use with an error tool_result.
 // ---------------------------------------------------------------------------------------------
 
-/** Stage 0, lookup: the model named a tool that is not in the pool. */
+/**
+ * Stage 0, lookup: the model named a tool that is not in the pool.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class UnknownTool extends Schema.TaggedError<UnknownTool>()("UnknownTool", {
   toolName: Schema.String,
   /** Appended to the message as it is, e.g. ". Call Read instead." */
@@ -19,7 +26,12 @@ export class UnknownTool extends Schema.TaggedError<UnknownTool>()("UnknownTool"
   }
 }
 
-/** Stage 1, schema: the input does not match the tool's schema (or is not a JSON object). */
+/**
+ * Stage 1, schema: the input does not match the tool's schema (or is not a JSON object).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class InvalidToolInput extends Schema.TaggedError<InvalidToolInput>()("InvalidToolInput", {
   toolName: Schema.String,
   issues: Schema.Array(Schema.String),
@@ -31,7 +43,12 @@ export class InvalidToolInput extends Schema.TaggedError<InvalidToolInput>()("In
   }
 }
 
-/** Stage 2, the tool's own `validateInput` refused the input. */
+/**
+ * Stage 2, the tool's own `validateInput` refused the input.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class InputRejected extends Schema.TaggedError<InputRejected>()("InputRejected", {
   toolName: Schema.String,
   reason: Schema.String
@@ -41,7 +58,12 @@ export class InputRejected extends Schema.TaggedError<InputRejected>()("InputRej
   }
 }
 
-/** Stage 3, a PreToolUse hook blocked the call (exit code 2 or a JSON deny). */
+/**
+ * Stage 3, a PreToolUse hook blocked the call (exit code 2 or a JSON deny).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class HookBlocked extends Schema.TaggedError<HookBlocked>()("HookBlocked", {
   toolName: Schema.String,
   event: Schema.String,
@@ -56,7 +78,12 @@ export class HookBlocked extends Schema.TaggedError<HookBlocked>()("HookBlocked"
   }
 }
 
-/** A hook answered `continue: false`: the call does not run. */
+/**
+ * A hook answered `continue: false`: the call does not run.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class HookStopped extends Schema.TaggedError<HookStopped>()("HookStopped", {
   toolName: Schema.String,
   event: Schema.String,
@@ -67,7 +94,12 @@ export class HookStopped extends Schema.TaggedError<HookStopped>()("HookStopped"
   }
 }
 
-/** Stage 4, a permission rule, the mode, or a safety check denied the call. */
+/**
+ * Stage 4, a permission rule, the mode, or a safety check denied the call.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("PermissionDenied", {
   toolName: Schema.String,
   reason: Schema.String
@@ -77,7 +109,12 @@ export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("Pe
   }
 }
 
-/** Stage 4, an "ask" that the user (or an approver) answered with no. */
+/**
+ * Stage 4, an "ask" that the user (or an approver) answered with no.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class NotApproved extends Schema.TaggedError<NotApproved>()("NotApproved", {
   toolName: Schema.String,
   feedback: Schema.optionalWith(Schema.String, { exact: true }),
@@ -92,7 +129,12 @@ export class NotApproved extends Schema.TaggedError<NotApproved>()("NotApproved"
   }
 }
 
-/** Stage 5, the tool ran and failed (a non-zero exit, an MCP `isError`, a typed tool error). */
+/**
+ * Stage 5, the tool ran and failed (a non-zero exit, an MCP `isError`, a typed tool error).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ToolFailed extends Schema.TaggedError<ToolFailed>()("ToolFailed", {
   toolName: Schema.String,
   reason: Schema.String
@@ -102,7 +144,12 @@ export class ToolFailed extends Schema.TaggedError<ToolFailed>()("ToolFailed", {
   }
 }
 
-/** Stage 5, the tool threw or died unexpectedly: a bug, not an expected failure. */
+/**
+ * Stage 5, the tool threw or died unexpectedly: a bug, not an expected failure.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ToolDefect extends Schema.TaggedError<ToolDefect>()("ToolDefect", {
   toolName: Schema.String,
   reason: Schema.String
@@ -112,7 +159,12 @@ export class ToolDefect extends Schema.TaggedError<ToolDefect>()("ToolDefect", {
   }
 }
 
-/** The user interrupted the turn while this call was queued or running. */
+/**
+ * The user interrupted the turn while this call was queued or running.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class Interrupted extends Schema.TaggedError<Interrupted>()("Interrupted", {
   toolName: Schema.String
 }) {
@@ -121,7 +173,12 @@ export class Interrupted extends Schema.TaggedError<Interrupted>()("Interrupted"
   }
 }
 
-/** A Bash sibling in the same concurrent batch failed, so this call was cancelled. */
+/**
+ * A Bash sibling in the same concurrent batch failed, so this call was cancelled.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class CancelledBySibling extends Schema.TaggedError<CancelledBySibling>()("CancelledBySibling", {
   toolName: Schema.String,
   /** The failing sibling as its tool labels it, e.g. `Bash(npm test)`; empty when unknown. */
@@ -135,6 +192,9 @@ export class CancelledBySibling extends Schema.TaggedError<CancelledBySibling>()
 /**
  * The call never started: the model's message ended otherwise than with `tool_use` (max_tokens,
  * refusal, a stream error), or a hook stopped the turn first. `reason` says which.
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class NotStarted extends Schema.TaggedError<NotStarted>()("NotStarted", {
   toolName: Schema.String,
@@ -145,7 +205,12 @@ export class NotStarted extends Schema.TaggedError<NotStarted>()("NotStarted", {
   }
 }
 
-/** Two tool_use blocks of one message share an id; the later ones are not run. */
+/**
+ * Two tool_use blocks of one message share an id; the later ones are not run.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class DuplicateToolUseId extends Schema.TaggedError<DuplicateToolUseId>()("DuplicateToolUseId", {
   toolName: Schema.String,
   toolUseId: Schema.String
@@ -158,6 +223,9 @@ export class DuplicateToolUseId extends Schema.TaggedError<DuplicateToolUseId>()
 /**
  * A served session's runner stopped (crashed, was killed) while this call ran. A call with side
  * effects is never run twice, so it is answered with this instead of running again.
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class RunnerLost extends Schema.TaggedError<RunnerLost>()("RunnerLost", {
   toolName: Schema.String
@@ -167,6 +235,10 @@ export class RunnerLost extends Schema.TaggedError<RunnerLost>()("RunnerLost", {
   }
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type CallError =
   | UnknownTool
   | InvalidToolInput
@@ -183,6 +255,10 @@ export type CallError =
   | DuplicateToolUseId
   | RunnerLost
 
+/**
+ * @since 0.1.0
+ * @category errors
+ */
 export const CallError = Schema.Union(
   UnknownTool,
   InvalidToolInput,
@@ -200,7 +276,12 @@ export const CallError = Schema.Union(
   RunnerLost
 )
 
-/** What the model reads for a failed call: one exhaustive mapping (claude-code-spec §4.3). */
+/**
+ * What the model reads for a failed call: one exhaustive mapping.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const toModelText = (error: CallError): string => {
   switch (error._tag) {
     case "UnknownTool":
@@ -232,15 +313,32 @@ const absurd = (value: never): never => {
   throw new Error(`unhandled call error ${JSON.stringify(value)}`)
 }
 
+/**
+ * @since 0.1.0
+ * @category constants
+ */
 export const REJECT_MESSAGE =
   "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed."
 
+/**
+ * @since 0.1.0
+ * @category constants
+ */
 export const REJECT_MESSAGE_WITH_FEEDBACK =
   "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\n"
 
+/**
+ * @since 0.1.0
+ * @category constants
+ */
 export const INTERRUPT_MARKER = "[Request interrupted by user for tool use]"
 
-/** Keeps the head and tail of a long text (claude-code-spec §4.3: first 5000 + marker + last 5000). */
+/**
+ * Keeps the head and tail of a long text (the first 5000 characters, a marker, the last 5000, as Claude Code does).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const truncateMiddle = (text: string, max: number): string => {
   if (text.length <= max) return text
   const half = Math.floor(max / 2)
@@ -252,7 +350,12 @@ export const truncateMiddle = (text: string, max: number): string => {
 // Runtime failures: not per call; they end a command or a turn.
 // ---------------------------------------------------------------------------------------------
 
-/** A settings file could not be read or written (e.g. saving an "always allow" rule). */
+/**
+ * A settings file could not be read or written (e.g. saving an "always allow" rule).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class SettingsError extends Schema.TaggedError<SettingsError>()("SettingsError", {
   path: Schema.String,
   reason: Schema.String
@@ -262,12 +365,20 @@ export class SettingsError extends Schema.TaggedError<SettingsError>()("Settings
   }
 }
 
-/** Exit status of the CLI when a settings file is broken (sysexits' EX_CONFIG). */
+/**
+ * Exit status of the CLI when a settings file is broken (sysexits' EX_CONFIG).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const BROKEN_SETTINGS_EXIT_CODE = 78
 
 /**
  * A settings file exists but cannot be read whole (bad JSON, a field of the wrong shape). It
  * could hold deny rules or hooks, so nothing runs until it is fixed.
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class BrokenSettings extends Schema.TaggedError<BrokenSettings>()("BrokenSettings", {
   /** The file, or `--settings` for inline JSON. */
@@ -280,7 +391,12 @@ export class BrokenSettings extends Schema.TaggedError<BrokenSettings>()("Broken
   }
 }
 
-/** The input given to the CLI or the library (a message, a tool input) is unusable as a whole. */
+/**
+ * The input given to the CLI or the library (a message, a tool input) is unusable as a whole.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", {
   reason: Schema.String
 }) {
@@ -293,6 +409,9 @@ export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", {
  * A hook's JSON answer does not match the hook protocol (a field of the wrong type, an unknown
  * decision, another event's name). The answer is ignored and the hook counts as a non-blocking
  * error; `path` is where in the document the problem is.
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class HookOutputInvalid extends Schema.TaggedError<HookOutputInvalid>()("HookOutputInvalid", {
   hook: Schema.String,
@@ -304,7 +423,12 @@ export class HookOutputInvalid extends Schema.TaggedError<HookOutputInvalid>()("
   }
 }
 
-/** A result could not be written to the session directory. */
+/**
+ * A result could not be written to the session directory.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ResultStoreError extends Schema.TaggedError<ResultStoreError>()("ResultStoreError", {
   path: Schema.String,
   reason: Schema.String
@@ -318,6 +442,9 @@ export class ResultStoreError extends Schema.TaggedError<ResultStoreError>()("Re
  * The failure channel of a tool's `call`: an expected failure whose text the model sees
  * (e.g. `Exit code 1` and the output of a Bash command). `response` is what PostToolUseFailure
  * hooks and renderers may use.
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class ToolError extends Schema.TaggedError<ToolError>()("ToolError", {
   reason: Schema.String,

@@ -1,14 +1,28 @@
 /**
  * Anthropic Messages API content blocks, as far as the tool runtime needs them.
+ *
+ * @since 0.1.0
  */
 import { Schema } from "effect"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export const TextBlock = Schema.Struct({
   type: Schema.Literal("text"),
   text: Schema.String
 })
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type TextBlock = typeof TextBlock.Type
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export const ImageBlock = Schema.Struct({
   type: Schema.Literal("image"),
   source: Schema.Struct({
@@ -17,48 +31,95 @@ export const ImageBlock = Schema.Struct({
     data: Schema.String
   })
 })
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type ImageBlock = typeof ImageBlock.Type
 
-/** A `tool_use` block as the model sends it; `input` is untrusted JSON. */
+/**
+ * A `tool_use` block as the model sends it; `input` is untrusted JSON.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export const ToolUseBlock = Schema.Struct({
   type: Schema.Literal("tool_use"),
   id: Schema.String,
   name: Schema.String,
   input: Schema.Unknown
 })
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type ToolUseBlock = typeof ToolUseBlock.Type
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export const ToolResultContent = Schema.Union(
   Schema.String,
   Schema.Array(Schema.Union(TextBlock, ImageBlock))
 )
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type ToolResultContent = typeof ToolResultContent.Type
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export const ToolResultBlock = Schema.Struct({
   type: Schema.Literal("tool_result"),
   tool_use_id: Schema.String,
   content: ToolResultContent,
   is_error: Schema.optionalWith(Schema.Boolean, { exact: true })
 })
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type ToolResultBlock = typeof ToolResultBlock.Type
 
 /** The user message that answers an assistant message's tool calls. */
-/** A tool definition as the Messages API takes it. */
+/**
+ * A tool definition as the Messages API takes it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ApiToolDefinition {
   readonly name: string
   readonly description: string
   readonly input_schema: Record<string, unknown>
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface ToolResultsMessage {
   readonly role: "user"
   readonly content: ReadonlyArray<ToolResultBlock | TextBlock>
 }
 
-/** The tool_result blocks of a results message, in tool_use order (its text blocks left out). */
+/**
+ * The tool_result blocks of a results message, in tool_use order (its text blocks left out).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const toolResults = (message: ToolResultsMessage): ReadonlyArray<ToolResultBlock> =>
   message.content.filter((block): block is ToolResultBlock => block.type === "tool_result")
 
+/**
+ * @since 0.1.0
+ * @category utils
+ */
 export const toolResult = (
   toolUseId: string,
   content: ToolResultContent,
@@ -68,23 +129,40 @@ export const toolResult = (
     ? { type: "tool_result", tool_use_id: toolUseId, content, is_error: true }
     : { type: "tool_result", tool_use_id: toolUseId, content }
 
-/** Total length of the text in a result, the measure used for size limits. */
+/**
+ * Total length of the text in a result, the measure used for size limits.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const contentLength = (content: ToolResultContent): number =>
   typeof content === "string"
     ? content.length
     : content.reduce((n, block) => n + (block.type === "text" ? block.text.length : 0), 0)
 
+/**
+ * @since 0.1.0
+ * @category utils
+ */
 export const contentText = (content: ToolResultContent): string =>
   typeof content === "string"
     ? content
     : content.map((block) => (block.type === "text" ? block.text : "[image]")).join("\n")
 
-/** A text the harness adds for the model, not the user or a tool. */
+/**
+ * A text the harness adds for the model, not the user or a tool.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const systemReminder = (text: string): string => `<system-reminder>\n${text}\n</system-reminder>`
 
 /**
  * A result with reminders folded into its content: text content ends in the reminders (after its
  * trailing whitespace is dropped), block content gets one text block per reminder.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const withReminders = (result: ToolResultBlock, reminders: ReadonlyArray<string>): ToolResultBlock => {
   if (reminders.length === 0) return result
@@ -96,7 +174,12 @@ export const withReminders = (result: ToolResultBlock, reminders: ReadonlyArray<
   return { ...result, content }
 }
 
-/** One call's part of a tool results message: the reminders hooks gave before and after its result. */
+/**
+ * One call's part of a tool results message: the reminders hooks gave before and after its result.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface AnsweredCall {
   readonly result: ToolResultBlock
   readonly remindersBefore: ReadonlyArray<string>
@@ -110,6 +193,9 @@ export interface AnsweredCall {
  * When that sequence starts with a result, every reminder is folded into the result before it;
  * otherwise nothing is folded and the reminders follow the results as text blocks, in sequence
  * order. The results themselves always come first, in tool_use order.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const layoutToolResults = (
   calls: ReadonlyArray<AnsweredCall>,
@@ -130,12 +216,19 @@ export const layoutToolResults = (
   return calls.map((call) => withReminders(call.result, folded.get(call) ?? []))
 }
 
+/**
+ * @since 0.1.0
+ * @category utils
+ */
 export const hasImage = (content: ToolResultContent): boolean =>
   typeof content !== "string" && content.some((block) => block.type === "image")
 
 /**
  * Stands in for a tool_use input that was not valid JSON (e.g. cut off by max_tokens). It never
  * reaches a tool: the validator turns it into an InputValidationError result.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export class UnparsableInput {
   constructor(readonly text: string, readonly reason: string) {}

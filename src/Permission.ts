@@ -1,9 +1,14 @@
 /**
- * Permission vocabulary shared by the Permissions stage, the tools and the CLI explainer
- * (claude-code-spec §1).
+ * Permission vocabulary shared by the Permissions stage, the tools and the CLI explainer.
+ *
+ * @since 0.1.0
  */
 import { Schema } from "effect"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type PermissionMode =
   | "default"
   | "acceptEdits"
@@ -12,6 +17,10 @@ export type PermissionMode =
   | "bypassPermissions"
   | "auto"
 
+/**
+ * @since 0.1.0
+ * @category constants
+ */
 export const PERMISSION_MODES: ReadonlyArray<PermissionMode> = [
   "default",
   "acceptEdits",
@@ -21,16 +30,35 @@ export const PERMISSION_MODES: ReadonlyArray<PermissionMode> = [
   "auto"
 ]
 
-/** A mode's name in a document (served sessions' API and policy files). */
+/**
+ * A mode's name in a document (served sessions' API and policy files).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export const PermissionModeName = Schema.Literal(...PERMISSION_MODES)
 
-/** Parses a mode name; `manual` is an alias of `default` (spec §1.2). */
+/**
+ * Parses a mode name; `manual` is an alias of `default`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const parsePermissionMode = (name: string): PermissionMode | undefined =>
   name === "manual" ? "default" : (PERMISSION_MODES as ReadonlyArray<string>).includes(name) ? (name as PermissionMode) : undefined
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type RuleBehavior = "allow" | "deny" | "ask"
 
-/** Where a rule came from; names as in Claude Code (spec §1.1). */
+/**
+ * Where a rule came from; names as in Claude Code.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RuleSource =
   | "policySettings"
   | "flagSettings"
@@ -41,7 +69,12 @@ export type RuleSource =
   | "session"
   | "command"
 
-/** A parsed permission rule with its origin. */
+/**
+ * A parsed permission rule with its origin.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface PermissionRule {
   /** The rule as written, e.g. `Bash(npm run *)`. */
   readonly raw: string
@@ -53,13 +86,16 @@ export interface PermissionRule {
   readonly source: RuleSource
   /** The settings file the rule came from, when it came from a file. */
   readonly file?: string
-  /** The directory that anchors `/path` patterns of this rule (spec §1.7). */
+  /** The directory that anchors `/path` patterns of this rule. */
   readonly root: string
 }
 
 /**
  * What a call touches, as far as content rules are concerned. A tool names its subject; the
  * Permissions stage matches rules, working directories, protected paths and the mode on it.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export type PermissionSubject =
   | { readonly kind: "none" }
@@ -75,7 +111,12 @@ export type PermissionSubject =
   | { readonly kind: "agent"; readonly agentType: string }
   | { readonly kind: "skill"; readonly name: string; readonly args?: string }
 
-/** Which deny rule families cover a path. */
+/**
+ * Which deny rule families cover a path.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface PathDenials {
   readonly read: boolean
   readonly edit: boolean
@@ -84,6 +125,9 @@ export interface PathDenials {
 /**
  * The session's path deny rules as a tool may consult them: the file tools check them before
  * hooks run (Claude Code's wording), searches leave out the files a Read deny rule covers.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface PathRules {
   /** Some Read deny rule names paths: searches must filter what they find. */
@@ -92,7 +136,12 @@ export interface PathRules {
   readonly denials: (absolutePath: string) => PathDenials
 }
 
-/** Why a decision came out the way it did; used by the explainer and for messages. */
+/**
+ * Why a decision came out the way it did; used by the explainer and for messages.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DecisionReason =
   | { readonly type: "rule"; readonly rule: PermissionRule }
   | { readonly type: "mode"; readonly mode: PermissionMode; readonly detail?: string }
@@ -106,7 +155,12 @@ export type DecisionReason =
   | { readonly type: "sandbox"; readonly detail: string }
   | { readonly type: "default"; readonly detail: string }
 
-/** One part of a compound Bash command, with its own verdict (for the explainer). */
+/**
+ * One part of a compound Bash command, with its own verdict (for the explainer).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface SubcommandVerdict {
   readonly command: string
   readonly behavior: "allow" | "ask" | "deny"
@@ -114,13 +168,23 @@ export interface SubcommandVerdict {
   readonly rule?: PermissionRule
 }
 
-/** A rule the user could add to stop being asked (shown in prompts, saved on "always"). */
+/**
+ * A rule the user could add to stop being asked (shown in prompts, saved on "always").
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface RuleSuggestion {
   readonly rule: string
   readonly behavior: RuleBehavior
 }
 
-/** Why an ask happened; decides what may skip it. */
+/**
+ * Why an ask happened; decides what may skip it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AskKind =
   /** nothing allowed it: a mode, an allow rule or a hook allow may skip it */
   | "unapproved"
@@ -137,7 +201,12 @@ export type AskKind =
   /** a PreToolUse hook asked: nothing skips it */
   | "hook"
 
-/** The call may run. */
+/**
+ * The call may run.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Allow {
   readonly _tag: "Allow"
   readonly reason: DecisionReason
@@ -146,7 +215,12 @@ export interface Allow {
   readonly subcommands?: ReadonlyArray<SubcommandVerdict>
 }
 
-/** Someone must answer before the call runs (a hook, the person, a callback); with nobody to ask, it is denied. */
+/**
+ * Someone must answer before the call runs (a hook, the person, a callback); with nobody to ask, it is denied.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Ask {
   readonly _tag: "Ask"
   /** The prompt text. */
@@ -158,7 +232,12 @@ export interface Ask {
   readonly subcommands?: ReadonlyArray<SubcommandVerdict>
 }
 
-/** The call does not run; the model sees `message`. */
+/**
+ * The call does not run; the model sees `message`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Deny {
   readonly _tag: "Deny"
   readonly message: string
@@ -169,20 +248,42 @@ export interface Deny {
 /**
  * allow / ask / deny, with why: what the Permissions stage decides, what the shell analyzer and
  * the path checks judge, what a tool's own check and a hook say.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export type Decision = Allow | Ask | Deny
 
-/** A tool's own check may also leave the call to the rules and the mode. */
+/**
+ * A tool's own check may also leave the call to the rules and the mode.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Passthrough {
   readonly _tag: "Passthrough"
 }
 
-/** What a tool's `checkPermissions` answers (spec §1.4 step c). */
+/**
+ * What a tool's `checkPermissions` answers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ToolCheck = Decision | Passthrough
 
+/**
+ * @since 0.1.0
+ * @category utils
+ */
 export const passthrough: Passthrough = { _tag: "Passthrough" }
 
-/** Allowed; a string reason is the tool's own (`{ type: "tool", detail }`). */
+/**
+ * Allowed; a string reason is the tool's own (`{ type: "tool", detail }`).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const allow = (
   reason: DecisionReason | string = "the tool needs no permission",
   options: { readonly updatedInput?: unknown; readonly subcommands?: ReadonlyArray<SubcommandVerdict> | undefined } = {}
@@ -193,7 +294,12 @@ export const allow = (
   return decision
 }
 
-/** Asks with `message`; by default the tool's own ask, which an allow rule, a mode or a hook may skip. */
+/**
+ * Asks with `message`; by default the tool's own ask, which an allow rule, a mode or a hook may skip.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const ask = (
   message: string,
   options: {
@@ -214,7 +320,12 @@ export const ask = (
   return decision
 }
 
-/** Denied with `message` (what the model sees); by default the tool's own denial. */
+/**
+ * Denied with `message` (what the model sees); by default the tool's own denial.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const deny = (
   message: string,
   options: { readonly reason?: DecisionReason; readonly subcommands?: ReadonlyArray<SubcommandVerdict> | undefined } = {}
@@ -224,14 +335,29 @@ export const deny = (
   return decision
 }
 
-/** True when only a deny may change this ask: no mode, allow rule or hook allow skips it. */
+/**
+ * True when only a deny may change this ask: no mode, allow rule or hook allow skips it.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isForced = (decision: Ask): boolean => decision.kind !== "unapproved"
 
-/** `allow` / `ask` / `deny`, as settings, hooks and transcripts spell a decision. */
+/**
+ * `allow` / `ask` / `deny`, as settings, hooks and transcripts spell a decision.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const behaviorOf = (decision: Decision): RuleBehavior =>
   decision._tag === "Allow" ? "allow" : decision._tag === "Ask" ? "ask" : "deny"
 
-/** A value is one of the decisions above (a stage or a tool written in plain JavaScript may answer anything). */
+/**
+ * A value is one of the decisions above (a stage or a tool written in plain JavaScript may answer anything).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isDecision = (value: unknown): value is Decision => {
   if (typeof value !== "object" || value === null) return false
   const tag = (value as { _tag?: unknown })._tag
@@ -243,6 +369,10 @@ export const isDecision = (value: unknown): value is Decision => {
   return tag === "Ask" && typeof message === "string" && Array.isArray((value as { suggestions?: unknown }).suggestions)
 }
 
+/**
+ * @since 0.1.0
+ * @category utils
+ */
 export const describeReason = (reason: DecisionReason): string => {
   switch (reason.type) {
     case "rule":

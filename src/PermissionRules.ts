@@ -1,5 +1,5 @@
 /**
- * The permission rule language (claude-code-spec §1.3), shared by every stage that reads rules:
+ * The permission rule language, shared by every stage that reads rules:
  * how a rule is written (`Tool` / `Tool(specifier)`), which tools its tool-name part covers, the
  * hosts of `WebFetch(domain:…)` rules, and which rules Claude Code accepts but never uses.
  */
@@ -54,7 +54,7 @@ export const parseRuleText = (raw: string): ParsedRuleText => {
   const toolName = canonicalToolName(text.slice(0, open))
   const specifier = text.slice(open + 1, close).replace(/\\([()\\])/g, "$1")
   if (specifier === "" || specifier === "*") return { toolName, content: undefined }
-  // `WebFetch(domain:*)` is the whole tool (spec §1.3)
+  // `WebFetch(domain:*)` is the whole tool
   if (toolName === "WebFetch" && /^domain:\s*\*$/.test(specifier.trim())) return { toolName, content: undefined }
   return { toolName, content: specifier }
 }
@@ -77,10 +77,10 @@ export const formatRule = (toolName: string, content?: string): string =>
   content === undefined ? toolName : `${toolName}(${content.replace(/([()\\])/g, "\\$1")})`
 
 // ---------------------------------------------------------------------------------------------
-// A rule's tool-name part against a tool (§1.3 tool-name globs, §1.9 MCP names)
+// A rule's tool-name part against a tool (tool-name globs, MCP server and tool names)
 // ---------------------------------------------------------------------------------------------
 
-/** Allow rules may glob only after a literal `mcp__<server>__` prefix (spec §1.3, §1.9). */
+/** Allow rules may glob only after a literal `mcp__<server>__` prefix. */
 export const ALLOW_GLOB_PREFIX = /^mcp__[A-Za-z0-9-][A-Za-z0-9_-]*?__/
 
 const globToRegExp = (glob: string): RegExp =>
@@ -106,7 +106,7 @@ export const matchesToolName = (ruleTool: string, toolName: string, behavior: Ru
 }
 
 // ---------------------------------------------------------------------------------------------
-// `WebFetch(domain:<host>)` rules (§1.8): the URL's hostname, compared case-insensitively with a
+// `WebFetch(domain:<host>)` rules: the URL's hostname, compared case-insensitively with a
 // trailing `.` ignored on both sides. `*.example.com` matches any depth of subdomain but not
 // `example.com`; a bare `*` matches every host; a `*` anywhere else matches within one label only.
 // ---------------------------------------------------------------------------------------------
@@ -249,7 +249,7 @@ export const partitionRules = (
 
 /**
  * Deny/ask rules naming a tool that is not in the pool (names with `_` or `*` exempt), for a
- * start-up warning (spec §1.3). The caller knows the pool.
+ * start-up warning. The caller knows the pool.
  */
 export const unknownToolWarnings = (rules: ReadonlyArray<PermissionRule>, knownToolNames: ReadonlyArray<string>): ReadonlyArray<string> => {
   const known = new Set(knownToolNames)

@@ -1,5 +1,5 @@
 /**
- * Protected directories and files (claude-code-spec §1.12, current docs list): a write to them
+ * Protected directories and files (the list Claude Code's current documentation gives): a write to them
  * is never auto-approved by an allow rule or `acceptEdits`. Names compare case-insensitively on
  * every volume: over-protecting on a case-sensitive one is harmless.
  */

@@ -1,12 +1,18 @@
 /**
  * The shared context of a session: what tools see of where they run. Only tools that are not
  * concurrency-safe may change it, through `ToolResult.contextModifier`.
+ *
+ * @since 0.1.0
  */
 import { randomUUID } from "node:crypto"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { PermissionMode } from "./Permission.js"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface SessionContext {
   readonly sessionId: string
   /** Where this session keeps its files: spilled results, transcripts, background output. */
@@ -31,12 +37,21 @@ export interface SessionContext {
   readonly promptId?: string
 }
 
-/** The working directories: where the session started plus the additional ones. */
+/**
+ * The working directories: where the session started plus the additional ones.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const workingDirectories = (session: SessionContext): ReadonlyArray<string> => [
   session.projectDir,
   ...session.additionalDirectories
 ]
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface NewSessionOptions {
   readonly cwd: string
   readonly permissionMode: PermissionMode
@@ -46,12 +61,26 @@ export interface NewSessionOptions {
   readonly sessionDir?: string
 }
 
-/** Where sessions keep their files by default: `~/.toolgate/projects/<project>/<session id>`. */
+/**
+ * Where sessions keep their files by default: `~/.toolgate/projects/<project>/<session id>`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const sessionsRoot = (): string => path.join(os.homedir(), ".toolgate", "projects")
 
-/** Turns a directory into one safe file name, as Claude Code names its project folders. */
+/**
+ * Turns a directory into one safe file name, as Claude Code names its project folders.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const projectSlug = (dir: string): string => dir.replace(/[^A-Za-z0-9]/g, "-")
 
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
 export const newSession = (options: NewSessionOptions): SessionContext => {
   const cwd = path.resolve(options.cwd)
   const sessionId = options.sessionId ?? randomUUID()

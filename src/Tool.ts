@@ -3,6 +3,8 @@
  * `buildTool` fills in fail-closed defaults: not read-only, not concurrency-safe, destructive,
  * no footprint (touches everything), and permission checks that pass through to the rules and
  * the mode (so a tool nobody allowed asks).
+ *
+ * @since 0.1.0
  */
 import { Context, Effect, JSONSchema, Option, Schema, SchemaAST } from "effect"
 import type { ToolError, InputRejected } from "./Errors.js"
@@ -11,7 +13,12 @@ import type { ToolResultContent } from "./Messages.js"
 import { passthrough, type DecisionReason, type PathRules, type PermissionSubject, type ToolCheck, type PermissionMode } from "./Permission.js"
 import type { SessionContext } from "./Session.js"
 
-/** What a file looked like when a tool last read or wrote it (the FileState service keeps these). */
+/**
+ * What a file looked like when a tool last read or wrote it (the FileState service keeps these).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface FileSnapshot {
   /** Modification time seen at the read or write, in ms. */
   readonly mtimeMs: number
@@ -21,13 +28,22 @@ export interface FileSnapshot {
   readonly partial: boolean
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface FileStateService {
   readonly record: (path: string, snapshot: FileSnapshot) => Effect.Effect<void>
   readonly get: (path: string) => Effect.Effect<Option.Option<FileSnapshot>>
   readonly forget: (path: string) => Effect.Effect<void>
 }
 
-/** A tool's input schema: an effect Schema whose encoded side is plain JSON, or raw JSON Schema (MCP). */
+/**
+ * A tool's input schema: an effect Schema whose encoded side is plain JSON, or raw JSON Schema (MCP).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ToolInputSchema<I> =
   | { readonly _tag: "Schema"; readonly schema: Schema.Schema<I, any, never> }
   | {
@@ -37,13 +53,22 @@ export type ToolInputSchema<I> =
       readonly validate: (input: unknown) => { readonly ok: true; readonly value: I } | { readonly ok: false; readonly issues: ReadonlyArray<string> }
     }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface ToolProgress {
   /** One line for people, e.g. "12 lines of output" or "step 3/5". */
   readonly message: string
   readonly data?: unknown
 }
 
-/** What a running call gets: where it runs, the file-read state, and a way to report progress. */
+/**
+ * What a running call gets: where it runs, the file-read state, and a way to report progress.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ToolContext {
   readonly toolUseId: string
   readonly session: SessionContext
@@ -61,7 +86,12 @@ export interface ToolContext {
   readonly approvedBecause?: DecisionReason
 }
 
-/** What a tool's `checkPermissions` and `validateInput` see. */
+/**
+ * What a tool's `checkPermissions` and `validateInput` see.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ToolCheckContext {
   readonly session: SessionContext
   readonly fileState: FileStateService
@@ -72,6 +102,10 @@ export interface ToolCheckContext {
   readonly readsWithoutAsking?: (file: string) => Effect.Effect<boolean>
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface ToolResult<O> {
   readonly data: O
   /** Messages to append to the conversation after the tool results (e.g. a loaded skill). */
@@ -81,14 +115,27 @@ export interface ToolResult<O> {
   readonly mcpMeta?: { readonly _meta?: Record<string, unknown>; readonly structuredContent?: unknown }
 }
 
-/** Paths a call reads and writes, for footprint scheduling; real paths with symlinks resolved. */
+/**
+ * Paths a call reads and writes, for footprint scheduling; real paths with symlinks resolved.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Footprint {
   readonly reads: ReadonlyArray<string>
   readonly writes: ReadonlyArray<string>
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type InterruptBehavior = "cancel" | "block"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface McpToolInfo {
   readonly serverName: string
   readonly toolName: string
@@ -98,6 +145,9 @@ export interface McpToolInfo {
 /**
  * A tool. `R` is what its `call` requires: services of the runtime (Settings, FileState, …) or
  * of your own, provided to the runtime layer; the runtime gives them to every call.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface Tool<I = any, O = any, R = never> {
   readonly name: string
@@ -112,7 +162,7 @@ export interface Tool<I = any, O = any, R = never> {
   readonly isConcurrencySafe: (input: I) => boolean
   readonly isDestructive: (input: I) => boolean
   readonly interruptBehavior: () => InterruptBehavior
-  /** Results longer than min(this, 50000) characters are spilled to a file (spec §4.4). */
+  /** Results longer than min(this, 50000) characters are spilled to a file. */
   readonly maxResultSizeChars: number
   /** Input as hooks and permission checks see it: paths made absolute. */
   readonly expandInput: (input: I, session: SessionContext) => I
@@ -163,20 +213,35 @@ export interface Tool<I = any, O = any, R = never> {
 /**
  * A tool in the pool. Its requirements are gone: the runtime provides what a tool given to it
  * requires (see `CallServices`).
+ *
+ * @since 0.1.0
+ * @category models
  */
 export type AnyTool = Tool<any, any>
 
 /**
  * The services every tool call gets: the runtime's, and what was provided to the runtime layer.
  * The runtime fills `context` once it is built; the pipeline provides it to each call.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface CallServicesHolder {
   context: Context.Context<never> | undefined
 }
 
+/**
+ * @since 0.1.0
+ * @category services
+ */
 export class CallServices extends Context.Tag("toolgate/CallServices")<CallServices, CallServicesHolder>() {}
 
-/** The parts of a tool a definition must give; everything else has a fail-closed default. */
+/**
+ * The parts of a tool a definition must give; everything else has a fail-closed default.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ToolDefinition<I, O, R = never> {
   readonly name: string
   readonly inputSchema: Schema.Schema<I, any, never> | ToolInputSchema<I>
@@ -214,9 +279,36 @@ export interface ToolDefinition<I, O, R = never> {
 
 const isSchema = (u: unknown): u is Schema.Schema<any, any, never> => Schema.isSchema(u)
 
+/**
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_MAX_RESULT_SIZE_CHARS = 100_000
 
-/** Builds a tool from its definition, with fail-closed defaults for everything it leaves out. */
+/**
+ * Builds a tool from its definition, with fail-closed defaults for everything it leaves out.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Errors, Tool } from "toolgate"
+ *
+ * export const WordCount = Tool.buildTool({
+ *   name: "WordCount",
+ *   description: "Counts the words of a text.",
+ *   inputSchema: Schema.Struct({ text: Schema.String }),
+ *   isReadOnly: () => true,
+ *   isConcurrencySafe: () => true,
+ *   call: ({ text }) =>
+ *     text.length > 1_000_000
+ *       ? Effect.fail(new Errors.ToolError({ reason: "text too long" }))
+ *       : Effect.succeed({ data: `${text.split(/\s+/).filter(Boolean).length} words` })
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const buildTool = <I, O, R = never>(definition: ToolDefinition<I, O, R>): Tool<I, O, R> => {
   const given = definition.inputSchema
   const inputSchema: ToolInputSchema<I> = isSchema(given)
@@ -269,7 +361,12 @@ const oneLine = (text: string, max: number): string => {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }
 
-/** The JSON Schema of a tool's input as the API wants it (no `$schema` key). */
+/**
+ * The JSON Schema of a tool's input as the API wants it (no `$schema` key).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const inputJsonSchema = (tool: AnyTool): Record<string, unknown> => {
   if (tool.inputSchema._tag === "JsonSchema") return tool.inputSchema.jsonSchema
   const { ast } = tool.inputSchema.schema
@@ -292,6 +389,11 @@ const withoutEmptyRequired = (node: unknown): unknown => {
   )
 }
 
-/** Fails `validateInput` with the given text (the model sees it wrapped in `<tool_use_error>`). */
+/**
+ * Fails `validateInput` with the given text (the model sees it wrapped in `<tool_use_error>`).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const reject = (toolName: string, reason: string): Effect.Effect<never, InputRejected> =>
   Effect.fail(new InputRejectedError({ toolName, reason }))

@@ -1,6 +1,6 @@
 /**
- * The one path expansion shared by permission checks and the tools that open files
- * (reference/shell-security.md §3.3 step 1): only `~` and `~/` expand, a NUL byte is refused,
+ * The one path expansion shared by permission checks and the tools that open files:
+ * only `~` and `~/` expand, a NUL byte is refused,
  * relative paths resolve against the cwd, the result is normalised and NFC.
  */
 import * as os from "node:os"

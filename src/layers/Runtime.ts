@@ -2,6 +2,8 @@
  * The default runtime: every stage wired to its real implementation. Every service it composes
  * can be replaced by a Layer of your own (`layers: { InputValidator: …, Scheduler: … }`), and
  * what you give is what the other stages use.
+ *
+ * @since 0.1.0
  */
 import { Context, Effect, Layer, Scope } from "effect"
 import type { BadRequest, BrokenSettings } from "../Errors.js"
@@ -31,7 +33,12 @@ import { makeResourceTools } from "../tools/mcp/resourceTools.js"
 import { makeSkillTool } from "../tools/Skill.js"
 import * as DeferredTools from "../services/DeferredTools.js"
 
-/** What building the runtime can fail with: settings that cannot be read, a bad option. */
+/**
+ * What building the runtime can fail with: settings that cannot be read, a bad option.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RuntimeError = BadRequest | BrokenSettings
 
 /** The services a replacement may need, in the order the runtime builds them. */
@@ -45,6 +52,9 @@ type BeforeScheduler = Extended | DeferredTools.DeferredTools | CallPipeline.Cal
  * A Layer for each service the runtime composes. Each one given replaces the runtime's own, and
  * every other stage is built on it. A replacement may use the services built before it (its
  * third type parameter says which).
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface RuntimeLayers {
   readonly Settings: Layer.Layer<Settings.Settings, RuntimeError>
@@ -69,6 +79,10 @@ export interface RuntimeLayers {
   readonly BackgroundWork: Layer.Layer<Hooks.BackgroundWork, RuntimeError, BeforeScheduler>
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface RuntimeOptions<R = never> extends Settings.SettingsOptions {
   /** Tools of the pool; defaults to the built-ins. A tool may require services: the runtime's, or ones you provide to the runtime layer. */
   readonly tools?: ReadonlyArray<Tool<any, any, R>>
@@ -94,6 +108,10 @@ export interface RuntimeOptions<R = never> extends Settings.SettingsOptions {
   readonly wrapCallPipeline?: (pipeline: CallPipeline.CallPipelineService) => Effect.Effect<CallPipeline.CallPipelineService>
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type RuntimeServices =
   | Settings.Settings
   | Sandbox.Sandbox
@@ -114,7 +132,12 @@ export type RuntimeServices =
   | Hooks.BackgroundWork
   | DeferredTools.DeferredTools
 
-/** The names of the services the runtime composes, one per key of `RuntimeLayers`. */
+/**
+ * The names of the services the runtime composes, one per key of `RuntimeLayers`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const SERVICE_NAMES: ReadonlyArray<keyof RuntimeLayers> = [
   "Settings",
   "ShellAnalyzer",
@@ -139,6 +162,9 @@ export const SERVICE_NAMES: ReadonlyArray<keyof RuntimeLayers> = [
 /**
  * The services a tool's `call` can always count on: the runtime provides them. Scheduler,
  * CallPipeline and BackgroundWork are built after the pipeline, so a tool cannot require them.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export type ToolServices = Exclude<RuntimeServices, Scheduler.Scheduler | CallPipeline.CallPipeline | Hooks.BackgroundWork>
 
@@ -171,6 +197,33 @@ const builtinsLayer = (tools: ReadonlyArray<AnyTool>, processEnv: RuntimeOptions
 /**
  * Composes the stages once; the result is one layer to provide to a program. Tools that require
  * services beyond the runtime's leave them as the layer's requirements.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Approver, Runtime, Scheduler, Session } from "toolgate"
+ *
+ * const cwd = process.cwd()
+ * const program = Effect.gen(function* () {
+ *   const scheduler = yield* Scheduler.Scheduler
+ *   const run = yield* scheduler.runMessage(
+ *     [{ type: "tool_use", id: "toolu_1", name: "Read", input: { file_path: `${cwd}/package.json` } }],
+ *     { session: Session.newSession({ cwd, permissionMode: "default" }) }
+ *   )
+ *   return run.message
+ * })
+ *
+ * // Reads inside the working directory are allowed; every question is answered "no".
+ * const runtime = Runtime.layer({
+ *   cwd,
+ *   approver: Approver.layerCallback(() => Effect.succeed({ behavior: "deny", message: "not in this example" }))
+ * })
+ *
+ * export const main = program.pipe(Effect.provide(runtime), Effect.scoped)
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layer = <R = never>(options: RuntimeOptions<R>): Layer.Layer<RuntimeServices, RuntimeError, Exclude<R, ToolServices>> => {
   const given = options.layers ?? {}
@@ -225,6 +278,10 @@ const wrapped = <RIn>(
 ): Layer.Layer<CallPipeline.CallPipeline, RuntimeError, RIn> =>
   wrap === undefined ? pipeline : Layer.effect(CallPipeline.CallPipeline, Effect.flatMap(CallPipeline.CallPipeline, wrap)).pipe(Layer.provide(pipeline))
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface AgentRuntimeOptions<R = never, E = never> extends RuntimeOptions<R> {
   /** The model the agent (and its subagents) run on, e.g. `ModelClient.layerScripted(…)` or `ModelClient.layerAnthropicConfig()`. */
   readonly model: Layer.Layer<ModelClient, E>
@@ -235,12 +292,21 @@ export interface AgentRuntimeOptions<R = never, E = never> extends RuntimeOption
   readonly agent?: Layer.Layer<Agent.Agent, never, ModelClient | Scheduler.Scheduler | ToolRegistry.ToolRegistry | Hooks.Hooks>
 }
 
-/** What a runtime with the agent offers: the runtime's services, the model, the agent loop, the Agent tool's types. */
+/**
+ * What a runtime with the agent offers: the runtime's services, the model, the agent loop, the
+ * Agent tool's types.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentRuntimeServices = RuntimeServices | ModelClient | Agent.Agent | AgentTool.AgentTypes
 
 /**
  * The runtime plus the agent: the `Agent` loop on the given model, and the `Agent` tool
  * (subagents on the same model unless `subagentModels` says otherwise) in the pool.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layerWithAgent = <R = never, E = never>(
   options: AgentRuntimeOptions<R, E>

@@ -7,6 +7,8 @@
  *   const approver = Testing.recordedApprover()
  *   const runtime = Testing.layer({ cwd: ws, allow: ["Read"], approver: approver.layer,
  *     model: Testing.scriptedModel(ws, [Testing.turn(Testing.toolUse("Read", { file_path: "a.txt" })), Testing.turn(Testing.text("done"))]) })
+ *
+ * @since 0.1.0
  */
 import { Effect, Layer, Scope } from "effect"
 import * as fs from "node:fs"
@@ -26,7 +28,12 @@ import * as Runtime from "./Runtime.js"
 // ---------------------------------------------------------------------------------------------
 // A temporary workspace
 
-/** Makes a folder under the OS temp dir holding `files` (relative path → text); you remove it. */
+/**
+ * Makes a folder under the OS temp dir holding `files` (relative path → text); you remove it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const makeWorkspace = (files: Readonly<Record<string, string>> = {}, prefix = "toolgate-test-"): string => {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
   for (const [name, text] of Object.entries(files)) {
@@ -37,23 +44,42 @@ export const makeWorkspace = (files: Readonly<Record<string, string>> = {}, pref
   return dir
 }
 
-/** A workspace removed when the scope closes. */
+/**
+ * A workspace removed when the scope closes.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const workspace = (files: Readonly<Record<string, string>> = {}): Effect.Effect<string, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.sync(() => makeWorkspace(files)),
     (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
   )
 
-/** A session in `cwd` (its session folder inside it). */
+/**
+ * A session in `cwd` (its session folder inside it).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const session = (cwd: string, permissionMode: PermissionMode = "default"): SessionContext =>
   newSession({ cwd, permissionMode, sessionDir: path.join(cwd, ".session") })
 
-/** A `tool_use` block, as a model would send it. */
+/**
+ * A `tool_use` block, as a model would send it.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const toolUseBlock = (id: string, name: string, input: unknown = {}): ToolUseBlock => ({ type: "tool_use", id, name, input })
 
 // ---------------------------------------------------------------------------------------------
 // Settings in memory
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface SettingsInMemory {
   readonly cwd: string
   /** Rules as written in settings.json, e.g. `Bash(npm test)`. */
@@ -71,7 +97,12 @@ const rulesOf = (options: SettingsInMemory) =>
     (options[behavior] ?? []).map((raw) => makeRule(raw, behavior, "session", options.cwd))
   )
 
-/** Settings held in memory: no settings file is read; rules added by "always allow" stay in memory. */
+/**
+ * Settings held in memory: no settings file is read; rules added by "always allow" stay in memory.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const settings = (options: SettingsInMemory): Layer.Layer<Settings.Settings> =>
   Settings.layerStatic({
     cwd: options.cwd,
@@ -84,26 +115,51 @@ export const settings = (options: SettingsInMemory): Layer.Layer<Settings.Settin
 // ---------------------------------------------------------------------------------------------
 // A scripted model
 
-/** A block of a scripted turn. */
+/**
+ * A block of a scripted turn.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ScriptBlock =
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "tool_use"; readonly name: string; readonly input: unknown; readonly id?: string }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface ScriptTurn {
   readonly type: "turn"
   readonly content: ReadonlyArray<ScriptBlock>
   readonly stop_reason?: string
 }
 
+/**
+ * @since 0.1.0
+ * @category utils
+ */
 export const text = (value: string): ScriptBlock => ({ type: "text", text: value })
+/**
+ * @since 0.1.0
+ * @category utils
+ */
 export const toolUse = (name: string, input: unknown, id?: string): ScriptBlock =>
   id === undefined ? { type: "tool_use", name, input } : { type: "tool_use", name, input, id }
-/** One model turn: its blocks; the stop reason is `tool_use` when it asks for tools, else `end_turn`. */
+/**
+ * One model turn: its blocks; the stop reason is `tool_use` when it asks for tools, else `end_turn`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const turn = (...content: ReadonlyArray<ScriptBlock>): ScriptTurn => ({ type: "turn", content })
 
 /**
  * A model that answers each request with the next turn, at once (`timeScale` 1 replays the
  * streaming timing of a real model). `{{cwd}}` in texts and inputs becomes `cwd`.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const scriptedModel = (
   cwd: string,
@@ -119,13 +175,22 @@ export const scriptedModel = (
 // ---------------------------------------------------------------------------------------------
 // A recorded approver
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface RecordedApprover {
   readonly layer: Layer.Layer<Approver.Approver>
   /** Every question asked so far, in order. */
   readonly requests: ReadonlyArray<Approver.ApprovalRequest>
 }
 
-/** An approver that records each question and answers it (default: allow once). */
+/**
+ * An approver that records each question and answers it (default: allow once).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const recordedApprover = (
   answer: (request: Approver.ApprovalRequest) => Approver.ApprovalAnswer | Effect.Effect<Approver.ApprovalAnswer> = () => ({
     behavior: "allow",
@@ -148,6 +213,10 @@ export const recordedApprover = (
 // ---------------------------------------------------------------------------------------------
 // A test runtime
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface TestingOptions<R = never> extends Omit<Runtime.RuntimeOptions<R>, keyof Settings.SettingsOptions>, Omit<SettingsInMemory, "cwd"> {
   readonly cwd: string
 }
@@ -155,6 +224,9 @@ export interface TestingOptions<R = never> extends Omit<Runtime.RuntimeOptions<R
 /**
  * The runtime with real stages, except: settings in memory, no MCP server, no skills or custom
  * tool modules, no kernel sandbox, and (unless given) an approver that denies every question.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layer = <R = never>(options: TestingOptions<R>) =>
   Runtime.layer<R>({
@@ -165,7 +237,12 @@ export const layer = <R = never>(options: TestingOptions<R>) =>
     layers: { Settings: settings(options), McpClients: McpClients.layerNone, ...options.layers }
   })
 
-/** The test runtime and the agent loop on the given model (e.g. `scriptedModel`). */
+/**
+ * The test runtime and the agent loop on the given model (e.g. `scriptedModel`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerWithAgent = <R = never, E = never>(options: TestingOptions<R> & Pick<Runtime.AgentRuntimeOptions<R, E>, "model" | "agents" | "agent">) =>
   Runtime.layerWithAgent<R, E>({
     mcp: false,

@@ -6,6 +6,8 @@
  *
  *   import { query } from "toolgate/promise"
  *   for await (const message of query({ prompt: "Fix the test", options: { canUseTool, permissionMode: "acceptEdits" } })) …
+ *
+ * @since 0.1.0
  */
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
 import * as path from "node:path"
@@ -28,18 +30,136 @@ import { ClaudeJsonTracker, initMessage, newStats, resultMessage, type InitInfo 
 import { approverOf, inProcessHooksOf } from "./callbacks.js"
 import type { Options } from "./options.js"
 
-export type { CanUseTool, CanUseToolContext, HookCallback, HookCallbackMatcher, McpServerConfig, Options, PermissionResult } from "./options.js"
-export type { HookEvent, HookInput, HookJsonOutput } from "../services/Hooks.js"
-export type { ToolResultBlock, ToolResultsMessage, ToolUseBlock } from "../Messages.js"
+export type {
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  CanUseTool,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  CanUseToolContext,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  HookCallback,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  HookCallbackMatcher,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  McpServerConfig,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  Options,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  PermissionResult
+} from "./options.js"
+export type {
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  HookEvent,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  HookInput,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  HookJsonOutput
+} from "../services/Hooks.js"
+export type {
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  ToolResultBlock,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  ToolResultsMessage,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  ToolUseBlock
+} from "../Messages.js"
 /** The errors a call may be rejected with: each a class with a `_tag` (e.g. `BrokenSettings`, `ModelNotConfigured`). */
-export { BadRequest, BrokenSettings } from "../Errors.js"
-export { ModelApiError, ModelConnectionError, ModelNotConfigured, ModelStreamError, ScriptError } from "../services/ModelClient.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  BadRequest,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  BrokenSettings
+} from "../Errors.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category errors
+   */
+  ModelApiError,
+  /**
+   * @since 0.1.0
+   * @category errors
+   */
+  ModelConnectionError,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  ModelNotConfigured,
+  /**
+   * @since 0.1.0
+   * @category errors
+   */
+  ModelStreamError,
+  /**
+   * @since 0.1.0
+   * @category errors
+   */
+  ScriptError
+} from "../services/ModelClient.js"
 
-/** One message of an agent run, shaped as `claude -p --output-format stream-json` prints it. */
+/**
+ * One message of an agent run, shaped as `claude -p --output-format stream-json` prints it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Message = Readonly<Record<string, unknown>> & { readonly type: string }
 
-/** The run was stopped by its AbortSignal before it could give a result. */
+/**
+ * The run was stopped by its AbortSignal before it could give a result.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class AbortError extends Error {
+  /**
+   * @since 0.1.0
+   */
   readonly _tag = "AbortError"
   constructor(message = "the run was aborted") {
     super(message)
@@ -47,8 +167,16 @@ export class AbortError extends Error {
   }
 }
 
-/** The runtime was used after `dispose()`. */
+/**
+ * The runtime was used after `dispose()`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class RuntimeDisposed extends Error {
+  /**
+   * @since 0.1.0
+   */
   readonly _tag = "RuntimeDisposed"
   constructor() {
     super("the toolgate runtime was disposed")
@@ -56,21 +184,38 @@ export class RuntimeDisposed extends Error {
   }
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface RunOptions {
   /** Aborting it interrupts the calls: those that can be cancelled stop, every call gets a result. */
   readonly signal?: AbortSignal
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface QueryOptions extends RunOptions {
   readonly maxTurns?: number
 }
 
-/** An agent run: its messages in order (`for await`), and a way to interrupt it. */
+/**
+ * An agent run: its messages in order (`for await`), and a way to interrupt it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Query extends AsyncGenerator<Message, void> {
   /** Interrupts the run as Ctrl-C would: it ends with every call answered and a `result` message. */
   readonly interrupt: () => Promise<void>
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface ToolgateRuntime {
   /** Runs one assistant message's tool_use blocks; the user message of their results. */
   readonly runMessage: (blocks: ReadonlyArray<ToolUseBlock>, options?: RunOptions) => Promise<ToolResultsMessage>
@@ -119,7 +264,12 @@ const run = async <A>(managed: ManagedRuntime.ManagedRuntime<any, any>, effect: 
   return Exit.isSuccess(exit) ? exit.value : rethrow(exit.cause)
 }
 
-/** Creates a runtime from options; rejects with the typed error when settings or options cannot be used. */
+/**
+ * Creates a runtime from options; rejects with the typed error when settings or options cannot be used.
+ *
+ * @since 0.1.0
+ * @category api
+ */
 export const createRuntime = async (options: Options = {}): Promise<ToolgateRuntime> => {
   const cwd = path.resolve(options.cwd ?? process.cwd())
   const runtimeOptions = runtimeOptionsOf(options, cwd)
@@ -235,6 +385,27 @@ export const createRuntime = async (options: Options = {}): Promise<ToolgateRunt
 /**
  * One prompt to an agent made from `options`, as the Agent SDK's `query`: its messages with
  * `for await`; the runtime is released when the run ends (or the loop stops reading).
+ *
+ * @example
+ * ```ts
+ * import { query } from "toolgate/promise"
+ *
+ * export const run = async (): Promise<void> => {
+ *   for await (const message of query({
+ *     prompt: "Fix the failing test",
+ *     options: {
+ *       permissionMode: "acceptEdits",
+ *       canUseTool: async (toolName, input) =>
+ *         toolName === "Bash" ? { behavior: "deny", message: "no shell here" } : { behavior: "allow", updatedInput: input }
+ *     }
+ *   })) {
+ *     if (message.type === "result") console.log(message)
+ *   }
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ * @category api
  */
 export const query = ({ prompt, options = {} }: { readonly prompt: string; readonly options?: Options }): Query => {
   const signal = options.abortController?.signal

@@ -1,5 +1,5 @@
 /**
- * The agent loop (DESIGN "The flow of one turn"): send the conversation with the system prompt
+ * The agent loop: send the conversation with the system prompt
  * (built from each tool's `prompt`) and the pool's tools, run the tool calls while the model
  * streams, append the assistant message and the user message of tool results (plus hooks'
  * additionalContext and tools' `newMessages`), and go again — until the model stops asking for
@@ -8,10 +8,12 @@
  * goes on (calls that never started get an error result); `refusal`, `max_tokens` without calls
  * and a model error end the prompt cleanly with every tool_use answered.
  *
- * The loop's hooks (claude-code-spec §2.3): UserPromptSubmit before a prompt is sent (it may
+ * The loop's hooks: UserPromptSubmit before a prompt is sent (it may
  * block it or add context), Stop (SubagentStop in a subagent) when the model ends its turn (it
  * may keep the model going), SessionStart and SessionEnd around a session (`startSession`,
  * `endSession`).
+ *
+ * @since 0.1.0
  */
 import { Clock, Context, Effect, Layer, Option, Queue, Stream } from "effect"
 import { randomUUID } from "node:crypto"
@@ -44,7 +46,12 @@ import { systemReminder } from "../Messages.js"
 import type { SessionContext } from "../Session.js"
 import type { AnyTool } from "../Tool.js"
 
-/** Why a prompt ended. */
+/**
+ * Why a prompt ended.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type StopKind =
   | "end_turn"
   | "max_turns"
@@ -59,6 +66,10 @@ export type StopKind =
   | "tool_deferred"
   | "error"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface PromptOptions {
   /** Most model turns for this prompt (default: no limit). */
   readonly maxTurns?: number
@@ -70,6 +81,10 @@ export interface PromptOptions {
   readonly systemPrompt?: SystemPromptOptions
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface PromptOutcome {
   readonly conversation: Conversation
   readonly stop: StopKind
@@ -85,6 +100,10 @@ export interface PromptOutcome {
   readonly halt: Halt | undefined
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface AgentService {
   /** Runs one user prompt to the end of the model's work. Never fails: a model error is an outcome. */
   readonly prompt: (
@@ -106,6 +125,10 @@ export interface AgentService {
   readonly endSession: (conversation: Conversation, reason: SessionEndReason) => Effect.Effect<ReadonlyArray<string>>
 }
 
+/**
+ * @since 0.1.0
+ * @category services
+ */
 export class Agent extends Context.Tag("toolgate/Agent")<Agent, AgentService>() {}
 
 const hasToolUse = (message: ModelMessage | undefined) =>
@@ -129,6 +152,10 @@ const stopKindOf = (stopReason: string | undefined): StopKind | "continue" | "mi
   }
 }
 
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = Effect.gen(function* () {
   const model = yield* ModelClient
   const scheduler = yield* Scheduler
@@ -393,6 +420,10 @@ export const make = Effect.gen(function* () {
   return Agent.of({ prompt, systemPrompt, startSession, endSession })
 })
 
+/**
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer: Layer.Layer<Agent, never, ModelClient | Scheduler | ToolRegistry | Hooks> = Layer.effect(Agent, make)
 
 const reminderBlocks = (reminders: ReadonlyArray<string>) => reminders.map((text) => ({ type: "text", text: systemReminder(text) }))
@@ -409,24 +440,218 @@ const promptText = (blocks: ReadonlyArray<Readonly<Record<string, unknown>>>) =>
 // CLI, served sessions), and subagents (the Agent tool)
 // ---------------------------------------------------------------------------------------------
 
-export type { AgentEvent } from "./Agent/events.js"
+export type {
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  AgentEvent
+} from "./Agent/events.js"
 export {
+
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
   answerEveryToolUse,
+
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
   appendAssistant,
+
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
   appendUser,
+
+  /**
+   * @since 0.1.0
+   * @category constructors
+   */
   newConversation,
+
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
   notRunResult,
+
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
   outcomeUnknownResult,
+
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
   toApiBlock,
+
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   type Conversation
 } from "./Agent/conversation.js"
-export { openTranscript, readTranscript, toJsonLine, TRANSCRIPT_FILE, TRANSCRIPT_VERSION, type Transcript } from "./Agent/transcript.js"
-export { layerReplayed, makeApprovalRecorder, type ApprovalRecorder } from "./Agent/approvals.js"
-export { compareReplay, replayedCallsOf, type ReplayedCall, type ReplayReport } from "./Agent/replay.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  openTranscript,
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  readTranscript,
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  toJsonLine,
+  /**
+   * @since 0.1.0
+   * @category constants
+   */
+  TRANSCRIPT_FILE,
+  /**
+   * @since 0.1.0
+   * @category constants
+   */
+  TRANSCRIPT_VERSION,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  type Transcript
+} from "./Agent/transcript.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category layers
+   */
+  layerReplayed,
+  /**
+   * @since 0.1.0
+   * @category constructors
+   */
+  makeApprovalRecorder,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  type ApprovalRecorder
+} from "./Agent/approvals.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  compareReplay,
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  replayedCallsOf,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  type ReplayedCall,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  type ReplayReport
+} from "./Agent/replay.js"
+/**
+ * @since 0.1.0
+ * @category modules
+ */
 export * as SubagentModels from "./Agent/subagents/SubagentModels.js"
-export { BUILTIN_AGENTS, DEFAULT_AGENT_TYPE } from "./Agent/subagents/builtins.js"
-export { agentDirs, loadAgents, type AgentDefinition, type LoadedAgents } from "./Agent/subagents/definitions.js"
-export { agentHookResponse, agentResultText, type AgentOutput } from "./Agent/subagents/output.js"
-export { AGENT_TOOL_NAME, toolEntryWarnings } from "./Agent/subagents/pool.js"
-export { runSubagent, type SubagentDeps } from "./Agent/subagents/runSubagent.js"
-export { parseSubagentScripts } from "./Agent/subagents/scriptedSubagents.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category constants
+   */
+  BUILTIN_AGENTS,
+  /**
+   * @since 0.1.0
+   * @category constants
+   */
+  DEFAULT_AGENT_TYPE
+} from "./Agent/subagents/builtins.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  agentDirs,
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  loadAgents,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  type AgentDefinition,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  type LoadedAgents
+} from "./Agent/subagents/definitions.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  agentHookResponse,
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  agentResultText,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  type AgentOutput
+} from "./Agent/subagents/output.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category constants
+   */
+  AGENT_TOOL_NAME,
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  toolEntryWarnings
+} from "./Agent/subagents/pool.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  runSubagent,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  type SubagentDeps
+} from "./Agent/subagents/runSubagent.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  parseSubagentScripts
+} from "./Agent/subagents/scriptedSubagents.js"

@@ -1,6 +1,8 @@
 /**
- * Answers an "ask" (claude-code-spec §1.4 step 7, after PermissionRequest hooks): a terminal
+ * Answers an "ask" (last, after PermissionRequest hooks): a terminal
  * prompt, a library callback (`canUseTool`), or — when nothing can ask — a denial.
+ *
+ * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
 import * as readline from "node:readline"
@@ -9,6 +11,10 @@ import type { SessionContext } from "../Session.js"
 import type { Ask, RuleSuggestion } from "../Permission.js"
 import { parseRuleText } from "../PermissionRules.js"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface ApprovalRequest {
   readonly tool: AnyTool
   /** The input as checked (paths absolute). */
@@ -21,6 +27,10 @@ export interface ApprovalRequest {
   readonly session: SessionContext
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type ApprovalAnswer =
   | {
       readonly behavior: "allow"
@@ -40,21 +50,39 @@ export type ApprovalAnswer =
       readonly interrupt?: boolean
     }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface ApproverService {
   /** True when someone (a person or a callback) can answer; false means every ask is denied. */
   readonly canAsk: boolean
   readonly request: (request: ApprovalRequest) => Effect.Effect<ApprovalAnswer>
 }
 
+/**
+ * @since 0.1.0
+ * @category services
+ */
 export class Approver extends Context.Tag("toolgate/Approver")<Approver, ApproverService>() {}
 
-/** Nothing can ask: every "ask" is denied (fail closed). */
+/**
+ * Nothing can ask: every "ask" is denied (fail closed).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerDeny: Layer.Layer<Approver> = Layer.succeed(Approver, {
   canAsk: false,
   request: () => Effect.succeed({ behavior: "deny" })
 })
 
-/** A library callback decides, like the Agent SDK's `canUseTool`. */
+/**
+ * A library callback decides, like the Agent SDK's `canUseTool`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerCallback = (
   canUseTool: (request: ApprovalRequest) => Effect.Effect<ApprovalAnswer>
 ): Layer.Layer<Approver> => Layer.succeed(Approver, { canAsk: true, request: canUseTool })
@@ -81,7 +109,10 @@ const isInterpreter = (name: string) => INTERPRETERS.has(name) || /^python[0-9.]
 /**
  * True for a rule that would approve far more than the command asked about: the whole Bash
  * tool, or a prefix/wildcard rule on a shell, a wrapper (`env`, `xargs`, `sudo`, `find`…) or an
- * interpreter (shell-security.md §3.1). Such rules are never offered for "always".
+ * interpreter. Such rules are never offered for "always".
+ *
+ * @since 0.1.0
+ * @category guards
  */
 export const isDangerousRule = (rule: string): boolean => {
   const { toolName, content } = parseRuleText(rule)
@@ -101,7 +132,12 @@ export const isDangerousRule = (rule: string): boolean => {
   return false
 }
 
-/** The allow rules to offer for "session" / "always": the suggestions minus dangerous ones. */
+/**
+ * The allow rules to offer for "session" / "always": the suggestions minus dangerous ones.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const offeredRules = (suggestions: ReadonlyArray<RuleSuggestion>): ReadonlyArray<string> =>
   Array.from(new Set(suggestions.filter((s) => s.behavior === "allow" && !isDangerousRule(s.rule)).map((s) => s.rule)))
 
@@ -109,7 +145,12 @@ const INVISIBLE =
   // C0/C1 controls, DEL, soft hyphen, combining grapheme joiner, zero-width and bidi controls, odd spaces, BOM, tags
   /[\u0000-\u001f\u007f-\u009f\u00a0\u00ad\u034f\u061c\u115f\u1160\u1680\u17b4\u17b5\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g
 
-/** Shows invisible and control characters as escapes (`\u200b`, `\r`); backslashes double when anything was escaped. */
+/**
+ * Shows invisible and control characters as escapes (`\u200b`, `\r`); backslashes double when anything was escaped.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const escapeForDisplay = (text: string): string => {
   INVISIBLE.lastIndex = 0
   if (!INVISIBLE.test(text)) return text
@@ -130,19 +171,37 @@ export const escapeForDisplay = (text: string): string => {
   })
 }
 
-/** An input value on one line, safe to print. */
+/**
+ * An input value on one line, safe to print.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const displayValue = (value: unknown): string =>
   escapeForDisplay(typeof value === "string" ? value : (JSON.stringify(value) ?? String(value)))
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type Choice = "once" | "session" | "always" | "deny"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface PromptView {
   readonly text: string
   readonly choices: ReadonlyArray<{ readonly key: string; readonly choice: Choice }>
   readonly rules: ReadonlyArray<string>
 }
 
-/** The prompt as text, and the choices it offers. */
+/**
+ * The prompt as text, and the choices it offers.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const renderPrompt = (request: ApprovalRequest): PromptView => {
   const rules = offeredRules(request.suggestions)
   const lines: Array<string> = ["", `── Permission request: ${escapeForDisplay(request.tool.name)} ──`]
@@ -155,6 +214,9 @@ export const renderPrompt = (request: ApprovalRequest): PromptView => {
 /**
  * The end of every permission prompt: the reason, the commands still needing approval, and the
  * numbered choices (the keys the terminal reads). `alwaysLine` words choice 3 for the rule list.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const questionView = (
   head: ReadonlyArray<string>,
@@ -191,14 +253,27 @@ const parseChoice = (line: string, view: PromptView): Choice | undefined => {
   return aliased !== undefined && view.choices.some((c) => c.choice === aliased) ? aliased : undefined
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface TerminalIO {
   readonly input: NodeJS.ReadableStream
   readonly output: NodeJS.WritableStream
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type LineResult = { readonly _tag: "Line"; readonly line: string } | { readonly _tag: "Closed" } | { readonly _tag: "Interrupt" }
 
-/** One question on a readline interface: a line, end of input, or Ctrl-C. */
+/**
+ * One question on a readline interface: a line, end of input, or Ctrl-C.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const question = (rl: readline.Interface, text: string): Effect.Effect<LineResult> =>
   Effect.async<LineResult>((resume) => {
     let done = false
@@ -221,7 +296,12 @@ export const question = (rl: readline.Interface, text: string): Effect.Effect<Li
     })
   })
 
-/** How a prompt looks: the text and the choices (the CLI draws a richer one). */
+/**
+ * How a prompt looks: the text and the choices (the CLI draws a richer one).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type PromptRenderer = (request: ApprovalRequest) => PromptView
 
 const promptOnce = (io: TerminalIO, request: ApprovalRequest, render: PromptRenderer): Effect.Effect<ApprovalAnswer> =>
@@ -253,7 +333,12 @@ const promptOnce = (io: TerminalIO, request: ApprovalRequest, render: PromptRend
     })
   )
 
-/** An interactive prompt on the given streams; prompts are shown one at a time. */
+/**
+ * An interactive prompt on the given streams; prompts are shown one at a time.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const makeTerminal = (io: TerminalIO, render: PromptRenderer = renderPrompt): Effect.Effect<ApproverService> =>
   Effect.gen(function* () {
     const semaphore = yield* Effect.makeSemaphore(1)
@@ -263,7 +348,12 @@ export const makeTerminal = (io: TerminalIO, render: PromptRenderer = renderProm
     return Approver.of({ canAsk: true, request })
   })
 
-/** Asks on the terminal when stdin and stdout are TTYs; otherwise nothing can ask and every ask is denied. */
+/**
+ * Asks on the terminal when stdin and stdout are TTYs; otherwise nothing can ask and every ask is denied.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerTerminal: Layer.Layer<Approver> = Layer.unwrapEffect(
   Effect.sync(() =>
     process.stdin.isTTY === true && process.stdout.isTTY === true

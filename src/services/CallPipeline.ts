@@ -1,9 +1,11 @@
 /**
- * Runs one tool_use through every stage, in Claude Code's order (claude-code-spec §1.4, §4.2):
+ * Runs one tool_use through every stage, in Claude Code's order:
  * lookup → schema → validateInput → PreToolUse hooks → permissions (→ PermissionRequest hooks →
  * Approver) → call → PostToolUse / PostToolUseFailure → map and spill the result.
  * It never fails: every outcome, including every typed error, becomes one tool_result. Only
  * interruption escapes, and the scheduler answers an interrupted call itself.
+ *
+ * @since 0.1.0
  */
 import { Context, Duration, Effect, Either, Fiber, Layer, Option } from "effect"
 import {
@@ -34,7 +36,12 @@ import { ToolRegistry, type ToolPool } from "./ToolRegistry.js"
 import { unknownTool } from "./CallPipeline/unknownTool.js"
 import { positiveIntSetting } from "../internal/config.js"
 
-/** A call looked up and decoded, ready to be scheduled. */
+/**
+ * A call looked up and decoded, ready to be scheduled.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface PreparedCall {
   readonly index: number
   readonly block: ToolUseBlock
@@ -45,7 +52,12 @@ export interface PreparedCall {
   readonly interruptBehavior: InterruptBehavior
 }
 
-/** Why the rest of the turn should stop after this call. */
+/**
+ * Why the rest of the turn should stop after this call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Halt {
   /** `deferred`: a PreToolUse hook deferred the call; the turn stops and nothing is sent back. */
   readonly kind: "hookStop" | "userInterrupt" | "deferred"
@@ -54,6 +66,10 @@ export interface Halt {
   readonly toolUse?: { readonly id: string; readonly name: string; readonly input: unknown }
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface CallOutcome {
   readonly toolUseId: string
   readonly toolName: string
@@ -77,11 +93,19 @@ export interface CallOutcome {
   readonly decision?: Decision
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface RunCallOptions {
   readonly session: SessionContext
   readonly onProgress?: (toolUseId: string, progress: ToolProgress) => Effect.Effect<void>
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface CallPipelineService {
   /** Looks up and decodes one call (and loads what the tool's flags need). */
   readonly prepare: (block: ToolUseBlock, index: number) => Effect.Effect<PreparedCall>
@@ -90,6 +114,10 @@ export interface CallPipelineService {
   readonly errorOutcome: (call: PreparedCall, error: CallError) => CallOutcome
 }
 
+/**
+ * @since 0.1.0
+ * @category services
+ */
 export class CallPipeline extends Context.Tag("toolgate/CallPipeline")<CallPipeline, CallPipelineService>() {}
 
 const safely = <A>(f: () => A, fallback: A): A => {
@@ -121,6 +149,10 @@ const errorResult = (toolUseId: string, error: CallError) => toolResult(toolUseI
 const describeDefect = (defect: unknown): string =>
   defect instanceof Error ? defect.message : typeof defect === "string" ? defect : safely(() => JSON.stringify(defect) ?? String(defect), String(defect))
 
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = Effect.gen(function* () {
   const registry = yield* ToolRegistry
   const validator = yield* InputValidator
@@ -175,7 +207,7 @@ export const make = Effect.gen(function* () {
     return Effect.as(validator.validate(tool, decoded.right, ctx), decoded.right)
   }
 
-  /** Folds the PreToolUse outcome into the rule decision (spec §1.4 steps 4–5, §2.8). */
+  /** Folds the PreToolUse outcome into the rule decision. */
   const applyHookDecision = (tool: AnyTool, pre: PreToolUseOutcome, decision: Decision): Decision => {
     if (decision._tag === "Deny") return decision
     if (pre.decision === "allow") {
@@ -227,7 +259,7 @@ export const make = Effect.gen(function* () {
   const asDecision = (tool: AnyTool, answer: Decision): Decision =>
     isDecision(answer) ? answer : ask(askToUse(tool.name), { kind: "safety", reason: { type: "safetyCheck", detail: "the permission stage gave no decision" } })
 
-  /** An ask answered: dontAsk denies, then PermissionRequest hooks, then the Approver (stage 4 of the spec's §1.4 step 7). */
+  /** An ask answered: dontAsk denies, then PermissionRequest hooks, then the Approver (the order Claude Code answers an ask in). */
   const resolveAsk = Effect.fnUntraced(function* (progress: Progress, tool: AnyTool, block: ToolUseBlock, session: SessionContext, checkContext: ToolCheckContext, decision: Ask) {
     if (session.permissionMode === "dontAsk") return yield* permissionDenied(progress, tool, dontAskDenied(tool.name), decision)
     const request = yield* hooks.permissionRequest({ tool, toolInput: progress.checked, session, suggestions: decision.suggestions })
@@ -456,4 +488,8 @@ export const make = Effect.gen(function* () {
   return CallPipeline.of({ prepare, run, errorOutcome: (call, error) => errorOutcome(call, error) })
 })
 
+/**
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = Layer.effect(CallPipeline, make)

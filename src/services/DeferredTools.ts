@@ -1,5 +1,5 @@
 /**
- * What the agent loop sends each turn when tool search is on (claude-code-spec §4.5 "Tool search"):
+ * What the agent loop sends each turn when tool search is on:
  * the API definitions of the tools not deferred plus the deferred tools the conversation loaded
  * with ToolSearch, the tools whose prompts belong in the system prompt, and the system-prompt
  * section that lists the deferred tools by name.
@@ -7,6 +7,8 @@
  * The names list goes in the system prompt and lists every deferred tool, loaded or not, so the
  * system prompt stays the same from turn to turn (prompt cache); a loaded tool's prompt text was in
  * its ToolSearch result, and its definition joins the `tools` of the request.
+ *
+ * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
 import type { ModelMessage } from "./ModelClient.js"
@@ -16,6 +18,10 @@ import { splitPool, TOOL_SEARCH_NAME, type PoolSplit } from "./DeferredTools/def
 import { loadedToolNames } from "./DeferredTools/loadedTools.js"
 import { contextTokens, toolSearchMode } from "./DeferredTools/mode.js"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface TurnTools {
   readonly split: PoolSplit
   /** The request's `tools`, in pool order: tools not deferred, then (in place) loaded deferred ones. */
@@ -30,13 +36,25 @@ export interface TurnTools {
   readonly systemPromptSection: string | undefined
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface DeferredToolsService {
   /** The tools of the next request, given the conversation so far. */
   readonly forTurn: (messages: ReadonlyArray<ModelMessage>) => Effect.Effect<TurnTools>
 }
 
+/**
+ * @since 0.1.0
+ * @category services
+ */
 export class DeferredTools extends Context.Tag("toolgate/DeferredTools")<DeferredTools, DeferredToolsService>() {}
 
+/**
+ * @since 0.1.0
+ * @category utils
+ */
 export const deferredToolsSection = (names: ReadonlyArray<string>): string =>
   [
     "# Deferred tools",
@@ -46,7 +64,12 @@ export const deferredToolsSection = (names: ReadonlyArray<string>): string =>
     "</available-deferred-tools>"
   ].join("\n")
 
-/** Pure: the turn's tools from the pool split and the names the conversation loaded. */
+/**
+ * Pure: the turn's tools from the pool split and the names the conversation loaded.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const planTurn = (tools: ReadonlyArray<AnyTool>, split: PoolSplit, loaded: ReadonlySet<string>): TurnTools => {
   const deferred = new Set(split.deferred)
   const loadedDeferred = split.deferred.filter((tool) => loaded.has(tool.name))
@@ -62,6 +85,10 @@ export const planTurn = (tools: ReadonlyArray<AnyTool>, split: PoolSplit, loaded
   }
 }
 
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = Effect.gen(function* () {
   const registry = yield* ToolRegistry
   const forTurn = Effect.fn("DeferredTools.forTurn")(function* (messages: ReadonlyArray<ModelMessage>) {
@@ -72,9 +99,61 @@ export const make = Effect.gen(function* () {
   return DeferredTools.of({ forTurn })
 })
 
+/**
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer: Layer.Layer<DeferredTools, never, ToolRegistry> = Layer.effect(DeferredTools, make)
 
 /** What the ToolSearch tool needs: the deferral rule, the mode, and the texts of its results. */
-export { splitPool, TOOL_SEARCH_NAME, type PoolSplit } from "./DeferredTools/deferral.js"
-export { contextTokens, toolSearchMode } from "./DeferredTools/mode.js"
-export { formatToolSearchResult, summaryOf, truncateDescription, type ToolSearchOutput } from "./DeferredTools/resultText.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  splitPool,
+  /**
+   * @since 0.1.0
+   * @category constants
+   */
+  TOOL_SEARCH_NAME,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  type PoolSplit
+} from "./DeferredTools/deferral.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  contextTokens,
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  toolSearchMode
+} from "./DeferredTools/mode.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  formatToolSearchResult,
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  summaryOf,
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  truncateDescription,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  type ToolSearchOutput
+} from "./DeferredTools/resultText.js"

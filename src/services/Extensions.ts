@@ -5,6 +5,8 @@
  * when there is at least one skill). Built-ins always win a name clash. Warnings (a module that
  * throws, an invalid tool, an untrusted project's modules) are kept on the service and, unless
  * `reportWarnings: false`, printed to stderr.
+ *
+ * @since 0.1.0
  */
 import { AGENT_TOOL_NAME } from "./Agent.js"
 import { Console, Context, Effect, Layer } from "effect"
@@ -16,6 +18,10 @@ import { Settings } from "./Settings.js"
 import { loadCustomTools, skillToolModule, toolModulesIn, type ToolModuleRef } from "./Extensions/customTools.js"
 import { scanSkills, skillRoots, type Skill } from "./Extensions/skills.js"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface ExtensionsOptions {
   /** The project whose `.claude/skills` and `.toolgate/tools` load; the settings' cwd by default. */
   readonly projectDir?: string
@@ -33,8 +39,16 @@ export interface ExtensionsOptions {
   readonly skillTool?: SkillToolFactory
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type SkillToolFactory = (skills: ReadonlyArray<Skill>) => AnyTool
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface LoadedExtensions {
   readonly skills: ReadonlyArray<Skill>
   /** The custom tools added to the pool (the Skill tool is not among them). */
@@ -46,12 +60,24 @@ export interface LoadedExtensions {
   readonly warnings: ReadonlyArray<string>
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface ExtensionsService {
   readonly loaded: LoadedExtensions
 }
 
+/**
+ * @since 0.1.0
+ * @category services
+ */
 export class Extensions extends Context.Tag("toolgate/Extensions")<Extensions, ExtensionsService>() {}
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface ResolvedExtensionsOptions {
   readonly projectDir: string
   readonly userConfigDir: string
@@ -60,7 +86,12 @@ export interface ResolvedExtensionsOptions {
   readonly skillTool?: SkillToolFactory
 }
 
-/** Finds and loads skills and custom tools; `builtinNames` are the names custom tools may not take. */
+/**
+ * Finds and loads skills and custom tools; `builtinNames` are the names custom tools may not take.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const loadExtensions = (options: ResolvedExtensionsOptions, builtinNames: ReadonlySet<string>): Effect.Effect<LoadedExtensions> =>
   Effect.gen(function* () {
     const scan = scanSkills(skillRoots(options.projectDir, options.userConfigDir))
@@ -98,6 +129,10 @@ export const loadExtensions = (options: ResolvedExtensionsOptions, builtinNames:
 
 const EMPTY: LoadedExtensions = { skills: [], tools: [], skillTool: undefined, origins: new Map(), warnings: [] }
 
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: ExtensionsOptions = {}) =>
   Effect.gen(function* () {
     if (options.disabled === true) return Extensions.of({ loaded: EMPTY })
@@ -122,8 +157,19 @@ export const make = (options: ExtensionsOptions = {}) =>
     return Extensions.of({ loaded })
   })
 
-/** Loads skills and custom tools into the registry when built. */
+/**
+ * Loads skills and custom tools into the registry when built.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (options: ExtensionsOptions = {}): Layer.Layer<Extensions, never, Settings | ToolRegistry | BuiltinTools> =>
   Layer.effect(Extensions, make(options))
 
-export type { Skill } from "./Extensions/skills.js"
+export type {
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  Skill
+} from "./Extensions/skills.js"

@@ -1,8 +1,10 @@
 /**
  * The hook stage: PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure and
- * PostToolBatch around each call (claude-code-spec §2), and the events of the agent loop and the
+ * PostToolBatch around each call, and the events of the agent loop and the
  * session: UserPromptSubmit, Stop, SubagentStop, SessionStart, SessionEnd, Notification. Hooks
  * never fail the pipeline: a broken hook is a notice, never an approval.
+ *
+ * @since 0.1.0
  */
 import { Config, Context, Effect, FiberSet, Layer, Option, type Scope } from "effect"
 import type { AnyTool } from "../Tool.js"
@@ -40,26 +42,120 @@ import {
 import type { HookEvent, PermissionUpdateEntry, SessionEndReason, SessionStartSource } from "./Hooks/types.js"
 
 export type {
+
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   HookEvent,
+
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   HookInput,
+
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   HookJsonOutput,
+
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   InProcessHook,
+
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   PermissionUpdateEntry,
+
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   PreToolUseInput,
+
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   PermissionRequestInput,
+
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   PostToolUseInput,
+
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   PostToolUseFailureInput,
+
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   PostToolBatchInput,
+
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   UserPromptSubmitInput,
+
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   StopInput,
+
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   SubagentStopInput,
+
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   SessionStartInput,
+
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   SessionStartSource,
+
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   SessionEndInput,
+
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   SessionEndReason,
+
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   NotificationInput
 } from "./Hooks/types.js"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface PreToolUseRequest {
   readonly tool: AnyTool
   /** The input with paths made absolute (what hooks see as `tool_input`). */
@@ -68,10 +164,14 @@ export interface PreToolUseRequest {
   readonly session: SessionContext
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface PreToolUseOutcome {
   /** The aggregated decision: deny > defer > ask > allow; undefined when no hook decided. */
   readonly decision: "allow" | "deny" | "ask" | "defer" | undefined
-  /** For deny: what blocked, as the model will see it (§2.10). `command` is set for an exit-2 block. */
+  /** For deny: what blocked, as the model will see it. `command` is set for an exit-2 block. */
   readonly block?: { readonly command?: string; readonly reason: string }
   /** For allow / ask: the reason shown to the user. */
   readonly reason?: string
@@ -85,6 +185,10 @@ export interface PreToolUseOutcome {
   readonly notices: ReadonlyArray<string>
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface PermissionRequestRequest {
   readonly tool: AnyTool
   readonly toolInput: unknown
@@ -92,9 +196,18 @@ export interface PermissionRequestRequest {
   readonly suggestions: ReadonlyArray<RuleSuggestion>
 }
 
-/** A permission-update entry a PermissionRequest hook returns (spec §2.6.3). */
+/**
+ * A permission-update entry a PermissionRequest hook returns.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type PermissionUpdate = PermissionUpdateEntry
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface PermissionRequestOutcome {
   readonly decision?:
     | { readonly behavior: "allow"; readonly updatedInput?: Record<string, unknown>; readonly updatedPermissions?: ReadonlyArray<PermissionUpdate> }
@@ -102,6 +215,10 @@ export interface PermissionRequestOutcome {
   readonly notices: ReadonlyArray<string>
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface PostToolUseRequest {
   readonly tool: AnyTool
   readonly toolInput: unknown
@@ -112,6 +229,10 @@ export interface PostToolUseRequest {
   readonly session: SessionContext
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface PostToolUseOutcome {
   /**
    * For the model, folded into the result: per hook, its blocking error (`decision: "block"`,
@@ -124,6 +245,10 @@ export interface PostToolUseOutcome {
   readonly notices: ReadonlyArray<string>
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface PostToolUseFailureRequest {
   readonly tool: AnyTool
   readonly toolInput: unknown
@@ -134,12 +259,20 @@ export interface PostToolUseFailureRequest {
   readonly session: SessionContext
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface PostToolUseFailureOutcome {
   /** For the model, folded into the error result (as for PostToolUse). */
   readonly reminders: ReadonlyArray<string>
   readonly notices: ReadonlyArray<string>
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface PostToolBatchRequest {
   readonly calls: ReadonlyArray<{
     readonly toolName: string
@@ -151,6 +284,10 @@ export interface PostToolBatchRequest {
   readonly session: SessionContext
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface PostToolBatchOutcome {
   /** For the model, each in a system reminder after the results. */
   readonly reminders: ReadonlyArray<string>
@@ -159,11 +296,19 @@ export interface PostToolBatchOutcome {
   readonly notices: ReadonlyArray<string>
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface UserPromptSubmitRequest {
   readonly prompt: string
   readonly session: SessionContext
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface UserPromptSubmitOutcome {
   /** The prompt is not sent to the model; what the person reads instead. */
   readonly blocked?: string
@@ -172,6 +317,10 @@ export interface UserPromptSubmitOutcome {
   readonly notices: ReadonlyArray<string>
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface StopRequest {
   /** A subagent's session (with `agent`) runs SubagentStop hooks, any other Stop hooks. */
   readonly session: SessionContext
@@ -183,7 +332,12 @@ export interface StopRequest {
   readonly backgroundTasks?: ReadonlyArray<BackgroundTaskInfo>
 }
 
-/** A background task as Stop hooks see it. */
+/**
+ * A background task as Stop hooks see it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface BackgroundTaskInfo {
   readonly id: string
   /** `shell`, `subagent`, … */
@@ -196,12 +350,19 @@ export interface BackgroundTaskInfo {
 /**
  * The session's background work that is still running, for Stop hooks to tell "done" from
  * "waiting for background work". The runtime preset provides it from the background shells.
+ *
+ * @since 0.1.0
+ * @category services
  */
 export class BackgroundWork extends Context.Tag("toolgate/BackgroundWork")<
   BackgroundWork,
   { readonly running: Effect.Effect<ReadonlyArray<BackgroundTaskInfo>> }
 >() {}
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface StopOutcome {
   /** Non-empty: the model goes on, with these text blocks as the next user message. */
   readonly continueWith: ReadonlyArray<string>
@@ -210,23 +371,39 @@ export interface StopOutcome {
   readonly notices: ReadonlyArray<string>
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface SessionStartRequest {
   readonly session: SessionContext
   readonly source: SessionStartSource
   readonly model?: string
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface SessionStartOutcome {
   /** For the model, each in a system reminder before the first prompt. */
   readonly reminders: ReadonlyArray<string>
   readonly notices: ReadonlyArray<string>
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface SessionEndRequest {
   readonly session: SessionContext
   readonly reason: SessionEndReason
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface NotificationRequest {
   readonly session: SessionContext
   readonly message: string
@@ -235,10 +412,18 @@ export interface NotificationRequest {
   readonly title?: string
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface NoticesOutcome {
   readonly notices: ReadonlyArray<string>
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface HooksService {
   readonly preToolUse: (request: PreToolUseRequest) => Effect.Effect<PreToolUseOutcome>
   readonly permissionRequest: (request: PermissionRequestRequest) => Effect.Effect<PermissionRequestOutcome>
@@ -253,8 +438,16 @@ export interface HooksService {
   readonly notification: (request: NotificationRequest) => Effect.Effect<NoticesOutcome>
 }
 
+/**
+ * @since 0.1.0
+ * @category services
+ */
 export class Hooks extends Context.Tag("toolgate/Hooks")<Hooks, HooksService>() {}
 
+/**
+ * @since 0.1.0
+ * @category utils
+ */
 export const emptyPreToolUse: PreToolUseOutcome = { decision: undefined, reminders: [], notices: [] }
 const emptyPost = { reminders: [], notices: [] } as const
 const noPermissionRequest: PermissionRequestOutcome = { notices: [] }
@@ -264,7 +457,12 @@ const NO_POST: Effect.Effect<PostToolUseOutcome & PostToolUseFailureOutcome & Po
 const noContinuation: StopOutcome = { continueWith: [], notices: [] }
 const noNotices: NoticesOutcome = { notices: [] }
 
-/** No hooks at all. */
+/**
+ * No hooks at all.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const none: HooksService = {
   preToolUse: () => Effect.succeed(emptyPreToolUse),
   permissionRequest: () => Effect.succeed({ notices: [] }),
@@ -278,11 +476,24 @@ export const none: HooksService = {
   notification: () => Effect.succeed(noNotices)
 }
 
+/**
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerNone: Layer.Layer<Hooks> = Layer.succeed(Hooks, none)
 
-/** Hooks written as Effect functions by library users; optional for `layer`. */
+/**
+ * Hooks written as Effect functions by library users; optional for `layer`.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class InProcessHooks extends Context.Tag("toolgate/InProcessHooks")<InProcessHooks, ReadonlyArray<InProcessHook>>() {}
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface MakeOptions {
   /** Settings sources to read `hooks` from, highest precedence first; none means no command hooks. */
   readonly sources?: Effect.Effect<ReadonlyArray<SettingsSource>>
@@ -296,6 +507,9 @@ export interface MakeOptions {
 /**
  * Builds the service; async hooks live as long as the surrounding scope. `if: "Bash(…)"`
  * conditions are matched on the subcommands the ShellAnalyzer finds.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const make = (options: MakeOptions): Effect.Effect<HooksService, never, Scope.Scope | ShellAnalyzer> =>
   Effect.gen(function* () {
@@ -447,6 +661,9 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
 /**
  * Command hooks from every settings source, plus the in-process hooks of `InProcessHooks` when
  * that service is provided. Async hooks end with this layer's scope.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layer: Layer.Layer<Hooks, never, Settings | ShellAnalyzer> = Layer.scoped(
   Hooks,
@@ -460,10 +677,20 @@ export const layer: Layer.Layer<Hooks, never, Settings | ShellAnalyzer> = Layer.
   })
 )
 
-/** Only in-process hooks (no settings, no processes). */
+/**
+ * Only in-process hooks (no settings, no processes).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerInProcess = (hooks: ReadonlyArray<InProcessHook>): Layer.Layer<Hooks, never, ShellAnalyzer> =>
   Layer.scoped(Hooks, make({ inProcess: hooks }))
 
-/** Command hooks from settings plus these in-process hooks. */
+/**
+ * Command hooks from settings plus these in-process hooks.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerWithInProcess = (hooks: ReadonlyArray<InProcessHook>): Layer.Layer<Hooks, never, Settings | ShellAnalyzer> =>
   layer.pipe(Layer.provide(Layer.succeed(InProcessHooks, hooks)))

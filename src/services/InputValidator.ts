@@ -3,6 +3,8 @@
  * with the tool's schema (strict: unknown keys are errors unless the schema says otherwise; the
  * failure text is Claude Code's, see internal/formatIssues.ts), then the tool's own
  * `validateInput`. Decoders are built once per tool.
+ *
+ * @since 0.1.0
  */
 import { Context, Effect, Either, Layer, ParseResult, Schema } from "effect"
 import { InvalidToolInput, type InputRejected } from "../Errors.js"
@@ -10,12 +12,20 @@ import { rawIssueList, sentences, zodIssues } from "../internal/formatIssues.js"
 import type { AnyTool, ToolCheckContext } from "../Tool.js"
 import { UnparsableInput } from "../Messages.js"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface InputValidatorService {
   /** Synchronous decode (the scheduler needs decoded inputs to plan batches). */
   readonly decode: (tool: AnyTool, input: unknown) => Either.Either<unknown, InvalidToolInput>
   readonly validate: (tool: AnyTool, input: unknown, ctx: ToolCheckContext) => Effect.Effect<void, InputRejected>
 }
 
+/**
+ * @since 0.1.0
+ * @category services
+ */
 export class InputValidator extends Context.Tag("toolgate/InputValidator")<InputValidator, InputValidatorService>() {}
 
 type Decoder = (input: unknown) => Either.Either<unknown, InvalidToolInput>
@@ -60,6 +70,10 @@ const makeDecoder = (tool: AnyTool): Decoder => {
   }
 }
 
+/**
+ * @since 0.1.0
+ * @category utils
+ */
 export const decodeInput = (tool: AnyTool, input: unknown): Either.Either<unknown, InvalidToolInput> => {
   let decoder = decoders.get(tool)
   if (decoder === undefined) {
@@ -69,9 +83,17 @@ export const decodeInput = (tool: AnyTool, input: unknown): Either.Either<unknow
   return decoder(input)
 }
 
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make: InputValidatorService = {
   decode: decodeInput,
   validate: (tool, input, ctx) => tool.validateInput(input, ctx)
 }
 
+/**
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer: Layer.Layer<InputValidator> = Layer.succeed(InputValidator, make)

@@ -1,5 +1,5 @@
 /**
- * The MCP servers of a runtime (claude-code-spec §5): configuration from every scope, connections
+ * The MCP servers of a runtime: configuration from every scope, connections
  * made concurrently under the startup timeout (`MCP_TIMEOUT`), each in its own Scope (closing it
  * ends the server's whole process group), and each server's tools registered in the ToolRegistry
  * under the source `mcp:<server>` — replaced when the server says its tools changed, removed when
@@ -12,6 +12,8 @@
  * asked now, whose answer is saved to the local settings as Claude Code does).
  * When any connected server offers resources, ListMcpResourcesTool and ReadMcpResourceTool are
  * registered too (source `mcp-resources`).
+ *
+ * @since 0.1.0
  */
 import { positiveIntSetting } from "../internal/config.js"
 import { Context, Deferred, Effect, ExecutionStrategy, Exit, FiberSet, Layer, Ref, Scope } from "effect"
@@ -41,6 +43,10 @@ import type { AnyTool } from "../Tool.js"
 import { Settings } from "./Settings.js"
 import { ToolRegistry } from "./ToolRegistry.js"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface McpResourceEntry {
   readonly uri: string
   readonly name: string
@@ -49,7 +55,12 @@ export interface McpResourceEntry {
   readonly description?: string
 }
 
-/** What these tools need of the MCP clients (the service is one). */
+/**
+ * What these tools need of the MCP clients (the service is one).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface McpResourceAccess {
   /** Connected servers that offer resources. */
   readonly resourceServers: Effect.Effect<ReadonlyArray<string>>
@@ -57,8 +68,16 @@ export interface McpResourceAccess {
   readonly readResource: (server: string, uri: string) => Effect.Effect<{ readonly contents: ReadonlyArray<Record<string, unknown>> }, McpRequestError>
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type McpServerState = "connected" | "failed" | "needs-auth" | "pending" | "disabled" | "needs-approval"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface McpServerStatus {
   readonly name: string
   readonly scope: McpScope
@@ -79,10 +98,18 @@ export interface McpServerStatus {
   readonly hasResources: boolean
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface McpCallOptions {
   readonly onProgress?: (progress: McpProgress) => void
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface McpClientsService {
   /** Every configured server with its state, sorted by name. */
   readonly servers: Effect.Effect<ReadonlyArray<McpServerStatus>>
@@ -105,8 +132,16 @@ export interface McpClientsService {
   readonly refreshTools: (server: string) => Effect.Effect<void, McpRequestError>
 }
 
+/**
+ * @since 0.1.0
+ * @category services
+ */
 export class McpClients extends Context.Tag("toolgate/McpClients")<McpClients, McpClientsService>() {}
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface McpClientsOptions {
   /** The project directory; defaults to the settings' start directory. */
   readonly cwd?: string
@@ -160,7 +195,12 @@ export interface McpClientsOptions {
   readonly remoteServers?: boolean
 }
 
-/** A project server waiting for approval, as a person is shown it. */
+/**
+ * A project server waiting for approval, as a person is shown it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface PendingProjectServer {
   readonly name: string
   /** The `.mcp.json` it comes from. */
@@ -168,12 +208,25 @@ export interface PendingProjectServer {
   readonly config: McpServerConfig
 }
 
+/**
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000
+/**
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_TOOL_TIMEOUT_MS = 100_000_000
 const LOCAL_CONNECT_CONCURRENCY = 3
 const REMOTE_CONNECT_CONCURRENCY = 20
 
-/** `MCP_TIMEOUT`, `MCP_TOOL_TIMEOUT`, `MAX_MCP_OUTPUT_TOKENS` and the connect batch sizes. */
+/**
+ * `MCP_TIMEOUT`, `MCP_TOOL_TIMEOUT`, `MAX_MCP_OUTPUT_TOKENS` and the connect batch sizes.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const mcpConfigValues = Effect.all({
   startupTimeoutMs: positiveIntSetting("MCP_TIMEOUT", DEFAULT_STARTUP_TIMEOUT_MS),
   toolTimeoutMs: positiveIntSetting("MCP_TOOL_TIMEOUT", DEFAULT_TOOL_TIMEOUT_MS),
@@ -182,7 +235,15 @@ export const mcpConfigValues = Effect.all({
   remoteConcurrency: positiveIntSetting("MCP_REMOTE_SERVER_CONNECTION_BATCH_SIZE", REMOTE_CONNECT_CONCURRENCY)
 })
 
+/**
+ * @since 0.1.0
+ * @category utils
+ */
 export const sourceOf = (server: string) => `mcp:${server}`
+/**
+ * @since 0.1.0
+ * @category constants
+ */
 export const RESOURCE_TOOLS_SOURCE = "mcp-resources"
 
 interface Live {
@@ -221,7 +282,12 @@ const needsApprovalReason = (server: ConfiguredServer): string =>
   `not started: nobody approved this project server (${server.origin}); approve it when toolgate asks on a terminal, ` +
   `add "${server.name}" to enabledMcpjsonServers in .claude/settings.local.json, or pass --trust-project`
 
-/** The lines `toolgate` prints at start-up about MCP. */
+/**
+ * The lines `toolgate` prints at start-up about MCP.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const noticesOf = (configuration: McpClientsService["configuration"], servers: ReadonlyArray<McpServerStatus>): ReadonlyArray<string> => [
   ...configuration.errors.map((e) => `MCP config error: ${e}`),
   ...configuration.warnings.map((w) => `MCP config warning: ${w}`),
@@ -236,6 +302,10 @@ export const noticesOf = (configuration: McpClientsService["configuration"], ser
 const defaultClaudeJson = (userConfigDir: string, home: string): string =>
   path.resolve(userConfigDir) === path.resolve(home, ".claude") ? path.join(home, ".claude.json") : path.join(userConfigDir, ".claude.json")
 
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: McpClientsOptions = {}) =>
   Effect.gen(function* () {
     const settings = yield* Settings
@@ -544,11 +614,19 @@ const askApprovals = (
  * Connects every configured server while the layer is built (bounded by `MCP_TIMEOUT`; or in the
  * background, see `background`) and keeps them until the layer's scope closes. A broken `--mcp-config` is a BadRequest; everything else
  * about a server is its state.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layer = (options: McpClientsOptions = {}): Layer.Layer<McpClients, BadRequest, ToolRegistry | Settings> =>
   Layer.scoped(McpClients, make(options))
 
-/** No MCP servers. */
+/**
+ * No MCP servers.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const none: McpClientsService = {
   servers: Effect.succeed([]),
   configuration: { errors: [], warnings: [] },
@@ -562,8 +640,30 @@ export const none: McpClientsService = {
   refreshTools: (server) => Effect.fail(new McpRequestError({ server, request: "tools/list", kind: "not-connected", reason: `MCP server "${server}" is not configured` }))
 }
 
+/**
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerNone: Layer.Layer<McpClients> = Layer.succeed(McpClients, none)
 
-export type { ProjectServerChoice } from "./McpClients/configSources.js"
-export { toolPrefix } from "./McpClients/naming.js"
-export { McpRequestError } from "./McpClients/errors.js"
+export type {
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  ProjectServerChoice
+} from "./McpClients/configSources.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  toolPrefix
+} from "./McpClients/naming.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category errors
+   */
+  McpRequestError
+} from "./McpClients/errors.js"

@@ -1,8 +1,10 @@
 /**
  * The permission stage: decides allow / deny / ask for one call from the rules of every source,
  * the mode, the working directories, safety checks, and the tool's own check
- * (claude-code-spec §1.4 steps 6a–6f; the rules in src/services/Permissions/decide.ts). Resolving an
+ * (the rules in src/services/Permissions/decide.ts). Resolving an
  * "ask" (dontAsk, hooks, the Approver) is the pipeline's job.
+ *
+ * @since 0.1.0
  */
 import { Context, Effect, Layer, Option } from "effect"
 import type { AnyTool } from "../Tool.js"
@@ -15,6 +17,10 @@ import { ShellAnalyzer, type ShellAnalyzerService } from "./ShellAnalyzer.js"
 import { analyzeBashWith } from "./Permissions/bashAnalyzer.js"
 import { Sandbox } from "./Sandbox.js"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface PermissionRequest {
   readonly tool: AnyTool
   /** The input as checked: decoded, with paths made absolute. */
@@ -22,6 +28,10 @@ export interface PermissionRequest {
   readonly session: SessionContext
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface PermissionsService {
   readonly decide: (request: PermissionRequest) => Effect.Effect<Decision>
   /** The session's path deny rules, for the tools' own checks (absent: tools rely on `decide`). */
@@ -33,9 +43,18 @@ export interface PermissionsService {
   readonly readsWithoutAsking?: (tool: AnyTool, file: string, session: SessionContext) => Effect.Effect<boolean>
 }
 
+/**
+ * @since 0.1.0
+ * @category services
+ */
 export class Permissions extends Context.Tag("toolgate/Permissions")<Permissions, PermissionsService>() {}
 
-/** What the decision needs from the merged settings. */
+/**
+ * What the decision needs from the merged settings.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const environmentOf = (loaded: LoadedSettings, fileState: FileStateService, shell: ShellAnalyzerService): DecideEnvironment => ({
   rules: loaded.rules,
   launchCwd: loaded.cwd,
@@ -46,6 +65,10 @@ export const environmentOf = (loaded: LoadedSettings, fileState: FileStateServic
   ...(loaded.home === undefined ? {} : { home: loaded.home })
 })
 
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = Effect.gen(function* () {
   const settings = yield* Settings
   const fileState = yield* FileState
@@ -75,20 +98,67 @@ export const make = Effect.gen(function* () {
   })
 })
 
+/**
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer: Layer.Layer<Permissions, never, Settings | FileState | ShellAnalyzer> = Layer.effect(Permissions, make)
 
 /** While a settings file that changed mid-run cannot be read, nothing runs: it could hold deny rules. */
 const brokenSettingsDenial = (problem: string): Decision =>
   deny(`Permission denied: ${problem}`, { reason: { type: "safetyCheck", detail: "the settings changed and cannot be read" } })
 
-/** Allows everything: for tests of other stages. */
+/**
+ * Allows everything: for tests of other stages.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerAllowAll: Layer.Layer<Permissions> = Layer.succeed(Permissions, {
   decide: () => Effect.succeed(allow({ type: "default", detail: "allow-all layer" })),
   readsWithoutAsking: () => Effect.succeed(true)
 })
 
-/** Why a decision came out as it did, rule by rule (`toolgate permissions check`). */
+/**
+ * Why a decision came out as it did, rule by rule (`toolgate permissions check`).
+ *
+ * @since 0.1.0
+ * @category modules
+ */
 export * as Explain from "./Permissions/explain.js"
-export type { ExplainContext, ExplainedRule, ExplanationJson } from "./Permissions/explain.js"
-export { askToUse, dontAskDenied } from "./Permissions/messages.js"
-export { agentRuleMatches } from "./Permissions/contentRules.js"
+export type {
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  ExplainContext,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  ExplainedRule,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  ExplanationJson
+} from "./Permissions/explain.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  askToUse,
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  dontAskDenied
+} from "./Permissions/messages.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  agentRuleMatches
+} from "./Permissions/contentRules.js"

@@ -1,9 +1,11 @@
 /**
- * Keeps large results out of the conversation (claude-code-spec §4.4): over the tool's threshold
+ * Keeps large results out of the conversation: over the tool's threshold
  * the full text is written once, with an exclusive create, to
  * `<sessionDir>/tool-results/<tool_use_id>.txt` (`.json` for block arrays), and the model gets a
  * preview that points to it. Results with images are never persisted. `layerSweep` keeps the
  * sessions' spilled files bounded by age and total size (see ResultStore/sessionFiles.ts).
+ *
+ * @since 0.1.0
  */
 import { Config, Context, Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
@@ -15,10 +17,19 @@ import { sessionsRoot } from "../Session.js"
 import { sweepSessionFiles } from "./ResultStore/sessionFiles.js"
 import { Settings } from "./Settings.js"
 
-/** Claude Code's global ceiling on a tool's persistence threshold. */
+/**
+ * Claude Code's global ceiling on a tool's persistence threshold.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const MAX_INLINE_RESULT_CHARS = 50_000
 const PREVIEW_CHARS = 2000
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface ResultStoreService {
   /** The content as the model should get it: unchanged under the threshold, else the preview. */
   readonly fit: (
@@ -29,12 +40,25 @@ export interface ResultStoreService {
   ) => Effect.Effect<ToolResultContent, ResultStoreError>
 }
 
+/**
+ * @since 0.1.0
+ * @category services
+ */
 export class ResultStore extends Context.Tag("toolgate/ResultStore")<ResultStore, ResultStoreService>() {}
 
-/** A tool without a finite threshold (Read) is never spilled: its own limits bound its results. */
+/**
+ * A tool without a finite threshold (Read) is never spilled: its own limits bound its results.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const thresholdFor = (maxResultSizeChars: number): number =>
   Number.isFinite(maxResultSizeChars) ? Math.min(maxResultSizeChars, MAX_INLINE_RESULT_CHARS) : Number.POSITIVE_INFINITY
 
+/**
+ * @since 0.1.0
+ * @category utils
+ */
 export const formatSize = (chars: number): string => {
   if (chars < 1024) return `${chars} bytes`
   const kb = chars / 1024
@@ -44,7 +68,12 @@ export const formatSize = (chars: number): string => {
 
 const trimZero = (text: string) => text.replace(/\.0$/, "")
 
-/** The first 2000 characters, cut back to the last newline if that keeps more than 1000. */
+/**
+ * The first 2000 characters, cut back to the last newline if that keeps more than 1000.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const previewOf = (text: string): string => {
   if (text.length <= PREVIEW_CHARS) return text
   const head = text.slice(0, PREVIEW_CHARS)
@@ -52,6 +81,10 @@ export const previewOf = (text: string): string => {
   return lastNewline > PREVIEW_CHARS / 2 ? head.slice(0, lastNewline) : head
 }
 
+/**
+ * @since 0.1.0
+ * @category utils
+ */
 export const persistedMessage = (file: string, fullText: string): string =>
   [
     "<persisted-output>",
@@ -79,6 +112,10 @@ const persist = (file: string, body: string) =>
     catch: (e) => new ResultStoreError({ path: file, reason: (e as Error).message })
   })
 
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make: ResultStoreService = {
   fit: (sessionDir, toolUseId, content, maxResultSizeChars) => {
     const threshold = thresholdFor(maxResultSizeChars)
@@ -94,13 +131,30 @@ export const make: ResultStoreService = {
   }
 }
 
+/**
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer: Layer.Layer<ResultStore> = Layer.succeed(ResultStore, make)
 
-/** Never persists: for tests of other stages. */
+/**
+ * Never persists: for tests of other stages.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerInline: Layer.Layer<ResultStore> = Layer.succeed(ResultStore, { fit: (_dir, _id, content) => Effect.succeed(content) })
 
 const DAY_MS = 24 * 60 * 60 * 1000
+/**
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_CLEANUP_PERIOD_DAYS = 30
+/**
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_SESSION_FILES_MAX_MB = 1024
 /** Files changed this recently may belong to a running session: never removed for size. */
 const KEEP_RECENT_MS = 10 * 60 * 1000
@@ -111,6 +165,9 @@ const KEEP_RECENT_MS = 10 * 60 * 1000
  * `cleanupPeriodDays` (Claude Code's key), else 30 days; then the oldest, until the rest fit in
  * `TOOLGATE_SESSION_FILES_MAX_MB` (default 1024). Sessions kept elsewhere (`--session-dir`) are
  * left alone.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layerSweep: Layer.Layer<never, never, Settings> = Layer.effectDiscard(
   Effect.gen(function* () {

@@ -14,6 +14,8 @@
  *
  * Detection happens once, when first needed (at once when the settings turn the sandbox on); the
  * library loads only when a command needs the settings profile.
+ *
+ * @since 0.1.0
  */
 import { Config, Console, Context, Effect, Layer, Option, Ref, Scope } from "effect"
 import * as fs from "node:fs"
@@ -36,17 +38,118 @@ import { filesystemPolicy, networkPolicy, type PolicyContext } from "./Sandbox/s
 import { acquireManager, type ManagerHandle } from "./Sandbox/settingsRuntime.js"
 import { settingsProfileMissing, type SandboxStatus } from "./Sandbox/status.js"
 
-export { SandboxError } from "./Sandbox/errors.js"
-export type { ShellInvocation } from "./Sandbox/invocation.js"
-export { AUTO_ALLOWED_IN_SANDBOX, RUN_OUTSIDE_SANDBOX, withSandbox, type SandboxPermissions } from "./Sandbox/permissions.js"
-export { settingsProfileMissing, type SandboxAvailable, type SandboxStatus, type SandboxUnavailable } from "./Sandbox/status.js"
-export { filesystemPolicy, networkPolicy, type PolicyContext } from "./Sandbox/settingsPolicy.js"
-export { runtimePackageVersion } from "./Sandbox/runtimePackage.js"
-export { servedInvocation, type ServedProfile } from "./Sandbox/served.js"
-export { servedSandbox } from "./Sandbox/servedCheck.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category errors
+   */
+  SandboxError
+} from "./Sandbox/errors.js"
+export type {
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  ShellInvocation
+} from "./Sandbox/invocation.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category constants
+   */
+  AUTO_ALLOWED_IN_SANDBOX,
+  /**
+   * @since 0.1.0
+   * @category constants
+   */
+  RUN_OUTSIDE_SANDBOX,
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  withSandbox,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  type SandboxPermissions
+} from "./Sandbox/permissions.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  settingsProfileMissing,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  type SandboxAvailable,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  type SandboxStatus,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  type SandboxUnavailable
+} from "./Sandbox/status.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  filesystemPolicy,
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  networkPolicy,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  type PolicyContext
+} from "./Sandbox/settingsPolicy.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  runtimePackageVersion
+} from "./Sandbox/runtimePackage.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  servedInvocation,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  type ServedProfile
+} from "./Sandbox/served.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  servedSandbox
+} from "./Sandbox/servedCheck.js"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type SandboxProfile = "readOnly" | "settings" | "served"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface SandboxRequest {
   /** The command exactly as the innermost shell runs it. */
   readonly command: string
@@ -67,16 +170,30 @@ export interface SandboxRequest {
   readonly writableFiles: ReadonlyArray<string>
 }
 
-/** A process other than a Bash command (a hook, an MCP server) about to start. */
+/**
+ * A process other than a Bash command (a hook, an MCP server) about to start.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ProcessRequest {
   readonly argv: ReadonlyArray<string>
   readonly cwd: string
   readonly env: Readonly<Record<string, string>>
 }
 
-/** How to start such a process: inside a sandbox, or undefined to start it as always. */
+/**
+ * How to start such a process: inside a sandbox, or undefined to start it as always.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ProcessWrapper = (request: ProcessRequest) => Effect.Effect<ShellInvocation | undefined, SandboxError, Scope.Scope>
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface SandboxedShell {
   readonly profile: SandboxProfile
   readonly invocation: ShellInvocation
@@ -84,6 +201,10 @@ export interface SandboxedShell {
   readonly violations: () => string | undefined
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface SandboxService {
   /** What can sandbox commands on this machine (detected once). */
   readonly status: Effect.Effect<SandboxStatus>
@@ -103,8 +224,16 @@ export interface SandboxService {
   readonly wrapProcess: ProcessWrapper
 }
 
+/**
+ * @since 0.1.0
+ * @category services
+ */
 export class Sandbox extends Context.Tag("toolgate/Sandbox")<Sandbox, SandboxService>() {}
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface SandboxOptions {
   /** Where the one line about a missing sandbox goes (default: stderr). */
   readonly notify?: (line: string) => Effect.Effect<void>
@@ -128,6 +257,10 @@ const makeScratch = (prefix: string) =>
     (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
   )
 
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: SandboxOptions = {}): Effect.Effect<SandboxService, never, Settings | ShellAnalyzer | Scope.Scope> =>
   Effect.gen(function* () {
     const settingsService = yield* Settings
@@ -278,12 +411,22 @@ export const make = (options: SandboxOptions = {}): Effect.Effect<SandboxService
     return Sandbox.of({ status, settings, settingsProfileActive, permissions, prepare, wrapProcess: notWrapped })
   })
 
-/** The sandbox of this machine and the session's settings; needs Settings and the ShellAnalyzer. */
+/**
+ * The sandbox of this machine and the session's settings; needs Settings and the ShellAnalyzer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (options: SandboxOptions = {}): Layer.Layer<Sandbox, never, Settings | ShellAnalyzer> => Layer.scoped(Sandbox, make(options))
 
 const notWrapped: ProcessWrapper = () => Effect.succeed(undefined)
 
-/** No sandbox: every command runs as it always did. */
+/**
+ * No sandbox: every command runs as it always did.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const none: SandboxService = Sandbox.of({
   status: Effect.succeed({ _tag: "Unavailable", reason: "no sandbox in this runtime" }),
   settings: Effect.succeed(DEFAULT_SANDBOX_SETTINGS),
@@ -298,6 +441,9 @@ export const none: SandboxService = Sandbox.of({
  * in the served profile, with a private scratch folder as TMPDIR and HOME. The settings' own
  * sandbox does not apply (the server's profile is stricter). Without a profile (`serve
  * --unsandboxed`) processes run on the host, with the session's environment only.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const served = (profile: ServedProfile | undefined, status: SandboxStatus): SandboxService => {
   const run = (argv: ReadonlyArray<string>, cwd: string, env: Readonly<Record<string, string>>, extra: {
@@ -328,5 +474,10 @@ export const served = (profile: ServedProfile | undefined, status: SandboxStatus
   })
 }
 
-/** No sandbox (for embedders and tests of other stages). */
+/**
+ * No sandbox (for embedders and tests of other stages).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerNone: Layer.Layer<Sandbox> = Layer.succeed(Sandbox, none)

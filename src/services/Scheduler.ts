@@ -1,5 +1,5 @@
 /**
- * Runs the tool calls of one assistant message (DESIGN "The scheduler"; claude-code-spec §4.1).
+ * Runs the tool calls of one assistant message.
  *
  * One coordinator fiber owns all scheduling state and reacts to signals: a call arrived (its
  * tool_use block stopped), the model moved on, the message ended, a call finished, the user
@@ -12,6 +12,8 @@
  *   model has moved on; an unsafe call that may not start yet holds back every later call;
  * - results come out in tool_use order; calls that never started when the message ended
  *   otherwise than with `tool_use` get an error result saying so.
+ *
+ * @since 0.1.0
  */
 import { Cause, Config, Context, Effect, Either, Exit, Fiber, Layer, Option, Runtime, Stream } from "effect"
 import {
@@ -29,7 +31,12 @@ import type { Footprint, ToolProgress } from "../Tool.js"
 import { CallPipeline, type CallOutcome, type Halt, type PreparedCall } from "./CallPipeline.js"
 import { Hooks } from "./Hooks.js"
 
-/** What the model stream tells the scheduler. */
+/**
+ * What the model stream tells the scheduler.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type CallStreamEvent =
   /** A tool_use block stopped: its input is complete. */
   | { readonly _tag: "ToolUse"; readonly block: ToolUseBlock }
@@ -38,8 +45,16 @@ export type CallStreamEvent =
   /** The message's stop reason is known (`tool_use`, `max_tokens`, `refusal`, …). */
   | { readonly _tag: "StopReason"; readonly stopReason: string }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type ScheduleMode = "batches" | "footprints"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type SchedulerEvent =
   | { readonly _tag: "CallArrived"; readonly toolUseId: string; readonly toolName: string; readonly index: number; readonly input: unknown }
   | { readonly _tag: "CallStarted"; readonly toolUseId: string; readonly index: number; readonly batch: number; readonly atMs: number }
@@ -48,6 +63,10 @@ export type SchedulerEvent =
   /** The next result in tool_use order is ready (emitted strictly in order). */
   | { readonly _tag: "ResultReady"; readonly index: number; readonly outcome: CallOutcome }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface SchedulerOptions {
   readonly session: SessionContext
   /** Most calls running at once; defaults to the configured cap. */
@@ -60,8 +79,16 @@ export interface SchedulerOptions {
   readonly interrupts?: Stream.Stream<void>
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type CallOutcomeKind = "ok" | "error" | "interrupted" | "cancelled" | "not_started"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface TimelineEntry {
   readonly toolUseId: string
   readonly toolName: string
@@ -74,6 +101,10 @@ export interface TimelineEntry {
   readonly concurrencySafe: boolean
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface MessageRun {
   /** One per tool_use, in tool_use order. */
   readonly outcomes: ReadonlyArray<CallOutcome>
@@ -86,6 +117,10 @@ export interface MessageRun {
   readonly halt: Halt | undefined
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface SchedulerService {
   /** Runs a message whose tool_use blocks are all known (as after `stop_reason: tool_use`). */
   readonly runMessage: (blocks: ReadonlyArray<ToolUseBlock>, options: SchedulerOptions) => Effect.Effect<MessageRun>
@@ -93,16 +128,30 @@ export interface SchedulerService {
   readonly runStream: <E>(events: Stream.Stream<CallStreamEvent, E>, options: SchedulerOptions) => Effect.Effect<MessageRun>
 }
 
+/**
+ * @since 0.1.0
+ * @category services
+ */
 export class Scheduler extends Context.Tag("toolgate/Scheduler")<Scheduler, SchedulerService>() {}
 
-/** `TOOLGATE_MAX_TOOL_USE_CONCURRENCY`, then `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, default 10. */
+/**
+ * `TOOLGATE_MAX_TOOL_USE_CONCURRENCY`, then `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, default 10.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const maxConcurrencyConfig: Config.Config<number> = Config.integer("TOOLGATE_MAX_TOOL_USE_CONCURRENCY").pipe(
   Config.orElse(() => Config.integer("CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY")),
   Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 }),
   Config.withDefault(10)
 )
 
-/** User interrupts from an AbortSignal (for callers outside Effect): aborting is one interrupt. */
+/**
+ * User interrupts from an AbortSignal (for callers outside Effect): aborting is one interrupt.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const interruptsFromAbortSignal = (signal: AbortSignal): Stream.Stream<void> =>
   Stream.async<void>((emit) => {
     if (signal.aborted) {
@@ -152,6 +201,10 @@ type Source<E> =
   | { readonly _tag: "Stream"; readonly events: Stream.Stream<CallStreamEvent, E> }
   | { readonly _tag: "Known"; readonly blocks: ReadonlyArray<ToolUseBlock> }
 
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = Effect.gen(function* () {
   const pipeline = yield* CallPipeline
   const hooks = yield* Hooks
@@ -622,4 +675,8 @@ export const make = Effect.gen(function* () {
   return Scheduler.of({ runMessage, runStream })
 })
 
+/**
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = Layer.effect(Scheduler, make)

@@ -1,5 +1,5 @@
 /**
- * Served sessions (issue 16): agent sessions that a web app drives over HTTP, run by one or
+ * Served sessions: agent sessions that a web app drives over HTTP, run by one or
  * several runners of an @effect/cluster on shared SQL storage.
  *
  * Each session is a cluster entity addressed by its id; each of its inputs (a prompt for the agent

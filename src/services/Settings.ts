@@ -1,5 +1,5 @@
 /**
- * Claude Code's settings, from every source, merged (claude-code-spec §1.1, §1.2): managed
+ * Claude Code's settings, from every source, merged: managed
  * settings (+ `managed-settings.d/`), `--settings`, `.claude/settings.local.json` at the git
  * root, `.claude/settings.json`, and the user's `settings.json`. Rule arrays merge across
  * sources, each rule keeping its source and file; scalars come from the highest source that sets
@@ -11,6 +11,8 @@
  * millisecond, by size, inode and times): a deny rule or hook added mid-run applies to the next
  * call. A file that becomes unreadable mid-run keeps the last good settings and marks them
  * `broken`, which denies every call until the file is fixed.
+ *
+ * @since 0.1.0
  */
 import { Config, Context, Effect, Layer, Option } from "effect"
 import { spawnSync } from "node:child_process"
@@ -28,10 +30,32 @@ import { expandPath } from "../internal/expandPath.js"
 import { updateFileLocked } from "../internal/fileLock.js"
 import { mergeSandboxSettings, type SandboxSettings } from "./Settings/sandbox.js"
 
-export type { SandboxSettings } from "./Settings/sandbox.js"
-export { CLAUDE_CODE_HOOK_EVENTS } from "./Settings/hooks.js"
-export { DEFAULT_SANDBOX_SETTINGS } from "./Settings/sandbox.js"
+export type {
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  SandboxSettings
+} from "./Settings/sandbox.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category constants
+   */
+  CLAUDE_CODE_HOOK_EVENTS
+} from "./Settings/hooks.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category constants
+   */
+  DEFAULT_SANDBOX_SETTINGS
+} from "./Settings/sandbox.js"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface SettingsOptions {
   /** The directory the session starts in. */
   readonly cwd: string
@@ -51,18 +75,27 @@ export interface SettingsOptions {
   readonly home?: string
 }
 
-/** One settings source as loaded. */
+/**
+ * One settings source as loaded.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface SettingsSource {
   readonly source: RuleSource
   /** The file, or undefined for inline JSON and flags. */
   readonly file: string | undefined
-  /** Anchor of `/path` rules from this source (spec §1.7). */
+  /** Anchor of `/path` rules from this source. */
   readonly root: string
   readonly settings: Readonly<Record<string, unknown>>
   /** Local settings that are really the project's (tracked by git, or behind a symlinked `.claude`). */
   readonly untrustedLocal?: boolean
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface LoadedSettings {
   readonly cwd: string
   /** Highest precedence first. */
@@ -92,8 +125,16 @@ export interface LoadedSettings {
   readonly broken?: BrokenSettings | BadRequest
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type RuleDestination = "session" | "localSettings" | "projectSettings" | "userSettings"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface SettingsService {
   readonly current: Effect.Effect<LoadedSettings>
   /** Adds rules for this session, and saves them when the destination is a file. */
@@ -104,12 +145,21 @@ export interface SettingsService {
   ) => Effect.Effect<void, SettingsError>
 }
 
+/**
+ * @since 0.1.0
+ * @category services
+ */
 export class Settings extends Context.Tag("toolgate/Settings")<Settings, SettingsService>() {}
 
 const RULE_KEYS: ReadonlyArray<RuleBehavior> = ["deny", "ask", "allow"]
 
 
-/** Splits `--allowed-tools "Bash(git log:*) Edit,Read"` on spaces and commas outside parentheses. */
+/**
+ * Splits `--allowed-tools "Bash(git log:*) Edit,Read"` on spaces and commas outside parentheses.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const splitToolList = (values: ReadonlyArray<string>): ReadonlyArray<string> =>
   values.flatMap((value) => {
     const out: Array<string> = []
@@ -213,7 +263,7 @@ const load = (options: SettingsOptions, paths: Paths): Effect.Effect<LoadedSetti
     const projectFile = path.join(cwd, ".claude", "settings.json")
     const userFile = path.join(paths.userConfigDir, "settings.json")
     if (fs.existsSync(localSettingsFile)) {
-      // tracked by git, or behind a symlinked `.claude`: it is really project settings (spec §1.1)
+      // tracked by git, or behind a symlinked `.claude`: it is really project settings
       const untrustedLocal =
         !trusted && (isSymlink(path.dirname(localSettingsFile)) || (gitRoot !== undefined && isTrackedByGit(gitRoot, localSettingsFile)))
       addFile("localSettings", localSettingsFile, cwd, { untrustedLocal })
@@ -423,6 +473,10 @@ const withAdded = (rules: ReadonlyArray<PermissionRule>, added: ReadonlyArray<Pe
   return [...rules, ...added.filter((rule) => !present.has(ruleKey(rule)))]
 }
 
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: SettingsOptions): Effect.Effect<SettingsService, BadRequest | BrokenSettings> =>
   Effect.gen(function* () {
     const configDir = yield* Config.option(Config.string("CLAUDE_CONFIG_DIR")).pipe(Effect.orDie)
@@ -485,9 +539,18 @@ export const make = (options: SettingsOptions): Effect.Effect<SettingsService, B
     return Settings.of({ current, addRules })
   })
 
+/**
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (options: SettingsOptions): Layer.Layer<Settings, BadRequest | BrokenSettings> => Layer.effect(Settings, make(options))
 
-/** Settings from values only, for tests and embedders: no files are read. */
+/**
+ * Settings from values only, for tests and embedders: no files are read.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerStatic = (loaded: Partial<LoadedSettings> & { readonly cwd: string }): Layer.Layer<Settings> =>
   Layer.sync(Settings, () => {
     let state: LoadedSettings = {

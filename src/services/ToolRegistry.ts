@@ -3,6 +3,8 @@
  * plus external tools (MCP servers, custom tools). Built-ins win name clashes; each partition is
  * sorted by name so the tool list (and the prompt cache) is stable. API schemas are computed
  * once per tool.
+ *
+ * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
 import type { ApiToolDefinition } from "../Messages.js"
@@ -13,8 +15,18 @@ import type { PermissionRule } from "../Permission.js"
 import { Settings } from "./Settings.js"
 
 
-export type { ApiToolDefinition } from "../Messages.js"
+export type {
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  ApiToolDefinition
+} from "../Messages.js"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface ToolPool {
   /** Built-ins sorted by name, then external tools sorted by name. */
   readonly tools: ReadonlyArray<AnyTool>
@@ -25,6 +37,10 @@ export interface ToolPool {
   readonly removed: ReadonlyArray<{ readonly name: string; readonly reason: string; readonly hint?: string }>
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface ToolRegistryService {
   readonly pool: Effect.Effect<ToolPool>
   /** Replaces the tools of one external source (e.g. `mcp:github`); an empty list removes it. */
@@ -36,14 +52,28 @@ export interface ToolRegistryService {
   readonly withhold: (name: string, hint: string | undefined) => Effect.Effect<void>
 }
 
+/**
+ * @since 0.1.0
+ * @category services
+ */
 export class ToolRegistry extends Context.Tag("toolgate/ToolRegistry")<ToolRegistry, ToolRegistryService>() {}
 
-/** The built-in tools a runtime starts with (a Layer so users can add or replace tools). */
+/**
+ * The built-in tools a runtime starts with (a Layer so users can add or replace tools).
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class BuiltinTools extends Context.Tag("toolgate/BuiltinTools")<BuiltinTools, ReadonlyArray<AnyTool>>() {}
 
 const apiSchemaCache = new WeakMap<AnyTool, ApiToolDefinition>()
 
-/** The API definition of a tool, computed once per tool value. */
+/**
+ * The API definition of a tool, computed once per tool value.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const apiSchemaOf = (tool: AnyTool): ApiToolDefinition => {
   const cached = apiSchemaCache.get(tool)
   if (cached) return cached
@@ -54,7 +84,12 @@ export const apiSchemaOf = (tool: AnyTool): ApiToolDefinition => {
 
 const byName = (a: AnyTool, b: AnyTool) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
 
-/** Builds a pool snapshot from enabled built-ins, external tools and the deny rules. */
+/**
+ * Builds a pool snapshot from enabled built-ins, external tools and the deny rules.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const buildPool = (
   builtins: ReadonlyArray<AnyTool>,
   external: ReadonlyArray<AnyTool>,
@@ -92,7 +127,12 @@ export const buildPool = (
   return poolOf(tools, removed)
 }
 
-/** A pool of these tools, in this order: lookup by name, alias or legacy name; API schemas on first use. */
+/**
+ * A pool of these tools, in this order: lookup by name, alias or legacy name; API schemas on first use.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const poolOf = (tools: ReadonlyArray<AnyTool>, removed: ToolPool["removed"]): ToolPool => {
   const index = new Map<string, AnyTool>()
   for (const tool of tools) index.set(tool.name, tool)
@@ -109,6 +149,10 @@ export const poolOf = (tools: ReadonlyArray<AnyTool>, removed: ToolPool["removed
   }
 }
 
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = Effect.gen(function* () {
   const settings = yield* Settings
   const candidates = yield* BuiltinTools
@@ -156,8 +200,17 @@ export const make = Effect.gen(function* () {
   return ToolRegistry.of({ pool, setSource, withhold })
 })
 
+/**
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer: Layer.Layer<ToolRegistry, never, Settings | BuiltinTools> = Layer.effect(ToolRegistry, make)
 
-/** The pool's built-ins. A tool's requirements are met at each call by the runtime (`Runtime.layer`). */
+/**
+ * The pool's built-ins. A tool's requirements are met at each call by the runtime (`Runtime.layer`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerBuiltins = (tools: ReadonlyArray<Tool<any, any, any>>): Layer.Layer<BuiltinTools> =>
   Layer.succeed(BuiltinTools, tools as ReadonlyArray<AnyTool>)

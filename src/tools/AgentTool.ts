@@ -1,5 +1,5 @@
 /**
- * Agent (claude-code-spec §3.2, §1.10): runs a subagent — a nested agent loop on the same kind of
+ * Agent: runs a subagent — a nested agent loop on the same kind of
  * model with a narrower tool pool (the type's `tools`, minus its `disallowedTools`, minus Agent)
  * and the parent's permissions and hooks — and returns its final text.
  *
@@ -9,7 +9,7 @@
  *
  * Flags: not read-only; destructive unless the type is read-only; interrupt behaviour `cancel`
  * (a user interrupt stops the subagent and everything it runs). Concurrency-safe for scheduling,
- * unlike Claude Code 2.1.112 and like its newer builds (spec §3.4, §7): several Agent calls in one
+ * unlike Claude Code 2.1.112 and like its newer builds: several Agent calls in one
  * message run together under the scheduler's cap, and at most
  * `TOOLGATE_MAX_CONCURRENT_SUBAGENTS` (else `CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS`, default 20)
  * subagents run at once in a runtime — the others wait for a slot.
@@ -17,6 +17,8 @@
  * An unknown `subagent_type` is refused at validation with the types the model may use (types
  * denied by an `Agent(<type>)` rule are not listed); a denied type passes validation and is
  * denied by the permission stage with Claude Code's text. Launching needs no permission.
+ *
+ * @since 0.1.0
  */
 import { Config, Console, Context, Effect, Layer } from "effect"
 import { ToolError } from "../Errors.js"
@@ -47,16 +49,37 @@ import { AGENT_TOOL_PROMPT, agentToolDescription } from "./agent/description.js"
 import { AgentInput, ForegroundAgentInput } from "./agent/input.js"
 import { backgroundTasksDisabled } from "./background/settings.js"
 
-export { AgentInput } from "./agent/input.js"
-export type { AgentOutput } from "../services/Agent.js"
+export {
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  AgentInput
+} from "./agent/input.js"
+export type {
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  AgentOutput
+} from "../services/Agent.js"
 
-/** `TOOLGATE_MAX_CONCURRENT_SUBAGENTS`, then `CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS`, default 20. */
+/**
+ * `TOOLGATE_MAX_CONCURRENT_SUBAGENTS`, then `CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS`, default 20.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const maxConcurrentSubagentsConfig: Config.Config<number> = Config.integer("TOOLGATE_MAX_CONCURRENT_SUBAGENTS").pipe(
   Config.orElse(() => Config.integer("CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS")),
   Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 }),
   Config.withDefault(20)
 )
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface AgentToolOptions {
   /** Whose `.claude/agents` to read; the settings' cwd by default. */
   readonly projectDir?: string
@@ -72,6 +95,10 @@ export interface AgentToolOptions {
   readonly reportWarnings?: boolean
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface AgentToolBuild {
   readonly tool: AnyTool
   readonly agents: LoadedAgents
@@ -80,13 +107,23 @@ export interface AgentToolBuild {
 const isDenied = (rules: ReadonlyArray<PermissionRule>, agentType: string) =>
   rules.some((r) => r.behavior === "deny" && r.content !== undefined && canonicalToolName(r.toolName) === AGENT_TOOL_NAME && agentRuleMatches(r, agentType))
 
-/** The type a call asks for (blank means the default). */
+/**
+ * The type a call asks for (blank means the default).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const agentTypeOf = (input: AgentInput): string => {
   const given = input.subagent_type?.trim()
   return given === undefined || given === "" ? DEFAULT_AGENT_TYPE : given
 }
 
-/** Builds the Agent tool over the runtime's stages; the tool is not registered. */
+/**
+ * Builds the Agent tool over the runtime's stages; the tool is not registered.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: AgentToolOptions = {}) =>
   Effect.gen(function* () {
     const settings = yield* Settings
@@ -152,7 +189,12 @@ export const make = (options: AgentToolOptions = {}) =>
     return { tool, agents } satisfies AgentToolBuild
   })
 
-/** Builds the Agent tool and adds it to the pool (source `agents`). */
+/**
+ * Builds the Agent tool and adds it to the pool (source `agents`).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const register = (options: AgentToolOptions = {}) =>
   Effect.gen(function* () {
     const registry = yield* ToolRegistry
@@ -162,13 +204,29 @@ export const register = (options: AgentToolOptions = {}) =>
     return built
   })
 
-/** The agent types the Agent tool offers, as loaded when it joined the pool. */
+/**
+ * The agent types the Agent tool offers, as loaded when it joined the pool.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class AgentTypes extends Context.Tag("toolgate/AgentTypes")<AgentTypes, LoadedAgents>() {}
 
-/** Adds the Agent tool to the pool when built (and says which agent types it offers); subagents run on the SubagentModels stage. */
+/**
+ * Adds the Agent tool to the pool when built (and says which agent types it offers); subagents
+ * run on the SubagentModels stage.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (options: AgentToolOptions = {}): Layer.Layer<AgentTypes, never, SubagentDeps | SubagentModels.SubagentModels> =>
   Layer.effect(AgentTypes, Effect.map(register(options), (built) => built.agents))
 
-/** Adds the Agent tool; every subagent runs on the runtime's ModelClient. */
+/**
+ * Adds the Agent tool; every subagent runs on the runtime's ModelClient.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerInheritModel = (options: AgentToolOptions = {}): Layer.Layer<AgentTypes, never, SubagentDeps | ModelClient> =>
   layer(options).pipe(Layer.provide(SubagentModels.layerInherit))

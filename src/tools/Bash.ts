@@ -1,5 +1,5 @@
 /**
- * Bash: runs a command in the session's working directory (claude-code-spec §3.2, §3.3, §1.13).
+ * Bash: runs a command in the session's working directory.
  * Exactly the input string runs, with `/bin/bash --noprofile --norc -c`; the whole process group
  * is killed on timeout and on interruption; large output is kept on disk, not in memory; a `cd`
  * carries over to the next call only inside the working directories. With `run_in_background`
@@ -113,7 +113,7 @@ export interface BashToolOptions {
 export const BACKGROUND_NOT_AVAILABLE =
   "run_in_background is not available in this runtime (it has no background task service). Run the command in the foreground (leave run_in_background out), with a timeout if it may take long."
 
-/** Claude Code's text for a command started in the background (spec §3.3). */
+/** Claude Code's text for a command started in the background. */
 export const backgroundStartedText = (taskId: string, outputFile: string): string =>
   `Command running in background with ID: ${taskId}. Output is being written to: ${outputFile}. You will be notified when it completes. To check interim output, use Read on that file path.`
 

@@ -1,6 +1,6 @@
 /**
- * Edit (claude-code-spec §3.2–§3.4): exact string replacement in a file the session has read.
- * `validateInput` runs checks 1 and 3–10 of §3.3 in order with their exact texts (check 2, the
+ * Edit: exact string replacement in a file the session has read.
+ * `validateInput` runs Claude Code's checks 1 and 3–10 in order with their exact texts (check 2, the
  * Edit deny rule, belongs to the permission engine). `call` reads the file again and refuses it if
  * it changed since it was read, then writes atomically, keeping the file's encoding, line endings
  * and permission bits.

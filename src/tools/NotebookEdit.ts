@@ -1,5 +1,5 @@
 /**
- * NotebookEdit (claude-code-spec §3.2–§3.4): replaces, inserts or deletes one cell of a Jupyter
+ * NotebookEdit: replaces, inserts or deletes one cell of a Jupyter
  * notebook. Cells are found by their `id`, or by `cell-N` (the N-th cell, 0-based, as Read shows
  * cells that have no id). An insert goes after the given cell, or first when no cell is given.
  * A replaced code cell loses its outputs and execution count. The notebook is written back as

@@ -1,5 +1,5 @@
 /**
- * Read (claude-code-spec §3.2–§3.4): numbered lines of a text file, an image as an image block,
+ * Read: numbered lines of a text file, an image as an image block,
  * or a notebook's cells as text. Records what was seen in FileState so Edit and Write can check it.
  *
  * Size limits follow 2.1.112: a whole-file read of more than 262,144 bytes, or any read whose text
@@ -152,7 +152,7 @@ const fail = (reason: string) => Effect.fail(new ToolError({ reason }))
 const fsFailure = (file: string) => (error: unknown) =>
   new ToolError({ reason: `Failed to read ${file}: ${errorText(error)}` })
 
-/** A whole-file read is counted as the API counts it (the oracle's count: ceil(chars / 4)); a ranged one is estimated. */
+/** A whole-file read is counted as the API counts it (ceil(chars / 4), as Claude Code reports it); a ranged one is estimated. */
 const countTokens = (text: string, whole: boolean): number => (whole ? Math.ceil(text.length / 4) : Math.round(text.length / 4))
 
 const readText = (file: string, stat: fs.Stats, input: ReadInput, ctx: ToolContext) =>

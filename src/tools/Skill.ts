@@ -1,5 +1,5 @@
 /**
- * Skill (claude-code-spec §1.10, §3.4): loads one of the session's skills. As in Claude Code the
+ * Skill: loads one of the session's skills. As in Claude Code the
  * tool result only says `Launching skill: <name>`; the instructions follow as a user message
  * (`newMessages`), headed by the skill's folder so relative references resolve. `$ARGUMENTS`
  * (and `$ARGUMENTS[N]`, `${CLAUDE_SKILL_DIR}`, `${CLAUDE_SESSION_ID}`) in SKILL.md are replaced;

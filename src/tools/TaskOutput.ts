@@ -1,5 +1,5 @@
 /**
- * TaskOutput `{task_id, block, timeout}` (claude-code-spec §3.1–§3.4; was BashOutput): the output
+ * TaskOutput `{task_id, block, timeout}` (was BashOutput): the output
  * a background task wrote since the last read, and its status; with `block` (the default) it first
  * waits for the task to end, up to `timeout` ms (default 30000, max 600000). Read-only,
  * concurrency-safe, needs no permission, deferred under tool search.

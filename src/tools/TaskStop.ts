@@ -1,5 +1,5 @@
 /**
- * TaskStop `{task_id?, shell_id?}` (claude-code-spec §3.1–§3.4; was KillShell, whose `shell_id`
+ * TaskStop `{task_id?, shell_id?}` (was KillShell, whose `shell_id`
  * is still accepted): stops a running background task, whole process group. Not read-only but
  * concurrency-safe, needs no permission, deferred under tool search.
  */

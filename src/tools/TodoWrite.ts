@@ -1,5 +1,5 @@
 /**
- * TodoWrite (claude-code-spec §3.2, §3.4): replaces the session's task list. The list is kept in
+ * TodoWrite: replaces the session's task list. The list is kept in
  * `<sessionDir>/todos.json` (written atomically), so it belongs to one session and survives
  * across processes that share the session directory. Needs no permission. As in Claude Code, a
  * list whose tasks are all completed is cleared once written.

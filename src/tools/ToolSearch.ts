@@ -1,5 +1,5 @@
 /**
- * ToolSearch `{query, max_results}` (claude-code-spec §3.2, §4.5 "Tool search"): finds deferred
+ * ToolSearch `{query, max_results}`: finds deferred
  * tools and returns their full definitions; the conversation then has them in its tool list from
  * the next turn on (DeferredTools). Read-only, concurrency-safe, needs no permission, never
  * deferred; off (out of the pool) when tool search is off.

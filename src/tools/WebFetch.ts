@@ -1,5 +1,5 @@
 /**
- * WebFetch (claude-code-spec §3.2–§3.4, §1.8): fetches a URL, turns HTML into Markdown, and
+ * WebFetch: fetches a URL, turns HTML into Markdown, and
  * answers the prompt about it with the ModelClient when one is in the context (the Markdown
  * itself otherwise). http is upgraded to https (loopback hosts excepted); a redirect to another
  * host is reported to the model, not followed; pages are cached for 15 minutes.

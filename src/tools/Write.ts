@@ -1,5 +1,5 @@
 /**
- * Write (claude-code-spec §3.2–§3.4): creates a file (and its parent directories) or replaces one
+ * Write: creates a file (and its parent directories) or replaces one
  * the session has read in full and that has not changed since. The content is written as given
  * (no line-ending rewriting) but for trailing whitespace, which goes from each line outside
  * Markdown as in Claude Code; atomically, keeping an existing file's encoding and mode.

@@ -1,6 +1,6 @@
 /**
  * Schema pieces for tool inputs. Claude Code coerces numeric strings and "true"/"false" in some
- * fields before validation (claude-code-spec §3.2 (n) and (b)); these do the same while the JSON
+ * fields before validation (numbers and booleans sent as strings); these do the same while the JSON
  * Schema the model sees still says `number` / `boolean`.
  */
 import { ParseResult, Schema, SchemaAST } from "effect"

@@ -171,7 +171,7 @@ describe("AskUserQuestion", () => {
       term.type("2\r")
       at = await term.waitFor(/\[Sizes\] Which sizes\?[\s\S]*Answer \[1-4[^\]]*\]: *$/, at)
       term.type("1,3\r")
-      at = await term.waitFor(/Noted\.[\s\S]*› *$/, at)
+      await term.waitFor(/Noted\.[\s\S]*› *$/, at)
       term.type("/exit\r")
       expect(await term.exited).toBe(0)
     } finally {

@@ -178,7 +178,7 @@ describe("interactive run: slash commands and Ctrl-D", () => {
       term.type("/clear\r")
       at = await term.waitFor(/conversation cleared[\s\S]*› *$/, at)
       term.type("/tols\r")
-      at = await term.waitFor(/Unknown command \/tols \(did you mean \/tools\?\)[\s\S]*› *$/, at)
+      await term.waitFor(/Unknown command \/tols \(did you mean \/tools\?\)[\s\S]*› *$/, at)
       term.type("\x04")
       expect(await term.exited).toBe(0)
     } finally {

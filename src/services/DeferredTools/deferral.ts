@@ -1,9 +1,9 @@
 /**
  * Which tools of the pool are deferred (listed by name only until ToolSearch loads them) and which
- * are sent in full (claude-code-spec §3.4 "deferred" column, §4.5 "Tool search"). Pure.
+ * are sent in full (as Claude Code defers them). Pure.
  *
  * A tool is deferrable when it says so (`shouldDefer`: MCP tools unless their server or the tool
- * asks to be always loaded; built-ins of the spec's table). Deferral is active when the mode is on,
+ * asks to be always loaded; the built-ins Claude Code defers). Deferral is active when the mode is on,
  * ToolSearch is in the pool (a deny rule on it removes it, and so turns deferral off), there is
  * something to defer, and, in `auto` mode, the deferrable tools are big enough to be worth it.
  */

@@ -1,5 +1,5 @@
 /**
- * Whether tool search is on, and how (claude-code-spec §4.5 `ENABLE_TOOL_SEARCH` and "Tool
+ * Whether tool search is on, and how (`ENABLE_TOOL_SEARCH` and "Tool
  * search"):
  * - unset / `true`: deferrable tools (MCP tools, built-ins with `shouldDefer`) are always deferred;
  * - `auto` / `auto:N`: deferred only while their definitions take at least N% (default 10) of the

@@ -1,7 +1,7 @@
 /**
  * ToolSearch's result text. Claude Code answers with `tool_reference` blocks that the API expands
  * into definitions; there is no such server support here, so the definitions are given as text and
- * the tools join the API tool list from the next turn on. The first line is the spec's output
+ * the tools join the API tool list from the next turn on. The first line is Claude Code's output
  * object `{matches, query, total_deferred_tools, pending_mcp_servers?}` as JSON: that line is
  * also how the next turns find out which tools were loaded (see loadedTools.ts), so it must stay
  * first and stay one line.
@@ -23,7 +23,7 @@ export interface ToolSearchOutput extends ToolSearchSummary {
   readonly unknown: ReadonlyArray<string>
 }
 
-/** Claude Code cuts tool descriptions at 2 KB (spec §4.5). */
+/** Claude Code cuts tool descriptions at 2 KB. */
 export const truncateDescription = (text: string): string =>
   text.length > MAX_DESCRIPTION_CHARS ? `${text.slice(0, MAX_DESCRIPTION_CHARS)}… [truncated]` : text
 

@@ -1,6 +1,6 @@
 /**
  * A raw JSON Schema as a tool input schema (for plain custom tools): validated with ajv, and the
- * failures worded like the built-ins' (claude-code-spec §4.3). ajv is loaded when the first plain
+ * failures worded like the built-ins'. ajv is loaded when the first plain
  * tool is loaded, never at start-up; each load of custom tools has an ajv of its own.
  */
 import type { ErrorObject } from "ajv"

@@ -1,6 +1,6 @@
 /**
  * Claude Code skills: `<dir>/.claude/skills/<name>/SKILL.md` in the project and
- * `~/.claude/skills/<name>/SKILL.md` for the user (claude-code-spec §1.10; Claude Code's `skills`
+ * `~/.claude/skills/<name>/SKILL.md` for the user (Claude Code's `skills`
  * docs). Front matter: `name` (defaults to the folder name), `description`, `allowed-tools`,
  * `argument-hint`, `disable-model-invocation`, and toolgate's own `toolgate-tool` (a module in
  * the folder that adds a custom tool, see customTools.ts). When two skills share a name the

@@ -1,5 +1,5 @@
 /**
- * Combining the answers of all hooks that ran for one event (claude-code-spec §2.7): the
+ * Combining the answers of all hooks that ran for one event: the
  * decision with the highest precedence wins (deny > defer > ask > allow), its `updatedInput`
  * comes from the last such hook to finish, every `additionalContext` is delivered. Runs are
  * given in configuration order, so messages are deterministic even though hooks run in parallel.

@@ -1,8 +1,8 @@
 /**
- * The command texts a Bash `if` pattern is checked against (claude-code-spec §2.1): every
+ * The command texts a Bash `if` pattern is checked against: every
  * subcommand, also inside `$( )`, backticks and `<( )`, with leading `VAR=` assignments and
  * transparent wrappers stripped. `undefined` means "cannot tell", and the hook then runs (the
- * spec's fail-open for `if`).
+ * fail-open of Claude Code's `if`).
  *
  * The ShellAnalyzer service is used when its parser works; otherwise (the parser cannot load, or
  * the analysis takes too long) a small quote-aware splitter below. Either way the whole command

@@ -63,7 +63,7 @@ export const capFor = (place: CapPlace): Cap => {
   return Object.assign(context, { blocking })
 }
 
-/** Middle truncation for strings handed to hooks (PostToolUseFailure `error`, §2.4.4). */
+/** Middle truncation for strings handed to hooks (PostToolUseFailure `error`). */
 export const middleTruncate = (text: string, max: number = MAX_HOOK_CONTEXT_CHARS): string => {
   if (text.length <= max) return text
   const half = Math.floor(max / 2)

@@ -1,5 +1,5 @@
 /**
- * Command hooks from every settings source (claude-code-spec §2.1): entries merge across sources,
+ * Command hooks from every settings source: entries merge across sources,
  * `disableAllHooks` turns off non-managed hooks (a managed one turns off all), managed
  * `allowManagedHooksOnly` keeps only managed hooks. A settings file whose `hooks` block is
  * malformed never gets here (it is broken: Settings/hooks.ts); sources given as values (a
@@ -88,7 +88,7 @@ export const readHookConfig = (sources: ReadonlyArray<SettingsSource>): HookConf
           notices.push(`${label}: field "${where}.matcher" must be a string; group ignored`)
           return
         }
-        // matchers on events without matcher support are ignored (§2.2)
+        // matchers on events without matcher support are ignored
         const matcher = isToolEvent(event) || MATCHED_FIELD[event] !== undefined ? (group.matcher as string | undefined) : undefined
         group.hooks.forEach((raw, hi) => {
           const handler = readHandler(raw, label, `${where}.hooks[${hi}]`, event, matcher, s, notices)

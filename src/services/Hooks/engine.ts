@@ -50,7 +50,7 @@ type Candidate =
   | { readonly _tag: "Command"; readonly handler: CommandHookHandler }
   | { readonly _tag: "InProcess"; readonly hook: InProcessHook }
 
-/** The process environment minus OpenTelemetry exporter settings (claude-code-spec §2.9). */
+/** The process environment minus OpenTelemetry exporter settings. */
 export const inheritedEnv = (env: NodeJS.ProcessEnv): Record<string, string> => {
   const out: Record<string, string> = {}
   for (const [key, value] of Object.entries(env)) if (value !== undefined && !key.startsWith("OTEL_")) out[key] = value

@@ -1,6 +1,6 @@
 /**
- * The handler `if` field: one permission rule that must match the call for the hook to run
- * (claude-code-spec §2.1). It is a filter, not a permission: whenever the call cannot be judged
+ * The handler `if` field: one permission rule that must match the call for the hook to run.
+ * It is a filter, not a permission: whenever the call cannot be judged
  * (an unparseable command, a specifier this module does not understand) the hook runs.
  */
 import { Effect } from "effect"
@@ -16,7 +16,7 @@ import { bashCandidates, bashRuleMatches } from "./bashSubcommands.js"
 
 const PRIMARY_FIELDS = new Set(["command", "file_path", "path", "notebook_path", "url"])
 
-/** Rule tool names that cover a whole family of tools through their permission subject (§1.3). */
+/** Rule tool names that cover a whole family of tools through their permission subject. */
 const coversSubject = (ruleTool: string, subject: PermissionSubject): boolean =>
   (ruleTool === "Bash" && subject.kind === "bash") ||
   (ruleTool === "Edit" && subject.kind === "write") ||
@@ -118,7 +118,7 @@ const unescapedStars = (pattern: string) => {
   return n
 }
 
-/** Claude Code's three Bash specifier kinds (§1.5): legacy `prefix:*`, wildcard, exact. */
+/** Claude Code's three Bash specifier kinds: legacy `prefix:*`, wildcard, exact. */
 export const bashPatternMatches = (specifier: string, command: string): boolean => {
   const spec = collapse(specifier)
   const cmd = collapse(command)
@@ -131,7 +131,7 @@ export const bashPatternMatches = (specifier: string, command: string): boolean 
   return cmd === spec.replace(/\\\*/g, "*")
 }
 
-/** gitignore-style path patterns with the four anchors of §1.7. */
+/** gitignore-style path patterns with the four anchors of path rules (`//`, `~/`, `/`, relative). */
 export const pathPatternMatches = (pattern: string, absolutePath: string, session: SessionContext): boolean => {
   let base: string
   let glob: string
@@ -157,7 +157,7 @@ export const pathPatternMatches = (pattern: string, absolutePath: string, sessio
   }
 }
 
-/** `WebFetch(domain:…)`: case-insensitive, trailing dot ignored, `*.x` any depth, other `*` one label (§1.8). */
+/** `WebFetch(domain:…)`: case-insensitive, trailing dot ignored, `*.x` any depth, other `*` one label. */
 export const domainMatches = (pattern: string, url: string): boolean => {
   let host: string
   try {

@@ -1,5 +1,5 @@
 /**
- * The JSON object each hook reads on stdin (claude-code-spec §2.4).
+ * The JSON object each hook reads on stdin.
  */
 import type { AnyTool } from "../../Tool.js"
 import type { SessionContext } from "../../Session.js"

@@ -1,5 +1,5 @@
 /**
- * Hook matchers (claude-code-spec §2.2): `*`, `""` or none match everything; a matcher made only
+ * Hook matchers: `*`, `""` or none match everything; a matcher made only
  * of letters, digits, `_`, `-`, space, `,` and `|` is an exact name or a list; anything else is an
  * unanchored JavaScript RegExp (an invalid one matches nothing). Legacy tool names count on both
  * sides (`Task` matches `Agent`).

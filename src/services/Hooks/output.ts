@@ -1,5 +1,5 @@
 /**
- * What one hook's run means (claude-code-spec §2.5, §2.6): stdout starting with `{` is JSON
+ * What one hook's run means: stdout starting with `{` is JSON
  * (text that does not parse is plain text), exit 0 applies the JSON, exit 2 blocks, other exits
  * are non-blocking errors unless stdout holds a valid JSON answer, which then decides alone. A
  * JSON answer that does not match the protocol (decoded with `outputSchema.ts`) is ignored with a

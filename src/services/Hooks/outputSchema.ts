@@ -1,5 +1,5 @@
 /**
- * What a hook may answer, as a Schema (claude-code-spec §2.6): the common fields, and
+ * What a hook may answer, as a Schema: the common fields, and
  * `hookSpecificOutput` for the event that ran it. Unknown keys are ignored; a known key with the
  * wrong type, or `hookSpecificOutput` for another event, makes the whole answer invalid (one
  * `HookOutputInvalid`, with the path inside the document), and an invalid answer is ignored.

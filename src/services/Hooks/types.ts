@@ -1,13 +1,13 @@
 /**
- * The hook protocol as data: what a hook receives on stdin (claude-code-spec §2.4) and what it may
- * answer on stdout (§2.6). In-process hooks get and return the same shapes.
+ * The hook protocol as data: what a hook receives on stdin and what it may
+ * answer on stdout. In-process hooks get and return the same shapes.
  */
 import type { Effect } from "effect"
 import type { PermissionMode } from "../../Permission.js"
 
 export type ToolHookEvent = "PreToolUse" | "PermissionRequest" | "PostToolUse" | "PostToolUseFailure"
 
-/** Events of the agent loop and the session (claude-code-spec §2.3). */
+/** Events of the agent loop and the session. */
 export type LoopHookEvent = "UserPromptSubmit" | "Stop" | "SubagentStop" | "SessionStart" | "SessionEnd" | "Notification"
 
 export type HookEvent = ToolHookEvent | "PostToolBatch" | LoopHookEvent
@@ -64,7 +64,7 @@ export interface PreToolUseInput extends ToolHookInputBase {
   readonly tool_use_id: string
 }
 
-/** A permission-update entry as hooks see and return it (spec §2.6.3). */
+/** A permission-update entry as hooks see and return it. */
 export interface PermissionUpdateEntry {
   readonly type: "addRules" | "replaceRules" | "removeRules" | "setMode" | "addDirectories" | "removeDirectories"
   readonly rules?: ReadonlyArray<{ readonly toolName: string; readonly ruleContent?: string }>
@@ -229,9 +229,9 @@ export interface HookJsonOutput {
  */
 export interface InProcessHook {
   readonly event: HookEvent
-  /** Same syntax as a settings matcher (§2.2); ignored for PostToolBatch. */
+  /** Same syntax as a settings matcher; ignored for PostToolBatch. */
   readonly matcher?: string
-  /** One permission rule, as the settings `if` field (§2.1). */
+  /** One permission rule, as the settings `if` field. */
   readonly if?: string
   /** Shown in notices and block messages; defaults to `in-process hook`. */
   readonly name?: string

@@ -1,5 +1,5 @@
 /**
- * One tool of an MCP server as a toolgate Tool (claude-code-spec §3.4, §5.3). The server's hints
+ * One tool of an MCP server as a toolgate Tool. The server's hints
  * are untrusted, so they are mapped conservatively: only `readOnlyHint: true` makes the tool
  * read-only and concurrency-safe; it is destructive unless read-only or `destructiveHint: false`.
  * It never allows itself: with no rule it asks. An `isError` result is a tool failure, so

@@ -1,5 +1,5 @@
 /**
- * One `mcpServers` entry (claude-code-spec §5.1): its shape, decoded with a Schema per transport, with
+ * One `mcpServers` entry: its shape, decoded with a Schema per transport, with
  * `${VAR}` / `${VAR:-default}` expanded in `command`, `args`, `env`, `url` and `headers`.
  * A bad entry is an error naming the file and the server; it never stops the other entries.
  */
@@ -33,7 +33,7 @@ export interface RemoteServerConfig extends CommonConfig {
 
 export type McpServerConfig = StdioServerConfig | RemoteServerConfig
 
-/** Names Claude Code keeps for itself; entries with these names are skipped (spec §5.1). */
+/** Names Claude Code keeps for itself; entries with these names are skipped. */
 export const RESERVED_SERVER_NAMES: ReadonlyArray<string> = ["workspace", "claude-in-chrome", "computer-use", "Claude Preview", "Claude Browser"]
 
 export type Environment = Readonly<Record<string, string | undefined>>

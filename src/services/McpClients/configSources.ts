@@ -1,5 +1,5 @@
 /**
- * Where MCP servers are configured, and which entry wins (claude-code-spec §5.1):
+ * Where MCP servers are configured, and which entry wins:
  * - `--mcp-config` files or inline JSON (scope `dynamic`, highest; `--strict-mcp-config` keeps
  *   only these),
  * - local: `~/.claude.json` → `projects["<project dir>"].mcpServers`,

@@ -5,7 +5,7 @@
  * server with `notifications/cancelled`).
  *
  * Failures are told apart by toolgate's own state, never by the JSON-RPC code alone: the SDK
- * reports an abort and a timeout both as -32001 (peers-sdk (e)), so an abort is recognised by
+ * reports an abort and a timeout both as -32001, so an abort is recognised by
  * our own AbortController having fired.
  */
 import { Effect, type Scope } from "effect"

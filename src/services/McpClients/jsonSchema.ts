@@ -1,7 +1,7 @@
 /**
  * A server tool's input schema: raw JSON Schema, compiled once with ajv (a schema ajv cannot
  * compile makes the tool unusable). `validate` checks an input and words failures like the
- * built-ins (claude-code-spec §4.3): ``The required parameter `a.b` is missing``, ``An unexpected
+ * built-ins: ``The required parameter `a.b` is missing``, ``An unexpected
  * parameter `x` was provided``, ``The parameter `x` type is expected as `string` but provided as
  * `number` ``. Calls of server tools do not use it: as in Claude Code, the model's input goes to
  * the server unchecked and the server answers a bad input itself.

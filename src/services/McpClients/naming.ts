@@ -1,5 +1,5 @@
 /**
- * MCP tool names (claude-code-spec §5.3): `mcp__` + norm(server) + `__` + norm(tool), where norm
+ * MCP tool names: `mcp__` + norm(server) + `__` + norm(tool), where norm
  * replaces every character outside `[A-Za-z0-9_-]` with `_` (for `claude.ai ` servers,
  * underscores are then collapsed and trimmed).
  *

@@ -1,6 +1,6 @@
 /**
- * From an MCP `tools/call` result to `tool_result` content, and the `MAX_MCP_OUTPUT_TOKENS` cap
- * (claude-code-spec §4.4). Tokens are estimated as characters / 4; an image counts 1600 tokens.
+ * From an MCP `tools/call` result to `tool_result` content, and the `MAX_MCP_OUTPUT_TOKENS` cap.
+ * Tokens are estimated as characters / 4; an image counts 1600 tokens.
  * Over the cap, text is cut to cap × 4 characters and the truncation notice is appended; what is
  * still over the tool's persistence threshold is then spilled by the pipeline's ResultStore.
  */

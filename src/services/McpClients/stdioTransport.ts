@@ -1,6 +1,6 @@
 /**
  * An MCP stdio transport whose server runs as the leader of its own process group. The SDK's
- * `StdioClientTransport` only signals its direct child (typescript-sdk issue #2023), so a server
+ * `StdioClientTransport` only signals its direct child (in @modelcontextprotocol/sdk 1.x), so a server
  * started through `npx`, a shell script or `uv run` leaves its real process behind. Here closing
  * sends SIGTERM to the whole group, waits a grace period, then SIGKILLs what is left, and only
  * resolves once no process of the group is alive (zombies aside).

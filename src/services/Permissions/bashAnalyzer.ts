@@ -1,6 +1,6 @@
 /**
  * The bridge to the ShellAnalyzer service. When it fails, the outcome is "Unavailable" and the
- * Bash call asks (issue 4: a parser that cannot work means every Bash call asks).
+ * Bash call asks (a parser that cannot work means every Bash call asks).
  */
 import { Effect } from "effect"
 import type { Decision } from "../../Permission.js"

@@ -1,6 +1,6 @@
 /**
- * Content rules that are not paths or shell commands: parameter rules (claude-code-spec §1.3),
- * Agent types and Skill names (§1.10).
+ * Content rules that are not paths or shell commands: parameter rules,
+ * Agent types and Skill names.
  */
 import type { AnyTool } from "../../Tool.js"
 import { PARAMETER_RULE, PRIMARY_FIELDS } from "../../PermissionRules.js"

@@ -1,5 +1,5 @@
 /**
- * One call's permission decision (claude-code-spec §1.4 steps 6a–6f), fail-closed:
+ * One call's permission decision, fail-closed:
  *   a. a deny anywhere wins: whole-tool or parameter deny, then the subject's deny rules
  *      (paths, commands, domains, agent types, skills), then the tool's own deny;
  *   b. forced asks: whole-tool or parameter ask rules, content ask rules, safety checks

@@ -1,5 +1,5 @@
 /**
- * The texts the model and the user see for permission outcomes (claude-code-spec §1.4, §1.10).
+ * The texts the model and the user see for permission outcomes.
  * One place, so the pipeline, the explainer and the checks never drift apart.
  */
 import type { PermissionRule } from "../../Permission.js"
@@ -21,7 +21,7 @@ export const agentTypeDenied = (agentType: string, rule: PermissionRule): string
 export const DENIAL_WORKAROUND_GUIDANCE =
   "IMPORTANT: You *may* attempt to accomplish this action using other tools that might naturally be used to accomplish this goal, e.g. using head instead of cat. But you *should not* attempt to work around this denial in malicious ways, e.g. do not use your ability to run tests to execute non-test actions. You should only try to work around this restriction in reasonable ways that do not attempt to bypass the intent behind this denial. If you believe this capability is essential to complete the user's request, STOP and explain to the user what you were trying to do and why you need this permission. Let the user decide how to proceed."
 
-/** What the model sees when `dontAsk` turns an ask into a denial (spec §1.4 step 7). */
+/** What the model sees when `dontAsk` turns an ask into a denial. */
 export const dontAskDenied = (toolName: string): string =>
   `Permission to use ${toolName} has been denied because Claude Code is running in don't ask mode. ${DENIAL_WORKAROUND_GUIDANCE}`
 

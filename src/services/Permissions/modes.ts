@@ -1,5 +1,5 @@
 /**
- * What each permission mode does to a decision (claude-code-spec §1.11), in words the explainer
+ * What each permission mode does to a decision, in words the explainer
  * prints, and the mode actually in force.
  */
 import type { PermissionMode } from "../../Permission.js"

@@ -1,6 +1,6 @@
 /**
- * The permission check of one file path, for reads and writes (claude-code-spec §1.7, §1.12,
- * §1.13; shell-security §3.3). Fail-closed:
+ * The permission check of one file path, for reads and writes (path rules, protected
+ * paths, working directories; every name the path goes by). Fail-closed:
  *   1. every name of the path is a candidate (lexical, symlink hops, real path);
  *   2. deny if any candidate matches a deny rule (writes: Edit and Read deny);
  *   3. a path that cannot be resolved asks;
@@ -136,7 +136,7 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
   const within = resolved && candidates.every((c) => containingDirectory(c, ctx.workingDirectories) !== undefined)
   const facts: PathFacts = protectedName === undefined ? { within } : { within, protectedName }
 
-  // 2. deny: any candidate, any source. Read deny also blocks writes (not NotebookEdit, spec §1.7);
+  // 2. deny: any candidate, any source. Read deny also blocks writes (not NotebookEdit, as in Claude Code);
   // a bare Edit/Read deny covers every path written (for reads the whole-tool step has already run)
   const denying =
     access === "read"

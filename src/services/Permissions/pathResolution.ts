@@ -1,5 +1,5 @@
 /**
- * Every name a path goes by (shell-security §3.3 step 2): the lexical path, the path after each
+ * Every name a path goes by: the lexical path, the path after each
  * symlink hop, and the real path. For a path that does not exist yet, the deepest existing
  * ancestor is resolved and the rest re-appended. `..` is applied the way the kernel does it:
  * after the symlink before it has been followed.

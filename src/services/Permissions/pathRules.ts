@@ -1,5 +1,5 @@
 /**
- * Read and Edit path rules (claude-code-spec §1.7): gitignore patterns, evaluated with the
+ * Read and Edit path rules: gitignore patterns, evaluated with the
  * `ignore` package, anchored by their first characters:
  *   `//p` filesystem root · `~/p` home · `/p` the rule's settings root · `p`, `./p` the cwd.
  * Asymmetries: a relative single-segment directory pattern (`src/**`) as deny/ask matches a

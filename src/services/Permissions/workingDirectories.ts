@@ -1,6 +1,6 @@
 /**
- * The working directories (claude-code-spec §1.13) as every name they go by: each directory's
- * lexical path, its symlink hops and its real path (shell-security §3.3 step 6). Containment is
+ * The working directories as every name they go by: each directory's
+ * lexical path, its symlink hops and its real path. Containment is
  * by path components; case is folded only on volumes that really are case-insensitive.
  */
 import * as path from "node:path"

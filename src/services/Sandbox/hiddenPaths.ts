@@ -39,7 +39,7 @@ interface Anchored {
   readonly floating: boolean
 }
 
-/** The directories a rule's specifier is anchored at (claude-code-spec §1.7) and its pattern there. */
+/** The directories a rule's specifier is anchored at and its pattern there. */
 const anchor = (rule: PermissionRule, home: string, cwds: ReadonlyArray<string>): Anchored | undefined => {
   const spec = rule.content
   if (spec === undefined || spec === "") return undefined

@@ -28,7 +28,7 @@ const settingsPath = (entry: string, context: PolicyContext): string => {
 }
 
 /**
- * A path rule's specifier as a path or pattern for the sandbox (claude-code-spec §1.7 anchors):
+ * A path rule's specifier as a path or pattern for the sandbox:
  * `//p` the root, `~/p` home, `/p` the rule's settings root, anything else the cwd; a bare name
  * (`.env`) matches at any depth there.
  */

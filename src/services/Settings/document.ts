@@ -2,7 +2,7 @@
  * The settings document (`.claude/settings*.json`, managed settings, `--settings`) as far as this
  * stage reads it, decoded with effect/Schema. A document that does not decode is broken: its
  * error names the file and the place inside it (`permissions.deny[2]`), and toolgate refuses to
- * run rather than drop rules it cannot read (DESIGN invariant 6); so does a `hooks` block that
+ * run rather than drop rules it cannot read (fail closed); so does a `hooks` block that
  * does not decode (Settings/hooks.ts). Keys this stage does not read are kept as they are for the
  * stages that do (hooks, MCP approvals, env, …).
  */

@@ -1,5 +1,5 @@
 /**
- * Command analysis: hygiene, parse, walk (shell-security §3.1 steps 0–4). Pure in the command
+ * Command analysis: hygiene, parse, walk. Pure in the command
  * text, so results are cached on the exact string (one cache per parser owner).
  */
 import { disagreement } from "./grammar/agreement.js"

@@ -1,5 +1,5 @@
 /**
- * Bash rule matching (claude-code-spec §1.5; shell-security §3.2): legacy `prefix:*`, wildcard
+ * Bash rule matching: legacy `prefix:*`, wildcard
  * and exact specifiers; strict matching for deny/ask, lenient-for-safety matching for allow.
  */
 import type { PermissionRule } from "../../Permission.js"
@@ -137,7 +137,7 @@ const unitTexts = memoByUnit((unit: Unit) => ({
 // Allow: lenient for safety (argv[0] exact, only safe env stripped, never across units)
 // ---------------------------------------------------------------------------------------------
 
-/** Variables that may precede a command without changing what an allow rule approves (spec §1.5). */
+/** Variables that may precede a command without changing what an allow rule approves. */
 export const SAFE_ENV_VARS: ReadonlySet<string> = new Set([
   "GOEXPERIMENT",
   "GOOS",
@@ -432,7 +432,7 @@ export const ruleHeadTokens = (pattern: BashPattern): ReadonlyArray<string> => {
 }
 
 /**
- * The conservative deny scan over raw text, for when parsing aborted (shell-security §3.1 5a):
+ * The conservative deny scan over raw text, for when parsing aborted:
  * the rule's literal tokens appear, in order, among the quote-stripped tokens of the text.
  */
 export const rawTextMayMatch = (pattern: BashPattern, rawTokens: ReadonlyArray<string>): boolean => {

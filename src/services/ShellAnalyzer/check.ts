@@ -1,6 +1,6 @@
 /**
- * The Bash permission check (shell-security §3.1 step 5; claude-code-spec §1.4–§1.6, §1.11,
- * §1.12). Decision order: deny (rules on every visible unit and the whole text, a raw-text scan
+ * The Bash permission check (rules, read-only commands,
+ * modes, critical paths). Decision order: deny (rules on every visible unit and the whole text, a raw-text scan
  * when parsing failed, Read/Edit path denials) → critical paths → too complex → ask rules →
  * guards → allow only if every unit is allowed by a rule, read-only or approved by the mode →
  * otherwise ask.
@@ -72,7 +72,7 @@ interface Deny {
   readonly unit?: number
 }
 
-// Which ask is reported when several apply: critical paths, then shell-security §3.1 step 5 order.
+// Which ask is reported when several apply: critical paths, then the order of the checks below.
 const PRIORITY = { critical: 0, askRule: 1, protected: 2, complex: 3, guard: 4, path: 5 } as const
 
 /** File commands Claude Code names with their path when they need approval. */

@@ -1,7 +1,7 @@
 /**
- * Critical paths (claude-code-spec §1.12): `rm`/`rmdir` of `/`, a direct child of `/`, the home
+ * Critical paths: `rm`/`rmdir` of `/`, a direct child of `/`, the home
  * directory, a working directory or any of its parents, a bare glob directly under one of
- * those, or a glob/trailing slash right after a variable — and, stricter than the spec, any
+ * those, or a glob/trailing slash right after a variable — and, stricter than Claude Code, any
  * operand only known at run time. Always a prompt; only a deny rule is stronger.
  */
 import * as path from "node:path"
@@ -47,7 +47,7 @@ const criticalOperand = (unit: Unit, index: number, dirs: Dirs, ctx: CriticalCon
   const word = unit.words[index]!
   if (typeof word.value !== "string") {
     if (word.procSub) return undefined
-    // Beyond the spec's "glob or trailing slash after a variable": any unknown operand could be `/`.
+    // Beyond Claude Code's "glob or trailing slash after a variable": any unknown operand could be `/`.
     const detail = word.globAfterExpansion ? `a glob or trailing slash right after a variable (${word.raw})` : `${word.raw}, a path only known at run time`
     return { path: word.raw, kind: "dynamic", detail }
   }

@@ -1,6 +1,6 @@
 /**
  * Guards: facts about one unit that force a prompt even when an allow rule or the read-only set
- * would approve it (shell-security §3.1 step 5d): exec/write-capable arguments (§2 class 7),
+ * would approve it: exec/write-capable arguments,
  * evaluation hidden in data (class 14), dangerous environment (class 8), values only known at run
  * time or unquoted globs reaching programs that can run things (class 5).
  */
@@ -99,7 +99,7 @@ export const isDangerousVariable = (name: string): boolean =>
   name.includes("%") ||
   (/^[A-Z_][A-Z0-9_]*$/.test(name) && !SAFE_ENV_VARS.has(name))
 
-/** Builtins that evaluate `a[$(cmd)]` subscripts in their arguments (§2 class 14). */
+/** Builtins that evaluate `a[$(cmd)]` subscripts in their arguments. */
 const SUBSCRIPT_EVALUATORS = new Set([
   "test",
   "[",

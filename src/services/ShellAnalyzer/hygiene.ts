@@ -1,7 +1,7 @@
 /**
- * Checks on the raw command text before parsing (shell-security §3.1 step 0): characters that
+ * Checks on the raw command text before parsing: characters that
  * bash and the parser read differently (CR, VT, NUL…), invisible Unicode that makes approval
- * prompts lie (§2 class 13), and zsh-only syntax (§2 class 15).
+ * prompts lie, and zsh-only syntax.
  */
 import { MAX_COMMAND_LENGTH } from "./parser.js"
 

@@ -1,5 +1,5 @@
 /**
- * The fail-closed Bash command analyzer (reference/shell-security.md): parse with tree-sitter,
+ * The fail-closed Bash command analyzer: parse with tree-sitter,
  * walk into simple commands, match Claude Code's Bash rules, and decide allow / ask / deny. The
  * ShellAnalyzer service (src/services/ShellAnalyzer.ts) owns one parser and its analyses.
  */

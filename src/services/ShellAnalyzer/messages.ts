@@ -1,6 +1,6 @@
 /**
  * What the model (and the person asked) reads when a Bash command is denied or needs approval,
- * in Claude Code 2.1.332's words (recorded with the oracle: conformance/scenarios/permissions-bash-*).
+ * in Claude Code 2.1.332's words (recorded in conformance/scenarios/permissions-bash-*).
  * One place, so that the checks never drift from each other.
  */
 import { escapeForDisplay } from "./hygiene.js"

@@ -1,5 +1,5 @@
 /**
- * The shell parser: web-tree-sitter with the tree-sitter-bash WASM grammar (shell-security §1).
+ * The shell parser: web-tree-sitter with the tree-sitter-bash WASM grammar.
  * Loaded lazily, once per owner. Every failure mode (load failure, input over the cap, deadline, a WASM
  * abort) yields "no tree", which the analyzer turns into "too complex" (ask).
  */
@@ -13,7 +13,7 @@ import type * as TreeSitter from "web-tree-sitter"
 export type SyntaxNode = TreeSitter.Node
 export type SyntaxTree = TreeSitter.Tree
 
-/** Longer commands are never parsed (claude-code-spec §1.6: over 10,000 characters always asks). */
+/** Longer commands are never parsed (over 10,000 characters always asks, as in Claude Code). */
 export const MAX_COMMAND_LENGTH = 10_000
 /** Parse deadline; tree-sitter is super-linear on pathological input. */
 export const PARSE_DEADLINE_MS = 50

@@ -1,5 +1,5 @@
 /**
- * Path arguments of the file commands the checker recognises (claude-code-spec §1.6: Read/Edit
+ * Path arguments of the file commands the checker recognises (Read/Edit
  * deny rules apply to them; acceptEdits approves `mkdir touch rm rmdir mv cp sed` in scope).
  */
 import { parseSedArgs } from "./sedScript.js"
@@ -13,7 +13,7 @@ export interface FilePaths {
   readonly writes: ReadonlyArray<WordFacts>
 }
 
-/** Commands acceptEdits approves when every path is inside the working directories (spec §1.11). */
+/** Commands acceptEdits approves when every path is inside the working directories. */
 export const ACCEPT_EDITS_COMMANDS: ReadonlySet<string> = new Set(["mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"])
 
 /** Commands that write the files they are given (plan mode prompts for them). */

@@ -1,5 +1,5 @@
 /**
- * The built-in read-only commands (claude-code-spec §1.6): programs that run without a prompt in
+ * The built-in read-only commands: programs that run without a prompt in
  * every mode when their arguments keep them read-only. Allow by construction: each program's
  * options are read against the exact list it accepts (options/tables/), abbreviations resolved
  * the way the program resolves them; an option it does not list, an ambiguous abbreviation, or an

@@ -5,7 +5,7 @@
  * to the end of the line where a backslash escapes the next character (so `\\` at the end does not
  * continue the text, `\` does), `r`/`R`/`w`/`W` file names and `e` commands to the end of the
  * line, `s` with bracket expressions and its flags (`e`, `w FILE`), `y`. The scanner finds the
- * commands that run programs or touch files (shell-security §2 class 7); anything it does not
+ * commands that run programs or touch files; anything it does not
  * understand is unknown, which callers treat as unsafe.
  */
 import { parseArgs } from "./options/parse.js"

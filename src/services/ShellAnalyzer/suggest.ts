@@ -1,5 +1,5 @@
 /**
- * Rules to offer on "always allow" (shell-security §3.1 operational rules): one per simple
+ * Rules to offer on "always allow": one per simple
  * command that needed approval, at most five, and never a broad prefix of a program that runs
  * other programs (`Bash(bash:*)`, `Bash(env:*)`, `Bash(xargs:*)`, `Bash(sudo:*)`,
  * `Bash(find:*)`, interpreters) or `Bash(*)`.

@@ -1,6 +1,6 @@
 /**
  * The contract between the shell analyzer (parse a Bash command into simple commands, judge them
- * fail-closed; reference/shell-security.md §3.1) and the Permissions stage.
+ * fail-closed) and the Permissions stage.
  */
 import type { PermissionMode, PermissionRule } from "../../Permission.js"
 

@@ -35,7 +35,7 @@ export interface Unit extends SimpleCommand {
   readonly inComplexRegion: boolean
   /**
    * Set on exec wrappers and `find` actions that only an exact rule may approve
-   * (claude-code-spec §1.5: watch, setsid, ionice, flock, find -exec/-delete).
+   * (as in Claude Code: watch, setsid, ionice, flock, find -exec/-delete).
    */
   readonly exactRuleOnly?: string
   /** The inner command of an xargs/find -exec gets arguments at run time. */

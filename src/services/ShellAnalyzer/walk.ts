@@ -1,6 +1,6 @@
 /**
- * Walks a tree-sitter-bash tree with an allowlist of node types into units (shell-security §3.1
- * step 2), patching the parser's gaps: words split at `\⏎`, `$"…"`, backticks in unquoted
+ * Walks a tree-sitter-bash tree with an allowlist of node types into units,
+ * patching the parser's gaps: words split at `\⏎`, `$"…"`, backticks in unquoted
  * here-documents, `time`/`coproc` (handled as wrappers). Anything not on the allowlist makes the
  * command too complex, but the walk goes on so that deny rules still see what is inside.
  */

@@ -1,5 +1,5 @@
 /**
- * Resolving tree-sitter word nodes to the values bash passes (shell-security §3.1 step 3):
+ * Resolving tree-sitter word nodes to the values bash passes:
  * unquote, unescape, decode `$'…'`, join concatenations; anything bash would expand becomes
  * Dynamic. Constructs the walker cannot vouch for are reported to the sink as "too complex".
  */
@@ -64,7 +64,7 @@ const GLOB_CHARS = /[*?[]/
 const BRACE_EXPANSION = /\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}/
 const GLOB_AFTER_EXPANSION = new RegExp(`${EXPANSION_MARK}(?:/*$|/*[*?[])`)
 // After an unescaped `$`, these start an expansion; anything else leaves the `$` literal.
-const EXPANSION_START = /[A-Za-z0-9_{(\[@*#?!$\-'"]/
+const EXPANSION_START = /[A-Za-z0-9_{([@*#?!$\-'"]/
 
 class Builder {
   value = ""

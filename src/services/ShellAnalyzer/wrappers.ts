@@ -1,5 +1,5 @@
 /**
- * Wrappers, nested shells and code evaluators (shell-security §3.1 step 4, §2 class 6).
+ * Wrappers, nested shells and code evaluators.
  * Given a resolved argv, says what runs inside it: another argv (transparent or exec wrapper),
  * a script to parse again (`bash -c`, `eval`, `watch`, `flock -c`), or nothing we can vouch for.
  */
@@ -260,7 +260,7 @@ const unwrapFind = (words: ReadonlyArray<WordFacts>): Unwrapped => {
   return exactRuleOnly === undefined ? { kind: "find", commands } : { kind: "find", commands, exactRuleOnly }
 }
 
-/** Builtins and programs that run code we cannot see (shell-security §3.1 step 4). */
+/** Builtins and programs that run code we cannot see. */
 const CODE_EVALUATORS = new Set(["source", ".", "trap", "fc", "enable", "hash", "bind", "complete", "let", "alias", "unalias", "shopt", "su", "osascript"])
 
 export const unwrap = (words: ReadonlyArray<WordFacts>): Unwrapped => {

@@ -1,5 +1,5 @@
 /**
- * The Agent tool's input (claude-code-spec §3.2): `description` (3–5 words), `prompt`,
+ * The Agent tool's input: `description` (3–5 words), `prompt`,
  * `subagent_type?`, `model?`, `effort?`, `run_in_background?`, `isolation?` — the JSON Schema the
  * model sees is Claude Code's. Decoding is not strict, as in Claude Code: unknown keys are
  * dropped, not errors. `run_in_background` and `isolation` are decoded so that a call asking for

@@ -1,11 +1,13 @@
 /**
- * Background shells (claude-code-spec §3.2–§3.3 Bash `run_in_background`, TaskOutput, TaskStop):
+ * Background shells (Bash `run_in_background`, TaskOutput, TaskStop):
  * each task is a shell in its own process group whose output goes to
  * `<sessionDir>/tasks/<id>.output`. A supervisor fiber per task ends it at its timeout, or when
  * its output file passes the limit (`taskOutputMaxBytes`: the file is cut there and ends with a
  * notice), and stops what the shell left behind when it exits. Everything lives in the layer's scope: when it closes
  * (the end of `toolgate exec` / `run`, or of a library user's runtime), every task still running
- * is stopped, whole process group (DESIGN invariant 3).
+ * is stopped, whole process group (no process outlives its task).
+ *
+ * @since 0.1.0
  */
 import { Clock, Context, Deferred, Duration, Effect, ExecutionStrategy, Exit, Layer, Option, Scope } from "effect"
 import { randomBytes } from "node:crypto"
@@ -20,12 +22,26 @@ import { exitCodeOf, spawnTask, type TaskProcess } from "./taskProcess.js"
 import type { ShellPlumbing } from "../bash/runShell.js"
 import type { SandboxedShell } from "../../services/Sandbox.js"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type TaskStatus = "running" | "completed" | "failed" | "killed"
 
-/** Who ended a task that did not end by itself. */
+/**
+ * Who ended a task that did not end by itself.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type StopCause = "TaskStop" | "timeout" | "session end" | "output limit"
 
-/** A snapshot of one task. */
+/**
+ * A snapshot of one task.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface BackgroundTask {
   readonly id: string
   readonly command: string
@@ -45,6 +61,10 @@ export interface BackgroundTask {
   readonly maxOutputBytes: number
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface StartRequest {
   readonly command: string
   readonly description?: string
@@ -58,9 +78,18 @@ export interface StartRequest {
   readonly sandbox?: (plumbing: ShellPlumbing) => Effect.Effect<SandboxedShell | undefined, ToolError, Scope.Scope>
 }
 
-/** What waiting gave: the task ended (success), the wait ran out (timeout), or no wait was asked for while it runs (not_ready). */
+/**
+ * What waiting gave: the task ended (success), the wait ran out (timeout), or no wait was asked for while it runs (not_ready).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RetrievalStatus = "success" | "timeout" | "not_ready"
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface TaskReading {
   readonly task: BackgroundTask
   readonly retrieval: RetrievalStatus
@@ -68,6 +97,10 @@ export interface TaskReading {
   readonly output: OutputSlice
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface ReadOptions {
   /** Wait for the task to end (up to `waitMs`). */
   readonly block: boolean
@@ -76,6 +109,10 @@ export interface ReadOptions {
   readonly maxBytes: number
 }
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface BackgroundTasksService {
   readonly start: (request: StartRequest) => Effect.Effect<BackgroundTask, ToolError>
   readonly get: (taskId: string) => Effect.Effect<Option.Option<BackgroundTask>>
@@ -86,8 +123,16 @@ export interface BackgroundTasksService {
   readonly list: Effect.Effect<ReadonlyArray<BackgroundTask>>
 }
 
+/**
+ * @since 0.1.0
+ * @category services
+ */
 export class BackgroundTasks extends Context.Tag("toolgate/BackgroundTasks")<BackgroundTasks, BackgroundTasksService>() {}
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface BackgroundTasksOptions {
   /** Time between SIGTERM and SIGKILL when a task is stopped (default 1000 ms). */
   readonly killGraceMs?: number
@@ -116,7 +161,12 @@ interface TaskState {
 
 const ID_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 
-/** `b` and 8 random characters, as Claude Code names background shells. */
+/**
+ * `b` and 8 random characters, as Claude Code names background shells.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const newTaskId = (): string => {
   const bytes = randomBytes(8)
   let id = "b"
@@ -139,6 +189,10 @@ const snapshot = (state: TaskState): BackgroundTask => ({
   maxOutputBytes: state.maxOutputBytes
 })
 
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: BackgroundTasksOptions = {}) =>
   Effect.gen(function* () {
     const graceMs = options.killGraceMs ?? 1000
@@ -315,5 +369,10 @@ const fileSize = (file: string): number => {
   }
 }
 
-/** Scoped: closing the scope stops every task still running. */
+/**
+ * Scoped: closing the scope stops every task still running.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (options: BackgroundTasksOptions = {}): Layer.Layer<BackgroundTasks> => Layer.scoped(BackgroundTasks, make(options))

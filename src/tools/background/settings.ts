@@ -1,6 +1,6 @@
 /**
- * Limits of background tasks (claude-code-spec §3.2 Bash `run_in_background`, §3.2 TaskOutput,
- * §4.5 `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS`).
+ * Limits of background tasks (Bash `run_in_background`, TaskOutput,
+ * `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS`).
  */
 import { Effect } from "effect"
 import { positiveIntSetting } from "../../internal/config.js"

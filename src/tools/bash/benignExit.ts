@@ -1,6 +1,6 @@
 /**
  * Exit code 1 means "no match" or "false" for a few commands (grep, diff, test, …) rather than a
- * failure (claude-code-spec §3.3). The command that decides the exit status is the last command of
+ * failure. The command that decides the exit status is the last command of
  * the last pipeline. This is judged with a small scanner, conservatively: anything it does not
  * fully understand (substitutions, subshells, here-documents, `pipefail`, a pipeline after `&&`
  * whose status may come from an earlier command) counts as a real failure.

@@ -1,6 +1,6 @@
 /**
  * A command shown on one line with control and invisible characters escaped, so what a person
- * sees is what runs (reference/shell-security.md §3.1: `\u200b`, `\r` must be visible).
+ * sees is what runs (`\u200b`, `\r` must be visible).
  */
 
 const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" }

@@ -1,8 +1,8 @@
 /**
  * Runs one command string with `/bin/bash --noprofile --norc -c <command>` (argv, no extra shell
- * layer; reference/shell-security.md §3.1), stdin from /dev/null, as the leader of a new process
+ * layer), stdin from /dev/null, as the leader of a new process
  * group. When the shell exits, times out or the fiber is interrupted, the whole group is stopped:
- * nothing the command started outlives the call (DESIGN invariant 3; use run_in_background for
+ * nothing the command started outlives the call (use run_in_background for
  * long-lived processes).
  */
 import { Clock, Duration, Effect, Fiber, Option, type Scope } from "effect"

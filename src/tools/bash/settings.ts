@@ -1,5 +1,5 @@
 /**
- * Bash settings read from the environment through Config (claude-code-spec §3.3, §4.5). A value
+ * Bash settings read from the environment through Config. A value
  * that is missing, not a number or not positive falls back to the default, as Claude Code does.
  */
 import { Config, Effect } from "effect"

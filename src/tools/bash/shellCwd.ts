@@ -1,5 +1,5 @@
 /**
- * Where a command starts and where the next one will (claude-code-spec §1.13): a `cd` carries
+ * Where a command starts and where the next one will: a `cd` carries
  * over only while it stays inside the working directories, compared on real paths.
  */
 import * as fs from "node:fs"

@@ -1,6 +1,6 @@
 /**
  * Starting `<shell> --noprofile --norc -c <command>` (argv, no extra shell layer;
- * reference/shell-security.md §3.1) as the leader of a new process group, stdin from /dev/null,
+ * the sandbox layer) as the leader of a new process group, stdin from /dev/null,
  * for foreground and background Bash alike; on a leash (src/internal/leash.ts), so that nothing
  * it starts outlives toolgate.
  */

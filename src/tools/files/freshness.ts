@@ -1,6 +1,6 @@
 /**
  * Read-before-write: a file may be changed only if it was read (or written) in this session and
- * has not changed since (claude-code-spec §3.3, Edit checks 7 and 8; DESIGN invariant 4).
+ * has not changed since (Edit's "read it first" and "modified since read" checks).
  */
 import type { FileSnapshot } from "../../services/FileState.js"
 

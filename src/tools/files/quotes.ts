@@ -1,5 +1,5 @@
 /**
- * Edit's quote handling (claude-code-spec §3.3): curly and straight quotes match each other, and
+ * Edit's quote handling: curly and straight quotes match each other, and
  * the replacement takes the quote style the file uses where the match needed normalising.
  */
 const LEFT_SINGLE = "\u2018"

@@ -1,7 +1,7 @@
 /**
  * How the file tools turn bytes into text and back: UTF-8, or UTF-16LE when the file starts with
  * the BOM FF FE; CRLF normalised to LF for matching and hashing; the file's line endings kept for
- * writing back (claude-code-spec §3.3).
+ * writing back.
  */
 import { hashContent } from "../../services/FileState.js"
 

@@ -1,6 +1,6 @@
 /**
  * ListMcpResourcesTool and ReadMcpResourceTool: the built-in tools over the resources of the
- * connected MCP servers (claude-code-spec §3.1, §3.4: read-only, concurrency-safe, deferred, no
+ * connected MCP servers (as in Claude Code: read-only, concurrency-safe, deferred, no
  * permission needed). Binary contents are saved under `<sessionDir>/mcp-resources/` and the model
  * gets the path.
  */

@@ -1,5 +1,5 @@
 /**
- * ToolSearch queries (claude-code-spec §3.2 ToolSearch). Pure.
+ * ToolSearch queries. Pure.
  * - `select:A,B`: exactly these tools, by name (any tool of the pool; no limit);
  * - keywords otherwise, over the deferred tools; `+term` must match. Each term scores against a
  *   tool: a whole word of its name 10, part of its name 5, its search hint 4, a word start in its

@@ -1,5 +1,5 @@
 /**
- * The WebFetch page cache (claude-code-spec §3.3): converted pages keyed by the URL fetched, kept
+ * The WebFetch page cache: converted pages keyed by the URL fetched, kept
  * for `CLAUDE_CODE_WEBFETCH_CACHE_TTL_MS` (15 minutes by default) and bounded in total size, the
  * oldest entries going first. Time comes from Effect's Clock so tests can move it.
  */

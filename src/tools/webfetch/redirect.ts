@@ -1,4 +1,4 @@
-/** What the model reads when a page redirects to another host (claude-code-spec §3.3). */
+/** What the model reads when a page redirects to another host. */
 export const redirectMessage = (redirect: {
   readonly originalUrl: string
   readonly redirectUrl: string

@@ -1,5 +1,5 @@
 /**
- * WebFetch settings read through Config (claude-code-spec §3.3, §4.5). A value that is missing,
+ * WebFetch settings read through Config. A value that is missing,
  * not a number or not positive falls back to the default.
  */
 import { Effect } from "effect"

@@ -41,7 +41,7 @@ describe("toolgate run, interactive (pseudo-terminal)", () => {
       at = await waitFor(/interrupted · 2 turns/, at)
       at = await waitFor(/› *$/, at)
       cli.type("are you there?\r")
-      at = await waitFor(/Yes, still here\.[\s\S]*done · 1 turn[\s\S]*› *$/, at)
+      await waitFor(/Yes, still here\.[\s\S]*done · 1 turn[\s\S]*› *$/, at)
       cli.type("/exit\r")
       expect(await cli.exited).toBe(0)
     } finally {
