@@ -101,6 +101,13 @@ const printReport = (report: ReplayReport) => {
 const promptTextOf = (content: PromptContent): string =>
   typeof content === "string" ? content : content.filter((b) => b.type === "text").map((b) => String(b.text)).join("\n")
 
+/**
+ * A session whose record could not be written (a full disk) ends with exit 1: its result must not
+ * say "success". Same keys, an honest subtype.
+ */
+const honestResult = (result: Line, transcriptFailure: string | undefined): Line =>
+  transcriptFailure === undefined || result.subtype !== "success" ? result : { ...result, subtype: "error_during_execution", is_error: true }
+
 /** The session, with the services of the runtime with the agent (`Runtime.layerWithAgent`). */
 export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
   Effect.scoped(
@@ -238,7 +245,7 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
                 }
               : undefined
             const result = resultMessage(outcome, info, tracker.stats, now, turnsLimit, { resultIndex: index, ...(toolgate === undefined ? {} : { toolgate }) })
-            if (format === "stream-json") yield* write(result)
+            if (format === "stream-json") yield* write(honestResult(result, yield* transcript.failure))
             else lastResult = result
           } else if (text === undefined) {
             // -p: the answer only; an error goes to stderr
@@ -292,7 +299,8 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
       const report = plan.onDone === undefined ? undefined : yield* plan.onDone(ran, conversation.session)
       yield* endSession(plan.interactive ? "prompt_input_exit" : "other")
       if (lastResult !== undefined) {
-        const result = report === undefined ? lastResult : { ...lastResult, replay: report }
+        const honest = honestResult(lastResult, yield* transcript.failure)
+        const result = report === undefined ? honest : { ...honest, replay: report }
         yield* Effect.sync(() => void out.write(toJsonLine(result)))
       }
       if (report !== undefined) {

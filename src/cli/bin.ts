@@ -4,6 +4,7 @@
  * the running calls. No signal skips the finalisers (never `process.exit` before them).
  */
 import { Effect, Fiber } from "effect"
+import { cutGracePeriods } from "../internal/processGroup.js"
 import { deliverInterrupt, requestTermination, whenIdle } from "./interrupts.js"
 import { exitOutcome, programOf } from "./program.js"
 
@@ -16,12 +17,29 @@ const stopNow = () => void Effect.runFork(Fiber.interrupt(fiber))
 process.stdout.on("error", () => undefined)
 process.stderr.on("error", () => undefined)
 
+/** How long calls get to be answered after a third Ctrl-C before the command is stopped as it is. */
+const LAST_RESORT_MS = 5_000
+
+/**
+ * The third Ctrl-C: no grace period any more (whatever is being stopped gets SIGKILL), so the
+ * calls end at once and are answered; the command then ends as after any interrupt. Should it
+ * still hang on, or a fourth Ctrl-C come, it is stopped where it is (its finalisers still run).
+ */
+let lastResort: ReturnType<typeof setTimeout> | undefined
+const stopAtOnce = () => {
+  cutGracePeriods()
+  if (lastResort !== undefined || !deliverInterrupt()) return stopNow()
+  lastResort = setTimeout(stopNow, LAST_RESORT_MS)
+  lastResort.unref()
+}
+
 // Ctrl-C: one user interrupt each; three within two seconds stop everything (finalisers still run).
 let recentPresses: Array<number> = []
 process.on("SIGINT", () => {
   const now = Date.now()
   recentPresses = [...recentPresses.filter((t) => now - t < 2000), now]
-  if (recentPresses.length >= 3 || !deliverInterrupt()) stopNow()
+  if (recentPresses.length >= 3) stopAtOnce()
+  else if (!deliverInterrupt()) stopNow()
 })
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Running a command's program inside a freshly composed runtime.
  */
-import { Console, Context, Effect, Layer, Option } from "effect"
+import { Config, Console, Context, Effect, Layer, Option } from "effect"
 import type { BadRequest, BrokenSettings } from "../Errors.js"
 import * as Runtime from "../layers/Runtime.js"
 import { layerCliTerminal } from "./terminalApprover.js"
@@ -32,6 +32,24 @@ export const checkDenyRules = (values: Pick<CommonValues, "disallowedTools">, cw
     { discard: true }
   )
 
+const isPositiveInteger = (raw: string): boolean => /^\s*\d+\s*$/.test(raw) && Number(raw) > 0
+
+/**
+ * The concurrency cap from the environment, read here so that a value that cannot be used is not
+ * ignored in silence: toolgate's own variable stops the command (the person meant a cap), Claude
+ * Code's is warned about and, as Claude Code does, falls back to the default.
+ */
+export const checkConcurrencyEnv: Effect.Effect<void, UsageError> = Effect.gen(function* () {
+  const own = yield* Config.option(Config.string("TOOLGATE_MAX_TOOL_USE_CONCURRENCY")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+  if (Option.isSome(own) && !isPositiveInteger(own.value)) {
+    return yield* new UsageError({ reason: `TOOLGATE_MAX_TOOL_USE_CONCURRENCY=${own.value}: not a positive integer (the most tool calls run at once)` })
+  }
+  const claude = yield* Config.option(Config.string("CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+  if (Option.isNone(own) && Option.isSome(claude) && !isPositiveInteger(claude.value)) {
+    yield* Console.error(`toolgate: warning: CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY=${claude.value} is not a positive integer; the default cap of 10 applies`)
+  }
+})
+
 export interface RuntimeExtras {
   /** A continued session keeps its id and folder. */
   readonly session?: { readonly sessionId: string; readonly sessionDir: string }
@@ -56,9 +74,9 @@ export const withRuntime = <A, E>(
   extras: RuntimeExtras = {}
 ): Effect.Effect<A, E | BadRequest | BrokenSettings | UsageError> => {
   const options = optionsOf(values, overrides, extras)
-  return Effect.zipRight(
-    checkDenyRules(values, options.cwd),
-    inSession(values, options, extras, program).pipe(Effect.provide(Runtime.layer(options) as Layer.Layer<Runtime.RuntimeServices, BadRequest | BrokenSettings>))
+  return checkDenyRules(values, options.cwd).pipe(
+    Effect.zipRight(checkConcurrencyEnv),
+    Effect.zipRight(inSession(values, options, extras, program).pipe(Effect.provide(Runtime.layer(options) as Layer.Layer<Runtime.RuntimeServices, BadRequest | BrokenSettings>)))
   )
 }
 
@@ -83,7 +101,10 @@ export const withAgentRuntime = <A, E, E2>(
   const options = optionsOf(values, overrides, extras)
   const layer = Runtime.layerWithAgent<never, E2>({ ...options, ...models }) as Layer.Layer<Runtime.AgentRuntimeServices, E2 | BadRequest | BrokenSettings>
   const withoutModel = (session: SessionContext) => Effect.mapInputContext(program(session), (context: Context.Context<Runtime.AgentRuntimeServices>) => Context.omit(ModelClient)(context))
-  return Effect.zipRight(checkDenyRules(values, options.cwd), inSession(values, options, extras, withoutModel).pipe(Effect.provide(layer)))
+  return checkDenyRules(values, options.cwd).pipe(
+    Effect.zipRight(checkConcurrencyEnv),
+    Effect.zipRight(inSession(values, options, extras, withoutModel).pipe(Effect.provide(layer)))
+  )
 }
 
 /** Reports what the loaded settings and MCP servers say, then runs `program` in a session made from them. */

@@ -73,10 +73,6 @@ export const leashStatus = (env: NodeJS.ProcessEnv = process.env): LeashStatus =
   return detected.status
 }
 
-/** A bubblewrap invocation that already makes a PID namespace dying with its parent (a sandbox's). */
-const diesWithParent = (file: string, args: ReadonlyArray<string>): boolean =>
-  path.basename(file) === "bwrap" && args.includes("--die-with-parent") && (args.includes("--unshare-pid") || args.includes("--unshare-all"))
-
 const isExecutable = (file: string, searchPath: string): boolean => {
   if (!file.includes("/")) return onPath(file, searchPath) !== undefined
   try {
@@ -87,16 +83,46 @@ const isExecutable = (file: string, searchPath: string): boolean => {
   }
 }
 
+/** This process as the host's /proc knows it: its pid there and its start time (which tells a reused pid apart). */
+let self: { readonly pid: number; readonly startTime: string } | undefined
+const selfInProc = (): { readonly pid: number; readonly startTime: string } | undefined => {
+  if (self !== undefined) return self
+  try {
+    const pid = Number(fs.readlinkSync("/proc/self"))
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    const startTime = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]
+    if (!Number.isInteger(pid) || startTime === undefined || !/^\d+$/.test(startTime)) return undefined
+    self = { pid, startTime }
+    return self
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Bubblewrap ties itself to its parent (PR_SET_PDEATHSIG) only once it runs: a toolgate killed
+ * between the spawn and that moment leaves it tied to init instead, alive. So the namespace's first
+ * command checks that toolgate is still there (its pid, not a zombie, the same start time) before
+ * it becomes the program; past that check the tie holds, since it was made earlier.
+ */
+const parentCheck = (parent: { readonly pid: number; readonly startTime: string }): ReadonlyArray<string> => [
+  "/bin/sh",
+  "-c",
+  `alive() { read -r s < /proc/${parent.pid}/stat || return 1; s=\${s##*) }; set -- $s; [ "$1" != Z ] && [ "$1" != X ] && [ "\${20}" = ${parent.startTime} ]; }; alive 2>/dev/null || exit 137; exec "$@"`,
+  "toolgate-leash"
+]
+
 /**
  * What to start so that `file args` and everything it starts die with toolgate. A program that
  * cannot be found is started as it is, so that the spawn error names it (`childPath` is the PATH
- * it is looked up in).
+ * it is looked up in). A sandbox's own bubblewrap (`--die-with-parent` too) is leashed as well: it
+ * has the same window between its start and its tie to toolgate, which the check closes.
  */
 export const leash = (file: string, args: ReadonlyArray<string>, childPath?: string): Leashed => {
-  if (diesWithParent(file, args)) return { file, args, leashed: false }
   const status = leashStatus()
   if (status._tag === "GroupOnly" || !isExecutable(file, childPath ?? process.env.PATH ?? "")) return { file, args, leashed: false }
-  return { file: status.bwrap, args: [...NAMESPACE_ARGS, file, ...args], leashed: true }
+  const parent = selfInProc()
+  return { file: status.bwrap, args: [...NAMESPACE_ARGS, ...(parent === undefined ? [] : parentCheck(parent)), file, ...args], leashed: true }
 }
 
 const SIGNAL_NAMES: ReadonlyMap<number, NodeJS.Signals> = new Map(

@@ -126,6 +126,17 @@ const gentleSignal = (pgid: number, signal: NodeJS.Signals): boolean => {
 
 const POLL = Duration.millis(20)
 
+let graceCut = false
+
+/**
+ * Ends every grace period, those under way and those to come: each group being stopped gets its
+ * SIGKILL now. For the third Ctrl-C, which must stop at once yet still let every call be answered
+ * (the calls end as their processes do). It lasts until the process exits.
+ */
+export const cutGracePeriods = (): void => {
+  graceCut = true
+}
+
 /** How long to wait for SIGKILLed processes to be gone (delivery is asynchronous). */
 const KILL_SETTLE_MS = 1000
 
@@ -138,7 +149,7 @@ export const killGroup = (pgid: number, graceMs: number): Effect.Effect<void> =>
     if (!gentleSignal(pgid, "SIGTERM")) return
     gentleSignal(pgid, "SIGCONT")
     const deadline = (yield* Clock.currentTimeMillis) + graceMs
-    while (groupHasLiveMembers(pgid) && (yield* Clock.currentTimeMillis) < deadline) yield* Effect.sleep(POLL)
+    while (!graceCut && groupHasLiveMembers(pgid) && (yield* Clock.currentTimeMillis) < deadline) yield* Effect.sleep(POLL)
     if (!groupHasLiveMembers(pgid)) return
     signalGroup(pgid, "SIGKILL")
     const settled = (yield* Clock.currentTimeMillis) + KILL_SETTLE_MS

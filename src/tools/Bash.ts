@@ -11,7 +11,7 @@ import { ToolError } from "../Errors.js"
 import { buildTool, reject, type ToolContext, type ToolResult } from "../Tool.js"
 import type { SessionContext } from "../Session.js"
 import type { BackgroundTasksService } from "./background/BackgroundTasks.js"
-import { BACKGROUND_DISABLED, backgroundTasksDisabled, backgroundTimeoutMs } from "./background/settings.js"
+import { BACKGROUND_DISABLED, backgroundTasksDisabled, backgroundTimeoutMs, outputLimitNotice } from "./background/settings.js"
 import { bashHookOutput, bashHookResponse, noOutputExpected, type BashOutput } from "./bash/BashOutput.js"
 import { isBenignExitOne } from "./bash/benignExit.js"
 import { renderCommand } from "./bash/renderCommand.js"
@@ -182,6 +182,8 @@ const runBash = (input: BashInput, ctx: ToolContext, options: BashToolOptions): 
               timeoutMs,
               maxOutputChars: settings.maxOutputChars,
               spillPath,
+              maxSpillBytes: settings.maxSpillBytes,
+              limitNotice: outputLimitNotice(settings.maxSpillBytes),
               killGraceMs: options.killGraceMs ?? 1000,
               shell,
               progressIntervalMs,
@@ -198,6 +200,7 @@ const runBash = (input: BashInput, ctx: ToolContext, options: BashToolOptions): 
             timeoutMs,
             maxOutputChars: settings.maxOutputChars,
             spillPath,
+            maxSpillBytes: settings.maxSpillBytes,
             sessionDir: ctx.session.sessionDir,
             progressIntervalMs,
             onProgress,
@@ -214,6 +217,7 @@ const runBash = (input: BashInput, ctx: ToolContext, options: BashToolOptions): 
     })
     const { output: captured } = outcome
     const cwdNotice = next.notice ?? start.notice
+    const notices = [...(captured.limitNotice === undefined ? [] : [captured.limitNotice]), ...(cwdNotice === undefined ? [] : [cwdNotice])]
     const output: BashOutput = {
       stdout: captured.stdout,
       stderr: captured.stderr,
@@ -222,18 +226,18 @@ const runBash = (input: BashInput, ctx: ToolContext, options: BashToolOptions): 
       totalBytes: captured.totalBytes,
       truncated: captured.truncated,
       exitCode: outcome.exitCode,
-      interrupted: outcome.timedOut,
+      interrupted: outcome.timedOut || outcome.outputLimited,
       timedOut: outcome.timedOut,
       timeoutMs,
       noOutputExpected: noOutputExpected(input.command),
       ...(outcome.sandboxViolations !== undefined ? { sandboxViolations: outcome.sandboxViolations } : {}),
       ...(captured.outputFile !== undefined ? { outputFile: captured.outputFile } : {}),
       ...(captured.truncated && captured.outputFile === undefined
-        ? { notices: [`[The output was cut at ${settings.maxOutputChars} characters; the rest could not be saved: ${captured.spillError ?? "unknown error"}]`, ...(cwdNotice !== undefined ? [cwdNotice] : [])] }
-        : { notices: cwdNotice !== undefined ? [cwdNotice] : [] }),
+        ? { notices: [`[The output was cut at ${settings.maxOutputChars} characters; the rest could not be saved: ${captured.spillError ?? "unknown error"}]`, ...notices] }
+        : { notices }),
       ...(cwdNotice === undefined && next.cwd !== ctx.session.cwd ? { cwdChange: { from: ctx.session.cwd, to: next.cwd } } : {})
     }
-    const succeeded = !outcome.timedOut && (outcome.exitCode === 0 || (outcome.exitCode === 1 && isBenignExitOne(input.command)))
+    const succeeded = !outcome.timedOut && !outcome.outputLimited && (outcome.exitCode === 0 || (outcome.exitCode === 1 && isBenignExitOne(input.command)))
     if (!succeeded) return yield* new ToolError({ reason: failureText(output), response: bashHookResponse(output) })
     return next.cwd === ctx.session.cwd
       ? { data: output }

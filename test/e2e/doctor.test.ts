@@ -32,8 +32,10 @@ describe("toolgate doctor", () => {
       sandbox: { available: true, mechanism: "bubblewrap", runtime: "@anthropic-ai/sandbox-runtime 0.0.83" },
       readOnlyProfile: { on: true },
       settingsSandbox: { enabled: false, active: false, autoAllowBashIfSandboxed: false, allowUnsandboxedCommands: true },
-      permissions: { mode: "default", allow: 0, ask: 0, deny: 0 }
+      permissions: { mode: "default", allow: 0, ask: 0, deny: 0 },
+      processLifetime: { namespace: true }
     })
+    expect(ran.stdout).toMatch(/\nProcesses toolgate starts\n {2}each in a PID namespace that dies with toolgate/)
   })
 
   it("says so where no sandbox can start, and why", async () => {
@@ -43,6 +45,7 @@ describe("toolgate doctor", () => {
     expect(report.sandbox).toEqual({ available: false, reason: "/bin/false --version failed: exit code 1" })
     expect(report.readOnlyProfile.on).toBe(false)
     expect(report.settingsSandbox).toMatchObject({ enabled: true, active: false })
+    expect(report.processLifetime).toMatchObject({ namespace: false, detail: expect.stringMatching(/^process groups only \(bubblewrap cannot make a PID namespace here/) })
     // the one warning line, on stderr: stdout carries the report only
     expect(ran.stderr).toBe(
       "toolgate: warning: no sandbox: /bin/false --version failed: exit code 1; Bash commands run without one (toolgate doctor shows what protects this machine)\n"

@@ -44,5 +44,7 @@ describe("transcript on a full disk", () => {
     // the calls themselves still ran and were answered
     const result = JSON.parse(ran.stdout)
     expect(result.num_turns ?? result.turns ?? 5).toBeGreaterThan(0)
+    // and the result does not claim a success the exit code denies
+    expect(result).toMatchObject({ type: "result", subtype: "error_during_execution", is_error: true })
   }, 180_000)
 })

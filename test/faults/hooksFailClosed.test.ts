@@ -20,7 +20,11 @@ const withUserSettings = (p: Project, settings: unknown): string => {
 }
 
 const execTouch = async (p: Project) => {
-  const run = startCli(p, ["exec", "-", "--json", "--allowed-tools", "Bash", "--session-dir", path.join(p.dir, ".s")], JSON.stringify([bash("toolu_1", "touch ran")]))
+  const run = startCli(
+    p,
+    ["exec", "-", "--json", "--allowed-tools", "Bash", "--session-dir", path.join(p.dir, ".s")],
+    JSON.stringify([bash("toolu_1", "touch ran")])
+  )
   const code = await run.exited
   return { code, stdout: run.out.stdout, stderr: run.out.stderr, ran: fs.existsSync(path.join(p.dir, "ran")) }
 }
@@ -28,13 +32,27 @@ const execTouch = async (p: Project) => {
 describe("a hooks block that cannot be read stops toolgate (exit 78) and nothing runs", () => {
   const malformed: ReadonlyArray<readonly [string, unknown, string]> = [
     ["PreToolUse given as an object", { PreToolUse: { matcher: "Bash", hooks: [BLOCK] } }, "hooks.PreToolUse"],
-    ["a group's hooks given as an object", { PreToolUse: [{ matcher: "Bash", hooks: BLOCK }] }, "hooks.PreToolUse[0].hooks"],
-    ['type "comand"', { PreToolUse: [{ matcher: "Bash", hooks: [{ ...BLOCK, type: "comand" }] }] }, "hooks.PreToolUse[0].hooks[0].type"],
+    [
+      "a group's hooks given as an object",
+      { PreToolUse: [{ matcher: "Bash", hooks: BLOCK }] },
+      "hooks.PreToolUse[0].hooks"
+    ],
+    [
+      "type \"comand\"",
+      { PreToolUse: [{ matcher: "Bash", hooks: [{ ...BLOCK, type: "comand" }] }] },
+      "hooks.PreToolUse[0].hooks[0].type"
+    ],
     ["hooks given as an array", [{ PreToolUse: [{ matcher: "Bash", hooks: [BLOCK] }] }], "hooks"],
     ["a matcher that is not a string", { PreToolUse: [{ matcher: 5, hooks: [BLOCK] }] }, "hooks.PreToolUse[0].matcher"],
     ["a group without hooks", { PreToolUse: [{ matcher: "Bash" }] }, "hooks.PreToolUse[0].hooks"],
-    ["a timeout given as a string", { PreToolUse: [{ matcher: "Bash", hooks: [{ ...BLOCK, timeout: "5" }] }] }, "hooks.PreToolUse[0].hooks[0].timeout"],
-    ["a prompt hook on PreToolUse (toolgate cannot run it)", { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "prompt", prompt: "block all" }] }] }, "hooks.PreToolUse[0].hooks[0].type"]
+    [
+      "a timeout given as a string",
+      { PreToolUse: [{ matcher: "Bash", hooks: [{ ...BLOCK, timeout: "5" }] }] },
+      "hooks.PreToolUse[0].hooks[0].timeout"
+    ],
+    ["a prompt hook on PreToolUse (toolgate cannot run it)", {
+      PreToolUse: [{ matcher: "Bash", hooks: [{ type: "prompt", prompt: "block all" }] }]
+    }, "hooks.PreToolUse[0].hooks[0].type"]
   ]
   for (const [name, hooks, place] of malformed) {
     it(name, async () => {
@@ -51,17 +69,25 @@ describe("a hooks block that cannot be read stops toolgate (exit 78) and nothing
     }, 60_000)
   }
 
-  it("the shapes Claude Code accepts run their hooks: no matcher, an empty one, extra keys, an unknown event name (a warning)", async () => {
-    const p = project()
-    withUserSettings(p, {
-      hooks: {
-        pretooluse: [{ matcher: "Bash", hooks: [BLOCK] }],
-        PreToolUse: [{ hooks: [] }, { matcher: "", note: "extra keys are fine", hooks: [{ ...BLOCK, statusMessage: "checking", once: false, timeout: 1.5, if: "" }] }]
-      }
-    })
-    const ran = await execTouch(p)
-    expect(ran.ran).toBe(false)
-    expect(JSON.parse(ran.stdout).message.content[0].content).toContain("blocked-by-hook")
-    expect(ran.stderr).toMatch(/hooks\.pretooluse\\?" is not a hook event; ignored \(did you mean \\?"PreToolUse/)
-  }, 60_000)
+  it(
+    "the shapes Claude Code accepts run their hooks: no matcher, an empty one, extra keys, an unknown event name (a warning)",
+    async () => {
+      const p = project()
+      withUserSettings(p, {
+        hooks: {
+          pretooluse: [{ matcher: "Bash", hooks: [BLOCK] }],
+          PreToolUse: [{ hooks: [] }, {
+            matcher: "",
+            note: "extra keys are fine",
+            hooks: [{ ...BLOCK, statusMessage: "checking", once: false, timeout: 1.5, if: "" }]
+          }]
+        }
+      })
+      const ran = await execTouch(p)
+      expect(ran.ran).toBe(false)
+      expect(JSON.parse(ran.stdout).message.content[0].content).toContain("blocked-by-hook")
+      expect(ran.stderr).toMatch(/hooks\.pretooluse\\?" is not a hook event; ignored \(did you mean \\?"PreToolUse/)
+    },
+    60_000
+  )
 })

@@ -8,7 +8,17 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { testServerScript } from "../support/mcpTestServer.js"
-import { bash, killAll, newMarker, processesWith, project, startCli, survivors, waitFor, writeScript } from "./support.js"
+import {
+  bash,
+  killAll,
+  newMarker,
+  processesWith,
+  project,
+  startCli,
+  survivors,
+  waitFor,
+  writeScript
+} from "./support.js"
 
 const markers: Array<string> = []
 afterEach(() => {
@@ -22,14 +32,30 @@ const marked = () => {
 }
 
 /** A command leaving three processes: one in a new session, one ignoring SIGTERM, one plain. */
-const escapingCommand = (marker: string) => `setsid sleep ${marker} & (trap '' TERM INT; exec sleep ${marker}) & sleep ${marker}; wait`
+const escapingCommand = (marker: string) =>
+  `setsid sleep ${marker} & (trap '' TERM INT; exec sleep ${marker}) & sleep ${marker}; wait`
 
 describe("no process outlives a killed toolgate", () => {
   it("run -p: foreground and background Bash commands that call setsid are gone after SIGKILL", async () => {
     const p = project()
     const [fg, bg] = [marked(), marked()]
-    const script = writeScript(p, [[bash("toolu_bg", escapingCommand(bg), { run_in_background: true }), bash("toolu_fg", escapingCommand(fg))]])
-    const run = startCli(p, ["run", "-p", "go", "--replay", script, "--replay-speed", "0", "--permission-mode", "bypassPermissions", "--session-dir", path.join(p.dir, ".s")])
+    const script = writeScript(p, [[
+      bash("toolu_bg", escapingCommand(bg), { run_in_background: true }),
+      bash("toolu_fg", escapingCommand(fg))
+    ]])
+    const run = startCli(p, [
+      "run",
+      "-p",
+      "go",
+      "--replay",
+      script,
+      "--replay-speed",
+      "0",
+      "--permission-mode",
+      "bypassPermissions",
+      "--session-dir",
+      path.join(p.dir, ".s")
+    ])
     await waitFor(() => processesWith(fg).length >= 3 && processesWith(bg).length >= 3, run, "the commands to start")
     run.child.kill("SIGKILL")
     await run.exited
@@ -43,15 +69,36 @@ describe("no process outlives a killed toolgate", () => {
     fs.mkdirSync(claude, { recursive: true })
     fs.writeFileSync(
       path.join(claude, "settings.json"),
-      JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: escapingCommand(hook), timeout: 600 }] }] } })
+      JSON.stringify({
+        hooks: {
+          PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: escapingCommand(hook), timeout: 600 }] }]
+        }
+      })
     )
-    const server = { command: "/bin/bash", args: ["-c", `setsid sleep ${mcp} & exec "${process.execPath}" "${testServerScript()}"`] }
+    const server = {
+      command: "/bin/bash",
+      args: ["-c", `setsid sleep ${mcp} & exec "${process.execPath}" "${testServerScript()}"`]
+    }
     const run = startCli(
       p,
-      ["exec", "-", "--json", "--permission-mode", "bypassPermissions", "--mcp-config", JSON.stringify({ mcpServers: { srv: server } }), "--session-dir", path.join(p.dir, ".s")],
+      [
+        "exec",
+        "-",
+        "--json",
+        "--permission-mode",
+        "bypassPermissions",
+        "--mcp-config",
+        JSON.stringify({ mcpServers: { srv: server } }),
+        "--session-dir",
+        path.join(p.dir, ".s")
+      ],
       JSON.stringify([bash("toolu_1", "echo hi")])
     )
-    await waitFor(() => processesWith(hook).length >= 3 && processesWith(mcp).length >= 1, run, "the hook and the MCP server to start")
+    await waitFor(
+      () => processesWith(hook).length >= 3 && processesWith(mcp).length >= 1,
+      run,
+      "the hook and the MCP server to start"
+    )
     run.child.kill("SIGKILL")
     await run.exited
     expect({ hook: await survivors(hook), mcp: await survivors(mcp) }).toEqual({ hook: [], mcp: [] })
@@ -60,7 +107,15 @@ describe("no process outlives a killed toolgate", () => {
   it("call: a Bash command that calls setsid is gone after SIGKILL", async () => {
     const p = project()
     const marker = marked()
-    const run = startCli(p, ["call", "Bash", JSON.stringify({ command: escapingCommand(marker) }), "--permission-mode", "bypassPermissions", "--session-dir", path.join(p.dir, ".s")])
+    const run = startCli(p, [
+      "call",
+      "Bash",
+      JSON.stringify({ command: escapingCommand(marker) }),
+      "--permission-mode",
+      "bypassPermissions",
+      "--session-dir",
+      path.join(p.dir, ".s")
+    ])
     await waitFor(() => processesWith(marker).length >= 3, run, "the command to start")
     run.child.kill("SIGKILL")
     await run.exited
@@ -70,7 +125,16 @@ describe("no process outlives a killed toolgate", () => {
   it("SIGTERM: a command that calls setsid is gone too, and the call is answered", async () => {
     const p = project()
     const marker = marked()
-    const run = startCli(p, ["call", "Bash", JSON.stringify({ command: escapingCommand(marker) }), "--json", "--permission-mode", "bypassPermissions", "--session-dir", path.join(p.dir, ".s")])
+    const run = startCli(p, [
+      "call",
+      "Bash",
+      JSON.stringify({ command: escapingCommand(marker) }),
+      "--json",
+      "--permission-mode",
+      "bypassPermissions",
+      "--session-dir",
+      path.join(p.dir, ".s")
+    ])
     await waitFor(() => processesWith(marker).length >= 3, run, "the command to start")
     run.child.kill("SIGTERM")
     expect(await run.exited).toBe(143)

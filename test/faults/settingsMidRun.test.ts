@@ -13,9 +13,24 @@ import { bash, project, startCli, transcriptLines, waitFor, writeScript, type Pr
 const waitForChange = "touch go; while [ ! -f changed ]; do sleep 0.02; done; echo waited"
 
 const runWithChange = async (p: Project, change: () => void, extraArgs: ReadonlyArray<string> = []) => {
-  const script = writeScript(p, [[bash("toolu_1", waitForChange)], [bash("toolu_2", "echo second > second.txt; echo second")]])
+  const script = writeScript(p, [[bash("toolu_1", waitForChange)], [
+    bash("toolu_2", "echo second > second.txt; echo second")
+  ]])
   const sessionDir = path.join(p.dir, ".session")
-  const run = startCli(p, ["run", "-p", "go", "--replay", script, "--replay-speed", "0", "--allowed-tools", "Bash", "--session-dir", sessionDir, ...extraArgs])
+  const run = startCli(p, [
+    "run",
+    "-p",
+    "go",
+    "--replay",
+    script,
+    "--replay-speed",
+    "0",
+    "--allowed-tools",
+    "Bash",
+    "--session-dir",
+    sessionDir,
+    ...extraArgs
+  ])
   await waitFor(() => fs.existsSync(path.join(p.dir, "go")), run, "the first call")
   change()
   fs.writeFileSync(path.join(p.dir, "changed"), "")
@@ -34,7 +49,10 @@ const writeJson = (file: string, value: unknown) => {
 describe("settings changed while run goes on", () => {
   it("a deny rule added to the project settings mid-run denies the next call", async () => {
     const p = project()
-    const { second, ran } = await runWithChange(p, () => writeJson(projectSettings(p), { permissions: { deny: ["Bash(echo second:*)"] } }))
+    const { second, ran } = await runWithChange(
+      p,
+      () => writeJson(projectSettings(p), { permissions: { deny: ["Bash(echo second:*)"] } })
+    )
     expect(ran).toBe(false)
     expect(second?.is_error).toBe(true)
     expect(String(second?.result)).toContain("denied")
@@ -42,27 +60,50 @@ describe("settings changed while run goes on", () => {
 
   it("a deny rule added to the user settings mid-run denies the next call", async () => {
     const p = project()
-    const { second, ran } = await runWithChange(p, () => writeJson(path.join(p.env.CLAUDE_CONFIG_DIR!, "settings.json"), { permissions: { deny: ["Bash(echo second:*)"] } }))
+    const { second, ran } = await runWithChange(
+      p,
+      () =>
+        writeJson(path.join(p.env.CLAUDE_CONFIG_DIR!, "settings.json"), {
+          permissions: { deny: ["Bash(echo second:*)"] }
+        })
+    )
     expect(ran).toBe(false)
     expect(second?.is_error).toBe(true)
   }, 60_000)
 
   it("a blocking PreToolUse hook added mid-run blocks the next call", async () => {
     const p = project()
-    const hook = { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo blocked-by-the-new-hook >&2; exit 2" }] }] } }
-    const { second, ran } = await runWithChange(p, () => writeJson(path.join(p.env.CLAUDE_CONFIG_DIR!, "settings.json"), hook))
+    const hook = {
+      hooks: {
+        PreToolUse: [{
+          matcher: "Bash",
+          hooks: [{ type: "command", command: "echo blocked-by-the-new-hook >&2; exit 2" }]
+        }]
+      }
+    }
+    const { second, ran } = await runWithChange(
+      p,
+      () => writeJson(path.join(p.env.CLAUDE_CONFIG_DIR!, "settings.json"), hook)
+    )
     expect(ran).toBe(false)
     expect(String(second?.result)).toContain("blocked-by-the-new-hook")
   }, 60_000)
 
-  it("a settings file corrupted mid-run denies every call, naming the file; the old deny rule is not dropped", async () => {
-    const p = project()
-    writeJson(projectSettings(p), { permissions: { deny: ["Bash(echo second:*)"] } })
-    const { second, ran, code, run } = await runWithChange(p, () => fs.writeFileSync(projectSettings(p), "{ not json"))
-    expect(ran).toBe(false)
-    expect(second?.is_error).toBe(true)
-    expect(String(second?.result)).toContain(projectSettings(p))
-    expect(run.out.stderr).toContain(projectSettings(p))
-    expect(code).toBe(0)
-  }, 60_000)
+  it(
+    "a settings file corrupted mid-run denies every call, naming the file; the old deny rule is not dropped",
+    async () => {
+      const p = project()
+      writeJson(projectSettings(p), { permissions: { deny: ["Bash(echo second:*)"] } })
+      const { second, ran, code, run } = await runWithChange(
+        p,
+        () => fs.writeFileSync(projectSettings(p), "{ not json")
+      )
+      expect(ran).toBe(false)
+      expect(second?.is_error).toBe(true)
+      expect(String(second?.result)).toContain(projectSettings(p))
+      expect(run.out.stderr).toContain(projectSettings(p))
+      expect(code).toBe(0)
+    },
+    60_000
+  )
 })

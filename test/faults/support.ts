@@ -39,12 +39,15 @@ export const startCli = (p: Project, args: ReadonlyArray<string>, input = ""): S
   child.stdin!.on("error", () => undefined)
   child.stdin!.end(input)
   const signals: Record<string, number> = { SIGKILL: 137, SIGTERM: 143, SIGINT: 130, SIGHUP: 129 }
-  const exited = new Promise<number>((resolve) => child.on("close", (code, signal) => resolve(code ?? signals[signal ?? ""] ?? 255)))
+  const exited = new Promise<number>((resolve) =>
+    child.on("close", (code, signal) => resolve(code ?? signals[signal ?? ""] ?? 255))
+  )
   return { child, out, exited }
 }
 
 /** A token to mark a scenario's processes: `sleep <marker>` sleeps for about an hour. */
-export const newMarker = (): string => `3${String(randomBytes(4).readUInt32BE(0) % 1000).padStart(3, "0")}.${randomBytes(4).readUInt32BE(0)}`
+export const newMarker = (): string =>
+  `3${String(randomBytes(4).readUInt32BE(0) % 1000).padStart(3, "0")}.${randomBytes(4).readUInt32BE(0)}`
 
 /** The pids of live (not zombie) processes whose command line contains `token`. */
 export const processesWith = (token: string): ReadonlyArray<number> => {
@@ -81,7 +84,9 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 export const waitFor = async (ready: () => boolean, run: Started, what: string, timeoutMs = 60_000): Promise<void> => {
   const t0 = Date.now()
   while (!ready()) {
-    if (run.child.exitCode !== null || run.child.signalCode !== null) throw new Error(`the CLI ended before ${what}\nstdout: ${run.out.stdout}\nstderr: ${run.out.stderr}`)
+    if (run.child.exitCode !== null || run.child.signalCode !== null) {
+      throw new Error(`the CLI ended before ${what}\nstdout: ${run.out.stdout}\nstderr: ${run.out.stderr}`)
+    }
     if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}\nstderr: ${run.out.stderr}`)
     await sleep(25)
   }
@@ -108,7 +113,11 @@ export const bash = (id: string, command: string, extra: Readonly<Record<string,
 })
 
 /** Writes a scripted session (`--replay`): the prompt, then one turn per element, then a final text. */
-export const writeScript = (p: Project, turns: ReadonlyArray<ReadonlyArray<unknown>>, name = "script.jsonl"): string => {
+export const writeScript = (
+  p: Project,
+  turns: ReadonlyArray<ReadonlyArray<unknown>>,
+  name = "script.jsonl"
+): string => {
   const lines: Array<ScriptLine> = [
     { type: "user", text: "go" },
     ...turns.map((content) => ({ type: "turn", content, stop_reason: "tool_use" })),

@@ -56,6 +56,19 @@ describe("OutputCapture", () => {
       expect(result.stdout.endsWith("0123456789abcdef\n")).toBe(true)
     }))
 
+  it("cuts the file at maxFileBytes, ends it with the notice, saves nothing more and calls onLimit once", () =>
+    withTemp((dir) => {
+      const spillPath = path.join(dir, "id.txt")
+      let limits = 0
+      const capture = new OutputCapture({ maxChars: 100, spillPath, maxFileBytes: 1000, limitNotice: "Command killed: output file exceeded 1000B", onLimit: () => limits++ })
+      for (let i = 0; i < 50; i++) capture.write("stdout", Buffer.from("y\n".repeat(50)))
+      const result = capture.finish()
+      expect(limits).toBe(1)
+      expect(result.limitNotice).toBe("Command killed: output file exceeded 1000B")
+      expect(result.totalBytes).toBe(5000)
+      expect(fs.readFileSync(spillPath, "utf8")).toBe(`${"y\n".repeat(500)}\nCommand killed: output file exceeded 1000B\n`)
+    }))
+
   it("keeps multi-byte characters split across chunks intact", () =>
     withTemp((dir) => {
       const capture = new OutputCapture({ maxChars: 100, spillPath: path.join(dir, "x.txt") })
@@ -168,23 +181,25 @@ describe("settings", () => {
 
   it.effect("defaults, clamping and fallbacks", () =>
     Effect.gen(function* () {
-      expect(yield* read({})).toEqual({ defaultTimeoutMs: 120_000, maxTimeoutMs: 600_000, maxOutputChars: 30_000, maintainProjectDir: false })
+      expect(yield* read({})).toEqual({ defaultTimeoutMs: 120_000, maxTimeoutMs: 600_000, maxOutputChars: 30_000, maintainProjectDir: false, maxSpillBytes: 5 * 1024 ** 3 })
       expect(yield* read({ BASH_MAX_OUTPUT_LENGTH: "999999", BASH_DEFAULT_TIMEOUT_MS: "900000", CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR: "true" })).toEqual({
         defaultTimeoutMs: 900_000,
         maxTimeoutMs: 900_000,
         maxOutputChars: 150_000,
-        maintainProjectDir: true
+        maintainProjectDir: true,
+        maxSpillBytes: 5 * 1024 ** 3
       })
-      expect(yield* read({ BASH_DEFAULT_TIMEOUT_MS: "soon", BASH_MAX_OUTPUT_LENGTH: "-5", CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR: "0" })).toEqual({
+      expect(yield* read({ BASH_DEFAULT_TIMEOUT_MS: "soon", BASH_MAX_OUTPUT_LENGTH: "-5", CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR: "0", TOOLGATE_BASH_OUTPUT_MAX_BYTES: "1048576" })).toEqual({
         defaultTimeoutMs: 120_000,
         maxTimeoutMs: 600_000,
         maxOutputChars: 30_000,
-        maintainProjectDir: false
+        maintainProjectDir: false,
+        maxSpillBytes: 1024 * 1024
       })
     }))
 
   it("effective timeout", () => {
-    const settings = { defaultTimeoutMs: 120_000, maxTimeoutMs: 600_000, maxOutputChars: 30_000, maintainProjectDir: false }
+    const settings = { defaultTimeoutMs: 120_000, maxTimeoutMs: 600_000, maxOutputChars: 30_000, maintainProjectDir: false, maxSpillBytes: 1024 }
     expect(effectiveTimeoutMs(undefined, settings)).toBe(120_000)
     expect(effectiveTimeoutMs(0, settings)).toBe(120_000)
     expect(effectiveTimeoutMs(5000, settings)).toBe(5000)

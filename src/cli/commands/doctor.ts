@@ -1,12 +1,14 @@
 /**
  * `toolgate doctor`: what protects this machine. The shell analyzer (does it load?), the kernel
  * sandbox (which mechanism and version, whether Unix sockets are blocked, whether Claude Code's
- * network filter can run), which profile applies to which commands, and the settings in force.
+ * network filter can run), which profile applies to which commands, the settings in force, and
+ * what ties the processes toolgate starts to its life.
  * Plain text, or `--json`.
  */
 import { Command } from "@effect/cli"
 import { Console, Effect } from "effect"
 import * as os from "node:os"
+import { leashStatus, type LeashStatus } from "../../internal/leash.js"
 import { networkPolicy, runtimePackageVersion, Sandbox, settingsProfileMissing, servedSandbox, type SandboxStatus } from "../../services/Sandbox.js"
 import { Settings, type LoadedSettings, type SandboxSettings } from "../../services/Settings.js"
 import { ShellAnalyzer } from "../../services/ShellAnalyzer.js"
@@ -54,6 +56,8 @@ interface Report {
     readonly sources: Readonly<Record<string, string>>
   }
   readonly permissions: { readonly mode: string; readonly allow: number; readonly ask: number; readonly deny: number }
+  /** What ties the processes toolgate starts to its life (src/internal/leash.ts). */
+  readonly processLifetime: { readonly namespace: boolean; readonly detail: string }
 }
 
 const sandboxPart = (status: SandboxStatus): Report["sandbox"] =>
@@ -92,6 +96,11 @@ const settingsPart = (loaded: LoadedSettings, s: SandboxSettings, status: Sandbo
 
 const yesNo = (value: boolean) => (value ? "yes" : "no")
 const list = (items: ReadonlyArray<string>) => (items.length === 0 ? "none" : items.join(", "))
+const processLifetimePart = (status: LeashStatus): Report["processLifetime"] =>
+  status._tag === "Namespace"
+    ? { namespace: true, detail: `each in a PID namespace that dies with toolgate (${status.bwrap}): none outlives it, SIGKILL and setsid included` }
+    : { namespace: false, detail: `process groups only (${status.reason}): a process that leaves its group, or toolgate killed with SIGKILL, can leave processes running` }
+
 const from = (sources: Readonly<Record<string, string>>, key: string) => (sources[key] === undefined ? dim(" (default)") : dim(` (${sources[key]})`))
 
 const render = (r: Report): ReadonlyArray<string> => {
@@ -122,7 +131,9 @@ const render = (r: Report): ReadonlyArray<string> => {
     `  allowed hosts: ${list(s.allowedDomains)}`,
     `  denied hosts: ${list(s.deniedDomains)}`,
     bold("Permission rules"),
-    `  mode ${r.permissions.mode}; ${r.permissions.allow} allow, ${r.permissions.ask} ask, ${r.permissions.deny} deny`
+    `  mode ${r.permissions.mode}; ${r.permissions.allow} allow, ${r.permissions.ask} ask, ${r.permissions.deny} deny`,
+    bold("Processes toolgate starts"),
+    `  ${r.processLifetime.detail}`
   )
   return lines
 }
@@ -159,7 +170,8 @@ export const doctor = Command.make("doctor", commonOptions, (values) =>
             allow: loaded.rules.filter((r) => r.behavior === "allow").length,
             ask: loaded.rules.filter((r) => r.behavior === "ask").length,
             deny: loaded.rules.filter((r) => r.behavior === "deny").length
-          }
+          },
+          processLifetime: processLifetimePart(leashStatus())
         }
         if (values.json) yield* Console.log(JSON.stringify(report, null, 2))
         else for (const line of render(report)) yield* Console.log(line)

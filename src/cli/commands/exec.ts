@@ -4,7 +4,7 @@
  * through the whole pipeline.
  */
 import { Args, Command } from "@effect/cli"
-import { Console, Effect, Option } from "effect"
+import { Console, Effect, Either, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { BadRequest } from "../../Errors.js"
 import type { ToolUseBlock } from "../../Messages.js"
@@ -16,7 +16,9 @@ import { closest } from "../../internal/closest.js"
 import { UsageError } from "../usageError.js"
 import { userInterrupts } from "../interrupts.js"
 import { metasOf } from "../flags.js"
-import { commonFlags, commonOptions, scheduleFlags, scheduleOptions, schedulingOf, type CommonValues, type ScheduleValues } from "../options.js"
+import { AnsweredCalls, cutShortRun } from "../cutShort.js"
+import type { AnyTool } from "../../Tool.js"
+import { commonFlags, commonOptions, cwdOf, scheduleFlags, scheduleOptions, schedulingOf, type CommonValues, type ScheduleValues } from "../options.js"
 import type { CommandSpec } from "../spec.js"
 import { dim, renderOutcome, renderTimeline, renderUse } from "../render.js"
 import { onAsking } from "../asking.js"
@@ -25,7 +27,7 @@ import { callDebugLinesOf, debugLine } from "../present/debug.js"
 import { terminalApproval } from "../mcpApproval.js"
 import { withRuntime } from "../runtime.js"
 
-const runCalls = (blocks: ReadonlyArray<ToolUseBlock>, session: SessionContext, values: ScheduleValues & CommonValues) =>
+const runCalls = (blocks: ReadonlyArray<ToolUseBlock>, session: SessionContext, values: ScheduleValues & CommonValues, answered: AnsweredCalls) =>
   Effect.gen(function* () {
     const scheduler = yield* Scheduler
     const pool = yield* (yield* ToolRegistry).pool
@@ -38,6 +40,7 @@ const runCalls = (blocks: ReadonlyArray<ToolUseBlock>, session: SessionContext, 
     const stopListening = live === undefined ? () => {} : onAsking({ started: () => live.askingStarted(), ended: () => live.askingEnded() })
     const onEvent = (event: SchedulerEvent) =>
       Effect.sync(() => {
+        answered.record(event)
         if (values.debug) for (const line of callDebugLinesOf(event)) process.stderr.write(debugLine(line))
         if (live === undefined) return
         if (event._tag === "CallStarted") {
@@ -74,20 +77,58 @@ const jsonReport = (run: MessageRun) => ({
 /** 130 after Ctrl-C, 1 when any call's result is an error, else 0. */
 const exitCodeOf = (run: MessageRun): number => (run.interrupted ? 130 : run.outcomes.some((o) => o.result.is_error === true) ? 1 : 0)
 
-const printRun = (run: MessageRun, values: CommonValues & ScheduleValues) =>
+/** Prints the run; `lookup` finds a tool for its rendering (none when the runtime never started). */
+const printRunWith = (run: MessageRun, values: CommonValues & ScheduleValues, lookup: (name: string) => AnyTool | undefined) =>
   Effect.gen(function* () {
     if (values.json) {
       yield* Console.log(JSON.stringify(jsonReport(run), null, 2))
       return
     }
-    const pool = yield* (yield* ToolRegistry).pool
     for (const [i, outcome] of run.outcomes.entries()) {
-      yield* Console.log(renderOutcome(outcome, pool.lookup(outcome.toolName), run.timeline[i]))
+      yield* Console.log(renderOutcome(outcome, lookup(outcome.toolName), run.timeline[i]))
     }
     const context = run.message.content.filter((b) => b.type === "text")
     for (const block of context) yield* Console.log(dim(block.type === "text" ? block.text : ""))
     if (values.timeline) yield* Console.log(`\n${renderTimeline(run.timeline)}`)
     if (run.interrupted) yield* Console.log(dim("(interrupted)"))
+  })
+
+const printRun = (run: MessageRun, values: CommonValues & ScheduleValues) =>
+  Effect.flatMap(ToolRegistry, (registry) => Effect.flatMap(registry.pool, (pool) => printRunWith(run, values, (name) => pool.lookup(name))))
+
+/** `call --json` adds the call's result and new messages to the report. */
+const printCall = (run: MessageRun, values: CommonValues & ScheduleValues, lookup: (name: string) => AnyTool | undefined) => {
+  const outcome = run.outcomes[0]!
+  return values.json
+    ? Console.log(JSON.stringify({ ...jsonReport(run), result: outcome.result, newMessages: outcome.newMessages }, null, 2))
+    : printRunWith(run, values, lookup)
+}
+
+/**
+ * Runs `program` (which prints the run's answers) so that every call is answered on stdout
+ * whatever ends it: a signal while the runtime starts (MCP servers), or the command stopped while
+ * its calls run, prints the calls answered so far and the interrupt's answer for the others.
+ */
+const answeringEveryCall = <A, E, R>(
+  blocks: ReadonlyArray<ToolUseBlock>,
+  values: CommonValues,
+  program: (answered: AnsweredCalls, printed: () => void) => Effect.Effect<A, E, R>,
+  print: (run: MessageRun) => Effect.Effect<void, never, never>
+) =>
+  Effect.suspend(() => {
+    const answered = new AnsweredCalls()
+    let printed = false
+    return program(answered, () => (printed = true)).pipe(
+      Effect.onInterrupt(() =>
+        printed || blocks.length === 0
+          ? Effect.void
+          : Effect.suspend(() => {
+              const run = cutShortRun(blocks, answered, cwdOf(values))
+              process.exitCode = exitCodeOf(run)
+              return print(run)
+            })
+      )
+    )
   })
 
 export const execSpec: CommandSpec = {
@@ -113,17 +154,32 @@ export const exec = Command.make(
   "exec",
   { ...commonOptions, ...scheduleOptions, source: Args.text({ name: "file" }).pipe(Args.withDescription("A message JSON file, or - for stdin")) },
   (values) =>
-    withRuntime(values, (session) =>
-      Effect.gen(function* () {
-        const text = yield* readSource(values.source)
-        const blocks = yield* toolUsesOf(yield* parseJson(text, values.source === "-" ? "stdin" : values.source))
-        const run = yield* runCalls(blocks, session, values)
-        yield* printRun(run, values)
-        process.exitCode = exitCodeOf(run)
-      }),
-      {},
-      { approveMcp: terminalApproval() }
-    )
+    Effect.gen(function* () {
+      // read first, so that the calls are answered even when a signal comes while MCP servers
+      // start; a bad message is reported after a bad setting, as before
+      const read = yield* Effect.either(
+        Effect.flatMap(readSource(values.source), (text) => Effect.flatMap(parseJson(text, values.source === "-" ? "stdin" : values.source), toolUsesOf))
+      )
+      return yield* answeringEveryCall(
+        Either.getOrElse(read, () => []),
+        values,
+        (answered, printed) =>
+          withRuntime(
+            values,
+            (session) =>
+              Effect.gen(function* () {
+                const blocks = yield* read
+                const run = yield* runCalls(blocks, session, values, answered)
+                printed()
+                yield* printRun(run, values)
+                process.exitCode = exitCodeOf(run)
+              }),
+            {},
+            { approveMcp: terminalApproval() }
+          ),
+        (run) => printRunWith(run, values, () => undefined)
+      )
+    })
 ).pipe(Command.withDescription(execSpec.summary))
 
 export const call = Command.make(
@@ -135,34 +191,48 @@ export const call = Command.make(
     input: Args.text({ name: "input" }).pipe(Args.withDescription("The input as JSON, or - for stdin (default {})"), Args.optional)
   },
   (values) =>
-    withRuntime(values, (session) =>
-      Effect.gen(function* () {
-        const pool = yield* (yield* ToolRegistry).pool
-        // an MCP tool whose server is absent, unapproved or down runs into the pipeline's "No such tool available" result
-        if (pool.lookup(values.tool) === undefined && !values.tool.startsWith("mcp__")) {
-          const removed = pool.removed.find((r) => r.name === values.tool)
-          if (removed !== undefined) return yield* new BadRequest({ reason: `${values.tool} is not in the pool: ${removed.reason}` })
-          const suggestion = closest(values.tool, pool.tools.map((t) => t.name))
-          return yield* new UsageError({
-            reason: `no tool named '${values.tool}'${suggestion === undefined ? "" : ` (did you mean ${suggestion}?)`}; toolgate tools lists them`
-          })
-        }
-        // the input: an argument, `-` for stdin, stdin itself when it is not a terminal, else {}
-        const raw = Option.getOrUndefined(values.input)
-        const fromStdin = raw === "-" || (raw === undefined && process.stdin.isTTY !== true)
-        const text = fromStdin ? yield* readSource("-") : raw
-        const input = yield* decodeToolInput(text === undefined || (fromStdin && raw === undefined && text.trim() === "") ? {} : yield* parseJson(text, fromStdin ? "stdin" : "the input"))
-        const block: ToolUseBlock = { type: "tool_use", id: `toolu_call_${randomUUID().replace(/-/g, "").slice(0, 20)}`, name: values.tool, input }
-        const run = yield* runCalls([block], session, values)
-        const outcome = run.outcomes[0]!
-        if (values.json) {
-          yield* Console.log(JSON.stringify({ ...jsonReport(run), result: outcome.result, newMessages: outcome.newMessages }, null, 2))
-        } else {
-          yield* printRun(run, values)
-        }
-        process.exitCode = exitCodeOf(run)
-      }),
-      {},
-      { approveMcp: terminalApproval({ toolName: values.tool }) }
-    )
+    Effect.gen(function* () {
+      // the input: an argument, `-` for stdin, stdin itself when it is not a terminal, else {}
+      // (read first: the call is answered even when a signal comes while MCP servers start)
+      const raw = Option.getOrUndefined(values.input)
+      const fromStdin = raw === "-" || (raw === undefined && process.stdin.isTTY !== true)
+      const read = yield* Effect.either(
+        Effect.gen(function* () {
+          const text = fromStdin ? yield* readSource("-") : raw
+          const input = yield* decodeToolInput(text === undefined || (fromStdin && raw === undefined && text.trim() === "") ? {} : yield* parseJson(text, fromStdin ? "stdin" : "the input"))
+          const block: ToolUseBlock = { type: "tool_use", id: `toolu_call_${randomUUID().replace(/-/g, "").slice(0, 20)}`, name: values.tool, input }
+          return block
+        })
+      )
+      return yield* answeringEveryCall(
+        Either.isRight(read) ? [read.right] : [],
+        values,
+        (answered, printed) =>
+          withRuntime(
+            values,
+            (session) =>
+              Effect.gen(function* () {
+                const pool = yield* (yield* ToolRegistry).pool
+                // an MCP tool whose server is absent, unapproved or down runs into the pipeline's "No such tool available" result
+                if (pool.lookup(values.tool) === undefined && !values.tool.startsWith("mcp__")) {
+                  printed()
+                  const removed = pool.removed.find((r) => r.name === values.tool)
+                  if (removed !== undefined) return yield* new BadRequest({ reason: `${values.tool} is not in the pool: ${removed.reason}` })
+                  const suggestion = closest(values.tool, pool.tools.map((t) => t.name))
+                  return yield* new UsageError({
+                    reason: `no tool named '${values.tool}'${suggestion === undefined ? "" : ` (did you mean ${suggestion}?)`}; toolgate tools lists them`
+                  })
+                }
+                const block = yield* read
+                const run = yield* runCalls([block], session, values, answered)
+                printed()
+                yield* printCall(run, values, (name) => pool.lookup(name))
+                process.exitCode = exitCodeOf(run)
+              }),
+            {},
+            { approveMcp: terminalApproval({ toolName: values.tool }) }
+          ),
+        (run) => printCall(run, values, () => undefined)
+      )
+    })
 ).pipe(Command.withDescription(callSpec.summary))

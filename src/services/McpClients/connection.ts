@@ -75,6 +75,12 @@ const codeOf = (error: unknown): number | undefined => {
   return typeof code === "number" ? code : undefined
 }
 
+/** What the server wrote on stdout instead of JSON-RPC, when it did. */
+const strayOf = (transport: Transport): string => {
+  const stray = transport instanceof ProcessGroupStdioTransport ? transport.stray : undefined
+  return stray === undefined ? "" : `; on stdout it wrote a line that is not JSON-RPC: ${stray}`
+}
+
 const withStderr = (text: string, stderr: string | undefined): string =>
   stderr === undefined || stderr === "" ? text : `${text}\nserver stderr (last lines):\n${stderr.split("\n").slice(-10).join("\n")}`
 
@@ -116,7 +122,7 @@ const classifyConnectError = (sdk: McpSdk, error: unknown, config: McpServerConf
     }
   }
   if (error instanceof sdk.McpError && error.code === REQUEST_TIMEOUT) {
-    return { state: "failed", reason: withStderr(`did not answer initialize within ${startupTimeoutMs} ms (MCP_TIMEOUT)`, stderr) }
+    return { state: "failed", reason: withStderr(`did not answer initialize within ${startupTimeoutMs} ms (MCP_TIMEOUT)${strayOf(transport)}`, stderr) }
   }
   if (error instanceof sdk.McpError && error.code === CONNECTION_CLOSED && transport instanceof ProcessGroupStdioTransport) {
     return { state: "failed", reason: withStderr(`the server ${transport.exitDescription ?? "closed its output"} before it finished starting`, stderr) }
@@ -179,7 +185,7 @@ export const connectServer = (
         onTimeout: (): ConnectFailure => ({
           state: "failed",
           reason: withStderr(
-            `did not finish starting within ${context.startupTimeoutMs} ms (MCP_TIMEOUT)`,
+            `did not finish starting within ${context.startupTimeoutMs} ms (MCP_TIMEOUT)${strayOf(transport)}`,
             transport instanceof ProcessGroupStdioTransport ? transport.stderr : undefined
           )
         })

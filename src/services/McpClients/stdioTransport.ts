@@ -27,6 +27,8 @@ export interface StdioServerParams {
   readonly maxMessageBytes?: number
 }
 
+/** How much of a stray stdout line to quote. */
+const STRAY_LINE_CHARS = 200
 /** How much of the server's stderr to keep for error messages. */
 const STDERR_TAIL_CHARS = 4000
 /** Largest single message accepted (the SDK's default is 10 MB). */
@@ -42,6 +44,10 @@ export class ProcessGroupStdioTransport implements Transport {
   private stderrTail = ""
   private exit: { readonly code: number | null; readonly signal: NodeJS.Signals | null } | undefined
   private failure: string | undefined
+  /** Set by the first message the server sent that could be read. */
+  private heard = false
+  /** The first line the server wrote on stdout that is not JSON-RPC, cut short (for error messages). */
+  private strayLine: string | undefined
   private closed = false
   private closing: Promise<void> | undefined
 
@@ -119,15 +125,35 @@ export class ProcessGroupStdioTransport implements Transport {
     return this.lines.bufferedBytes
   }
 
+  /** The first line the server wrote on stdout that is not a JSON-RPC message, if any. */
+  get stray(): string | undefined {
+    return this.strayLine
+  }
+
+  /**
+   * A line that is not JSON-RPC is skipped (servers print banners on stdout), except one that
+   * looks like JSON before the server said anything readable: a server answering `initialize`
+   * with something else will never answer it, so it fails now, naming the line, instead of at
+   * MCP_TIMEOUT.
+   */
   private deliver(text: string) {
     if (text.trim() === "") return
     let message: JSONRPCMessage
     try {
       message = this.sdk.deserializeMessage(text)
     } catch (error) {
+      const line = text.trim().length > STRAY_LINE_CHARS ? `${text.trim().slice(0, STRAY_LINE_CHARS)}…` : text.trim()
+      this.strayLine ??= line
+      if (!this.heard && /^[[{]/.test(text.trim())) {
+        this.failure = `answered with a line that is not a JSON-RPC message (${line})`
+        this.onerror?.(new Error(`the server ${this.failure}`))
+        void this.close()
+        return
+      }
       this.onerror?.(new Error(`the server wrote a line that is not a JSON-RPC message: ${(error as Error).message}`))
       return
     }
+    this.heard = true
     this.onmessage?.(message)
   }
 

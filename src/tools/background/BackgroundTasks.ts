@@ -76,6 +76,8 @@ export interface StartRequest {
   readonly sessionDir: string
   /** Puts the shell into a sandbox (undefined result: none); what it needs lives as long as the task. */
   readonly sandbox?: (plumbing: ShellPlumbing) => Effect.Effect<SandboxedShell | undefined, ToolError, Scope.Scope>
+  /** This task's output limit (a foreground command's: `TOOLGATE_BASH_OUTPUT_MAX_BYTES`); default the service's. */
+  readonly maxOutputBytes?: number
 }
 
 /**
@@ -306,7 +308,7 @@ export const make = (options: BackgroundTasksOptions = {}) =>
             stoppedBy: undefined,
             endedAt: undefined,
             readOffset: 0,
-            maxOutputBytes
+            maxOutputBytes: request.maxOutputBytes ?? maxOutputBytes
           }
           tasks.set(state.id, state)
           // Forked from an uninterruptible region: the supervisor itself must stay interruptible.

@@ -25,6 +25,8 @@ export interface CapturedOutput {
   readonly outputFile: string | undefined
   /** Why the full output could not be saved, when it could not. */
   readonly spillError: string | undefined
+  /** Set when the output passed `maxFileBytes`: the file was cut there, with this notice at its end. */
+  readonly limitNotice: string | undefined
 }
 
 export interface OutputCaptureOptions {
@@ -32,6 +34,13 @@ export interface OutputCaptureOptions {
   readonly maxChars: number
   /** The file for the full output; created (exclusively) only once the output passes the cap. */
   readonly spillPath: string
+  /**
+   * The most bytes the file may hold: past it the file is cut there and ends with `limitNotice`,
+   * nothing more is saved, and `onLimit` is called (once; the caller stops the command).
+   */
+  readonly maxFileBytes?: number
+  readonly limitNotice?: string
+  readonly onLimit?: () => void
 }
 
 export const truncationMarker = (omitted: number): string => `\n\n... [${omitted} characters truncated] ...\n\n`
@@ -110,6 +119,8 @@ export class OutputCapture {
   private fd: number | undefined
   private file: string | undefined
   private error: string | undefined
+  private saved = 0
+  private limited = false
   private chars = 0
   private bytes = 0
   private newlines = 0
@@ -175,7 +186,8 @@ export class OutputCapture {
       lines: this.newlines,
       truncated,
       outputFile: truncated && this.error === undefined ? this.file : undefined,
-      spillError: this.error
+      spillError: this.error,
+      limitNotice: this.limited ? this.options.limitNotice ?? "" : undefined
     }
   }
 
@@ -233,13 +245,26 @@ export class OutputCapture {
 
   private save(raw: Buffer): void {
     if (this.fd === undefined || raw.length === 0) return
+    const max = this.options.maxFileBytes ?? Number.POSITIVE_INFINITY
+    const fits = this.saved + raw.length <= max ? raw : raw.subarray(0, Math.max(0, max - this.saved))
     try {
-      let offset = 0
-      while (offset < raw.length) offset += fs.writeSync(this.fd, raw, offset, raw.length - offset)
+      this.writeAll(fits)
+      if (fits.length < raw.length) {
+        this.limited = true
+        this.writeAll(Buffer.from(`\n${this.options.limitNotice ?? ""}\n`))
+        this.closeFile()
+        this.options.onLimit?.()
+      }
     } catch (cause) {
       this.error = errorText(cause)
       this.closeFile()
     }
+  }
+
+  private writeAll(bytes: Buffer): void {
+    let offset = 0
+    while (offset < bytes.length) offset += fs.writeSync(this.fd!, bytes, offset, bytes.length - offset)
+    this.saved += bytes.length
   }
 }
 

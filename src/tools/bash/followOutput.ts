@@ -49,8 +49,11 @@ export class OutputFollower {
     }
     try {
       const buffer = Buffer.allocUnsafe(CHUNK_BYTES)
-      for (;;) {
-        const n = fs.readSync(fd, buffer, 0, CHUNK_BYTES, this.offset)
+      // up to the size the file had when the poll began: a writer as fast as this reader would
+      // otherwise keep it here for ever, and nothing else (the timeout, the output limit) could run
+      const end = fs.fstatSync(fd).size
+      while (this.offset < end) {
+        const n = fs.readSync(fd, buffer, 0, Math.min(CHUNK_BYTES, end - this.offset), this.offset)
         if (n === 0) break
         this.offset += n
         this.totalBytes += n

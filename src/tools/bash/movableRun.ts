@@ -11,6 +11,7 @@ import * as path from "node:path"
 import type { ToolError } from "../../Errors.js"
 import type { SandboxedShell } from "../../services/Sandbox.js"
 import type { BackgroundTask, BackgroundTasksService } from "../background/BackgroundTasks.js"
+import { outputLimitNotice } from "../background/settings.js"
 import { readFinalCwd, shellTempDir } from "./cwdTrap.js"
 import { OutputFollower } from "./followOutput.js"
 import type { CapturedOutput } from "./OutputCapture.js"
@@ -32,6 +33,8 @@ export interface MovableRun {
   readonly maxOutputChars: number
   /** Where the full output is kept when it is over `maxOutputChars` (the task file is moved there). */
   readonly spillPath: string
+  /** Past this much output the command is stopped and its file cut there, with the limit's notice. */
+  readonly maxSpillBytes?: number
   readonly sessionDir: string
   readonly progressIntervalMs: number
   readonly onProgress: (progress: ShellProgress) => Effect.Effect<void>
@@ -68,6 +71,7 @@ export const runMovable = (run: MovableRun): Effect.Effect<MovableOutcome, ToolE
       shell: run.shell,
       timeoutMs: run.timeoutMs + MOVED_LIFETIME_MS,
       sessionDir: run.sessionDir,
+      ...(run.maxSpillBytes === undefined ? {} : { maxOutputBytes: run.maxSpillBytes }),
       ...(sandbox === undefined
         ? {}
         : {
@@ -100,12 +104,15 @@ export const runMovable = (run: MovableRun): Effect.Effect<MovableOutcome, ToolE
       return { _tag: "Moved", task, tail: follower.tail, totalChars: follower.totalChars, totalBytes: follower.totalBytes } as const
     }
     follower.poll(true)
-    const output = keepOutput(follower, run.spillPath)
+    const outputLimited = waited.task.stoppedBy === "output limit"
+    const kept = keepOutput(follower, run.spillPath)
+    const output = outputLimited ? { ...kept, limitNotice: outputLimitNotice(waited.task.maxOutputBytes) } : kept
     const violations = sandboxed?.violations()
     const outcome: ShellOutcome = {
       exitCode: waited.task.exitCode ?? 1,
       signal: null,
       timedOut: false,
+      outputLimited,
       output,
       finalCwd: readFinalCwd(temp.cwdFile),
       ...(violations === undefined ? {} : { sandboxViolations: violations })
@@ -138,6 +145,7 @@ const keepOutput = (follower: OutputFollower, spillPath: string): CapturedOutput
     lines: follower.lines,
     truncated,
     outputFile,
-    spillError: outputFile === undefined ? spillError : undefined
+    spillError: outputFile === undefined ? spillError : undefined,
+    limitNotice: undefined
   }
 }

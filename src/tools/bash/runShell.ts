@@ -5,7 +5,7 @@
  * nothing the command started outlives the call (use run_in_background for
  * long-lived processes).
  */
-import { Clock, Duration, Effect, Fiber, Option, type Scope } from "effect"
+import { Clock, Deferred, Duration, Effect, Exit, Fiber, Option, type Scope } from "effect"
 import type { ChildProcess } from "node:child_process"
 import type { ToolError } from "../../Errors.js"
 import { readFinalCwd, shellTempDir, type FinalCwd } from "./cwdTrap.js"
@@ -31,6 +31,9 @@ export interface ShellRun {
   readonly maxOutputChars: number
   /** Where the full output goes once it passes `maxOutputChars`. */
   readonly spillPath: string
+  /** Past this many bytes in `spillPath` the command is stopped and the file ends with `limitNotice`. */
+  readonly maxSpillBytes?: number
+  readonly limitNotice?: string
   /** How long processes get between SIGTERM and SIGKILL. */
   readonly killGraceMs: number
   readonly shell: string
@@ -51,6 +54,8 @@ export interface ShellOutcome {
   readonly exitCode: number
   readonly signal: NodeJS.Signals | null
   readonly timedOut: boolean
+  /** The command was stopped because its output passed `maxSpillBytes`. */
+  readonly outputLimited: boolean
   readonly output: CapturedOutput
   /** Where the shell ended; undefined when it did not report it (or timed out). */
   readonly finalCwd: FinalCwd | undefined
@@ -101,8 +106,18 @@ class ShellProcess {
 export const runShell = (run: ShellRun): Effect.Effect<ShellOutcome, ToolError, Scope.Scope> =>
   Effect.gen(function* () {
     const temp = yield* shellTempDir
+    const limitReached = yield* Deferred.make<void>()
     const capture = yield* Effect.acquireRelease(
-      Effect.sync(() => new OutputCapture({ maxChars: run.maxOutputChars, spillPath: run.spillPath })),
+      Effect.sync(
+        () =>
+          new OutputCapture({
+            maxChars: run.maxOutputChars,
+            spillPath: run.spillPath,
+            ...(run.maxSpillBytes === undefined ? {} : { maxFileBytes: run.maxSpillBytes }),
+            ...(run.limitNotice === undefined ? {} : { limitNotice: run.limitNotice }),
+            onLimit: () => Deferred.unsafeDone(limitReached, Exit.void)
+          })
+      ),
       (capture) => Effect.sync(() => capture.close())
     )
     const env: NodeJS.ProcessEnv = { ...run.env, ...temp.env }
@@ -128,9 +143,16 @@ export const runShell = (run: ShellRun): Effect.Effect<ShellOutcome, ToolError, 
       Effect.forever,
       Effect.forkScoped
     )
-    const exited = yield* shell.exits.awaitExit.pipe(Effect.timeoutOption(Duration.millis(run.timeoutMs)))
+    const ended = yield* Effect.raceFirst(
+      shell.exits.awaitExit.pipe(
+        Effect.timeoutOption(Duration.millis(run.timeoutMs)),
+        Effect.map((exit) => ({ exited: exit, outputLimited: false }))
+      ),
+      Deferred.await(limitReached).pipe(Effect.as({ exited: Option.none(), outputLimited: true }))
+    )
+    const { exited, outputLimited } = ended
     yield* Fiber.interrupt(progress)
-    const timedOut = Option.isNone(exited)
+    const timedOut = Option.isNone(exited) && !outputLimited
     yield* shell.stop(run.killGraceMs)
     const exit = Option.getOrElse(exited, () => shell.exits.exit() ?? { code: null, signal: "SIGKILL" as const })
     const violations = sandboxed?.violations()
@@ -138,8 +160,9 @@ export const runShell = (run: ShellRun): Effect.Effect<ShellOutcome, ToolError, 
       exitCode: exitCodeOf(exit),
       signal: exit.signal,
       timedOut,
+      outputLimited,
       output: capture.finish(),
-      finalCwd: timedOut ? undefined : readFinalCwd(temp.cwdFile),
+      finalCwd: timedOut || outputLimited ? undefined : readFinalCwd(temp.cwdFile),
       ...(violations === undefined ? {} : { sandboxViolations: violations })
     }
   })

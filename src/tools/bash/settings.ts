@@ -9,6 +9,8 @@ export const DEFAULT_TIMEOUT_MS = 120_000
 export const MAX_TIMEOUT_MS = 600_000
 export const DEFAULT_MAX_OUTPUT_CHARS = 30_000
 export const MAX_OUTPUT_CHARS_CEILING = 150_000
+/** The most a foreground command's spilled output may take on disk: Claude Code stops a command at 5 GB of output. */
+export const DEFAULT_SPILL_MAX_BYTES = 5 * 1024 * 1024 * 1024
 
 export interface BashSettings {
   readonly defaultTimeoutMs: number
@@ -18,6 +20,8 @@ export interface BashSettings {
   readonly maxOutputChars: number
   /** `CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR`: every call ends back in the project dir. */
   readonly maintainProjectDir: boolean
+  /** `TOOLGATE_BASH_OUTPUT_MAX_BYTES`: past this much spilled output the command is stopped. */
+  readonly maxSpillBytes: number
 }
 
 /** Claude Code's notion of a truthy environment flag. */
@@ -32,7 +36,9 @@ export const bashSettings: Effect.Effect<BashSettings> = Effect.gen(function* ()
   const maxTimeoutMs = yield* positiveIntConfig("BASH_MAX_TIMEOUT_MS", MAX_TIMEOUT_MS)
   const maxOutputChars = yield* positiveIntConfig("BASH_MAX_OUTPUT_LENGTH", DEFAULT_MAX_OUTPUT_CHARS)
   const maintainProjectDir = yield* flag("CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR")
+  const maxSpillBytes = yield* positiveIntConfig("TOOLGATE_BASH_OUTPUT_MAX_BYTES", DEFAULT_SPILL_MAX_BYTES)
   return {
+    maxSpillBytes,
     defaultTimeoutMs,
     maxTimeoutMs: Math.max(maxTimeoutMs, defaultTimeoutMs),
     maxOutputChars: Math.min(maxOutputChars, MAX_OUTPUT_CHARS_CEILING),
