@@ -4,14 +4,13 @@
  * for — the final answer (`-p`), the transcript view (a terminal, or `--verbose`), or Claude
  * Code's JSON messages (`--output-format json|stream-json`).
  */
-import { Clock, Config, Effect, type Layer, Option, Stream } from "effect"
+import { Clock, Config, Effect, Option, Stream } from "effect"
 import * as path from "node:path"
 import type { BadRequest } from "../Errors.js"
 import * as Agent from "../services/Agent.js"
 import {
   newConversation,
   replayedCallsOf,
-  SubagentModels,
   openTranscript,
   TRANSCRIPT_FILE,
   TRANSCRIPT_VERSION,
@@ -23,7 +22,7 @@ import {
 } from "../services/Agent.js"
 import { Extensions } from "../services/Extensions.js"
 import { McpClients } from "../services/McpClients.js"
-import { DEFAULT_MAX_TOKENS, ModelClient, type ScriptError, type ModelClientService } from "../services/ModelClient.js"
+import { DEFAULT_MAX_TOKENS, type ModelClientService } from "../services/ModelClient.js"
 import { Sandbox } from "../services/Sandbox.js"
 import { ToolRegistry } from "../services/ToolRegistry.js"
 import type { SessionContext } from "../Session.js"
@@ -71,9 +70,8 @@ export interface Prompt {
 
 export interface SessionPlan {
   readonly values: SessionValues
+  /** The model the session runs on (the runtime's ModelClient). */
   readonly client: ModelClientService
-  /** Which model each subagent runs on: the parent's, or a scripted session's subagent turns. */
-  readonly subagents: Layer.Layer<SubagentModels.SubagentModels, ScriptError, ModelClient>
   readonly format: Format
   readonly interactive: boolean
   /** The prompts of a non-interactive session, run one after the other until one fails. */
@@ -118,7 +116,6 @@ const printReport = (report: ReplayReport) => {
 const promptTextOf = (content: PromptContent): string =>
   typeof content === "string" ? content : content.filter((b) => b.type === "text").map((b) => String(b.text)).join("\n")
 
-/** The session, with the runtime's services. */
 /**
  * A session whose record could not be written (a full disk) ends with exit 1: its result must not
  * say "success". Same keys, an honest subtype.
@@ -126,18 +123,19 @@ const promptTextOf = (content: PromptContent): string =>
 const honestResult = (result: Line, transcriptFailure: string | undefined): Line =>
   transcriptFailure === undefined || result.subtype !== "success" ? result : { ...result, subtype: "error_during_execution", is_error: true }
 
+/** The session, with the services of the runtime with the agent (`Runtime.layerWithAgent`). */
 export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
   Effect.scoped(
     Effect.gen(function* () {
       const { values, format } = plan
       const transcript = yield* openTranscript(path.join(session.sessionDir, TRANSCRIPT_FILE))
       plan.recorder.attach(transcript)
-      // With a model, the pool gets the Agent tool (subagents run on the same kind of model).
-      const agentTool = yield* AgentTool.register().pipe(Effect.provide(plan.subagents), Effect.provideService(ModelClient, plan.client))
+      // the runtime put the Agent tool in the pool; these are the agent types it offers
+      const agentTypes = yield* AgentTool.AgentTypes
       // WebSearch asks the Messages API: only a session on Claude has it
       if (!plan.client.model.startsWith("scripted:")) yield* WebSearch.register(plan.client)
       const pool = yield* (yield* ToolRegistry).pool
-      const agent = yield* Agent.make.pipe(Effect.provideService(ModelClient, plan.client))
+      const agent = yield* Agent.Agent
       const extensions = yield* Effect.serviceOption(Extensions)
       const servers = yield* (yield* McpClients).servers
       let conversation: Conversation = {
@@ -159,7 +157,7 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
         mcpServers: servers.map((s) => ({ name: s.name, status: s.state })),
         slashCommands: [...SLASH_COMMANDS.map((c) => c.name), ...skills],
         apiKeySource: plan.apiKeySource,
-        agents: agentTool.agents.definitions.map((d) => d.name),
+        agents: agentTypes.definitions.map((d) => d.name),
         skills,
         additionalDirectories: session.additionalDirectories,
         version: VERSION,

@@ -294,7 +294,8 @@ export const make = Effect.gen(function* () {
       .pipe(Effect.ensuring(Fiber.interrupt(notify)))
     if (answer.behavior === "deny") {
       if (answer.interrupt === true) progress.halt = { kind: "userInterrupt", reason: answer.feedback ?? "" }
-      return yield* refuse(progress, new NotApproved(answer.feedback === undefined ? { toolName: tool.name } : { toolName: tool.name, feedback: answer.feedback }), decision)
+      const said = { ...(answer.feedback === undefined ? {} : { feedback: answer.feedback }), ...(answer.message === undefined ? {} : { reason: answer.message }) }
+      return yield* refuse(progress, new NotApproved({ toolName: tool.name, ...said }), decision)
     }
     if (answer.scope !== "once") {
       const rules = answer.rules ?? offeredRules(decision.suggestions)

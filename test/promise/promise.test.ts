@@ -53,7 +53,8 @@ describe("toolgate/promise", () => {
     expect(fs.existsSync(path.join(cwd, "made.txt"))).toBe(false)
     const [result] = toolResultsOf(messages)
     expect(result!.is_error).toBe(true)
-    expect(String(result!.content)).toContain("use the Write tool for files")
+    // as Claude Code answers its permission-prompt tool: the message alone
+    expect(result!.content).toBe("use the Write tool for files")
     expect(messages[0]).toMatchObject({ type: "system", subtype: "init", cwd })
     expect(messages.at(-1)).toMatchObject({ type: "result", subtype: "success", result: "ok", is_error: false })
   })

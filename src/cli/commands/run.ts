@@ -12,14 +12,14 @@
  * tool result with the recorded one (exit 1 when any differs).
  */
 import { Args, Command } from "@effect/cli"
-import { Config, Effect, Option, Stream } from "effect"
+import { Config, Effect, Layer, Option, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as readline from "node:readline"
 import { BadRequest } from "../../Errors.js"
 import { layerReplayed, makeApprovalRecorder, compareReplay, SubagentModels, readTranscript } from "../../services/Agent.js"
 import * as Approver from "../../services/Approver.js"
-import { anthropicFromConfig, loadScript, makeScripted, type ModelClientService, type Script } from "../../services/ModelClient.js"
+import { anthropicFromConfig, loadScript, makeScripted, ModelClient, type ModelClientService, type Script } from "../../services/ModelClient.js"
 import { runSession, type Format, type Prompt, type SessionValues } from "../agentSession.js"
 import * as F from "../flags.js"
 import { readSource } from "../input.js"
@@ -28,7 +28,7 @@ import { streamJsonPrompts } from "../promptInput.js"
 import { firstPromptOf, findSession, loadConversation, sessionsOf, type ResumedConversation, type StoredSession } from "../sessions.js"
 import type { CommandSpec } from "../spec.js"
 import { UsageError } from "../usageError.js"
-import { withRuntime } from "../runtime.js"
+import { withAgentRuntime } from "../runtime.js"
 import { layerCliTerminal } from "../terminalApprover.js"
 import { terminalApproval } from "../mcpApproval.js"
 import type { McpClientsOptions } from "../../services/McpClients.js"
@@ -281,12 +281,12 @@ export const run = Command.make("run", { ...F.optionsOf(runFlags), ...F.optionsO
     const sessionValues: SessionValues = { ...values, permissionMode, disallowedTools: [...values.disallowedTools, ...deniedByToolsFlag(values.tools)] }
     // at a terminal a person approves the project's new MCP servers
     const approveMcp = isInteractive ? terminalApproval() : undefined
-    yield* withRuntime(
+    yield* withAgentRuntime(
       sessionValues,
+      { model: Layer.succeed(ModelClient, client), subagentModels: subagentModelsOf(scriptFile, cwd, values.replaySpeed) },
       runSession({
         values: sessionValues,
         client,
-        subagents: subagentModelsOf(scriptFile, cwd, values.replaySpeed),
         format,
         interactive: isInteractive,
         prompts,
@@ -347,12 +347,12 @@ export const replay = Command.make(
       const format = (values.json ? "json" : values.outputFormat) as Format
       const recordedSessionDir = typeof read.session?.session_id === "string" ? path.dirname(path.resolve(file)) : ""
       if (format === "text") process.stdout.write(`replaying ${file} in ${path.resolve(cwd)}\n`)
-      yield* withRuntime(
+      yield* withAgentRuntime(
         merged,
+        { model: Layer.succeed(ModelClient, client), subagentModels: subagentModelsOf(file, path.resolve(cwd), values.replaySpeed) },
         runSession({
           values: merged,
           client,
-          subagents: subagentModelsOf(file, path.resolve(cwd), values.replaySpeed),
           format,
           interactive: false,
           prompts: Stream.fromIterable(read.script.prompts.map((content) => ({ content, echo: true }))),

@@ -213,9 +213,14 @@ export const durableCalls = (inner: CallPipelineService) =>
         const fiber = yield* Effect.forkIn(activity, controls.instance.scope)
         // Cancelled by the scheduler: stop the tool, and wait until the cancellation is recorded;
         // unless this runner lets go of the session meanwhile: then nothing will be recorded here.
+        // The racers are made interruptible: forked from this (uninterruptible) handler they would
+        // not be, and the loser (most often the endless `released` poll) could never be stopped.
         const exit = yield* Fiber.await(fiber).pipe(
           Effect.onInterrupt(() =>
-            Effect.zipRight(Deferred.succeed(cancel, undefined), Effect.raceFirst(Effect.asVoid(Fiber.await(fiber)), runs.released(controls.sessionId)))
+            Effect.zipRight(
+              Deferred.succeed(cancel, undefined),
+              Effect.raceFirst(Effect.interruptible(Effect.asVoid(Fiber.await(fiber))), Effect.interruptible(runs.released(controls.sessionId)))
+            )
           )
         )
         if (Exit.isFailure(exit)) return yield* Effect.failCause(exit.cause)

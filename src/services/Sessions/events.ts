@@ -61,7 +61,8 @@ export const make = (options: EventLogOptions = {}) =>
         const flush = Effect.async<void>((resume) => {
           queue.unsafeOffer({ _tag: "Flush", done: () => resume(Effect.void) })
         })
-        yield* Effect.addFinalizer(() => flush.pipe(Effect.timeoutOption("5 seconds")))
+        // a finalizer is uninterruptible, and so would be the racers of its timeout: the flush is made interruptible so the timeout can end it
+        yield* Effect.addFinalizer(() => flush.pipe(Effect.interruptible, Effect.timeoutOption("5 seconds")))
         return {
           emit: (type, data) => Effect.sync(() => void queue.unsafeOffer({ _tag: "Event", type, data, at: Date.now() })),
           flush
