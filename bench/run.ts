@@ -30,7 +30,8 @@ const load = async (): Promise<ReadonlyArray<Benchmark>> => {
   const { serve } = await import("./serve.js")
   const { sandbox } = await import("./sandbox.js")
   const { leashBench } = await import("./leash.js")
-  return [overhead, makespan, streaming, startup, permissions, scale, serve, sandbox, leashBench]
+  const { library } = await import("./library.js")
+  return [overhead, makespan, streaming, startup, permissions, scale, serve, sandbox, leashBench, library]
 }
 
 const main = async () => {

@@ -21,13 +21,10 @@ const external = [
   "turndown",
   "ajv",
   "node-pty",
-  // \`toolgate serve\`'s database drivers (native code, or large and only needed there)
+  // \`toolgate serve\`'s database drivers: optional packages (see package.json's
+  // peerDependencies), loaded only when a server starts on their storage
   "better-sqlite3",
   "pg",
-  "pg-cursor",
-  "pg-pool",
-  "pg-types",
-  "pg-connection-string",
   "msgpackr-extract"
 ]
 
@@ -50,6 +47,23 @@ await build({
   // from V8's code cache loses its import() callback. The launcher hands custom tool modules a
   // native import() instead (see src/services/Extensions/customTools.ts).
   supported: { "dynamic-import": false },
+  logLevel: "warning"
+})
+
+// The library (`toolgate`, `toolgate/promise`): its own code in one shared chunk, ES modules,
+// every package left to node_modules (a program and toolgate must share one `effect`). Loading
+// one file instead of some 250 small ones is most of what `import("toolgate")` costs beyond
+// `import("effect")`. The declarations beside it come from tsc (tsconfig.build.json).
+await build({
+  entryPoints: { index: "src/index.ts", "promise/index": "src/promise/index.ts" },
+  outdir: "dist/lib",
+  chunkNames: "chunks/[name]-[hash]",
+  bundle: true,
+  splitting: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  packages: "external",
   logLevel: "warning"
 })
 

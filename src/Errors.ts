@@ -117,9 +117,12 @@ export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("Pe
  */
 export class NotApproved extends Schema.TaggedError<NotApproved>()("NotApproved", {
   toolName: Schema.String,
-  feedback: Schema.optionalWith(Schema.String, { exact: true })
+  feedback: Schema.optionalWith(Schema.String, { exact: true }),
+  /** The whole text the model sees, in place of the rejection (a program's approval callback said it). */
+  reason: Schema.optionalWith(Schema.String, { exact: true })
 }) {
   override get message() {
+    if (this.reason !== undefined && this.reason !== "") return this.reason
     return this.feedback === undefined || this.feedback === ""
       ? REJECT_MESSAGE
       : `${REJECT_MESSAGE_WITH_FEEDBACK}${this.feedback}`

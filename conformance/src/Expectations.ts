@@ -4,6 +4,9 @@
  *   in conformance/DIFFERENCES.md). The case states what toolgate sends instead: results by
  *   tool_use id (a list when the deliberate behaviour makes the outcome depend on timing: any one
  *   of them), files by path. Everything else must still match the golden.
+ * - `timing`: toolgate behaves as Claude Code, but the outcome depends on timing (which of two
+ *   parallel calls finishes first decides where hook reminders go): the golden's results, or any
+ *   of the ones listed. Counts as agreeing, not as a deliberate difference.
  * - `open`: a known difference nobody has closed yet. The case is reported, not failed; once
  *   toolgate matches the golden, the entry must go (the suite fails until it does).
  * `tools.only_toolgate` names tools toolgate offers that Claude Code does not.
@@ -27,6 +30,11 @@ export const CaseExpectation = Schema.Union(
     reason: Schema.String,
     results: Schema.optionalWith(Schema.Record({ key: Schema.String, value: ExpectedResult }), { exact: true }),
     files: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.NullOr(FileEntry) }), { exact: true })
+  }),
+  Schema.Struct({
+    kind: Schema.Literal("timing"),
+    reason: Schema.String,
+    results: Schema.Record({ key: Schema.String, value: ExpectedResult })
   }),
   Schema.Struct({
     kind: Schema.Literal("open"),

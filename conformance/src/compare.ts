@@ -82,12 +82,13 @@ const compareTools = (input: CompareInput): ReadonlyArray<Mismatch> => {
 
 const isResultList = (r: ExpectedResult): r is readonly [ResultOverride, ...Array<ResultOverride>] => Array.isArray(r)
 
-/** What may come back for a call: the golden's result, or the deliberate difference's (one of them). */
+/** What may come back for a call: the golden's result, or the deliberate difference's (one of them), or for a timing case either. */
 const expectedResults = (golden: ResultEntry, override: CaseExpectation | undefined): ReadonlyArray<ResultEntry> => {
-  const replaced = override?.kind === "deliberate" ? override.results?.[golden.tool_use_id] : undefined
+  const replaced = override?.kind === "deliberate" || override?.kind === "timing" ? override.results?.[golden.tool_use_id] : undefined
   if (replaced === undefined) return [golden]
   const options: ReadonlyArray<ResultOverride> = isResultList(replaced) ? replaced : [replaced]
-  return options.map((r) => ({ tool_use_id: golden.tool_use_id, ...r }))
+  const listed = options.map((r) => ({ tool_use_id: golden.tool_use_id, ...r }))
+  return override?.kind === "timing" ? [golden, ...listed] : listed
 }
 
 const compareSteps = (input: CompareInput, override: CaseExpectation | undefined): ReadonlyArray<Mismatch> => {

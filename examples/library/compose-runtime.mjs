@@ -25,7 +25,7 @@ const program = Effect.gen(function* () {
 const runtime = Runtime.layer({
   cwd,
   approver: Approver.layerCallback(({ tool }) =>
-    Effect.succeed(tool.name === "Bash" ? { behavior: "deny", message: "no shell in this example" } : { behavior: "allow", scope: "once" })
+    Effect.succeed(tool.name === "Bash" ? { behavior: "deny", feedback: "no shell in this example" } : { behavior: "allow", scope: "once" })
   )
 })
 

@@ -4,10 +4,10 @@ import assert from "node:assert/strict"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Permissions, Runtime, Scheduler, Session } from "toolgate"
+import { Permission, Permissions, Runtime, Scheduler, Session } from "toolgate"
 
 const denyAll = Layer.succeed(Permissions.Permissions, {
-  decide: () => Effect.succeed({ behavior: "deny", message: "denied by the test", reason: { type: "default", detail: "test" } })
+  decide: () => Effect.succeed(Permission.deny("denied by the test"))
 })
 
 const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-example-"))

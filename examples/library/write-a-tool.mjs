@@ -3,7 +3,7 @@ import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Errors, Runtime, Scheduler, Session, Tool, Tools } from "toolgate"
+import { Errors, Permission, Runtime, Scheduler, Session, Tool, Tools } from "toolgate"
 
 export const WordCount = Tool.buildTool({
   name: "WordCount",
@@ -11,7 +11,7 @@ export const WordCount = Tool.buildTool({
   inputSchema: Schema.Struct({ text: Schema.String }),
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
-  checkPermissions: () => Effect.succeed({ behavior: "allow" }),
+  checkPermissions: () => Effect.succeed(Permission.allow("counting words changes nothing")),
   call: ({ text }) =>
     text.length > 1_000_000
       ? Effect.fail(new Errors.ToolError({ reason: "text too long" }))

@@ -13,7 +13,7 @@ import { tools, toolsSchemaSpec, toolsSpec } from "./commands/tools.js"
 import { commandHelp, rootHelp } from "./help.js"
 import type { CommandSpec } from "./spec.js"
 import { frontEnd } from "./usage.js"
-import { USAGE_EXIT_CODE } from "./usageError.js"
+import { usageExitCodeFor } from "./usageError.js"
 
 const root = Command.make("toolgate").pipe(
   Command.withDescription("A runtime for the tool calls of LLM agents, compatible with Claude Code's tool system"),
@@ -40,7 +40,7 @@ export const SPECS: ReadonlyArray<CommandSpec> = [
 
 /**
  * The argv @effect/cli runs (canonical, checked against the command's spec), or undefined when
- * the front end has answered: help and version printed, or a usage error printed with exit code 2.
+ * the front end has answered: help and version printed, or a usage error printed (exit code 2, 1 for `run`).
  */
 export const prepareArgv = (args: ReadonlyArray<string>): ReadonlyArray<string> | undefined => {
   const front = frontEnd(args, SPECS)
@@ -55,7 +55,7 @@ export const prepareArgv = (args: ReadonlyArray<string>): ReadonlyArray<string> 
       return undefined
     case "Usage":
       process.stderr.write(`toolgate: ${front.message}\n`)
-      process.exitCode = USAGE_EXIT_CODE
+      process.exitCode = usageExitCodeFor(args)
       return undefined
   }
 }

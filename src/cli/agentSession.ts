@@ -4,14 +4,13 @@
  * for — the final answer (`-p`), the transcript view (a terminal, or `--verbose`), or Claude
  * Code's JSON messages (`--output-format json|stream-json`).
  */
-import { Clock, Effect, type Layer, Option, Stream } from "effect"
+import { Clock, Config, Effect, Option, Stream } from "effect"
 import * as path from "node:path"
 import type { BadRequest } from "../Errors.js"
 import * as Agent from "../services/Agent.js"
 import {
   newConversation,
   replayedCallsOf,
-  SubagentModels,
   openTranscript,
   TRANSCRIPT_FILE,
   TRANSCRIPT_VERSION,
@@ -23,7 +22,8 @@ import {
 } from "../services/Agent.js"
 import { Extensions } from "../services/Extensions.js"
 import { McpClients } from "../services/McpClients.js"
-import { ModelClient, type ScriptError, type ModelClientService } from "../services/ModelClient.js"
+import { DEFAULT_MAX_TOKENS, type ModelClientService } from "../services/ModelClient.js"
+import { Sandbox } from "../services/Sandbox.js"
 import { ToolRegistry } from "../services/ToolRegistry.js"
 import type { SessionContext } from "../Session.js"
 import * as AgentTool from "../tools/AgentTool.js"
@@ -33,7 +33,18 @@ import { interactive, SLASH_COMMANDS } from "./interactive.js"
 import { terminationRequested, userInterrupts } from "./interrupts.js"
 import type { CommonValues, ScheduleValues } from "./options.js"
 import { schedulingOf } from "./options.js"
-import { ClaudeJsonTracker, errorText, initMessage, isErrorOutcome, newStats, resultMessage, toJsonLine, type InitInfo, type Line } from "./present/claudeJson.js"
+import {
+  ClaudeJsonTracker,
+  initMessage,
+  isErrorOutcome,
+  newStats,
+  printedErrorOf,
+  resultMessage,
+  servedByAnthropicOf,
+  toJsonLine,
+  type InitInfo,
+  type Line
+} from "./present/claudeJson.js"
 import { debugLine, debugLinesOf } from "./present/debug.js"
 import { TextPresenter } from "./present/text.js"
 import type { PromptContent } from "./promptInput.js"
@@ -59,9 +70,8 @@ export interface Prompt {
 
 export interface SessionPlan {
   readonly values: SessionValues
+  /** The model the session runs on (the runtime's ModelClient). */
   readonly client: ModelClientService
-  /** Which model each subagent runs on: the parent's, or a scripted session's subagent turns. */
-  readonly subagents: Layer.Layer<SubagentModels.SubagentModels, ScriptError, ModelClient>
   readonly format: Format
   readonly interactive: boolean
   /** The prompts of a non-interactive session, run one after the other until one fails. */
@@ -83,10 +93,13 @@ const firstLine = (text: string | null) => (text === null ? "(no result)" : (tex
 
 const printReport = (report: ReplayReport) => {
   const out = process.stdout
+  const moved = report.rescheduled.length
+  const movedNote = moved === 0 ? "" : dim(`  (${moved} call(s) ran in another parallel batch than recorded; the model saw the same results)\n`)
   if (report.differences.length === 0) {
-    out.write(`${bold("replay:")} ${report.calls} tool call(s), all results identical to the recording\n`)
+    out.write(`${bold("replay:")} ${report.calls} tool call(s), all results identical to the recording\n${movedNote}`)
     return
   }
+  out.write(movedNote)
   out.write(red(`replay: ${report.calls} tool call(s), ${report.identical} identical, ${report.differences.length} different\n`))
   for (const d of report.differences) {
     out.write(`  ${d.name} ${d.tool_use_id}${d.line === null ? " (not in the recording)" : ` (transcript line ${d.line})`}\n`)
@@ -103,7 +116,6 @@ const printReport = (report: ReplayReport) => {
 const promptTextOf = (content: PromptContent): string =>
   typeof content === "string" ? content : content.filter((b) => b.type === "text").map((b) => String(b.text)).join("\n")
 
-/** The session, with the runtime's services. */
 /**
  * A session whose record could not be written (a full disk) ends with exit 1: its result must not
  * say "success". Same keys, an honest subtype.
@@ -111,18 +123,19 @@ const promptTextOf = (content: PromptContent): string =>
 const honestResult = (result: Line, transcriptFailure: string | undefined): Line =>
   transcriptFailure === undefined || result.subtype !== "success" ? result : { ...result, subtype: "error_during_execution", is_error: true }
 
+/** The session, with the services of the runtime with the agent (`Runtime.layerWithAgent`). */
 export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
   Effect.scoped(
     Effect.gen(function* () {
       const { values, format } = plan
       const transcript = yield* openTranscript(path.join(session.sessionDir, TRANSCRIPT_FILE))
       plan.recorder.attach(transcript)
-      // With a model, the pool gets the Agent tool (subagents run on the same kind of model).
-      const agentTool = yield* AgentTool.register().pipe(Effect.provide(plan.subagents), Effect.provideService(ModelClient, plan.client))
+      // the runtime put the Agent tool in the pool; these are the agent types it offers
+      const agentTypes = yield* AgentTool.AgentTypes
       // WebSearch asks the Messages API: only a session on Claude has it
       if (!plan.client.model.startsWith("scripted:")) yield* WebSearch.register(plan.client)
       const pool = yield* (yield* ToolRegistry).pool
-      const agent = yield* Agent.make.pipe(Effect.provideService(ModelClient, plan.client))
+      const agent = yield* Agent.Agent
       const extensions = yield* Effect.serviceOption(Extensions)
       const servers = yield* (yield* McpClients).servers
       let conversation: Conversation = {
@@ -130,6 +143,11 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
         ...(plan.resumed === undefined ? {} : { messages: plan.resumed.messages, usage: plan.resumed.usage, turns: plan.resumed.turns })
       }
       const skills = Option.match(extensions, { onNone: () => [], onSome: (e) => e.loaded.skills.map((s) => s.name) })
+      const sandbox = yield* Effect.serviceOption(Sandbox)
+      const sandboxEnabled = Option.isSome(sandbox) ? yield* sandbox.value.settingsProfileActive : false
+      const baseUrl = yield* Config.option(Config.string("ANTHROPIC_BASE_URL")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+      const servedByAnthropic = servedByAnthropicOf(plan.client.model, Option.getOrUndefined(baseUrl))
+      const maxOutputTokens = yield* Config.integer("TOOLGATE_MAX_OUTPUT_TOKENS").pipe(Config.withDefault(DEFAULT_MAX_TOKENS), Effect.orElseSucceed(() => DEFAULT_MAX_TOKENS))
       const info: InitInfo = {
         sessionId: session.sessionId,
         model: plan.client.model,
@@ -139,11 +157,14 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
         mcpServers: servers.map((s) => ({ name: s.name, status: s.state })),
         slashCommands: [...SLASH_COMMANDS.map((c) => c.name), ...skills],
         apiKeySource: plan.apiKeySource,
-        agents: agentTool.agents.definitions.map((d) => d.name),
+        agents: agentTypes.definitions.map((d) => d.name),
         skills,
         additionalDirectories: session.additionalDirectories,
         version: VERSION,
-        transcript: transcript.path
+        transcript: transcript.path,
+        terminalSlashCommands: SLASH_COMMANDS.map((c) => c.name),
+        sandboxEnabled,
+        servedByAnthropic
       }
       const startRecord = {
         session_id: session.sessionId,
@@ -246,13 +267,20 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
                   model_turns: outcome.turns
                 }
               : undefined
-            const result = resultMessage(outcome, info, tracker.stats, now, turnsLimit, { resultIndex: index, ...(toolgate === undefined ? {} : { toolgate }) })
+            const result = resultMessage(outcome, info, tracker.stats, now, turnsLimit, {
+              resultIndex: index,
+              maxOutputTokens,
+              sinceLastResult: format === "stream-json",
+              ...(toolgate === undefined ? {} : { toolgate })
+            })
             if (format === "stream-json") yield* write(honestResult(result, yield* transcript.failure))
             else lastResult = result
           } else if (text === undefined) {
-            // -p: the answer only; an error goes to stderr
-            const failure = outcome.stop === "error" ? (outcome.error?.message ?? "the model failed") : errorText(outcome, turnsLimit)
-            if (failure !== undefined) process.stderr.write(`toolgate: ${failure}\n`)
+            // -p: the answer only; an error is the answer, as `claude -p` prints it on stdout
+            const failure = printedErrorOf(outcome, turnsLimit)
+            // toolgate's own account of a model failure (what failed, where) stays on stderr for the person
+            if (outcome.stop === "error") process.stderr.write(`toolgate: ${outcome.error?.message ?? "the model failed"}\n`)
+            if (failure !== undefined) out.write(failure)
             else if (outcome.stop !== "interrupted" && outcome.text !== "") out.write(outcome.text.endsWith("\n") ? outcome.text : `${outcome.text}\n`)
           }
           // the last prompt decides the exit code

@@ -8,7 +8,8 @@ import { cutGracePeriods } from "../internal/processGroup.js"
 import { deliverInterrupt, requestTermination, whenIdle } from "./interrupts.js"
 import { exitOutcome, programOf } from "./program.js"
 
-const fiber = Effect.runFork(programOf(process.argv.slice(2)))
+const args = process.argv.slice(2)
+const fiber = Effect.runFork(programOf(args))
 
 /** Interrupts the command: every finaliser runs (calls answered, process groups stopped). */
 const stopNow = () => void Effect.runFork(Fiber.interrupt(fiber))
@@ -67,7 +68,7 @@ fiber.addObserver((exit) => {
     setImmediate(() => process.exit())
     return
   }
-  const outcome = exitOutcome(exit)
+  const outcome = exitOutcome(exit, args)
   if (outcome.errorLine !== undefined) process.stderr.write(outcome.errorLine)
   if (outcome.exitCode !== undefined) process.exitCode = outcome.exitCode
 })

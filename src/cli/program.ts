@@ -7,7 +7,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Effect, Exit, Logger, Option } from "effect"
 import { BROKEN_SETTINGS_EXIT_CODE, BrokenSettings } from "../Errors.js"
 import { cli, prepareArgv } from "./Cli.js"
-import { USAGE_EXIT_CODE } from "./usageError.js"
+import { usageExitCodeFor } from "./usageError.js"
 
 /** Every log line goes to stderr: stdout carries results only (Effect's default logger writes to stdout). */
 const stderrLogger = Logger.replace(
@@ -32,15 +32,16 @@ export interface ExitOutcome {
   readonly errorLine: string | undefined
 }
 
-export const exitOutcome = (exit: Exit.Exit<unknown, unknown>): ExitOutcome => {
+/** `args`: the command line, whose command decides a usage error's exit code. */
+export const exitOutcome = (exit: Exit.Exit<unknown, unknown>, args: ReadonlyArray<string>): ExitOutcome => {
   if (Exit.isSuccess(exit)) return { exitCode: undefined, errorLine: undefined }
   if (Cause.isInterruptedOnly(exit.cause)) return { exitCode: 130, errorLine: undefined }
   const failure = Cause.failureOption(exit.cause)
-  if (Option.isSome(failure) && ValidationError.isValidationError(failure.value)) return { exitCode: USAGE_EXIT_CODE, errorLine: undefined }
+  if (Option.isSome(failure) && ValidationError.isValidationError(failure.value)) return { exitCode: usageExitCodeFor(args), errorLine: undefined }
   const error = Option.getOrElse(failure, () => Cause.squash(exit.cause))
   const message = error instanceof Error ? error.message : String(error)
   return {
-    exitCode: (error as { _tag?: unknown })._tag === "UsageError" ? USAGE_EXIT_CODE : error instanceof BrokenSettings ? BROKEN_SETTINGS_EXIT_CODE : 1,
+    exitCode: (error as { _tag?: unknown })._tag === "UsageError" ? usageExitCodeFor(args) : error instanceof BrokenSettings ? BROKEN_SETTINGS_EXIT_CODE : 1,
     errorLine: `toolgate: ${message.split("\n")[0]}\n`
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Running a command's program inside a freshly composed runtime.
  */
-import { Config, Console, Effect, Layer, Option } from "effect"
+import { Config, Console, Context, Effect, Layer, Option } from "effect"
 import type { BadRequest, BrokenSettings } from "../Errors.js"
 import * as Runtime from "../layers/Runtime.js"
 import { layerCliTerminal } from "./terminalApprover.js"
@@ -10,7 +10,8 @@ import { Settings } from "../services/Settings.js"
 import { ToolRegistry } from "../services/ToolRegistry.js"
 import { McpClients, type McpClientsOptions } from "../services/McpClients.js"
 import { unknownToolWarnings, checkRule, makeRule } from "../PermissionRules.js"
-import { AGENT_TOOL_NAME } from "../services/Agent.js"
+import { AGENT_TOOL_NAME, type SubagentModels } from "../services/Agent.js"
+import { ModelClient } from "../services/ModelClient.js"
 import { type CommonValues, runtimeOptions } from "./options.js"
 import { splitToolList } from "../services/Settings.js"
 import { UsageError } from "./usageError.js"
@@ -49,7 +50,6 @@ export const checkConcurrencyEnv: Effect.Effect<void, UsageError> = Effect.gen(f
   }
 })
 
-/** Provides the runtime to `program`, with a session built from the loaded settings. */
 export interface RuntimeExtras {
   /** A continued session keeps its id and folder. */
   readonly session?: { readonly sessionId: string; readonly sessionDir: string }
@@ -59,15 +59,62 @@ export interface RuntimeExtras {
   readonly approveMcp?: McpClientsOptions["approve"]
 }
 
+/** The options of the runtime a command runs in: a person at a terminal is asked; without one, every "ask" is denied (fail closed). */
+const optionsOf = (values: CommonValues, overrides: Partial<Runtime.RuntimeOptions>, extras: RuntimeExtras): Runtime.RuntimeOptions => ({
+  approver: layerCliTerminal,
+  ...runtimeOptions(values, extras.approveMcp),
+  ...overrides
+})
+
+/** Provides the runtime to `program`, with a session built from the loaded settings. */
 export const withRuntime = <A, E>(
   values: CommonValues,
   program: (session: SessionContext) => Effect.Effect<A, E, Runtime.RuntimeServices>,
   overrides: Partial<Runtime.RuntimeOptions> = {},
   extras: RuntimeExtras = {}
 ): Effect.Effect<A, E | BadRequest | BrokenSettings | UsageError> => {
-  // A person at a terminal is asked; without one, every "ask" is denied (fail closed).
-  const options = { approver: layerCliTerminal, ...runtimeOptions(values, extras.approveMcp), ...overrides }
-  const withServices = Effect.gen(function* () {
+  const options = optionsOf(values, overrides, extras)
+  return checkDenyRules(values, options.cwd).pipe(
+    Effect.zipRight(checkConcurrencyEnv),
+    Effect.zipRight(inSession(values, options, extras, program).pipe(Effect.provide(Runtime.layer(options) as Layer.Layer<Runtime.RuntimeServices, BadRequest | BrokenSettings>)))
+  )
+}
+
+/** The model an agent session runs on, and what its subagents run on. */
+export interface AgentModels<E> {
+  readonly model: Layer.Layer<ModelClient, E>
+  readonly subagentModels: Layer.Layer<SubagentModels.SubagentModels, E, ModelClient>
+}
+
+/**
+ * Provides the runtime with the agent (`Runtime.layerWithAgent`) to `program`, with a session
+ * built from the loaded settings. The agent and its subagents hold their model; the session's
+ * tool calls do not see it (WebFetch answers with the page itself, as `run` always has).
+ */
+export const withAgentRuntime = <A, E, E2>(
+  values: CommonValues,
+  models: AgentModels<E2>,
+  program: (session: SessionContext) => Effect.Effect<A, E, Exclude<Runtime.AgentRuntimeServices, ModelClient>>,
+  overrides: Partial<Runtime.RuntimeOptions> = {},
+  extras: RuntimeExtras = {}
+): Effect.Effect<A, E | E2 | BadRequest | BrokenSettings | UsageError> => {
+  const options = optionsOf(values, overrides, extras)
+  const layer = Runtime.layerWithAgent<never, E2>({ ...options, ...models }) as Layer.Layer<Runtime.AgentRuntimeServices, E2 | BadRequest | BrokenSettings>
+  const withoutModel = (session: SessionContext) => Effect.mapInputContext(program(session), (context: Context.Context<Runtime.AgentRuntimeServices>) => Context.omit(ModelClient)(context))
+  return checkDenyRules(values, options.cwd).pipe(
+    Effect.zipRight(checkConcurrencyEnv),
+    Effect.zipRight(inSession(values, options, extras, withoutModel).pipe(Effect.provide(layer)))
+  )
+}
+
+/** Reports what the loaded settings and MCP servers say, then runs `program` in a session made from them. */
+const inSession = <A, E, R>(
+  values: CommonValues,
+  options: Runtime.RuntimeOptions,
+  extras: RuntimeExtras,
+  program: (session: SessionContext) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R | Settings | McpClients | ToolRegistry> =>
+  Effect.gen(function* () {
     const settings = yield* Settings
     const loaded = yield* settings.current
     for (const warning of loaded.warnings) yield* Console.error(`toolgate: warning: ${warning}`)
@@ -80,7 +127,7 @@ export const withRuntime = <A, E>(
       for (const server of yield* (yield* McpClients).servers) yield* Console.error(`[DEBUG] mcp ${server.name}: ${server.state}${server.reason === undefined ? "" : ` (${server.reason.split("\n")[0]})`}`)
     }
     const pool = yield* (yield* ToolRegistry).pool
-    // the Agent tool joins the pool once a model is configured (`run`), after this check
+    // the Agent tool is in the pool only with a model (`run`)
     for (const warning of unknownToolWarnings(loaded.rules, [...pool.tools.map((t) => t.name), ...pool.removed.map((r) => r.name), AGENT_TOOL_NAME])) {
       yield* Console.error(`toolgate: warning: ${warning}`)
     }
@@ -93,6 +140,4 @@ export const withRuntime = <A, E>(
       ...(extras.session === undefined ? {} : { sessionId: extras.session.sessionId })
     })
     return yield* program(session)
-  }).pipe(Effect.provide(Runtime.layer(options) as Layer.Layer<Runtime.RuntimeServices, BadRequest | BrokenSettings>))
-  return checkDenyRules(values, options.cwd).pipe(Effect.zipRight(checkConcurrencyEnv), Effect.zipRight(withServices))
-}
+  })

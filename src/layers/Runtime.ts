@@ -286,21 +286,32 @@ export interface AgentRuntimeOptions<R = never, E = never> extends RuntimeOption
   /** The model the agent (and its subagents) run on, e.g. `ModelClient.layerScripted(…)` or `ModelClient.layerAnthropicConfig()`. */
   readonly model: Layer.Layer<ModelClient, E>
   readonly agents?: AgentTool.AgentToolOptions
+  /** What each subagent runs on (default: the agent's model), e.g. `SubagentModels.layerScripted(…)`. */
+  readonly subagentModels?: Layer.Layer<Agent.SubagentModels.SubagentModels, E, ModelClient>
   /** Replaces the agent loop. */
   readonly agent?: Layer.Layer<Agent.Agent, never, ModelClient | Scheduler.Scheduler | ToolRegistry.ToolRegistry | Hooks.Hooks>
 }
 
 /**
+ * What a runtime with the agent offers: the runtime's services, the model, the agent loop, the
+ * Agent tool's types.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type AgentRuntimeServices = RuntimeServices | ModelClient | Agent.Agent | AgentTool.AgentTypes
+
+/**
  * The runtime plus the agent: the `Agent` loop on the given model, and the `Agent` tool
- * (subagents on the same model) in the pool.
+ * (subagents on the same model unless `subagentModels` says otherwise) in the pool.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerWithAgent = <R = never, E = never>(
   options: AgentRuntimeOptions<R, E>
-): Layer.Layer<RuntimeServices | ModelClient | Agent.Agent, RuntimeError | E, Exclude<R, ToolServices>> =>
-  Layer.merge(options.agent ?? Agent.layer, AgentTool.layerInheritModel(options.agents)).pipe(
+): Layer.Layer<AgentRuntimeServices, RuntimeError | E, Exclude<R, ToolServices>> =>
+  Layer.merge(options.agent ?? Agent.layer, AgentTool.layer(options.agents).pipe(Layer.provide(options.subagentModels ?? Agent.SubagentModels.layerInherit))).pipe(
     Layer.provideMerge(options.model),
     Layer.provideMerge(layer(options))
   )

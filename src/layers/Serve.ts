@@ -7,8 +7,6 @@
 import { ClusterWorkflowEngine, RunnerAddress, type ShardingConfig, SingleRunner } from "@effect/cluster"
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { PgClient } from "@effect/sql-pg"
-import { SqliteClient } from "@effect/sql-sqlite-node"
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { ConfigError } from "effect"
@@ -49,6 +47,7 @@ import type { ServePolicy } from "../ServePolicy.js"
 import * as ShellAnalyzer from "../services/ShellAnalyzer.js"
 import * as AgentTool from "../tools/AgentTool.js"
 import * as Runtime from "./Runtime.js"
+import { BadRequest } from "../Errors.js"
 
 export type Storage =
   | { readonly _tag: "Sqlite"; readonly file: string }
@@ -242,10 +241,34 @@ const layerRuntimeBuilder: Layer.Layer<SessionRuntimes.SessionRuntimeBuilder, ne
   })
 )
 
-const layerSql = (storage: Storage): Layer.Layer<SqlClient.SqlClient, SqlError | ConfigError.ConfigError> => {
-  if (storage._tag === "Postgres") return PgClient.layer({ url: storage.url, applicationName: "toolgate" })
-  fs.mkdirSync(path.dirname(storage.file), { recursive: true })
-  return SqliteClient.layer({ filename: storage.file })
+/**
+ * The database drivers are optional packages (a library user installs neither): each loads when a
+ * server starts on its storage, and a missing one is named with what to install.
+ */
+const loadDriver = <A>(load: () => Promise<A>, storage: string, driver: string) =>
+  Effect.tryPromise({
+    try: load,
+    catch: (cause) =>
+      new BadRequest({
+        reason:
+          `${storage} storage needs the ${driver} package, which is not installed (${cause instanceof Error ? cause.message.split("\n")[0] : String(cause)}): ` +
+          `install it where toolgate is installed, e.g. \`npm install ${driver}\` (\`npm install -g ${driver}\` for a global toolgate)`
+      })
+  })
+
+const layerSql = (storage: Storage): Layer.Layer<SqlClient.SqlClient, SqlError | ConfigError.ConfigError | BadRequest> => {
+  if (storage._tag === "Postgres") {
+    return Layer.unwrapEffect(
+      Effect.map(loadDriver(() => import("@effect/sql-pg"), "PostgreSQL", "pg"), ({ PgClient }) => PgClient.layer({ url: storage.url, applicationName: "toolgate" }))
+    )
+  }
+  const file = storage.file
+  return Layer.unwrapEffect(
+    Effect.map(loadDriver(() => import("@effect/sql-sqlite-node"), "SQLite", "better-sqlite3"), ({ SqliteClient }) => {
+      fs.mkdirSync(path.dirname(file), { recursive: true })
+      return SqliteClient.layer({ filename: file })
+    })
+  )
 }
 
 const layerCluster = (options: ServeOptions) => {

@@ -26,7 +26,8 @@ import * as Testing from "../layers/Testing.js"
 import { builtinTools } from "../tools/index.js"
 import type { AnyTool } from "../Tool.js"
 import { VERSION } from "../version.js"
-import { ClaudeJsonTracker, initMessage, newStats, resultMessage, type InitInfo } from "../cli/present/claudeJson.js"
+import { ClaudeJsonTracker, initMessage, newStats, resultMessage, servedByAnthropicOf, type InitInfo } from "../cli/present/claudeJson.js"
+import { Sandbox } from "../services/Sandbox.js"
 import { approverOf, inProcessHooksOf } from "./callbacks.js"
 import type { Options } from "./options.js"
 
@@ -326,6 +327,7 @@ export const createRuntime = async (options: Options = {}): Promise<ToolgateRunt
       const client = yield* ModelClient.ModelClient
       const pool = yield* (yield* ToolRegistry).pool
       const servers = yield* (yield* McpClients).servers
+      const sandbox = yield* Effect.serviceOption(Sandbox)
       const info: InitInfo = {
         sessionId: session.sessionId,
         model: client.model,
@@ -339,7 +341,10 @@ export const createRuntime = async (options: Options = {}): Promise<ToolgateRunt
         skills: [],
         additionalDirectories: session.additionalDirectories,
         version: VERSION,
-        transcript: ""
+        transcript: "",
+        terminalSlashCommands: [],
+        sandboxEnabled: Option.isSome(sandbox) ? yield* sandbox.value.settingsProfileActive : false,
+        servedByAnthropic: servedByAnthropicOf(client.model, process.env.ANTHROPIC_BASE_URL)
       }
       const started = Date.now()
       const tracker = new ClaudeJsonTracker(session.sessionId, newStats(started), false, Date.now)

@@ -19,7 +19,7 @@ export type PermissionResult =
     }
   | {
       readonly behavior: "deny"
-      /** Shown to the model after the rejection text. */
+      /** What the model sees in place of the rejection text, as with the Agent SDK. */
       readonly message?: string
       /** Stops the whole turn, not just this call. */
       readonly interrupt?: boolean
@@ -106,7 +106,7 @@ export const toApprovalAnswer = (result: PermissionResult): ApprovalAnswer => {
   if (result.behavior === "deny") {
     return {
       behavior: "deny",
-      ...(result.message === undefined || result.message === "" ? {} : { feedback: result.message }),
+      ...(result.message === undefined || result.message === "" ? {} : { message: result.message }),
       ...(result.interrupt === true ? { interrupt: true } : {})
     }
   }

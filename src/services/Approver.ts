@@ -42,8 +42,10 @@ export type ApprovalAnswer =
     }
   | {
       readonly behavior: "deny"
-      /** Shown to the model after the rejection text. */
+      /** Shown to the model after the rejection text (what a person typed at the prompt). */
       readonly feedback?: string
+      /** Shown to the model in place of the rejection text, as the Agent SDK's `canUseTool` denial `message` is. */
+      readonly message?: string
       /** Stop the whole turn, not just this call. */
       readonly interrupt?: boolean
     }

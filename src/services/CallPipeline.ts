@@ -91,6 +91,8 @@ export interface CallOutcome {
   readonly siblingFailure?: string
   /** The permission decision, when the call got that far. */
   readonly decision?: Decision
+  /** A successful call's structured output in Claude Code's shape (PostToolUse's `tool_response`, stream-json's `tool_use_result`). */
+  readonly response?: unknown
 }
 
 /**
@@ -292,7 +294,8 @@ export const make = Effect.gen(function* () {
       .pipe(Effect.ensuring(Fiber.interrupt(notify)))
     if (answer.behavior === "deny") {
       if (answer.interrupt === true) progress.halt = { kind: "userInterrupt", reason: answer.feedback ?? "" }
-      return yield* refuse(progress, new NotApproved(answer.feedback === undefined ? { toolName: tool.name } : { toolName: tool.name, feedback: answer.feedback }), decision)
+      const said = { ...(answer.feedback === undefined ? {} : { feedback: answer.feedback }), ...(answer.message === undefined ? {} : { reason: answer.message }) }
+      return yield* refuse(progress, new NotApproved({ toolName: tool.name, ...said }), decision)
     }
     if (answer.scope !== "once") {
       const rules = answer.rules ?? offeredRules(decision.suggestions)
@@ -406,11 +409,12 @@ export const make = Effect.gen(function* () {
       catch: (defect) => new ToolDefect({ toolName: tool.name, reason: `could not map the result: ${describeDefect(defect)}` })
     })
     if (Either.isLeft(mapped)) return yield* refuse(progress, mapped.left, allowed)
+    const response = safely(() => tool.hookResponse(result.data), result.data)
     const postHooks = hooks.postToolUse({
       tool,
       toolInput: hookInput,
       toolUseId: block.id,
-      toolResponse: safely(() => tool.hookResponse(result.data), result.data),
+      toolResponse: response,
       durationMs,
       session
     })
@@ -447,6 +451,8 @@ export const make = Effect.gen(function* () {
       newMessages: result.newMessages ?? [],
       notices: progress.notices,
       decision: allowed,
+      // a hook's replacement output is what the model saw: the structured output no longer describes it
+      ...(post.updatedOutput === undefined ? { response } : {}),
       ...(post.stop !== undefined ? { halt: { kind: "hookStop" as const, reason: post.stop.reason } } : {})
     } satisfies CallOutcome
   })

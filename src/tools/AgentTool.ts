@@ -20,7 +20,7 @@
  *
  * @since 0.1.0
  */
-import { Config, Console, Effect, Layer } from "effect"
+import { Config, Console, Context, Effect, Layer } from "effect"
 import { ToolError } from "../Errors.js"
 import {
   agentDirs,
@@ -205,13 +205,22 @@ export const register = (options: AgentToolOptions = {}) =>
   })
 
 /**
- * Adds the Agent tool to the pool when built; subagents run on the SubagentModels stage.
+ * The agent types the Agent tool offers, as loaded when it joined the pool.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class AgentTypes extends Context.Tag("toolgate/AgentTypes")<AgentTypes, LoadedAgents>() {}
+
+/**
+ * Adds the Agent tool to the pool when built (and says which agent types it offers); subagents
+ * run on the SubagentModels stage.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: AgentToolOptions = {}): Layer.Layer<never, never, SubagentDeps | SubagentModels.SubagentModels> =>
-  Layer.effectDiscard(register(options))
+export const layer = (options: AgentToolOptions = {}): Layer.Layer<AgentTypes, never, SubagentDeps | SubagentModels.SubagentModels> =>
+  Layer.effect(AgentTypes, Effect.map(register(options), (built) => built.agents))
 
 /**
  * Adds the Agent tool; every subagent runs on the runtime's ModelClient.
@@ -219,5 +228,5 @@ export const layer = (options: AgentToolOptions = {}): Layer.Layer<never, never,
  * @since 0.1.0
  * @category layers
  */
-export const layerInheritModel = (options: AgentToolOptions = {}): Layer.Layer<never, never, SubagentDeps | ModelClient> =>
+export const layerInheritModel = (options: AgentToolOptions = {}): Layer.Layer<AgentTypes, never, SubagentDeps | ModelClient> =>
   layer(options).pipe(Layer.provide(SubagentModels.layerInherit))

@@ -7,8 +7,9 @@ describe("the conformance suite", () => {
     expect(suite.goldens.has("baseline-read")).toBe(true)
   })
 
-  it("runs a scenario of each process-heavy area through the built CLI", () => {
-    expect(throughBuiltCli.size).toBe(4)
+  it("runs a scenario of each process-heavy area through the built CLI, and the one about a hook's leftover job", () => {
+    expect(throughBuiltCli.size).toBe(5)
+    expect(throughBuiltCli.has("hooks-process-child-after-exit")).toBe(true)
   })
 
   it("replays every area in exactly one test file", () => {

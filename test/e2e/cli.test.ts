@@ -75,13 +75,40 @@ describe("toolgate tools", () => {
     expect(read).toMatchObject({ readOnly: true, concurrencySafe: true, source: "built-in" })
   })
 
-  it("`tools schema` prints what the model sees, sorted by name", async () => {
+  it("`tools schema` prints what the model sees: built-ins sorted by name, then the session's own tools sorted", async () => {
     const ran = await toolgate(["tools", "schema"])
     expect(ran.status).toBe(0)
     const schemas = json(ran) as Array<{ name: string; input_schema: { type: string; required?: ReadonlyArray<string> } }>
     const names = schemas.map((s) => s.name)
-    expect(names).toEqual([...names].sort())
+    const sessionTools = ["Agent", "WebSearch"]
+    const builtins = names.filter((n) => !sessionTools.includes(n))
+    expect(names).toEqual([...[...builtins].sort(), ...sessionTools])
     expect(schemas.find((s) => s.name === "Read")!.input_schema).toMatchObject({ type: "object", required: ["file_path"] })
+  })
+
+  it("lists what `run` offers a model on Claude: the Agent tool and WebSearch too; `tools schema` the same names", async () => {
+    const listed = json(await toolgate(["tools", "--json"])).tools
+    expect(listed.find((t: { name: string }) => t.name === "Agent")).toMatchObject({ source: "built-in", concurrencySafe: true })
+    expect(listed.find((t: { name: string }) => t.name === "WebSearch")).toMatchObject({ source: "built-in", readOnly: true, destructive: false })
+    const schemas = json(await toolgate(["tools", "schema"])).map((s: { name: string }) => s.name)
+    expect(schemas).toEqual(expect.arrayContaining(["Agent", "WebSearch"]))
+    expect([...schemas].sort()).toEqual([...listed.map((t: { name: string }) => t.name)].sort())
+  })
+
+  it("a custom tool from .toolgate/tools is listed as custom, and a read-only one is not destructive", async () => {
+    const project = fs.realpathSync(tempDir("toolgate-custom-tools-"))
+    fs.mkdirSync(path.join(project, ".toolgate", "tools"), { recursive: true })
+    const module = path.join(project, ".toolgate", "tools", "greet.mjs")
+    fs.writeFileSync(
+      module,
+      `export default ({ buildTool, Effect, Schema }) => buildTool({ name: "Greet", description: "Greets", inputSchema: Schema.Struct({ name: Schema.String }), isReadOnly: () => true, call: (input) => Effect.succeed({ data: "hi " + input.name }) })\n`
+    )
+    const ran = await toolgate(["tools", "--json", "--trust-project"], { cwd: project })
+    expect(json(ran).tools.find((t: { name: string }) => t.name === "Greet")).toMatchObject({ source: "custom", origin: module, readOnly: true, destructive: false })
+    const text = await toolgate(["tools", "--trust-project"], { cwd: project })
+    const line = text.stdout.split("\n").find((l) => l.includes("Greet"))
+    expect(line).toMatch(/custom/)
+    expect(line).not.toMatch(/destructive/)
   })
 
   it("a bare deny rule removes a tool", async () => {

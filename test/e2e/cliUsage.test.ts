@@ -1,6 +1,6 @@
 /**
  * The command line as Claude Code users type it: usage errors that name the offending token
- * (exit 2), the help (plain text, full command names, each option once), Claude Code's flags
+ * (exit 2; `run` 1, as `claude -p`), the help (plain text, full command names, each option once), Claude Code's flags
  * (-c/-r, --input-format stream-json, --dangerously-skip-permissions, --debug, variadic and
  * camelCase rule lists, -v), exit codes by outcome, and the small things: stdin for `call`, a
  * byte order mark, malformed deny rules, `npm start`, the example message.
@@ -30,13 +30,14 @@ const builtCli = withDefaults(runCli)
 
 const usageError = async (args: ReadonlyArray<string>, pattern: RegExp, run = cli) => {
   const ran = await run(args)
-  expect(ran.code, ran.stderr).toBe(2)
+  // `run` exits 1 on a usage error, as `claude -p` does; the other commands 2
+  expect(ran.code, ran.stderr).toBe(args[0] === "run" ? 1 : 2)
   expect(ran.stdout).toBe("")
   expect(ran.stderr.trim().split("\n")).toHaveLength(1)
   expect(ran.stderr.trim()).toMatch(pattern)
 }
 
-describe("usage errors name the offending flag or token, start with toolgate:, exit 2", () => {
+describe("usage errors name the offending flag or token, start with toolgate:, exit 2 (1 for run, as claude -p)", () => {
   it("an unknown option (built CLI)", async () => usageError(["call", "Read", "{}", "--bogus"], /^toolgate: unknown option '--bogus' for 'toolgate call'/, builtCli), 60_000)
 
   it.each([

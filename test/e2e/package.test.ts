@@ -13,7 +13,15 @@ import { promisify } from "node:util"
 
 const ROOT = path.resolve(__dirname, "..", "..")
 const EXAMPLES = path.join(ROOT, "examples", "library")
-const SNIPPETS = ["compose-runtime.mjs", "write-a-tool.mjs", "test-a-stage.mjs"] as const
+const SNIPPETS = [
+  "compose-runtime.mjs",
+  "write-a-tool.mjs",
+  "test-a-stage.mjs",
+  "testing.mjs",
+  "promise-runtime.mjs",
+  "promise-query.mjs",
+  "agent-sdk-port.mjs"
+] as const
 
 // Asynchronous on purpose: a long synchronous child would starve the test worker's event loop.
 const run = (file: string, args: ReadonlyArray<string>, cwd: string, env: NodeJS.ProcessEnv = process.env) =>
@@ -55,7 +63,10 @@ describe("the published package", () => {
     expect(files).toContain("dist/lib/index.d.ts")
     expect(files).toContain("dist/toolgate.cjs")
     expect(files).toContain("dist/toolgate-main.cjs")
-    const unwanted = files.filter((f) => /^(test|bench|src|scripts|conformance|examples)\/|\.map$|\.v8cache$|^dist\/lib\/cli\//.test(f))
+    expect(files).toContain("dist/lib/promise/index.js")
+    expect(files).toContain("dist/lib/promise/index.d.ts")
+    // the library's code is bundled (index, promise, one shared chunk); the CLI's is not in it
+    const unwanted = files.filter((f) => /^(test|bench|src|scripts|conformance|examples)\/|\.map$|\.v8cache$|^dist\/lib\/cli\/.*\.js$/.test(f))
     expect(unwanted).toEqual([])
   })
 
@@ -79,6 +90,40 @@ describe("the published package", () => {
     }
     if (name === "write-a-tool.mjs") expect(out.trim()).toBe("3 words")
     if (name === "test-a-stage.mjs") expect(out).toContain("nothing ran")
+    if (name === "testing.mjs") expect(out).toContain("the replaced validator refused NOTES.txt")
+    if (name === "promise-runtime.mjs") {
+      expect(out).toContain("Read: \"1\\thello from toolgate")
+      expect(out).toContain("Write: refused: Write is not allowed in this example")
+      expect(out).toContain("Bash sleep 30, aborted: error result")
+      expect(out).toContain("broken settings: BrokenSettings")
+    }
+    if (name === "promise-query.mjs") {
+      expect(out).toMatch(/refused: .*Keep every file; only read them\./)
+      expect(out).toContain("success: I read notes.txt and left it in place.")
+      expect(out).toContain("notes.txt is still there")
+    }
+    if (name === "agent-sdk-port.mjs") {
+      expect(out).toContain("ok: tests pass")
+      expect(out).toContain("error: Only the tests may run.")
+      expect(out).toMatch(/^success after \d+ turns: The tests pass\.$/m)
+    }
+  }, 120_000)
+
+  it("installs no storage driver, and `toolgate serve` names the one to install", async () => {
+    for (const driver of ["better-sqlite3", "pg", "@effect/sql-sqlite-node", "@effect/sql-pg"]) {
+      expect(fs.existsSync(path.join(consumer, "node_modules", driver)), driver).toBe(false)
+    }
+    const home = fs.mkdtempSync(path.join(work, "home-"))
+    const bin = path.join(consumer, "node_modules", ".bin", "toolgate")
+    const env = { ...process.env, HOME: home, TOOLGATE_SERVE_TOKEN: "a-token-of-thirty-two-characters" }
+    const failure = (storage: ReadonlyArray<string>) =>
+      run(bin, ["serve", "--port", "0", "--unsandboxed", "--state-dir", path.join(home, "state"), ...storage], consumer, env).then(
+        () => "started",
+        (error: { stderr?: string }) => String(error.stderr)
+      )
+    expect(await failure([])).toContain("SQLite storage needs the better-sqlite3 package, which is not installed")
+    expect(await failure([])).toContain("`npm install better-sqlite3`")
+    expect(await failure(["--storage", "postgres://nobody@127.0.0.1:1/none"])).toContain("`npm install pg`")
   }, 120_000)
 
   it("a TypeScript consumer type-checks against the published declarations", async () => {

@@ -17,57 +17,15 @@ import { tempDir } from "../support/runtime.js"
 
 const session = loadSession()
 
-const CLAUDE_ONLY = [
-  // system/init: Claude Code's plugins, capabilities, UI and account state
-  ...[
-    "terminal_slash_commands",
-    "claude_code_version",
-    "capabilities",
-    "analytics_disabled",
-    "product_feedback_disabled",
-    "served_by_anthropic",
-    "sandbox_enabled",
-    "memory_paths",
-    "messaging_socket_path",
-    "fast_mode_state",
-    "fast_mode_disabled_reason",
-    "per_turn_effort_active",
-    "ultrathink_available",
-    "ultrathink_typed_raises",
-    "view_mode"
-  ].map((k) => `system/init.${k}`),
-  "assistant.request_id",
-  "user.tool_result_meta[].non_execution_kind",
-  // result: timing probes, subagent and fast-mode statistics, billing details
-  ...[
-    "fast_mode_state",
-    "fast_mode_disabled_reason",
-    "subagent_stats",
-    "safety_stops",
-    "ttft_ms",
-    "ttft_stream_ms",
-    "time_to_request_ms",
-    "first_content_frame_ms",
-    "queued_turn_count",
-    "model_usage_since_last_result",
-    "usage.output_tokens_details",
-    "usage.cache_creation",
-    "usage.inference_geo",
-    "usage.iterations",
-    "usage.speed",
-    "usage.fallback_credit",
-    ...["maxOutputTokens", "thinkingTokens", "cacheCreationEphemeral5mInputTokens", "cacheCreationEphemeral1hInputTokens", "canonicalModel", "provider", "costBasis"].map(
-      (k) => `modelUsage.*.${k}`
-    )
-  ].map((k) => `result/success.${k}`)
-]
+/** What toolgate does not send: Claude Code's request ids and its auto-memory folder. */
+const CLAUDE_ONLY = ["assistant.request_id", "system/init.memory_paths.auto"]
 
 const rules: ShapeRules = {
   claudeOnly: new Set(CLAUDE_ONLY),
-  // Claude Code's structured tool output; toolgate gives the result text
-  anyType: new Set(["user.tool_use_result"]),
+  // toolgate has no messaging socket: null where Claude Code names one
+  anyType: new Set(["system/init.messaging_socket_path"]),
   toolgateOnly: new Set(["system/init.toolgate_version"]),
-  maps: new Set(["result/success.modelUsage"])
+  maps: new Set(["result/success.modelUsage", "result/success.model_usage_since_last_result"])
 }
 
 const claudeLines = (): Array<Record<string, unknown>> =>
@@ -137,6 +95,20 @@ describe("print mode, beside Claude Code's recorded output", () => {
     expect(sessionIds.size).toBe(1)
     expect(ours.filter((l) => l.type === "assistant" || l.type === "user").every((l) => l.parent_tool_use_id === null)).toBe(true)
     expect(ours.some((l) => l.type === "tool_call")).toBe(false)
+    // every key a script could read, with toolgate's own values
+    expect(ours[0]).toMatchObject({ claude_code_version: "2.1.332", served_by_anthropic: false, sandbox_enabled: false, capabilities: [], fast_mode_state: "off" })
+    expect(result.subagent_stats).toMatchObject({ spawned: 0, completed: 0, by_type: {} })
+    for (const key of ["ttft_ms", "ttft_stream_ms", "time_to_request_ms", "first_content_frame_ms"]) expect(result[key]).toBeGreaterThanOrEqual(0)
+    expect(result.time_to_request_ms as number).toBeLessThanOrEqual(result.ttft_stream_ms as number)
+    expect(result.model_usage_since_last_result).toEqual(result.modelUsage)
+    // a successful call's structured output, as Claude Code gives it; a failed one's text
+    const resultFor = (lines: ReadonlyArray<Record<string, unknown>>, id: string) => lines.find((l) => l.type === "user" && toolUseIdOf(l) === id)?.tool_use_result
+    // why a call did not run, and who decided
+    const metaFor = (lines: ReadonlyArray<Record<string, unknown>>, id: string) => lines.find((l) => l.type === "user" && toolUseIdOf(l) === id)?.tool_result_meta
+    expect(metaFor(ours, "toolu_03_touch")).toEqual(metaFor(theirs, "toolu_03_touch"))
+    for (const id of ["toolu_01_read", "toolu_02_missing"]) {
+      expect(JSON.parse(JSON.stringify(resultFor(ours, id)).split(ran.project).join("{{cwd}}"))).toEqual(resultFor(theirs, id))
+    }
   }, 60_000)
 
   it("--output-format json: one result object with Claude Code's keys and types (built CLI)", async () => {

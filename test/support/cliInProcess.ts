@@ -101,7 +101,7 @@ export const cliInProcess = (args: ReadonlyArray<string>, options: InProcessOpti
           yield* Fiber.interrupt(fiber)
           return { exitCode: null, timedOut: true }
         }
-        const outcome = exitOutcome(exit)
+        const outcome = exitOutcome(exit, args)
         if (outcome.errorLine !== undefined) stderr.push(outcome.errorLine)
         return { exitCode: outcome.exitCode ?? Number(process.exitCode ?? 0), timedOut: false }
       })

@@ -12,14 +12,14 @@
  * tool result with the recorded one (exit 1 when any differs).
  */
 import { Args, Command } from "@effect/cli"
-import { Config, Effect, Option, Stream } from "effect"
+import { Config, Effect, Layer, Option, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as readline from "node:readline"
 import { BadRequest } from "../../Errors.js"
 import { layerReplayed, makeApprovalRecorder, compareReplay, SubagentModels, readTranscript } from "../../services/Agent.js"
 import * as Approver from "../../services/Approver.js"
-import { anthropicFromConfig, loadScript, makeScripted, type ModelClientService, type Script } from "../../services/ModelClient.js"
+import { anthropicFromConfig, loadScript, makeScripted, ModelClient, type ModelClientService, type Script } from "../../services/ModelClient.js"
 import { runSession, type Format, type Prompt, type SessionValues } from "../agentSession.js"
 import * as F from "../flags.js"
 import { readSource } from "../input.js"
@@ -28,11 +28,12 @@ import { streamJsonPrompts } from "../promptInput.js"
 import { firstPromptOf, findSession, loadConversation, sessionsOf, type ResumedConversation, type StoredSession } from "../sessions.js"
 import type { CommandSpec } from "../spec.js"
 import { UsageError } from "../usageError.js"
-import { withRuntime } from "../runtime.js"
+import { withAgentRuntime } from "../runtime.js"
 import { layerCliTerminal } from "../terminalApprover.js"
 import { terminalApproval } from "../mcpApproval.js"
 import type { McpClientsOptions } from "../../services/McpClients.js"
 import { isRecord } from "../../internal/json.js"
+import { builtinTools } from "../../tools/index.js"
 
 const agent = { group: "agent" } as const
 
@@ -85,7 +86,35 @@ const runFlags = {
     ...agent,
     spellings: ["appendSystemPrompt"]
   }),
-  toolgateEvents
+  toolgateEvents,
+  tools: F.optionalText(
+    "tools",
+    "<tools...>",
+    'The built-in tools to offer, space- or comma-separated ("" none, "default" all), as Claude Code\'s --tools; custom and MCP tools stay',
+    agent
+  )
+}
+
+/**
+ * Built-in tools beyond the runtime's list: Bash's TaskOutput and TaskStop, and what `run` adds
+ * when a model runs it (the Agent tool also answers to Task).
+ */
+const OTHER_BUILTINS: ReadonlyArray<{ readonly name: string; readonly aliases: ReadonlyArray<string> }> = [
+  { name: "TaskOutput", aliases: [] },
+  { name: "TaskStop", aliases: [] },
+  { name: "Agent", aliases: ["Task"] },
+  { name: "WebSearch", aliases: [] }
+]
+
+/**
+ * `--tools`: every built-in tool it does not name becomes a bare deny rule, which takes the tool
+ * out of the pool (names it does not know are ignored, as Claude Code does).
+ */
+const deniedByToolsFlag = (tools: Option.Option<string>): ReadonlyArray<string> => {
+  if (Option.isNone(tools)) return []
+  const named = new Set(tools.value.split(/[\s,]+/).filter((n) => n !== ""))
+  if (named.has("default")) return []
+  return [...builtinTools, ...OTHER_BUILTINS].filter((t) => !named.has(t.name) && !t.aliases.some((a) => named.has(a))).map((t) => t.name)
 }
 
 const replayFlags = { outputFormat, replaySpeed, maxTurns, toolgateEvents }
@@ -97,7 +126,7 @@ export const runSpec: CommandSpec = {
   flags: F.metasOf(runFlags, scheduleFlags, commonFlags),
   details: [
     "Sessions are kept in ~/.toolgate/projects/<folder>/<session id>/transcript.jsonl (or --session-dir); -c continues the latest one of the folder, -r <id> a given one.",
-    "Exit code 1 when the prompt fails (a model error, --max-turns reached), 130 after Ctrl-C."
+    "Exit code 1 when the prompt fails (a model error, --max-turns reached) or the command line is wrong (as claude -p), 130 after Ctrl-C."
   ]
 }
 
@@ -186,6 +215,8 @@ const resumedOf = (values: { readonly continue: boolean; readonly resume: Option
     let stored: StoredSession | undefined
     if (values.continue) {
       stored = sessionDir === undefined ? sessionsOf(cwd)[0] : findSession(path.resolve(sessionDir), cwd)
+      // `claude -p -c` with nothing to continue starts a new conversation; at a terminal the person is told
+      if (stored === undefined && !interactive) return undefined
       if (stored === undefined) return yield* new BadRequest({ reason: `no session to continue in ${sessionDir === undefined ? cwd : path.resolve(sessionDir)}` })
     } else if (resume === "") {
       if (!interactive) return yield* new UsageError({ reason: "--resume needs a session id with -p, JSON output or a non-terminal (toolgate run -p -r <session id> …)" })
@@ -247,15 +278,15 @@ export const run = Command.make("run", { ...F.optionsOf(runFlags), ...F.optionsO
     const recorder = makeApprovalRecorder()
     const approver = recorder.wrap(isInteractive ? layerCliTerminal : Approver.layerDeny)
     const recordedPrompt = script?.prompts[0]
-    const sessionValues: SessionValues = { ...values, permissionMode }
+    const sessionValues: SessionValues = { ...values, permissionMode, disallowedTools: [...values.disallowedTools, ...deniedByToolsFlag(values.tools)] }
     // at a terminal a person approves the project's new MCP servers
     const approveMcp = isInteractive ? terminalApproval() : undefined
-    yield* withRuntime(
+    yield* withAgentRuntime(
       sessionValues,
+      { model: Layer.succeed(ModelClient, client), subagentModels: subagentModelsOf(scriptFile, cwd, values.replaySpeed) },
       runSession({
         values: sessionValues,
         client,
-        subagents: subagentModelsOf(scriptFile, cwd, values.replaySpeed),
         format,
         interactive: isInteractive,
         prompts,
@@ -316,12 +347,12 @@ export const replay = Command.make(
       const format = (values.json ? "json" : values.outputFormat) as Format
       const recordedSessionDir = typeof read.session?.session_id === "string" ? path.dirname(path.resolve(file)) : ""
       if (format === "text") process.stdout.write(`replaying ${file} in ${path.resolve(cwd)}\n`)
-      yield* withRuntime(
+      yield* withAgentRuntime(
         merged,
+        { model: Layer.succeed(ModelClient, client), subagentModels: subagentModelsOf(file, path.resolve(cwd), values.replaySpeed) },
         runSession({
           values: merged,
           client,
-          subagents: subagentModelsOf(file, path.resolve(cwd), values.replaySpeed),
           format,
           interactive: false,
           prompts: Stream.fromIterable(read.script.prompts.map((content) => ({ content, echo: true }))),

@@ -1,9 +1,15 @@
 /**
  * `toolgate tools`: the pool with each tool's flags; `toolgate tools schema`: what the model sees.
+ * Both show the pool `run` offers a model on Claude (with the Agent tool and WebSearch).
  */
 import { Command } from "@effect/cli"
-import { Console, Effect } from "effect"
+import { Console, Effect, Option, Stream } from "effect"
+import * as Agent from "../../services/Agent.js"
+import { Extensions } from "../../services/Extensions.js"
+import { ModelClient, type ModelClientService } from "../../services/ModelClient.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
+import * as AgentTool from "../../tools/AgentTool.js"
+import * as WebSearch from "../../tools/WebSearch.js"
 import type { AnyTool } from "../../Tool.js"
 import { metasOf } from "../flags.js"
 import { commonFlags, commonOptions } from "../options.js"
@@ -19,14 +25,35 @@ const flag = (f: () => boolean): boolean => {
   }
 }
 
-/** Flags as the tool reports them for an empty input; Bash's depend on the command. */
-const describe = (tool: AnyTool) => ({
+/** A model for the listing only: nothing here calls a tool, so it is never asked. */
+const LISTING_MODEL: ModelClientService = {
+  model: "claude-listing",
+  stream: () => Stream.die(new Error("the tool listing never calls a model"))
+}
+
+/** The pool `run` offers a model on Claude: the runtime's tools, the Agent tool and WebSearch. */
+const sessionPool = Effect.gen(function* () {
+  yield* AgentTool.register({ reportWarnings: false }).pipe(
+    Effect.provide(Agent.SubagentModels.layerInherit),
+    Effect.provideService(ModelClient, LISTING_MODEL)
+  )
+  yield* WebSearch.register(LISTING_MODEL)
+  return yield* (yield* ToolRegistry).pool
+})
+
+/** Where a tool comes from: built in, a custom tool module (`.toolgate/tools`), or an MCP server. */
+const sourceOf = (tool: AnyTool, customOrigins: ReadonlyMap<string, string>): string =>
+  tool.mcp !== undefined ? `mcp:${tool.mcp.serverName}` : customOrigins.has(tool.name) ? "custom" : "built-in"
+
+/** Flags as the tool reports them for an empty input; Bash's depend on the command. A read-only tool destroys nothing. */
+const describe = (tool: AnyTool, customOrigins: ReadonlyMap<string, string>) => ({
   name: tool.name,
   aliases: tool.aliases,
-  source: tool.mcp === undefined ? "built-in" : `mcp:${tool.mcp.serverName}`,
+  source: sourceOf(tool, customOrigins),
+  ...(customOrigins.has(tool.name) ? { origin: customOrigins.get(tool.name) } : {}),
   readOnly: flag(() => tool.isReadOnly({})),
   concurrencySafe: flag(() => tool.isConcurrencySafe({})),
-  destructive: flag(() => tool.isDestructive({})),
+  destructive: !flag(() => tool.isReadOnly({})) && flag(() => tool.isDestructive({})),
   interruptBehavior: tool.interruptBehavior(),
   maxResultSizeChars: Number.isFinite(tool.maxResultSizeChars) ? tool.maxResultSizeChars : null,
   deferred: tool.shouldDefer,
@@ -53,7 +80,7 @@ export const toolsSchema = Command.make("schema", commonOptions, (values) =>
     values,
     () =>
       Effect.gen(function* () {
-        const pool = yield* (yield* ToolRegistry).pool
+        const pool = yield* sessionPool
         yield* Console.log(JSON.stringify(pool.apiSchemas, null, 2))
       }),
     {},
@@ -66,8 +93,10 @@ export const tools = Command.make("tools", commonOptions, (values) =>
     values,
     () =>
       Effect.gen(function* () {
-        const pool = yield* (yield* ToolRegistry).pool
-        const rows = pool.tools.map(describe)
+        const pool = yield* sessionPool
+        const extensions = yield* Effect.serviceOption(Extensions)
+        const customOrigins = Option.match(extensions, { onNone: () => new Map<string, string>(), onSome: (e) => e.loaded.origins })
+        const rows = pool.tools.map((tool) => describe(tool, customOrigins))
         if (values.json) {
           yield* Console.log(JSON.stringify({ tools: rows, removed: pool.removed }, null, 2))
           return

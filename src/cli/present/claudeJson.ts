@@ -3,8 +3,8 @@
  * written for it read toolgate's output unchanged: `system`/`init` first, an `assistant` line per
  * content block as it completes, a `user` line per tool result as it completes (then a
  * `system`/`permission_denied` line before a denied call's result), and a `result` last. The
- * `json` format prints only the `result`. Keys Claude Code has that describe its own machinery
- * (plugins, capabilities, fast mode, …) are left out; `conformance/DIFFERENCES.md` lists them.
+ * `json` format prints only the `result`. Every key Claude Code sends is there, with toolgate's
+ * own values (no plugins, no fast mode, no client capabilities; its own timings and subagent counts).
  *
  * `--toolgate-events` adds toolgate's own lines (`tool_call` started/progress/finished with batch
  * and times) and a `toolgate` object on the result (the call timeline, the stop kind, the
@@ -32,7 +32,20 @@ export interface InitInfo {
   readonly additionalDirectories: ReadonlyArray<string>
   readonly version: string
   readonly transcript: string
+  /** The slash commands only a terminal session offers. */
+  readonly terminalSlashCommands: ReadonlyArray<string>
+  /** Bash commands run in the settings sandbox (`sandbox.enabled`, and it can run here). */
+  readonly sandboxEnabled: boolean
+  /** The model is asked at Anthropic's own API (no other base URL, not a scripted model). */
+  readonly servedByAnthropic: boolean
 }
+
+/** The Claude Code release whose behaviour toolgate follows (its tool results, texts and print-mode output). */
+export const CLAUDE_CODE_VERSION = "2.1.332"
+
+/** A model asked at Anthropic's own API: not scripted, and no base URL other than api.anthropic.com. */
+export const servedByAnthropicOf = (model: string, baseUrl: string | undefined): boolean =>
+  !model.startsWith("scripted:") && (baseUrl === undefined || baseUrl.trim() === "" || /^https:\/\/api\.anthropic\.com(\/|$)/.test(baseUrl.trim()))
 
 export interface CallRecord {
   readonly turn: number
@@ -65,6 +78,8 @@ const permissionMeta = (outcome: CallOutcome) => {
   const accepted = decision._tag === "Allow" || (decision._tag === "Ask" && outcome.error === undefined)
   return {
     id: outcome.toolUseId,
+    // why a call did not run: a deny rule, or an ask nobody approved (in print mode, every ask)
+    ...(accepted ? {} : { non_execution_kind: decision._tag === "Deny" ? "permission-rule" : "user-rejected" }),
     permission_decision: {
       decision: accepted ? "accept" : "reject",
       // a person answered only when an ask was approved (a print-mode ask is denied by configuration)
@@ -74,9 +89,11 @@ const permissionMeta = (outcome: CallOutcome) => {
   }
 }
 
+/** What `tool_use_result` says of a call: a success's structured output (Claude Code's shape), else the text the model saw. */
 const toolUseResult = (outcome: CallOutcome): unknown => {
   const text = contentText(outcome.result.content)
-  return outcome.result.is_error === true ? `Error: ${text.replace(/^<tool_use_error>|<\/tool_use_error>$/g, "")}` : text
+  if (outcome.result.is_error === true) return `Error: ${text.replace(/^<tool_use_error>|<\/tool_use_error>$/g, "")}`
+  return outcome.response !== undefined && outcome.response !== null && typeof outcome.response === "object" ? outcome.response : text
 }
 
 export interface PromptStats {
@@ -87,13 +104,61 @@ export interface PromptStats {
   continuations: number
   readonly denials: Array<{ readonly tool_name: string; readonly tool_use_id: string; readonly tool_input: unknown }>
   readonly calls: Array<CallRecord>
+  /** When the prompt's first request went out, its stream began, its first block and its first text or input came (ms since the epoch). */
+  readonly firsts: { request?: number; stream?: number; block?: number; token?: number }
 }
 
-export const newStats = (startedMs: number): PromptStats => ({ startedMs, apiMs: 0, toolResults: 0, continuations: 0, denials: [], calls: [] })
+export const newStats = (startedMs: number): PromptStats => ({ startedMs, apiMs: 0, toolResults: 0, continuations: 0, denials: [], calls: [], firsts: {} })
 
 export interface ResultExtras {
   readonly toolgate?: Readonly<Record<string, unknown>>
   readonly resultIndex?: number
+  /** stream-json's result repeats the prompt's usage by model as `model_usage_since_last_result`. */
+  readonly sinceLastResult?: boolean
+  /** The output token limit each request asks for. */
+  readonly maxOutputTokens?: number
+}
+
+/** A model's name without its date (`claude-sonnet-4-5-20250929` is `claude-sonnet-4-5`). */
+const canonicalModel = (model: string): string => model.replace(/\[1m\]$/, "").replace(/-\d{8}$/, "")
+
+/** The Agent tool's calls of one prompt, counted as Claude Code's `subagent_stats` counts them. */
+const subagentStats = (calls: ReadonlyArray<CallRecord>) => {
+  const agents = calls.filter((c) => c.name === "Agent" || c.name === "Task")
+  const inputOf = (c: CallRecord) => (c.input !== null && typeof c.input === "object" ? (c.input as Record<string, unknown>) : {})
+  const byType: Record<string, number> = {}
+  for (const call of agents) {
+    const type = typeof inputOf(call).subagent_type === "string" ? String(inputOf(call).subagent_type) : "general-purpose"
+    byType[type] = (byType[type] ?? 0) + 1
+  }
+  const background = agents.filter((c) => inputOf(c).run_in_background === true).length
+  const foreground = agents.filter((c) => inputOf(c).run_in_background === false).length
+  const refused = agents.filter((c) => c.error === "PermissionDenied" || c.error === "NotApproved").length
+  return {
+    spawned: agents.length - refused,
+    requested: { background, foreground, unset: agents.length - background - foreground },
+    started_in_background: background,
+    max_depth: agents.length - refused > 0 ? 1 : 0,
+    spawned_by_subagents: 0,
+    completed: agents.filter((c) => !c.is_error).length,
+    failed: agents.filter((c) => c.is_error).length - refused,
+    killed: { parent: 0, user: 0, system: 0 },
+    refused: { depth_limit: 0, concurrency_limit: 0, budget: 0 },
+    by_type: byType
+  }
+}
+
+/** Times from the prompt's start to its first request, stream, block and token, as Claude Code reports them (when they happened). */
+const timings = (stats: PromptStats) => {
+  const since = (at: number | undefined) => (at === undefined ? undefined : Math.max(0, at - stats.startedMs))
+  const { request, stream, block, token } = stats.firsts
+  if (request === undefined || stream === undefined) return {}
+  return {
+    ttft_ms: since(token ?? block ?? stream),
+    ttft_stream_ms: since(stream),
+    time_to_request_ms: since(request),
+    first_content_frame_ms: since(block ?? stream)
+  }
 }
 
 /** Why the turn ended; none when a UserPromptSubmit hook blocked the prompt (Claude Code sends no such key then). */
@@ -104,7 +169,8 @@ const terminalReason = (outcome: PromptOutcome): string | undefined => {
     case "max_turns":
       return "max_turns"
     case "interrupted":
-      return "aborted"
+      // Ctrl-C while the calls ran: Claude Code's reason for it
+      return outcome.stopReason === "tool_use" ? "aborted_tools" : "aborted"
     case "hook_stop":
       return "hook_stopped"
     case "context_window":
@@ -114,7 +180,8 @@ const terminalReason = (outcome: PromptOutcome): string | undefined => {
     case "max_tokens":
       return "max_tokens"
     case "error":
-      return "model_error"
+      // an HTTP error of the API, as Claude Code names it; a failed stream or connection stays a model error
+      return outcome.error?._tag === "ModelApiError" ? "api_error" : "model_error"
     case "tool_deferred":
       return "tool_deferred"
     case "prompt_blocked":
@@ -122,11 +189,20 @@ const terminalReason = (outcome: PromptOutcome): string | undefined => {
   }
 }
 
-/** The text of an error outcome, as `claude -p` prints it. */
+/** The text of an error outcome, as `claude -p` gives it (an API error: its status and the API's own words). */
 export const errorText = (outcome: PromptOutcome, maxTurns: number | undefined): string | undefined => {
   if (outcome.stop === "max_turns") return `Reached max turns (${maxTurns ?? outcome.turns})`
-  if (outcome.stop === "error") return `API Error: ${outcome.error?.message ?? "the model failed"}`
-  return undefined
+  if (outcome.stop !== "error") return undefined
+  const error = outcome.error
+  if (error?._tag === "ModelApiError") return `API Error: ${error.status} ${error.reason}`
+  return `API Error: ${error?.message ?? "the model failed"}`
+}
+
+/** What `claude -p` prints on stdout in text mode when a prompt ends in an error (the max-turns line has no line end). */
+export const printedErrorOf = (outcome: PromptOutcome, maxTurns: number | undefined): string | undefined => {
+  const text = errorText(outcome, maxTurns)
+  if (text === undefined) return undefined
+  return outcome.stop === "max_turns" ? `Error: ${text}` : `${text}\n`
 }
 
 export const isErrorOutcome = (outcome: PromptOutcome): boolean => outcome.stop === "error" || outcome.stop === "max_turns"
@@ -143,38 +219,61 @@ export const resultMessage = (
   const usage = outcome.usage
   const cost = costUsd(info.model, usage)
   const status = outcome.error?._tag === "ModelApiError" ? outcome.error.status : null
+  // a prompt whose requests all failed used no model (Claude Code: an empty object)
+  const modelUsage =
+    usage.input_tokens + usage.output_tokens === 0 && (outcome.turns === 0 || outcome.stop === "error")
+      ? {}
+      : {
+          [info.model]: {
+            inputTokens: usage.input_tokens,
+            outputTokens: usage.output_tokens,
+            cacheReadInputTokens: usage.cache_read_input_tokens,
+            cacheCreationInputTokens: usage.cache_creation_input_tokens,
+            webSearchRequests: 0,
+            costUSD: cost,
+            contextWindow: contextWindowOf(info.model),
+            maxOutputTokens: extras.maxOutputTokens ?? 0,
+            thinkingTokens: 0,
+            cacheCreationEphemeral5mInputTokens: usage.cache_creation_input_tokens,
+            cacheCreationEphemeral1hInputTokens: 0,
+            canonicalModel: canonicalModel(info.model),
+            provider: "firstParty",
+            costBasis: "list"
+          }
+        }
+  // Ctrl-C: Claude Code reports an error during execution (no result text, the interrupt counted as a turn)
+  const interrupted = outcome.stop === "interrupted"
   const base = {
     type: "result",
-    subtype: outcome.stop === "max_turns" ? "error_max_turns" : "success",
-    is_error: isErrorOutcome(outcome),
+    subtype: outcome.stop === "max_turns" ? "error_max_turns" : interrupted ? "error_during_execution" : "success",
+    is_error: isErrorOutcome(outcome) || interrupted,
     duration_ms: Math.max(0, nowMs - stats.startedMs),
     duration_api_ms: stats.apiMs,
-    num_turns: outcome.stop === "max_turns" ? outcome.turns + 1 : outcome.stop === "prompt_blocked" ? 0 : 1 + stats.toolResults + stats.continuations,
-    ...(outcome.stop === "max_turns" ? {} : { result: outcome.stop === "error" ? errorText(outcome, maxTurns)! : outcome.text }),
+    num_turns:
+      outcome.stop === "max_turns" ? outcome.turns + 1 : outcome.stop === "prompt_blocked" ? 0 : 1 + stats.toolResults + stats.continuations + (interrupted ? 1 : 0),
+    ...(outcome.stop === "max_turns" || interrupted ? {} : { result: outcome.stop === "error" ? errorText(outcome, maxTurns)! : outcome.text }),
     stop_reason: outcome.stopReason ?? null,
     session_id: info.sessionId,
     total_cost_usd: cost,
     usage: fullUsage(usage),
-    modelUsage:
-      usage.input_tokens + usage.output_tokens === 0 && outcome.turns === 0
-        ? {}
-        : {
-            [info.model]: {
-              inputTokens: usage.input_tokens,
-              outputTokens: usage.output_tokens,
-              cacheReadInputTokens: usage.cache_read_input_tokens,
-              cacheCreationInputTokens: usage.cache_creation_input_tokens,
-              webSearchRequests: 0,
-              costUSD: cost,
-              contextWindow: contextWindowOf(info.model)
-            }
-          },
+    modelUsage,
     permission_denials: stats.denials,
     ...(terminalReason(outcome) === undefined ? {} : { terminal_reason: terminalReason(outcome) }),
-    api_error_status: status,
+    // Claude Code's max-turns result has no API status
+    ...(outcome.stop === "max_turns" || interrupted ? {} : { api_error_status: status }),
+    ...(outcome.error?._tag === "ModelApiError" && outcome.error.errorType !== undefined ? { api_error_type: outcome.error.errorType } : {}),
     // a call a PreToolUse hook deferred: the caller runs it (or not) and resumes
     ...(outcome.stop === "tool_deferred" && outcome.halt?.toolUse !== undefined ? { deferred_tool_use: outcome.halt.toolUse } : {}),
     ...(outcome.stop === "max_turns" ? { errors: [`Reached maximum number of turns (${maxTurns ?? outcome.turns})`] } : {}),
+    ...(interrupted ? { errors: [`[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=${outcome.stopReason ?? "null"}`] } : {}),
+    // toolgate has no fast mode, no safety stops and no queue of turns; its subagents are the Agent tool's calls
+    fast_mode_state: "off",
+    fast_mode_disabled_reason: "unsupported",
+    subagent_stats: subagentStats(stats.calls),
+    safety_stops: 0,
+    ...timings(stats),
+    queued_turn_count: 0,
+    ...(extras.sinceLastResult === true ? { model_usage_since_last_result: modelUsage } : {}),
     uuid: randomUUID(),
     ...(extras.resultIndex === undefined ? {} : { result_index: extras.resultIndex }),
     ...(extras.toolgate === undefined ? {} : { toolgate: extras.toolgate })
@@ -188,7 +287,14 @@ const fullUsage = (usage: Usage) => ({
   cache_read_input_tokens: usage.cache_read_input_tokens,
   output_tokens: usage.output_tokens,
   server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 },
-  service_tier: "standard"
+  service_tier: "standard",
+  output_tokens_details: { thinking_tokens: 0 },
+  // cache writes last the API's default five minutes (toolgate asks for no longer)
+  cache_creation: { ephemeral_1h_input_tokens: 0, ephemeral_5m_input_tokens: usage.cache_creation_input_tokens },
+  inference_geo: "",
+  iterations: [],
+  speed: "standard",
+  fallback_credit: null
 })
 
 export const initMessage = (info: InitInfo): Line => ({
@@ -209,6 +315,22 @@ export const initMessage = (info: InitInfo): Line => ({
   uuid: randomUUID(),
   original_cwd: info.cwd,
   additional_directories: info.additionalDirectories,
+  terminal_slash_commands: info.terminalSlashCommands,
+  claude_code_version: CLAUDE_CODE_VERSION,
+  // toolgate speaks no client protocol beyond these lines, sends nothing home, and has no fast mode, effort or ultrathink
+  capabilities: [],
+  analytics_disabled: true,
+  product_feedback_disabled: true,
+  served_by_anthropic: info.servedByAnthropic,
+  sandbox_enabled: info.sandboxEnabled,
+  memory_paths: {},
+  messaging_socket_path: null,
+  fast_mode_state: "off",
+  fast_mode_disabled_reason: "unsupported",
+  per_turn_effort_active: false,
+  ultrathink_available: false,
+  ultrathink_typed_raises: false,
+  view_mode: "default",
   toolgate_version: info.version
 })
 
@@ -219,6 +341,8 @@ export const initMessage = (info: InitInfo): Line => ({
 export class ClaudeJsonTracker {
   private message: { id: string; model: string; usage: Usage } | undefined
   private turnStartedMs = 0
+  /** The turn's API time is counted once its message has streamed (tools may run on after that). */
+  private apiCounted = false
   private readonly emitted = new Set<string>()
   /** Results that finish while the model still streams wait for its message to end (as in Claude Code). */
   private streaming = false
@@ -255,6 +379,12 @@ export class ClaudeJsonTracker {
     return lines
   }
 
+  private countApiTime() {
+    if (this.apiCounted) return
+    this.apiCounted = true
+    this.stats.apiMs += Math.max(0, this.now() - this.turnStartedMs)
+  }
+
   readonly onEvent = (event: AgentEvent): Array<Line> => {
     switch (event._tag) {
       case "TurnStarted":
@@ -262,12 +392,20 @@ export class ClaudeJsonTracker {
         if (this.endedWithoutResults) this.stats.continuations++
         this.endedWithoutResults = false
         this.turnStartedMs = this.now()
+        this.stats.firsts.request ??= this.turnStartedMs
+        this.apiCounted = false
         this.message = undefined
         this.streaming = true
         return []
       case "Model": {
         const e = event.event
-        if (e._tag === "MessageStart") this.message = { id: e.id, model: e.model, usage: e.usage }
+        if (e._tag === "MessageStart") {
+          this.message = { id: e.id, model: e.model, usage: e.usage }
+          this.stats.firsts.stream ??= this.now()
+        }
+        if (e._tag === "MessageStop") this.countApiTime()
+        if (e._tag === "BlockStart") this.stats.firsts.block ??= this.now()
+        if (e._tag === "TextDelta" || e._tag === "ToolInputDelta" || e._tag === "ThinkingDelta") this.stats.firsts.token ??= this.now()
         if (e._tag !== "BlockStop") return []
         if (e.block.type === "text" && e.block.text.trim() === "") return []
         const m = this.message
@@ -286,7 +424,7 @@ export class ClaudeJsonTracker {
         ]
       }
       case "AssistantMessage": {
-        this.stats.apiMs += Math.max(0, this.now() - this.turnStartedMs)
+        this.countApiTime()
         this.streaming = false
         this.endedWithoutResults = true
         const held = this.held

@@ -1,8 +1,11 @@
 /**
- * Comparing a replay's tool results with the recorded ones, call by call: the result (paths
- * compared with the working and session directories of each run replaced by placeholders, so a
- * replay over a copy of the folder compares equal) and which calls ran together (the batch of
- * each call in its turn). A difference says where: the first line of the result that differs.
+ * Comparing a replay's tool results with the recorded ones, call by call, as the model saw them:
+ * the result and whether it was an error (paths compared with the working and session
+ * directories of each run replaced by placeholders, so a replay over a copy of the folder
+ * compares equal). A difference says where: the first line of the result that differs. Which
+ * calls ran together depends on timing, and results reach the model in tool_use order whatever
+ * the batches: a call that ran in another batch with the same result is identical, and listed
+ * as rescheduled.
  */
 import { contentText } from "../../Messages.js"
 import type { AgentEvent } from "./events.js"
@@ -33,6 +36,8 @@ export interface ReplayReport {
   readonly calls: number
   readonly identical: number
   readonly differences: ReadonlyArray<ReplayDifference>
+  /** Identical calls that ran in another parallel batch than recorded (the model saw the same). */
+  readonly rescheduled: ReadonlyArray<{ readonly tool_use_id: string; readonly name: string; readonly recorded: number | null; readonly replayed: number | null }>
 }
 
 export const replayedCallsOf = (event: AgentEvent): ReadonlyArray<ReplayedCall> =>
@@ -67,6 +72,7 @@ export const compareReplay = (
 ): ReplayReport => {
   const now = new Map(replayed.map((c) => [c.toolUseId, c] as const))
   const differences: Array<ReplayDifference> = []
+  const rescheduled: Array<ReplayReport["rescheduled"][number]> = []
   let identical = 0
   for (const call of recorded) {
     const again = now.get(call.toolUseId)
@@ -74,8 +80,9 @@ export const compareReplay = (
     const before = normalizeResult(call.result, recordedDirs)
     const after = again === undefined ? undefined : normalizeResult(again.result, replayDirs)
     const sameBatch = again === undefined || call.batch === undefined || again.batch === undefined || call.batch === again.batch
-    if (after !== undefined && before === after && call.isError === again!.isError && sameBatch) {
+    if (after !== undefined && before === after && call.isError === again!.isError) {
       identical++
+      if (!sameBatch) rescheduled.push({ tool_use_id: call.toolUseId, name: call.name, recorded: call.batch ?? null, replayed: again!.batch ?? null })
       continue
     }
     const first = after === undefined ? undefined : firstDifference(shown(normalizeResultText(call.result, recordedDirs)), shown(normalizeResultText(again!.result, replayDirs)))
@@ -92,7 +99,7 @@ export const compareReplay = (
   for (const extra of now.values()) {
     differences.push({ tool_use_id: extra.toolUseId, name: extra.name, line: null, recorded: null, replayed: shown(extra.result) })
   }
-  return { calls: recorded.length, identical, differences }
+  return { calls: recorded.length, identical, differences, rescheduled }
 }
 
 /** A result's text with the run's directories replaced (text results stay text). */

@@ -4,7 +4,8 @@
  * another host returned to the caller instead of followed; the body streamed and cut at
  * `maxBytes`. The agent lives in the call's scope, so interrupting the call closes its sockets.
  */
-import { HttpClientRequest, type HttpClientError } from "@effect/platform"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
 import { Effect, Stream } from "effect"
 import { STATUS_CODES } from "node:http"
 import { ToolError } from "../../Errors.js"

@@ -55,9 +55,12 @@ describe("toolgate run -p against the fake Anthropic server", () => {
     expect(fake.requests.slice(first).map((r) => r.body.model)).toEqual(["claude-sonnet-5-5", "claude-sonnet-5-5"])
     // the transcript was written
     const lines = fs.readFileSync(result.toolgate.transcript, "utf8").trim().split("\n").map((l) => JSON.parse(l))
-    expect(lines.map((l) => l.type)).toEqual([
+    // each call is recorded when it starts and when it ends (their order depends on timing), then the turn
+    const isCallRecord = (l: { type: string }) => l.type === "call_started" || l.type === "call_finished"
+    expect(lines.filter((l) => !isCallRecord(l)).map((l) => l.type)).toEqual([
       "session_start", "user", "model_turn", "assistant", "tool_call", "tool_call", "tool_results", "model_turn", "assistant", "prompt_end", "session_end"
     ])
+    expect(lines.filter(isCallRecord).map((l) => l.type).sort()).toEqual(["call_finished", "call_finished", "call_started", "call_started"])
   })
 
   it("--model and --output-format stream-json: one JSON object per line, the result last", async () => {
@@ -175,13 +178,30 @@ describe("the scripted quick start, and replay", () => {
     const replayed = await runCli(["replay", transcript, "--cwd", second.project, "--replay-speed", "0", "--session-dir", path.join(second.work, "s"), "--output-format", "json"], { env: cleanEnv() })
     expect(replayed.code).toBe(0)
     const result = JSON.parse(replayed.stdout)
-    expect(result.replay).toEqual({ calls: 6, identical: 6, differences: [] })
+    expect(result.replay).toMatchObject({ calls: 6, identical: 6, differences: [] })
     expect(fs.readFileSync(path.join(second.project, "src", "math.js"), "utf8")).toContain("return a * b")
     // replaying over the already-edited folder differs, and says where
     const again = await runCliInProcess(["replay", transcript, "--cwd", second.project, "--replay-speed", "0", "--session-dir", path.join(second.work, "s2")], { env: cleanEnv() })
     expect(again.code).toBe(1)
     expect(again.stdout).toMatch(/replay: 6 tool call\(s\), \d identical, \d different/)
     expect(again.stdout).toMatch(/Edit toolu_qs_05 \(transcript line \d+\)/)
+  }, 90_000)
+
+  it("the quick start's own transcript, replayed as the README says (at recorded speed), is identical: batches formed by timing are not differences", async () => {
+    const first = copyExample()
+    const recorded = await runCliInProcess(
+      [
+        "run", "-p", "--replay", "examples/sessions/quickstart.jsonl", "--cwd", first.project, "--permission-mode", "acceptEdits",
+        "--allowed-tools", "Bash(node test/run.js)", "--session-dir", path.join(first.work, "s"), "--output-format", "json", "--toolgate-events"
+      ],
+      { env: cleanEnv(), timeoutMs: 60_000 }
+    )
+    expect(recorded.code, recorded.stderr).toBe(0)
+    const transcript = JSON.parse(recorded.stdout).toolgate.transcript as string
+    const second = copyExample()
+    const replayed = await runCliInProcess(["replay", transcript, "--cwd", second.project, "--session-dir", path.join(second.work, "s")], { env: cleanEnv(), timeoutMs: 60_000 })
+    expect(replayed.code, replayed.stdout).toBe(0)
+    expect(replayed.stdout).toContain("replay: 6 tool call(s), all results identical to the recording")
   }, 90_000)
 
   it("a corrupt transcript: the line number and what is wrong", async () => {
