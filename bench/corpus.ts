@@ -163,7 +163,9 @@ const PATHS: ReadonlyArray<string> = [
   "/var/log/syslog"
 ]
 
-export const PATH_CASES: ReadonlyArray<PathCase> = (["Read", "Edit", "Write"] as const).flatMap((tool) => PATHS.map((path) => ({ tool, path })))
+export const PATH_CASES: ReadonlyArray<PathCase> = (["Read", "Edit", "Write"] as const).flatMap((tool) =>
+  PATHS.map((path) => ({ tool, path }))
+)
 
 /** Rules as a project's `.claude/settings.json` would have them. */
 export const RULES = {
@@ -183,6 +185,14 @@ export const RULES = {
     "Edit(test/**)",
     "Read(~/projects/**)"
   ],
-  deny: ["Bash(rm -rf:*)", "Bash(curl:*)", "Bash(sudo:*)", "Read(./.env)", "Read(./.env.*)", "Read(./secrets/**)", "Edit(./.git/**)"],
+  deny: [
+    "Bash(rm -rf:*)",
+    "Bash(curl:*)",
+    "Bash(sudo:*)",
+    "Read(./.env)",
+    "Read(./.env.*)",
+    "Read(./secrets/**)",
+    "Edit(./.git/**)"
+  ],
   ask: ["Bash(git push:*)", "Bash(npm install:*)", "Bash(docker:*)"]
 } as const

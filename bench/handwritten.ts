@@ -35,7 +35,11 @@ const noFileState: ToolCheckContext["fileState"] = {
   forget: () => Effect.void
 }
 
-export const handwrittenTools = (tools: ReadonlyArray<AnyTool>, allow: ReadonlyArray<string>, session: SessionContext): HandwrittenTools => {
+export const handwrittenTools = (
+  tools: ReadonlyArray<AnyTool>,
+  allow: ReadonlyArray<string>,
+  session: SessionContext
+): HandwrittenTools => {
   const byName = new Map<string, HandTool>()
   for (const tool of tools) {
     if (tool.inputSchema._tag !== "Schema") throw new Error(`bench: ${tool.name} has no effect Schema`)
@@ -71,10 +75,16 @@ const handwrittenCall = (tools: HandwrittenTools, block: ToolUseBlock): Effect.E
         tools.deny.has(tool.name) || !tools.allow.has(tool.name)
           ? Effect.succeed(failed(block.id, `Permission to use ${tool.name} has been denied.`))
           : Effect.map(tool.call(input, tools.context(block.id)), (result): ToolResultBlock => {
-              const content = tool.mapResult(result.data, block.id)
-              if (contentLength(content) <= entry.threshold) return { type: "tool_result", tool_use_id: block.id, content }
-              return { type: "tool_result", tool_use_id: block.id, content: `${contentText(content).slice(0, entry.threshold)}\n... [truncated]` }
-            })
+            const content = tool.mapResult(result.data, block.id)
+            if (contentLength(content) <= entry.threshold) {
+              return { type: "tool_result", tool_use_id: block.id, content }
+            }
+            return {
+              type: "tool_result",
+              tool_use_id: block.id,
+              content: `${contentText(content).slice(0, entry.threshold)}\n... [truncated]`
+            }
+          })
       ),
       Effect.catchAllCause((cause) => Effect.succeed(failed(block.id, String(cause))))
     )

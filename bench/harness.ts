@@ -47,9 +47,17 @@ export const quantile = (values: ReadonlyArray<number>, q: number): number => {
 
 export const median = (values: ReadonlyArray<number>): number => quantile(values, 0.5)
 
-export const iqr = (values: ReadonlyArray<number>): Spread => ({ kind: "p25-p75", low: quantile(values, 0.25), high: quantile(values, 0.75) })
+export const iqr = (values: ReadonlyArray<number>): Spread => ({
+  kind: "p25-p75",
+  low: quantile(values, 0.25),
+  high: quantile(values, 0.75)
+})
 
-export const minMax = (values: ReadonlyArray<number>): Spread => ({ kind: "min-max", low: Math.min(...values), high: Math.max(...values) })
+export const minMax = (values: ReadonlyArray<number>): Spread => ({
+  kind: "min-max",
+  low: Math.min(...values),
+  high: Math.max(...values)
+})
 
 export interface PairedOptions {
   readonly warmup: number
@@ -92,7 +100,13 @@ export const timed = async (work: () => Promise<void>): Promise<Timing> => {
 
 /** A metric for `value` samples against `baseline` samples of the same rounds. */
 export const ratioMetric = (
-  fields: { name: string; unit: string; target?: string; meets?: (m: { value: number; ratio: number }) => boolean; note?: string },
+  fields: {
+    name: string
+    unit: string
+    target?: string
+    meets?: (m: { value: number; ratio: number }) => boolean
+    note?: string
+  },
   value: ReadonlyArray<number>,
   baseline: { readonly name: string; readonly samples: ReadonlyArray<number> }
 ): Metric => {
@@ -116,7 +130,14 @@ export const ratioMetric = (
 
 /** A metric with no baseline (the baseline's own figure, or an absolute count). */
 export const plainMetric = (
-  fields: { name: string; unit: string; target?: string; meets?: (value: number) => boolean; note?: string; spread?: "iqr" | "minmax" },
+  fields: {
+    name: string
+    unit: string
+    target?: string
+    meets?: (value: number) => boolean
+    note?: string
+    spread?: "iqr" | "minmax"
+  },
   samples: ReadonlyArray<number>
 ): Metric => {
   const m = median(samples)

@@ -39,7 +39,11 @@ export const leashBench: Benchmark = {
       plainMetric({ name: "leash.direct_shell", unit: "ms wall" }, samples.direct),
       ratioMetric({ name: "leash.leashed_vs_direct", unit: "ms wall" }, samples.leashed, baseline),
       plainMetric(
-        { name: "leash.start_cost", unit: "ms wall", note: "per process started, over the direct start of the same round" },
+        {
+          name: "leash.start_cost",
+          unit: "ms wall",
+          note: "per process started, over the direct start of the same round"
+        },
         samples.leashed.map((v, i) => v - samples.direct[i]!)
       )
     ]

@@ -23,7 +23,9 @@ process.once("exit", () => {
 export const library: Benchmark = {
   name: "library",
   run: async () => {
-    if (!fs.existsSync(path.join(root, "dist", "lib", "index.js"))) throw new Error("bench: dist/lib is missing; run `npm run build` (npm run bench does)")
+    if (!fs.existsSync(path.join(root, "dist", "lib", "index.js"))) {
+      throw new Error("bench: dist/lib is missing; run `npm run build` (npm run bench does)")
+    }
     const work = fs.realpathSync(tempDir("toolgate-bench-library-"))
     const reporter = path.join(work, "cpu-reporter.cjs")
     fs.writeFileSync(reporter, REPORTER)
@@ -32,8 +34,16 @@ export const library: Benchmark = {
     delete env.NODE_OPTIONS
     const importing = (specifier: string) => async () => {
       fs.rmSync(cpuFile, { force: true })
-      const result = spawnSync(process.execPath, ["--require", reporter, "--input-type=module", "-e", `await import(${JSON.stringify(specifier)})`], { cwd: root, env, encoding: "utf8" })
-      if (result.status !== 0) throw new Error(`bench: import("${specifier}") failed (${result.status}): ${result.stderr.slice(0, 500)}`)
+      const result = spawnSync(process.execPath, [
+        "--require",
+        reporter,
+        "--input-type=module",
+        "-e",
+        `await import(${JSON.stringify(specifier)})`
+      ], { cwd: root, env, encoding: "utf8" })
+      if (result.status !== 0) {
+        throw new Error(`bench: import("${specifier}") failed (${result.status}): ${result.stderr.slice(0, 500)}`)
+      }
       return JSON.parse(fs.readFileSync(cpuFile, "utf8")) as { readonly cpu: number; readonly rss: number }
     }
     const samples = await pairedRounds(
@@ -48,11 +58,24 @@ export const library: Benchmark = {
     const effect = { name: `import("effect")`, samples: of("effect", "cpu") }
     const effectRss = { name: `import("effect")`, samples: of("effect", "rss") }
     return [
-      ratioMetric({ name: "library.import_vs_effect", unit: "ms cpu", target: "≤ 1.5×", meets: ({ ratio }) => ratio <= 1.5 }, of("toolgate", "cpu"), effect),
+      ratioMetric(
+        {
+          name: "library.import_vs_effect",
+          unit: "ms cpu",
+          target: "≤ 1.5×",
+          meets: ({ ratio }) => ratio <= 1.5
+        },
+        of("toolgate", "cpu"),
+        effect
+      ),
       ratioMetric({ name: "library.import_promise_vs_effect", unit: "ms cpu" }, of("promise", "cpu"), effect),
       plainMetric({ name: "library.import_effect", unit: "ms cpu" }, of("effect", "cpu")),
       ratioMetric({ name: "library.rss.import_vs_effect", unit: "MiB peak rss" }, of("toolgate", "rss"), effectRss),
-      ratioMetric({ name: "library.rss.import_promise_vs_effect", unit: "MiB peak rss" }, of("promise", "rss"), effectRss)
+      ratioMetric(
+        { name: "library.rss.import_promise_vs_effect", unit: "MiB peak rss" },
+        of("promise", "rss"),
+        effectRss
+      )
     ]
   }
 }

@@ -46,7 +46,9 @@ const mixed50 = (dir: string): Array<PlannedCall> => {
   return calls
 }
 
-const cases = (dir: string): ReadonlyArray<{ readonly name: string; readonly calls: ReadonlyArray<PlannedCall>; readonly rounds: number }> => {
+const cases = (
+  dir: string
+): ReadonlyArray<{ readonly name: string; readonly calls: ReadonlyArray<PlannedCall>; readonly rounds: number }> => {
   const f = (name: string) => path.join(dir, name)
   return [
     {
@@ -81,13 +83,18 @@ export const makespan: Benchmark = {
 
     for (const { name, calls, rounds } of cases(cwd)) {
       const blocks: Array<ToolUseBlock> = calls.map((c, i) => toolUse(`toolu_${name}_${i}`, c.tool, inputOf(c)))
-      const ideal = { batches: idealMakespan(calls, "batches", CAP), footprints: idealMakespan(calls, "footprints", CAP) }
+      const ideal = {
+        batches: idealMakespan(calls, "batches", CAP),
+        footprints: idealMakespan(calls, "footprints", CAP)
+      }
       const once = (mode: ScheduleMode) => async () => {
         const t0 = now()
         const run = await runtime.runPromise(scheduler.runMessage(blocks, { session, maxConcurrency: CAP, mode }))
         const wall = now() - t0
         const failed = run.outcomes.find((o) => o.error !== undefined)
-        if (failed !== undefined) throw new Error(`bench: ${name} call failed: ${JSON.stringify(failed.result.content)}`)
+        if (failed !== undefined) {
+          throw new Error(`bench: ${name} call failed: ${JSON.stringify(failed.result.content)}`)
+        }
         return wall
       }
       const samples = await pairedRounds(
@@ -103,7 +110,12 @@ export const makespan: Benchmark = {
         const plain = mode === "batches" ? samples.plainBatches : samples.plainFootprints
         metrics.push(
           ratioMetric(
-            { name: `makespan.${name}.${mode}_vs_ideal`, unit: "ms", target: "≤ 1.05×", meets: ({ ratio }) => ratio <= 1.05 },
+            {
+              name: `makespan.${name}.${mode}_vs_ideal`,
+              unit: "ms",
+              target: "≤ 1.05×",
+              meets: ({ ratio }) => ratio <= 1.05
+            },
             samples[mode],
             { name: `ideal`, samples: samples[mode].map(() => ideal[mode]) }
           ),
@@ -120,12 +132,20 @@ export const makespan: Benchmark = {
       }
       metrics.push(
         ratioMetric(
-          { name: `makespan.${name}.footprints_vs_batches`, unit: "ms", note: `ideal ratio ${(ideal.footprints / ideal.batches).toFixed(3)}` },
+          {
+            name: `makespan.${name}.footprints_vs_batches`,
+            unit: "ms",
+            note: `ideal ratio ${(ideal.footprints / ideal.batches).toFixed(3)}`
+          },
           samples.footprints,
           { name: "batches", samples: samples.batches }
         ),
         ratioMetric(
-          { name: `makespan.${name}.plain_timers_vs_ideal`, unit: "ms", note: "how late this machine's timers are (batch rules)" },
+          {
+            name: `makespan.${name}.plain_timers_vs_ideal`,
+            unit: "ms",
+            note: "how late this machine's timers are (batch rules)"
+          },
           samples.plainBatches,
           { name: "ideal", samples: samples.plainBatches.map(() => ideal.batches) }
         )

@@ -41,7 +41,10 @@ export const NoopTool = buildTool({
 })
 
 const messagesOf = (size: number, count: number): Array<Array<ToolUseBlock>> =>
-  Array.from({ length: count }, (_, m) => Array.from({ length: size }, (_, i) => toolUse(`toolu_${m}_${i}`, "Noop", { value: `v${m}.${i}` })))
+  Array.from(
+    { length: count },
+    (_, m) => Array.from({ length: size }, (_, i) => toolUse(`toolu_${m}_${i}`, "Noop", { value: `v${m}.${i}` }))
+  )
 
 // ---- @effect/ai Toolkit --------------------------------------------------------------------------
 
@@ -53,13 +56,23 @@ const AiNoop = AiTool.make("Noop", {
 const AiToolkit = Toolkit.make(AiNoop)
 const makeAiRuntime = () => ManagedRuntime.make(AiToolkit.toLayer({ Noop: ({ value }) => Effect.succeed(value) }))
 
-const aiMessage = (toolkit: Toolkit.WithHandler<Toolkit.Tools<typeof AiToolkit>>, blocks: ReadonlyArray<ToolUseBlock>) =>
+const aiMessage = (
+  toolkit: Toolkit.WithHandler<Toolkit.Tools<typeof AiToolkit>>,
+  blocks: ReadonlyArray<ToolUseBlock>
+) =>
   Effect.forEach(
     blocks,
     (block) =>
       toolkit.handle(block.name as "Noop", block.input as { value: string }).pipe(
         Effect.map(({ encodedResult, isFailure, result }) =>
-          Response.makePart("tool-result", { id: block.id, name: block.name, result, encodedResult, isFailure, providerExecuted: false })
+          Response.makePart("tool-result", {
+            id: block.id,
+            name: block.name,
+            result,
+            encodedResult,
+            isFailure,
+            providerExecuted: false
+          })
         )
       ),
     { concurrency: CAP }
@@ -104,13 +117,17 @@ export const overhead: Benchmark = {
     const toolgateMessage = (blocks: ReadonlyArray<ToolUseBlock>) =>
       runtime.runPromise(scheduler.runMessage(blocks, { session, maxConcurrency: CAP })).then((run) => {
         if (run.outcomes.length !== blocks.length || run.outcomes.some((o) => o.error !== undefined)) {
-          throw new Error(`bench: a toolgate call failed: ${JSON.stringify(run.outcomes.find((o) => o.error)?.result.content)}`)
+          throw new Error(
+            `bench: a toolgate call failed: ${JSON.stringify(run.outcomes.find((o) => o.error)?.result.content)}`
+          )
         }
         return run.message.content
       })
     const handwrittenOne = (blocks: ReadonlyArray<ToolUseBlock>) =>
       aiRuntime.runPromise(handwrittenMessage(handwritten, blocks, CAP)).then((results) => {
-        if (results.length !== blocks.length || results.some((r) => r.is_error === true)) throw new Error("bench: a hand-written call failed")
+        if (results.length !== blocks.length || results.some((r) => r.is_error === true)) {
+          throw new Error("bench: a hand-written call failed")
+        }
         return results
       })
 
@@ -163,7 +180,11 @@ export const overhead: Benchmark = {
           { name: "@effect/ai", samples: cpu("effectAi") }
         ),
         ratioMetric(
-          { name: `${prefix}.handwritten_vs_effectFloor`, unit: "µs/call cpu", note: "what the stages cost over a bare fiber per call" },
+          {
+            name: `${prefix}.handwritten_vs_effectFloor`,
+            unit: "µs/call cpu",
+            note: "what the stages cost over a bare fiber per call"
+          },
           cpu("handwritten"),
           { name: "Effect floor", samples: cpu("effectFloor") }
         ),
@@ -175,7 +196,13 @@ export const overhead: Benchmark = {
       if (size === 1) {
         metrics.push(
           plainMetric(
-            { name: "overhead.calls1.toolgate", unit: "µs/call cpu", target: "≤ 100 µs", meets: (v) => v <= 100, note: "one call per message, warm" },
+            {
+              name: "overhead.calls1.toolgate",
+              unit: "µs/call cpu",
+              target: "≤ 100 µs",
+              meets: (v) => v <= 100,
+              note: "one call per message, warm"
+            },
             cpu("toolgate")
           )
         )

@@ -29,41 +29,69 @@ import { benchSession, makeBenchRuntime, tempDir } from "./runtime.js"
 const tools: Record<string, AnyTool> = { Bash: BashTool, Read: ReadTool, Edit: EditTool, Write: WriteTool }
 
 /** A decision as text, for comparing two passes. */
-const fingerprint = (d: Decision): string => JSON.stringify(d, (_key, value: unknown) => (typeof value === "function" ? undefined : value))
+const fingerprint = (d: Decision): string =>
+  JSON.stringify(d, (_key, value: unknown) => (typeof value === "function" ? undefined : value))
 
 export const permissions: Benchmark = {
   name: "permissions",
   run: async () => {
     const cwd = fs.realpathSync(tempDir("toolgate-bench-permissions-"))
-    for (const dir of ["src/services", "test/services", ".claude", "secrets", "docs/guide"]) fs.mkdirSync(path.join(cwd, dir), { recursive: true })
-    for (const file of ["package.json", "README.md", "src/Tool.ts", "src/services/Scheduler.ts", ".env", ".claude/settings.json"]) {
+    for (const dir of ["src/services", "test/services", ".claude", "secrets", "docs/guide"]) {
+      fs.mkdirSync(path.join(cwd, dir), { recursive: true })
+    }
+    for (
+      const file of [
+        "package.json",
+        "README.md",
+        "src/Tool.ts",
+        "src/services/Scheduler.ts",
+        ".env",
+        ".claude/settings.json"
+      ]
+    ) {
       fs.writeFileSync(path.join(cwd, file), "{}\n")
     }
     // The analyzer's own cache, so the uncached pass can empty it.
     const parser = makeShellParser()
     const analyses = makeAnalyses(parser)
     const shellAnalyzer = Layer.succeed(ShellAnalyzer, makeShellAnalyzer(parser, analyses))
-    const runtime = makeBenchRuntime({ tools: Object.values(tools), cwd, allow: RULES.allow, deny: RULES.deny, ask: RULES.ask, shellAnalyzer })
+    const runtime = makeBenchRuntime({
+      tools: Object.values(tools),
+      cwd,
+      allow: RULES.allow,
+      deny: RULES.deny,
+      ask: RULES.ask,
+      shellAnalyzer
+    })
     const session = benchSession(cwd)
     const service = await runtime.runPromise(Permissions)
 
     const prepare = (toolName: string, raw: Record<string, unknown>) => {
       const tool = tools[toolName]!
       const decoded = decodeInput(tool, raw)
-      if (Either.isLeft(decoded)) throw new Error(`bench: corpus input for ${toolName} does not decode: ${decoded.left.message}`)
+      if (Either.isLeft(decoded)) {
+        throw new Error(`bench: corpus input for ${toolName} does not decode: ${decoded.left.message}`)
+      }
       return { tool, input: tool.expandInput(decoded.right, session) }
     }
     const home = os.homedir()
     const bash = BASH_COMMANDS.map((command) => prepare("Bash", { command }))
     const paths = PATH_CASES.map(({ tool, path: p }) => {
       const file = p.replace("{{cwd}}", cwd).replace(/^~(?=\/)/, home)
-      return prepare(tool, tool === "Read" ? { file_path: file } : tool === "Edit" ? { file_path: file, old_string: "a", new_string: "b" } : { file_path: file, content: "x" })
+      return prepare(
+        tool,
+        tool === "Read"
+          ? { file_path: file }
+          : tool === "Edit"
+          ? { file_path: file, old_string: "a", new_string: "b" }
+          : { file_path: file, content: "x" }
+      )
     })
 
     /** One pass over a corpus in one fiber; returns the decisions and the elapsed ms. */
     const pass = (corpus: typeof bash, uncached: boolean) =>
       runtime.runPromise(
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const decisions: Array<Decision> = []
           const c0 = process.cpuUsage()
           const t0 = now()
@@ -137,7 +165,11 @@ export const permissions: Benchmark = {
     const uncachedRate = median(rates.uncached)
     const metrics: Array<Metric> = [
       plainMetric(
-        { name: "permissions.bash_uncached", unit: "decisions/s", note: `${BASH_COMMANDS.length} commands, every one parsed with tree-sitter; ${tally(last.decisions)}` },
+        {
+          name: "permissions.bash_uncached",
+          unit: "decisions/s",
+          note: `${BASH_COMMANDS.length} commands, every one parsed with tree-sitter; ${tally(last.decisions)}`
+        },
         rates.uncached
       ),
       plainMetric(
@@ -161,7 +193,13 @@ export const permissions: Benchmark = {
         rounds: rates.cached.length
       },
       plainMetric(
-        { name: "permissions.cpu.bash_cached", unit: "decisions/s (cpu)", target: ">= 50000/s", meets: (v) => v >= 50_000, note: "every decision a cache hit (cache filled by an unmeasured pass)" },
+        {
+          name: "permissions.cpu.bash_cached",
+          unit: "decisions/s (cpu)",
+          target: ">= 50000/s",
+          meets: (v) => v >= 50_000,
+          note: "every decision a cache hit (cache filled by an unmeasured pass)"
+        },
         rates.cachedCpu
       ),
       {
@@ -173,10 +211,21 @@ export const permissions: Benchmark = {
         spread: undefined,
         target: "0",
         meets: mismatches === 0 && compared > 0,
-        note: mismatches === 0 ? `cached hit = uncached verdict for ${compared} decisions (${BASH_COMMANDS.length} commands × ${rounds} rounds)` : `differs on: ${mismatched.join(" | ")}`
+        note: mismatches === 0
+          ? `cached hit = uncached verdict for ${compared} decisions (${BASH_COMMANDS.length} commands × ${rounds} rounds)`
+          : `differs on: ${mismatched.join(" | ")}`
       },
-      plainMetric({ name: "permissions.paths", unit: "decisions/s", note: `${PATH_CASES.length} Read/Edit/Write paths; ${tally(pathDecisions.decisions)}` }, rates.paths),
-      plainMetric({ name: "permissions.cpu.paths", unit: "decisions/s (cpu)", target: ">= 20000/s", meets: (v) => v >= 20_000 }, rates.pathsCpu)
+      plainMetric({
+        name: "permissions.paths",
+        unit: "decisions/s",
+        note: `${PATH_CASES.length} Read/Edit/Write paths; ${tally(pathDecisions.decisions)}`
+      }, rates.paths),
+      plainMetric({
+        name: "permissions.cpu.paths",
+        unit: "decisions/s (cpu)",
+        target: ">= 20000/s",
+        meets: (v) => v >= 20_000
+      }, rates.pathsCpu)
     ]
     return metrics
   }

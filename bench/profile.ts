@@ -24,11 +24,11 @@ const main = async () => {
   const session = benchSession(cwd)
   const scheduler = await runtime.runPromise(Scheduler)
   const handwritten = handwrittenTools([NoopTool], ["Noop"], session)
-  const blocks = (m: number) => Array.from({ length: size }, (_, i) => toolUse(`toolu_${m}_${i}`, "Noop", { value: `v${m}.${i}` }))
-  const one =
-    side === "handwritten"
-      ? (m: number) => Effect.runPromise(handwrittenMessage(handwritten, blocks(m), 10))
-      : (m: number) => runtime.runPromise(scheduler.runMessage(blocks(m), { session, maxConcurrency: 10 }))
+  const blocks = (m: number) =>
+    Array.from({ length: size }, (_, i) => toolUse(`toolu_${m}_${i}`, "Noop", { value: `v${m}.${i}` }))
+  const one = side === "handwritten"
+    ? (m: number) => Effect.runPromise(handwrittenMessage(handwritten, blocks(m), 10))
+    : (m: number) => runtime.runPromise(scheduler.runMessage(blocks(m), { session, maxConcurrency: 10 }))
   const allocFile = process.env.TOOLGATE_ALLOC_PROFILE
   const inspector = allocFile === undefined ? undefined : new Session()
   const c0 = process.cpuUsage()

@@ -13,7 +13,12 @@ import { formatTable, writeResults, type Benchmark, type Metric } from "./harnes
 const here = path.dirname(fileURLToPath(import.meta.url))
 
 if ((globalThis as { gc?: unknown }).gc === undefined && process.env.TOOLGATE_BENCH_CHILD !== "1") {
-  const child = spawnSync(process.execPath, ["--expose-gc", ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+  const child = spawnSync(process.execPath, [
+    "--expose-gc",
+    ...process.execArgv,
+    fileURLToPath(import.meta.url),
+    ...process.argv.slice(2)
+  ], {
     stdio: "inherit",
     env: { ...process.env, TOOLGATE_BENCH_CHILD: "1" }
   })
@@ -60,13 +65,22 @@ const main = async () => {
     node: process.version,
     platform: `${process.platform} ${process.arch}`,
     cpus: os.cpus().length,
-    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? "unknown", loadavgStart, loadavgEnd: os.loadavg() },
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? "unknown",
+      loadavgStart,
+      loadavgEnd: os.loadavg()
+    },
     durationMs,
     metrics
   })
   const loadText = (l: ReadonlyArray<number>) => l.map((n) => n.toFixed(1)).join(" ")
   console.log(`\n${metrics.length} metrics in ${(durationMs / 1000).toFixed(1)} s → bench/results.json`)
-  console.log(`machine: ${os.cpus().length} cpus, load average ${loadText(loadavgStart)} at the start, ${loadText(os.loadavg())} at the end`)
+  console.log(
+    `machine: ${os.cpus().length} cpus, load average ${loadText(loadavgStart)} at the start, ${
+      loadText(os.loadavg())
+    } at the end`
+  )
 }
 
 const cleanUp = () => import("./runtime.js").then(({ removeTempDirs }) => removeTempDirs())

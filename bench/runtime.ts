@@ -37,7 +37,9 @@ export interface BenchRuntimeOptions {
 
 export const benchLayer = (options: BenchRuntimeOptions) => {
   const rules = (["allow", "deny", "ask"] as const).flatMap((behavior) =>
-    (options[behavior] ?? []).map((raw) => makeRule(raw, behavior, "projectSettings", options.cwd, path.join(options.cwd, ".claude", "settings.json")))
+    (options[behavior] ?? []).map((raw) =>
+      makeRule(raw, behavior, "projectSettings", options.cwd, path.join(options.cwd, ".claude", "settings.json"))
+    )
   )
   const base = Layer.mergeAll(
     Settings.layerStatic({ cwd: options.cwd, rules }),
@@ -47,7 +49,9 @@ export const benchLayer = (options: BenchRuntimeOptions) => {
     ToolRegistry.layerBuiltins(options.tools),
     Approver.layerDeny
   ).pipe(Layer.provideMerge(options.shellAnalyzer ?? ShellAnalyzer.layer))
-  const stages = Layer.mergeAll(ToolRegistry.layer, Hooks.layerInProcess([]), Permissions.layer).pipe(Layer.provideMerge(base))
+  const stages = Layer.mergeAll(ToolRegistry.layer, Hooks.layerInProcess([]), Permissions.layer).pipe(
+    Layer.provideMerge(base)
+  )
   const runtime = Scheduler.layer.pipe(Layer.provideMerge(CallPipeline.layer), Layer.provideMerge(stages))
   const config = Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(options.env ?? {}))))
   return runtime.pipe(Layer.provide(config))
@@ -74,12 +78,17 @@ export const removeTempDirs = (): void => {
 export const benchSession = (cwd: string): SessionContext =>
   newSession({ cwd, permissionMode: "default", sessionId: "bench", sessionDir: path.join(cwd, ".session") })
 
-export const toolUse = (id: string, name: string, input: unknown): ToolUseBlock => ({ type: "tool_use", id, name, input })
+export const toolUse = (id: string, name: string, input: unknown): ToolUseBlock => ({
+  type: "tool_use",
+  id,
+  name,
+  input
+})
 
 /** Fails loudly when the pool misses a tool the benchmark relies on (e.g. a disabled Sleep). */
 export const assertPool = (runtime: BenchRuntime, names: ReadonlyArray<string>) =>
   runtime.runPromise(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const registry = yield* ToolRegistry.ToolRegistry
       const pool = yield* registry.pool
       for (const name of names) {

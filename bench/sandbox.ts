@@ -26,7 +26,7 @@ const SETTINGS: Record<Side, Record<string, unknown>> = {
 }
 
 const openSide = (side: Side) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const root = fs.realpathSync(tempDir(`toolgate-bench-sandbox-${side}-`))
     const cwd = path.join(root, "project")
     fs.mkdirSync(cwd)
@@ -42,14 +42,25 @@ const openSide = (side: Side) =>
     }) as Layer.Layer<Scheduler.Scheduler | Sandbox>
     const services = yield* Layer.buildWithScope(layer, scope)
     const status = yield* Context.get(services, Sandbox).status
-    if (status._tag !== "Available") return yield* Effect.die(new Error(`bench: no sandbox on this machine: ${status.reason}`))
+    if (status._tag !== "Available") {
+      return yield* Effect.die(new Error(`bench: no sandbox on this machine: ${status.reason}`))
+    }
     const scheduler = Context.get(services, Scheduler.Scheduler)
     const session = newSession({ cwd, permissionMode: "default", sessionDir: path.join(root, "session") })
     let n = 0
-    const call = Effect.gen(function* () {
-      const run = yield* scheduler.runMessage([{ type: "tool_use", id: `toolu_${side}_${n++}`, name: "Bash", input: { command: "true" } }], { session })
+    const call = Effect.gen(function*() {
+      const run = yield* scheduler.runMessage([{
+        type: "tool_use",
+        id: `toolu_${side}_${n++}`,
+        name: "Bash",
+        input: { command: "true" }
+      }], { session })
       const result = run.outcomes[0]!.result
-      if (result.is_error === true) return yield* Effect.die(new Error(`bench: \`true\` failed on the ${side} side: ${contentText(result.content)}`))
+      if (result.is_error === true) {
+        return yield* Effect.die(
+          new Error(`bench: \`true\` failed on the ${side} side: ${contentText(result.content)}`)
+        )
+      }
     })
     return { call, close: Scope.close(scope, Exit.void) }
   })
@@ -57,7 +68,13 @@ const openSide = (side: Side) =>
 export const sandbox: Benchmark = {
   name: "sandbox",
   run: async () => {
-    const sides = await Effect.runPromise(Effect.all({ unsandboxed: openSide("unsandboxed"), readOnly: openSide("readOnly"), settings: openSide("settings") }))
+    const sides = await Effect.runPromise(
+      Effect.all({
+        unsandboxed: openSide("unsandboxed"),
+        readOnly: openSide("readOnly"),
+        settings: openSide("settings")
+      })
+    )
     try {
       const timedCall = (side: Side) => async () => {
         const t0 = now()
@@ -78,11 +95,21 @@ export const sandbox: Benchmark = {
         plainMetric({ name: "sandbox.unsandboxed_call", unit: "ms wall" }, samples.unsandboxed),
         ratioMetric({ name: "sandbox.read_only_vs_unsandboxed", unit: "ms wall" }, samples.readOnly, baseline),
         ratioMetric({ name: "sandbox.settings_vs_unsandboxed", unit: "ms wall" }, samples.settings, baseline),
-        plainMetric({ name: "sandbox.read_only_start_cost", unit: "ms wall", note: "per call, over the unsandboxed call of the same round" }, over("readOnly")),
-        plainMetric({ name: "sandbox.settings_start_cost", unit: "ms wall", note: "per call, over the unsandboxed call of the same round" }, over("settings"))
+        plainMetric({
+          name: "sandbox.read_only_start_cost",
+          unit: "ms wall",
+          note: "per call, over the unsandboxed call of the same round"
+        }, over("readOnly")),
+        plainMetric({
+          name: "sandbox.settings_start_cost",
+          unit: "ms wall",
+          note: "per call, over the unsandboxed call of the same round"
+        }, over("settings"))
       ]
     } finally {
-      await Effect.runPromise(Effect.all([sides.unsandboxed.close, sides.readOnly.close, sides.settings.close], { discard: true }))
+      await Effect.runPromise(
+        Effect.all([sides.unsandboxed.close, sides.readOnly.close, sides.settings.close], { discard: true })
+      )
     }
   }
 }

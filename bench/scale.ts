@@ -26,7 +26,9 @@ const heapMb = (): number => {
 export const scale: Benchmark = {
   name: "scale",
   run: async () => {
-    if ((globalThis as { gc?: unknown }).gc === undefined) throw new Error("bench: scale needs --expose-gc (run it through bench/run.ts)")
+    if ((globalThis as { gc?: unknown }).gc === undefined) {
+      throw new Error("bench: scale needs --expose-gc (run it through bench/run.ts)")
+    }
     const cwd = fs.realpathSync(tempDir("toolgate-bench-scale-"))
     const files = Array.from({ length: 20 }, (_, i) => {
       const file = path.join(cwd, `src/module${i}.ts`)
@@ -42,13 +44,16 @@ export const scale: Benchmark = {
     const message = (m: number): Array<ToolUseBlock> =>
       Array.from({ length: PER_MESSAGE }, (_, i) =>
         i < 2
-          ? toolUse(`toolu_${m}_${i}`, "Read", { file_path: files[(((m * 2 + i) % files.length) + files.length) % files.length] })
-          : toolUse(`toolu_${m}_${i}`, "Noop", { value: `message ${m} call ${i}` })
-      )
+          ? toolUse(`toolu_${m}_${i}`, "Read", {
+            file_path: files[(((m * 2 + i) % files.length) + files.length) % files.length]
+          })
+          : toolUse(`toolu_${m}_${i}`, "Noop", { value: `message ${m} call ${i}` }))
     const runOne = async (m: number) => {
       const run = await runtime.runPromise(scheduler.runMessage(message(m), { session, maxConcurrency: 10 }))
       const failed = run.outcomes.find((o) => o.error !== undefined)
-      if (failed !== undefined) throw new Error(`bench: scale call failed: ${JSON.stringify(failed.result.content).slice(0, 300)}`)
+      if (failed !== undefined) {
+        throw new Error(`bench: scale call failed: ${JSON.stringify(failed.result.content).slice(0, 300)}`)
+      }
     }
 
     for (let m = 0; m < WARMUP; m++) await runOne(-1 - m)
@@ -82,8 +87,20 @@ export const scale: Benchmark = {
       }
     }
     const metrics: Array<Metric> = [
-      flatness("scale.throughput_last_vs_first_decile", "messages/s (cpu)", decileCpuMs, "messages per CPU second (this process), less sensitive to a shared machine", true),
-      flatness("scale.wall.throughput_last_vs_first_decile", "messages/s (wall)", decileMs, "messages per wall second (mostly the neighbours' load on a shared machine)", false),
+      flatness(
+        "scale.throughput_last_vs_first_decile",
+        "messages/s (cpu)",
+        decileCpuMs,
+        "messages per CPU second (this process), less sensitive to a shared machine",
+        true
+      ),
+      flatness(
+        "scale.wall.throughput_last_vs_first_decile",
+        "messages/s (wall)",
+        decileMs,
+        "messages per wall second (mostly the neighbours' load on a shared machine)",
+        false
+      ),
       {
         name: "scale.heap_after_vs_before",
         value: heapEnd,
@@ -93,7 +110,11 @@ export const scale: Benchmark = {
         spread: { kind: "min-max", low: Math.min(...decileHeap), high: Math.max(...decileHeap) },
         target: "flat (< 5 MB growth)",
         meets: heapEnd - heapStart < 5,
-        note: `growth ${((heapEnd - heapStart) * 1024).toFixed(0)} KB over ${MESSAGES * PER_MESSAGE} calls, ${((heapEnd - decileHeap[4]!) * 1024).toFixed(0)} KB of it in the second half (JIT code and feedback settle over the first few thousand calls); per decile MB: ${decileHeap.map((h) => h.toFixed(1)).join(", ")}`
+        note: `growth ${((heapEnd - heapStart) * 1024).toFixed(0)} KB over ${MESSAGES * PER_MESSAGE} calls, ${
+          ((heapEnd - decileHeap[4]!) * 1024).toFixed(0)
+        } KB of it in the second half (JIT code and feedback settle over the first few thousand calls); per decile MB: ${
+          decileHeap.map((h) => h.toFixed(1)).join(", ")
+        }`
       }
     ]
     return metrics

@@ -38,7 +38,10 @@ const drive = async (servers: ReadonlyArray<Served>, cwd: string, count: number)
   const worker = async () => {
     for (let i = next++; i < count; i = next++) {
       const via = servers[i % servers.length]!
-      const created = await request(via.url, "POST", "/sessions", { token: SERVER_TOKEN, body: { cwd, script, replaySpeed: 0 } })
+      const created = await request(via.url, "POST", "/sessions", {
+        token: SERVER_TOKEN,
+        body: { cwd, script, replaySpeed: 0 }
+      })
       if (created.status !== 201) throw new Error(`bench serve: create failed: ${created.text}`)
       const sent = await request(via.url, "POST", `/sessions/${created.body.id}/messages`, {
         token: created.body.token,
@@ -53,7 +56,11 @@ const drive = async (servers: ReadonlyArray<Served>, cwd: string, count: number)
 
 const latencyMetrics = (name: string, samples: ReadonlyArray<number>, note: string): Array<Metric> => [
   { ...plainMetric({ name: `${name}.p50`, unit: "ms", note }, samples) },
-  { ...plainMetric({ name: `${name}.p99`, unit: "ms", note }, samples), value: quantile(samples, 0.99), spread: undefined }
+  {
+    ...plainMetric({ name: `${name}.p99`, unit: "ms", note }, samples),
+    value: quantile(samples, 0.99),
+    spread: undefined
+  }
 ]
 
 export const serve: Benchmark = {
@@ -66,13 +73,25 @@ export const serve: Benchmark = {
     const file = path.join(cwd, "notes.txt")
     fs.writeFileSync(file, "a small file\n")
     const metrics: Array<Metric> = []
-    const server = await startServer({ args: ["--state-dir", path.join(root, "state"), "--allow", "bypassPermissions"], env: serverEnv })
+    const server = await startServer({
+      args: ["--state-dir", path.join(root, "state"), "--allow", "bypassPermissions"],
+      env: serverEnv
+    })
     try {
       await drive([server], cwd, PARALLEL)
-      metrics.push(plainMetric({ name: "serve.embedded.sessions_per_s", unit: "1/s", note: `${SESSIONS} sessions, ${PARALLEL} at a time` }, [await drive([server], cwd, SESSIONS)]))
+      metrics.push(
+        plainMetric({
+          name: "serve.embedded.sessions_per_s",
+          unit: "1/s",
+          note: `${SESSIONS} sessions, ${PARALLEL} at a time`
+        }, [await drive([server], cwd, SESSIONS)])
+      )
 
       // a no-op call over HTTP against the same call in process
-      const session = await request(server.url, "POST", "/sessions", { token: SERVER_TOKEN, body: { cwd, script, permissionMode: "bypassPermissions" } })
+      const session = await request(server.url, "POST", "/sessions", {
+        token: SERVER_TOKEN,
+        body: { cwd, script, permissionMode: "bypassPermissions" }
+      })
       const { id, token } = session.body
       const runtime = ManagedRuntime.make(Runtime.layer({ cwd, permissionMode: "bypassPermissions", mcp: false }))
       const inProcessSession = newSession({ cwd, permissionMode: "bypassPermissions" })
@@ -82,14 +101,23 @@ export const serve: Benchmark = {
         for (let i = 0; i < CALLS + 10; i++) {
           const block = toolUse(`toolu_${i}`, "Read", { file_path: file })
           let t0 = now()
-          const sent = await request(server.url, "POST", `/sessions/${id}/messages`, { token, body: { role: "assistant", content: [block], key: `call-${i}` } })
+          const sent = await request(server.url, "POST", `/sessions/${id}/messages`, {
+            token,
+            body: { role: "assistant", content: [block], key: `call-${i}` }
+          })
           const overHttp = now() - t0
-          if (sent.body?.status !== "done" || JSON.stringify(sent.body.messages).includes('"is_error":true')) throw new Error(`bench serve: call failed: ${sent.text}`)
+          if (sent.body?.status !== "done" || JSON.stringify(sent.body.messages).includes("\"is_error\":true")) {
+            throw new Error(`bench serve: call failed: ${sent.text}`)
+          }
           t0 = now()
-          const ran = await runtime.runPromise(Effect.flatMap(Scheduler, (s) => s.runMessage([block], { session: inProcessSession })))
+          const ran = await runtime.runPromise(
+            Effect.flatMap(Scheduler, (s) => s.runMessage([block], { session: inProcessSession }))
+          )
           const inProcess = now() - t0
           const result = ran.message.content[0]
-          if (result?.type !== "tool_result" || result.is_error === true) throw new Error("bench serve: in-process call failed")
+          if (result?.type !== "tool_result" || result.is_error === true) {
+            throw new Error("bench serve: in-process call failed")
+          }
           if (i >= 10) {
             http.push(overHttp)
             local.push(inProcess)
@@ -101,17 +129,28 @@ export const serve: Benchmark = {
       metrics.push(...latencyMetrics("serve.noop_call.http", http, "Read over HTTP: a durable workflow per input"))
       metrics.push(...latencyMetrics("serve.noop_call.in_process", local, "the same call through Scheduler.runMessage"))
       // the served sandbox's start per Bash call, against a server without it
-      const bare = await startServer({ args: ["--state-dir", path.join(root, "state-unsandboxed"), "--allow", "bypassPermissions", "--unsandboxed"], env: serverEnv })
+      const bare = await startServer({
+        args: ["--state-dir", path.join(root, "state-unsandboxed"), "--allow", "bypassPermissions", "--unsandboxed"],
+        env: serverEnv
+      })
       try {
         const bashSession = async (via: Served) =>
-          (await request(via.url, "POST", "/sessions", { token: SERVER_TOKEN, body: { cwd, script, permissionMode: "bypassPermissions" } })).body as { id: string; token: string }
+          (await request(via.url, "POST", "/sessions", {
+            token: SERVER_TOKEN,
+            body: { cwd, script, permissionMode: "bypassPermissions" }
+          })).body as { id: string; token: string }
         const sessions = { sandboxed: await bashSession(server), unsandboxed: await bashSession(bare) }
         let n = 0
         const bashCall = (via: Served, session: { id: string; token: string }) => async () => {
           const block = toolUse(`toolu_b${n++}`, "Bash", { command: "true" })
           const t0 = now()
-          const sent = await request(via.url, "POST", `/sessions/${session.id}/messages`, { token: session.token, body: { role: "assistant", content: [block] } })
-          if (sent.body?.status !== "done" || JSON.stringify(sent.body.messages).includes('"is_error":true')) throw new Error(`bench serve: Bash call failed: ${sent.text}`)
+          const sent = await request(via.url, "POST", `/sessions/${session.id}/messages`, {
+            token: session.token,
+            body: { role: "assistant", content: [block] }
+          })
+          if (sent.body?.status !== "done" || JSON.stringify(sent.body.messages).includes("\"is_error\":true")) {
+            throw new Error(`bench serve: Bash call failed: ${sent.text}`)
+          }
           return now() - t0
         }
         const samples = await pairedRounds(
@@ -122,10 +161,18 @@ export const serve: Benchmark = {
           { warmup: 5, rounds: 40 }
         )
         metrics.push(
-          ratioMetric({ name: "serve.bash_call.sandboxed", unit: "ms", note: "Bash `true` over HTTP; baseline: the same on a --unsandboxed server" }, samples.sandboxed, {
-            name: "unsandboxed",
-            samples: samples.unsandboxed
-          })
+          ratioMetric(
+            {
+              name: "serve.bash_call.sandboxed",
+              unit: "ms",
+              note: "Bash `true` over HTTP; baseline: the same on a --unsandboxed server"
+            },
+            samples.sandboxed,
+            {
+              name: "unsandboxed",
+              samples: samples.unsandboxed
+            }
+          )
         )
       } finally {
         await bare.stop("SIGTERM")
@@ -142,7 +189,15 @@ export const serve: Benchmark = {
       const startRunner = async (name: string) =>
         startServer({
           port: await freePort(),
-          args: ["--runner", "--storage", pg.url, "--runner-port", String(await freePort()), "--state-dir", path.join(root, name)],
+          args: [
+            "--runner",
+            "--storage",
+            pg.url,
+            "--runner-port",
+            String(await freePort()),
+            "--state-dir",
+            path.join(root, name)
+          ],
           env: { ...serverEnv, TOOLGATE_SERVE_SHARDS: "16", TOOLGATE_SERVE_POLL_MS: "300" },
           startTimeoutMs: 120_000
         })
@@ -153,7 +208,11 @@ export const serve: Benchmark = {
       await drive(runners, cwd, PARALLEL)
       const two = await drive(runners, cwd, SESSIONS)
       metrics.push(plainMetric({ name: "serve.postgres.one_runner.sessions_per_s", unit: "1/s" }, [one]))
-      metrics.push({ ...plainMetric({ name: "serve.postgres.two_runners.sessions_per_s", unit: "1/s" }, [two]), baseline: { name: "one runner", value: one }, ratio: two / one })
+      metrics.push({
+        ...plainMetric({ name: "serve.postgres.two_runners.sessions_per_s", unit: "1/s" }, [two]),
+        baseline: { name: "one runner", value: one },
+        ratio: two / one
+      })
     } finally {
       for (const runner of runners) await runner.stop("SIGTERM")
       await pg.stop()

@@ -49,7 +49,12 @@ export const startup: Benchmark = {
     const spawn = (args: ReadonlyArray<string>, check: (stdout: string) => boolean) => async () => {
       fs.rmSync(cpuFile, { force: true })
       const t0 = now()
-      const result = spawnSync(process.execPath, ["--require", reporter, ...args], { cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })
+      const result = spawnSync(process.execPath, ["--require", reporter, ...args], {
+        cwd,
+        env,
+        encoding: "utf8",
+        maxBuffer: 64 * 1024 * 1024
+      })
       const wall = now() - t0
       if (result.status !== 0 || !check(result.stdout)) {
         throw new Error(`bench: \`node ${args.join(" ")}\` failed (${result.status}): ${result.stderr.slice(0, 500)}`)
@@ -60,8 +65,14 @@ export const startup: Benchmark = {
       [
         ["node", spawn(["-e", "0"], () => true)],
         ["version", spawn([CLI, "--version"], (out) => /\d+\.\d+\.\d+/.test(out))],
-        ["tools", spawn([CLI, "tools", "--json"], (out) => out.includes('"Read"'))],
-        ["callRead", spawn([CLI, "call", "--json", "Read", JSON.stringify({ file_path: file })], (out) => out.includes("line 40 of a small file"))]
+        ["tools", spawn([CLI, "tools", "--json"], (out) => out.includes("\"Read\""))],
+        [
+          "callRead",
+          spawn(
+            [CLI, "call", "--json", "Read", JSON.stringify({ file_path: file })],
+            (out) => out.includes("line 40 of a small file")
+          )
+        ]
       ],
       { warmup: 3, rounds: 15 }
     )
@@ -70,9 +81,36 @@ export const startup: Benchmark = {
     const baseline = { name: "node -e 0", samples: cpu("node") }
     const wallBaseline = { name: "node -e 0", samples: wall("node") }
     const metrics: Array<Metric> = [
-      ratioMetric({ name: "startup.version_vs_node", unit: "ms cpu", target: "≤ 1.2×", meets: ({ ratio }) => ratio <= 1.2 }, cpu("version"), baseline),
-      ratioMetric({ name: "startup.tools_json_vs_node", unit: "ms cpu", target: "≤ 2×", meets: ({ ratio }) => ratio <= 2 }, cpu("tools"), baseline),
-      ratioMetric({ name: "startup.call_read_vs_node", unit: "ms cpu", target: "≤ 2×", meets: ({ ratio }) => ratio <= 2 }, cpu("callRead"), baseline),
+      ratioMetric(
+        {
+          name: "startup.version_vs_node",
+          unit: "ms cpu",
+          target: "≤ 1.2×",
+          meets: ({ ratio }) => ratio <= 1.2
+        },
+        cpu("version"),
+        baseline
+      ),
+      ratioMetric(
+        {
+          name: "startup.tools_json_vs_node",
+          unit: "ms cpu",
+          target: "≤ 2×",
+          meets: ({ ratio }) => ratio <= 2
+        },
+        cpu("tools"),
+        baseline
+      ),
+      ratioMetric(
+        {
+          name: "startup.call_read_vs_node",
+          unit: "ms cpu",
+          target: "≤ 2×",
+          meets: ({ ratio }) => ratio <= 2
+        },
+        cpu("callRead"),
+        baseline
+      ),
       plainMetric({ name: "startup.node_e_0", unit: "ms cpu" }, cpu("node")),
       ratioMetric({ name: "startup.wall.version_vs_node", unit: "ms wall" }, wall("version"), wallBaseline),
       ratioMetric({ name: "startup.wall.tools_json_vs_node", unit: "ms wall" }, wall("tools"), wallBaseline),

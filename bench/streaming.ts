@@ -26,7 +26,11 @@ const BLOCK_GAP_MS = 150
 const scriptText = JSON.stringify({
   type: "turn",
   content: [
-    { type: "text", text: "I'll read the four files that define the scheduler and its tests, then compare what they say about ordering." },
+    {
+      type: "text",
+      text:
+        "I'll read the four files that define the scheduler and its tests, then compare what they say about ordering."
+    },
     // A model takes a moment to write each further call (the script's own fragments stream fast).
     ...DURATIONS.map((d, i) => ({
       type: "tool_use",
@@ -60,7 +64,9 @@ const markedModel = (script: Script, cwd: string, marks: Marks): Promise<ModelCl
                 const type = (event.event as { type?: string }).type
                 if (type === "content_block_stop") lastStop = now()
                 if (type === "message_stop") marks.messageStop = now()
-              } else if (event._tag === "BlockStop" && event.block.type === "tool_use") marks.stops.set(event.block.id, lastStop)
+              } else if (event._tag === "BlockStop" && event.block.type === "tool_use") {
+                marks.stops.set(event.block.id, lastStop)
+              }
             })
           )
         )
@@ -88,7 +94,7 @@ export const streaming: Benchmark = {
       const model = await markedModel(script, cwd, marks)
       const t0 = now()
       const out = await runtime.runPromise(
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const interrupts = yield* Queue.unbounded<void>()
           return yield* runTurn(model, scheduler, {
             turn: 1,
@@ -109,7 +115,9 @@ export const streaming: Benchmark = {
         out.run.outcomes.forEach((o, i) => {
           const stop = marks.stops.get(o.toolUseId)
           const started = callStarts.get(o.toolUseId)
-          if (stop === undefined || started === undefined) throw new Error("bench: a call's block stop or start was not seen")
+          if (stop === undefined || started === undefined) {
+            throw new Error("bench: a call's block stop or start was not seen")
+          }
           delays.push(started - stop)
           idealEnd = Math.max(idealEnd, stop + DURATIONS[i]!)
         })
@@ -123,7 +131,7 @@ export const streaming: Benchmark = {
       const model = await markedModel(script, cwd, marks)
       const t0 = now()
       const run = await runtime.runPromise(
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const events = yield* Stream.runCollect(model.stream(request)).pipe(Effect.orDie)
           const blocks: Array<ToolUseBlock> = []
           for (const e of events) if (e._tag === "BlockStop" && e.block.type === "tool_use") blocks.push(e.block)
@@ -163,15 +171,25 @@ export const streaming: Benchmark = {
         rounds: delays.length,
         target: "< 5 ms",
         meets: median(delays) < 5,
-        note: `over ${delays.length} safe calls; p95 ${quantile(delays, 0.95).toFixed(2)} ms, max ${Math.max(...delays).toFixed(2)} ms`
+        note: `over ${delays.length} safe calls; p95 ${quantile(delays, 0.95).toFixed(2)} ms, max ${
+          Math.max(...delays).toFixed(2)
+        } ms`
       },
       ratioMetric(
-        { name: "streaming.turn_vs_wait_for_message_stop", unit: "ms", note: "streamed turn total / stream fully, then runMessage" },
+        {
+          name: "streaming.turn_vs_wait_for_message_stop",
+          unit: "ms",
+          note: "streamed turn total / stream fully, then runMessage"
+        },
         samples.streamed,
         { name: "wait for message_stop", samples: samples.waited }
       ),
       ratioMetric(
-        { name: "streaming.turn_vs_ideal", unit: "ms", note: "ideal: each call starts at its block stop with zero overhead" },
+        {
+          name: "streaming.turn_vs_ideal",
+          unit: "ms",
+          note: "ideal: each call starts at its block stop with zero overhead"
+        },
         samples.streamed,
         { name: "ideal", samples: idealTotals }
       )

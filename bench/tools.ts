@@ -68,8 +68,14 @@ export interface PlannedCall {
 
 export const isSafe = (call: PlannedCall): boolean => call.tool === "Sleep" || call.tool === "SleepRead"
 
-export const footprintOf = (call: PlannedCall): { reads: ReadonlyArray<string>; writes: ReadonlyArray<string> } | undefined =>
-  call.tool === "SleepRead" ? { reads: [call.path], writes: [] } : call.tool === "SleepWrite" ? { reads: [], writes: [call.path] } : undefined
+export const footprintOf = (
+  call: PlannedCall
+): { reads: ReadonlyArray<string>; writes: ReadonlyArray<string> } | undefined =>
+  call.tool === "SleepRead"
+    ? { reads: [call.path], writes: [] }
+    : call.tool === "SleepWrite"
+    ? { reads: [], writes: [call.path] }
+    : undefined
 
 export const inputOf = (call: PlannedCall): Record<string, unknown> =>
   call.tool === "Sleep" ? { duration_ms: call.durationMs } : { duration_ms: call.durationMs, path: call.path }

@@ -35,10 +35,12 @@ const parseArgs = (argv: ReadonlyArray<string>): Option.Option<Args> => {
     else if (arg === "--concurrency") concurrency = Number.parseInt(value(), 10)
     else return Option.none()
   }
-  return Number.isInteger(concurrency) && concurrency >= 1 ? Option.some({ only, areas, missing, concurrency }) : Option.none()
+  return Number.isInteger(concurrency) && concurrency >= 1
+    ? Option.some({ only, areas, missing, concurrency })
+    : Option.none()
 }
 
-const main = Effect.gen(function* () {
+const main = Effect.gen(function*() {
   const args = parseArgs(process.argv.slice(2))
   if (Option.isNone(args)) {
     yield* Console.error(USAGE)
@@ -58,8 +60,16 @@ const main = Effect.gen(function* () {
   const started = Date.now()
   const recorded = yield* record(found.right, chosen, all, { concurrency: args.value.concurrency })
   const bad = recorded.filter((r) => r._tag === "Unusable")
-  yield* Console.error(`${recorded.length - bad.length} golden(s) written, ${bad.length} unusable, ${((Date.now() - started) / 1000).toFixed(0)} s`)
+  yield* Console.error(
+    `${recorded.length - bad.length} golden(s) written, ${bad.length} unusable, ${
+      ((Date.now() - started) / 1000).toFixed(0)
+    } s`
+  )
   if (bad.length > 0) process.exitCode = 1
-}).pipe(Effect.catchAll((error) => Console.error(`conformance:record: ${String(error)}`).pipe(Effect.andThen(() => void (process.exitCode = 1)))))
+}).pipe(
+  Effect.catchAll((error) =>
+    Console.error(`conformance:record: ${String(error)}`).pipe(Effect.andThen(() => void (process.exitCode = 1)))
+  )
+)
 
 NodeRuntime.runMain(main)

@@ -15,15 +15,23 @@ const check = process.argv.includes("--check")
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-docgen-"))
 
 try {
-  for (const name of ["src", "tsconfig.json", "node_modules"]) fs.symlinkSync(path.join(root, name), path.join(work, name))
+  for (const name of ["src", "tsconfig.json", "node_modules"]) {
+    fs.symlinkSync(path.join(root, name), path.join(work, name))
+  }
   fs.copyFileSync(path.join(root, "docgen.json"), path.join(work, "docgen.json"))
   const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"))
-  fs.writeFileSync(path.join(work, "package.json"), JSON.stringify({ name: pkg.name, version: pkg.version, homepage: "" }))
+  fs.writeFileSync(
+    path.join(work, "package.json"),
+    JSON.stringify({ name: pkg.name, version: pkg.version, homepage: "" })
+  )
 
   const docgen = spawnSync(process.execPath, [path.join(root, "node_modules", "@effect", "docgen", "bin.cjs")], {
     cwd: work,
     // docgen type-checks the examples with the `tsc` it finds on PATH
-    env: { ...process.env, PATH: `${path.join(root, "node_modules", ".bin")}${path.delimiter}${process.env.PATH ?? ""}` },
+    env: {
+      ...process.env,
+      PATH: `${path.join(root, "node_modules", ".bin")}${path.delimiter}${process.env.PATH ?? ""}`
+    },
     stdio: ["ignore", "inherit", "inherit"]
   })
   if (docgen.status !== 0) process.exit(docgen.status ?? 1)

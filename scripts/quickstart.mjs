@@ -24,7 +24,9 @@ const session = join(work, "session")
 const extra = process.argv.slice(2)
 const quiet = extra.includes("--output-format") || extra.includes("--json")
 if (!quiet) {
-  console.log(`toolgate run: a scripted model (examples/sessions/quickstart.jsonl) on a copy of examples/project at ${project}`)
+  console.log(
+    `toolgate run: a scripted model (examples/sessions/quickstart.jsonl) on a copy of examples/project at ${project}`
+  )
   console.log("Edits are accepted (--permission-mode acceptEdits); the only command allowed is `node test/run.js`.\n")
 }
 const args = [
@@ -46,7 +48,11 @@ const args = [
 ]
 const result = spawnSync(process.execPath, args, { stdio: "inherit" })
 if (!quiet && result.status === 0) {
-  console.log(`\nReplay the recorded session over a fresh copy:  node ${bin} replay ${join(session, "transcript.jsonl")} --cwd <copy of examples/project>`)
+  console.log(
+    `\nReplay the recorded session over a fresh copy:  node ${bin} replay ${
+      join(session, "transcript.jsonl")
+    } --cwd <copy of examples/project>`
+  )
   console.log("Run it against Claude instead:                   ANTHROPIC_API_KEY=… node dist/toolgate.cjs run")
 }
 process.exit(result.status ?? 1)

@@ -28,14 +28,21 @@ const home = path.join(work, "home")
 
 type Message = { readonly role: string; readonly content: unknown }
 const textOf = (content: unknown): string =>
-  typeof content === "string" ? content : Array.isArray(content) ? content.map((b) => (b?.type === "text" ? String(b.text) : "")).join("\n") : ""
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+    ? content.map((b) => (b?.type === "text" ? String(b.text) : "")).join("\n")
+    : ""
 
 /** The main agent's requests carry tools and the marked prompt, and end with the prompt or tool results. */
 const isMain = (body: { tools?: ReadonlyArray<unknown>; messages?: ReadonlyArray<Message> }): boolean => {
   const messages = (body.messages ?? []).filter((m) => m.role === "user" || m.role === "assistant")
-  if ((body.tools ?? []).length === 0 || messages.length === 0 || !textOf(messages[0]!.content).includes(MARKER)) return false
+  if ((body.tools ?? []).length === 0 || messages.length === 0 || !textOf(messages[0]!.content).includes(MARKER)) {
+    return false
+  }
   const last = messages.at(-1)!
-  return last.role === "user" && (messages.length === 1 || (Array.isArray(last.content) && last.content.some((b) => b?.type === "tool_result")))
+  return last.role === "user" &&
+    (messages.length === 1 || (Array.isArray(last.content) && last.content.some((b) => b?.type === "tool_result")))
 }
 
 const server = http.createServer((req, res) => {
@@ -53,12 +60,18 @@ const server = http.createServer((req, res) => {
       res.end(JSON.stringify({ input_tokens: 100 }))
       return
     }
-    const turnIndex = isMain(body) ? (body.messages as ReadonlyArray<Message>).filter((m) => m.role === "assistant").length : -1
-    const turn =
-      turnIndex >= 0 && turnIndex < session.turns.length
-        ? session.turns[turnIndex]!
-        : { blocks: [{ type: "text", text: turnIndex >= 0 ? "Done." : "ok" }], stop_reason: "end_turn" }
-    const events = sseEventsOf(turn, String(body.model ?? session.model), `msg_fake_${turnIndex}_${Date.now()}`, project)
+    const turnIndex = isMain(body)
+      ? (body.messages as ReadonlyArray<Message>).filter((m) => m.role === "assistant").length
+      : -1
+    const turn = turnIndex >= 0 && turnIndex < session.turns.length
+      ? session.turns[turnIndex]!
+      : { blocks: [{ type: "text", text: turnIndex >= 0 ? "Done." : "ok" }], stop_reason: "end_turn" }
+    const events = sseEventsOf(
+      turn,
+      String(body.model ?? session.model),
+      `msg_fake_${turnIndex}_${Date.now()}`,
+      project
+    )
     res.writeHead(200, { "content-type": "text/event-stream", "request-id": "req_fake" })
     for (const e of events) res.write(`event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`)
     res.end()
@@ -71,7 +84,16 @@ const run = async (port: number, format: "stream-json" | "json"): Promise<string
   fs.mkdirSync(project, { recursive: true })
   fs.mkdirSync(home, { recursive: true })
   for (const [name, text] of Object.entries(session.files)) fs.writeFileSync(path.join(project, name), text)
-  const args = ["-p", `${MARKER} ${session.prompt}`, "--output-format", format, "--model", session.model, "--tools", "Read,Bash"]
+  const args = [
+    "-p",
+    `${MARKER} ${session.prompt}`,
+    "--output-format",
+    format,
+    "--model",
+    session.model,
+    "--tools",
+    "Read,Bash"
+  ]
   if (format === "stream-json") args.push("--verbose")
   // the fake API answers from this process: the run must not block it
   const child = spawn(claude, args, {
@@ -110,9 +132,14 @@ server.listen(0, "127.0.0.1", async () => {
     fs.writeFileSync(path.join(CLAUDE_FIXTURES, "stream-json.jsonl"), stream)
     const json = await run(port, "json")
     fs.writeFileSync(path.join(CLAUDE_FIXTURES, "json.json"), json)
-    const version = spawnSync(claude, ["--version"], { encoding: "utf8", env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: home } }).stdout.trim()
+    const version = spawnSync(claude, ["--version"], {
+      encoding: "utf8",
+      env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: home }
+    }).stdout.trim()
     fs.writeFileSync(path.join(CLAUDE_FIXTURES, "recorded-with.txt"), `${version}\n`)
-    console.log(`recorded ${stream.trim().split("\n").length} stream-json lines and the json result of Claude Code ${version}`)
+    console.log(
+      `recorded ${stream.trim().split("\n").length} stream-json lines and the json result of Claude Code ${version}`
+    )
   } finally {
     server.close()
     fs.rmSync(work, { recursive: true, force: true })

@@ -65,9 +65,13 @@ const runCase = (c: Case): Promise<NonNullable<Case["claude"]>> =>
           res.end(JSON.stringify({ type: "error", error: { type: c.apiError.type, message: c.apiError.message } }))
           return
         }
-        const turn = isMain && mainTurn < c.turns.length ? c.turns[mainTurn++]! : { blocks: [{ type: "text", text: isMain ? "Done." : "ok" }], stop_reason: "end_turn" }
+        const turn = isMain && mainTurn < c.turns.length
+          ? c.turns[mainTurn++]!
+          : { blocks: [{ type: "text", text: isMain ? "Done." : "ok" }], stop_reason: "end_turn" }
         res.writeHead(200, { "content-type": "text/event-stream", "request-id": "req_fake" })
-        for (const e of sseEventsOf(turn, String(body.model ?? fixture.model), `msg_fake_${Date.now()}`, project)) res.write(`event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`)
+        for (const e of sseEventsOf(turn, String(body.model ?? fixture.model), `msg_fake_${Date.now()}`, project)) {
+          res.write(`event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`)
+        }
         res.end()
       })
     })
@@ -113,7 +117,11 @@ const runCase = (c: Case): Promise<NonNullable<Case["claude"]>> =>
         fs.rmSync(work, { recursive: true, force: true })
         // the retired-model notice is Claude Code's own, not the case's
         const errors = stderr.split("\n").filter((l) => l.trim() !== "" && !l.includes("was retired"))
-        resolve({ code, stdout: stdout.split(project).join("{{cwd}}").split(`${MARKER} `).join(""), stderr: errors.length > 0 })
+        resolve({
+          code,
+          stdout: stdout.split(project).join("{{cwd}}").split(`${MARKER} `).join(""),
+          stderr: errors.length > 0
+        })
       })
     })
   })
@@ -122,5 +130,8 @@ for (const c of fixture.cases) {
   c.claude = await runCase(c)
   console.log(`${c.name}: exit ${c.claude.code}`)
 }
-const version = spawnSync(claude, ["--version"], { encoding: "utf8", env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: os.tmpdir() } }).stdout.trim()
+const version = spawnSync(claude, ["--version"], {
+  encoding: "utf8",
+  env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: os.tmpdir() }
+}).stdout.trim()
 fs.writeFileSync(FILE, `${JSON.stringify({ ...fixture, recordedWith: version }, null, 2)}\n`)

@@ -39,7 +39,10 @@ export class InvalidToolInput extends Schema.TaggedError<InvalidToolInput>()("In
   issueList: Schema.optionalWith(Schema.String, { exact: true })
 }) {
   override get message() {
-    return this.issueList ?? `${this.toolName} failed due to the following ${this.issues.length === 1 ? "issue" : "issues"}:\n${this.issues.join("\n")}`
+    return this.issueList ??
+      `${this.toolName} failed due to the following ${this.issues.length === 1 ? "issue" : "issues"}:\n${
+        this.issues.join("\n")
+      }`
   }
 }
 
@@ -185,7 +188,9 @@ export class CancelledBySibling extends Schema.TaggedError<CancelledBySibling>()
   sibling: Schema.String
 }) {
   override get message() {
-    return this.sibling === "" ? "Cancelled: parallel tool call errored" : `Cancelled: parallel tool call ${this.sibling} errored`
+    return this.sibling === ""
+      ? "Cancelled: parallel tool call errored"
+      : `Cancelled: parallel tool call ${this.sibling} errored`
   }
 }
 

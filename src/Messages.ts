@@ -167,10 +167,9 @@ export const systemReminder = (text: string): string => `<system-reminder>\n${te
 export const withReminders = (result: ToolResultBlock, reminders: ReadonlyArray<string>): ToolResultBlock => {
   if (reminders.length === 0) return result
   const wrapped = reminders.map(systemReminder)
-  const content: ToolResultContent =
-    typeof result.content === "string"
-      ? [result.content.trimEnd(), ...wrapped].join("\n\n")
-      : [...result.content, ...wrapped.map((text) => ({ type: "text" as const, text }))]
+  const content: ToolResultContent = typeof result.content === "string"
+    ? [result.content.trimEnd(), ...wrapped].join("\n\n")
+    : [...result.content, ...wrapped.map((text) => ({ type: "text" as const, text }))]
   return { ...result, content }
 }
 
@@ -206,7 +205,10 @@ export const layoutToolResults = (
   const loose = sequence.length === 0 || sequence[0]!.remindersBefore.length > 0
   if (loose) {
     const reminders = [...sequence.flatMap((c) => [...c.remindersBefore, ...c.remindersAfter]), ...trailing]
-    return [...calls.map((c) => c.result), ...reminders.map((text): TextBlock => ({ type: "text", text: systemReminder(text) }))]
+    return [
+      ...calls.map((c) => c.result),
+      ...reminders.map((text): TextBlock => ({ type: "text", text: systemReminder(text) }))
+    ]
   }
   const folded = new Map<AnsweredCall, ReadonlyArray<string>>()
   sequence.forEach((call, i) => {

@@ -12,7 +12,12 @@ export interface Usage {
   readonly cache_read_input_tokens: number
 }
 
-export const emptyUsage: Usage = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }
+export const emptyUsage: Usage = {
+  input_tokens: 0,
+  output_tokens: 0,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 0
+}
 
 export const addUsage = (a: Usage, b: Usage): Usage => ({
   input_tokens: a.input_tokens + b.input_tokens,
@@ -37,13 +42,28 @@ export type ModelEvent =
   /** A raw stream event as received, with the ms since the request was sent (for transcripts). */
   | { readonly _tag: "Raw"; readonly event: unknown; readonly atMs: number }
   | { readonly _tag: "MessageStart"; readonly id: string; readonly model: string; readonly usage: Usage }
-  | { readonly _tag: "BlockStart"; readonly index: number; readonly blockType: string; readonly toolUse?: { readonly id: string; readonly name: string } }
+  | {
+    readonly _tag: "BlockStart"
+    readonly index: number
+    readonly blockType: string
+    readonly toolUse?: { readonly id: string; readonly name: string }
+  }
   | { readonly _tag: "TextDelta"; readonly index: number; readonly text: string }
   | { readonly _tag: "ThinkingDelta"; readonly index: number; readonly text: string }
-  | { readonly _tag: "ToolInputDelta"; readonly index: number; readonly toolUseId: string; readonly partialJson: string }
+  | {
+    readonly _tag: "ToolInputDelta"
+    readonly index: number
+    readonly toolUseId: string
+    readonly partialJson: string
+  }
   /** A block finished; for tool_use, its input was parsed here, once. */
   | { readonly _tag: "BlockStop"; readonly index: number; readonly block: AssistantBlock }
-  | { readonly _tag: "MessageDelta"; readonly stopReason: string | undefined; readonly stopDetails: unknown; readonly usage: Usage }
+  | {
+    readonly _tag: "MessageDelta"
+    readonly stopReason: string | undefined
+    readonly stopDetails: unknown
+    readonly usage: Usage
+  }
   | { readonly _tag: "MessageStop" }
 
 export interface RetryInfo {

@@ -45,7 +45,11 @@ export const PermissionModeName = Schema.Literal(...PERMISSION_MODES)
  * @category utils
  */
 export const parsePermissionMode = (name: string): PermissionMode | undefined =>
-  name === "manual" ? "default" : (PERMISSION_MODES as ReadonlyArray<string>).includes(name) ? (name as PermissionMode) : undefined
+  name === "manual"
+    ? "default"
+    : (PERMISSION_MODES as ReadonlyArray<string>).includes(name)
+    ? (name as PermissionMode)
+    : undefined
 
 /**
  * @since 0.1.0
@@ -102,11 +106,11 @@ export type PermissionSubject =
   | { readonly kind: "read"; readonly path: string }
   | { readonly kind: "write"; readonly path: string }
   | {
-      readonly kind: "bash"
-      readonly command: string
-      /** The call asks to run outside the sandbox (Bash `dangerouslyDisableSandbox`). */
-      readonly disableSandbox?: boolean
-    }
+    readonly kind: "bash"
+    readonly command: string
+    /** The call asks to run outside the sandbox (Bash `dangerouslyDisableSandbox`). */
+    readonly disableSandbox?: boolean
+  }
   | { readonly kind: "url"; readonly url: string }
   | { readonly kind: "agent"; readonly agentType: string }
   | { readonly kind: "skill"; readonly name: string; readonly args?: string }
@@ -288,7 +292,10 @@ export const allow = (
   reason: DecisionReason | string = "the tool needs no permission",
   options: { readonly updatedInput?: unknown; readonly subcommands?: ReadonlyArray<SubcommandVerdict> | undefined } = {}
 ): Allow => {
-  const decision: { -readonly [K in keyof Allow]: Allow[K] } = { _tag: "Allow", reason: typeof reason === "string" ? { type: "tool", detail: reason } : reason }
+  const decision: { -readonly [K in keyof Allow]: Allow[K] } = {
+    _tag: "Allow",
+    reason: typeof reason === "string" ? { type: "tool", detail: reason } : reason
+  }
   if (options.updatedInput !== undefined) decision.updatedInput = options.updatedInput
   if (options.subcommands !== undefined) decision.subcommands = options.subcommands
   return decision
@@ -328,9 +335,14 @@ export const ask = (
  */
 export const deny = (
   message: string,
-  options: { readonly reason?: DecisionReason; readonly subcommands?: ReadonlyArray<SubcommandVerdict> | undefined } = {}
+  options: { readonly reason?: DecisionReason; readonly subcommands?: ReadonlyArray<SubcommandVerdict> | undefined } =
+    {}
 ): Deny => {
-  const decision: { -readonly [K in keyof Deny]: Deny[K] } = { _tag: "Deny", message, reason: options.reason ?? { type: "tool", detail: message } }
+  const decision: { -readonly [K in keyof Deny]: Deny[K] } = {
+    _tag: "Deny",
+    message,
+    reason: options.reason ?? { type: "tool", detail: message }
+  }
   if (options.subcommands !== undefined) decision.subcommands = options.subcommands
   return decision
 }
@@ -376,7 +388,9 @@ export const isDecision = (value: unknown): value is Decision => {
 export const describeReason = (reason: DecisionReason): string => {
   switch (reason.type) {
     case "rule":
-      return `rule '${reason.rule.raw}' (${reason.rule.behavior}) from ${reason.rule.source}${reason.rule.file ? ` (${reason.rule.file})` : ""}`
+      return `rule '${reason.rule.raw}' (${reason.rule.behavior}) from ${reason.rule.source}${
+        reason.rule.file ? ` (${reason.rule.file})` : ""
+      }`
     case "mode":
       return `mode ${reason.mode}${reason.detail ? `: ${reason.detail}` : ""}`
     default:

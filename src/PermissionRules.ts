@@ -136,7 +136,9 @@ export const domainMatches = (pattern: string, hostname: string): boolean => {
   if (pattern === "*") return true
   if (pattern.startsWith("*.")) {
     const suffix = pattern.slice(2)
-    if (suffix.includes("*")) return new RegExp(`^(?:[^.]+\\.)+${suffix.split("*").map(escape).join("[^.]*")}$`).test(hostname)
+    if (suffix.includes("*")) {
+      return new RegExp(`^(?:[^.]+\\.)+${suffix.split("*").map(escape).join("[^.]*")}$`).test(hostname)
+    }
     return hostname.endsWith(`.${suffix}`)
   }
   if (!pattern.includes("*")) return pattern === hostname
@@ -197,12 +199,17 @@ const unparsable = (rule: PermissionRule, why: string, toolName: string | undefi
   return {
     usable: false,
     fallback,
-    warning: `${prefix}; as a ${rule.behavior} rule it fails closed: ${toolName === undefined ? "every tool" : toolName} now always asks`
+    warning: `${prefix}; as a ${rule.behavior} rule it fails closed: ${
+      toolName === undefined ? "every tool" : toolName
+    } now always asks`
   }
 }
 
 export const checkRule = (rule: PermissionRule): RuleCheck => {
-  const skip = (why: string): RuleCheck => ({ usable: false, warning: `Permission rule '${rule.raw}' from ${where(rule)} ${why}; it is ignored` })
+  const skip = (why: string): RuleCheck => ({
+    usable: false,
+    warning: `Permission rule '${rule.raw}' from ${where(rule)} ${why}; it is ignored`
+  })
   if (rule.raw === "" || rule.toolName === "") return skip("is empty")
   if (/[\s()]/.test(rule.toolName)) return unparsable(rule, "cannot be parsed (expected Tool or Tool(specifier))")
   if (rule.toolName.includes("*")) {
@@ -222,7 +229,10 @@ export const checkRule = (rule: PermissionRule): RuleCheck => {
       return skip(`matches the primary field "${primary}" of ${rule.toolName}, which parameter rules cannot match`)
     }
   }
-  if (rule.toolName === "WebFetch" && rule.content !== undefined && domainOfSpecifier(rule.content) === undefined && !PARAMETER_RULE.test(rule.content)) {
+  if (
+    rule.toolName === "WebFetch" && rule.content !== undefined && domainOfSpecifier(rule.content) === undefined &&
+    !PARAMETER_RULE.test(rule.content)
+  ) {
     return unparsable(rule, "cannot be parsed (WebFetch rules are written WebFetch(domain:host))")
   }
   return { usable: true }
@@ -230,7 +240,8 @@ export const checkRule = (rule: PermissionRule): RuleCheck => {
 
 /** `Bash(command:*)` is the legacy prefix rule for a command named `command`, not a parameter rule. */
 const isLegacyPrefix = (rule: PermissionRule): boolean =>
-  rule.content !== undefined && /:\*$/.test(rule.content) && (rule.toolName === "Bash" || rule.toolName === "PowerShell" || rule.toolName === "Monitor")
+  rule.content !== undefined && /:\*$/.test(rule.content) &&
+  (rule.toolName === "Bash" || rule.toolName === "PowerShell" || rule.toolName === "Monitor")
 
 /** Splits rules into the usable ones and warnings for the rest. */
 export const partitionRules = (
@@ -251,9 +262,14 @@ export const partitionRules = (
  * Deny/ask rules naming a tool that is not in the pool (names with `_` or `*` exempt), for a
  * start-up warning. The caller knows the pool.
  */
-export const unknownToolWarnings = (rules: ReadonlyArray<PermissionRule>, knownToolNames: ReadonlyArray<string>): ReadonlyArray<string> => {
+export const unknownToolWarnings = (
+  rules: ReadonlyArray<PermissionRule>,
+  knownToolNames: ReadonlyArray<string>
+): ReadonlyArray<string> => {
   const known = new Set(knownToolNames)
   return rules
-    .filter((r) => r.behavior !== "allow" && !known.has(r.toolName) && !r.toolName.includes("_") && !r.toolName.includes("*"))
+    .filter((r) =>
+      r.behavior !== "allow" && !known.has(r.toolName) && !r.toolName.includes("_") && !r.toolName.includes("*")
+    )
     .map((r) => `Permission rule '${r.raw}' from ${where(r)} names an unknown tool ${r.toolName}`)
 }

@@ -106,4 +106,5 @@ const CLAUDE_CONFIG = /(?:^|\/)\.claude\/(?:settings(?:\.local)?\.json$|(?:agent
  * Protected paths that configure the agent: Claude Code asks to "write to" them rather than
  * naming them a sensitive file.
  */
-export const isAgentConfigPath = (absolutePath: string): boolean => CLAUDE_CONFIG.test(absolutePath.split(path.sep).join("/"))
+export const isAgentConfigPath = (absolutePath: string): boolean =>
+  CLAUDE_CONFIG.test(absolutePath.split(path.sep).join("/"))

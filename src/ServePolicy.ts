@@ -73,10 +73,19 @@ export const DEFAULT_POLICY: ServePolicy = {
 }
 
 /** The default, widened by a policy file and by `--allow` flags. */
-export const policyOf = (file: typeof ServePolicyFile.Type | undefined, allow: ReadonlyArray<Allowance>, env: ReadonlyArray<string>): ServePolicy => {
-  const given = Object.fromEntries(Object.entries(file ?? {}).filter(([, value]) => value !== undefined)) as Partial<ServePolicy>
+export const policyOf = (
+  file: typeof ServePolicyFile.Type | undefined,
+  allow: ReadonlyArray<Allowance>,
+  env: ReadonlyArray<string>
+): ServePolicy => {
+  const given = Object.fromEntries(Object.entries(file ?? {}).filter(([, value]) => value !== undefined)) as Partial<
+    ServePolicy
+  >
   const base: ServePolicy = { ...DEFAULT_POLICY, ...given }
-  const modes = new Set([...base.permissionModes, ...allow.filter((a) => a === "acceptEdits" || a === "auto" || a === "bypassPermissions")])
+  const modes = new Set([
+    ...base.permissionModes,
+    ...allow.filter((a) => a === "acceptEdits" || a === "auto" || a === "bypassPermissions")
+  ])
   return {
     ...base,
     permissionModes: [...modes],
@@ -106,7 +115,9 @@ const SERVER_ONLY = /^(TOOLGATE_|ANTHROPIC_|CLAUDE_|AWS_|GOOGLE_|AZURE_|OTEL_|PG
 /** Why a name cannot be passed to sessions, or undefined when it can. */
 export const refusedName = (name: string): string | undefined => {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return `${JSON.stringify(name)} is not a variable name`
-  if (SERVER_ONLY.test(name)) return `${name} belongs to the server (its tokens, keys and storage settings are never passed to sessions)`
+  if (SERVER_ONLY.test(name)) {
+    return `${name} belongs to the server (its tokens, keys and storage settings are never passed to sessions)`
+  }
   return undefined
 }
 
@@ -120,7 +131,8 @@ export const sessionEnvironment = (
   secrets: ReadonlyArray<string>
 ): Record<string, string> => {
   const wanted = (name: string) =>
-    (BASE_NAMES.includes(name) || BASE_PREFIXES.some((prefix) => name.startsWith(prefix)) || extra.includes(name)) && refusedName(name) === undefined
+    (BASE_NAMES.includes(name) || BASE_PREFIXES.some((prefix) => name.startsWith(prefix)) || extra.includes(name)) &&
+    refusedName(name) === undefined
   const env: Record<string, string> = {}
   for (const [name, value] of Object.entries(source)) {
     if (value === undefined || !wanted(name)) continue

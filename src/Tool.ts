@@ -6,11 +6,19 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, JSONSchema, Option, Schema, SchemaAST } from "effect"
+import type { Option } from "effect"
+import { Context, Effect, JSONSchema, Schema, SchemaAST } from "effect"
 import type { ToolError, InputRejected } from "./Errors.js"
 import { InputRejected as InputRejectedError } from "./Errors.js"
 import type { ToolResultContent } from "./Messages.js"
-import { passthrough, type DecisionReason, type PathRules, type PermissionSubject, type ToolCheck, type PermissionMode } from "./Permission.js"
+import {
+  passthrough,
+  type DecisionReason,
+  type PathRules,
+  type PermissionSubject,
+  type ToolCheck,
+  type PermissionMode
+} from "./Permission.js"
 import type { SessionContext } from "./Session.js"
 
 /**
@@ -47,11 +55,13 @@ export interface FileStateService {
 export type ToolInputSchema<I> =
   | { readonly _tag: "Schema"; readonly schema: Schema.Schema<I, any, never> }
   | {
-      readonly _tag: "JsonSchema"
-      readonly jsonSchema: Record<string, unknown>
-      /** Validates untrusted input; returns the issues in the built-in style, or the input. */
-      readonly validate: (input: unknown) => { readonly ok: true; readonly value: I } | { readonly ok: false; readonly issues: ReadonlyArray<string> }
-    }
+    readonly _tag: "JsonSchema"
+    readonly jsonSchema: Record<string, unknown>
+    /** Validates untrusted input; returns the issues in the built-in style, or the input. */
+    readonly validate: (
+      input: unknown
+    ) => { readonly ok: true; readonly value: I } | { readonly ok: false; readonly issues: ReadonlyArray<string> }
+  }
 
 /**
  * @since 0.1.0
@@ -337,7 +347,8 @@ export const buildTool = <I, O, R = never>(definition: ToolDefinition<I, O, R>):
     footprint: definition.footprint,
     userFacingName: definition.userFacingName ?? (() => definition.name),
     renderUse: definition.renderUse ?? ((input) => oneLine(JSON.stringify(input) ?? "", 120)),
-    renderResult: definition.renderResult ?? ((output) => oneLine(typeof output === "string" ? output : JSON.stringify(output) ?? "", 200)),
+    renderResult: definition.renderResult ??
+      ((output) => oneLine(typeof output === "string" ? output : JSON.stringify(output) ?? "", 200)),
     renderProgress: definition.renderProgress ?? ((progress) => progress.message),
     mcp: definition.mcp,
     shouldDefer: definition.shouldDefer ?? false,

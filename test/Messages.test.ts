@@ -7,7 +7,12 @@ import { describe, expect, it } from "vitest"
 import { layoutToolResults, toolResult, type AnsweredCall } from "../src/Messages.js"
 
 const wrap = (text: string) => `<system-reminder>\n${text}\n</system-reminder>`
-const call = (id: string, content: string | ReadonlyArray<any>, before: ReadonlyArray<string> = [], after: ReadonlyArray<string> = []): AnsweredCall => ({
+const call = (
+  id: string,
+  content: string | ReadonlyArray<any>,
+  before: ReadonlyArray<string> = [],
+  after: ReadonlyArray<string> = []
+): AnsweredCall => ({
   result: toolResult(id, content as never),
   remindersBefore: before,
   remindersAfter: after
@@ -21,7 +26,11 @@ describe("layoutToolResults", () => {
   })
 
   it("keeps a result without reminders as it is", () => {
-    expect(layoutToolResults([call("a", "text  \n")])).toEqual([{ type: "tool_result", tool_use_id: "a", content: "text  \n" }])
+    expect(layoutToolResults([call("a", "text  \n")])).toEqual([{
+      type: "tool_result",
+      tool_use_id: "a",
+      content: "text  \n"
+    }])
   })
 
   it("adds a text block per reminder to block content (an image, an MCP result)", () => {
@@ -59,11 +68,18 @@ describe("layoutToolResults", () => {
     ])
     // a call denied by its PreToolUse hook finished first: nothing is folded
     const denied = [call("r", "R", [], ["post r"]), call("d", "D", ["pre d"])]
-    expect(layoutToolResults(denied, [], [1, 0]).map((b) => (b.type === "text" ? b.text : b.tool_use_id))).toEqual(["r", "d", wrap("pre d"), wrap("post r")])
+    expect(layoutToolResults(denied, [], [1, 0]).map((b) => (b.type === "text" ? b.text : b.tool_use_id))).toEqual([
+      "r",
+      "d",
+      wrap("pre d"),
+      wrap("post r")
+    ])
   })
 
   it("an error result takes reminders like any other", () => {
-    expect(layoutToolResults([{ ...call("a", "Exit code 3", [], ["noted"]), result: toolResult("a", "Exit code 3", true) }])).toEqual([
+    expect(
+      layoutToolResults([{ ...call("a", "Exit code 3", [], ["noted"]), result: toolResult("a", "Exit code 3", true) }])
+    ).toEqual([
       { type: "tool_result", tool_use_id: "a", content: `Exit code 3\n\n${wrap("noted")}`, is_error: true }
     ])
   })

@@ -12,12 +12,14 @@ const ROOT = path.resolve(__dirname, "..")
 const ENTRY = path.join(ROOT, "src", "index.ts")
 const PROMISE = path.join(ROOT, "src", "promise", "index.ts")
 
-const parse = (file: string): ts.SourceFile => ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true)
+const parse = (file: string): ts.SourceFile =>
+  ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true)
 
 /** The modules `src/index.ts` re-exports with `export * as Name from "./x.js"`. */
 const namespaceModules = (): ReadonlyArray<string> =>
   parse(ENTRY).statements.flatMap((s) =>
-    ts.isExportDeclaration(s) && s.exportClause !== undefined && ts.isNamespaceExport(s.exportClause) && s.moduleSpecifier !== undefined
+    ts.isExportDeclaration(s) && s.exportClause !== undefined && ts.isNamespaceExport(s.exportClause) &&
+      s.moduleSpecifier !== undefined
       ? [path.resolve(path.dirname(ENTRY), (s.moduleSpecifier as ts.StringLiteral).text.replace(/\.js$/, ".ts"))]
       : []
   )
@@ -34,7 +36,9 @@ const isExported = (s: ts.Statement): boolean =>
   ts.canHaveModifiers(s) && (ts.getModifiers(s) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword)
 
 const nameOf = (s: ts.Statement): string =>
-  ts.isVariableStatement(s) ? s.declarationList.declarations.map((d) => d.name.getText()).join(", ") : ((s as ts.DeclarationStatement).name?.getText() ?? "?")
+  ts.isVariableStatement(s)
+    ? s.declarationList.declarations.map((d) => d.name.getText()).join(", ")
+    : ((s as ts.DeclarationStatement).name?.getText() ?? "?")
 
 /** Each exported name of a module with its JSDoc (re-exported names carry theirs inside the braces). */
 const exportsOf = (file: string): ReadonlyArray<{ readonly name: string; readonly doc: string | undefined }> => {

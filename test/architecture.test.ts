@@ -23,7 +23,10 @@ const levelOf = (root: string, file: string): Level => {
   const rel = path.relative(root, file).split(path.sep)
   if (rel.length === 1) return rel[0] === "index.ts" ? "index" : "contract"
   const top = rel[0]!
-  if (top === "internal" || top === "services" || top === "tools" || top === "layers" || top === "cli" || top === "promise") return top
+  if (
+    top === "internal" || top === "services" || top === "tools" || top === "layers" || top === "cli" ||
+    top === "promise"
+  ) return top
   throw new Error(`${file} is in a folder the layering does not know: src/${top}/`)
 }
 
@@ -63,7 +66,8 @@ const reachIns = (root: string, files: ReadonlyArray<string>): ReadonlyArray<str
     importsOf(file)
       .filter((target) => {
         const stage = stageFolderOf(root, target)
-        return stage !== undefined && file !== path.join(root, "services", `${stage}.ts`) && stageFolderOf(root, file) !== stage
+        return stage !== undefined && file !== path.join(root, "services", `${stage}.ts`) &&
+          stageFolderOf(root, file) !== stage
       })
       .map((target) => `${path.relative(root, file)} -> ${path.relative(root, target)}`)
   )
@@ -91,11 +95,14 @@ describe("import directions", () => {
   it("the check catches a stage importing a tool and the contract importing a stage", () => {
     withTree((at, dir) => {
       const files = [
-        at("services/Stage.ts", 'import type { X } from "../tools/Thing.js"\n'),
-        at("Tool.ts", 'export { y } from "./services/Stage.js"\n'),
-        at("tools/Thing.ts", 'import { s } from "../services/Stage.js"\n')
+        at("services/Stage.ts", "import type { X } from \"../tools/Thing.js\"\n"),
+        at("Tool.ts", "export { y } from \"./services/Stage.js\"\n"),
+        at("tools/Thing.ts", "import { s } from \"../services/Stage.js\"\n")
       ]
-      expect(layeringViolations(dir, files)).toEqual(["services/Stage.ts -> tools/Thing.ts", "Tool.ts -> services/Stage.ts"])
+      expect(layeringViolations(dir, files)).toEqual([
+        "services/Stage.ts -> tools/Thing.ts",
+        "Tool.ts -> services/Stage.ts"
+      ])
     })
   })
 })
@@ -108,14 +115,20 @@ describe("one door per stage", () => {
   it("the check catches reach-ins from other stages, tools, layers and the CLI, and lets a stage use its own folder", () => {
     withTree((at, dir) => {
       const files = [
-        at("services/Stage.ts", 'export { part } from "./Stage/part.js"\nimport type { O } from "./Other.js"\n'),
-        at("services/Stage/part.ts", 'import { deep } from "./deep/deeper.js"\nimport { Stage } from "../Stage.js"\n'),
-        at("services/Stage/deep/deeper.ts", 'import type { P } from "../part.js"\n'),
-        at("services/Other.ts", 'import { part } from "./Stage/part.js"\n'),
-        at("services/Other/inner.ts", 'import type { D } from "../Stage/deep/deeper.js"\nimport { Stage } from "../Stage.js"\n'),
-        at("tools/Thing.ts", 'const m = await import("../services/Stage/part.js")\n'),
-        at("layers/Preset.ts", 'import { Stage } from "../services/Stage.js"\n'),
-        at("cli/command.ts", 'export type { P } from "../services/Stage/part.js"\n')
+        at("services/Stage.ts", "export { part } from \"./Stage/part.js\"\nimport type { O } from \"./Other.js\"\n"),
+        at(
+          "services/Stage/part.ts",
+          "import { deep } from \"./deep/deeper.js\"\nimport { Stage } from \"../Stage.js\"\n"
+        ),
+        at("services/Stage/deep/deeper.ts", "import type { P } from \"../part.js\"\n"),
+        at("services/Other.ts", "import { part } from \"./Stage/part.js\"\n"),
+        at(
+          "services/Other/inner.ts",
+          "import type { D } from \"../Stage/deep/deeper.js\"\nimport { Stage } from \"../Stage.js\"\n"
+        ),
+        at("tools/Thing.ts", "const m = await import(\"../services/Stage/part.js\")\n"),
+        at("layers/Preset.ts", "import { Stage } from \"../services/Stage.js\"\n"),
+        at("cli/command.ts", "export type { P } from \"../services/Stage/part.js\"\n")
       ]
       expect(reachIns(dir, files)).toEqual([
         "services/Other.ts -> services/Stage/part.ts",

@@ -64,7 +64,9 @@ const commentLines = (file: string, text: string): ReadonlyArray<CommentLine> =>
 
 const outsidePointers = (lines: ReadonlyArray<CommentLine>): ReadonlyArray<string> =>
   lines.flatMap((line) =>
-    OUTSIDE_POINTERS.filter(([pattern]) => pattern.test(line.text)).map(([, what]) => `${line.where} names ${what}: ${line.text}`)
+    OUTSIDE_POINTERS.filter(([pattern]) => pattern.test(line.text)).map(([, what]) =>
+      `${line.where} names ${what}: ${line.text}`
+    )
   )
 
 const missingFiles = (lines: ReadonlyArray<CommentLine>): ReadonlyArray<string> =>

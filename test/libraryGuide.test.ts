@@ -25,8 +25,14 @@ const blocksOf = (markdown: string): ReadonlyArray<Block> =>
 
 const typeErrors = (blocks: ReadonlyArray<Block>): Promise<ReadonlyArray<string>> =>
   new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [CHECKER], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
-      error === null ? resolve(JSON.parse(stdout) as ReadonlyArray<string>) : reject(new Error(`${error.message}\n${stderr}`))
+    const child = execFile(
+      process.execPath,
+      [CHECKER],
+      { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) =>
+        error === null
+          ? resolve(JSON.parse(stdout) as ReadonlyArray<string>)
+          : reject(new Error(`${error.message}\n${stderr}`))
     )
     child.stdin?.end(JSON.stringify(blocks))
   })
@@ -39,7 +45,10 @@ describe("docs/library.md", () => {
   })
 
   it("type-checks every ts block, and names the block and line of an error", { timeout: 240_000 }, async () => {
-    const broken: Block = { name: "broken", code: `import { Runtime } from "toolgate"\nexport const x: number = Runtime.layer\n` }
+    const broken: Block = {
+      name: "broken",
+      code: `import { Runtime } from "toolgate"\nexport const x: number = Runtime.layer\n`
+    }
     const errors = await typeErrors([...blocks, broken])
     expect(errors.filter((e) => !e.startsWith("broken:"))).toEqual([])
     expect(errors.filter((e) => e.startsWith("broken:2: "))).toHaveLength(1)

@@ -35,11 +35,13 @@ const textOf = (content: unknown): string =>
   typeof content === "string"
     ? content
     : Array.isArray(content)
-      ? content
-          .filter((b): b is { type: "text"; text: string } => isRecord(b) && b.type === "text" && typeof b.text === "string")
-          .map((b) => b.text)
-          .join("\n")
-      : ""
+    ? content
+      .filter((b): b is { type: "text"; text: string } =>
+        isRecord(b) && b.type === "text" && typeof b.text === "string"
+      )
+      .map((b) => b.text)
+      .join("\n")
+    : ""
 
 const messagesOf = (body: Record<string, unknown>): ReadonlyArray<Message> =>
   Array.isArray(body.messages) ? (body.messages as ReadonlyArray<Message>).filter(isRecord) : []
@@ -63,14 +65,25 @@ const stopReasonOf = (turn: Turn): string =>
   turn.stop_reason ?? (turn.blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn")
 
 const contentBlock = (block: ScriptBlock) =>
-  block.type === "text" ? { type: "text", text: block.text } : { type: "tool_use", id: block.id, name: block.name, input: block.input }
+  block.type === "text"
+    ? { type: "text", text: block.text }
+    : { type: "tool_use", id: block.id, name: block.name, input: block.input }
 
 /** The SSE events of one streamed answer; a tool's input arrives as JSON in 64-character pieces. */
 const streamEvents = (id: string, model: string, blocks: ReadonlyArray<ScriptBlock>, stopReason: string) => {
   const events: Array<Record<string, unknown>> = [
     {
       type: "message_start",
-      message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage }
+      message: {
+        id,
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage
+      }
     }
   ]
   blocks.forEach((block, index) => {
@@ -78,26 +91,48 @@ const streamEvents = (id: string, model: string, blocks: ReadonlyArray<ScriptBlo
       events.push({ type: "content_block_start", index, content_block: { type: "text", text: "" } })
       events.push({ type: "content_block_delta", index, delta: { type: "text_delta", text: block.text } })
     } else {
-      events.push({ type: "content_block_start", index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } })
+      events.push({
+        type: "content_block_start",
+        index,
+        content_block: { type: "tool_use", id: block.id, name: block.name, input: {} }
+      })
       const json = JSON.stringify(block.input)
       for (let at = 0; at < json.length; at += 64) {
-        events.push({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: json.slice(at, at + 64) } })
+        events.push({
+          type: "content_block_delta",
+          index,
+          delta: { type: "input_json_delta", partial_json: json.slice(at, at + 64) }
+        })
       }
     }
     events.push({ type: "content_block_stop", index })
   })
-  events.push({ type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 20 } })
+  events.push({
+    type: "message_delta",
+    delta: { stop_reason: stopReason, stop_sequence: null },
+    usage: { output_tokens: 20 }
+  })
   events.push({ type: "message_stop" })
   return events
 }
 
 const sendJson = (res: http.ServerResponse, status: number, value: unknown) => {
   const data = JSON.stringify(value)
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(data), "request-id": "req_fake" })
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(data),
+    "request-id": "req_fake"
+  })
   res.end(data)
 }
 
-const answer = (res: http.ServerResponse, body: Record<string, unknown>, seq: number, blocks: ReadonlyArray<ScriptBlock>, stopReason: string) => {
+const answer = (
+  res: http.ServerResponse,
+  body: Record<string, unknown>,
+  seq: number,
+  blocks: ReadonlyArray<ScriptBlock>,
+  stopReason: string
+) => {
   const model = typeof body.model === "string" ? body.model : "claude-fake"
   const id = `msg_fake_${seq}`
   if (body.stream !== true) {
@@ -113,7 +148,9 @@ const answer = (res: http.ServerResponse, body: Record<string, unknown>, seq: nu
     })
   }
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": "req_fake" })
-  for (const event of streamEvents(id, model, blocks, stopReason)) res.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`)
+  for (const event of streamEvents(id, model, blocks, stopReason)) {
+    res.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`)
+  }
   res.end()
 }
 
@@ -142,13 +179,17 @@ export const make = (script: ReadonlyArray<Turn>, marker: string): Effect.Effect
             return sendJson(res, 200, { data: [], has_more: false })
           }
           const main = isMainRequest(urlPath, body, marker)
-          const turn = main ? messagesOf(body as Record<string, unknown>).filter((m) => m.role === "assistant").length : undefined
+          const turn = main
+            ? messagesOf(body as Record<string, unknown>).filter((m) => m.role === "assistant").length
+            : undefined
           requests.push({ path: urlPath, main, turn, body })
           if (urlPath.replace(/\/+$/, "").endsWith("/count_tokens")) {
             const chars = isRecord(body) ? messagesOf(body).reduce((n, m) => n + textOf(m.content).length, 0) : 0
             return sendJson(res, 200, { input_tokens: Math.max(1, Math.ceil(chars / 4)) })
           }
-          if (!isRecord(body)) return sendJson(res, 400, { type: "error", error: { type: "invalid_request_error", message: "bad json" } })
+          if (!isRecord(body)) {
+            return sendJson(res, 400, { type: "error", error: { type: "invalid_request_error", message: "bad json" } })
+          }
           const scripted = turn === undefined ? undefined : script[turn]
           if (scripted !== undefined) return answer(res, body, seq, scripted.blocks, stopReasonOf(scripted))
           return answer(res, body, seq, main ? DONE : SIDE_ANSWER, "end_turn")

@@ -44,7 +44,8 @@ export const Turn = Schema.Struct({
 })
 export type Turn = typeof Turn.Type
 
-const PerProgram = <S extends Schema.Schema.Any>(schema: S) => Schema.Struct({ cc: optional(schema), tg: optional(schema) })
+const PerProgram = <S extends Schema.Schema.Any>(schema: S) =>
+  Schema.Struct({ cc: optional(schema), tg: optional(schema) })
 
 const Json = Schema.Unknown
 
@@ -100,7 +101,7 @@ export const SCENARIOS_DIR = path.resolve(import.meta.dirname, "..", "scenarios"
 
 /** Every scenario of every file in `dir`, in file then document order; names must be unique. */
 export const loadScenarios = (dir: string = SCENARIOS_DIR): Effect.Effect<ReadonlyArray<Scenario>, DocumentError> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const files = fs
       .readdirSync(dir)
       .filter((f) => f.endsWith(".json"))
@@ -132,14 +133,23 @@ export const select = (
 ): Effect.Effect<ReadonlyArray<Scenario>, DocumentError> => {
   const unknown = (filter.only ?? []).filter((name) => !scenarios.some((s) => s.name === name))
   if (unknown.length > 0) {
-    return Effect.fail(new DocumentError({ file: SCENARIOS_DIR, path: "", message: `no scenario named ${unknown.join(", ")}` }))
+    return Effect.fail(
+      new DocumentError({ file: SCENARIOS_DIR, path: "", message: `no scenario named ${unknown.join(", ")}` })
+    )
   }
   const only = filter.only ?? []
   const areas = filter.areas ?? []
-  const chosen = scenarios.filter((s) => (only.length === 0 || only.includes(s.name)) && (areas.length === 0 || areas.includes(s.area)))
+  const chosen = scenarios.filter((s) =>
+    (only.length === 0 || only.includes(s.name)) && (areas.length === 0 || areas.includes(s.area))
+  )
   if (chosen.length === 0 && (only.length > 0 || areas.length > 0)) {
-    const named = [only.length > 0 ? `--only ${only.join(",")}` : "", areas.length > 0 ? `--area ${areas.join(",")}` : ""].filter((s) => s !== "")
-    return Effect.fail(new DocumentError({ file: SCENARIOS_DIR, path: "", message: `no scenario matches ${named.join(" ")}` }))
+    const named = [
+      only.length > 0 ? `--only ${only.join(",")}` : "",
+      areas.length > 0 ? `--area ${areas.join(",")}` : ""
+    ].filter((s) => s !== "")
+    return Effect.fail(
+      new DocumentError({ file: SCENARIOS_DIR, path: "", message: `no scenario matches ${named.join(" ")}` })
+    )
   }
   return Effect.succeed(chosen)
 }

@@ -27,23 +27,27 @@ export const withoutDescriptions = (schema: unknown): unknown => {
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(schema)) {
     if ((key === "description" && typeof value === "string") || key === "$schema") continue
-    out[key] =
-      key === "properties" && isRecord(value)
-        ? Object.fromEntries(Object.entries(value).map(([name, property]) => [name, withoutDescriptions(property)]))
-        : withoutDescriptions(value)
+    out[key] = key === "properties" && isRecord(value)
+      ? Object.fromEntries(Object.entries(value).map(([name, property]) => [name, withoutDescriptions(property)]))
+      : withoutDescriptions(value)
   }
   return out
 }
 
 /** JSON with object keys sorted, so key order never counts. */
 export const canonical = (value: unknown): string =>
-  JSON.stringify(value, (_key, v: unknown) =>
-    isRecord(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v
+  JSON.stringify(
+    value,
+    (_key, v: unknown) => isRecord(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v
   )
 
-const show = (entry: ResultEntry | undefined) => (entry === undefined ? "(none)" : `is_error=${entry.is_error}\n${entry.text}`)
+const show = (
+  entry: ResultEntry | undefined
+) => (entry === undefined ? "(none)" : `is_error=${entry.is_error}\n${entry.text}`)
 
-const fileText = (entry: FileEntry | null | undefined) => (entry === undefined || entry === null ? "(absent)" : JSON.stringify(entry))
+const fileText = (
+  entry: FileEntry | null | undefined
+) => (entry === undefined || entry === null ? "(absent)" : JSON.stringify(entry))
 
 export interface CompareInput {
   readonly scenario: Scenario
@@ -84,7 +88,9 @@ const isResultList = (r: ExpectedResult): r is readonly [ResultOverride, ...Arra
 
 /** What may come back for a call: the golden's result, or the deliberate difference's (one of them), or for a timing case either. */
 const expectedResults = (golden: ResultEntry, override: CaseExpectation | undefined): ReadonlyArray<ResultEntry> => {
-  const replaced = override?.kind === "deliberate" || override?.kind === "timing" ? override.results?.[golden.tool_use_id] : undefined
+  const replaced = override?.kind === "deliberate" || override?.kind === "timing"
+    ? override.results?.[golden.tool_use_id]
+    : undefined
   if (replaced === undefined) return [golden]
   const options: ReadonlyArray<ResultOverride> = isResultList(replaced) ? replaced : [replaced]
   const listed = options.map((r) => ({ tool_use_id: golden.tool_use_id, ...r }))
@@ -105,20 +111,36 @@ const compareSteps = (input: CompareInput, override: CaseExpectation | undefined
       const expected = expectedResults(entry, override)
       const actual = gotById.get(entry.tool_use_id)
       if (actual === undefined || !expected.some((e) => actual.is_error === e.is_error && actual.text === e.text)) {
-        out.push({ what: `${label}result ${entry.tool_use_id}`, expected: expected.map(show).join("\n  or:       "), actual: show(actual) })
+        out.push({
+          what: `${label}result ${entry.tool_use_id}`,
+          expected: expected.map(show).join("\n  or:       "),
+          actual: show(actual)
+        })
       }
     }
     for (const extra of got.results.filter((r) => !want.results.some((w) => w.tool_use_id === r.tool_use_id))) {
-      out.push({ what: `${label}result ${extra.tool_use_id} that Claude Code did not send`, expected: "(none)", actual: show(extra) })
+      out.push({
+        what: `${label}result ${extra.tool_use_id} that Claude Code did not send`,
+        expected: "(none)",
+        actual: show(extra)
+      })
     }
     const callOrder = (script[k]?.blocks ?? []).flatMap((b) => (b.type === "tool_use" ? [b.id] : []))
     const order = got.results.map((r) => r.tool_use_id)
     const expectedOrder = callOrder.filter((id, i) => callOrder.indexOf(id) === i && order.includes(id))
     if (order.join(",") !== expectedOrder.join(",")) {
-      out.push({ what: `${label}result order (tool_use order)`, expected: expectedOrder.join(", "), actual: order.join(", ") })
+      out.push({
+        what: `${label}result order (tool_use order)`,
+        expected: expectedOrder.join(", "),
+        actual: order.join(", ")
+      })
     }
     if (scenario.compare_extras === true && want.extras.join("\n\n") !== got.extras.join("\n\n")) {
-      out.push({ what: `${label}text beside the results`, expected: want.extras.join("\n\n"), actual: got.extras.join("\n\n") })
+      out.push({
+        what: `${label}text beside the results`,
+        expected: want.extras.join("\n\n"),
+        actual: got.extras.join("\n\n")
+      })
     }
   }
   return out
@@ -133,7 +155,9 @@ const compareFiles = (input: CompareInput, override: CaseExpectation | undefined
   for (const file of [...paths].sort()) {
     const want = expected[file] ?? null
     const got = actual[file] ?? null
-    if (canonical(want) !== canonical(got)) out.push({ what: `file ${file}`, expected: fileText(want), actual: fileText(got) })
+    if (canonical(want) !== canonical(got)) {
+      out.push({ what: `file ${file}`, expected: fileText(want), actual: fileText(got) })
+    }
   }
   return out
 }
@@ -148,12 +172,14 @@ export const compare = (input: CompareInput): ReadonlyArray<Mismatch> => {
       ...(same
         ? []
         : [
-            {
-              what: "outcome",
-              expected: golden.outcome === "no_request" ? "the model never asked" : "the model asked",
-              actual: observed.noRequest ? `the model never asked (exit ${observed.exitCode})\n${observed.stderr.slice(-1500)}` : "the model asked"
-            }
-          ]),
+          {
+            what: "outcome",
+            expected: golden.outcome === "no_request" ? "the model never asked" : "the model asked",
+            actual: observed.noRequest
+              ? `the model never asked (exit ${observed.exitCode})\n${observed.stderr.slice(-1500)}`
+              : "the model asked"
+          }
+        ]),
       ...compareFiles(input, override)
     ]
   }
@@ -162,7 +188,9 @@ export const compare = (input: CompareInput): ReadonlyArray<Mismatch> => {
       {
         what: "toolgate's session",
         expected: golden.outcome === "stopped" ? "stopped without sending results" : "results sent back",
-        actual: `${observed.problem} (exit ${observed.exitCode}${observed.timedOut ? ", timed out" : ""})\n${observed.stderr.slice(-1500)}`
+        actual: `${observed.problem} (exit ${observed.exitCode}${observed.timedOut ? ", timed out" : ""})\n${
+          observed.stderr.slice(-1500)
+        }`
       }
     ]
   }
@@ -180,5 +208,11 @@ export const compare = (input: CompareInput): ReadonlyArray<Mismatch> => {
 
 export const formatMismatches = (mismatches: ReadonlyArray<Mismatch>): string =>
   mismatches
-    .map((m) => [`- ${m.what}`, m.expected === undefined ? "" : `  expected: ${m.expected}`, m.actual === undefined ? "" : `  actual:   ${m.actual}`].filter((l) => l !== "").join("\n"))
+    .map((m) =>
+      [
+        `- ${m.what}`,
+        m.expected === undefined ? "" : `  expected: ${m.expected}`,
+        m.actual === undefined ? "" : `  actual:   ${m.actual}`
+      ].filter((l) => l !== "").join("\n")
+    )
     .join("\n")

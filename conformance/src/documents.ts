@@ -17,19 +17,30 @@ export class DocumentError extends Schema.TaggedError<DocumentError>()("Document
 }
 
 const pathText = (keys: ReadonlyArray<PropertyKey>): string =>
-  keys.reduce<string>((acc, key) => (typeof key === "number" ? `${acc}[${key}]` : acc === "" ? String(key) : `${acc}.${String(key)}`), "")
+  keys.reduce<string>(
+    (acc, key) => (typeof key === "number" ? `${acc}[${key}]` : acc === "" ? String(key) : `${acc}.${String(key)}`),
+    ""
+  )
 
 /** Decodes `value` (already parsed JSON) as `schema`; unknown keys are errors. */
-export const decodeValue = <A, I>(file: string, schema: Schema.Schema<A, I>, value: unknown): Either.Either<A, DocumentError> =>
+export const decodeValue = <A, I>(
+  file: string,
+  schema: Schema.Schema<A, I>,
+  value: unknown
+): Either.Either<A, DocumentError> =>
   Schema.decodeUnknownEither(schema, { onExcessProperty: "error", errors: "all" })(value).pipe(
     Either.mapLeft((error) => {
       const [first] = ParseResult.ArrayFormatter.formatErrorSync(error)
-      return new DocumentError({ file, path: pathText(first?.path ?? []), message: first?.message ?? "invalid document" })
+      return new DocumentError({
+        file,
+        path: pathText(first?.path ?? []),
+        message: first?.message ?? "invalid document"
+      })
     })
   )
 
 export const decodeDocument = <A, I>(file: string, schema: Schema.Schema<A, I>): Effect.Effect<A, DocumentError> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const text = yield* Effect.try({
       try: () => fs.readFileSync(file, "utf8"),
       catch: (e) => new DocumentError({ file, path: "", message: `cannot read: ${(e as Error).message}` })
@@ -42,7 +53,11 @@ export const decodeDocument = <A, I>(file: string, schema: Schema.Schema<A, I>):
   })
 
 /** Encodes and writes a document (two-space JSON and a final newline), replacing it atomically. */
-export const writeDocument = <A, I>(file: string, schema: Schema.Schema<A, I>, value: A): Effect.Effect<void, DocumentError> =>
+export const writeDocument = <A, I>(
+  file: string,
+  schema: Schema.Schema<A, I>,
+  value: A
+): Effect.Effect<void, DocumentError> =>
   Effect.try({
     try: () => {
       const encoded = Schema.encodeSync(schema)(value)

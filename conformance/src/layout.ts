@@ -45,7 +45,12 @@ const layoutBase = (): string => {
 export const makeLayout: Effect.Effect<Layout, never, Scope.Scope> = Effect.acquireRelease(
   Effect.sync(() => {
     const root = fs.realpathSync(fs.mkdtempSync(path.join(layoutBase(), "tg-conformance-")))
-    const layout = { root, proj: path.join(root, "proj"), home: path.join(root, "home"), outside: path.join(root, "outside") }
+    const layout = {
+      root,
+      proj: path.join(root, "proj"),
+      home: path.join(root, "home"),
+      outside: path.join(root, "outside")
+    }
     for (const dir of [layout.proj, layout.home, layout.outside]) fs.mkdirSync(dir)
     return layout
   }),
@@ -77,13 +82,20 @@ export const substitute = <A>(value: A, layout: Layout): A => {
     FIXTURES: FIXTURES_DIR,
     NODE: process.execPath
   }
-  return JSON.parse(JSON.stringify(value).replace(/\{\{([A-Z]+)\}\}/g, (whole, name: string) => (vars[name] === undefined ? whole : JSON.stringify(vars[name]).slice(1, -1)))) as A
+  return JSON.parse(
+    JSON.stringify(value).replace(
+      /\{\{([A-Z]+)\}\}/g,
+      (whole, name: string) => (vars[name] === undefined ? whole : JSON.stringify(vars[name]).slice(1, -1))
+    )
+  ) as A
 }
 
 const resolveIn = (layout: Layout, file: string): string => {
   if (file.startsWith("~/")) return path.join(layout.home, file.slice(2))
   if (path.isAbsolute(file)) {
-    if (!file.startsWith(`${layout.root}/`)) throw new LayoutError({ path: file, message: `a scenario file must stay inside ${layout.root}` })
+    if (!file.startsWith(`${layout.root}/`)) {
+      throw new LayoutError({ path: file, message: `a scenario file must stay inside ${layout.root}` })
+    }
     return file
   }
   return path.join(layout.proj, file)
@@ -93,7 +105,9 @@ const bytesOf = (spec: Exclude<FileSpec, null>): Buffer => {
   if (typeof spec === "string") return Buffer.from(spec)
   if (spec.base64 !== undefined) return Buffer.from(spec.base64, "base64")
   if (spec.hex !== undefined) return Buffer.from(spec.hex, "hex")
-  if (spec.repeat !== undefined) return Buffer.from(`${spec.prefix ?? ""}${spec.repeat.repeat(spec.times ?? 1)}${spec.suffix ?? ""}`)
+  if (spec.repeat !== undefined) {
+    return Buffer.from(`${spec.prefix ?? ""}${spec.repeat.repeat(spec.times ?? 1)}${spec.suffix ?? ""}`)
+  }
   if (spec.lines !== undefined) {
     const format = spec.format ?? "line {i}"
     let text = ""
@@ -130,7 +144,8 @@ const runSetupCommand = (command: string, cwd: string) =>
         // exited meanwhile
       }
     }, 30_000)
-    child.on("error", (e) => resume(Effect.fail(new LayoutError({ path: cwd, message: `setup command ${command}: ${e.message}` }))))
+    child.on("error", (e) =>
+      resume(Effect.fail(new LayoutError({ path: cwd, message: `setup command ${command}: ${e.message}` }))))
     child.on("exit", () => {
       clearTimeout(timer)
       resume(Effect.void)
@@ -139,17 +154,23 @@ const runSetupCommand = (command: string, cwd: string) =>
 
 /** Writes the scenario's files, settings and MCP configuration, then runs its setup commands. */
 export const populate = (layout: Layout, scenario: Scenario): Effect.Effect<void, LayoutError> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* Effect.try({
       try: () => {
         for (const [file, spec] of Object.entries(scenario.files ?? {})) writeFile(layout, file, spec)
         const json = (value: unknown) => JSON.stringify(value, null, 2)
         if (scenario.settings !== undefined) writeFile(layout, ".claude/settings.json", json(scenario.settings))
-        if (scenario.local_settings !== undefined) writeFile(layout, ".claude/settings.local.json", json(scenario.local_settings))
-        if (scenario.home_settings !== undefined) writeFile(layout, "~/.claude/settings.json", json(scenario.home_settings))
+        if (scenario.local_settings !== undefined) {
+          writeFile(layout, ".claude/settings.local.json", json(scenario.local_settings))
+        }
+        if (scenario.home_settings !== undefined) {
+          writeFile(layout, "~/.claude/settings.json", json(scenario.home_settings))
+        }
         if (scenario.mcp !== undefined) writeFile(layout, ".mcp.json", json(scenario.mcp))
       },
-      catch: (e) => (e instanceof LayoutError ? e : new LayoutError({ path: layout.root, message: (e as Error).message }))
+      catch: (
+        e
+      ) => (e instanceof LayoutError ? e : new LayoutError({ path: layout.root, message: (e as Error).message }))
     })
     for (const command of scenario.setup_commands ?? []) yield* runSetupCommand(command, layout.proj)
   })
@@ -169,7 +190,9 @@ const entryOf = (file: string, normalise: (text: string) => string): FileEntry =
   try {
     const bytes = fs.readFileSync(file)
     const text = bytes.toString("utf8")
-    if (bytes.length <= TEXT_LIMIT && !text.includes("\u0000") && Buffer.from(text).equals(bytes)) return { text: normalise(text) }
+    if (bytes.length <= TEXT_LIMIT && !text.includes("\u0000") && Buffer.from(text).equals(bytes)) {
+      return { text: normalise(text) }
+    }
     return { sha1: createHash("sha1").update(bytes).digest("hex").slice(0, 12) }
   } catch (e) {
     return { unreadable: (e as NodeJS.ErrnoException).code ?? "error" }

@@ -43,7 +43,7 @@ export const normaliser = (layout: Layout) => (text: string): string =>
     .replace(/(earlier output omitted; full output:) [^\]\s]+\]/g, "$1 <SAVED>]")
     // NotebookEdit gives a new cell a random id
     .replace(/(Inserted cell) [0-9a-f]{8} (with)/g, "$1 <CELL> $2")
-    .replace(/"id": "[0-9a-f]{8}"/g, '"id": "<CELL>"')
+    .replace(/"id": "[0-9a-f]{8}"/g, "\"id\": \"<CELL>\"")
     .replace(/<task-id>[\w-]+<\/task-id>/g, "<task-id><ID></task-id>")
     .replace(/<output-file>[^<]+<\/output-file>/g, "<output-file><SAVED></output-file>")
     .replace(/(with ID:) [\w-]+/g, "$1 <ID>")
@@ -75,13 +75,21 @@ const toolsOf = (body: unknown): ReadonlyArray<ToolDefinition> =>
     : []
 
 const stepOf = (body: unknown, normalise: (text: string) => string): Step => {
-  const messages: ReadonlyArray<Record<string, any>> = isRecord(body) && Array.isArray(body.messages) ? body.messages.filter(isRecord) : []
+  const messages: ReadonlyArray<Record<string, any>> = isRecord(body) && Array.isArray(body.messages)
+    ? body.messages.filter(isRecord)
+    : []
   const lastAssistant = messages.map((m) => m.role).lastIndexOf("assistant")
   const results: Array<ResultEntry> = []
   const extras: Array<string> = []
   for (const message of messages.slice(lastAssistant + 1)) {
     if (message.role !== "user" || !Array.isArray(message.content)) {
-      extras.push(normalise(message.role === "user" ? contentText(message.content) : `[${String(message.role)}] ${contentText(message.content)}`))
+      extras.push(
+        normalise(
+          message.role === "user"
+            ? contentText(message.content)
+            : `[${String(message.role)}] ${contentText(message.content)}`
+        )
+      )
       continue
     }
     for (const block of message.content) {
@@ -106,13 +114,23 @@ export const readConversation = (log: ReadonlyArray<LoggedRequest>, steps: numbe
     if (request.main && request.turn !== undefined && !byTurn.has(request.turn)) byTurn.set(request.turn, request)
   }
   const first = byTurn.get(0)
-  if (first === undefined) return { tools: [], steps: [], stopped: false, noRequest: true, problem: "no main-agent request" }
+  if (first === undefined) {
+    return { tools: [], steps: [], stopped: false, noRequest: true, problem: "no main-agent request" }
+  }
   const tools = toolsOf(first.body)
   if (!byTurn.has(1)) return { tools, steps: [], stopped: true, noRequest: false, problem: undefined }
   const observed: Array<Step> = []
   for (let k = 1; k <= steps; k++) {
     const request = byTurn.get(k)
-    if (request === undefined) return { tools, steps: observed, stopped: false, noRequest: false, problem: `the results of step ${k} were never sent` }
+    if (request === undefined) {
+      return {
+        tools,
+        steps: observed,
+        stopped: false,
+        noRequest: false,
+        problem: `the results of step ${k} were never sent`
+      }
+    }
     observed.push(stepOf(request.body, normalise))
   }
   return { tools, steps: observed, stopped: false, noRequest: false, problem: undefined }

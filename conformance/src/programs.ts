@@ -40,7 +40,8 @@ export const BASE_ENV: Readonly<Record<string, string>> = {
 
 export const MARKER = "ORACLE-CASE"
 
-export const promptOf = (scenario: Scenario): string => `${MARKER} ${scenario.name}: ${scenario.prompt ?? "Follow the scripted steps."}`
+export const promptOf = (scenario: Scenario): string =>
+  `${MARKER} ${scenario.name}: ${scenario.prompt ?? "Follow the scripted steps."}`
 
 export interface Command {
   readonly file: string
@@ -50,21 +51,43 @@ export interface Command {
 export const commandOf = (program: Program, scenario: Scenario): Command => {
   const common = ["-p", promptOf(scenario), "--output-format", "json", "--model", modelOf(scenario)]
   const mode = scenario.mode !== undefined && scenario.mode !== "default" ? ["--permission-mode", scenario.mode] : []
-  const settingsFlag = scenario.settings_flag !== undefined ? ["--settings", JSON.stringify(scenario.settings_flag)] : []
+  const settingsFlag = scenario.settings_flag !== undefined
+    ? ["--settings", JSON.stringify(scenario.settings_flag)]
+    : []
   const addDirs = (scenario.add_dirs ?? []).flatMap((d) => ["--add-dir", d])
   if (program.kind === "cc") {
     const allowed = scenario.allowed_tools?.length ? ["--allowedTools", ...scenario.allowed_tools] : []
     const disallowed = scenario.disallowed_tools?.length ? ["--disallowedTools", ...scenario.disallowed_tools] : []
     return {
       file: program.bin,
-      args: [...common, "--tools", CC_TOOLS, ...mode, ...allowed, ...disallowed, ...addDirs, ...settingsFlag, ...(scenario.extra_args?.cc ?? [])]
+      args: [
+        ...common,
+        "--tools",
+        CC_TOOLS,
+        ...mode,
+        ...allowed,
+        ...disallowed,
+        ...addDirs,
+        ...settingsFlag,
+        ...(scenario.extra_args?.cc ?? [])
+      ]
     }
   }
   const allowed = (scenario.allowed_tools ?? []).flatMap((r) => ["--allowed-tools", r])
   const disallowed = (scenario.disallowed_tools ?? []).flatMap((r) => ["--disallowed-tools", r])
   return {
     file: process.execPath,
-    args: [program.cli, "run", ...common, ...mode, ...allowed, ...disallowed, ...addDirs, ...settingsFlag, ...(scenario.extra_args?.tg ?? [])]
+    args: [
+      program.cli,
+      "run",
+      ...common,
+      ...mode,
+      ...allowed,
+      ...disallowed,
+      ...addDirs,
+      ...settingsFlag,
+      ...(scenario.extra_args?.tg ?? [])
+    ]
   }
 }
 

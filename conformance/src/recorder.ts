@@ -30,8 +30,14 @@ export class ClaudeCodeMissing extends Schema.TaggedError<ClaudeCodeMissing>()("
 /** Where Claude Code may be: $CONFORMANCE_CLAUDE_BIN, the oracle's install, then `claude` on PATH. */
 const candidates = (): ReadonlyArray<string> => {
   const fromEnv = process.env.CONFORMANCE_CLAUDE_BIN
-  const onPath = (process.env.PATH ?? "").split(path.delimiter).filter((d) => d !== "").map((d) => path.join(d, "claude"))
-  return [...(fromEnv ? [fromEnv] : []), path.join(os.homedir(), ".cache", "claude-code", "node_modules", ".bin", "claude"), ...onPath]
+  const onPath = (process.env.PATH ?? "").split(path.delimiter).filter((d) => d !== "").map((d) =>
+    path.join(d, "claude")
+  )
+  return [
+    ...(fromEnv ? [fromEnv] : []),
+    path.join(os.homedir(), ".cache", "claude-code", "node_modules", ".bin", "claude"),
+    ...onPath
+  ]
 }
 
 /** The Claude Code binary of the version the goldens are for. */
@@ -39,7 +45,11 @@ export const findClaudeCode: Effect.Effect<string, ClaudeCodeMissing> = Effect.s
   const seen: Array<string> = []
   for (const bin of candidates()) {
     if (!fs.existsSync(bin)) continue
-    const ran = spawnSync(bin, ["--version"], { encoding: "utf8", timeout: 30_000, env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: os.tmpdir() } })
+    const ran = spawnSync(bin, ["--version"], {
+      encoding: "utf8",
+      timeout: 30_000,
+      env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: os.tmpdir() }
+    })
     const version = /^(\d+\.\d+\.\d+)/.exec(ran.stdout?.trim() ?? "")?.[1]
     if (version === CLAUDE_CODE_VERSION) return Effect.succeed(bin)
     seen.push(`${bin} (${version ?? "no version"})`)
@@ -47,7 +57,9 @@ export const findClaudeCode: Effect.Effect<string, ClaudeCodeMissing> = Effect.s
   return Effect.fail(
     new ClaudeCodeMissing({
       message:
-        `Claude Code ${CLAUDE_CODE_VERSION} was not found${seen.length > 0 ? ` (found ${seen.join(", ")})` : ""}; nothing recorded. ` +
+        `Claude Code ${CLAUDE_CODE_VERSION} was not found${
+          seen.length > 0 ? ` (found ${seen.join(", ")})` : ""
+        }; nothing recorded. ` +
         `Install it outside the repo: npm install --prefix ~/.cache/claude-code @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION} ` +
         `(or point CONFORMANCE_CLAUDE_BIN at it).`
     })
@@ -58,13 +70,22 @@ const definitionsOf = (tools: ReadonlyArray<ToolDefinition>): ReadonlyArray<Tool
   tools.map((t) => ({ name: t.name, input_schema: withoutDescriptions(t.input_schema) }))
 
 export const loadDefinitions: Effect.Effect<Option.Option<ToolDefinitions>, DocumentError> = Effect.suspend(() =>
-  fs.existsSync(TOOL_DEFINITIONS_FILE) ? Effect.map(decodeDocument(TOOL_DEFINITIONS_FILE, ToolDefinitions), Option.some) : Effect.succeed(Option.none())
+  fs.existsSync(TOOL_DEFINITIONS_FILE)
+    ? Effect.map(decodeDocument(TOOL_DEFINITIONS_FILE, ToolDefinitions), Option.some)
+    : Effect.succeed(Option.none())
 )
 
 export const loadGolden = (name: string): Effect.Effect<Option.Option<Golden>, DocumentError> =>
-  Effect.suspend(() => (fs.existsSync(goldenFile(name)) ? Effect.map(decodeDocument(goldenFile(name), Golden), Option.some) : Effect.succeed(Option.none())))
+  Effect.suspend(() => (fs.existsSync(goldenFile(name))
+    ? Effect.map(decodeDocument(goldenFile(name), Golden), Option.some)
+    : Effect.succeed(Option.none()))
+  )
 
-export const goldenOf = (scenario: Scenario, observed: Observation, definitions: ToolDefinitions | undefined): Golden => {
+export const goldenOf = (
+  scenario: Scenario,
+  observed: Observation,
+  definitions: ToolDefinitions | undefined
+): Golden => {
   const shared = new Map((definitions?.tools ?? []).map((t) => [t.name, canonical(t.input_schema)]))
   const own = definitionsOf(observed.tools).filter((t) => shared.get(t.name) !== canonical(t.input_schema))
   return {
@@ -100,19 +121,31 @@ const mcpToolsMissing = (scenario: Scenario, observed: Observation) =>
   observed.problem === undefined &&
   !observed.tools.some((t) => t.name.startsWith("mcp__"))
 
-const observeWith = (bin: string, scenario: Scenario, options: RecordOptions): Effect.Effect<Observation, LayoutError> =>
-  Effect.gen(function* () {
-    const once = observe({ kind: "cc", bin }, scenario, options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs })
+const observeWith = (
+  bin: string,
+  scenario: Scenario,
+  options: RecordOptions
+): Effect.Effect<Observation, LayoutError> =>
+  Effect.gen(function*() {
+    const once = observe(
+      { kind: "cc", bin },
+      scenario,
+      options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }
+    )
     let observed = yield* once
     for (let attempt = 1; attempt < 3 && mcpToolsMissing(scenario, observed); attempt++) observed = yield* once
     return observed
   })
 
 const unusable = (scenario: Scenario, observed: Observation): string | undefined => {
-  if (mcpToolsMissing(scenario, observed)) return "the MCP servers' tools were not in the first request (still connecting); try again on a quieter machine"
+  if (mcpToolsMissing(scenario, observed)) {
+    return "the MCP servers' tools were not in the first request (still connecting); try again on a quieter machine"
+  }
   return observed.problem === undefined || (scenario.stop_ok === true && (observed.stopped || observed.noRequest))
     ? undefined
-    : `${observed.problem} (exit ${observed.exitCode}${observed.timedOut ? ", timed out" : ""}): ${observed.stderr.slice(-400)}`
+    : `${observed.problem} (exit ${observed.exitCode}${observed.timedOut ? ", timed out" : ""}): ${
+      observed.stderr.slice(-400)
+    }`
 }
 
 /** Records the scenarios; the baseline first when the shared tool definitions are missing or chosen. */
@@ -122,17 +155,22 @@ export const record = (
   all: ReadonlyArray<Scenario>,
   options: RecordOptions
 ): Effect.Effect<ReadonlyArray<Recorded>, DocumentError | LayoutError> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     let definitions = Option.getOrUndefined(yield* loadDefinitions)
     const baseline = all.find((s) => s.name === BASELINE_SCENARIO && modelOf(s) === DEFAULT_MODEL)
     const out: Array<Recorded> = []
     const writeOne = (scenario: Scenario, observed: Observation) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const reason = unusable(scenario, observed)
         if (reason !== undefined) return { _tag: "Unusable", name: scenario.name, reason } as const
         const golden = goldenOf(scenario, observed, definitions)
         yield* writeDocument(goldenFile(scenario.name), Golden, golden)
-        return { _tag: "Written", name: scenario.name, results: golden.steps.reduce((n, s) => n + s.results.length, 0), wallMs: observed.wallMs } as const
+        return {
+          _tag: "Written",
+          name: scenario.name,
+          results: golden.steps.reduce((n, s) => n + s.results.length, 0),
+          wallMs: observed.wallMs
+        } as const
       })
     const rest = [...scenarios]
     if (baseline !== undefined && (definitions === undefined || scenarios.some((s) => s.name === BASELINE_SCENARIO))) {
@@ -156,7 +194,13 @@ export const record = (
       (scenario) =>
         observeWith(bin, scenario, options).pipe(
           Effect.flatMap((observed) => writeOne(scenario, observed)),
-          Effect.tap((r) => Console.error(r._tag === "Written" ? `recorded ${r.name} (${r.results} results, ${(r.wallMs / 1000).toFixed(1)} s)` : `UNUSABLE ${r.name}: ${r.reason}`))
+          Effect.tap((r) =>
+            Console.error(
+              r._tag === "Written"
+                ? `recorded ${r.name} (${r.results} results, ${(r.wallMs / 1000).toFixed(1)} s)`
+                : `UNUSABLE ${r.name}: ${r.reason}`
+            )
+          )
         ),
       { concurrency: options.concurrency }
     )

@@ -48,7 +48,12 @@ export type Launcher = (command: Command, options: LaunchOptions) => Effect.Effe
 export const runProcess: Launcher = ({ file, args }, options) =>
   Effect.async<ProcessOutcome>((resume) => {
     const started = Date.now()
-    const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"], detached: true })
+    const child = spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true
+    })
     let stdout = ""
     let stderr = ""
     let timedOut = false
@@ -70,7 +75,15 @@ export const runProcess: Launcher = ({ file, args }, options) =>
     })
     child.on("error", (e) => {
       clearTimeout(timer)
-      resume(Effect.succeed({ exitCode: null, timedOut: false, stdout, stderr: `${stderr}${e.message}`, wallMs: Date.now() - started }))
+      resume(
+        Effect.succeed({
+          exitCode: null,
+          timedOut: false,
+          stdout,
+          stderr: `${stderr}${e.message}`,
+          wallMs: Date.now() - started
+        })
+      )
     })
     return Effect.sync(() => {
       clearTimeout(timer)
@@ -97,7 +110,7 @@ export const observe = (
   options: { readonly timeoutMs?: number; readonly launch?: Launcher } = {}
 ): Effect.Effect<Observation, LayoutError> =>
   Effect.scoped(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layout = yield* makeLayout
       const resolved = substitute(scenario, layout)
       yield* populate(layout, resolved)

@@ -16,9 +16,19 @@ export type Verdict =
   /** matches its golden (with its deliberate differences applied) */
   | { readonly _tag: "Pass"; readonly scenario: Scenario; readonly observed: Observation; readonly deliberate: boolean }
   /** differs from its golden */
-  | { readonly _tag: "Fail"; readonly scenario: Scenario; readonly observed: Observation; readonly mismatches: ReadonlyArray<Mismatch> }
+  | {
+    readonly _tag: "Fail"
+    readonly scenario: Scenario
+    readonly observed: Observation
+    readonly mismatches: ReadonlyArray<Mismatch>
+  }
   /** a known difference (`open`) that still differs */
-  | { readonly _tag: "Open"; readonly scenario: Scenario; readonly reason: string; readonly mismatches: ReadonlyArray<Mismatch> }
+  | {
+    readonly _tag: "Open"
+    readonly scenario: Scenario
+    readonly reason: string
+    readonly mismatches: ReadonlyArray<Mismatch>
+  }
   /** a known difference that now matches: its entry must go */
   | { readonly _tag: "Closed"; readonly scenario: Scenario; readonly reason: string }
   /** nothing recorded yet */
@@ -31,20 +41,31 @@ export interface SuiteInput {
   readonly expectations: Expectations
 }
 
-export const loadSuite: Effect.Effect<SuiteInput, DocumentError> = Effect.gen(function* () {
+export const loadSuite: Effect.Effect<SuiteInput, DocumentError> = Effect.gen(function*() {
   const scenarios = yield* loadScenarios()
   const goldens = new Map<string, Golden>()
   for (const scenario of scenarios) {
     const golden = yield* loadGolden(scenario.name)
     if (Option.isSome(golden)) goldens.set(scenario.name, golden.value)
   }
-  return { scenarios, goldens, definitions: Option.getOrUndefined(yield* loadDefinitions), expectations: yield* loadExpectations() }
+  return {
+    scenarios,
+    goldens,
+    definitions: Option.getOrUndefined(yield* loadDefinitions),
+    expectations: yield* loadExpectations()
+  }
 })
 
 export const verdictOf = (input: SuiteInput, scenario: Scenario, observed: Observation): Verdict => {
   const golden = input.goldens.get(scenario.name)
   if (golden === undefined) return { _tag: "NoGolden", scenario }
-  const mismatches = compare({ scenario, golden, definitions: input.definitions, expectations: input.expectations, observed })
+  const mismatches = compare({
+    scenario,
+    golden,
+    definitions: input.definitions,
+    expectations: input.expectations,
+    observed
+  })
   const expectation = input.expectations.cases[scenario.name]
   if (expectation?.kind === "open") {
     return mismatches.length === 0
@@ -64,9 +85,13 @@ export const runSuite = (
     input.scenarios,
     (scenario) =>
       input.goldens.has(scenario.name)
-        ? observe({ kind: "tg", cli: options.cli }, scenario, options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }).pipe(
-            Effect.map((observed) => verdictOf(input, scenario, observed))
-          )
+        ? observe(
+          { kind: "tg", cli: options.cli },
+          scenario,
+          options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }
+        ).pipe(
+          Effect.map((observed) => verdictOf(input, scenario, observed))
+        )
         : Effect.succeed<Verdict>({ _tag: "NoGolden", scenario }),
     { concurrency: options.concurrency }
   )
@@ -85,18 +110,29 @@ export const summarise = (verdicts: ReadonlyArray<Verdict>): string => {
     areas.set(v.scenario.area, a)
   }
   const total = [...areas.values()].reduce(
-    (t, a) => ({ pass: t.pass + a.pass, deliberate: t.deliberate + a.deliberate, compared: t.compared + a.compared, noGolden: t.noGolden + a.noGolden }),
+    (t, a) => ({
+      pass: t.pass + a.pass,
+      deliberate: t.deliberate + a.deliberate,
+      compared: t.compared + a.compared,
+      noGolden: t.noGolden + a.noGolden
+    }),
     { pass: 0, deliberate: 0, compared: 0, noGolden: 0 }
   )
   const lines = [...areas.entries()]
     .sort(([x], [y]) => (x < y ? -1 : 1))
     .map(
       ([area, a]) =>
-        `  ${area.padEnd(14)} ${a.pass}/${a.compared}${a.deliberate > 0 ? ` (${a.deliberate} deliberate)` : ""}${a.noGolden > 0 ? ` (${a.noGolden} without a golden)` : ""}`
+        `  ${area.padEnd(14)} ${a.pass}/${a.compared}${a.deliberate > 0 ? ` (${a.deliberate} deliberate)` : ""}${
+          a.noGolden > 0 ? ` (${a.noGolden} without a golden)` : ""
+        }`
     )
   const pct = (n: number) => (total.compared === 0 ? 0 : (100 * n) / total.compared).toFixed(1)
   return [
-    `conformance: ${total.pass}/${total.compared} scenarios agree with Claude Code (${pct(total.pass)}%), ${total.deliberate} of them by a listed deliberate difference (${pct(total.pass - total.deliberate)}% identical); ${total.noGolden} without a golden`,
+    `conformance: ${total.pass}/${total.compared} scenarios agree with Claude Code (${
+      pct(total.pass)
+    }%), ${total.deliberate} of them by a listed deliberate difference (${
+      pct(total.pass - total.deliberate)
+    }% identical); ${total.noGolden} without a golden`,
     ...lines
   ].join("\n")
 }

@@ -15,50 +15,64 @@ fs.writeFileSync(path.join(cwd, "package.json"), JSON.stringify({ name: "demo", 
 const abortController = new AbortController()
 const log = []
 
-for await (const message of query({
-  prompt: "Run the tests and tell me how it went",
-  options: {
-    cwd,
-    allowedTools: ["Read", "Bash(npm test)"],
-    disallowedTools: ["WebFetch"],
-    permissionMode: "default",
-    maxTurns: 5,
-    abortController,
-    canUseTool: async (toolName, input, { suggestions }) => {
-      log.push(`asked about ${toolName} (would suggest: ${suggestions.join(", ") || "nothing"})`)
-      return { behavior: "deny", message: "Only the tests may run." }
-    },
-    hooks: {
-      PreToolUse: [
-        {
-          matcher: "Bash",
-          hooks: [
-            async (input) => {
-              log.push(`PreToolUse: ${input.tool_input.command}`)
-              return input.tool_input.command.includes("curl")
-                ? { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no network" } }
-                : {}
-            }
-          ]
-        }
-      ]
-    },
-    script: [
-      {
-        type: "turn",
-        content: [
-          { type: "tool_use", name: "Bash", input: { command: "npm test" } },
-          { type: "tool_use", name: "Bash", input: { command: "curl https://example.com" } },
-          { type: "tool_use", name: "Bash", input: { command: "git push" } }
+for await (
+  const message of query({
+    prompt: "Run the tests and tell me how it went",
+    options: {
+      cwd,
+      allowedTools: ["Read", "Bash(npm test)"],
+      disallowedTools: ["WebFetch"],
+      permissionMode: "default",
+      maxTurns: 5,
+      abortController,
+      canUseTool: async (toolName, input, { suggestions }) => {
+        log.push(`asked about ${toolName} (would suggest: ${suggestions.join(", ") || "nothing"})`)
+        return { behavior: "deny", message: "Only the tests may run." }
+      },
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: "Bash",
+            hooks: [
+              async (input) => {
+                log.push(`PreToolUse: ${input.tool_input.command}`)
+                return input.tool_input.command.includes("curl")
+                  ? {
+                    hookSpecificOutput: {
+                      hookEventName: "PreToolUse",
+                      permissionDecision: "deny",
+                      permissionDecisionReason: "no network"
+                    }
+                  }
+                  : {}
+              }
+            ]
+          }
         ]
       },
-      { type: "turn", content: [{ type: "text", text: "The tests pass." }] }
-    ]
+      script: [
+        {
+          type: "turn",
+          content: [
+            { type: "tool_use", name: "Bash", input: { command: "npm test" } },
+            { type: "tool_use", name: "Bash", input: { command: "curl https://example.com" } },
+            { type: "tool_use", name: "Bash", input: { command: "git push" } }
+          ]
+        },
+        { type: "turn", content: [{ type: "text", text: "The tests pass." }] }
+      ]
+    }
+  })
+) {
+  if (message.type === "system" && message.subtype === "init") {
+    log.push(`session ${message.session_id}, ${message.tools.length} tools`)
   }
-})) {
-  if (message.type === "system" && message.subtype === "init") log.push(`session ${message.session_id}, ${message.tools.length} tools`)
   if (message.type === "user") {
-    for (const block of message.message.content) if (block.type === "tool_result") log.push(`${block.is_error ? "error" : "ok"}: ${String(block.content).split("\n").at(-1)}`)
+    for (const block of message.message.content) {
+      if (block.type === "tool_result") {
+        log.push(`${block.is_error ? "error" : "ok"}: ${String(block.content).split("\n").at(-1)}`)
+      }
+    }
   }
   if (message.type === "result") log.push(`${message.subtype} after ${message.num_turns} turns: ${message.result}`)
 }

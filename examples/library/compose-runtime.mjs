@@ -8,7 +8,7 @@ import { Approver, Runtime, Scheduler, Session } from "toolgate"
 const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-example-"))
 fs.writeFileSync(path.join(cwd, "notes.txt"), "hello from toolgate\n")
 
-const program = Effect.gen(function* () {
+const program = Effect.gen(function*() {
   const scheduler = yield* Scheduler.Scheduler
   const run = yield* scheduler.runMessage(
     [
@@ -25,7 +25,11 @@ const program = Effect.gen(function* () {
 const runtime = Runtime.layer({
   cwd,
   approver: Approver.layerCallback(({ tool }) =>
-    Effect.succeed(tool.name === "Bash" ? { behavior: "deny", feedback: "no shell in this example" } : { behavior: "allow", scope: "once" })
+    Effect.succeed(
+      tool.name === "Bash"
+        ? { behavior: "deny", feedback: "no shell in this example" }
+        : { behavior: "allow", scope: "once" }
+    )
   )
 })
 

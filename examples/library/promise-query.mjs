@@ -16,7 +16,14 @@ const run = query({
     cwd,
     allowedTools: ["Read"],
     script: [
-      { type: "turn", content: [{ type: "tool_use", name: "Read", input: { file_path: "{{cwd}}/notes.txt" } }, { type: "tool_use", name: "Bash", input: { command: "rm notes.txt" } }] },
+      {
+        type: "turn",
+        content: [{ type: "tool_use", name: "Read", input: { file_path: "{{cwd}}/notes.txt" } }, {
+          type: "tool_use",
+          name: "Bash",
+          input: { command: "rm notes.txt" }
+        }]
+      },
       { type: "turn", content: [{ type: "text", text: "I read notes.txt and left it in place." }] }
     ],
     canUseTool: async (toolName, input) => {
@@ -31,7 +38,9 @@ const run = query({
 for await (const message of run) {
   if (message.type === "user") {
     for (const block of message.message.content) {
-      if (block.type === "tool_result") console.log(`${block.is_error ? "refused" : "ran"}: ${JSON.stringify(block.content)}`)
+      if (block.type === "tool_result") {
+        console.log(`${block.is_error ? "refused" : "ran"}: ${JSON.stringify(block.content)}`)
+      }
     }
   }
   if (message.type === "result") console.log(`${message.subtype}: ${message.result}`)

@@ -11,7 +11,7 @@ const denyAll = Layer.succeed(Permissions.Permissions, {
 })
 
 const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-example-"))
-const program = Effect.gen(function* () {
+const program = Effect.gen(function*() {
   const scheduler = yield* Scheduler.Scheduler
   const run = yield* scheduler.runMessage(
     [{ type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "touch should-not-exist" } }],

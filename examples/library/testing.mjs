@@ -20,7 +20,7 @@ const lowerCaseOnly = Layer.succeed(InputValidator.InputValidator, {
     })
 })
 
-const program = Effect.gen(function* () {
+const program = Effect.gen(function*() {
   const cwd = yield* Testing.workspace({ "notes.txt": "hello\n" })
   const approver = Testing.recordedApprover(() => ({ behavior: "deny", feedback: "not now" }))
   const runtime = Testing.layerWithAgent({
@@ -29,16 +29,21 @@ const program = Effect.gen(function* () {
     approver: approver.layer,
     layers: { InputValidator: lowerCaseOnly },
     model: Testing.scriptedModel(cwd, [
-      Testing.turn(Testing.toolUse("Write", { file_path: "{{cwd}}/NOTES.txt", content: "x" }), Testing.toolUse("Read", { file_path: "{{cwd}}/notes.txt" })),
+      Testing.turn(
+        Testing.toolUse("Write", { file_path: "{{cwd}}/NOTES.txt", content: "x" }),
+        Testing.toolUse("Read", { file_path: "{{cwd}}/notes.txt" })
+      ),
       Testing.turn(Testing.text("done"))
     ])
   })
-  const outcome = yield* Effect.gen(function* () {
+  const outcome = yield* Effect.gen(function*() {
     const agent = yield* Agent.Agent
     return yield* agent.prompt(Agent.newConversation(Testing.session(cwd)), "tidy up")
   }).pipe(Effect.provide(runtime))
 
-  const results = outcome.conversation.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === "tool_result")
+  const results = outcome.conversation.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((
+    b
+  ) => b.type === "tool_result")
   assert.deepEqual(seen, ["Write", "Read"])
   assert.match(String(results[0].content), /file names are lower case here/)
   assert.match(String(results[1].content), /hello/)

@@ -19,7 +19,7 @@ export const WordCount = Tool.buildTool({
 })
 
 const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-example-"))
-const program = Effect.gen(function* () {
+const program = Effect.gen(function*() {
   const scheduler = yield* Scheduler.Scheduler
   const run = yield* scheduler.runMessage(
     [{ type: "tool_use", id: "toolu_1", name: "WordCount", input: { text: "one two three" } }],

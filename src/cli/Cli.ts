@@ -48,7 +48,11 @@ export const prepareArgv = (args: ReadonlyArray<string>): ReadonlyArray<string> 
     case "Run":
       return front.argv
     case "Help":
-      process.stdout.write(front.spec === undefined ? rootHelp(SPECS, VERSION, process.stdout.columns) : commandHelp(front.spec, SPECS, process.stdout.columns))
+      process.stdout.write(
+        front.spec === undefined
+          ? rootHelp(SPECS, VERSION, process.stdout.columns)
+          : commandHelp(front.spec, SPECS, process.stdout.columns)
+      )
       return undefined
     case "Version":
       process.stdout.write(`${VERSION} (toolgate)\n`)

@@ -86,7 +86,10 @@ export interface SessionPlan {
   /** A session continued with `-c`/`-r`. */
   readonly resumed?: ResumedConversation
   /** Called with every call the session ran, after the last prompt (replay compares them). */
-  readonly onDone?: (calls: ReadonlyArray<ReplayedCall>, session: SessionContext) => Effect.Effect<ReplayReport | undefined>
+  readonly onDone?: (
+    calls: ReadonlyArray<ReplayedCall>,
+    session: SessionContext
+  ) => Effect.Effect<ReplayReport | undefined>
 }
 
 const firstLine = (text: string | null) => (text === null ? "(no result)" : (text.split("\n")[0] ?? "").slice(0, 160))
@@ -94,19 +97,33 @@ const firstLine = (text: string | null) => (text === null ? "(no result)" : (tex
 const printReport = (report: ReplayReport) => {
   const out = process.stdout
   const moved = report.rescheduled.length
-  const movedNote = moved === 0 ? "" : dim(`  (${moved} call(s) ran in another parallel batch than recorded; the model saw the same results)\n`)
+  const movedNote = moved === 0
+    ? ""
+    : dim(`  (${moved} call(s) ran in another parallel batch than recorded; the model saw the same results)\n`)
   if (report.differences.length === 0) {
     out.write(`${bold("replay:")} ${report.calls} tool call(s), all results identical to the recording\n${movedNote}`)
     return
   }
   out.write(movedNote)
-  out.write(red(`replay: ${report.calls} tool call(s), ${report.identical} identical, ${report.differences.length} different\n`))
+  out.write(
+    red(`replay: ${report.calls} tool call(s), ${report.identical} identical, ${report.differences.length} different\n`)
+  )
   for (const d of report.differences) {
-    out.write(`  ${d.name} ${d.tool_use_id}${d.line === null ? " (not in the recording)" : ` (transcript line ${d.line})`}\n`)
-    if (d.batch !== undefined) out.write(`    ran in batch ${d.batch.replayed ?? "-"}, recorded in batch ${d.batch.recorded ?? "-"}\n`)
+    out.write(
+      `  ${d.name} ${d.tool_use_id}${d.line === null ? " (not in the recording)" : ` (transcript line ${d.line})`}\n`
+    )
+    if (d.batch !== undefined) {
+      out.write(`    ran in batch ${d.batch.replayed ?? "-"}, recorded in batch ${d.batch.recorded ?? "-"}\n`)
+    }
     if (d.first_difference !== undefined) {
       const f = d.first_difference
-      out.write(dim(`    result line ${f.line}:\n      recorded: ${f.recorded.slice(0, 200)}\n      replayed: ${f.replayed.slice(0, 200)}\n`))
+      out.write(
+        dim(
+          `    result line ${f.line}:\n      recorded: ${f.recorded.slice(0, 200)}\n      replayed: ${
+            f.replayed.slice(0, 200)
+          }\n`
+        )
+      )
     } else if (d.recorded === null || d.replayed === null) {
       out.write(dim(`    recorded: ${firstLine(d.recorded)}\n    replayed: ${firstLine(d.replayed)}\n`))
     }
@@ -121,12 +138,14 @@ const promptTextOf = (content: PromptContent): string =>
  * say "success". Same keys, an honest subtype.
  */
 const honestResult = (result: Line, transcriptFailure: string | undefined): Line =>
-  transcriptFailure === undefined || result.subtype !== "success" ? result : { ...result, subtype: "error_during_execution", is_error: true }
+  transcriptFailure === undefined || result.subtype !== "success"
+    ? result
+    : { ...result, subtype: "error_during_execution", is_error: true }
 
 /** The session, with the services of the runtime with the agent (`Runtime.layerWithAgent`). */
 export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
   Effect.scoped(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { values, format } = plan
       const transcript = yield* openTranscript(path.join(session.sessionDir, TRANSCRIPT_FILE))
       plan.recorder.attach(transcript)
@@ -140,14 +159,21 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
       const servers = yield* (yield* McpClients).servers
       let conversation: Conversation = {
         ...newConversation({ ...session, transcriptPath: transcript.path }),
-        ...(plan.resumed === undefined ? {} : { messages: plan.resumed.messages, usage: plan.resumed.usage, turns: plan.resumed.turns })
+        ...(plan.resumed === undefined
+          ? {}
+          : { messages: plan.resumed.messages, usage: plan.resumed.usage, turns: plan.resumed.turns })
       }
       const skills = Option.match(extensions, { onNone: () => [], onSome: (e) => e.loaded.skills.map((s) => s.name) })
       const sandbox = yield* Effect.serviceOption(Sandbox)
       const sandboxEnabled = Option.isSome(sandbox) ? yield* sandbox.value.settingsProfileActive : false
-      const baseUrl = yield* Config.option(Config.string("ANTHROPIC_BASE_URL")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+      const baseUrl = yield* Config.option(Config.string("ANTHROPIC_BASE_URL")).pipe(
+        Effect.orElseSucceed(() => Option.none<string>())
+      )
       const servedByAnthropic = servedByAnthropicOf(plan.client.model, Option.getOrUndefined(baseUrl))
-      const maxOutputTokens = yield* Config.integer("TOOLGATE_MAX_OUTPUT_TOKENS").pipe(Config.withDefault(DEFAULT_MAX_TOKENS), Effect.orElseSucceed(() => DEFAULT_MAX_TOKENS))
+      const maxOutputTokens = yield* Config.integer("TOOLGATE_MAX_OUTPUT_TOKENS").pipe(
+        Config.withDefault(DEFAULT_MAX_TOKENS),
+        Effect.orElseSucceed(() => DEFAULT_MAX_TOKENS)
+      )
       const info: InitInfo = {
         sessionId: session.sessionId,
         model: plan.client.model,
@@ -196,14 +222,18 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
         })
       } else yield* transcript.write({ type: "session_resume", ...startRecord, tools: info.tools })
 
-      const warn = (notices: ReadonlyArray<string>) => Effect.sync(() => notices.forEach((n) => process.stderr.write(`${n}\n`)))
-      const started = yield* agent.startSession(conversation, { source: plan.resumed === undefined ? "startup" : "resume", transcript })
+      const warn = (notices: ReadonlyArray<string>) =>
+        Effect.sync(() => notices.forEach((n) => process.stderr.write(`${n}\n`)))
+      const started = yield* agent.startSession(conversation, {
+        source: plan.resumed === undefined ? "startup" : "resume",
+        transcript
+      })
       conversation = started.conversation
       yield* warn(started.notices)
       // Written once: here at the end, or by the finaliser when the session is stopped (a signal).
       let ended = false
       const endSession = (reason: "prompt_input_exit" | "other") =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           if (ended) return
           ended = true
           yield* warn(yield* agent.endSession(conversation, reason))
@@ -223,26 +253,35 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
       const ran: Array<ReplayedCall> = []
       const replace = Option.getOrUndefined(values.systemPrompt ?? Option.none())
       const append = Option.getOrUndefined(values.appendSystemPrompt ?? Option.none())
-      const systemPrompt = { ...(replace === undefined ? {} : { replace }), ...(append === undefined ? {} : { append }) }
+      const systemPrompt = {
+        ...(replace === undefined ? {} : { replace }),
+        ...(append === undefined ? {} : { append })
+      }
       const turnsLimit = Option.getOrUndefined(values.maxTurns)
 
       const runOne = (content: PromptContent, index: number) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const started = yield* Clock.currentTimeMillis
-          const tracker = format === "text" ? undefined : new ClaudeJsonTracker(session.sessionId, newStats(started), values.toolgateEvents, Date.now)
+          const tracker = format === "text"
+            ? undefined
+            : new ClaudeJsonTracker(session.sessionId, newStats(started), values.toolgateEvents, Date.now)
           if (format === "stream-json") yield* write(initMessage(info))
           const onEvent = (event: AgentEvent) =>
-            Effect.gen(function* () {
+            Effect.gen(function*() {
               ran.push(...replayedCallsOf(event))
-              if (values.debug) for (const line of debugLinesOf(event)) process.stderr.write(debugLine(line))
+              if (values.debug) { for (const line of debugLinesOf(event)) process.stderr.write(debugLine(line)) }
               if (text !== undefined) yield* text.onEvent(event)
               else if (format === "text" && event._tag === "Retrying") {
                 const i = event.info
-                process.stderr.write(`toolgate: the API request failed (${i.reason}); retrying in ${i.delayMs} ms (attempt ${i.attempt + 1} of ${i.maxAttempts})\n`)
+                process.stderr.write(
+                  `toolgate: the API request failed (${i.reason}); retrying in ${i.delayMs} ms (attempt ${
+                    i.attempt + 1
+                  } of ${i.maxAttempts})\n`
+                )
               }
               if (tracker !== undefined) {
                 const lines = tracker.onEvent(event)
-                if (format === "stream-json") for (const line of lines) yield* write(line)
+                if (format === "stream-json") { for (const line of lines) yield* write(line) }
               }
             })
           const outcome = yield* agent.prompt(conversation, content, {
@@ -259,13 +298,15 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
           if (tracker !== undefined) {
             const toolgate = values.toolgateEvents
               ? {
-                  stop: outcome.stop,
-                  halt: outcome.halt ?? null,
-                  error: outcome.error === undefined ? null : { type: outcome.error._tag, message: outcome.error.message },
-                  tool_calls: tracker.stats.calls,
-                  transcript: transcript.path,
-                  model_turns: outcome.turns
-                }
+                stop: outcome.stop,
+                halt: outcome.halt ?? null,
+                error: outcome.error === undefined
+                  ? null
+                  : { type: outcome.error._tag, message: outcome.error.message },
+                tool_calls: tracker.stats.calls,
+                transcript: transcript.path,
+                model_turns: outcome.turns
+              }
               : undefined
             const result = resultMessage(outcome, info, tracker.stats, now, turnsLimit, {
               resultIndex: index,
@@ -279,9 +320,13 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
             // -p: the answer only; an error is the answer, as `claude -p` prints it on stdout
             const failure = printedErrorOf(outcome, turnsLimit)
             // toolgate's own account of a model failure (what failed, where) stays on stderr for the person
-            if (outcome.stop === "error") process.stderr.write(`toolgate: ${outcome.error?.message ?? "the model failed"}\n`)
+            if (outcome.stop === "error") {
+              process.stderr.write(`toolgate: ${outcome.error?.message ?? "the model failed"}\n`)
+            }
             if (failure !== undefined) out.write(failure)
-            else if (outcome.stop !== "interrupted" && outcome.text !== "") out.write(outcome.text.endsWith("\n") ? outcome.text : `${outcome.text}\n`)
+            else if (outcome.stop !== "interrupted" && outcome.text !== "") {
+              out.write(outcome.text.endsWith("\n") ? outcome.text : `${outcome.text}\n`)
+            }
           }
           // the last prompt decides the exit code
           process.exitCode = outcome.stop === "interrupted" ? 130 : isErrorOutcome(outcome) ? 1 : 0
@@ -295,11 +340,19 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
             dim(
               plan.resumed === undefined
                 ? "Type a task and press Enter; /help lists commands. Ctrl-C interrupts a turn; Ctrl-D or /exit quits.\n"
-                : `Resumed session ${session.sessionId} (${plan.resumed.prompts} earlier prompt${plan.resumed.prompts === 1 ? "" : "s"}). /help lists commands; Ctrl-D or /exit quits.\n`
+                : `Resumed session ${session.sessionId} (${plan.resumed.prompts} earlier prompt${
+                  plan.resumed.prompts === 1 ? "" : "s"
+                }). /help lists commands; Ctrl-D or /exit quits.\n`
             )
         )
         if (plan.firstPrompt === undefined && plan.recordedPrompt !== undefined) {
-          out.write(dim(`Scripted session; its recorded prompt: ${JSON.stringify(plan.recordedPrompt)} (the scripted model answers any prompt the same way)\n`))
+          out.write(
+            dim(
+              `Scripted session; its recorded prompt: ${
+                JSON.stringify(plan.recordedPrompt)
+              } (the scripted model answers any prompt the same way)\n`
+            )
+          )
         }
         let index = 0
         yield* interactive({
@@ -318,7 +371,7 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
         let index = 0
         yield* plan.prompts.pipe(
           Stream.runForEachWhile((prompt) =>
-            Effect.gen(function* () {
+            Effect.gen(function*() {
               if (text !== undefined && prompt.echo) text.line(`${bold("›")} ${promptTextOf(prompt.content)}`)
               const outcome = yield* runOne(prompt.content, index++)
               return outcome.stop !== "error" && outcome.stop !== "interrupted"
@@ -335,10 +388,17 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
       }
       if (report !== undefined) {
         if (format === "text") printReport(report)
-        if (report.differences.length > 0 && (process.exitCode === undefined || process.exitCode === 0)) process.exitCode = 1
+        if (report.differences.length > 0 && (process.exitCode === undefined || process.exitCode === 0)) {
+          process
+            .exitCode = 1
+        }
       }
       text?.close()
-      if (format === "text" && values.verbose && !plan.interactive) process.stderr.write(dim(`transcript: ${transcript.path}\n`))
+      if (format === "text" && values.verbose && !plan.interactive) {
+        process.stderr.write(
+          dim(`transcript: ${transcript.path}\n`)
+        )
+      }
       // a session whose record is incomplete did not fully succeed
       const lost = yield* transcript.failure
       if (lost !== undefined) {

@@ -7,7 +7,14 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { displayValue, escapeForDisplay, offeredRules, questionView, type ApprovalRequest, type PromptView } from "../services/Approver.js"
+import {
+  displayValue,
+  escapeForDisplay,
+  offeredRules,
+  questionView,
+  type ApprovalRequest,
+  type PromptView
+} from "../services/Approver.js"
 import { parseRuleText } from "../PermissionRules.js"
 import { applyEdit } from "../tools/files/editText.js"
 import { structuredPatch } from "../tools/files/structuredPatch.js"
@@ -38,7 +45,9 @@ export const diffLines = (toolName: string, input: unknown): ReadonlyArray<strin
   } else return undefined
   const hunks = structuredPatch(before ?? "", after)
   if (hunks.length === 0) return [dim("  (no change)")]
-  const lines: Array<string> = [dim(before === undefined ? `  new file, ${after.split("\n").length} lines` : `  ${input.file_path}`)]
+  const lines: Array<string> = [
+    dim(before === undefined ? `  new file, ${after.split("\n").length} lines` : `  ${input.file_path}`)
+  ]
   for (const hunk of hunks) {
     lines.push(dim(`  @@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`))
     for (const line of hunk.lines) {
@@ -46,13 +55,19 @@ export const diffLines = (toolName: string, input: unknown): ReadonlyArray<strin
       lines.push(line[0] === "+" ? green(text) : line[0] === "-" ? red(text) : text)
     }
   }
-  if (lines.length > MAX_DIFF_LINES) return [...lines.slice(0, MAX_DIFF_LINES), dim(`  … ${lines.length - MAX_DIFF_LINES} more lines`)]
+  if (lines.length > MAX_DIFF_LINES) {
+    return [...lines.slice(0, MAX_DIFF_LINES), dim(`  … ${lines.length - MAX_DIFF_LINES} more lines`)]
+  }
   return lines
 }
 
 /** The folder a path rule's prefix names (`/src/` in the project, `//abs/`, `~/`). */
 const folderOf = (prefix: string, projectDir: string): string =>
-  prefix.startsWith("//") ? prefix.slice(1) : prefix.startsWith("~/") ? path.join(os.homedir(), prefix.slice(2)) : path.join(projectDir, prefix)
+  prefix.startsWith("//")
+    ? prefix.slice(1)
+    : prefix.startsWith("~/")
+    ? path.join(os.homedir(), prefix.slice(2))
+    : path.join(projectDir, prefix)
 
 /**
  * A folder rule for a file tool (`Edit(/**)`, `Edit(/src/**)`) narrowed to the file the call
@@ -70,14 +85,22 @@ export const narrowRule = (rule: string, file: string | undefined, projectDir: s
 }
 
 const filePathOf = (input: unknown): string | undefined =>
-  isObject(input) ? (typeof input.file_path === "string" ? input.file_path : typeof input.notebook_path === "string" ? input.notebook_path : undefined) : undefined
+  isObject(input)
+    ? (typeof input.file_path === "string"
+      ? input.file_path
+      : typeof input.notebook_path === "string"
+      ? input.notebook_path
+      : undefined)
+    : undefined
 
 /** Where "always" saves rules: the project's local settings. */
 export const localSettingsFileOf = (projectDir: string) => path.join(projectDir, ".claude", "settings.local.json")
 
 export const renderApproval = (request: ApprovalRequest): PromptView => {
   const file = filePathOf(request.input)
-  const rules = Array.from(new Set(offeredRules(request.suggestions).map((rule) => narrowRule(rule, file, request.session.projectDir))))
+  const rules = Array.from(
+    new Set(offeredRules(request.suggestions).map((rule) => narrowRule(rule, file, request.session.projectDir)))
+  )
   const lines: Array<string> = ["", bold(`── Permission request: ${escapeForDisplay(request.tool.name)} ──`)]
   const diff = diffLines(request.tool.name, request.input)
   if (isObject(request.input)) {
@@ -88,5 +111,10 @@ export const renderApproval = (request: ApprovalRequest): PromptView => {
     }
   } else lines.push(`  ${displayValue(request.input)}`)
   if (diff !== undefined) lines.push(...diff)
-  return questionView(lines, request, rules, (list) => `  3. Yes, and always allow ${list} (saved to ${localSettingsFileOf(request.session.projectDir)})`)
+  return questionView(
+    lines,
+    request,
+    rules,
+    (list) => `  3. Yes, and always allow ${list} (saved to ${localSettingsFileOf(request.session.projectDir)})`
+  )
 }

@@ -13,7 +13,7 @@ export interface AskingListener {
 const listeners = new Set<AskingListener>()
 let depth = 0
 
-export const onAsking = (listener: AskingListener): (() => void) => {
+export const onAsking = (listener: AskingListener): () => void => {
   listeners.add(listener)
   return () => void listeners.delete(listener)
 }
@@ -21,11 +21,11 @@ export const onAsking = (listener: AskingListener): (() => void) => {
 export const around = <A, E, R>(asking: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.acquireUseRelease(
     Effect.sync(() => {
-      if (depth++ === 0) for (const l of listeners) l.started()
+      if (depth++ === 0) { for (const l of listeners) l.started() }
     }),
     () => asking,
     () =>
       Effect.sync(() => {
-        if (--depth === 0) for (const l of listeners) l.ended()
+        if (--depth === 0) { for (const l of listeners) l.ended() }
       })
   )

@@ -43,7 +43,12 @@ interface Extra {
   readonly hidden?: boolean
 }
 
-const metaOf = (name: string, description: string, extra: Extra, rest: Omit<FlagMeta, "name" | "description" | "spellings" | "group">): FlagMeta => ({
+const metaOf = (
+  name: string,
+  description: string,
+  extra: Extra,
+  rest: Omit<FlagMeta, "name" | "description" | "spellings" | "group">
+): FlagMeta => ({
   name,
   description,
   spellings: extra.spellings ?? [],
@@ -61,7 +66,12 @@ export const boolean = (name: string, description: string, extra: Extra = {}): F
   meta: metaOf(name, description, extra, { takesValue: false, valueKind: "text", placeholder: "" })
 })
 
-export const optionalText = (name: string, placeholder: string, description: string, extra: Extra = {}): Flag<Option.Option<string>> => ({
+export const optionalText = (
+  name: string,
+  placeholder: string,
+  description: string,
+  extra: Extra = {}
+): Flag<Option.Option<string>> => ({
   options: Options.text(name).pipe(Options.withDescription(description), Options.optional),
   meta: textMeta(name, placeholder, description, extra)
 })
@@ -85,20 +95,40 @@ export const repeatedText = (
   extra: Extra & { readonly variadic?: FlagMeta["variadic"] } = {}
 ): Flag<ReadonlyArray<string>> => ({
   options: Options.text(name).pipe(Options.withDescription(description), Options.repeated),
-  meta: { ...textMeta(name, placeholder, description, extra), ...(extra.variadic === undefined ? {} : { variadic: extra.variadic }) }
+  meta: {
+    ...textMeta(name, placeholder, description, extra),
+    ...(extra.variadic === undefined ? {} : { variadic: extra.variadic })
+  }
 })
 
-export const optionalInteger = (name: string, placeholder: string, description: string, extra: Extra = {}): Flag<Option.Option<number>> => ({
+export const optionalInteger = (
+  name: string,
+  placeholder: string,
+  description: string,
+  extra: Extra = {}
+): Flag<Option.Option<number>> => ({
   options: Options.integer(name).pipe(Options.withDescription(description), Options.optional),
   meta: metaOf(name, description, extra, { takesValue: true, valueKind: "integer", placeholder })
 })
 
-export const floatWithDefault = (name: string, placeholder: string, fallback: number, description: string, extra: Extra = {}): Flag<number> => ({
+export const floatWithDefault = (
+  name: string,
+  placeholder: string,
+  fallback: number,
+  description: string,
+  extra: Extra = {}
+): Flag<number> => ({
   options: Options.float(name).pipe(Options.withDescription(description), Options.withDefault(fallback)),
   meta: metaOf(name, description, extra, { takesValue: true, valueKind: "float", placeholder })
 })
 
-const choiceMeta = (name: string, choices: ReadonlyArray<string>, hidden: ReadonlyArray<string>, description: string, extra: Extra) =>
+const choiceMeta = (
+  name: string,
+  choices: ReadonlyArray<string>,
+  hidden: ReadonlyArray<string>,
+  description: string,
+  extra: Extra
+) =>
   metaOf(name, description, extra, {
     takesValue: true,
     valueKind: "choice",
@@ -125,7 +155,10 @@ export const optionalChoice = <C extends string>(
   description: string,
   extra: Extra = {}
 ): Flag<Option.Option<string>> => ({
-  options: Options.choice(name, [...choices, ...hiddenChoices]).pipe(Options.withDescription(description), Options.optional),
+  options: Options.choice(name, [...choices, ...hiddenChoices]).pipe(
+    Options.withDescription(description),
+    Options.optional
+  ),
   meta: choiceMeta(name, choices, hiddenChoices, description, extra)
 })
 

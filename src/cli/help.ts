@@ -43,7 +43,11 @@ const table = (rows: ReadonlyArray<readonly [string, string]>, width: number): A
 
 const flagLeft = (meta: FlagMeta): string => {
   const names = [...(meta.short === undefined ? [] : [`-${meta.short}`]), `--${meta.name}`]
-  const value = !meta.takesValue ? "" : meta.optionalValue !== undefined ? ` [${meta.placeholder.replace(/^<|>$/g, "")}]` : ` ${meta.placeholder}`
+  const value = !meta.takesValue
+    ? ""
+    : meta.optionalValue !== undefined
+    ? ` [${meta.placeholder.replace(/^<|>$/g, "")}]`
+    : ` ${meta.placeholder}`
   return `${names.join(", ")}${value}`
 }
 
@@ -66,11 +70,13 @@ export const rootHelp = (specs: ReadonlyArray<CommandSpec>, version: string, col
     "",
     "Usage:",
     "  toolgate <command> [options]",
-    '  toolgate -p "<prompt>" [options]    the agent, once (same as toolgate run -p)',
+    "  toolgate -p \"<prompt>\" [options]    the agent, once (same as toolgate run -p)",
     "",
     "Commands:",
     ...table(
-      commands.map((s) => [`${commandName(s)}${s.args.length === 0 ? "" : ` ${argsUsage(s.args)}`}`, s.summary] as const),
+      commands.map((s) =>
+        [`${commandName(s)}${s.args.length === 0 ? "" : ` ${argsUsage(s.args)}`}`, s.summary] as const
+      ),
       width
     ),
     "",
@@ -86,13 +92,24 @@ export const rootHelp = (specs: ReadonlyArray<CommandSpec>, version: string, col
 export const commandHelp = (spec: CommandSpec, specs: ReadonlyArray<CommandSpec>, columns?: number): string => {
   const width = widthOf(columns)
   const name = commandName(spec)
-  const subcommands = specs.filter((s) => s.path.length === spec.path.length + 1 && spec.path.every((w, i) => s.path[i] === w))
+  const subcommands = specs.filter((s) =>
+    s.path.length === spec.path.length + 1 && spec.path.every((w, i) => s.path[i] === w)
+  )
   const lines: Array<string> = []
   if (spec.group === true) lines.push(`Usage: ${name} <command> [options]`)
   else lines.push(`Usage: ${name}${spec.args.length === 0 ? "" : ` ${argsUsage(spec.args)}`} [options]`)
   lines.push("", ...wrap(spec.summary, width))
   if (subcommands.length > 0) {
-    lines.push("", "Commands:", ...table(subcommands.map((s) => [`${commandName(s)}${s.args.length === 0 ? "" : ` ${argsUsage(s.args)}`}`, s.summary] as const), width))
+    lines.push(
+      "",
+      "Commands:",
+      ...table(
+        subcommands.map((s) =>
+          [`${commandName(s)}${s.args.length === 0 ? "" : ` ${argsUsage(s.args)}`}`, s.summary] as const
+        ),
+        width
+      )
+    )
   }
   if (spec.args.length > 0) {
     lines.push("", "Arguments:", ...table(spec.args.map((a) => [a.name, a.description] as const), width))

@@ -14,17 +14,22 @@ import { isRecord } from "../internal/json.js"
 export const readSource = (source: string): Effect.Effect<string, BadRequest> =>
   source === "-"
     ? Effect.tryPromise({
-        try: async () => {
-          const chunks: Array<Buffer> = []
-          for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Uint8Array))
-          return Buffer.concat(chunks).toString("utf8")
-        },
-        catch: (e) => new BadRequest({ reason: `cannot read stdin: ${(e as Error).message}` })
-      })
+      try: async () => {
+        const chunks: Array<Buffer> = []
+        for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Uint8Array))
+        return Buffer.concat(chunks).toString("utf8")
+      },
+      catch: (e) => new BadRequest({ reason: `cannot read stdin: ${(e as Error).message}` })
+    })
     : Effect.try({
-        try: () => fs.readFileSync(source, "utf8"),
-        catch: (e) => new BadRequest({ reason: `cannot read ${source}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}` })
-      })
+      try: () => fs.readFileSync(source, "utf8"),
+      catch: (e) =>
+        new BadRequest({
+          reason: `cannot read ${source}: ${
+            (e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message
+          }`
+        })
+    })
 
 export const parseJson = (text: string, what: string): Effect.Effect<unknown, BadRequest> =>
   Effect.try({
@@ -63,21 +68,20 @@ const WHAT = "the message"
 /** The tool_use blocks of a list of content blocks (`base`: where the list is in the document). */
 const toolUsesIn = (blocks: ReadonlyArray<unknown>, base: ReadonlyArray<PropertyKey>) =>
   Effect.forEach(blocks, (block, i) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const at = [...base, i]
       const { type } = yield* decodeWith(Typed, WHAT, at)(block)
       if (type !== "tool_use") return []
       const use = yield* decodeWith(ToolUse, WHAT, at)(block)
       return [{ type: "tool_use", id: use.id, name: use.name, input: use.input } satisfies ToolUseBlock]
-    })
-  ).pipe(Effect.map((lists) => lists.flat()))
+    })).pipe(Effect.map((lists) => lists.flat()))
 
 /**
  * The tool_use blocks of a Messages API response, an assistant message, or an array of blocks
  * (a single tool_use block is accepted too). Other content blocks are skipped.
  */
 export const toolUsesOf = (value: unknown): Effect.Effect<ReadonlyArray<ToolUseBlock>, BadRequest> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const record = isRecord(value) ? value : undefined
     let uses: ReadonlyArray<ToolUseBlock>
     if (Array.isArray(value)) uses = yield* toolUsesIn(value, [])
@@ -86,7 +90,9 @@ export const toolUsesOf = (value: unknown): Effect.Effect<ReadonlyArray<ToolUseB
       const message = yield* decodeWith(Message, WHAT)(value)
       uses = typeof message.content === "string" ? [] : yield* toolUsesIn(message.content, ["content"])
     } else {
-      return yield* new BadRequest({ reason: "expected a Messages API response, an assistant message, or an array of tool_use blocks" })
+      return yield* new BadRequest({
+        reason: "expected a Messages API response, an assistant message, or an array of tool_use blocks"
+      })
     }
     if (uses.length === 0) return yield* new BadRequest({ reason: "the message has no tool_use blocks" })
     return uses

@@ -94,7 +94,7 @@ const helpText = (): string =>
 
 /** Runs a slash command; false to leave the session. */
 const runSlash = (line: string, options: InteractiveOptions): Effect.Effect<boolean> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const name = line.slice(1).split(/\s+/)[0]!.toLowerCase()
     const print = (text: string) => Effect.sync(() => void options.output.write(`${text}\n`))
     switch (name) {
@@ -119,14 +119,18 @@ const runSlash = (line: string, options: InteractiveOptions): Effect.Effect<bool
         return true
       default: {
         const suggestion = closest(name, [...SLASH_COMMANDS.map((c) => c.name), "quit"])
-        yield* print(`Unknown command /${name}${suggestion === undefined ? "" : ` (did you mean /${suggestion}?)`}; /help lists the commands.`)
+        yield* print(
+          `Unknown command /${name}${
+            suggestion === undefined ? "" : ` (did you mean /${suggestion}?)`
+          }; /help lists the commands.`
+        )
         return true
       }
     }
   })
 
 export const interactive = (options: InteractiveOptions): Effect.Effect<void> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     let pending = options.firstPrompt
     for (;;) {
       if (options.shouldStop?.() === true) return

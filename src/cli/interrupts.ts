@@ -13,7 +13,7 @@ export const userInterrupts: Stream.Stream<void> = Stream.async<void>((emit) => 
   listeners.add(listener)
   return Effect.sync(() => {
     listeners.delete(listener)
-    if (listeners.size === 0) for (const f of idleWaiters.splice(0)) f()
+    if (listeners.size === 0) { for (const f of idleWaiters.splice(0)) f() }
   })
 })
 

@@ -7,10 +7,24 @@
  */
 import { Effect } from "effect"
 import * as readline from "node:readline"
-import { toolPrefix, type PendingProjectServer, type McpClientsOptions, type ProjectServerChoice } from "../services/McpClients.js"
+import {
+  toolPrefix,
+  type PendingProjectServer,
+  type McpClientsOptions,
+  type ProjectServerChoice
+} from "../services/McpClients.js"
 import { bold, escapeInvisible } from "./render.js"
 
-const CHOICES: Record<string, ProjectServerChoice> = { "1": "approve", y: "approve", yes: "approve", "2": "approve-all", a: "approve-all", "3": "reject", n: "reject", no: "reject" }
+const CHOICES: Record<string, ProjectServerChoice> = {
+  "1": "approve",
+  y: "approve",
+  yes: "approve",
+  "2": "approve-all",
+  a: "approve-all",
+  "3": "reject",
+  n: "reject",
+  no: "reject"
+}
 
 const quote = (word: string) => (/^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`)
 
@@ -74,6 +88,8 @@ const ask = (input: NodeJS.ReadableStream, output: NodeJS.WritableStream) => (se
  */
 export const terminalApproval = (options: { readonly toolName?: string } = {}): McpClientsOptions["approve"] => {
   if (process.stdin.isTTY !== true || process.stderr.isTTY !== true) return undefined
-  const only = options.toolName === undefined ? undefined : (name: string) => options.toolName!.startsWith(toolPrefix(name))
+  const only = options.toolName === undefined
+    ? undefined
+    : (name: string) => options.toolName!.startsWith(toolPrefix(name))
   return { ask: ask(process.stdin, process.stderr), ...(only === undefined ? {} : { only }) }
 }

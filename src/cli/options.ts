@@ -13,33 +13,64 @@ import * as F from "./flags.js"
 export const OFFERED_MODES = ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"] as const
 
 /** A rule as typed on the command line (`Read`, `Bash(git log:*)`, `mcp__s__*`), one of several after a variadic flag. */
-export const looksLikeRule = (token: string): boolean => /^[A-Za-z_*][\w*.-]*(\(.*\))?(,[A-Za-z_*][\w*.-]*(\(.*\))?)*$/s.test(token)
+export const looksLikeRule = (token: string): boolean =>
+  /^[A-Za-z_*][\w*.-]*(\(.*\))?(,[A-Za-z_*][\w*.-]*(\(.*\))?)*$/s.test(token)
 
 const common = { group: "common" } as const
 
 export const commonFlags = {
   json: F.boolean("json", "Print machine-readable JSON", common),
   cwd: F.optionalText("cwd", "<dir>", "Working directory of the session (default: the current directory)", common),
-  permissionMode: F.optionalChoice("permission-mode", OFFERED_MODES, ["manual", "auto"], "Permission mode for the session", {
+  permissionMode: F.optionalChoice(
+    "permission-mode",
+    OFFERED_MODES,
+    ["manual", "auto"],
+    "Permission mode for the session",
+    {
+      ...common,
+      spellings: ["permissionMode"]
+    }
+  ),
+  allowedTools: F.repeatedText(
+    "allowed-tools",
+    "<rules...>",
+    "Allow rules, space- or comma-separated, e.g. \"Bash(git log:*)\" Read",
+    {
+      ...common,
+      spellings: ["allowedTools"],
+      variadic: "rules"
+    }
+  ),
+  disallowedTools: F.repeatedText(
+    "disallowed-tools",
+    "<rules...>",
+    "Deny rules, space- or comma-separated, e.g. \"Bash(rm:*)\" WebFetch",
+    {
+      ...common,
+      spellings: ["disallowedTools"],
+      variadic: "rules"
+    }
+  ),
+  settings: F.repeatedText(
+    "settings",
+    "<file-or-json>",
+    "A settings file or inline JSON (highest non-managed source)",
+    common
+  ),
+  sessionDir: F.optionalText(
+    "session-dir",
+    "<dir>",
+    "Where the session keeps its transcript, spilled results and logs",
+    {
+      ...common,
+      spellings: ["sessionDir"]
+    }
+  ),
+  addDir: F.repeatedText("add-dir", "<dirs...>", "Additional working directories", {
     ...common,
-    spellings: ["permissionMode"]
+    spellings: ["addDir"],
+    variadic: "paths"
   }),
-  allowedTools: F.repeatedText("allowed-tools", "<rules...>", 'Allow rules, space- or comma-separated, e.g. "Bash(git log:*)" Read', {
-    ...common,
-    spellings: ["allowedTools"],
-    variadic: "rules"
-  }),
-  disallowedTools: F.repeatedText("disallowed-tools", "<rules...>", 'Deny rules, space- or comma-separated, e.g. "Bash(rm:*)" WebFetch', {
-    ...common,
-    spellings: ["disallowedTools"],
-    variadic: "rules"
-  }),
-  settings: F.repeatedText("settings", "<file-or-json>", "A settings file or inline JSON (highest non-managed source)", common),
-  sessionDir: F.optionalText("session-dir", "<dir>", "Where the session keeps its transcript, spilled results and logs", {
-    ...common,
-    spellings: ["sessionDir"]
-  }),
-  addDir: F.repeatedText("add-dir", "<dirs...>", "Additional working directories", { ...common, spellings: ["addDir"], variadic: "paths" }),
   trustProject: F.boolean(
     "trust-project",
     "Trust the project: apply its .claude/settings.json allow rules and start its .mcp.json servers without approval",
@@ -48,14 +79,22 @@ export const commonFlags = {
   mcpConfig: F.repeatedText(
     "mcp-config",
     "<configs...>",
-    'MCP servers from JSON files or inline JSON ({"mcpServers": {...}}); these win over every other scope',
+    "MCP servers from JSON files or inline JSON ({\"mcpServers\": {...}}); these win over every other scope",
     { ...common, spellings: ["mcpConfig"], variadic: "json" }
   ),
-  strictMcpConfig: F.boolean("strict-mcp-config", "Use only the MCP servers of --mcp-config (ignore .mcp.json and ~/.claude.json)", {
-    ...common,
-    spellings: ["strictMcpConfig"]
-  }),
-  debug: F.boolean("debug", "Debug logs on stderr (settings sources, MCP servers, model requests, permission decisions)", { ...common, short: "d" })
+  strictMcpConfig: F.boolean(
+    "strict-mcp-config",
+    "Use only the MCP servers of --mcp-config (ignore .mcp.json and ~/.claude.json)",
+    {
+      ...common,
+      spellings: ["strictMcpConfig"]
+    }
+  ),
+  debug: F.boolean(
+    "debug",
+    "Debug logs on stderr (settings sources, MCP servers, model requests, permission decisions)",
+    { ...common, short: "d" }
+  )
 }
 
 export const commonOptions = F.optionsOf(commonFlags)
@@ -75,7 +114,8 @@ export interface CommonValues {
   readonly debug: boolean
 }
 
-export const cwdOf = (values: Pick<CommonValues, "cwd">): string => path.resolve(Option.getOrElse(values.cwd, () => process.cwd()))
+export const cwdOf = (values: Pick<CommonValues, "cwd">): string =>
+  path.resolve(Option.getOrElse(values.cwd, () => process.cwd()))
 
 const modeOf = (name: string): PermissionMode => (name === "manual" ? "default" : (name as PermissionMode))
 
@@ -85,7 +125,12 @@ export const runtimeOptions = (values: CommonValues, approveMcp?: McpClientsOpti
   const cwd = cwdOf(values)
   return {
     cwd,
-    mcp: { cwd, mcpConfig: values.mcpConfig, strictMcpConfig: values.strictMcpConfig, ...(approveMcp === undefined ? {} : { approve: approveMcp }) },
+    mcp: {
+      cwd,
+      mcpConfig: values.mcpConfig,
+      strictMcpConfig: values.strictMcpConfig,
+      ...(approveMcp === undefined ? {} : { approve: approveMcp })
+    },
     settings: values.settings,
     allowedTools: values.allowedTools,
     disallowedTools: values.disallowedTools,
@@ -100,7 +145,12 @@ const schedule = { group: "schedule" } as const
 /** The scheduling flags of `exec`, `call`, `run` and `replay`. */
 export const scheduleFlags = {
   timeline: F.boolean("timeline", "Draw which calls ran together, and when", schedule),
-  maxConcurrency: F.optionalInteger("max-concurrency", "<n>", "Most calls running at once (default: TOOLGATE_MAX_TOOL_USE_CONCURRENCY or 10)", schedule),
+  maxConcurrency: F.optionalInteger(
+    "max-concurrency",
+    "<n>",
+    "Most calls running at once (default: TOOLGATE_MAX_TOOL_USE_CONCURRENCY or 10)",
+    schedule
+  ),
   schedule: F.choiceWithDefault(
     "schedule",
     ["batches", "footprints"],
@@ -108,7 +158,13 @@ export const scheduleFlags = {
     "batches (Claude Code) or footprints (start each call once the calls it conflicts with are done)",
     schedule
   ),
-  siblingCancellation: F.choiceWithDefault("sibling-cancellation", ["on", "off"], "on", "Cancel the parallel siblings of a failing Bash call", schedule)
+  siblingCancellation: F.choiceWithDefault(
+    "sibling-cancellation",
+    ["on", "off"],
+    "on",
+    "Cancel the parallel siblings of a failing Bash call",
+    schedule
+  )
 }
 
 export const scheduleOptions = F.optionsOf(scheduleFlags)

@@ -22,7 +22,10 @@ const stderrLogger = Logger.replace(
 export const programOf = (args: ReadonlyArray<string>): Effect.Effect<void, unknown> => {
   const prepared = prepareArgv(args)
   if (prepared === undefined) return Effect.void
-  return Effect.suspend(() => cli([...process.argv.slice(0, 2), ...prepared])).pipe(Effect.provide(NodeContext.layer), Effect.provide(stderrLogger))
+  return Effect.suspend(() => cli([...process.argv.slice(0, 2), ...prepared])).pipe(
+    Effect.provide(NodeContext.layer),
+    Effect.provide(stderrLogger)
+  )
 }
 
 /** What a finished command means for the process. */
@@ -37,11 +40,17 @@ export const exitOutcome = (exit: Exit.Exit<unknown, unknown>, args: ReadonlyArr
   if (Exit.isSuccess(exit)) return { exitCode: undefined, errorLine: undefined }
   if (Cause.isInterruptedOnly(exit.cause)) return { exitCode: 130, errorLine: undefined }
   const failure = Cause.failureOption(exit.cause)
-  if (Option.isSome(failure) && ValidationError.isValidationError(failure.value)) return { exitCode: usageExitCodeFor(args), errorLine: undefined }
+  if (Option.isSome(failure) && ValidationError.isValidationError(failure.value)) {
+    return { exitCode: usageExitCodeFor(args), errorLine: undefined }
+  }
   const error = Option.getOrElse(failure, () => Cause.squash(exit.cause))
   const message = error instanceof Error ? error.message : String(error)
   return {
-    exitCode: (error as { _tag?: unknown })._tag === "UsageError" ? usageExitCodeFor(args) : error instanceof BrokenSettings ? BROKEN_SETTINGS_EXIT_CODE : 1,
+    exitCode: (error as { _tag?: unknown })._tag === "UsageError"
+      ? usageExitCodeFor(args)
+      : error instanceof BrokenSettings
+      ? BROKEN_SETTINGS_EXIT_CODE
+      : 1,
     errorLine: `toolgate: ${message.split("\n")[0]}\n`
   }
 }

@@ -34,7 +34,10 @@ export const promptOfLine = (line: string, lineNumber: number): Either.Either<Pr
 export const streamJsonPrompts = (input: NodeJS.ReadableStream): Stream.Stream<PromptContent, BadRequest> =>
   Stream.suspend(() => {
     let n = 0
-    return Stream.fromAsyncIterable(readline.createInterface({ input, crlfDelay: Infinity }), (e) => new BadRequest({ reason: `cannot read stdin: ${String(e)}` })).pipe(
+    return Stream.fromAsyncIterable(
+      readline.createInterface({ input, crlfDelay: Infinity }),
+      (e) => new BadRequest({ reason: `cannot read stdin: ${String(e)}` })
+    ).pipe(
       Stream.map((line) => ({ line, number: ++n })),
       Stream.filter(({ line }) => line.trim() !== ""),
       Stream.mapEffect(({ line, number }) => Effect.suspend(() => promptOfLine(line, number)))

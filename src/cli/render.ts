@@ -15,11 +15,14 @@ export const bold = paint("1")
 
 /** Invisible and control characters shown escaped, so what people read is what runs. */
 export const escapeInvisible = (text: string): string =>
-  text.replace(/[\u0000-\u0008\u000b-\u001f\u007f\u0080-\u009f\u00a0\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb]/g, (ch) => {
-    if (ch === "\r") return "\\r"
-    if (ch === "\t") return "\\t"
-    return `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`
-  })
+  text.replace(
+    /[\u0000-\u0008\u000b-\u001f\u007f\u0080-\u009f\u00a0\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb]/g,
+    (ch) => {
+      if (ch === "\r") return "\\r"
+      if (ch === "\t") return "\\t"
+      return `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`
+    }
+  )
 
 const MAX_RESULT_LINES = 20
 
@@ -27,7 +30,10 @@ const indentResult = (text: string): string => {
   const lines = text.split("\n")
   const shown = lines.slice(0, MAX_RESULT_LINES)
   const more = lines.length - shown.length
-  return [...shown.map((line, i) => `${i === 0 ? "  ⎿  " : "     "}${line}`), ...(more > 0 ? [dim(`     … +${more} lines`)] : [])].join("\n")
+  return [
+    ...shown.map((line, i) => `${i === 0 ? "  ⎿  " : "     "}${line}`),
+    ...(more > 0 ? [dim(`     … +${more} lines`)] : [])
+  ].join("\n")
 }
 
 export const renderUse = (tool: AnyTool | undefined, name: string, input: unknown): string => {
@@ -42,12 +48,15 @@ export const renderUse = (tool: AnyTool | undefined, name: string, input: unknow
 
 export const renderOutcome = (outcome: CallOutcome, tool: AnyTool | undefined, timing?: TimelineEntry): string => {
   const marker = outcome.error === undefined ? green("●") : red("●")
-  const when =
-    timing?.startedMs === undefined ? dim(`  [${timing?.outcome ?? "done"}]`) : dim(`  [batch ${timing.batch} · ${timing.startedMs}–${timing.endedMs} ms]`)
+  const when = timing?.startedMs === undefined
+    ? dim(`  [${timing?.outcome ?? "done"}]`)
+    : dim(`  [batch ${timing.batch} · ${timing.startedMs}–${timing.endedMs} ms]`)
   const text = contentText(outcome.result.content)
   const body = outcome.error === undefined ? text : red(text)
   const notices = outcome.notices.map((n) => dim(`     ! ${n}`))
-  return [`${marker} ${renderUse(tool, outcome.toolName, outcome.input)}${when}`, indentResult(body), ...notices].join("\n")
+  return [`${marker} ${renderUse(tool, outcome.toolName, outcome.input)}${when}`, indentResult(body), ...notices].join(
+    "\n"
+  )
 }
 
 /** One row per call: where in the message's time it ran, and in which concurrent set. */
@@ -58,12 +67,19 @@ export const renderTimeline = (timeline: ReadonlyArray<TimelineEntry>, width = 4
   const rows = timeline.map((t) => {
     const name = t.toolName.padEnd(nameWidth).slice(0, nameWidth)
     if (t.startedMs === undefined) {
-      return `#${String(t.index + 1).padStart(2)} ${name} │${" ".repeat(width)}│ ${"—".padStart(5)} never ran  ${t.outcome}`
+      return `#${String(t.index + 1).padStart(2)} ${name} │${" ".repeat(width)}│ ${
+        "—".padStart(5)
+      } never ran  ${t.outcome}`
     }
     const from = scale(t.startedMs)
     const to = Math.max(from + 1, scale(t.endedMs))
     const bar = " ".repeat(from) + "█".repeat(Math.min(width, to) - from) + " ".repeat(Math.max(0, width - to))
-    return `#${String(t.index + 1).padStart(2)} ${name} │${bar}│ batch ${t.batch} ${String(t.startedMs).padStart(5)}–${t.endedMs} ms  ${t.outcome}${t.concurrencySafe ? "" : dim(" (alone)")}`
+    return `#${String(t.index + 1).padStart(2)} ${name} │${bar}│ batch ${t.batch} ${
+      String(t.startedMs).padStart(5)
+    }–${t.endedMs} ms  ${t.outcome}${t.concurrencySafe ? "" : dim(" (alone)")}`
   })
-  return [dim(`timeline: ${end} ms, ${new Set(timeline.map((t) => t.batch).filter((b) => b !== undefined)).size} batch(es)`), ...rows].join("\n")
+  return [
+    dim(`timeline: ${end} ms, ${new Set(timeline.map((t) => t.batch).filter((b) => b !== undefined)).size} batch(es)`),
+    ...rows
+  ].join("\n")
 }

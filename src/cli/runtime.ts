@@ -1,7 +1,8 @@
 /**
  * Running a command's program inside a freshly composed runtime.
  */
-import { Config, Console, Context, Effect, Layer, Option } from "effect"
+import type { Layer } from "effect"
+import { Config, Console, Context, Effect, Option } from "effect"
 import type { BadRequest, BrokenSettings } from "../Errors.js"
 import * as Runtime from "../layers/Runtime.js"
 import { layerCliTerminal } from "./terminalApprover.js"
@@ -20,13 +21,19 @@ import { UsageError } from "./usageError.js"
  * A deny rule typed on the command line that cannot be used is an error, not a warning: running
  * without it would allow what the person meant to forbid.
  */
-export const checkDenyRules = (values: Pick<CommonValues, "disallowedTools">, cwd: string): Effect.Effect<void, UsageError> =>
+export const checkDenyRules = (
+  values: Pick<CommonValues, "disallowedTools">,
+  cwd: string
+): Effect.Effect<void, UsageError> =>
   Effect.forEach(
     splitToolList(values.disallowedTools),
     (raw) => {
       const check = checkRule(makeRule(raw, "deny", "cliArg", cwd))
       if (check.usable) return Effect.void
-      const why = /^Permission rule '[\s\S]*' from \S+ ([\s\S]*?); (?:it is ignored|as a \w+ rule it fails closed)/.exec(check.warning ?? "")?.[1] ?? "cannot be used"
+      const why =
+        /^Permission rule '[\s\S]*' from \S+ ([\s\S]*?); (?:it is ignored|as a \w+ rule it fails closed)/.exec(
+          check.warning ?? ""
+        )?.[1] ?? "cannot be used"
       return Effect.fail(new UsageError({ reason: `--disallowed-tools: the deny rule '${raw}' ${why}` }))
     },
     { discard: true }
@@ -39,14 +46,22 @@ const isPositiveInteger = (raw: string): boolean => /^\s*\d+\s*$/.test(raw) && N
  * ignored in silence: toolgate's own variable stops the command (the person meant a cap), Claude
  * Code's is warned about and, as Claude Code does, falls back to the default.
  */
-export const checkConcurrencyEnv: Effect.Effect<void, UsageError> = Effect.gen(function* () {
-  const own = yield* Config.option(Config.string("TOOLGATE_MAX_TOOL_USE_CONCURRENCY")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+export const checkConcurrencyEnv: Effect.Effect<void, UsageError> = Effect.gen(function*() {
+  const own = yield* Config.option(Config.string("TOOLGATE_MAX_TOOL_USE_CONCURRENCY")).pipe(
+    Effect.orElseSucceed(() => Option.none<string>())
+  )
   if (Option.isSome(own) && !isPositiveInteger(own.value)) {
-    return yield* new UsageError({ reason: `TOOLGATE_MAX_TOOL_USE_CONCURRENCY=${own.value}: not a positive integer (the most tool calls run at once)` })
+    return yield* new UsageError({
+      reason: `TOOLGATE_MAX_TOOL_USE_CONCURRENCY=${own.value}: not a positive integer (the most tool calls run at once)`
+    })
   }
-  const claude = yield* Config.option(Config.string("CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+  const claude = yield* Config.option(Config.string("CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY")).pipe(
+    Effect.orElseSucceed(() => Option.none<string>())
+  )
   if (Option.isNone(own) && Option.isSome(claude) && !isPositiveInteger(claude.value)) {
-    yield* Console.error(`toolgate: warning: CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY=${claude.value} is not a positive integer; the default cap of 10 applies`)
+    yield* Console.error(
+      `toolgate: warning: CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY=${claude.value} is not a positive integer; the default cap of 10 applies`
+    )
   }
 })
 
@@ -60,7 +75,11 @@ export interface RuntimeExtras {
 }
 
 /** The options of the runtime a command runs in: a person at a terminal is asked; without one, every "ask" is denied (fail closed). */
-const optionsOf = (values: CommonValues, overrides: Partial<Runtime.RuntimeOptions>, extras: RuntimeExtras): Runtime.RuntimeOptions => ({
+const optionsOf = (
+  values: CommonValues,
+  overrides: Partial<Runtime.RuntimeOptions>,
+  extras: RuntimeExtras
+): Runtime.RuntimeOptions => ({
   approver: layerCliTerminal,
   ...runtimeOptions(values, extras.approveMcp),
   ...overrides
@@ -76,7 +95,11 @@ export const withRuntime = <A, E>(
   const options = optionsOf(values, overrides, extras)
   return checkDenyRules(values, options.cwd).pipe(
     Effect.zipRight(checkConcurrencyEnv),
-    Effect.zipRight(inSession(values, options, extras, program).pipe(Effect.provide(Runtime.layer(options) as Layer.Layer<Runtime.RuntimeServices, BadRequest | BrokenSettings>)))
+    Effect.zipRight(
+      inSession(values, options, extras, program).pipe(
+        Effect.provide(Runtime.layer(options) as Layer.Layer<Runtime.RuntimeServices, BadRequest | BrokenSettings>)
+      )
+    )
   )
 }
 
@@ -99,8 +122,15 @@ export const withAgentRuntime = <A, E, E2>(
   extras: RuntimeExtras = {}
 ): Effect.Effect<A, E | E2 | BadRequest | BrokenSettings | UsageError> => {
   const options = optionsOf(values, overrides, extras)
-  const layer = Runtime.layerWithAgent<never, E2>({ ...options, ...models }) as Layer.Layer<Runtime.AgentRuntimeServices, E2 | BadRequest | BrokenSettings>
-  const withoutModel = (session: SessionContext) => Effect.mapInputContext(program(session), (context: Context.Context<Runtime.AgentRuntimeServices>) => Context.omit(ModelClient)(context))
+  const layer = Runtime.layerWithAgent<never, E2>({ ...options, ...models }) as Layer.Layer<
+    Runtime.AgentRuntimeServices,
+    E2 | BadRequest | BrokenSettings
+  >
+  const withoutModel = (session: SessionContext) =>
+    Effect.mapInputContext(
+      program(session),
+      (context: Context.Context<Runtime.AgentRuntimeServices>) => Context.omit(ModelClient)(context)
+    )
   return checkDenyRules(values, options.cwd).pipe(
     Effect.zipRight(checkConcurrencyEnv),
     Effect.zipRight(inSession(values, options, extras, withoutModel).pipe(Effect.provide(layer)))
@@ -114,7 +144,7 @@ const inSession = <A, E, R>(
   extras: RuntimeExtras,
   program: (session: SessionContext) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R | Settings | McpClients | ToolRegistry> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const settings = yield* Settings
     const loaded = yield* settings.current
     for (const warning of loaded.warnings) yield* Console.error(`toolgate: warning: ${warning}`)
@@ -122,13 +152,31 @@ const inSession = <A, E, R>(
       for (const notice of yield* (yield* McpClients).notices) yield* Console.error(`toolgate: ${notice}`)
     }
     if (values.debug) {
-      for (const source of loaded.sources) yield* Console.error(`[DEBUG] settings: ${source.source}${source.file === undefined ? "" : ` ${source.file}`}`)
-      yield* Console.error(`[DEBUG] permission mode ${loaded.mode}; ${loaded.rules.length} rule(s); trusted project: ${loaded.trusted === true}`)
-      for (const server of yield* (yield* McpClients).servers) yield* Console.error(`[DEBUG] mcp ${server.name}: ${server.state}${server.reason === undefined ? "" : ` (${server.reason.split("\n")[0]})`}`)
+      for (const source of loaded.sources) {
+        yield* Console.error(`[DEBUG] settings: ${source.source}${source.file === undefined ? "" : ` ${source.file}`}`)
+      }
+      yield* Console.error(
+        `[DEBUG] permission mode ${loaded.mode}; ${loaded.rules.length} rule(s); trusted project: ${
+          loaded.trusted === true
+        }`
+      )
+      for (const server of yield* (yield* McpClients).servers) {
+        yield* Console.error(
+          `[DEBUG] mcp ${server.name}: ${server.state}${
+            server.reason === undefined ? "" : ` (${server.reason.split("\n")[0]})`
+          }`
+        )
+      }
     }
     const pool = yield* (yield* ToolRegistry).pool
     // the Agent tool is in the pool only with a model (`run`)
-    for (const warning of unknownToolWarnings(loaded.rules, [...pool.tools.map((t) => t.name), ...pool.removed.map((r) => r.name), AGENT_TOOL_NAME])) {
+    for (
+      const warning of unknownToolWarnings(loaded.rules, [
+        ...pool.tools.map((t) => t.name),
+        ...pool.removed.map((r) => r.name),
+        AGENT_TOOL_NAME
+      ])
+    ) {
       yield* Console.error(`toolgate: warning: ${warning}`)
     }
     const sessionDir = extras.session?.sessionDir ?? Option.getOrUndefined(values.sessionDir)

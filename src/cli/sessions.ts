@@ -12,7 +12,14 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { BadRequest } from "../Errors.js"
 import { documentIssue, parseJsonText } from "../internal/documentIssue.js"
-import { answerEveryToolUse, appendAssistant, appendUser, notRunResult, outcomeUnknownResult, TRANSCRIPT_FILE } from "../services/Agent.js"
+import {
+  answerEveryToolUse,
+  appendAssistant,
+  appendUser,
+  notRunResult,
+  outcomeUnknownResult,
+  TRANSCRIPT_FILE
+} from "../services/Agent.js"
 import { addUsage, emptyUsage, type Usage } from "../ModelEvents.js"
 import { toolResult, ToolResultBlock, ToolResultContent } from "../Messages.js"
 import { isRecord } from "../internal/json.js"
@@ -48,7 +55,12 @@ const storedIn = (dir: string): ReadonlyArray<StoredSession> => {
     if (!e.isDirectory()) return []
     const transcript = path.join(dir, e.name, TRANSCRIPT_FILE)
     try {
-      return [{ sessionId: e.name, sessionDir: path.join(dir, e.name), transcript, mtimeMs: fs.statSync(transcript).mtimeMs }]
+      return [{
+        sessionId: e.name,
+        sessionDir: path.join(dir, e.name),
+        transcript,
+        mtimeMs: fs.statSync(transcript).mtimeMs
+      }]
     } catch {
       return []
     }
@@ -108,16 +120,25 @@ const decodeLine = Schema.decodeUnknownEither(Line)
 
 /** What a turn's calls recorded as they started and ended (the agent loop's journal). */
 const CallLine = Schema.Union(
-  Schema.Struct({ type: Schema.Literal("call_started"), tool_use_id: Schema.String, blocks: Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown })) }),
+  Schema.Struct({
+    type: Schema.Literal("call_started"),
+    tool_use_id: Schema.String,
+    blocks: Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+  }),
   Schema.Struct({ type: Schema.Literal("call_finished"), tool_use_id: Schema.String, result: ToolResultBlock }),
-  Schema.Struct({ type: Schema.Literal("tool_call"), tool_use_id: Schema.String, result: ToolResultContent, is_error: Schema.optional(Schema.Boolean) })
+  Schema.Struct({
+    type: Schema.Literal("tool_call"),
+    tool_use_id: Schema.String,
+    result: ToolResultContent,
+    is_error: Schema.optional(Schema.Boolean)
+  })
 )
 const decodeCallLine = Schema.decodeUnknownEither(CallLine)
 const CALL_LINES: ReadonlyArray<unknown> = ["call_started", "call_finished", "tool_call"]
 
 /** The conversation of a stored session, as the model saw it. */
 export const loadConversation = (session: StoredSession): Effect.Effect<ResumedConversation, BadRequest> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const text = yield* Effect.try({
       try: () => fs.readFileSync(session.transcript, "utf8"),
       catch: (e) => new BadRequest({ reason: `cannot read ${session.transcript}: ${(e as Error).message}` })
@@ -137,11 +158,19 @@ export const loadConversation = (session: StoredSession): Effect.Effect<ResumedC
         unfinished = undefined
       }
       const last = messages.at(-1)
-      if (last?.role === "assistant" && typeof last.content !== "string" && last.content.some((b) => b.type === "tool_use")) {
+      if (
+        last?.role === "assistant" && typeof last.content !== "string" &&
+        last.content.some((b) => b.type === "tool_use")
+      ) {
         messages = appendUser(
           messages,
-          answerEveryToolUse(last, [], (id, name) =>
-            results.get(id) ?? (started.has(id) ? outcomeUnknownResult(id) : notRunResult(id, name, "the session ended before the call started"))
+          answerEveryToolUse(
+            last,
+            [],
+            (id, name) =>
+              results.get(id) ?? (started.has(id)
+                ? outcomeUnknownResult(id)
+                : notRunResult(id, name, "the session ended before the call started"))
           )
         )
       }
@@ -164,7 +193,9 @@ export const loadConversation = (session: StoredSession): Effect.Effect<ResumedC
           started.add(value.tool_use_id)
           unfinished = [...(unfinished ?? []), ...value.blocks]
         } else if (value.type === "call_finished") results.set(value.tool_use_id, value.result)
-        else if (!results.has(value.tool_use_id)) results.set(value.tool_use_id, toolResult(value.tool_use_id, value.result, value.is_error === true))
+        else if (!results.has(value.tool_use_id)) {
+          results.set(value.tool_use_id, toolResult(value.tool_use_id, value.result, value.is_error === true))
+        }
         continue
       }
       const line = decodeLine(parsed.right)
@@ -177,7 +208,12 @@ export const loadConversation = (session: StoredSession): Effect.Effect<ResumedC
           messages = appendAssistant(messages, value.message)
         } else {
           if (value.type === "user") settle()
-          messages = appendUser(messages, typeof value.message.content === "string" ? [{ type: "text", text: value.message.content }] : value.message.content)
+          messages = appendUser(
+            messages,
+            typeof value.message.content === "string"
+              ? [{ type: "text", text: value.message.content }]
+              : value.message.content
+          )
           if (value.type === "user") prompts++
         }
       } else if ("usage" in value) {
@@ -187,7 +223,9 @@ export const loadConversation = (session: StoredSession): Effect.Effect<ResumedC
     }
     // a session that stopped mid-turn, or between a tool_use and its result: every call gets an answer
     settle()
-    if (prompts === 0) return yield* new BadRequest({ reason: `${session.transcript}: the session has no prompt to continue from` })
+    if (prompts === 0) {
+      return yield* new BadRequest({ reason: `${session.transcript}: the session has no prompt to continue from` })
+    }
     return { session, messages, usage, turns, prompts }
   })
 
@@ -195,11 +233,13 @@ export const loadConversation = (session: StoredSession): Effect.Effect<ResumedC
 export const firstPromptOf = (session: StoredSession): string | undefined => {
   try {
     for (const raw of fs.readFileSync(session.transcript, "utf8").split("\n")) {
-      if (!raw.includes('"type":"user"')) continue
+      if (!raw.includes("\"type\":\"user\"")) continue
       const decoded = decodeLine(parseJsonText(raw))
       if (Either.isRight(decoded) && "message" in decoded.right) {
         const content = decoded.right.message.content
-        return typeof content === "string" ? content : content.filter((b) => b.type === "text").map((b) => String(b.text)).join(" ")
+        return typeof content === "string"
+          ? content
+          : content.filter((b) => b.type === "text").map((b) => String(b.text)).join(" ")
       }
     }
   } catch {

@@ -23,4 +23,5 @@ export interface CommandSpec {
 
 export const commandName = (spec: CommandSpec): string => ["toolgate", ...spec.path].join(" ")
 
-export const argsUsage = (args: ReadonlyArray<ArgSpec>): string => args.map((a) => (a.optional === true ? `[${a.name}]` : `<${a.name}>`)).join(" ")
+export const argsUsage = (args: ReadonlyArray<ArgSpec>): string =>
+  args.map((a) => (a.optional === true ? `[${a.name}]` : `<${a.name}>`)).join(" ")

@@ -11,13 +11,17 @@ import { around } from "./asking.js"
 import { askQuestions } from "./questionForm.js"
 
 export const makeCliTerminal = (io: TerminalIO) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const approvals = yield* makeTerminal(io, renderApproval)
     const questions = yield* Effect.makeSemaphore(1)
     return Approver.of({
       canAsk: true,
       request: (request) =>
-        around(request.tool.name === ASK_USER_QUESTION_TOOL_NAME ? questions.withPermits(1)(askQuestions(io, request)) : approvals.request(request))
+        around(
+          request.tool.name === ASK_USER_QUESTION_TOOL_NAME
+            ? questions.withPermits(1)(askQuestions(io, request))
+            : approvals.request(request)
+        )
     })
   })
 

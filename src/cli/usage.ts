@@ -47,16 +47,22 @@ const variadicAccepts = (meta: FlagMeta, token: string): boolean => {
 const valueProblem = (meta: FlagMeta, value: string): string | undefined => {
   switch (meta.valueKind) {
     case "integer":
-      return /^-?\d+$/.test(value.trim()) ? undefined : `invalid value '${value}' for --${meta.name}: expected a whole number`
+      return /^-?\d+$/.test(value.trim())
+        ? undefined
+        : `invalid value '${value}' for --${meta.name}: expected a whole number`
     case "float":
-      return value.trim() !== "" && Number.isFinite(Number(value)) ? undefined : `invalid value '${value}' for --${meta.name}: expected a number`
+      return value.trim() !== "" && Number.isFinite(Number(value))
+        ? undefined
+        : `invalid value '${value}' for --${meta.name}: expected a number`
     case "choice": {
       const accepted = [...(meta.choices ?? []), ...(meta.hiddenChoices ?? [])]
       if (accepted.includes(value)) return undefined
       const offered = meta.choices ?? []
       const suggestion = closest(value, accepted)
       const list = offered.length <= 1 ? offered.join("") : `${offered.slice(0, -1).join(", ")} or ${offered.at(-1)}`
-      return `invalid value '${value}' for --${meta.name}: choose ${list}${suggestion === undefined ? "" : ` (did you mean ${suggestion}?)`}`
+      return `invalid value '${value}' for --${meta.name}: choose ${list}${
+        suggestion === undefined ? "" : ` (did you mean ${suggestion}?)`
+      }`
     }
     default:
       return undefined
@@ -64,12 +70,17 @@ const valueProblem = (meta: FlagMeta, value: string): string | undefined => {
 }
 
 /** The command a path of words names, and how many words it used. */
-const findCommand = (args: ReadonlyArray<string>, specs: ReadonlyArray<CommandSpec>): { spec: CommandSpec | undefined; used: number } => {
+const findCommand = (
+  args: ReadonlyArray<string>,
+  specs: ReadonlyArray<CommandSpec>
+): { spec: CommandSpec | undefined; used: number } => {
   let spec: CommandSpec | undefined
   let used = 0
   for (;;) {
     const next = args[used]
-    const deeper = next === undefined ? undefined : specs.find((s) => s.path.length === used + 1 && s.path.every((w, i) => w === (i < used ? spec!.path[i] : next)))
+    const deeper = next === undefined
+      ? undefined
+      : specs.find((s) => s.path.length === used + 1 && s.path.every((w, i) => w === (i < used ? spec!.path[i] : next)))
     if (deeper === undefined) return { spec, used }
     spec = deeper
     used++
@@ -78,7 +89,9 @@ const findCommand = (args: ReadonlyArray<string>, specs: ReadonlyArray<CommandSp
 
 const subcommandsOf = (spec: CommandSpec | undefined, specs: ReadonlyArray<CommandSpec>): ReadonlyArray<string> => {
   const depth = spec?.path.length ?? 0
-  return specs.filter((s) => s.path.length === depth + 1 && (spec === undefined || spec.path.every((w, i) => s.path[i] === w))).map((s) => s.path[depth]!)
+  return specs.filter((s) =>
+    s.path.length === depth + 1 && (spec === undefined || spec.path.every((w, i) => s.path[i] === w))
+  ).map((s) => s.path[depth]!)
 }
 
 const unknownCommand = (word: string, parent: CommandSpec | undefined, specs: ReadonlyArray<CommandSpec>): FrontEnd => {
@@ -112,7 +125,10 @@ export const frontEnd = (args: ReadonlyArray<string>, specs: ReadonlyArray<Comma
     const next = args[used]
     if (next === undefined) return { _tag: "Help", spec }
     if (!next.startsWith("-")) return unknownCommand(next, spec, specs)
-    return { _tag: "Usage", message: `'${commandName(spec)}' needs a command: ${subcommandsOf(spec, specs).join(", ")}` }
+    return {
+      _tag: "Usage",
+      message: `'${commandName(spec)}' needs a command: ${subcommandsOf(spec, specs).join(", ")}`
+    }
   }
 
   const name = commandName(spec)
@@ -120,7 +136,8 @@ export const frontEnd = (args: ReadonlyArray<string>, specs: ReadonlyArray<Comma
   for (const meta of spec.flags) for (const s of spellingsOf(meta)) bySpelling.set(s, meta)
   const elsewhere = new Set(specs.flatMap((s) => s.flags.flatMap(spellingsOf)))
   const lookup = (spelling: string): FlagMeta | undefined =>
-    bySpelling.get(spelling) ?? (spelling.startsWith("--") ? bySpelling.get(`--${kebab(spelling.slice(2))}`) : undefined)
+    bySpelling.get(spelling) ??
+      (spelling.startsWith("--") ? bySpelling.get(`--${kebab(spelling.slice(2))}`) : undefined)
 
   const flags: Array<string> = []
   const positionals: Array<string> = []
@@ -139,16 +156,25 @@ export const frontEnd = (args: ReadonlyArray<string>, specs: ReadonlyArray<Comma
     const spelling = eq === -1 ? token : token.slice(0, eq)
     const meta = lookup(spelling)
     if (meta === undefined) {
-      if (elsewhere.has(spelling)) return { _tag: "Usage", message: `option '${spelling}' does not apply to '${name}' (${name} --help lists its options)` }
+      if (elsewhere.has(spelling)) {
+        return {
+          _tag: "Usage",
+          message: `option '${spelling}' does not apply to '${name}' (${name} --help lists its options)`
+        }
+      }
       const suggestion = closest(spelling, [...bySpelling.keys()].filter((s) => s.startsWith("--")))
       return {
         _tag: "Usage",
-        message: `unknown option '${spelling}' for '${name}'${suggestion === undefined ? "" : ` (did you mean ${suggestion}?)`}; ${name} --help lists its options`
+        message: `unknown option '${spelling}' for '${name}'${
+          suggestion === undefined ? "" : ` (did you mean ${suggestion}?)`
+        }; ${name} --help lists its options`
       }
     }
     const canonical = `--${meta.name}`
     if (!meta.takesValue) {
-      if (eq !== -1) return { _tag: "Usage", message: `option '${spelling}' takes no value (got '${token.slice(eq + 1)}')` }
+      if (eq !== -1) {
+        return { _tag: "Usage", message: `option '${spelling}' takes no value (got '${token.slice(eq + 1)}')` }
+      }
       flags.push(canonical)
       continue
     }
@@ -180,7 +206,12 @@ export const frontEnd = (args: ReadonlyArray<string>, specs: ReadonlyArray<Comma
     return { _tag: "Usage", message: `unexpected argument '${extra}' for '${name}' (${takes})` }
   }
   if (positionals.length < required) {
-    return { _tag: "Usage", message: `missing argument <${spec.args[positionals.length]!.name}> for '${name}' (usage: ${name} ${argsUsage(spec.args)})` }
+    return {
+      _tag: "Usage",
+      message: `missing argument <${spec.args[positionals.length]!.name}> for '${name}' (usage: ${name} ${
+        argsUsage(spec.args)
+      })`
+    }
   }
   // @effect/cli reads a positional that starts with "-" as an option: such values come last, after the others.
   return { _tag: "Run", argv: [...spec.path, ...flags, ...positionals], spec }

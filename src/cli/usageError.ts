@@ -17,4 +17,6 @@ export const USAGE_EXIT_CODE = 2
  * Claude Code exits 1 on a usage error (an unknown option, a bad value, no prompt), so a script
  * written for it sees the same code; every other command keeps 2, apart from the 1 of a failed call.
  */
-export const usageExitCodeFor = (args: ReadonlyArray<string>): number => (args.find((a) => !a.startsWith("-")) === "run" ? 1 : USAGE_EXIT_CODE)
+export const usageExitCodeFor = (
+  args: ReadonlyArray<string>
+): number => (args.find((a) => !a.startsWith("-")) === "run" ? 1 : USAGE_EXIT_CODE)

@@ -27,9 +27,14 @@ const pointerSegments = (pointer: string, input: unknown): Array<Segment> => {
 }
 
 const formatPath = (path: ReadonlyArray<Segment>): string =>
-  path.reduce<string>((acc, key) => (typeof key === "number" ? `${acc}[${key}]` : acc === "" ? key : `${acc}.${key}`), "")
+  path.reduce<string>(
+    (acc, key) => (typeof key === "number" ? `${acc}[${key}]` : acc === "" ? key : `${acc}.${key}`),
+    ""
+  )
 
-const receivedName = (actual: unknown): string => (actual === null ? "null" : Array.isArray(actual) ? "array" : typeof actual)
+const receivedName = (
+  actual: unknown
+): string => (actual === null ? "null" : Array.isArray(actual) ? "array" : typeof actual)
 
 const withPath = (path: ReadonlyArray<Segment>, message: string): string =>
   path.length === 0 ? message : `The parameter \`${formatPath(path)}\` is invalid: ${message}`
@@ -37,7 +42,9 @@ const withPath = (path: ReadonlyArray<Segment>, message: string): string =>
 const mismatch = (path: ReadonlyArray<Segment>, expected: string, actual: unknown): string =>
   path.length === 0
     ? `The input is expected as \`${expected}\` but provided as \`${receivedName(actual)}\``
-    : `The parameter \`${formatPath(path)}\` type is expected as \`${expected}\` but provided as \`${receivedName(actual)}\``
+    : `The parameter \`${formatPath(path)}\` type is expected as \`${expected}\` but provided as \`${
+      receivedName(actual)
+    }\``
 
 const typeList = (t: unknown): string => (Array.isArray(t) ? t.join(" | ") : String(t))
 
@@ -49,12 +56,19 @@ const lineOf = (error: ErrorObject, input: unknown): string => {
       return `The required parameter \`${formatPath([...path, String(params.missingProperty)])}\` is missing`
     case "additionalProperties":
     case "unevaluatedProperties":
-      return `An unexpected parameter \`${formatPath([...path, String(params.additionalProperty ?? params.unevaluatedProperty)])}\` was provided`
+      return `An unexpected parameter \`${
+        formatPath([...path, String(params.additionalProperty ?? params.unevaluatedProperty)])
+      }\` was provided`
     case "type":
       return mismatch(path, typeList(params.type), error.data)
     case "enum": {
       const allowed = Array.isArray(params.allowedValues) ? params.allowedValues : []
-      return withPath(path, `Invalid enum value. Expected ${allowed.map((v) => `'${String(v)}'`).join(" | ")}, received '${String(error.data)}'`)
+      return withPath(
+        path,
+        `Invalid enum value. Expected ${allowed.map((v) => `'${String(v)}'`).join(" | ")}, received '${
+          String(error.data)
+        }'`
+      )
     }
     case "const":
       return withPath(path, `Invalid literal value, expected ${JSON.stringify(params.allowedValue)}`)
@@ -74,7 +88,13 @@ export const ajvIssues = (errors: ReadonlyArray<ErrorObject>, input: unknown): R
       const branches = errors.filter((e) => inside(e, error))
       const path = pointerSegments(error.instancePath, input)
       if (branches.length > 0 && branches.every((b) => b.keyword === "type" && b.instancePath === error.instancePath)) {
-        lines.push(mismatch(path, Array.from(new Set(branches.map((b) => typeList((b.params as Record<string, unknown>).type)))).join(" | "), error.data))
+        lines.push(
+          mismatch(
+            path,
+            Array.from(new Set(branches.map((b) => typeList((b.params as Record<string, unknown>).type)))).join(" | "),
+            error.data
+          )
+        )
         continue
       }
       if (branches.length === 1) {

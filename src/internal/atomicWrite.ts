@@ -12,7 +12,11 @@ export const tempPathFor = (file: string): string =>
 export const writeFileAtomic = async (
   file: string,
   content: string | Uint8Array,
-  options: { readonly mode?: number; readonly signal?: AbortSignal; /** `mode` as given, not masked by the umask. */ readonly exactMode?: boolean } = {}
+  options: {
+    readonly mode?: number
+    readonly signal?: AbortSignal /** `mode` as given, not masked by the umask. */
+    readonly exactMode?: boolean
+  } = {}
 ): Promise<void> => {
   const temp = tempPathFor(file)
   const handle = await fs.promises.open(temp, "wx", options.mode ?? 0o644)

@@ -9,7 +9,8 @@
  *   20, then a count), then the other issues ("The parameter `x` is invalid: …", at most 20).
  * Paths are written `a.b[0].c`, with odd characters escaped and long paths shortened.
  */
-import { ParseResult, SchemaAST } from "effect"
+import type { ParseResult } from "effect"
+import { SchemaAST } from "effect"
 
 type Path = ReadonlyArray<PropertyKey>
 
@@ -25,7 +26,9 @@ export type ValidationIssue = Readonly<Record<string, unknown>> & {
  * failure is reported as zod reports the matching check. Returns the issue without its path.
  */
 export const ZodIssue = Symbol.for("toolgate/ZodIssue")
-export type ZodIssueBuilder = (actual: unknown) => Record<string, unknown> & { readonly code: string; readonly message: string }
+export type ZodIssueBuilder = (
+  actual: unknown
+) => Record<string, unknown> & { readonly code: string; readonly message: string }
 
 const quote = (value: unknown) => JSON.stringify(value)
 
@@ -39,8 +42,9 @@ export const zodIssue = {
   invalidValue: (values: ReadonlyArray<unknown>) => ({
     code: "invalid_value",
     values,
-    message:
-      values.length === 1 ? `Invalid input: expected ${quote(values[0])}` : `Invalid option: expected one of ${values.map(quote).join("|")}`
+    message: values.length === 1
+      ? `Invalid input: expected ${quote(values[0])}`
+      : `Invalid option: expected one of ${values.map(quote).join("|")}`
   }),
   tooSmall: (origin: "number" | "string" | "array", minimum: number, inclusive: boolean) => ({
     origin,
@@ -89,7 +93,9 @@ export const zodIssues = (issue: ParseResult.ParseIssue): ReadonlyArray<Validati
       code: "unrecognized_keys",
       keys,
       path,
-      message: keys.length === 1 ? `Unrecognized key: ${quote(String(keys[0]))}` : `Unrecognized keys: ${keys.map((k) => quote(String(k))).join(", ")}`
+      message: keys.length === 1
+        ? `Unrecognized key: ${quote(String(keys[0]))}`
+        : `Unrecognized keys: ${keys.map((k) => quote(String(k))).join(", ")}`
     })
   }
   return out
@@ -108,7 +114,12 @@ const collect = (
 ): void => {
   switch (issue._tag) {
     case "Pointer":
-      return collect(issue.issue, [...path, ...(Array.isArray(issue.path) ? issue.path : [issue.path])], out, unexpected)
+      return collect(
+        issue.issue,
+        [...path, ...(Array.isArray(issue.path) ? issue.path : [issue.path])],
+        out,
+        unexpected
+      )
     case "Composite": {
       if (SchemaAST.isUnion(issue.ast)) return unionIssue(issue, path, out, unexpected)
       for (const inner of toArray(issue.issues)) collect(inner, path, out, unexpected)
@@ -117,7 +128,14 @@ const collect = (
     case "Missing": {
       // `ast` is the property signature's type holder
       const literals = literalsOf(issue.ast.type)
-      out.push(withPath(literals !== undefined ? zodIssue.invalidValue(literals) : zodIssue.invalidType(typeName(issue.ast.type), "undefined"), path))
+      out.push(
+        withPath(
+          literals !== undefined
+            ? zodIssue.invalidValue(literals)
+            : zodIssue.invalidType(typeName(issue.ast.type), "undefined"),
+          path
+        )
+      )
       return
     }
     case "Unexpected": {
@@ -131,7 +149,12 @@ const collect = (
     case "Type": {
       const literals = literalsOf(issue.ast)
       out.push(
-        withPath(literals !== undefined ? zodIssue.invalidValue(literals) : zodIssue.invalidType(typeName(issue.ast), receivedName(issue.actual)), path)
+        withPath(
+          literals !== undefined
+            ? zodIssue.invalidValue(literals)
+            : zodIssue.invalidType(typeName(issue.ast), receivedName(issue.actual)),
+          path
+        )
       )
       return
     }
@@ -181,7 +204,9 @@ const literalsOf = (ast: SchemaAST.AST): ReadonlyArray<unknown> | undefined => {
   if (SchemaAST.isLiteral(ast)) return [ast.literal]
   if (SchemaAST.isUnion(ast)) {
     const members = ast.types.filter((t) => t._tag !== "UndefinedKeyword")
-    if (members.length > 0 && members.every(SchemaAST.isLiteral)) return members.map((m) => (m as SchemaAST.Literal).literal)
+    if (members.length > 0 && members.every(SchemaAST.isLiteral)) {
+      return members.map((m) => (m as SchemaAST.Literal).literal)
+    }
   }
   return undefined
 }
@@ -253,7 +278,9 @@ export const validationText = (toolName: string, issues: ReadonlyArray<Validatio
 /** The sentence lines for a set of issues (also used where a list of lines is wanted). */
 export const sentences = (issues: ReadonlyArray<ValidationIssue>): ReadonlyArray<string> => {
   const missing = issues.filter(isMissing).map((i) => i.path)
-  const unexpected = issues.filter((i) => i.code === "unrecognized_keys").flatMap((i) => (i.keys as ReadonlyArray<PropertyKey>).map((k) => [...i.path, k]))
+  const unexpected = issues.filter((i) => i.code === "unrecognized_keys").flatMap((i) =>
+    (i.keys as ReadonlyArray<PropertyKey>).map((k) => [...i.path, k])
+  )
   const mistyped = issues.filter((i) => i.code === "invalid_type" && !isMissing(i))
   const others = issues.filter(isOther)
   const counted = missing.length + unexpected.length + mistyped.length
@@ -266,7 +293,9 @@ export const sentences = (issues: ReadonlyArray<ValidationIssue>): ReadonlyArray
     ...shownUnexpected.map((p) => `An unexpected parameter \`${displayPath(p)}\` was provided`),
     ...shownMistyped.map((i) => {
       const received = /received (\w+)/.exec(i.message)?.[1] ?? "unknown"
-      return `The parameter \`${displayPath(i.path)}\` type is expected as \`${String(i.expected)}\` but provided as \`${received}\``
+      return `The parameter \`${displayPath(i.path)}\` type is expected as \`${
+        String(i.expected)
+      }\` but provided as \`${received}\``
     })
   ]
   const unlisted = counted - lines.length
@@ -275,21 +304,32 @@ export const sentences = (issues: ReadonlyArray<ValidationIssue>): ReadonlyArray
     const shown = displayPath(issue.path)
     const subject = shown === "" ? "The input" : `The parameter \`${shown}\``
     const detail = capText(issue.message.replace(/^Invalid input(?:: |$)/, ""), MAX_ISSUE_MESSAGE)
-    lines.push(detail !== "" ? `${subject} is invalid: ${detail}` : issue.code === "invalid_union" ? `${subject} matches none of the accepted forms` : `${subject} is invalid`)
+    lines.push(
+      detail !== ""
+        ? `${subject} is invalid: ${detail}`
+        : issue.code === "invalid_union"
+        ? `${subject} matches none of the accepted forms`
+        : `${subject} is invalid`
+    )
   }
   const more = others.length - MAX_LISTED_ISSUES
   if (more > 0) lines.push(`(${more} more ${more === 1 ? "issue" : "issues"} not listed)`)
   return lines
 }
 
-const capText = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max)}\u2026 [+${text.length - max} chars]`)
+const capText = (
+  text: string,
+  max: number
+) => (text.length <= max ? text : `${text.slice(0, max)}\u2026 [+${text.length - max} chars]`)
 
 /** True when every key named in the issues (paths, unknown keys) prints as itself. */
 const namesArePlain = (issue: ValidationIssue): boolean =>
-  [...issue.path, ...((issue.keys as ReadonlyArray<PropertyKey> | undefined) ?? [])].every((k) => typeof k !== "string" || displayName(k) === k)
+  [...issue.path, ...((issue.keys as ReadonlyArray<PropertyKey> | undefined) ?? [])].every((k) =>
+    typeof k !== "string" || displayName(k) === k
+  )
 
-// eslint-disable-next-line no-control-regex
-const INVISIBLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\u034F\u115F\u1160\u17B4\u17B5\u180B-\u180F\u2065\u3164\uFE00-\uFE0F\uFFA0\uFFF0-\uFFF8\u{E0000}-\u{E0FFF}]/u
+const INVISIBLE =
+  /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\u034F\u115F\u1160\u17B4\u17B5\u180B-\u180F\u2065\u3164\uFE00-\uFE0F\uFFA0\uFFF0-\uFFF8\u{E0000}-\u{E0FFF}]/u
 
 const escapeChar = (ch: string, edge: boolean): string => {
   if (edge || INVISIBLE.test(ch)) return `\\u{${ch.codePointAt(0)!.toString(16).toUpperCase()}}`
@@ -354,7 +394,9 @@ export const formatDocumentIssue = (issue: ParseResult.ParseIssue, path: Path = 
       return `${fieldLabel(path)} is missing`
     case "Refinement":
       // a wrong type under a refinement is described by the refinement ("a non-empty string")
-      return issue.kind === "From" ? formatDocumentIssue(issue.issue, path, expected ?? expectedOf(issue.ast)) : documentMismatch(issue.ast, issue.actual, path, expected)
+      return issue.kind === "From"
+        ? formatDocumentIssue(issue.issue, path, expected ?? expectedOf(issue.ast))
+        : documentMismatch(issue.ast, issue.actual, path, expected)
     case "Transformation":
       return formatDocumentIssue(issue.issue, path, expected)
     case "Type":
@@ -372,7 +414,9 @@ const documentMismatch = (ast: SchemaAST.AST, actual: unknown, path: Path, expec
 
 const expectedOf = (ast: SchemaAST.AST): string => {
   // keywords carry their type name as a title ("string"); only titles given by a schema count
-  const title = SchemaAST.isTypeLiteral(ast) || SchemaAST.isTupleType(ast) || SchemaAST.isRefinement(ast) ? SchemaAST.getTitleAnnotation(ast) : undefined
+  const title = SchemaAST.isTypeLiteral(ast) || SchemaAST.isTupleType(ast) || SchemaAST.isRefinement(ast)
+    ? SchemaAST.getTitleAnnotation(ast)
+    : undefined
   if (title?._tag === "Some") return title.value
   if (ast._tag === "Refinement") return expectedOf(ast.from)
   if (SchemaAST.isLiteral(ast)) return JSON.stringify(ast.literal)
@@ -381,4 +425,12 @@ const expectedOf = (ast: SchemaAST.AST): string => {
 }
 
 const kindOfValue = (u: unknown): string =>
-  u === null ? "null" : Array.isArray(u) ? "an array" : typeof u === "object" ? "an object" : typeof u === "string" && u.trim() === "" ? "an empty string" : `a ${typeof u}`
+  u === null
+    ? "null"
+    : Array.isArray(u)
+    ? "an array"
+    : typeof u === "object"
+    ? "an object"
+    : typeof u === "string" && u.trim() === ""
+    ? "an empty string"
+    : `a ${typeof u}`

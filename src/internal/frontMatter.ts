@@ -13,7 +13,7 @@ export interface FrontMatter {
 
 const unquote = (value: string): string => {
   const v = value.trim()
-  if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) {
+  if (v.length >= 2 && v.startsWith("\"") && v.endsWith("\"")) {
     try {
       return JSON.parse(v) as string
     } catch {
@@ -59,13 +59,17 @@ export const parseFrontMatter = (text: string): FrontMatter => {
     const rest = keyMatch[2]!.trim()
     if (rest === "|" || rest === ">" || rest === "|-" || rest === ">-") {
       const block: Array<string> = []
-      while (i + 1 < lines.length && (lines[i + 1]!.trim() === "" || /^\s/.test(lines[i + 1]!))) block.push(lines[++i]!.trim())
+      while (i + 1 < lines.length && (lines[i + 1]!.trim() === "" || /^\s/.test(lines[i + 1]!))) {
+        block.push(lines[++i]!.trim())
+      }
       data[key] = rest.startsWith("|") ? block.join("\n").trim() : block.join(" ").replace(/\s+/g, " ").trim()
       continue
     }
     if (rest === "") {
       const items: Array<string> = []
-      while (i + 1 < lines.length && /^\s*-\s+/.test(lines[i + 1]!)) items.push(unquote(stripComment(lines[++i]!.replace(/^\s*-\s+/, ""))))
+      while (i + 1 < lines.length && /^\s*-\s+/.test(lines[i + 1]!)) {
+        items.push(unquote(stripComment(lines[++i]!.replace(/^\s*-\s+/, ""))))
+      }
       data[key] = items.length > 0 ? items : ""
       continue
     }

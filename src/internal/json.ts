@@ -4,7 +4,8 @@
  */
 import * as fs from "node:fs"
 
-export const isRecord = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
+export const isRecord = (u: unknown): u is Record<string, unknown> =>
+  u !== null && typeof u === "object" && !Array.isArray(u)
 
 /** What a JSON value is, for messages ("an array", "a string", …). */
 export const kindOf = (u: unknown): string =>
@@ -23,7 +24,9 @@ export const parseJsonObject = (text: string): JsonObjectRead => {
   } catch (e) {
     return { _tag: "Failed", reason: `invalid JSON: ${(e as Error).message}` }
   }
-  return isRecord(parsed) ? { _tag: "Loaded", json: parsed } : { _tag: "Failed", reason: `must be a JSON object, got ${kindOf(parsed)}` }
+  return isRecord(parsed)
+    ? { _tag: "Loaded", json: parsed }
+    : { _tag: "Failed", reason: `must be a JSON object, got ${kindOf(parsed)}` }
 }
 
 /** Reads and parses a JSON-object file; a file that does not exist is `Missing`. */

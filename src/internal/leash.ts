@@ -50,13 +50,21 @@ const onPath = (name: string, searchPath: string): string | undefined => {
 }
 
 const probe = (env: NodeJS.ProcessEnv): LeashStatus => {
-  if (process.platform !== "linux") return { _tag: "GroupOnly", reason: `PID namespaces need Linux (this is ${process.platform})` }
+  if (process.platform !== "linux") {
+    return { _tag: "GroupOnly", reason: `PID namespaces need Linux (this is ${process.platform})` }
+  }
   const setting = (env.TOOLGATE_PROCESS_LEASH ?? "").trim().toLowerCase()
   if (setting === "off" || setting === "group") return { _tag: "GroupOnly", reason: "TOOLGATE_PROCESS_LEASH=off" }
   const bwrap = env.TOOLGATE_BWRAP_PATH ?? onPath("bwrap", env.PATH ?? "/usr/local/bin:/usr/bin:/bin")
   if (bwrap === undefined) return { _tag: "GroupOnly", reason: "bubblewrap (bwrap) is not installed" }
-  const trial = spawnSync(bwrap, [...NAMESPACE_ARGS, "/bin/sh", "-c", ":"], { stdio: ["ignore", "ignore", "pipe"], timeout: 10_000, cwd: "/" })
-  if (trial.error !== undefined) return { _tag: "GroupOnly", reason: `bubblewrap could not start: ${trial.error.message}` }
+  const trial = spawnSync(bwrap, [...NAMESPACE_ARGS, "/bin/sh", "-c", ":"], {
+    stdio: ["ignore", "ignore", "pipe"],
+    timeout: 10_000,
+    cwd: "/"
+  })
+  if (trial.error !== undefined) {
+    return { _tag: "GroupOnly", reason: `bubblewrap could not start: ${trial.error.message}` }
+  }
   if (trial.status !== 0) {
     const why = trial.stderr.toString("utf8").trim().split("\n")[0] ?? ""
     return { _tag: "GroupOnly", reason: `bubblewrap cannot make a PID namespace here${why === "" ? "" : ` (${why})`}` }
@@ -120,9 +128,15 @@ const parentCheck = (parent: { readonly pid: number; readonly startTime: string 
  */
 export const leash = (file: string, args: ReadonlyArray<string>, childPath?: string): Leashed => {
   const status = leashStatus()
-  if (status._tag === "GroupOnly" || !isExecutable(file, childPath ?? process.env.PATH ?? "")) return { file, args, leashed: false }
+  if (status._tag === "GroupOnly" || !isExecutable(file, childPath ?? process.env.PATH ?? "")) {
+    return { file, args, leashed: false }
+  }
   const parent = selfInProc()
-  return { file: status.bwrap, args: [...NAMESPACE_ARGS, ...(parent === undefined ? [] : parentCheck(parent)), file, ...args], leashed: true }
+  return {
+    file: status.bwrap,
+    args: [...NAMESPACE_ARGS, ...(parent === undefined ? [] : parentCheck(parent)), file, ...args],
+    leashed: true
+  }
 }
 
 const SIGNAL_NAMES: ReadonlyMap<number, NodeJS.Signals> = new Map(

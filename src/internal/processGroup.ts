@@ -54,7 +54,9 @@ export const groupMembers = (pgid: number): ReadonlyArray<number> => {
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue
     const stat = readStat(Number(entry))
-    if (stat !== undefined && stat.pgrp === pgid && stat.state !== "Z" && stat.state !== "X") members.push(Number(entry))
+    if (stat !== undefined && stat.pgrp === pgid && stat.state !== "Z" && stat.state !== "X") {
+      members.push(Number(entry))
+    }
   }
   return members
 }
@@ -145,11 +147,13 @@ const KILL_SETTLE_MS = 1000
  * the processes to exit, then SIGKILL for whatever is left, and a bounded wait until it is gone.
  */
 export const killGroup = (pgid: number, graceMs: number): Effect.Effect<void> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     if (!gentleSignal(pgid, "SIGTERM")) return
     gentleSignal(pgid, "SIGCONT")
     const deadline = (yield* Clock.currentTimeMillis) + graceMs
-    while (!graceCut && groupHasLiveMembers(pgid) && (yield* Clock.currentTimeMillis) < deadline) yield* Effect.sleep(POLL)
+    while (!graceCut && groupHasLiveMembers(pgid) && (yield* Clock.currentTimeMillis) < deadline) {
+      yield* Effect.sleep(POLL)
+    }
     if (!groupHasLiveMembers(pgid)) return
     signalGroup(pgid, "SIGKILL")
     const settled = (yield* Clock.currentTimeMillis) + KILL_SETTLE_MS
@@ -157,4 +161,5 @@ export const killGroup = (pgid: number, graceMs: number): Effect.Effect<void> =>
   }).pipe(Effect.ensuring(Effect.sync(() => forgetIfEmpty(pgid))))
 
 /** `killGroup` for code outside Effect (the MCP stdio transport). */
-export const killGroupPromise = (pgid: number, graceMs: number): Promise<void> => Effect.runPromise(killGroup(pgid, graceMs))
+export const killGroupPromise = (pgid: number, graceMs: number): Promise<void> =>
+  Effect.runPromise(killGroup(pgid, graceMs))

@@ -5,7 +5,9 @@
  * it) for the stages that answer at once — no hook listening, a tool without its own check, a
  * result under the size limit. Anything else runs as before.
  */
-import { Effect, Exit } from "effect"
+import type { Effect } from "effect"
+import { Exit } from "effect"
 
-export const isReady = <A, E, R>(effect: Effect.Effect<A, E, R>): effect is Effect.Effect<A, E, R> & Exit.Success<A, E> =>
-  Exit.isExit(effect) && Exit.isSuccess(effect)
+export const isReady = <A, E, R>(
+  effect: Effect.Effect<A, E, R>
+): effect is Effect.Effect<A, E, R> & Exit.Success<A, E> => Exit.isExit(effect) && Exit.isSuccess(effect)

@@ -43,7 +43,14 @@ export type RuntimeError = BadRequest | BrokenSettings
 
 /** The services a replacement may need, in the order the runtime builds them. */
 type Core = Settings.Settings | ShellAnalyzer.ShellAnalyzer | Sandbox.Sandbox
-type Base = Core | FileState.FileState | InputValidator.InputValidator | ResultStore.ResultStore | Approver.Approver | BackgroundTasks.BackgroundTasks | ToolRegistry.BuiltinTools
+type Base =
+  | Core
+  | FileState.FileState
+  | InputValidator.InputValidator
+  | ResultStore.ResultStore
+  | Approver.Approver
+  | BackgroundTasks.BackgroundTasks
+  | ToolRegistry.BuiltinTools
 type Stages = Base | ToolRegistry.ToolRegistry | Hooks.Hooks | Permissions.Permissions
 type Extended = Stages | Extensions.Extensions | McpClients.McpClients
 type BeforeScheduler = Extended | DeferredTools.DeferredTools | CallPipeline.CallPipeline
@@ -105,7 +112,9 @@ export interface RuntimeOptions<R = never> extends Settings.SettingsOptions {
   /** The environment of Bash commands and background shells (default: this process's, minus the variables that change how bash starts). */
   readonly processEnv?: Readonly<Record<string, string>>
   /** Decorates the call pipeline (e.g. to record each call as a durable step). */
-  readonly wrapCallPipeline?: (pipeline: CallPipeline.CallPipelineService) => Effect.Effect<CallPipeline.CallPipelineService>
+  readonly wrapCallPipeline?: (
+    pipeline: CallPipeline.CallPipelineService
+  ) => Effect.Effect<CallPipeline.CallPipelineService>
 }
 
 /**
@@ -166,11 +175,14 @@ export const SERVICE_NAMES: ReadonlyArray<keyof RuntimeLayers> = [
  * @since 0.1.0
  * @category models
  */
-export type ToolServices = Exclude<RuntimeServices, Scheduler.Scheduler | CallPipeline.CallPipeline | Hooks.BackgroundWork>
+export type ToolServices = Exclude<
+  RuntimeServices,
+  Scheduler.Scheduler | CallPipeline.CallPipeline | Hooks.BackgroundWork
+>
 
 /** With nobody to answer (the approver cannot ask), AskUserQuestion is withheld from the session, as Claude Code does. */
 const withholdUnanswerable = Layer.effectDiscard(
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     if ((yield* Approver.Approver).canAsk) return
     yield* (yield* ToolRegistry.ToolRegistry).withhold(ASK_USER_QUESTION_TOOL_NAME, ASK_USER_QUESTION_DISABLED)
   })
@@ -183,8 +195,13 @@ const backgroundWork = Layer.effect(
     running: Effect.map(tasks.list, (list) =>
       list
         .filter((task) => task.status === "running")
-        .map((task) => ({ id: task.id, type: "shell", status: task.status, description: task.description ?? task.command, command: task.command }))
-    )
+        .map((task) => ({
+          id: task.id,
+          type: "shell",
+          status: task.status,
+          description: task.description ?? task.command,
+          command: task.command
+        })))
   }))
 )
 
@@ -225,14 +242,20 @@ const builtinsLayer = (tools: ReadonlyArray<AnyTool>, processEnv: RuntimeOptions
  * @since 0.1.0
  * @category layers
  */
-export const layer = <R = never>(options: RuntimeOptions<R>): Layer.Layer<RuntimeServices, RuntimeError, Exclude<R, ToolServices>> => {
+export const layer = <R = never>(
+  options: RuntimeOptions<R>
+): Layer.Layer<RuntimeServices, RuntimeError, Exclude<R, ToolServices>> => {
   const given = options.layers ?? {}
   const shellAnalyzer = given.ShellAnalyzer ?? options.shellAnalyzer ?? ShellAnalyzer.layer
   const settings = given.Settings ?? Settings.layer(options)
-  const core = Layer.provideMerge(given.Sandbox ?? options.sandbox ?? Sandbox.layer(), Layer.merge(settings, shellAnalyzer))
+  const core = Layer.provideMerge(
+    given.Sandbox ?? options.sandbox ?? Sandbox.layer(),
+    Layer.merge(settings, shellAnalyzer)
+  )
   const tasks = given.BackgroundTasks ?? BackgroundTasks.layer({ killGraceMs: 1000 })
   // A tool may require services: the pipeline gives every call the context this build ends with.
-  const builtins = given.BuiltinTools ?? builtinsLayer((options.tools ?? builtinTools) as ReadonlyArray<AnyTool>, options.processEnv)
+  const builtins = given.BuiltinTools ??
+    builtinsLayer((options.tools ?? builtinTools) as ReadonlyArray<AnyTool>, options.processEnv)
   const base = Layer.mergeAll(
     given.FileState ?? FileState.layer,
     given.InputValidator ?? InputValidator.layer,
@@ -247,9 +270,10 @@ export const layer = <R = never>(options: RuntimeOptions<R>): Layer.Layer<Runtim
     given.Permissions ?? options.permissions ?? Permissions.layer,
     ResultStore.layerSweep
   ).pipe(Layer.provideMerge(base))
-  const mcp =
-    given.McpClients ??
-    (options.mcp === false ? McpClients.layerNone : McpClients.layer({ cwd: options.cwd, resourceTools: makeResourceTools, ...options.mcp }))
+  const mcp = given.McpClients ??
+    (options.mcp === false
+      ? McpClients.layerNone
+      : McpClients.layer({ cwd: options.cwd, resourceTools: makeResourceTools, ...options.mcp }))
   const extensions = given.Extensions ?? Extensions.layer({ skillTool: makeSkillTool, ...options.extensions })
   const extended = Layer.merge(extensions, mcp).pipe(Layer.provideMerge(stages))
   const pipeline = wrapped(given.CallPipeline ?? CallPipeline.layer, options.wrapCallPipeline)
@@ -258,7 +282,11 @@ export const layer = <R = never>(options: RuntimeOptions<R>): Layer.Layer<Runtim
     Layer.provideMerge(given.DeferredTools ?? DeferredTools.layer),
     Layer.provideMerge(extended)
   )
-  return Layer.provideMerge(fillCallServices, composed).pipe(Layer.provide(callServices)) as Layer.Layer<RuntimeServices, RuntimeError, any>
+  return Layer.provideMerge(fillCallServices, composed).pipe(Layer.provide(callServices)) as Layer.Layer<
+    RuntimeServices,
+    RuntimeError,
+    any
+  >
 }
 
 /** One holder per build of the runtime (a layer value may be built more than once). */
@@ -266,7 +294,7 @@ const callServices = Layer.sync(CallServices, () => ({ context: undefined }))
 
 /** Once everything is built: the whole context (without the build's scope) for the tools' calls. */
 const fillCallServices = Layer.effectDiscard(
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const holder = yield* CallServices
     holder.context = Context.omit(Scope.Scope)(yield* Effect.context<never>()) as Context.Context<never>
   })
@@ -276,7 +304,11 @@ const wrapped = <RIn>(
   pipeline: Layer.Layer<CallPipeline.CallPipeline, RuntimeError, RIn>,
   wrap: RuntimeOptions["wrapCallPipeline"]
 ): Layer.Layer<CallPipeline.CallPipeline, RuntimeError, RIn> =>
-  wrap === undefined ? pipeline : Layer.effect(CallPipeline.CallPipeline, Effect.flatMap(CallPipeline.CallPipeline, wrap)).pipe(Layer.provide(pipeline))
+  wrap === undefined
+    ? pipeline
+    : Layer.effect(CallPipeline.CallPipeline, Effect.flatMap(CallPipeline.CallPipeline, wrap)).pipe(
+      Layer.provide(pipeline)
+    )
 
 /**
  * @since 0.1.0
@@ -289,7 +321,11 @@ export interface AgentRuntimeOptions<R = never, E = never> extends RuntimeOption
   /** What each subagent runs on (default: the agent's model), e.g. `SubagentModels.layerScripted(…)`. */
   readonly subagentModels?: Layer.Layer<Agent.SubagentModels.SubagentModels, E, ModelClient>
   /** Replaces the agent loop. */
-  readonly agent?: Layer.Layer<Agent.Agent, never, ModelClient | Scheduler.Scheduler | ToolRegistry.ToolRegistry | Hooks.Hooks>
+  readonly agent?: Layer.Layer<
+    Agent.Agent,
+    never,
+    ModelClient | Scheduler.Scheduler | ToolRegistry.ToolRegistry | Hooks.Hooks
+  >
 }
 
 /**
@@ -311,7 +347,10 @@ export type AgentRuntimeServices = RuntimeServices | ModelClient | Agent.Agent |
 export const layerWithAgent = <R = never, E = never>(
   options: AgentRuntimeOptions<R, E>
 ): Layer.Layer<AgentRuntimeServices, RuntimeError | E, Exclude<R, ToolServices>> =>
-  Layer.merge(options.agent ?? Agent.layer, AgentTool.layer(options.agents).pipe(Layer.provide(options.subagentModels ?? Agent.SubagentModels.layerInherit))).pipe(
+  Layer.merge(
+    options.agent ?? Agent.layer,
+    AgentTool.layer(options.agents).pipe(Layer.provide(options.subagentModels ?? Agent.SubagentModels.layerInherit))
+  ).pipe(
     Layer.provideMerge(options.model),
     Layer.provideMerge(layer(options))
   )

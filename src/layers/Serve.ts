@@ -17,7 +17,13 @@ import * as path from "node:path"
 import * as Agent from "../services/Agent.js"
 import { SubagentModels, parseSubagentScripts } from "../services/Agent.js"
 import { Approver } from "../services/Approver.js"
-import { anthropicFromConfig, ModelClient, ModelNotConfigured, parseScript, type ModelClientService } from "../services/ModelClient.js"
+import {
+  anthropicFromConfig,
+  ModelClient,
+  ModelNotConfigured,
+  parseScript,
+  type ModelClientService
+} from "../services/ModelClient.js"
 import * as Hooks from "../services/Hooks.js"
 import * as Sandbox from "../services/Sandbox.js"
 import * as Settings from "../services/Settings.js"
@@ -125,7 +131,15 @@ const globPatternBase = (input: { readonly pattern?: unknown }): ReadonlyArray<s
 }
 
 /** The tools that touch nothing of the host but the session's own folder (or only the model's API). */
-const HOSTLESS_TOOLS = new Set(["AskUserQuestion", "TodoWrite", "ToolSearch", "Sleep", "WebSearch", "TaskOutput", "TaskStop"])
+const HOSTLESS_TOOLS = new Set([
+  "AskUserQuestion",
+  "TodoWrite",
+  "ToolSearch",
+  "Sleep",
+  "WebSearch",
+  "TaskOutput",
+  "TaskStop"
+])
 
 /**
  * The built-in tools as a served session has them: Bash runs in the session's sandbox; tools that
@@ -135,14 +149,22 @@ const HOSTLESS_TOOLS = new Set(["AskUserQuestion", "TodoWrite", "ToolSearch", "S
 const servedTools = (confinement: Confinement, network: boolean): ReadonlyArray<AnyTool> =>
   builtinTools.map((tool) => {
     if (tool.name === "Bash" || HOSTLESS_TOOLS.has(tool.name)) return tool
-    if (tool.name === "WebFetch") return network ? tool : refuseTool(tool, "WebFetch is not available: this server keeps its sessions off the network")
+    if (tool.name === "WebFetch") {
+      return network
+        ? tool
+        : refuseTool(tool, "WebFetch is not available: this server keeps its sessions off the network")
+    }
     if (tool.name === "Glob") return confineTool(tool, confinement, globPatternBase)
     if (tool.footprint !== undefined) return confineTool(tool, confinement)
     return refuseTool(tool, `${tool.name} is not available in a served session`)
   })
 
 const sessionRuntime = (
-  options: { readonly sessionId: string; readonly config: SessionRuntimes.StoredConfig; readonly grantedRules: ReadonlyArray<string> },
+  options: {
+    readonly sessionId: string
+    readonly config: SessionRuntimes.StoredConfig
+    readonly grantedRules: ReadonlyArray<string>
+  },
   deps: Layer.Layer<Deps>,
   shell: Layer.Layer<ShellAnalyzer.ShellAnalyzer>,
   serve: ServeSettings.ServeSettingsService
@@ -153,22 +175,24 @@ const sessionRuntime = (
   const speed = config.replaySpeed ?? 1
   const timeScale = speed <= 0 ? 0 : 1 / speed
   const script = config.script === undefined ? undefined : parseScript("script", config.script)
-  const inner =
-    script === undefined
-      ? anthropicFromConfig(config.model).pipe(Effect.catchTag("ModelNotConfigured", (e) => Effect.succeed(noModel(e.reason))))
-      : Either.match(script, {
-          onLeft: (e) => Effect.fail(unavailable(`script: ${e.message}`)),
-          onRight: (s) => Effect.succeed(makePositionedScripted({ script: s, cwd: config.cwd, timeScale }))
-        })
+  const inner = script === undefined
+    ? anthropicFromConfig(config.model).pipe(
+      Effect.catchTag("ModelNotConfigured", (e) => Effect.succeed(noModel(e.reason)))
+    )
+    : Either.match(script, {
+      onLeft: (e) => Effect.fail(unavailable(`script: ${e.message}`)),
+      onRight: (s) => Effect.succeed(makePositionedScripted({ script: s, cwd: config.cwd, timeScale }))
+    })
   const model = Layer.effect(ModelClient, Effect.map(inner, (client) => durableModel(client)))
-  const subagents =
-    config.script === undefined
-      ? SubagentModels.layerAnthropicConfig
-      : Either.match(parseSubagentScripts("script", config.script), {
-          onLeft: (e) => Layer.fail(unavailable(`script: ${e.message}`)),
-          onRight: (scripts) =>
-            SubagentModels.layerScriptedFrom(scripts, { cwd: config.cwd, timeScale }).pipe(Layer.mapError((e) => unavailable(e.message)))
-        })
+  const subagents = config.script === undefined
+    ? SubagentModels.layerAnthropicConfig
+    : Either.match(parseSubagentScripts("script", config.script), {
+      onLeft: (e) => Layer.fail(unavailable(`script: ${e.message}`)),
+      onRight: (scripts) =>
+        SubagentModels.layerScriptedFrom(scripts, { cwd: config.cwd, timeScale }).pipe(
+          Layer.mapError((e) => unavailable(e.message))
+        )
+    })
   // what the session may reach comes from the server and the checked create request, never from settings files
   fs.mkdirSync(config.sessionDir, { recursive: true })
   const confinement: Confinement = {
@@ -177,33 +201,41 @@ const sessionRuntime = (
     own: fs.realpathSync(config.sessionDir),
     hidden: serve.serverPaths
   }
-  const profile: Sandbox.ServedProfile | undefined =
-    serve.sandbox === undefined
-      ? undefined
-      : {
-          bwrapPath: serve.sandbox.bwrapPath,
-          seccompHelper: serve.sandbox.seccompHelper,
-          workingDirectories: confinement.writable,
-          readOnly: [...confinement.readOnly, confinement.own],
-          hidden: serve.serverPaths,
-          network: policy.network
-        }
-  const sandbox = Sandbox.served(profile, serve.sandbox ?? { _tag: "Unavailable", reason: "toolgate serve --unsandboxed" })
+  const profile: Sandbox.ServedProfile | undefined = serve.sandbox === undefined
+    ? undefined
+    : {
+      bwrapPath: serve.sandbox.bwrapPath,
+      seccompHelper: serve.sandbox.seccompHelper,
+      workingDirectories: confinement.writable,
+      readOnly: [...confinement.readOnly, confinement.own],
+      hidden: serve.serverPaths,
+      network: policy.network
+    }
+  const sandbox = Sandbox.served(
+    profile,
+    serve.sandbox ?? { _tag: "Unavailable", reason: "toolgate serve --unsandboxed" }
+  )
   const env = serve.sessionEnv
   // hooks of the request's settings and of the project's files run only where the server allows them
   const hooks = Layer.scoped(
     Hooks.Hooks,
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const settings = yield* Settings.Settings
-      const sources = Effect.map(settings.current, (loaded) =>
-        policy.hooks ? loaded.sources : loaded.sources.filter((s) => s.source === "policySettings" || s.source === "userSettings")
+      const sources = Effect.map(
+        settings.current,
+        (loaded) =>
+          policy.hooks
+            ? loaded.sources
+            : loaded.sources.filter((s) => s.source === "policySettings" || s.source === "userSettings")
       )
       return yield* Hooks.make({ sources, env, wrapProcess: sandbox.wrapProcess })
     })
   )
   const runtime = Runtime.layer({
     cwd: config.cwd,
-    settings: config.settings === undefined ? [] : [typeof config.settings === "string" ? config.settings : JSON.stringify(config.settings)],
+    settings: config.settings === undefined
+      ? []
+      : [typeof config.settings === "string" ? config.settings : JSON.stringify(config.settings)],
     allowedTools: [...(config.allowedTools ?? []), ...options.grantedRules],
     disallowedTools: config.disallowedTools ?? [],
     addDirs: config.addDirs ?? [],
@@ -215,7 +247,13 @@ const sessionRuntime = (
     sandbox: Layer.succeed(Sandbox.Sandbox, sandbox),
     hooks,
     mcp: policy.mcp
-      ? { cwd: config.cwd, env, wrapProcess: sandbox.wrapProcess, remoteServers: false, claudeJsonFile: path.join(serve.configDir, ".claude.json") }
+      ? {
+        cwd: config.cwd,
+        env,
+        wrapProcess: sandbox.wrapProcess,
+        remoteServers: false,
+        claudeJsonFile: path.join(serve.configDir, ".claude.json")
+      }
       : false,
     extensions: { disabled: true },
     shellAnalyzer: shell,
@@ -226,13 +264,23 @@ const sessionRuntime = (
     Layer.provideMerge(subagents),
     Layer.provideMerge(model),
     Layer.provideMerge(runtime),
-    Layer.catchAll((e) => Layer.fail(e instanceof SessionRuntimes.SessionUnavailable ? e : unavailable(String((e as { message?: unknown }).message ?? e))))
+    Layer.catchAll((e) =>
+      Layer.fail(
+        e instanceof SessionRuntimes.SessionUnavailable
+          ? e
+          : unavailable(String((e as { message?: unknown }).message ?? e))
+      )
+    )
   )
 }
 
-const layerRuntimeBuilder: Layer.Layer<SessionRuntimes.SessionRuntimeBuilder, never, Deps | ServeSettings.ServeSettings> = Layer.effect(
+const layerRuntimeBuilder: Layer.Layer<
   SessionRuntimes.SessionRuntimeBuilder,
-  Effect.gen(function* () {
+  never,
+  Deps | ServeSettings.ServeSettings
+> = Layer.effect(
+  SessionRuntimes.SessionRuntimeBuilder,
+  Effect.gen(function*() {
     const deps = Layer.succeedContext(yield* Effect.context<Deps>())
     // One parser for every session of this runner (loaded on the first Bash call of any of them)
     const shell = Layer.succeed(ShellAnalyzer.ShellAnalyzer, yield* ShellAnalyzer.make)
@@ -251,15 +299,22 @@ const loadDriver = <A>(load: () => Promise<A>, storage: string, driver: string) 
     catch: (cause) =>
       new BadRequest({
         reason:
-          `${storage} storage needs the ${driver} package, which is not installed (${cause instanceof Error ? cause.message.split("\n")[0] : String(cause)}): ` +
+          `${storage} storage needs the ${driver} package, which is not installed (${
+            cause instanceof Error ? cause.message.split("\n")[0] : String(cause)
+          }): ` +
           `install it where toolgate is installed, e.g. \`npm install ${driver}\` (\`npm install -g ${driver}\` for a global toolgate)`
       })
   })
 
-const layerSql = (storage: Storage): Layer.Layer<SqlClient.SqlClient, SqlError | ConfigError.ConfigError | BadRequest> => {
+const layerSql = (
+  storage: Storage
+): Layer.Layer<SqlClient.SqlClient, SqlError | ConfigError.ConfigError | BadRequest> => {
   if (storage._tag === "Postgres") {
     return Layer.unwrapEffect(
-      Effect.map(loadDriver(() => import("@effect/sql-pg"), "PostgreSQL", "pg"), ({ PgClient }) => PgClient.layer({ url: storage.url, applicationName: "toolgate" }))
+      Effect.map(
+        loadDriver(() => import("@effect/sql-pg"), "PostgreSQL", "pg"),
+        ({ PgClient }) => PgClient.layer({ url: storage.url, applicationName: "toolgate" })
+      )
     )
   }
   const file = storage.file
@@ -273,7 +328,9 @@ const layerSql = (storage: Storage): Layer.Layer<SqlClient.SqlClient, SqlError |
 
 const layerCluster = (options: ServeOptions) => {
   const sharding = { shardsPerGroup: DEFAULT_SHARDS, ...options.sharding }
-  if (options.runner === undefined) return Layer.merge(SingleRunner.layer({ runnerStorage: "sql", shardingConfig: sharding }), ShardLease.layerNone)
+  if (options.runner === undefined) {
+    return Layer.merge(SingleRunner.layer({ runnerStorage: "sql", shardingConfig: sharding }), ShardLease.layerNone)
+  }
   const { runner } = options
   return RunnerSocket.layer({
     secret: runner.secret,
@@ -289,7 +346,9 @@ const layerCluster = (options: ServeOptions) => {
 /** Everything but the HTTP server: what a runner needs to run sessions and what the API calls. */
 export const layerSessions = (options: ServeOptions) => {
   const runner = options.runner === undefined ? "embedded" : `${options.runner.host}:${options.runner.port}`
-  const storage = Layer.merge(layerCluster(options), SessionStore.layer).pipe(Layer.provideMerge(layerSql(options.storage)))
+  const storage = Layer.merge(layerCluster(options), SessionStore.layer).pipe(
+    Layer.provideMerge(layerSql(options.storage))
+  )
   const core = Layer.mergeAll(
     ClusterWorkflowEngine.layer,
     EventLog.layer(options.eventPollInterval === undefined ? {} : { pollInterval: options.eventPollInterval }),
@@ -343,8 +402,12 @@ export const layer = (options: ServeOptions) => {
   )
   const announce = Layer.effectDiscard(
     Effect.flatMap(HttpServer.HttpServer, (s) => {
-      const address = s.address._tag === "TcpAddress" ? `http://${s.address.hostname}:${s.address.port}` : `unix:${s.address.path}`
-      return options.onListening === undefined ? Console.error(`toolgate serve: listening on ${address}`) : options.onListening(address)
+      const address = s.address._tag === "TcpAddress"
+        ? `http://${s.address.hostname}:${s.address.port}`
+        : `unix:${s.address.path}`
+      return options.onListening === undefined
+        ? Console.error(`toolgate serve: listening on ${address}`)
+        : options.onListening(address)
     })
   )
   const { allowedHosts, corsOrigins, maxBodyBytes } = options.http

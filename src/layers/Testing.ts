@@ -10,7 +10,8 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer, Scope } from "effect"
+import type { Scope } from "effect"
+import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -71,7 +72,12 @@ export const session = (cwd: string, permissionMode: PermissionMode = "default")
  * @since 0.1.0
  * @category utils
  */
-export const toolUseBlock = (id: string, name: string, input: unknown = {}): ToolUseBlock => ({ type: "tool_use", id, name, input })
+export const toolUseBlock = (id: string, name: string, input: unknown = {}): ToolUseBlock => ({
+  type: "tool_use",
+  id,
+  name,
+  input
+})
 
 // ---------------------------------------------------------------------------------------------
 // Settings in memory
@@ -192,10 +198,11 @@ export interface RecordedApprover {
  * @category utils
  */
 export const recordedApprover = (
-  answer: (request: Approver.ApprovalRequest) => Approver.ApprovalAnswer | Effect.Effect<Approver.ApprovalAnswer> = () => ({
-    behavior: "allow",
-    scope: "once"
-  })
+  answer: (request: Approver.ApprovalRequest) => Approver.ApprovalAnswer | Effect.Effect<Approver.ApprovalAnswer> =
+    () => ({
+      behavior: "allow",
+      scope: "once"
+    })
 ): RecordedApprover => {
   const requests: Array<Approver.ApprovalRequest> = []
   return {
@@ -217,7 +224,9 @@ export const recordedApprover = (
  * @since 0.1.0
  * @category models
  */
-export interface TestingOptions<R = never> extends Omit<Runtime.RuntimeOptions<R>, keyof Settings.SettingsOptions>, Omit<SettingsInMemory, "cwd"> {
+export interface TestingOptions<R = never>
+  extends Omit<Runtime.RuntimeOptions<R>, keyof Settings.SettingsOptions>, Omit<SettingsInMemory, "cwd">
+{
   readonly cwd: string
 }
 
@@ -243,7 +252,9 @@ export const layer = <R = never>(options: TestingOptions<R>) =>
  * @since 0.1.0
  * @category layers
  */
-export const layerWithAgent = <R = never, E = never>(options: TestingOptions<R> & Pick<Runtime.AgentRuntimeOptions<R, E>, "model" | "agents" | "agent">) =>
+export const layerWithAgent = <R = never, E = never>(
+  options: TestingOptions<R> & Pick<Runtime.AgentRuntimeOptions<R, E>, "model" | "agents" | "agent">
+) =>
   Runtime.layerWithAgent<R, E>({
     mcp: false,
     extensions: { disabled: true },

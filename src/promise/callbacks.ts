@@ -2,9 +2,10 @@
  * The Promise face's callbacks as stages: `canUseTool` as the Approver, hook callbacks as
  * in-process hooks. A callback may be async; one that throws or rejects never approves.
  */
-import { Effect, Layer } from "effect"
+import type { Layer } from "effect"
+import { Effect } from "effect"
 import * as Approver from "../services/Approver.js"
-import * as Hooks from "../services/Hooks.js"
+import type * as Hooks from "../services/Hooks.js"
 import { toApprovalAnswer, type CanUseTool, type HookCallbackMatcher, type Options } from "./options.js"
 
 /** The Approver that asks `canUseTool`; a failing callback denies. */
@@ -25,9 +26,14 @@ export const approverOf = (canUseTool: CanUseTool): Layer.Layer<Approver.Approve
     }).pipe(
       Effect.map(toApprovalAnswer),
       Effect.catchAll((cause) =>
-        Effect.as(Effect.logWarning(`canUseTool failed, the call is denied: ${cause instanceof Error ? cause.message : String(cause)}`), {
-          behavior: "deny" as const
-        })
+        Effect.as(
+          Effect.logWarning(
+            `canUseTool failed, the call is denied: ${cause instanceof Error ? cause.message : String(cause)}`
+          ),
+          {
+            behavior: "deny" as const
+          }
+        )
       )
     )
   )
@@ -44,7 +50,10 @@ export const inProcessHooksOf = (hooks: NonNullable<Options["hooks"]>): Readonly
           name: `${event} callback ${index + 1}`,
           run: (input) =>
             Effect.tryPromise({
-              try: (signal) => Promise.resolve(callback(input, "tool_use_id" in input ? (input.tool_use_id as string) : undefined, { signal })),
+              try: (signal) =>
+                Promise.resolve(
+                  callback(input, "tool_use_id" in input ? (input.tool_use_id as string) : undefined, { signal })
+                ),
               catch: (cause) => cause
             })
         })

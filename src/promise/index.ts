@@ -9,7 +9,8 @@
  *
  * @since 0.1.0
  */
-import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
+import type { Layer } from "effect"
+import { Cause, Effect, Exit, ManagedRuntime, Option } from "effect"
 import * as path from "node:path"
 import type { ToolResultBlock, ToolResultsMessage, ToolUseBlock } from "../Messages.js"
 import { toolResults } from "../Messages.js"
@@ -26,7 +27,14 @@ import * as Testing from "../layers/Testing.js"
 import { builtinTools } from "../tools/index.js"
 import type { AnyTool } from "../Tool.js"
 import { VERSION } from "../version.js"
-import { ClaudeJsonTracker, initMessage, newStats, resultMessage, servedByAnthropicOf, type InitInfo } from "../cli/present/claudeJson.js"
+import {
+  ClaudeJsonTracker,
+  initMessage,
+  newStats,
+  resultMessage,
+  servedByAnthropicOf,
+  type InitInfo
+} from "../cli/present/claudeJson.js"
 import { Sandbox } from "../services/Sandbox.js"
 import { approverOf, inProcessHooksOf } from "./callbacks.js"
 import type { Options } from "./options.js"
@@ -221,7 +229,11 @@ export interface ToolgateRuntime {
   /** Runs one assistant message's tool_use blocks; the user message of their results. */
   readonly runMessage: (blocks: ReadonlyArray<ToolUseBlock>, options?: RunOptions) => Promise<ToolResultsMessage>
   /** Runs one call through every stage; its tool_result. */
-  readonly call: (toolName: string, input: Record<string, unknown>, options?: RunOptions & { readonly id?: string }) => Promise<ToolResultBlock>
+  readonly call: (
+    toolName: string,
+    input: Record<string, unknown>,
+    options?: RunOptions & { readonly id?: string }
+  ) => Promise<ToolResultBlock>
   /** Sends a prompt to the agent; the conversation goes on from one prompt to the next. Needs a model (`model`, `script` or `ANTHROPIC_API_KEY`). */
   readonly query: (prompt: string, options?: QueryOptions) => Query
   /** Stops background shells and MCP servers and releases everything the runtime holds. */
@@ -233,8 +245,12 @@ export interface ToolgateRuntime {
 const modelOf = (options: Options, cwd: string): Layer.Layer<ModelClient.ModelClient, unknown> | undefined => {
   if (options.script !== undefined) return Testing.scriptedModel(cwd, options.script)
   const model = options.model
-  if (model?.startsWith("scripted:") === true) return ModelClient.layerScripted({ script: path.resolve(cwd, model.slice("scripted:".length)), cwd, timeScale: 0 })
-  if (model !== undefined || (process.env.ANTHROPIC_API_KEY ?? "") !== "") return ModelClient.layerAnthropicConfig(model)
+  if (model?.startsWith("scripted:") === true) {
+    return ModelClient.layerScripted({ script: path.resolve(cwd, model.slice("scripted:".length)), cwd, timeScale: 0 })
+  }
+  if (model !== undefined || (process.env.ANTHROPIC_API_KEY ?? "") !== "") {
+    return ModelClient.layerAnthropicConfig(model)
+  }
   return undefined
 }
 
@@ -250,7 +266,9 @@ const runtimeOptionsOf = (options: Options, cwd: string): Runtime.RuntimeOptions
   ...(options.trustProject === undefined ? {} : { trustProject: options.trustProject }),
   ...(options.canUseTool === undefined ? {} : { approver: approverOf(options.canUseTool) }),
   ...(options.hooks === undefined ? {} : { hooks: Hooks.layerWithInProcess(inProcessHooksOf(options.hooks)) }),
-  ...(options.mcpServers === undefined ? {} : { mcp: { mcpConfig: [JSON.stringify({ mcpServers: options.mcpServers })] } }),
+  ...(options.mcpServers === undefined
+    ? {}
+    : { mcp: { mcpConfig: [JSON.stringify({ mcpServers: options.mcpServers })] } }),
   ...(options.env === undefined ? {} : { processEnv: options.env })
 })
 
@@ -260,7 +278,11 @@ const rethrow = (cause: Cause.Cause<unknown>): never => {
   throw Cause.squash(cause)
 }
 
-const run = async <A>(managed: ManagedRuntime.ManagedRuntime<any, any>, effect: Effect.Effect<A, unknown, any>, signal?: AbortSignal): Promise<A> => {
+const run = async <A>(
+  managed: ManagedRuntime.ManagedRuntime<any, any>,
+  effect: Effect.Effect<A, unknown, any>,
+  signal?: AbortSignal
+): Promise<A> => {
   const exit = await managed.runPromiseExit(effect, signal === undefined ? undefined : { signal })
   return Exit.isSuccess(exit) ? exit.value : rethrow(exit.cause)
 }
@@ -275,7 +297,9 @@ export const createRuntime = async (options: Options = {}): Promise<ToolgateRunt
   const cwd = path.resolve(options.cwd ?? process.cwd())
   const runtimeOptions = runtimeOptionsOf(options, cwd)
   const model = modelOf(options, cwd)
-  const layer: Layer.Layer<any, unknown> = model === undefined ? Runtime.layer(runtimeOptions) : Runtime.layerWithAgent({ ...runtimeOptions, model })
+  const layer: Layer.Layer<any, unknown> = model === undefined
+    ? Runtime.layer(runtimeOptions)
+    : Runtime.layerWithAgent({ ...runtimeOptions, model })
   const managed = ManagedRuntime.make(layer)
   let disposed = false
   const alive = () => {
@@ -284,8 +308,9 @@ export const createRuntime = async (options: Options = {}): Promise<ToolgateRunt
   // One session per runtime: its working directory follows `cd`s, its conversation goes on.
   let session: SessionContext = await run(
     managed,
-    Effect.map(Effect.flatMap(Settings, (s) => s.current), (loaded) =>
-      newSession({ cwd, permissionMode: loaded.mode, additionalDirectories: loaded.additionalDirectories })
+    Effect.map(
+      Effect.flatMap(Settings, (s) => s.current),
+      (loaded) => newSession({ cwd, permissionMode: loaded.mode, additionalDirectories: loaded.additionalDirectories })
     )
   ).catch(async (error: unknown) => {
     await managed.dispose()
@@ -293,20 +318,32 @@ export const createRuntime = async (options: Options = {}): Promise<ToolgateRunt
   })
   let conversation: Conversation | undefined
 
-  const runMessage = async (blocks: ReadonlyArray<ToolUseBlock>, runOptions: RunOptions = {}): Promise<ToolResultsMessage> => {
+  const runMessage = async (
+    blocks: ReadonlyArray<ToolUseBlock>,
+    runOptions: RunOptions = {}
+  ): Promise<ToolResultsMessage> => {
     alive()
     const signal = runOptions.signal
     const result = await run(
       managed,
-      Effect.flatMap(Scheduler, (scheduler) =>
-        scheduler.runMessage(blocks, { session, ...(signal === undefined ? {} : { interrupts: interruptsFromAbortSignal(signal) }) })
+      Effect.flatMap(
+        Scheduler,
+        (scheduler) =>
+          scheduler.runMessage(blocks, {
+            session,
+            ...(signal === undefined ? {} : { interrupts: interruptsFromAbortSignal(signal) })
+          })
       )
     )
     session = result.session
     return result.message
   }
 
-  const call = async (toolName: string, input: Record<string, unknown>, runOptions: RunOptions & { readonly id?: string } = {}): Promise<ToolResultBlock> => {
+  const call = async (
+    toolName: string,
+    input: Record<string, unknown>,
+    runOptions: RunOptions & { readonly id?: string } = {}
+  ): Promise<ToolResultBlock> => {
     const id = runOptions.id ?? `toolu_${Math.random().toString(36).slice(2, 12)}`
     const [result] = toolResults(await runMessage([{ type: "tool_use", id, name: toolName, input }], runOptions))
     return result!
@@ -319,7 +356,7 @@ export const createRuntime = async (options: Options = {}): Promise<ToolgateRunt
     queryOptions.signal?.addEventListener("abort", forward, { once: true })
     if (queryOptions.signal?.aborted === true) abort.abort()
     const lines = new Lines()
-    const program = Effect.gen(function* () {
+    const program = Effect.gen(function*() {
       const agent = yield* Effect.serviceOption(Agent)
       if (Option.isNone(agent)) {
         return yield* new ModelClient.ModelNotConfigured({ reason: ModelClient.NO_MODEL_MESSAGE })
@@ -350,11 +387,18 @@ export const createRuntime = async (options: Options = {}): Promise<ToolgateRunt
       const tracker = new ClaudeJsonTracker(session.sessionId, newStats(started), false, Date.now)
       lines.push(initMessage(info) as Message)
       const system = options.systemPrompt
-      const systemPrompt = system === undefined ? undefined : typeof system === "string" ? { replace: system } : system.append === undefined ? {} : { append: system.append }
+      const systemPrompt = system === undefined
+        ? undefined
+        : typeof system === "string"
+        ? { replace: system }
+        : system.append === undefined
+        ? {}
+        : { append: system.append }
       const maxTurns = queryOptions.maxTurns ?? options.maxTurns
       const outcome = yield* agent.value.prompt(conversation ?? newConversation(session), prompt, {
         interrupts: interruptsFromAbortSignal(abort.signal),
-        onEvent: (event: AgentEvent) => Effect.sync(() => tracker.onEvent(event).forEach((line) => lines.push(line as Message))),
+        onEvent: (event: AgentEvent) =>
+          Effect.sync(() => tracker.onEvent(event).forEach((line) => lines.push(line as Message))),
         ...(systemPrompt === undefined ? {} : { systemPrompt }),
         ...(maxTurns === undefined ? {} : { maxTurns })
       })
@@ -366,7 +410,7 @@ export const createRuntime = async (options: Options = {}): Promise<ToolgateRunt
       () => lines.end(),
       (error: unknown) => lines.fail(error)
     )
-    const messages = async function* (): AsyncGenerator<Message, void> {
+    const messages = async function*(): AsyncGenerator<Message, void> {
       try {
         yield* lines.drain()
       } finally {
@@ -416,7 +460,7 @@ export const query = ({ prompt, options = {} }: { readonly prompt: string; reado
   const signal = options.abortController?.signal
   const abort = new AbortController()
   let runtime: ToolgateRuntime | undefined
-  const messages = async function* (): AsyncGenerator<Message, void> {
+  const messages = async function*(): AsyncGenerator<Message, void> {
     runtime = await createRuntime(options)
     try {
       if (signal?.aborted === true) abort.abort()

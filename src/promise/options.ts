@@ -11,19 +11,25 @@ import type { ScriptTurn } from "../layers/Testing.js"
 /** What `canUseTool` answers, as in the Agent SDK: `message` of a denial reaches the model. */
 export type PermissionResult =
   | {
-      readonly behavior: "allow"
-      /** Replaces the call's input. */
-      readonly updatedInput?: Record<string, unknown>
-      /** toolgate: the rules to add for the session (`session`) or to `.claude/settings.local.json` (`always`). */
-      readonly updatedPermissions?: ReadonlyArray<{ readonly type: "addRules"; readonly rules: ReadonlyArray<{ readonly toolName: string; readonly ruleContent?: string }>; readonly destination?: "session" | "localSettings" }>
-    }
+    readonly behavior: "allow"
+    /** Replaces the call's input. */
+    readonly updatedInput?: Record<string, unknown>
+    /** toolgate: the rules to add for the session (`session`) or to `.claude/settings.local.json` (`always`). */
+    readonly updatedPermissions?: ReadonlyArray<
+      {
+        readonly type: "addRules"
+        readonly rules: ReadonlyArray<{ readonly toolName: string; readonly ruleContent?: string }>
+        readonly destination?: "session" | "localSettings"
+      }
+    >
+  }
   | {
-      readonly behavior: "deny"
-      /** What the model sees in place of the rejection text, as with the Agent SDK. */
-      readonly message?: string
-      /** Stops the whole turn, not just this call. */
-      readonly interrupt?: boolean
-    }
+    readonly behavior: "deny"
+    /** What the model sees in place of the rejection text, as with the Agent SDK. */
+    readonly message?: string
+    /** Stops the whole turn, not just this call. */
+    readonly interrupt?: boolean
+  }
 
 export interface CanUseToolContext {
   /** Aborted when the run is interrupted. */
@@ -38,7 +44,11 @@ export interface CanUseToolContext {
 }
 
 /** Answers each permission question; may be async. */
-export type CanUseTool = (toolName: string, input: Record<string, unknown>, context: CanUseToolContext) => PermissionResult | Promise<PermissionResult>
+export type CanUseTool = (
+  toolName: string,
+  input: Record<string, unknown>,
+  context: CanUseToolContext
+) => PermissionResult | Promise<PermissionResult>
 
 /** A hook callback, as in the Agent SDK: Claude Code's hook input in, its hook output JSON out. */
 export type HookCallback = (
@@ -57,7 +67,12 @@ export interface HookCallbackMatcher {
 
 /** An MCP server, as in `.mcp.json` and the Agent SDK's `mcpServers`. */
 export type McpServerConfig =
-  | { readonly type?: "stdio"; readonly command: string; readonly args?: ReadonlyArray<string>; readonly env?: Readonly<Record<string, string>> }
+  | {
+    readonly type?: "stdio"
+    readonly command: string
+    readonly args?: ReadonlyArray<string>
+    readonly env?: Readonly<Record<string, string>>
+  }
   | { readonly type: "http" | "sse"; readonly url: string; readonly headers?: Readonly<Record<string, string>> }
 
 export interface Options {
@@ -78,7 +93,11 @@ export interface Options {
   /** Aborting it interrupts the run: calls that can be cancelled stop, every call gets a result. */
   readonly abortController?: AbortController
   /** Replaces the system prompt, or (`{ type: "preset", append }`) adds to it. */
-  readonly systemPrompt?: string | { readonly type: "preset"; readonly preset?: "claude_code"; readonly append?: string }
+  readonly systemPrompt?: string | {
+    readonly type: "preset"
+    readonly preset?: "claude_code"
+    readonly append?: string
+  }
   /** toolgate: tools of your own, added to the built-ins (`Tool.buildTool`). */
   readonly tools?: ReadonlyArray<Tool<any, any, any>>
   /** toolgate: settings files or JSON objects given on top of Claude Code's settings files (`--settings`). */
@@ -93,9 +112,15 @@ export interface Options {
 export const toApprovalAnswer = (result: PermissionResult): ApprovalAnswer => {
   if (result.behavior === "allow") {
     const rules = (result.updatedPermissions ?? []).flatMap((update) =>
-      update.type === "addRules" ? update.rules.map((r) => (r.ruleContent === undefined ? r.toolName : `${r.toolName}(${r.ruleContent})`)) : []
+      update.type === "addRules"
+        ? update.rules.map((r) => (r.ruleContent === undefined ? r.toolName : `${r.toolName}(${r.ruleContent})`))
+        : []
     )
-    const scope = rules.length === 0 ? "once" : result.updatedPermissions?.some((u) => u.destination === "localSettings") ? "always" : "session"
+    const scope = rules.length === 0
+      ? "once"
+      : result.updatedPermissions?.some((u) => u.destination === "localSettings")
+      ? "always"
+      : "session"
     return {
       behavior: "allow",
       scope,

@@ -156,7 +156,7 @@ const stopKindOf = (stopReason: string | undefined): StopKind | "continue" | "mi
  * @since 0.1.0
  * @category constructors
  */
-export const make = Effect.gen(function* () {
+export const make = Effect.gen(function*() {
   const model = yield* ModelClient
   const scheduler = yield* Scheduler
   const registry = yield* ToolRegistry
@@ -168,18 +168,28 @@ export const make = Effect.gen(function* () {
   const toolsFor = (messages: ReadonlyArray<ModelMessage>) =>
     Option.isSome(deferred)
       ? deferred.value.forTurn(messages)
-      : Effect.map(registry.pool, (pool) => ({ apiTools: pool.apiSchemas, promptTools: pool.tools, systemPromptSection: undefined }))
-  const systemFor = (tools: { readonly promptTools: ReadonlyArray<AnyTool>; readonly systemPromptSection: string | undefined }, session: SessionContext, options?: SystemPromptOptions) => {
-    const append = [tools.systemPromptSection, options?.append].filter((part): part is string => part !== undefined).join("\n\n")
+      : Effect.map(
+        registry.pool,
+        (pool) => ({ apiTools: pool.apiSchemas, promptTools: pool.tools, systemPromptSection: undefined })
+      )
+  const systemFor = (
+    tools: { readonly promptTools: ReadonlyArray<AnyTool>; readonly systemPromptSection: string | undefined },
+    session: SessionContext,
+    options?: SystemPromptOptions
+  ) => {
+    const append = [tools.systemPromptSection, options?.append].filter((part): part is string => part !== undefined)
+      .join("\n\n")
     return buildSystemPrompt(tools.promptTools, session, append === "" ? options : { ...options, append })
   }
 
-  const systemPrompt = Effect.fn("Agent.systemPrompt")(function* (conversation: Conversation, options?: SystemPromptOptions) {
-    return systemFor(yield* toolsFor(conversation.messages), conversation.session, options)
-  })
+  const systemPrompt = Effect.fn("Agent.systemPrompt")(
+    function*(conversation: Conversation, options?: SystemPromptOptions) {
+      return systemFor(yield* toolsFor(conversation.messages), conversation.session, options)
+    }
+  )
 
   const record = (transcript: Transcript, turn: number, out: TurnOutput, assistant: ModelMessage | undefined) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* transcript.write({
         type: "model_turn",
         turn,
@@ -191,7 +201,9 @@ export const make = Effect.gen(function* () {
         ...(out.error === undefined ? {} : { error: { tag: out.error._tag, message: out.error.message } }),
         events: out.events
       })
-      if (assistant !== undefined) yield* transcript.write({ type: "assistant", turn, message: assistant, stop_reason: out.stopReason ?? null })
+      if (assistant !== undefined) {
+        yield* transcript.write({ type: "assistant", turn, message: assistant, stop_reason: out.stopReason ?? null })
+      }
       for (const [i, outcome] of out.run.outcomes.entries()) {
         const timing = out.run.timeline[i]
         const times = out.callTimes.get(outcome.toolUseId)
@@ -201,10 +213,9 @@ export const make = Effect.gen(function* () {
           tool_use_id: outcome.toolUseId,
           name: outcome.toolName,
           input: outcome.input,
-          decision:
-            outcome.decision === undefined
-              ? null
-              : { behavior: behaviorOf(outcome.decision), reason: describeReason(outcome.decision.reason) },
+          decision: outcome.decision === undefined
+            ? null
+            : { behavior: behaviorOf(outcome.decision), reason: describeReason(outcome.decision.reason) },
           batch: timing?.batch ?? null,
           started_ms: timing?.startedMs ?? null,
           ended_ms: timing?.endedMs ?? null,
@@ -218,7 +229,7 @@ export const make = Effect.gen(function* () {
       }
     })
 
-  const prompt = Effect.fn("Agent.prompt")(function* (
+  const prompt = Effect.fn("Agent.prompt")(function*(
     conversation: Conversation,
     input: string | ReadonlyArray<Readonly<Record<string, unknown>>>,
     options: PromptOptions = {}
@@ -227,20 +238,32 @@ export const make = Effect.gen(function* () {
     const transcript = options.transcript ?? noTranscript
     const maxTurns = options.maxTurns ?? Number.POSITIVE_INFINITY
     const system = systemFor(yield* toolsFor(conversation.messages), conversation.session, options.systemPrompt)
-    const notify = (turn: number, notices: ReadonlyArray<string>) => Effect.forEach(notices, (text) => emit({ _tag: "Notice", turn, text }), { discard: true })
+    const notify = (turn: number, notices: ReadonlyArray<string>) =>
+      Effect.forEach(notices, (text) => emit({ _tag: "Notice", turn, text }), { discard: true })
 
     const userBlocks = promptBlocks(input)
     // The prompt's id names it for hooks (`prompt_id`) until the next prompt.
     let session: SessionContext = { ...conversation.session, promptId: randomUUID(), model: model.model }
-    yield* transcript.write({ type: "user", at: new Date(yield* Clock.currentTimeMillis).toISOString(), message: { role: "user", content: userBlocks } })
+    yield* transcript.write({
+      type: "user",
+      at: new Date(yield* Clock.currentTimeMillis).toISOString(),
+      message: { role: "user", content: userBlocks }
+    })
     // A subagent's prompt comes from its parent's call, not from a person: no UserPromptSubmit.
-    const submitted =
-      session.agent === undefined
-        ? yield* hooks.userPromptSubmit({ prompt: promptText(userBlocks), session })
-        : { reminders: [], notices: [] }
+    const submitted = session.agent === undefined
+      ? yield* hooks.userPromptSubmit({ prompt: promptText(userBlocks), session })
+      : { reminders: [], notices: [] }
     yield* notify(conversation.turns, submitted.notices)
     if (submitted.blocked !== undefined) {
-      yield* transcript.write({ type: "prompt_end", at: new Date(yield* Clock.currentTimeMillis).toISOString(), stop: "prompt_blocked", stop_reason: null, turns: 0, usage: emptyUsage, blocked: submitted.blocked })
+      yield* transcript.write({
+        type: "prompt_end",
+        at: new Date(yield* Clock.currentTimeMillis).toISOString(),
+        stop: "prompt_blocked",
+        stop_reason: null,
+        turns: 0,
+        usage: emptyUsage,
+        blocked: submitted.blocked
+      })
       return {
         conversation,
         stop: "prompt_blocked",
@@ -252,7 +275,9 @@ export const make = Effect.gen(function* () {
         halt: undefined
       } satisfies PromptOutcome
     }
-    if (submitted.reminders.length > 0) yield* transcript.write({ type: "hook_context", event: "UserPromptSubmit", reminders: submitted.reminders })
+    if (submitted.reminders.length > 0) {
+      yield* transcript.write({ type: "hook_context", event: "UserPromptSubmit", reminders: submitted.reminders })
+    }
     let messages = appendUser(conversation.messages, [...reminderBlocks(submitted.reminders), ...userBlocks])
 
     // One subscription to the interrupts for the whole prompt; each goes to the running turn.
@@ -318,10 +343,23 @@ export const make = Effect.gen(function* () {
       if (hasToolUse(assistant) || out.run.outcomes.length > 0) {
         const extra = newMessageBlocks(out.run.outcomes.flatMap((o) => o.newMessages))
         if (extra.skipped > 0) {
-          yield* emit({ _tag: "Notice", turn, text: `${extra.skipped} message(s) from tools could not be added to the conversation (not user content)` })
+          yield* emit({
+            _tag: "Notice",
+            turn,
+            text: `${extra.skipped} message(s) from tools could not be added to the conversation (not user content)`
+          })
         }
-        const content = answerEveryToolUse(assistant, [...out.run.message.content, ...extra.blocks], (id, name) =>
-          notRunResult(id, name, out.error === undefined ? "the model's message ended before the call could start" : `the model's stream failed (${out.error.message})`)
+        const content = answerEveryToolUse(
+          assistant,
+          [...out.run.message.content, ...extra.blocks],
+          (id, name) =>
+            notRunResult(
+              id,
+              name,
+              out.error === undefined
+                ? "the model's message ended before the call could start"
+                : `the model's stream failed (${out.error.message})`
+            )
         )
         const withMarker = interrupted ? [...content, { type: "text", text: INTERRUPT_MARKER }] : content
         messages = appendUser(messages, withMarker)
@@ -371,7 +409,12 @@ export const make = Effect.gen(function* () {
         if (stopped.stop === undefined && stopped.continueWith.length > 0) {
           const feedback = stopped.continueWith.map((text) => ({ type: "text", text }))
           messages = appendUser(messages, feedback)
-          yield* transcript.write({ type: "hook_context", event: session.agent === undefined ? "Stop" : "SubagentStop", turn, message: { role: "user", content: feedback } })
+          yield* transcript.write({
+            type: "hook_context",
+            event: session.agent === undefined ? "Stop" : "SubagentStop",
+            turn,
+            message: { role: "user", content: feedback }
+          })
           stopHookActive = true
           stop = undefined
         }
@@ -379,7 +422,12 @@ export const make = Effect.gen(function* () {
     }
 
     const outcome: PromptOutcome = {
-      conversation: { messages, session, usage: addUsage(conversation.usage, usage), turns: conversation.turns + turns },
+      conversation: {
+        messages,
+        session,
+        usage: addUsage(conversation.usage, usage),
+        turns: conversation.turns + turns
+      },
       stop: stop ?? "end_turn",
       stopReason,
       turns,
@@ -401,13 +449,17 @@ export const make = Effect.gen(function* () {
     return outcome
   }, Effect.scoped)
 
-  const startSession = Effect.fn("Agent.startSession")(function* (
+  const startSession = Effect.fn("Agent.startSession")(function*(
     conversation: Conversation,
     options: { readonly source: SessionStartSource; readonly transcript?: Transcript }
   ) {
     const started = yield* hooks.sessionStart({ session: conversation.session, source: options.source })
     if (started.reminders.length === 0) return { conversation, notices: started.notices }
-    yield* (options.transcript ?? noTranscript).write({ type: "hook_context", event: "SessionStart", reminders: started.reminders })
+    yield* (options.transcript ?? noTranscript).write({
+      type: "hook_context",
+      event: "SessionStart",
+      reminders: started.reminders
+    })
     return {
       conversation: { ...conversation, messages: appendUser(conversation.messages, reminderBlocks(started.reminders)) },
       notices: started.notices
@@ -424,9 +476,13 @@ export const make = Effect.gen(function* () {
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<Agent, never, ModelClient | Scheduler | ToolRegistry | Hooks> = Layer.effect(Agent, make)
+export const layer: Layer.Layer<Agent, never, ModelClient | Scheduler | ToolRegistry | Hooks> = Layer.effect(
+  Agent,
+  make
+)
 
-const reminderBlocks = (reminders: ReadonlyArray<string>) => reminders.map((text) => ({ type: "text", text: systemReminder(text) }))
+const reminderBlocks = (reminders: ReadonlyArray<string>) =>
+  reminders.map((text) => ({ type: "text", text: systemReminder(text) }))
 
 /** The text of a prompt's blocks, as UserPromptSubmit hooks see it. */
 const promptText = (blocks: ReadonlyArray<Readonly<Record<string, unknown>>>) =>
@@ -448,49 +504,41 @@ export type {
   AgentEvent
 } from "./Agent/events.js"
 export {
-
   /**
    * @since 0.1.0
    * @category utils
    */
   answerEveryToolUse,
-
   /**
    * @since 0.1.0
    * @category utils
    */
   appendAssistant,
-
   /**
    * @since 0.1.0
    * @category utils
    */
   appendUser,
-
   /**
    * @since 0.1.0
    * @category constructors
    */
   newConversation,
-
   /**
    * @since 0.1.0
    * @category utils
    */
   notRunResult,
-
   /**
    * @since 0.1.0
    * @category utils
    */
   outcomeUnknownResult,
-
   /**
    * @since 0.1.0
    * @category utils
    */
   toApiBlock,
-
   /**
    * @since 0.1.0
    * @category models

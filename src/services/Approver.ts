@@ -33,22 +33,22 @@ export interface ApprovalRequest {
  */
 export type ApprovalAnswer =
   | {
-      readonly behavior: "allow"
-      /** once: this call; session: add the suggested rules for this session; always: also save them to `.claude/settings.local.json`. */
-      readonly scope: "once" | "session" | "always"
-      readonly updatedInput?: Record<string, unknown>
-      /** The rules to add for session/always; defaults to the request's suggestions. */
-      readonly rules?: ReadonlyArray<string>
-    }
+    readonly behavior: "allow"
+    /** once: this call; session: add the suggested rules for this session; always: also save them to `.claude/settings.local.json`. */
+    readonly scope: "once" | "session" | "always"
+    readonly updatedInput?: Record<string, unknown>
+    /** The rules to add for session/always; defaults to the request's suggestions. */
+    readonly rules?: ReadonlyArray<string>
+  }
   | {
-      readonly behavior: "deny"
-      /** Shown to the model after the rejection text (what a person typed at the prompt). */
-      readonly feedback?: string
-      /** Shown to the model in place of the rejection text, as the Agent SDK's `canUseTool` denial `message` is. */
-      readonly message?: string
-      /** Stop the whole turn, not just this call. */
-      readonly interrupt?: boolean
-    }
+    readonly behavior: "deny"
+    /** Shown to the model after the rejection text (what a person typed at the prompt). */
+    readonly feedback?: string
+    /** Shown to the model in place of the rejection text, as the Agent SDK's `canUseTool` denial `message` is. */
+    readonly message?: string
+    /** Stop the whole turn, not just this call. */
+    readonly interrupt?: boolean
+  }
 
 /**
  * @since 0.1.0
@@ -92,19 +92,87 @@ export const layerCallback = (
 
 /** Shells, wrappers and runners: a prefix rule on them approves any command at all. */
 const WRAPPER_PREFIXES = new Set([
-  "bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "ash", "busybox",
-  "env", "xargs", "sudo", "doas", "su", "runuser", "pkexec", "eval", "exec", "command", "builtin", "source", ".",
-  "nohup", "timeout", "time", "nice", "ionice", "stdbuf", "setsid", "watch", "flock", "chroot", "unshare", "nsenter",
-  "script", "ssh", "find", "parallel", "strace", "ltrace", "gdb", "coproc", "trap", "noglob"
+  "bash",
+  "sh",
+  "zsh",
+  "dash",
+  "ksh",
+  "mksh",
+  "fish",
+  "csh",
+  "tcsh",
+  "ash",
+  "busybox",
+  "env",
+  "xargs",
+  "sudo",
+  "doas",
+  "su",
+  "runuser",
+  "pkexec",
+  "eval",
+  "exec",
+  "command",
+  "builtin",
+  "source",
+  ".",
+  "nohup",
+  "timeout",
+  "time",
+  "nice",
+  "ionice",
+  "stdbuf",
+  "setsid",
+  "watch",
+  "flock",
+  "chroot",
+  "unshare",
+  "nsenter",
+  "script",
+  "ssh",
+  "find",
+  "parallel",
+  "strace",
+  "ltrace",
+  "gdb",
+  "coproc",
+  "trap",
+  "noglob"
 ])
 
 /** Interpreters and package runners: dangerous as a bare prefix or followed by a flag (`node -e`, `python -c`). */
 const INTERPRETERS = new Set([
-  "node", "nodejs", "deno", "bun", "bunx", "npx", "pnpx", "uvx", "pipx", "perl", "ruby", "php", "lua", "luajit",
-  "Rscript", "osascript", "pwsh", "powershell", "tclsh", "wish", "expect", "awk", "gawk", "mawk", "nawk", "jshell", "irb"
+  "node",
+  "nodejs",
+  "deno",
+  "bun",
+  "bunx",
+  "npx",
+  "pnpx",
+  "uvx",
+  "pipx",
+  "perl",
+  "ruby",
+  "php",
+  "lua",
+  "luajit",
+  "Rscript",
+  "osascript",
+  "pwsh",
+  "powershell",
+  "tclsh",
+  "wish",
+  "expect",
+  "awk",
+  "gawk",
+  "mawk",
+  "nawk",
+  "jshell",
+  "irb"
 ])
 
-const isInterpreter = (name: string) => INTERPRETERS.has(name) || /^python[0-9.]*$/.test(name) || /^pypy[0-9.]*$/.test(name)
+const isInterpreter = (name: string) =>
+  INTERPRETERS.has(name) || /^python[0-9.]*$/.test(name) || /^pypy[0-9.]*$/.test(name)
 
 /**
  * True for a rule that would approve far more than the command asked about: the whole Bash
@@ -206,9 +274,16 @@ export const renderPrompt = (request: ApprovalRequest): PromptView => {
   const rules = offeredRules(request.suggestions)
   const lines: Array<string> = ["", `── Permission request: ${escapeForDisplay(request.tool.name)} ──`]
   if (typeof request.input === "object" && request.input !== null && !Array.isArray(request.input)) {
-    for (const [key, value] of Object.entries(request.input)) lines.push(`  ${escapeForDisplay(key)}: ${displayValue(value)}`)
+    for (const [key, value] of Object.entries(request.input)) {
+      lines.push(`  ${escapeForDisplay(key)}: ${displayValue(value)}`)
+    }
   } else lines.push(`  ${displayValue(request.input)}`)
-  return questionView(lines, request, rules, (list) => `  3. Yes, and always allow (saved to .claude/settings.local.json): ${list}`)
+  return questionView(
+    lines,
+    request,
+    rules,
+    (list) => `  3. Yes, and always allow (saved to .claude/settings.local.json): ${list}`
+  )
 }
 
 /**
@@ -228,7 +303,9 @@ export const questionView = (
   const pending = (request.decision.subcommands ?? []).filter((s) => s.behavior !== "allow")
   if (pending.length > 0) {
     lines.push("Commands that need approval:")
-    for (const s of pending) lines.push(`  • ${escapeForDisplay(s.command)}${s.reason === "" ? "" : `  (${escapeForDisplay(s.reason)})`}`)
+    for (const s of pending) {
+      lines.push(`  • ${escapeForDisplay(s.command)}${s.reason === "" ? "" : `  (${escapeForDisplay(s.reason)})`}`)
+    }
   }
   const choices: Array<{ key: string; choice: Choice }> = [{ key: "1", choice: "once" }]
   lines.push("", "Do you want to proceed?", "  1. Yes, once")
@@ -266,7 +343,9 @@ export interface TerminalIO {
  * @since 0.1.0
  * @category models
  */
-export type LineResult = { readonly _tag: "Line"; readonly line: string } | { readonly _tag: "Closed" } | { readonly _tag: "Interrupt" }
+export type LineResult = { readonly _tag: "Line"; readonly line: string } | { readonly _tag: "Closed" } | {
+  readonly _tag: "Interrupt"
+}
 
 /**
  * One question on a readline interface: a line, end of input, or Ctrl-C.
@@ -306,7 +385,7 @@ export type PromptRenderer = (request: ApprovalRequest) => PromptView
 
 const promptOnce = (io: TerminalIO, request: ApprovalRequest, render: PromptRenderer): Effect.Effect<ApprovalAnswer> =>
   Effect.scoped(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const rl = yield* Effect.acquireRelease(
         Effect.sync(() => readline.createInterface({ input: io.input, output: io.output, terminal: true })),
         (rl) => Effect.sync(() => rl.close())
@@ -324,7 +403,9 @@ const promptOnce = (io: TerminalIO, request: ApprovalRequest, render: PromptRend
           continue
         }
         if (choice === "once") return { behavior: "allow", scope: "once" } satisfies ApprovalAnswer
-        if (choice === "session" || choice === "always") return { behavior: "allow", scope: choice, rules: view.rules } satisfies ApprovalAnswer
+        if (choice === "session" || choice === "always") {
+          return { behavior: "allow", scope: choice, rules: view.rules } satisfies ApprovalAnswer
+        }
         const feedback = yield* question(rl, "Tell Claude what to do differently (Enter to skip): ")
         if (feedback._tag === "Interrupt") return { behavior: "deny", interrupt: true } satisfies ApprovalAnswer
         const text = feedback._tag === "Line" ? feedback.line.trim() : ""
@@ -340,9 +421,9 @@ const promptOnce = (io: TerminalIO, request: ApprovalRequest, render: PromptRend
  * @category constructors
  */
 export const makeTerminal = (io: TerminalIO, render: PromptRenderer = renderPrompt): Effect.Effect<ApproverService> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const semaphore = yield* Effect.makeSemaphore(1)
-    const request = Effect.fn("Approver.request")(function* (req: ApprovalRequest) {
+    const request = Effect.fn("Approver.request")(function*(req: ApprovalRequest) {
       return yield* semaphore.withPermits(1)(promptOnce(io, req, render))
     })
     return Approver.of({ canAsk: true, request })

@@ -89,9 +89,9 @@ export const planTurn = (tools: ReadonlyArray<AnyTool>, split: PoolSplit, loaded
  * @since 0.1.0
  * @category constructors
  */
-export const make = Effect.gen(function* () {
+export const make = Effect.gen(function*() {
   const registry = yield* ToolRegistry
-  const forTurn = Effect.fn("DeferredTools.forTurn")(function* (messages: ReadonlyArray<ModelMessage>) {
+  const forTurn = Effect.fn("DeferredTools.forTurn")(function*(messages: ReadonlyArray<ModelMessage>) {
     const pool = yield* registry.pool
     const split = splitPool(pool.tools, yield* toolSearchMode, yield* contextTokens)
     return planTurn(pool.tools, split, split.active ? loadedToolNames(messages) : new Set())

@@ -92,8 +92,11 @@ export interface ResolvedExtensionsOptions {
  * @since 0.1.0
  * @category utils
  */
-export const loadExtensions = (options: ResolvedExtensionsOptions, builtinNames: ReadonlySet<string>): Effect.Effect<LoadedExtensions> =>
-  Effect.gen(function* () {
+export const loadExtensions = (
+  options: ResolvedExtensionsOptions,
+  builtinNames: ReadonlySet<string>
+): Effect.Effect<LoadedExtensions> =>
+  Effect.gen(function*() {
     const scan = scanSkills(skillRoots(options.projectDir, options.userConfigDir))
     const warnings: Array<string> = [...scan.warnings]
     const modules: Array<ToolModuleRef> = [
@@ -108,7 +111,9 @@ export const loadExtensions = (options: ResolvedExtensionsOptions, builtinNames:
     const untrusted = options.trustProject ? [] : modules.filter((m) => m.source === "project")
     if (untrusted.length > 0) {
       warnings.push(
-        `${untrusted.length} custom tool module(s) of the project were not loaded because the project is not trusted (use --trust-project): ${untrusted.map((m) => m.file).join(", ")}`
+        `${untrusted.length} custom tool module(s) of the project were not loaded because the project is not trusted (use --trust-project): ${
+          untrusted.map((m) => m.file).join(", ")
+        }`
       )
     }
     const allowed = modules.filter((m) => options.trustProject || m.source !== "project")
@@ -116,7 +121,9 @@ export const loadExtensions = (options: ResolvedExtensionsOptions, builtinNames:
     const taken = new Set([...builtinNames, AGENT_TOOL_NAME])
     const skillTool = scan.skills.length > 0 ? options.skillTool?.(scan.skills) : undefined
     if (skillTool !== undefined) taken.add(skillTool.name)
-    const custom = allowed.length === 0 ? { tools: [], origins: new Map<string, string>(), warnings: [] } : yield* Effect.promise(() => loadCustomTools(allowed, taken))
+    const custom = allowed.length === 0
+      ? { tools: [], origins: new Map<string, string>(), warnings: [] }
+      : yield* Effect.promise(() => loadCustomTools(allowed, taken))
     warnings.push(...custom.warnings)
     return {
       skills: scan.skills,
@@ -134,7 +141,7 @@ const EMPTY: LoadedExtensions = { skills: [], tools: [], skillTool: undefined, o
  * @category constructors
  */
 export const make = (options: ExtensionsOptions = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     if (options.disabled === true) return Extensions.of({ loaded: EMPTY })
     const settings = yield* Settings
     const registry = yield* ToolRegistry
@@ -153,7 +160,9 @@ export const make = (options: ExtensionsOptions = {}) =>
     )
     yield* registry.setSource("custom", loaded.tools)
     yield* registry.setSource("skills", loaded.skillTool === undefined ? [] : [loaded.skillTool])
-    if (options.reportWarnings !== false) for (const warning of loaded.warnings) yield* Console.error(`toolgate: warning: ${warning}`)
+    if (options.reportWarnings !== false) {
+      for (const warning of loaded.warnings) yield* Console.error(`toolgate: warning: ${warning}`)
+    }
     return Extensions.of({ loaded })
   })
 
@@ -163,8 +172,9 @@ export const make = (options: ExtensionsOptions = {}) =>
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: ExtensionsOptions = {}): Layer.Layer<Extensions, never, Settings | ToolRegistry | BuiltinTools> =>
-  Layer.effect(Extensions, make(options))
+export const layer = (
+  options: ExtensionsOptions = {}
+): Layer.Layer<Extensions, never, Settings | ToolRegistry | BuiltinTools> => Layer.effect(Extensions, make(options))
 
 export type {
   /**

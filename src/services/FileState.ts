@@ -31,8 +31,7 @@ export class FileState extends Context.Tag("toolgate/FileState")<FileState, File
  * @since 0.1.0
  * @category utils
  */
-export const hashContent = (content: string): string =>
-  createHash("sha256").update(content).digest("hex")
+export const hashContent = (content: string): string => createHash("sha256").update(content).digest("hex")
 
 /**
  * An in-memory store for one session.

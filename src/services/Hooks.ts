@@ -42,109 +42,91 @@ import {
 import type { HookEvent, PermissionUpdateEntry, SessionEndReason, SessionStartSource } from "./Hooks/types.js"
 
 export type {
-
   /**
    * @since 0.1.0
    * @category models
    */
   HookEvent,
-
   /**
    * @since 0.1.0
    * @category models
    */
   HookInput,
-
   /**
    * @since 0.1.0
    * @category models
    */
   HookJsonOutput,
-
   /**
    * @since 0.1.0
    * @category models
    */
   InProcessHook,
-
   /**
    * @since 0.1.0
    * @category models
    */
   PermissionUpdateEntry,
-
   /**
    * @since 0.1.0
    * @category models
    */
   PreToolUseInput,
-
   /**
    * @since 0.1.0
    * @category models
    */
   PermissionRequestInput,
-
   /**
    * @since 0.1.0
    * @category models
    */
   PostToolUseInput,
-
   /**
    * @since 0.1.0
    * @category models
    */
   PostToolUseFailureInput,
-
   /**
    * @since 0.1.0
    * @category models
    */
   PostToolBatchInput,
-
   /**
    * @since 0.1.0
    * @category models
    */
   UserPromptSubmitInput,
-
   /**
    * @since 0.1.0
    * @category models
    */
   StopInput,
-
   /**
    * @since 0.1.0
    * @category models
    */
   SubagentStopInput,
-
   /**
    * @since 0.1.0
    * @category models
    */
   SessionStartInput,
-
   /**
    * @since 0.1.0
    * @category models
    */
   SessionStartSource,
-
   /**
    * @since 0.1.0
    * @category models
    */
   SessionEndInput,
-
   /**
    * @since 0.1.0
    * @category models
    */
   SessionEndReason,
-
   /**
    * @since 0.1.0
    * @category models
@@ -210,7 +192,11 @@ export type PermissionUpdate = PermissionUpdateEntry
  */
 export interface PermissionRequestOutcome {
   readonly decision?:
-    | { readonly behavior: "allow"; readonly updatedInput?: Record<string, unknown>; readonly updatedPermissions?: ReadonlyArray<PermissionUpdate> }
+    | {
+      readonly behavior: "allow"
+      readonly updatedInput?: Record<string, unknown>
+      readonly updatedPermissions?: ReadonlyArray<PermissionUpdate>
+    }
     | { readonly behavior: "deny"; readonly message?: string; readonly interrupt?: boolean }
   readonly notices: ReadonlyArray<string>
 }
@@ -453,7 +439,9 @@ const emptyPost = { reminders: [], notices: [] } as const
 const noPermissionRequest: PermissionRequestOutcome = { notices: [] }
 const NO_PRE_TOOL_USE = Effect.succeed(emptyPreToolUse)
 const NO_PERMISSION_REQUEST = Effect.succeed(noPermissionRequest)
-const NO_POST: Effect.Effect<PostToolUseOutcome & PostToolUseFailureOutcome & PostToolBatchOutcome> = Effect.succeed(emptyPost)
+const NO_POST: Effect.Effect<PostToolUseOutcome & PostToolUseFailureOutcome & PostToolBatchOutcome> = Effect.succeed(
+  emptyPost
+)
 const noContinuation: StopOutcome = { continueWith: [], notices: [] }
 const noNotices: NoticesOutcome = { notices: [] }
 
@@ -488,7 +476,9 @@ export const layerNone: Layer.Layer<Hooks> = Layer.succeed(Hooks, none)
  * @since 0.1.0
  * @category services
  */
-export class InProcessHooks extends Context.Tag("toolgate/InProcessHooks")<InProcessHooks, ReadonlyArray<InProcessHook>>() {}
+export class InProcessHooks
+  extends Context.Tag("toolgate/InProcessHooks")<InProcessHooks, ReadonlyArray<InProcessHook>>()
+{}
 
 /**
  * @since 0.1.0
@@ -512,10 +502,13 @@ export interface MakeOptions {
  * @category constructors
  */
 export const make = (options: MakeOptions): Effect.Effect<HooksService, never, Scope.Scope | ShellAnalyzer> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const shell = yield* ShellAnalyzer
     const background = yield* FiberSet.make<unknown, unknown>()
-    const keepChildren = yield* Config.boolean("TOOLGATE_KEEP_HOOK_CHILDREN").pipe(Config.withDefault(false), Effect.orElseSucceed(() => false))
+    const keepChildren = yield* Config.boolean("TOOLGATE_KEEP_HOOK_CHILDREN").pipe(
+      Config.withDefault(false),
+      Effect.orElseSucceed(() => false)
+    )
     const engineOptions: EngineOptions = {
       sources: options.sources ?? Effect.succeed([]),
       inProcess: options.inProcess ?? [],
@@ -529,7 +522,7 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
 
     // Untraced, as every per-call stage: a span per stage per call cost as much as the rest of the
     // call (bench/overhead.ts); the message keeps its span (Scheduler.runMessage / runStream).
-    const preToolUseRun = Effect.fnUntraced(function* (request: PreToolUseRequest) {
+    const preToolUseRun = Effect.fnUntraced(function*(request: PreToolUseRequest) {
       const { tool, toolInput, toolUseId, session } = request
       const runs = yield* engine.runEvent({
         event: "PreToolUse",
@@ -538,10 +531,12 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
         session,
         input: preToolUseInput(session, tool, toolInput, toolUseId)
       })
-      return runs.length === 0 ? emptyPreToolUse : aggregatePreToolUse(runs, hookNameOf("PreToolUse", tool), engine.capOf(session, "PreToolUse", toolUseId))
+      return runs.length === 0
+        ? emptyPreToolUse
+        : aggregatePreToolUse(runs, hookNameOf("PreToolUse", tool), engine.capOf(session, "PreToolUse", toolUseId))
     })
 
-    const permissionRequestRun = Effect.fnUntraced(function* (request: PermissionRequestRequest) {
+    const permissionRequestRun = Effect.fnUntraced(function*(request: PermissionRequestRequest) {
       const { tool, toolInput, session, suggestions } = request
       const runs = yield* engine.runEvent({
         event: "PermissionRequest",
@@ -553,7 +548,7 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
       return aggregatePermissionRequest(runs, engine.capOf(session, "PermissionRequest"))
     })
 
-    const postToolUseRun = Effect.fnUntraced(function* (request: PostToolUseRequest) {
+    const postToolUseRun = Effect.fnUntraced(function*(request: PostToolUseRequest) {
       const { tool, toolInput, toolUseId, toolResponse, durationMs, session } = request
       const runs = yield* engine.runEvent({
         event: "PostToolUse",
@@ -562,10 +557,15 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
         session,
         input: postToolUseInput(session, tool, toolInput, toolUseId, toolResponse, durationMs)
       })
-      return aggregatePostToolUse(runs, hookNameOf("PostToolUse", tool), tool.mcp !== undefined, engine.capOf(session, "PostToolUse", toolUseId))
+      return aggregatePostToolUse(
+        runs,
+        hookNameOf("PostToolUse", tool),
+        tool.mcp !== undefined,
+        engine.capOf(session, "PostToolUse", toolUseId)
+      )
     })
 
-    const postToolUseFailureRun = Effect.fnUntraced(function* (request: PostToolUseFailureRequest) {
+    const postToolUseFailureRun = Effect.fnUntraced(function*(request: PostToolUseFailureRequest) {
       const { tool, toolInput, toolUseId, error, isInterrupt, durationMs, session } = request
       const runs = yield* engine.runEvent({
         event: "PostToolUseFailure",
@@ -574,10 +574,14 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
         session,
         input: postToolUseFailureInput(session, tool, toolInput, toolUseId, error, isInterrupt, durationMs)
       })
-      return aggregatePostToolUseFailure(runs, hookNameOf("PostToolUseFailure", tool), engine.capOf(session, "PostToolUseFailure", toolUseId))
+      return aggregatePostToolUseFailure(
+        runs,
+        hookNameOf("PostToolUseFailure", tool),
+        engine.capOf(session, "PostToolUseFailure", toolUseId)
+      )
     })
 
-    const postToolBatchRun = Effect.fnUntraced(function* (request: PostToolBatchRequest) {
+    const postToolBatchRun = Effect.fnUntraced(function*(request: PostToolBatchRequest) {
       const { calls, session } = request
       const runs = yield* engine.runEvent({
         event: "PostToolBatch",
@@ -589,60 +593,99 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
       return aggregatePostToolBatch(runs, engine.capOf(session, "PostToolBatch"))
     })
 
-    const userPromptSubmitRun = Effect.fnUntraced(function* (request: UserPromptSubmitRequest) {
+    const userPromptSubmitRun = Effect.fnUntraced(function*(request: UserPromptSubmitRequest) {
       const { prompt, session } = request
-      const runs = yield* engine.runEvent({ event: "UserPromptSubmit", tool: undefined, toolInput: undefined, session, input: userPromptSubmitInput(session, prompt) })
+      const runs = yield* engine.runEvent({
+        event: "UserPromptSubmit",
+        tool: undefined,
+        toolInput: undefined,
+        session,
+        input: userPromptSubmitInput(session, prompt)
+      })
       return aggregateUserPromptSubmit(runs, prompt, engine.capOf(session, "UserPromptSubmit"))
     })
 
-    const stopRun = Effect.fnUntraced(function* (request: StopRequest) {
+    const stopRun = Effect.fnUntraced(function*(request: StopRequest) {
       const { session } = request
       const input = stopInput(session, request)
-      const runs = yield* engine.runEvent({ event: input.hook_event_name, tool: undefined, toolInput: undefined, session, input })
+      const runs = yield* engine.runEvent({
+        event: input.hook_event_name,
+        tool: undefined,
+        toolInput: undefined,
+        session,
+        input
+      })
       return aggregateStop(runs, input.hook_event_name, engine.capOf(session, input.hook_event_name))
     })
 
-    const sessionStartRun = Effect.fnUntraced(function* (request: SessionStartRequest) {
+    const sessionStartRun = Effect.fnUntraced(function*(request: SessionStartRequest) {
       const { session, source, model } = request
-      const runs = yield* engine.runEvent({ event: "SessionStart", tool: undefined, toolInput: undefined, session, input: sessionStartInput(session, source, model) })
+      const runs = yield* engine.runEvent({
+        event: "SessionStart",
+        tool: undefined,
+        toolInput: undefined,
+        session,
+        input: sessionStartInput(session, source, model)
+      })
       return aggregateSessionStart(runs, source, engine.capOf(session, "SessionStart"))
     })
 
     const noticesOf = (event: HookEvent, session: SessionContext, input: HookInput) =>
       Effect.map(engine.runEvent({ event, tool: undefined, toolInput: undefined, session, input }), (runs) => ({
-        notices: runs.flatMap((r) => [...r.notices, ...(r.json?.systemMessage === undefined ? [] : [engine.capOf(session, event)(r.json.systemMessage)])])
+        notices: runs.flatMap((
+          r
+        ) => [
+          ...r.notices,
+          ...(r.json?.systemMessage === undefined ? [] : [engine.capOf(session, event)(r.json.systemMessage)])
+        ])
       }))
 
     // No hook configured for an event: answer at once, without building its input.
     const when = <A>(event: HookEvent, run: Effect.Effect<A>, otherwise: A) =>
       Effect.flatMap(engine.listens(event), (yes) => (yes ? run : Effect.succeed(otherwise)))
-    const userPromptSubmit = (request: UserPromptSubmitRequest) => when("UserPromptSubmit", userPromptSubmitRun(request), emptyPost)
+    const userPromptSubmit = (request: UserPromptSubmitRequest) =>
+      when("UserPromptSubmit", userPromptSubmitRun(request), emptyPost)
     const stop = (request: StopRequest) =>
       when(request.session.agent === undefined ? "Stop" : "SubagentStop", stopRun(request), noContinuation)
     const sessionStart = (request: SessionStartRequest) => when("SessionStart", sessionStartRun(request), emptyPost)
     const sessionEnd = (request: SessionEndRequest) =>
-      when("SessionEnd", noticesOf("SessionEnd", request.session, sessionEndInput(request.session, request.reason)), noNotices)
+      when(
+        "SessionEnd",
+        noticesOf("SessionEnd", request.session, sessionEndInput(request.session, request.reason)),
+        noNotices
+      )
     const notification = (request: NotificationRequest) =>
       when(
         "Notification",
-        noticesOf("Notification", request.session, notificationInput(request.session, request.message, request.notificationType, request.title)),
+        noticesOf(
+          "Notification",
+          request.session,
+          notificationInput(request.session, request.message, request.notificationType, request.title)
+        ),
         noNotices
       )
 
     // The per-call events the same way, with a ready Effect when the answer is known without
     // reading settings (the pipeline reads it without a fiber step).
-    const unlessListening = <A>(event: HookEvent, answer: Effect.Effect<A>, run: () => Effect.Effect<A>): Effect.Effect<A> => {
+    const unlessListening = <A>(
+      event: HookEvent,
+      answer: Effect.Effect<A>,
+      run: () => Effect.Effect<A>
+    ): Effect.Effect<A> => {
       const listening = engine.listens(event)
       if (isReady(listening)) return listening.value ? run() : answer
       return Effect.flatMap(listening, (yes) => (yes ? run() : answer))
     }
-    const preToolUse = (request: PreToolUseRequest) => unlessListening("PreToolUse", NO_PRE_TOOL_USE, () => preToolUseRun(request))
+    const preToolUse = (request: PreToolUseRequest) =>
+      unlessListening("PreToolUse", NO_PRE_TOOL_USE, () => preToolUseRun(request))
     const permissionRequest = (request: PermissionRequestRequest) =>
       unlessListening("PermissionRequest", NO_PERMISSION_REQUEST, () => permissionRequestRun(request))
-    const postToolUse = (request: PostToolUseRequest) => unlessListening("PostToolUse", NO_POST, () => postToolUseRun(request))
+    const postToolUse = (request: PostToolUseRequest) =>
+      unlessListening("PostToolUse", NO_POST, () => postToolUseRun(request))
     const postToolUseFailure = (request: PostToolUseFailureRequest) =>
       unlessListening("PostToolUseFailure", NO_POST, () => postToolUseFailureRun(request))
-    const postToolBatch = (request: PostToolBatchRequest) => unlessListening("PostToolBatch", NO_POST, () => postToolBatchRun(request))
+    const postToolBatch = (request: PostToolBatchRequest) =>
+      unlessListening("PostToolBatch", NO_POST, () => postToolBatchRun(request))
 
     return Hooks.of({
       preToolUse,
@@ -667,7 +710,7 @@ export const make = (options: MakeOptions): Effect.Effect<HooksService, never, S
  */
 export const layer: Layer.Layer<Hooks, never, Settings | ShellAnalyzer> = Layer.scoped(
   Hooks,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const settings = yield* Settings
     const inProcess = yield* Effect.serviceOption(InProcessHooks)
     return yield* make({
@@ -692,5 +735,7 @@ export const layerInProcess = (hooks: ReadonlyArray<InProcessHook>): Layer.Layer
  * @since 0.1.0
  * @category layers
  */
-export const layerWithInProcess = (hooks: ReadonlyArray<InProcessHook>): Layer.Layer<Hooks, never, Settings | ShellAnalyzer> =>
+export const layerWithInProcess = (
+  hooks: ReadonlyArray<InProcessHook>
+): Layer.Layer<Hooks, never, Settings | ShellAnalyzer> =>
   layer.pipe(Layer.provide(Layer.succeed(InProcessHooks, hooks)))

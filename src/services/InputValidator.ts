@@ -6,7 +6,8 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Either, Layer, ParseResult, Schema } from "effect"
+import type { Effect, ParseResult } from "effect"
+import { Context, Either, Layer, Schema } from "effect"
 import { InvalidToolInput, type InputRejected } from "../Errors.js"
 import { rawIssueList, sentences, zodIssues } from "../internal/formatIssues.js"
 import type { AnyTool, ToolCheckContext } from "../Tool.js"
@@ -45,13 +46,17 @@ const makeDecoder = (tool: AnyTool): Decoder => {
           : `The input is expected as \`object\` but provided as \`${typeOf(input)}\``
       ]
     })
-  const repair = (input: unknown) => (tool.repairInput === undefined ? input : (tool.repairInput(input as Record<string, unknown>) ?? input))
+  const repair = (
+    input: unknown
+  ) => (tool.repairInput === undefined ? input : (tool.repairInput(input as Record<string, unknown>) ?? input))
   if (tool.inputSchema._tag === "JsonSchema") {
     const { validate } = tool.inputSchema
     return (input) => {
       if (typeOf(input) !== "object") return Either.left(notObject(input))
       const result = validate(repair(input))
-      return result.ok ? Either.right(result.value) : Either.left(new InvalidToolInput({ toolName: tool.name, issues: result.issues }))
+      return result.ok
+        ? Either.right(result.value)
+        : Either.left(new InvalidToolInput({ toolName: tool.name, issues: result.issues }))
     }
   }
   const decodeSchema = Schema.decodeUnknownEither(tool.inputSchema.schema, { onExcessProperty: "error", errors: "all" })

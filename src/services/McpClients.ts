@@ -32,7 +32,14 @@ import {
   type ProjectServerPolicy,
   saveProjectServerChoice
 } from "./McpClients/configSources.js"
-import { connectServer, listAllPages, request, type ConnectFailure, type McpProgress, type ServerConnection } from "./McpClients/connection.js"
+import {
+  connectServer,
+  listAllPages,
+  request,
+  type ConnectFailure,
+  type McpProgress,
+  type ServerConnection
+} from "./McpClients/connection.js"
 import type { ProcessWrapper } from "./Sandbox.js"
 import { McpRequestError } from "./McpClients/errors.js"
 import type { McpCallResult } from "./McpClients/results.js"
@@ -65,7 +72,10 @@ export interface McpResourceAccess {
   /** Connected servers that offer resources. */
   readonly resourceServers: Effect.Effect<ReadonlyArray<string>>
   readonly listResources: (server: string) => Effect.Effect<ReadonlyArray<McpResourceEntry>, McpRequestError>
-  readonly readResource: (server: string, uri: string) => Effect.Effect<{ readonly contents: ReadonlyArray<Record<string, unknown>> }, McpRequestError>
+  readonly readResource: (
+    server: string,
+    uri: string
+  ) => Effect.Effect<{ readonly contents: ReadonlyArray<Record<string, unknown>> }, McpRequestError>
 }
 
 /**
@@ -127,7 +137,10 @@ export interface McpClientsService {
   ) => Effect.Effect<McpCallResult, McpRequestError>
   readonly resourceServers: Effect.Effect<ReadonlyArray<string>>
   readonly listResources: (server: string) => Effect.Effect<ReadonlyArray<McpResourceEntry>, McpRequestError>
-  readonly readResource: (server: string, uri: string) => Effect.Effect<{ readonly contents: ReadonlyArray<Record<string, unknown>> }, McpRequestError>
+  readonly readResource: (
+    server: string,
+    uri: string
+  ) => Effect.Effect<{ readonly contents: ReadonlyArray<Record<string, unknown>> }, McpRequestError>
   /** Lists a server's tools again (all pages) and replaces them in the registry. */
   readonly refreshTools: (server: string) => Effect.Effect<void, McpRequestError>
 }
@@ -272,7 +285,9 @@ const initialStatus = (server: ConfiguredServer): McpServerStatus => {
     warnings: [],
     hasResources: false
   }
-  if (server.entry._tag === "Invalid") return { ...base, state: "failed", reason: `${server.origin}: server "${server.name}": ${server.entry.reason}` }
+  if (server.entry._tag === "Invalid") {
+    return { ...base, state: "failed", reason: `${server.origin}: server "${server.name}": ${server.entry.reason}` }
+  }
   if (server.disabledReason !== undefined) return { ...base, state: "disabled", reason: server.disabledReason }
   if (server.needsApproval === true) return { ...base, state: "needs-approval", reason: needsApprovalReason(server) }
   return { ...base, state: "pending" }
@@ -288,7 +303,10 @@ const needsApprovalReason = (server: ConfiguredServer): string =>
  * @since 0.1.0
  * @category utils
  */
-export const noticesOf = (configuration: McpClientsService["configuration"], servers: ReadonlyArray<McpServerStatus>): ReadonlyArray<string> => [
+export const noticesOf = (
+  configuration: McpClientsService["configuration"],
+  servers: ReadonlyArray<McpServerStatus>
+): ReadonlyArray<string> => [
   ...configuration.errors.map((e) => `MCP config error: ${e}`),
   ...configuration.warnings.map((w) => `MCP config warning: ${w}`),
   ...servers.flatMap((s) => {
@@ -300,14 +318,16 @@ export const noticesOf = (configuration: McpClientsService["configuration"], ser
 ]
 
 const defaultClaudeJson = (userConfigDir: string, home: string): string =>
-  path.resolve(userConfigDir) === path.resolve(home, ".claude") ? path.join(home, ".claude.json") : path.join(userConfigDir, ".claude.json")
+  path.resolve(userConfigDir) === path.resolve(home, ".claude")
+    ? path.join(home, ".claude.json")
+    : path.join(userConfigDir, ".claude.json")
 
 /**
  * @since 0.1.0
  * @category constructors
  */
 export const make = (options: McpClientsOptions = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const settings = yield* Settings
     const registry = yield* ToolRegistry
     const loaded = yield* settings.current
@@ -331,7 +351,9 @@ export const make = (options: McpClientsOptions = {}) =>
     })
     const approved = yield* askApprovals(configuration, options.approve, loaded.localSettingsFile)
 
-    const state = yield* Ref.make<ReadonlyMap<string, Entry>>(new Map(approved.servers.map((s) => [s.name, { status: initialStatus(s) }])))
+    const state = yield* Ref.make<ReadonlyMap<string, Entry>>(
+      new Map(approved.servers.map((s) => [s.name, { status: initialStatus(s) }]))
+    )
     const layerScope = yield* Effect.scope
     const runInBackground = yield* FiberSet.makeRuntime<never>()
 
@@ -345,28 +367,39 @@ export const make = (options: McpClientsOptions = {}) =>
       })
 
     const servers = Effect.map(Ref.get(state), (current) =>
-      Array.from(current.values(), (e) => e.status).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    )
+      Array.from(current.values(), (e) =>
+        e.status).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)))
 
     const liveOf = (server: string, label: string) =>
       Effect.flatMap(Ref.get(state), (current) => {
         const entry = current.get(server)
-        if (entry?.live !== undefined && !entry.live.closing) return Effect.succeed(entry.live)
-        const why =
-          entry === undefined
-            ? "is not configured"
-            : `is not connected (${entry.status.state}${entry.status.reason === undefined ? "" : `: ${entry.status.reason}`})`
-        return Effect.fail(new McpRequestError({ server, request: label, kind: "not-connected", reason: `MCP server "${server}" ${why}` }))
+        if (entry?.live !== undefined && !entry.live.closing) {
+          return Effect.succeed(entry.live)
+        }
+        const why = entry === undefined
+          ? "is not configured"
+          : `is not connected (${entry.status.state}${
+            entry.status.reason === undefined ? "" : `: ${entry.status.reason}`
+          })`
+        return Effect.fail(
+          new McpRequestError({
+            server,
+            request: label,
+            kind: "not-connected",
+            reason: `MCP server "${server}" ${why}`
+          })
+        )
       })
 
     const resourceServers = Effect.map(Ref.get(state), (current) =>
       Array.from(current.values())
-        .filter((e) => e.live !== undefined && !e.live.closing && e.status.hasResources)
+        .filter((e) =>
+          e.live !== undefined && !e.live.closing && e.status.hasResources
+        )
         .map((e) => e.status.name)
-        .sort()
-    )
+        .sort())
 
-    const listResources = Effect.fn("McpClients.listResources")(function* (server: string) {
+    const listResources = Effect.fn("McpClients.listResources")(function*(server: string) {
       const live = yield* liveOf(server, "resources/list")
       const listed = yield* listAllPages(live.sdk, live.connection, "resources/list", "resources", toolTimeoutMs)
       return listed.items.flatMap((item): Array<McpResourceEntry> => {
@@ -384,7 +417,7 @@ export const make = (options: McpClientsOptions = {}) =>
       })
     })
 
-    const readResource = Effect.fn("McpClients.readResource")(function* (server: string, uri: string) {
+    const readResource = Effect.fn("McpClients.readResource")(function*(server: string, uri: string) {
       const live = yield* liveOf(server, "resources/read")
       return yield* request<{ readonly contents: ReadonlyArray<Record<string, unknown>> }>(
         live.sdk,
@@ -396,7 +429,7 @@ export const make = (options: McpClientsOptions = {}) =>
       )
     })
 
-    const callTool = Effect.fn("McpClients.callTool")(function* (
+    const callTool = Effect.fn("McpClients.callTool")(function*(
       server: string,
       tool: string,
       args: Record<string, unknown>,
@@ -404,21 +437,33 @@ export const make = (options: McpClientsOptions = {}) =>
     ) {
       const label = `tools/call ${tool}`
       const live = yield* liveOf(server, label)
-      return yield* request<McpCallResult>(live.sdk, live.connection, "tools/call", { name: tool, arguments: args }, live.sdk.CallToolResultSchema, {
-        timeoutMs: live.config.timeout ?? toolTimeoutMs,
-        label,
-        ...(callOptions?.onProgress === undefined ? {} : { onProgress: callOptions.onProgress })
-      })
+      return yield* request<McpCallResult>(
+        live.sdk,
+        live.connection,
+        "tools/call",
+        { name: tool, arguments: args },
+        live.sdk.CallToolResultSchema,
+        {
+          timeoutMs: live.config.timeout ?? toolTimeoutMs,
+          label,
+          ...(callOptions?.onProgress === undefined ? {} : { onProgress: callOptions.onProgress })
+        }
+      )
     })
 
     const access: McpResourceAccess = { resourceServers, listResources, readResource }
     const resourceTools = options.resourceTools?.(access) ?? []
-    const syncResourceTools = Effect.flatMap(resourceServers, (names) => registry.setSource(RESOURCE_TOOLS_SOURCE, names.length > 0 ? resourceTools : []))
+    const syncResourceTools = Effect.flatMap(
+      resourceServers,
+      (names) => registry.setSource(RESOURCE_TOOLS_SOURCE, names.length > 0 ? resourceTools : [])
+    )
 
     /** Lists all pages of a server's tools and builds them. */
     const loadTools = (live: Live) =>
-      Effect.gen(function* () {
-        if (live.connection.client.getServerCapabilities()?.tools === undefined) return { tools: [], warnings: [] as ReadonlyArray<string> }
+      Effect.gen(function*() {
+        if (live.connection.client.getServerCapabilities()?.tools === undefined) {
+          return { tools: [], warnings: [] as ReadonlyArray<string> }
+        }
         const listed = yield* listAllPages(live.sdk, live.connection, "tools/list", "tools", startupTimeoutMs)
         const built = buildServerTools(live.sdk, listed.items, {
           serverName: live.server.name,
@@ -430,27 +475,35 @@ export const make = (options: McpClientsOptions = {}) =>
         return { tools: built.tools, warnings: [...listed.warnings, ...built.warnings] }
       })
 
-    const refreshTools = Effect.fn("McpClients.refreshTools")(function* (server: string) {
+    const refreshTools = Effect.fn("McpClients.refreshTools")(function*(server: string) {
       const live = yield* liveOf(server, "tools/list")
       yield* live.refreshLock.withPermits(1)(
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const { tools, warnings } = yield* loadTools(live)
           if (live.closing) return
           yield* registry.setSource(sourceOf(server), tools)
-          yield* update(server, (e) => ({ ...e, status: { ...e.status, tools: tools.map((t) => t.name).sort(), warnings } }))
+          yield* update(
+            server,
+            (e) => ({ ...e, status: { ...e.status, tools: tools.map((t) => t.name).sort(), warnings } })
+          )
         })
       )
     })
 
     /** The connection ended without us closing it: the server is failed and its tools go. */
     const lost = (live: Live) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         if (live.closing) return
         live.closing = true
         const name = live.server.name
         yield* registry.setSource(sourceOf(name), [])
         yield* update(name, (e) => ({
-          status: { ...e.status, state: "failed", reason: `the connection was lost: ${live.connection.describeClose()}`, tools: [] }
+          status: {
+            ...e.status,
+            state: "failed",
+            reason: `the connection was lost: ${live.connection.describeClose()}`,
+            tools: []
+          }
         }))
         yield* syncResourceTools
         yield* Scope.close(live.scope, Exit.void)
@@ -470,11 +523,12 @@ export const make = (options: McpClientsOptions = {}) =>
       )
 
     const connectOne = (server: ConfiguredServer, config: McpServerConfig, sdk: McpSdk): Effect.Effect<void> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const scope = yield* Scope.fork(layerScope, ExecutionStrategy.sequential)
         // a server signed in before connects with its token (refreshed when it expires)
-        const authProvider =
-          config.type !== "stdio" && hasStoredTokens(oauthStore, config.url) ? makeProvider(oauthStore, config.url, "http://localhost/callback") : undefined
+        const authProvider = config.type !== "stdio" && hasStoredTokens(oauthStore, config.url)
+          ? makeProvider(oauthStore, config.url, "http://localhost/callback")
+          : undefined
         const context = {
           cwd,
           env,
@@ -483,14 +537,25 @@ export const make = (options: McpClientsOptions = {}) =>
           ...(options.wrapProcess === undefined ? {} : { wrapProcess: options.wrapProcess })
         }
         const connected = yield* (config.type !== "stdio" && options.remoteServers === false
-          ? Effect.fail<ConnectFailure>({ state: "failed", reason: "remote MCP servers are not allowed here (only stdio servers, which run in the sandbox)" })
-          : connectServer(sdk, server.name, config, context)
-        ).pipe(Scope.extend(scope), Effect.either)
+          ? Effect.fail<ConnectFailure>({
+            state: "failed",
+            reason: "remote MCP servers are not allowed here (only stdio servers, which run in the sandbox)"
+          })
+          : connectServer(sdk, server.name, config, context)).pipe(Scope.extend(scope), Effect.either)
         if (connected._tag === "Left") {
           yield* Scope.close(scope, Exit.void)
-          yield* update(server.name, (e) => ({ status: { ...e.status, state: connected.left.state, reason: connected.left.reason } }))
-          if (connected.left.state === "needs-auth" && options.offerAuthentication === true && config.type !== "stdio") {
-            const signIn = signIns.signInFor(sdk, { server: server.name, url: config.url, reconnect: reconnect(server, config, sdk) })
+          yield* update(
+            server.name,
+            (e) => ({ status: { ...e.status, state: connected.left.state, reason: connected.left.reason } })
+          )
+          if (
+            connected.left.state === "needs-auth" && options.offerAuthentication === true && config.type !== "stdio"
+          ) {
+            const signIn = signIns.signInFor(sdk, {
+              server: server.name,
+              url: config.url,
+              reconnect: reconnect(server, config, sdk)
+            })
             const stubs = makeAuthTools(server.name, config.type, config.url, signIn)
             yield* registry.setSource(sourceOf(server.name), stubs)
             yield* update(server.name, (e) => ({ status: { ...e.status, tools: stubs.map((t) => t.name) } }))
@@ -498,7 +563,15 @@ export const make = (options: McpClientsOptions = {}) =>
           return
         }
         const connection = connected.right
-        const live: Live = { sdk, connection, scope, config, server, refreshLock: yield* Effect.makeSemaphore(1), closing: false }
+        const live: Live = {
+          sdk,
+          connection,
+          scope,
+          config,
+          server,
+          refreshLock: yield* Effect.makeSemaphore(1),
+          closing: false
+        }
         // runs before the client is closed (finalizers run in reverse order)
         yield* Scope.addFinalizer(scope, Effect.sync(() => (live.closing = true)))
         connection.client.onclose = () => {
@@ -511,7 +584,9 @@ export const make = (options: McpClientsOptions = {}) =>
         if (loadedTools._tag === "Left" || connection.client.transport === undefined) {
           live.closing = true
           yield* Scope.close(scope, Exit.void)
-          const reason = loadedTools._tag === "Left" ? `could not list its tools: ${loadedTools.left.reason}` : `the connection was lost: ${connection.describeClose()}`
+          const reason = loadedTools._tag === "Left"
+            ? `could not list its tools: ${loadedTools.left.reason}`
+            : `the connection was lost: ${connection.describeClose()}`
           yield* update(server.name, (e) => ({ status: { ...e.status, state: "failed", reason } }))
           return
         }
@@ -537,18 +612,26 @@ export const make = (options: McpClientsOptions = {}) =>
       })
 
     const startable = approved.servers.flatMap((s) =>
-      s.entry._tag === "Ok" && s.disabledReason === undefined && s.needsApproval !== true ? [{ server: s, config: s.entry.config }] : []
+      s.entry._tag === "Ok" && s.disabledReason === undefined && s.needsApproval !== true
+        ? [{ server: s, config: s.entry.config }]
+        : []
     )
     const started = yield* Deferred.make<void>()
-    const connectAll = Effect.gen(function* () {
+    const connectAll = Effect.gen(function*() {
       if (startable.length === 0) return
       const sdk = yield* loadSdk
       const local = startable.filter((s) => s.config.type === "stdio")
       const remote = startable.filter((s) => s.config.type !== "stdio")
       yield* Effect.all(
         [
-          Effect.forEach(local, (s) => connectOne(s.server, s.config, sdk), { concurrency: values.localConcurrency, discard: true }),
-          Effect.forEach(remote, (s) => connectOne(s.server, s.config, sdk), { concurrency: values.remoteConcurrency, discard: true })
+          Effect.forEach(local, (s) => connectOne(s.server, s.config, sdk), {
+            concurrency: values.localConcurrency,
+            discard: true
+          }),
+          Effect.forEach(remote, (s) => connectOne(s.server, s.config, sdk), {
+            concurrency: values.remoteConcurrency,
+            discard: true
+          })
         ],
         { concurrency: 2, discard: true }
       )
@@ -557,13 +640,20 @@ export const make = (options: McpClientsOptions = {}) =>
     else yield* connectAll
     // Runs first on shutdown: the registry stops offering tools of servers about to go away.
     yield* Effect.addFinalizer(() =>
-      Effect.forEach([...configuration.servers.map((s) => sourceOf(s.name)), RESOURCE_TOOLS_SOURCE], (source) => registry.setSource(source, []), { discard: true })
+      Effect.forEach(
+        [...configuration.servers.map((s) => sourceOf(s.name)), RESOURCE_TOOLS_SOURCE],
+        (source) => registry.setSource(source, []),
+        { discard: true }
+      )
     )
 
     const service: McpClientsService = {
       servers,
       configuration: { errors: configuration.errors, warnings: approved.warnings },
-      notices: Effect.map(servers, (list) => noticesOf({ errors: configuration.errors, warnings: approved.warnings }, list)),
+      notices: Effect.map(
+        servers,
+        (list) => noticesOf({ errors: configuration.errors, warnings: approved.warnings }, list)
+      ),
       started: Deferred.await(started),
       callTool,
       resourceServers,
@@ -584,28 +674,41 @@ const askApprovals = (
   approve: McpClientsOptions["approve"],
   localSettingsFile: string
 ): Effect.Effect<McpConfiguration> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     if (approve === undefined) return configuration
     const warnings = [...configuration.warnings]
     let all = false
     const servers: Array<ConfiguredServer> = []
     for (const server of configuration.servers) {
-      if (server.needsApproval !== true || server.entry._tag !== "Ok" || (approve.only !== undefined && !approve.only(server.name))) {
+      if (
+        server.needsApproval !== true || server.entry._tag !== "Ok" ||
+        (approve.only !== undefined && !approve.only(server.name))
+      ) {
         servers.push(server)
         continue
       }
-      const choice = all ? "approve" : yield* approve.ask({ name: server.name, origin: server.origin, config: server.entry.config })
+      const choice = all
+        ? "approve"
+        : yield* approve.ask({ name: server.name, origin: server.origin, config: server.entry.config })
       if (choice === undefined) {
         servers.push(server)
         continue
       }
       if (!all) {
         const saved = yield* Effect.either(saveProjectServerChoice(localSettingsFile, server.name, choice))
-        if (saved._tag === "Left") warnings.push(`your answer about "${server.name}" applies to this run only: it could not be saved (${saved.left.reason})`)
+        if (saved._tag === "Left") {
+          warnings.push(
+            `your answer about "${server.name}" applies to this run only: it could not be saved (${saved.left.reason})`
+          )
+        }
       }
       if (choice === "approve-all") all = true
       const { needsApproval: _, ...rest } = server
-      servers.push(choice === "reject" ? { ...rest, disabledReason: `rejected (saved to disabledMcpjsonServers in ${localSettingsFile})` } : rest)
+      servers.push(
+        choice === "reject"
+          ? { ...rest, disabledReason: `rejected (saved to disabledMcpjsonServers in ${localSettingsFile})` }
+          : rest
+      )
     }
     return { ...configuration, servers, warnings }
   })
@@ -633,11 +736,42 @@ export const none: McpClientsService = {
   notices: Effect.succeed([]),
   started: Effect.void,
   callTool: (server, tool) =>
-    Effect.fail(new McpRequestError({ server, request: `tools/call ${tool}`, kind: "not-connected", reason: `MCP server "${server}" is not configured` })),
+    Effect.fail(
+      new McpRequestError({
+        server,
+        request: `tools/call ${tool}`,
+        kind: "not-connected",
+        reason: `MCP server "${server}" is not configured`
+      })
+    ),
   resourceServers: Effect.succeed([]),
-  listResources: (server) => Effect.fail(new McpRequestError({ server, request: "resources/list", kind: "not-connected", reason: `MCP server "${server}" is not configured` })),
-  readResource: (server) => Effect.fail(new McpRequestError({ server, request: "resources/read", kind: "not-connected", reason: `MCP server "${server}" is not configured` })),
-  refreshTools: (server) => Effect.fail(new McpRequestError({ server, request: "tools/list", kind: "not-connected", reason: `MCP server "${server}" is not configured` }))
+  listResources: (server) =>
+    Effect.fail(
+      new McpRequestError({
+        server,
+        request: "resources/list",
+        kind: "not-connected",
+        reason: `MCP server "${server}" is not configured`
+      })
+    ),
+  readResource: (server) =>
+    Effect.fail(
+      new McpRequestError({
+        server,
+        request: "resources/read",
+        kind: "not-connected",
+        reason: `MCP server "${server}" is not configured`
+      })
+    ),
+  refreshTools: (server) =>
+    Effect.fail(
+      new McpRequestError({
+        server,
+        request: "tools/list",
+        kind: "not-connected",
+        reason: `MCP server "${server}" is not configured`
+      })
+    )
 }
 
 /**

@@ -95,8 +95,10 @@ export const NO_MODEL_MESSAGE =
  * @category utils
  */
 export const anthropicFromConfig = (model?: string): Effect.Effect<ModelClientService, ModelNotConfigured> =>
-  Effect.gen(function* () {
-    const apiKey = yield* Config.option(Config.redacted("ANTHROPIC_API_KEY")).pipe(Effect.orElseSucceed(() => Option.none()))
+  Effect.gen(function*() {
+    const apiKey = yield* Config.option(Config.redacted("ANTHROPIC_API_KEY")).pipe(
+      Effect.orElseSucceed(() => Option.none())
+    )
     if (Option.isNone(apiKey) || Redacted.value(apiKey.value).trim() === "") {
       return yield* new ModelNotConfigured({ reason: NO_MODEL_MESSAGE })
     }
@@ -104,10 +106,23 @@ export const anthropicFromConfig = (model?: string): Effect.Effect<ModelClientSe
       config.pipe(Effect.mapError((e) => new ModelNotConfigured({ reason: `${name}: ${e.message}` })))
     const baseUrl = yield* read(Config.option(Config.nonEmptyString("ANTHROPIC_BASE_URL")), "ANTHROPIC_BASE_URL")
     const envModel = yield* read(Config.option(Config.nonEmptyString("ANTHROPIC_MODEL")), "ANTHROPIC_MODEL")
-    const maxTokens = yield* read(Config.integer("TOOLGATE_MAX_OUTPUT_TOKENS").pipe(Config.withDefault(DEFAULT_MAX_TOKENS)), "TOOLGATE_MAX_OUTPUT_TOKENS")
-    const maxRetries = yield* read(Config.integer("TOOLGATE_MODEL_MAX_RETRIES").pipe(Config.withDefault(defaultRetryPolicy.maxRetries)), "TOOLGATE_MODEL_MAX_RETRIES")
-    const baseDelayMs = yield* read(Config.integer("TOOLGATE_MODEL_RETRY_BASE_MS").pipe(Config.withDefault(defaultRetryPolicy.baseDelayMs)), "TOOLGATE_MODEL_RETRY_BASE_MS")
-    const retry: RetryPolicy = { ...defaultRetryPolicy, maxRetries: Math.max(0, maxRetries), baseDelayMs: Math.max(1, baseDelayMs) }
+    const maxTokens = yield* read(
+      Config.integer("TOOLGATE_MAX_OUTPUT_TOKENS").pipe(Config.withDefault(DEFAULT_MAX_TOKENS)),
+      "TOOLGATE_MAX_OUTPUT_TOKENS"
+    )
+    const maxRetries = yield* read(
+      Config.integer("TOOLGATE_MODEL_MAX_RETRIES").pipe(Config.withDefault(defaultRetryPolicy.maxRetries)),
+      "TOOLGATE_MODEL_MAX_RETRIES"
+    )
+    const baseDelayMs = yield* read(
+      Config.integer("TOOLGATE_MODEL_RETRY_BASE_MS").pipe(Config.withDefault(defaultRetryPolicy.baseDelayMs)),
+      "TOOLGATE_MODEL_RETRY_BASE_MS"
+    )
+    const retry: RetryPolicy = {
+      ...defaultRetryPolicy,
+      maxRetries: Math.max(0, maxRetries),
+      baseDelayMs: Math.max(1, baseDelayMs)
+    }
     return yield* makeAnthropic({
       apiKey: apiKey.value,
       model: model ?? Option.getOrElse(envModel, () => DEFAULT_MODEL),

@@ -55,7 +55,11 @@ export class Permissions extends Context.Tag("toolgate/Permissions")<Permissions
  * @since 0.1.0
  * @category utils
  */
-export const environmentOf = (loaded: LoadedSettings, fileState: FileStateService, shell: ShellAnalyzerService): DecideEnvironment => ({
+export const environmentOf = (
+  loaded: LoadedSettings,
+  fileState: FileStateService,
+  shell: ShellAnalyzerService
+): DecideEnvironment => ({
   rules: loaded.rules,
   launchCwd: loaded.cwd,
   additionalDirectories: loaded.additionalDirectories,
@@ -69,13 +73,16 @@ export const environmentOf = (loaded: LoadedSettings, fileState: FileStateServic
  * @since 0.1.0
  * @category constructors
  */
-export const make = Effect.gen(function* () {
+export const make = Effect.gen(function*() {
   const settings = yield* Settings
   const fileState = yield* FileState
   const shell = yield* ShellAnalyzer
   // Optional: without a Sandbox stage, the settings' sandbox changes no decision.
   const sandbox = yield* Effect.serviceOption(Sandbox)
-  const sandboxPermissions = Option.match(sandbox, { onNone: () => Effect.succeed(undefined), onSome: (s) => s.permissions })
+  const sandboxPermissions = Option.match(sandbox, {
+    onNone: () => Effect.succeed(undefined),
+    onSome: (s) => s.permissions
+  })
 
   // Untraced, as every per-call stage: a span per stage per call cost as much as the rest of the
   // call (bench/overhead.ts); the message keeps its span (Scheduler.runMessage / runStream).
@@ -84,17 +91,24 @@ export const make = Effect.gen(function* () {
       loaded.broken !== undefined
         ? Effect.succeed(brokenSettingsDenial(loaded.broken.message))
         : Effect.flatMap(sandboxPermissions, (inForce) =>
-            decideCall(request, inForce === undefined ? environmentOf(loaded, fileState, shell) : { ...environmentOf(loaded, fileState, shell), sandbox: inForce })
-          )
-    )
+          decideCall(
+            request,
+            inForce === undefined
+              ? environmentOf(loaded, fileState, shell)
+              : { ...environmentOf(loaded, fileState, shell), sandbox: inForce }
+          )))
 
-  const pathRules = (session: SessionContext) => Effect.map(settings.current, (loaded) => pathRulesOf(environmentOf(loaded, fileState, shell), session))
+  const pathRules = (session: SessionContext) =>
+    Effect.map(settings.current, (loaded) => pathRulesOf(environmentOf(loaded, fileState, shell), session))
 
   return Permissions.of({
     decide,
     pathRules,
     readsWithoutAsking: (tool, file, session) =>
-      Effect.map(settings.current, (loaded) => readsWithoutAsking(file, session, tool.name, environmentOf(loaded, fileState, shell)))
+      Effect.map(
+        settings.current,
+        (loaded) => readsWithoutAsking(file, session, tool.name, environmentOf(loaded, fileState, shell))
+      )
   })
 })
 
@@ -102,11 +116,16 @@ export const make = Effect.gen(function* () {
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<Permissions, never, Settings | FileState | ShellAnalyzer> = Layer.effect(Permissions, make)
+export const layer: Layer.Layer<Permissions, never, Settings | FileState | ShellAnalyzer> = Layer.effect(
+  Permissions,
+  make
+)
 
 /** While a settings file that changed mid-run cannot be read, nothing runs: it could hold deny rules. */
 const brokenSettingsDenial = (problem: string): Decision =>
-  deny(`Permission denied: ${problem}`, { reason: { type: "safetyCheck", detail: "the settings changed and cannot be read" } })
+  deny(`Permission denied: ${problem}`, {
+    reason: { type: "safetyCheck", detail: "the settings changed and cannot be read" }
+  })
 
 /**
  * Allows everything: for tests of other stages.

@@ -143,7 +143,9 @@ export const layer: Layer.Layer<ResultStore> = Layer.succeed(ResultStore, make)
  * @since 0.1.0
  * @category layers
  */
-export const layerInline: Layer.Layer<ResultStore> = Layer.succeed(ResultStore, { fit: (_dir, _id, content) => Effect.succeed(content) })
+export const layerInline: Layer.Layer<ResultStore> = Layer.succeed(ResultStore, {
+  fit: (_dir, _id, content) => Effect.succeed(content)
+})
 
 const DAY_MS = 24 * 60 * 60 * 1000
 /**
@@ -170,10 +172,12 @@ const KEEP_RECENT_MS = 10 * 60 * 1000
  * @category layers
  */
 export const layerSweep: Layer.Layer<never, never, Settings> = Layer.effectDiscard(
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const loaded = yield* (yield* Settings).current
     const fromSettings = loaded.value("cleanupPeriodDays")
-    const envDays = yield* Config.option(Config.number("TOOLGATE_CLEANUP_PERIOD_DAYS")).pipe(Effect.orElseSucceed(() => Option.none<number>()))
+    const envDays = yield* Config.option(Config.number("TOOLGATE_CLEANUP_PERIOD_DAYS")).pipe(
+      Effect.orElseSucceed(() => Option.none<number>())
+    )
     const days = Option.getOrElse(
       Option.filter(envDays, (d) => d > 0),
       () => (typeof fromSettings === "number" && fromSettings > 0 ? fromSettings : DEFAULT_CLEANUP_PERIOD_DAYS)
@@ -181,7 +185,12 @@ export const layerSweep: Layer.Layer<never, never, Settings> = Layer.effectDisca
     const maxMb = yield* positiveIntSetting("TOOLGATE_SESSION_FILES_MAX_MB", DEFAULT_SESSION_FILES_MAX_MB)
     const now = Date.now()
     yield* Effect.sync(() =>
-      sweepSessionFiles(sessionsRoot(), { maxAgeMs: days * DAY_MS, maxTotalBytes: maxMb * 1024 * 1024, keepRecentMs: KEEP_RECENT_MS, now })
+      sweepSessionFiles(sessionsRoot(), {
+        maxAgeMs: days * DAY_MS,
+        maxTotalBytes: maxMb * 1024 * 1024,
+        keepRecentMs: KEEP_RECENT_MS,
+        now
+      })
     )
   })
 )

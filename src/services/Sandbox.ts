@@ -188,7 +188,9 @@ export interface ProcessRequest {
  * @since 0.1.0
  * @category models
  */
-export type ProcessWrapper = (request: ProcessRequest) => Effect.Effect<ShellInvocation | undefined, SandboxError, Scope.Scope>
+export type ProcessWrapper = (
+  request: ProcessRequest
+) => Effect.Effect<ShellInvocation | undefined, SandboxError, Scope.Scope>
 
 /**
  * @since 0.1.0
@@ -261,55 +263,72 @@ const makeScratch = (prefix: string) =>
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: SandboxOptions = {}): Effect.Effect<SandboxService, never, Settings | ShellAnalyzer | Scope.Scope> =>
-  Effect.gen(function* () {
+export const make = (
+  options: SandboxOptions = {}
+): Effect.Effect<SandboxService, never, Settings | ShellAnalyzer | Scope.Scope> =>
+  Effect.gen(function*() {
     const settingsService = yield* Settings
     const analyzer = yield* ShellAnalyzer
     const layerScope = yield* Effect.scope
-    const bwrapPath = options.bwrapPath ?? Option.getOrUndefined(yield* Config.option(Config.string("TOOLGATE_BWRAP_PATH")).pipe(Effect.orElseSucceed(() => Option.none<string>())))
-    const searchPath = yield* Config.string("PATH").pipe(Config.withDefault("/usr/local/bin:/usr/bin:/bin"), Effect.orElseSucceed(() => "/usr/local/bin:/usr/bin:/bin"))
+    const bwrapPath = options.bwrapPath ??
+      Option.getOrUndefined(
+        yield* Config.option(Config.string("TOOLGATE_BWRAP_PATH")).pipe(
+          Effect.orElseSucceed(() => Option.none<string>())
+        )
+      )
+    const searchPath = yield* Config.string("PATH").pipe(
+      Config.withDefault("/usr/local/bin:/usr/bin:/bin"),
+      Effect.orElseSucceed(() => "/usr/local/bin:/usr/bin:/bin")
+    )
     const notify = options.notify ?? ((line: string) => Console.error(line))
     const warned = yield* Ref.make(false)
 
-    const status = yield* Effect.cached(options.detect ?? detectSandbox({ searchPath, ...(bwrapPath === undefined ? {} : { bwrapPath }) }))
+    const status = yield* Effect.cached(
+      options.detect ?? detectSandbox({ searchPath, ...(bwrapPath === undefined ? {} : { bwrapPath }) })
+    )
     /** Says once that commands run without the sandbox they should have had. */
     const warnOnce = (reason: string) =>
       Effect.flatMap(Ref.getAndSet(warned, true), (done) =>
-        done ? Effect.void : notify(`toolgate: warning: no sandbox: ${reason}; Bash commands run without one (toolgate doctor shows what protects this machine)`)
-      )
+        done
+          ? Effect.void
+          : notify(
+            `toolgate: warning: no sandbox: ${reason}; Bash commands run without one (toolgate doctor shows what protects this machine)`
+          ))
 
     const settings = Effect.map(settingsService.current, (loaded) => loaded.sandbox ?? DEFAULT_SANDBOX_SETTINGS)
 
     const settingsMissing = Effect.map(status, settingsProfileMissing)
-    const settingsProfileActive = Effect.flatMap(settings, (s) => (s.enabled ? Effect.map(settingsMissing, (missing) => missing === undefined) : Effect.succeed(false)))
+    const settingsProfileActive = Effect.flatMap(settings, (s) => (s.enabled
+      ? Effect.map(settingsMissing, (missing) => missing === undefined)
+      : Effect.succeed(false)))
 
     // Claude Code says so at start when its settings ask for a sandbox that cannot run.
     const initial = yield* settings
     if (initial.enabled) {
       const missing = yield* settingsMissing
-      if (missing !== undefined) yield* warnOnce(missing)
+      if (missing !== undefined) {
+        yield* warnOnce(missing)
+      }
     }
 
     const permissions: Effect.Effect<SandboxPermissions | undefined> = Effect.flatMap(settings, (s) =>
       !s.enabled
         ? Effect.succeed(undefined)
         : Effect.map(settingsMissing, (missing) =>
-            missing !== undefined
-              ? undefined
-              : {
-                  autoAllowBashIfSandboxed: s.autoAllowBashIfSandboxed,
-                  unsandboxedCommandsAllowed: s.allowUnsandboxedCommands,
-                  isExcluded: (command: string) => isExcludedCommand(analyzer, command, s.excludedCommands)
-                }
-          )
-    )
+          missing !== undefined
+            ? undefined
+            : {
+              autoAllowBashIfSandboxed: s.autoAllowBashIfSandboxed,
+              unsandboxedCommandsAllowed: s.allowUnsandboxedCommands,
+              isExcluded: (command: string) => isExcludedCommand(analyzer, command, s.excludedCommands)
+            }))
 
     // The settings profile's process-wide manager and TMPDIR, made on first use and kept for the layer's life.
     const runtimeScratch = yield* Effect.cached(Scope.extend(makeScratch("toolgate-sandbox-tmp-"), layerScope))
     const managerRef = yield* Ref.make<ManagerHandle | undefined>(undefined)
     const managerLock = yield* Effect.makeSemaphore(1)
     const managerFor = (s: SandboxSettings, deniedDomains: ReadonlyArray<string>) =>
-      managerLock.withPermits(1)(Effect.gen(function* () {
+      managerLock.withPermits(1)(Effect.gen(function*() {
         const needs = {
           deniedDomains,
           allowAllUnixSockets: s.network.allowAllUnixSockets,
@@ -327,19 +346,20 @@ export const make = (options: SandboxOptions = {}): Effect.Effect<SandboxService
       }))
 
     const readOnly = (request: SandboxRequest, available: Extract<SandboxStatus, { _tag: "Available" }>) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const loaded = yield* settingsService.current
-        const rules = loaded.rules.filter((r) => r.behavior === "deny" && r.toolName === "Read" && r.content !== undefined)
-        const hidden =
-          rules.length === 0
-            ? { directories: [], files: [] }
-            : yield* hiddenPaths({
-                rules,
-                home: loaded.home ?? os.homedir(),
-                cwds: [...new Set([loaded.cwd, request.session.projectDir, request.session.cwd])],
-                ripgrep: available.ripgrepPath,
-                ...(request.isReadDenied === undefined ? {} : { isDenied: request.isReadDenied })
-              })
+        const rules = loaded.rules.filter((r) =>
+          r.behavior === "deny" && r.toolName === "Read" && r.content !== undefined
+        )
+        const hidden = rules.length === 0
+          ? { directories: [], files: [] }
+          : yield* hiddenPaths({
+            rules,
+            home: loaded.home ?? os.homedir(),
+            cwds: [...new Set([loaded.cwd, request.session.projectDir, request.session.cwd])],
+            ripgrep: available.ripgrepPath,
+            ...(request.isReadDenied === undefined ? {} : { isDenied: request.isReadDenied })
+          })
         const scratch = yield* makeScratch("toolgate-readonly-tmp-")
         const invocation = readOnlyInvocation({
           bwrapPath: available.bwrapPath,
@@ -354,7 +374,7 @@ export const make = (options: SandboxOptions = {}): Effect.Effect<SandboxService
       })
 
     const settingsProfile = (request: SandboxRequest, s: SandboxSettings) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const loaded = yield* settingsService.current
         const home = loaded.home ?? os.homedir()
         const scratch = yield* runtimeScratch
@@ -378,33 +398,56 @@ export const make = (options: SandboxOptions = {}): Effect.Effect<SandboxService
           filesystem: { ...files, allowWrite: [...files.allowWrite, scratch, ...request.writableFiles] },
           allowedDomains: network.allowedDomains
         })
-        return { profile: "settings", invocation: wrapped.invocation, violations: wrapped.violations } satisfies SandboxedShell
+        return {
+          profile: "settings",
+          invocation: wrapped.invocation,
+          violations: wrapped.violations
+        } satisfies SandboxedShell
       })
 
     const prepare = (request: SandboxRequest): Effect.Effect<SandboxedShell | undefined, SandboxError, Scope.Scope> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const s = yield* settings
         const onlyJudgedReadOnly = request.approvedBecause?.type === "readOnly"
         if (!onlyJudgedReadOnly && !s.enabled) {
           if (request.approvedBecause?.type !== "sandbox") return undefined
-          return yield* new SandboxError({ stage: "settings profile", reason: "the call was approved to run in the sandbox, which is off" })
+          return yield* new SandboxError({
+            stage: "settings profile",
+            reason: "the call was approved to run in the sandbox, which is off"
+          })
         }
         const current = yield* status
         const unavailable = (reason: string) =>
           s.failIfUnavailable
-            ? Effect.fail(new SandboxError({ stage: "start", reason: `sandbox.failIfUnavailable is set and no sandbox can start: ${reason}` }))
+            ? Effect.fail(
+              new SandboxError({
+                stage: "start",
+                reason: `sandbox.failIfUnavailable is set and no sandbox can start: ${reason}`
+              })
+            )
             : Effect.as(warnOnce(reason), undefined)
-        if (onlyJudgedReadOnly) return current._tag === "Available" ? yield* readOnly(request, current) : yield* unavailable(current.reason)
+        if (onlyJudgedReadOnly) {
+          return current._tag === "Available"
+            ? yield* readOnly(request, current)
+            : yield* unavailable(current.reason)
+        }
         // approved because it would run sandboxed: it runs sandboxed, or not at all
         const approvedForSandbox = request.approvedBecause?.type === "sandbox"
         const outside = (why: string) =>
           approvedForSandbox
-            ? Effect.fail(new SandboxError({ stage: "settings profile", reason: `the call was approved to run in the sandbox, but ${why}` }))
+            ? Effect.fail(
+              new SandboxError({
+                stage: "settings profile",
+                reason: `the call was approved to run in the sandbox, but ${why}`
+              })
+            )
             : Effect.succeed(undefined)
         if (request.disableSandbox && s.allowUnsandboxedCommands) return yield* outside("it asks to run outside it")
         const missing = settingsProfileMissing(current)
         if (missing !== undefined) return approvedForSandbox ? yield* outside(missing) : yield* unavailable(missing)
-        if (yield* isExcludedCommand(analyzer, request.command, s.excludedCommands)) return yield* outside("it is one of excludedCommands")
+        if (yield* isExcludedCommand(analyzer, request.command, s.excludedCommands)) {
+          return yield* outside("it is one of excludedCommands")
+        }
         return yield* settingsProfile(request, s)
       })
 
@@ -417,7 +460,8 @@ export const make = (options: SandboxOptions = {}): Effect.Effect<SandboxService
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: SandboxOptions = {}): Layer.Layer<Sandbox, never, Settings | ShellAnalyzer> => Layer.scoped(Sandbox, make(options))
+export const layer = (options: SandboxOptions = {}): Layer.Layer<Sandbox, never, Settings | ShellAnalyzer> =>
+  Layer.scoped(Sandbox, make(options))
 
 const notWrapped: ProcessWrapper = () => Effect.succeed(undefined)
 
@@ -451,8 +495,10 @@ export const served = (profile: ServedProfile | undefined, status: SandboxStatus
     readonly readableFiles?: ReadonlyArray<string>
     readonly writableFiles?: ReadonlyArray<string>
   }) =>
-    Effect.map(makeScratch("toolgate-served-"), (scratch) =>
-      servedInvocation(profile!, { argv, cwd, env: { ...env, TMPDIR: scratch, HOME: scratch }, scratch, ...extra })
+    Effect.map(
+      makeScratch("toolgate-served-"),
+      (scratch) =>
+        servedInvocation(profile!, { argv, cwd, env: { ...env, TMPDIR: scratch, HOME: scratch }, scratch, ...extra })
     )
   return Sandbox.of({
     status: Effect.succeed(status),
@@ -463,14 +509,23 @@ export const served = (profile: ServedProfile | undefined, status: SandboxStatus
       profile === undefined
         ? Effect.succeed(undefined)
         : Effect.map(
-            run([request.shell, "--noprofile", "--norc", "-c", request.command], request.cwd, { ...request.env, ...request.innerEnv }, {
-              writable: request.approvedBecause?.type !== "readOnly",
-              readableFiles: Object.values(request.innerEnv).filter((value) => path.isAbsolute(value) && fs.existsSync(value)),
-              writableFiles: request.writableFiles
-            }),
-            (invocation): SandboxedShell => ({ profile: "served", invocation, violations: () => undefined })
-          ),
-    wrapProcess: (request) => (profile === undefined ? Effect.succeed(undefined) : run(request.argv, request.cwd, request.env, { writable: true }))
+          run([request.shell, "--noprofile", "--norc", "-c", request.command], request.cwd, {
+            ...request.env,
+            ...request.innerEnv
+          }, {
+            writable: request.approvedBecause?.type !== "readOnly",
+            readableFiles: Object.values(request.innerEnv).filter((value) =>
+              path.isAbsolute(value) && fs.existsSync(value)
+            ),
+            writableFiles: request.writableFiles
+          }),
+          (invocation): SandboxedShell => ({ profile: "served", invocation, violations: () => undefined })
+        ),
+    wrapProcess: (
+      request
+    ) => (profile === undefined
+      ? Effect.succeed(undefined)
+      : run(request.argv, request.cwd, request.env, { writable: true }))
   })
 }
 

@@ -56,8 +56,20 @@ export type ScheduleMode = "batches" | "footprints"
  * @category models
  */
 export type SchedulerEvent =
-  | { readonly _tag: "CallArrived"; readonly toolUseId: string; readonly toolName: string; readonly index: number; readonly input: unknown }
-  | { readonly _tag: "CallStarted"; readonly toolUseId: string; readonly index: number; readonly batch: number; readonly atMs: number }
+  | {
+    readonly _tag: "CallArrived"
+    readonly toolUseId: string
+    readonly toolName: string
+    readonly index: number
+    readonly input: unknown
+  }
+  | {
+    readonly _tag: "CallStarted"
+    readonly toolUseId: string
+    readonly index: number
+    readonly batch: number
+    readonly atMs: number
+  }
   | { readonly _tag: "CallProgress"; readonly toolUseId: string; readonly progress: ToolProgress }
   | { readonly _tag: "CallFinished"; readonly index: number; readonly outcome: CallOutcome; readonly atMs: number }
   /** The next result in tool_use order is ready (emitted strictly in order). */
@@ -125,7 +137,10 @@ export interface SchedulerService {
   /** Runs a message whose tool_use blocks are all known (as after `stop_reason: tool_use`). */
   readonly runMessage: (blocks: ReadonlyArray<ToolUseBlock>, options: SchedulerOptions) => Effect.Effect<MessageRun>
   /** Runs calls as they stream in. A stream failure ends the message like a non-tool_use stop. */
-  readonly runStream: <E>(events: Stream.Stream<CallStreamEvent, E>, options: SchedulerOptions) => Effect.Effect<MessageRun>
+  readonly runStream: <E>(
+    events: Stream.Stream<CallStreamEvent, E>,
+    options: SchedulerOptions
+  ) => Effect.Effect<MessageRun>
 }
 
 /**
@@ -195,7 +210,6 @@ const footprintsConflict = (a: Footprint | undefined, b: Footprint | undefined):
   return hits(a.writes, b) || hits(b.writes, a)
 }
 
-
 /** The model's events: a live stream, or the blocks of a finished message. */
 type Source<E> =
   | { readonly _tag: "Stream"; readonly events: Stream.Stream<CallStreamEvent, E> }
@@ -205,7 +219,7 @@ type Source<E> =
  * @since 0.1.0
  * @category constructors
  */
-export const make = Effect.gen(function* () {
+export const make = Effect.gen(function*() {
   const pipeline = yield* CallPipeline
   const hooks = yield* Hooks
   const defaultCap = yield* maxConcurrencyConfig.pipe(Effect.orElseSucceed(() => 10))
@@ -214,7 +228,7 @@ export const make = Effect.gen(function* () {
   // (an array and one waiting callback, not a Queue): Effects only where it forks, interrupts,
   // prepares a call or tells a listener. A generator made per event, a queue hop per signal and a
   // finaliser per call cost more than the calls themselves (bench/overhead.ts).
-  const run = Effect.fnUntraced(function* (source: Source<unknown>, options: SchedulerOptions) {
+  const run = Effect.fnUntraced(function*(source: Source<unknown>, options: SchedulerOptions) {
     const cap = Math.max(1, options.maxConcurrency ?? defaultCap)
     const siblingCancellation = options.siblingCancellation ?? true
     const mode = options.mode ?? "batches"
@@ -265,7 +279,9 @@ export const make = Effect.gen(function* () {
     /** Every slot before this one has left "waiting" (dispatch starts its scan here). */
     let firstWaiting = 0
     /** What the synchronous handlers decided, in order: events to tell, calls to fork. */
-    let actions: Array<{ readonly _tag: "Emit"; readonly event: SchedulerEvent } | { readonly _tag: "Start"; readonly slot: Slot }> = []
+    let actions: Array<
+      { readonly _tag: "Emit"; readonly event: SchedulerEvent } | { readonly _tag: "Start"; readonly slot: Slot }
+    > = []
     const emit = (event: SchedulerEvent) => {
       if (listener !== undefined) actions.push({ _tag: "Emit", event })
     }
@@ -284,14 +300,20 @@ export const make = Effect.gen(function* () {
         return pipeline.prepare(block, index)
       })
       for (const block of source.blocks) signals.push({ _tag: "Model", event: { _tag: "ToolUse", block } })
-      signals.push({ _tag: "Model", event: { _tag: "StopReason", stopReason: "tool_use" } }, { _tag: "StreamEnded", error: undefined })
+      signals.push({ _tag: "Model", event: { _tag: "StopReason", stopReason: "tool_use" } }, {
+        _tag: "StreamEnded",
+        error: undefined
+      })
     } else {
       feeders.push(
         yield* source.events.pipe(
           Stream.runForEach((event) => Effect.sync(() => signal({ _tag: "Model", event }))),
           Effect.matchCause({
             onSuccess: (): Signal => ({ _tag: "StreamEnded", error: undefined }),
-            onFailure: (cause): Signal => ({ _tag: "StreamEnded", error: Cause.pretty(cause).split("\n")[0] ?? "stream error" })
+            onFailure: (cause): Signal => ({
+              _tag: "StreamEnded",
+              error: Cause.pretty(cause).split("\n")[0] ?? "stream error"
+            })
           }),
           Effect.flatMap((end) => Effect.sync(() => signal(end))),
           Effect.fork
@@ -299,7 +321,12 @@ export const make = Effect.gen(function* () {
       )
     }
     if (options.interrupts !== undefined) {
-      feeders.push(yield* options.interrupts.pipe(Stream.runForEach(() => Effect.sync(() => signal({ _tag: "Interrupt" }))), Effect.fork))
+      feeders.push(
+        yield* options.interrupts.pipe(
+          Stream.runForEach(() => Effect.sync(() => signal({ _tag: "Interrupt" }))),
+          Effect.fork
+        )
+      )
     }
 
     const settle = (slot: Slot, outcome: CallOutcome, kind: CallOutcomeKind, endedMs = now()) => {
@@ -315,7 +342,8 @@ export const make = Effect.gen(function* () {
       }
     }
 
-    const endWithoutRunning = (slot: Slot, error: CallError, kind: CallOutcomeKind) => settle(slot, pipeline.errorOutcome(slot.call, error), kind)
+    const endWithoutRunning = (slot: Slot, error: CallError, kind: CallOutcomeKind) =>
+      settle(slot, pipeline.errorOutcome(slot.call, error), kind)
 
     /** Footprints mode: the footprint (under the current session) of every call still to finish. */
     const computeFootprints = Effect.suspend(() => {
@@ -338,7 +366,9 @@ export const make = Effect.gen(function* () {
         { discard: true }
       )
     })
-    const footprintOf = (slot: Slot): Footprint | undefined => (slot.footprint === "unknown" ? undefined : slot.footprint)
+    const footprintOf = (
+      slot: Slot
+    ): Footprint | undefined => (slot.footprint === "unknown" ? undefined : slot.footprint)
 
     const start = (slot: Slot) => {
       const safe = slot.call.concurrencySafe
@@ -357,12 +387,20 @@ export const make = Effect.gen(function* () {
       if (listener === undefined) fork(slot)
       else {
         // the listener hears CallStarted before the call can report progress
-        emit({ _tag: "CallStarted", toolUseId: slot.call.block.id, index: slot.call.index, batch, atMs: slot.startedMs })
+        emit({
+          _tag: "CallStarted",
+          toolUseId: slot.call.block.id,
+          index: slot.call.index,
+          batch,
+          atMs: slot.startedMs
+        })
         actions.push({ _tag: "Start", slot })
       }
     }
 
-    const onProgress = listener === undefined ? undefined : (toolUseId: string, progress: ToolProgress) => listener({ _tag: "CallProgress", toolUseId, progress })
+    const onProgress = listener === undefined
+      ? undefined
+      : (toolUseId: string, progress: ToolProgress) => listener({ _tag: "CallProgress", toolUseId, progress })
 
     /**
      * Forks a started call. It runs at once, up to its first asynchronous step, on this stack:
@@ -425,7 +463,9 @@ export const make = Effect.gen(function* () {
     const onInterrupt = () => {
       interrupts++
       for (const slot of slots) {
-        if (slot.status === "waiting") endWithoutRunning(slot, new Interrupted({ toolName: slot.call.block.name }), "interrupted")
+        if (slot.status === "waiting") {
+          endWithoutRunning(slot, new Interrupted({ toolName: slot.call.block.name }), "interrupted")
+        }
       }
       for (const slot of running) {
         if (interrupts >= 2 || slot.call.interruptBehavior === "cancel") {
@@ -465,7 +505,10 @@ export const make = Effect.gen(function* () {
         const defect = Cause.squash(exit.cause)
         outcome = pipeline.errorOutcome(
           slot.call,
-          new ToolDefect({ toolName: slot.call.block.name, reason: defect instanceof Error ? defect.message : String(defect) })
+          new ToolDefect({
+            toolName: slot.call.block.name,
+            reason: defect instanceof Error ? defect.message : String(defect)
+          })
         )
         kind = "error"
       }
@@ -487,7 +530,11 @@ export const make = Effect.gen(function* () {
         else {
           for (const s of slots) {
             if (s.status === "waiting") {
-              endWithoutRunning(s, new NotStarted({ toolName: s.call.block.name, reason: `a hook stopped execution (${halt.reason})` }), "not_started")
+              endWithoutRunning(
+                s,
+                new NotStarted({ toolName: s.call.block.name, reason: `a hook stopped execution (${halt.reason})` }),
+                "not_started"
+              )
             }
           }
         }
@@ -496,7 +543,9 @@ export const make = Effect.gen(function* () {
 
     const onModel = (event: Exclude<CallStreamEvent, { readonly _tag: "ToolUse" }>) => {
       if (event._tag === "StopReason") stopReason = event.stopReason
-      if (event._tag === "BlockStarted" || event.stopReason === "tool_use") for (const slot of slots) slot.movedOn = true
+      if (event._tag === "BlockStarted" || event.stopReason === "tool_use") {
+        for (const slot of slots) slot.movedOn = true
+      }
     }
 
     const duplicateOf = (block: ToolUseBlock, index: number): PreparedCall => ({
@@ -525,17 +574,20 @@ export const make = Effect.gen(function* () {
       slots[call.index] = slot
       if (interrupts > 0) endWithoutRunning(slot, new Interrupted({ toolName: call.block.name }), "interrupted")
       else if (halt !== undefined) {
-        endWithoutRunning(slot, new NotStarted({ toolName: call.block.name, reason: `a hook stopped execution (${halt.reason})` }), "not_started")
+        endWithoutRunning(
+          slot,
+          new NotStarted({ toolName: call.block.name, reason: `a hook stopped execution (${halt.reason})` }),
+          "not_started"
+        )
       }
     }
 
     const onStreamEnded = (error: string | undefined) => {
       streamEnded = true
       if (error === undefined && stopReason === "tool_use") return
-      endReason =
-        error !== undefined
-          ? `the model's message ended with a stream error (${error}) before the call could start`
-          : `the model's message ended with stop_reason "${stopReason ?? "none"}" before the call could start`
+      endReason = error !== undefined
+        ? `the model's message ended with a stream error (${error}) before the call could start`
+        : `the model's message ended with stop_reason "${stopReason ?? "none"}" before the call could start`
       for (const slot of slots) {
         if (slot.status === "waiting") {
           endWithoutRunning(slot, new NotStarted({ toolName: slot.call.block.name, reason: endReason }), "not_started")
@@ -550,9 +602,13 @@ export const make = Effect.gen(function* () {
       if (actions.length === 0) return Effect.void
       const todo = actions
       actions = []
-      return Effect.forEach(todo, (action) => (action._tag === "Emit" ? listener!(action.event) : Effect.sync(() => fork(action.slot))), {
-        discard: true
-      })
+      return Effect.forEach(
+        todo,
+        (action) => (action._tag === "Emit" ? listener!(action.event) : Effect.sync(() => fork(action.slot))),
+        {
+          discard: true
+        }
+      )
     })
 
     /** After a signal: start what may start now (footprints mode first learns the footprints). */
@@ -599,8 +655,7 @@ export const make = Effect.gen(function* () {
             }
             onPrepared(known)
           } else onModel(event)
-        }
-        else if (next._tag === "Finished") onFinished(next.index, next.exit, next.atMs)
+        } else if (next._tag === "Finished") onFinished(next.index, next.exit, next.atMs)
         else if (next._tag === "StreamEnded") onStreamEnded(next.error)
         else onInterrupt()
         if (interrupts === 0 && halt === undefined) {
@@ -612,7 +667,9 @@ export const make = Effect.gen(function* () {
     })
 
     const coordinate: Effect.Effect<void> = Effect.suspend(() =>
-      finished() ? Effect.void : Effect.zipRight(nextSignal < signals.length ? drain : Effect.zipRight(waitForSignal, drain), coordinate)
+      finished()
+        ? Effect.void
+        : Effect.zipRight(nextSignal < signals.length ? drain : Effect.zipRight(waitForSignal, drain), coordinate)
     )
 
     // Interrupted from outside (or failed): no call and no feeder outlives the message.
@@ -625,15 +682,21 @@ export const make = Effect.gen(function* () {
     )
 
     const outcomes = slots.map((s) => s.outcome!)
-    const batchOutcome =
-      outcomes.length === 0
-        ? { reminders: [], notices: [] }
-        : yield* hooks.postToolBatch({
-            calls: outcomes.map((o) => ({ toolName: o.toolName, toolInput: o.input, toolUseId: o.toolUseId, toolResponse: contentText(o.result.content) })),
-            session
-          })
+    const batchOutcome = outcomes.length === 0
+      ? { reminders: [], notices: [] }
+      : yield* hooks.postToolBatch({
+        calls: outcomes.map((o) => ({
+          toolName: o.toolName,
+          toolInput: o.input,
+          toolUseId: o.toolUseId,
+          toolResponse: contentText(o.result.content)
+        })),
+        session
+      })
     // reminders are placed in the order the calls finished, as Claude Code places them
-    const finishOrder = slots.map((s, i) => ({ i, at: s.endedMs })).sort((a, b) => a.at - b.at || a.i - b.i).map((x) => x.i)
+    const finishOrder = slots.map((s, i) => ({ i, at: s.endedMs })).sort((a, b) => a.at - b.at || a.i - b.i).map((x) =>
+      x.i
+    )
     const content = layoutToolResults(outcomes, batchOutcome.reminders, finishOrder)
     const message: ToolResultsMessage = { role: "user", content }
     // each outcome carries its result as the model receives it (reminders folded in)
@@ -641,8 +704,8 @@ export const make = Effect.gen(function* () {
       const sent = content[i]
       return sent !== undefined && sent.type === "tool_result" ? { ...o, result: sent } : o
     })
-    const finalHalt: Halt | undefined =
-      halt ?? (batchOutcome.stop !== undefined ? { kind: "hookStop", reason: batchOutcome.stop.reason } : undefined)
+    const finalHalt: Halt | undefined = halt ??
+      (batchOutcome.stop !== undefined ? { kind: "hookStop", reason: batchOutcome.stop.reason } : undefined)
     return {
       outcomes: answered,
       message,

@@ -45,9 +45,16 @@ import {
 } from "./Sessions/model.js"
 import { checkCreate } from "./Sessions/policy.js"
 import { Runs } from "./Sessions/run.js"
-import { decodeConfig, SessionRuntimes, StoredConfig } from "./Sessions/runtimes.js"
+import type { StoredConfig } from "./Sessions/runtimes.js"
+import { decodeConfig, SessionRuntimes } from "./Sessions/runtimes.js"
 import { ServeSettings } from "./Sessions/settings.js"
-import { SessionStore, type ApprovalRow, type InputRow, type SessionListRow, type SessionRow } from "./Sessions/store.js"
+import {
+  SessionStore,
+  type ApprovalRow,
+  type InputRow,
+  type SessionListRow,
+  type SessionRow
+} from "./Sessions/store.js"
 import { hashToken, newSessionToken, tokenMatches } from "./Sessions/tokens.js"
 import { VERSION } from "../version.js"
 
@@ -64,20 +71,36 @@ export interface QuestionWait {
 }
 
 export interface SessionsService {
-  readonly create: (body: CreateSession) => Effect.Effect<SessionView & { readonly token: string }, InvalidRequest | Forbidden | Unavailable>
+  readonly create: (
+    body: CreateSession
+  ) => Effect.Effect<SessionView & { readonly token: string }, InvalidRequest | Forbidden | Unavailable>
   /** A page of sessions, oldest first; `after` is the previous page's `next`. */
-  readonly list: (page: { readonly limit: number; readonly after: string | undefined }) => Effect.Effect<SessionPage, InvalidRequest | Unavailable>
+  readonly list: (
+    page: { readonly limit: number; readonly after: string | undefined }
+  ) => Effect.Effect<SessionPage, InvalidRequest | Unavailable>
   /** The session's token or the server's: anything else is refused; a session that does not exist is not found. */
   readonly authorize: (id: string, caller: Caller) => Effect.Effect<void, SessionNotFound | Unauthorized | Unavailable>
   readonly view: (id: string) => Effect.Effect<SessionView, SessionNotFound | Unavailable>
   /** Adds an input; with `wait`, returns once it finished (else at once, queued or running). */
-  readonly send: (id: string, body: SendInput, wait: boolean) => Effect.Effect<InputResult, SessionNotFound | Conflict | InvalidRequest | Unavailable | TooBusy>
+  readonly send: (
+    id: string,
+    body: SendInput,
+    wait: boolean
+  ) => Effect.Effect<InputResult, SessionNotFound | Conflict | InvalidRequest | Unavailable | TooBusy>
   readonly input: (id: string, key: string, wait: boolean) => Effect.Effect<InputResult, SessionNotFound | Unavailable>
-  readonly events: (id: string, options: { readonly after: number; readonly follow: boolean }) => Stream.Stream<ServeEvent, Unavailable>
+  readonly events: (
+    id: string,
+    options: { readonly after: number; readonly follow: boolean }
+  ) => Stream.Stream<ServeEvent, Unavailable>
   /** The open questions; with `wait`, once there is at least one (or the wait ends: then none). */
   readonly approvals: (id: string, wait: QuestionWait) => Effect.Effect<ReadonlyArray<ApprovalView>, Unavailable>
   /** With `wait`, a question not asked yet is waited for (a client may answer before the call asks). */
-  readonly answer: (id: string, toolUseId: string, body: AnswerApproval, wait: QuestionWait) => Effect.Effect<ApprovalView, SessionNotFound | Conflict | Unavailable>
+  readonly answer: (
+    id: string,
+    toolUseId: string,
+    body: AnswerApproval,
+    wait: QuestionWait
+  ) => Effect.Effect<ApprovalView, SessionNotFound | Conflict | Unavailable>
   /** One user interrupt (Ctrl-C) for the running input; false when nothing runs. */
   readonly interrupt: (id: string) => Effect.Effect<boolean, SessionNotFound | Unavailable>
   /** Stops the running input and refuses further inputs. */
@@ -122,11 +145,11 @@ export const toApprovalAnswer = (body: AnswerApproval): ApprovalAnswer =>
   body.decision === "deny"
     ? { behavior: "deny", ...(body.feedback === undefined ? {} : { feedback: body.feedback }) }
     : {
-        behavior: "allow",
-        scope: body.scope ?? "once",
-        ...(body.rules === undefined ? {} : { rules: body.rules }),
-        ...(body.updatedInput === undefined ? {} : { updatedInput: body.updatedInput })
-      }
+      behavior: "allow",
+      scope: body.scope ?? "once",
+      ...(body.rules === undefined ? {} : { rules: body.rules }),
+      ...(body.updatedInput === undefined ? {} : { updatedInput: body.updatedInput })
+    }
 
 const hasApiKey: Effect.Effect<boolean> = Config.option(Config.redacted("ANTHROPIC_API_KEY")).pipe(
   Effect.map(Option.exists((key: Redacted.Redacted) => Redacted.value(key).trim() !== "")),
@@ -135,7 +158,7 @@ const hasApiKey: Effect.Effect<boolean> = Config.option(Config.redacted("ANTHROP
 
 /** Runs `look` until `found` holds, every `POLL_QUESTION`; the last result when `timeoutMs` passes. */
 const pollUntil = <A, E>(look: Effect.Effect<A, E>, found: (a: A) => boolean, timeoutMs: number): Effect.Effect<A, E> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const deadline = Date.now() + timeoutMs
     for (;;) {
       const value = yield* look
@@ -144,7 +167,9 @@ const pollUntil = <A, E>(look: Effect.Effect<A, E>, found: (a: A) => boolean, ti
     }
   })
 
-const NO_MODEL_PROMPT = `this session has no model: ${NO_MODEL_MESSAGE.split(":")[0]} (the server has no ANTHROPIC_API_KEY and the session no "script"); send an assistant message of tool_use blocks instead`
+const NO_MODEL_PROMPT = `this session has no model: ${
+  NO_MODEL_MESSAGE.split(":")[0]
+} (the server has no ANTHROPIC_API_KEY and the session no "script"); send an assistant message of tool_use blocks instead`
 
 const POLL_QUESTION = Duration.millis(200)
 
@@ -155,7 +180,7 @@ const parseCursor = (cursor: string) => {
   return match === null ? undefined : { createdAt: Number(match[1]), id: match[2]! }
 }
 
-export const make = Effect.gen(function* () {
+export const make = Effect.gen(function*() {
   const store = yield* SessionStore
   const eventLog = yield* EventLog
   const settings = yield* ServeSettings
@@ -171,7 +196,7 @@ export const make = Effect.gen(function* () {
     )
 
   const viewOf = (row: SessionRow): Effect.Effect<SessionView, Unavailable> =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const config = yield* decodeConfig(row.config).pipe(Effect.orElseSucceed(() => undefined))
       const state = Option.getOrUndefined(Schema.decodeUnknownOption(StoredConversation)(row.state))
       const last = yield* store.lastInput(row.id).pipe(Effect.mapError(unavailable))
@@ -189,7 +214,11 @@ export const make = Effect.gen(function* () {
     })
 
   const modelName = (config: { readonly script?: unknown; readonly model?: string | undefined } | undefined) =>
-    config === undefined ? "" : config.script !== undefined && config.script !== false ? "scripted" : (config.model ?? "claude (ANTHROPIC_MODEL or the default)")
+    config === undefined
+      ? ""
+      : config.script !== undefined && config.script !== false
+      ? "scripted"
+      : (config.model ?? "claude (ANTHROPIC_MODEL or the default)")
 
   const summaryOf = (row: SessionRow, config: StoredConfig | undefined): SessionSummary => ({
     id: row.id,
@@ -204,7 +233,7 @@ export const make = Effect.gen(function* () {
   const rules = { workspaceRoot: settings.workspaceRoot, serverPaths: settings.serverPaths }
 
   const checkConfig = (body: CreateSession) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const checked = checkCreate(body, settings.policy, rules)
       if (checked instanceof InvalidRequest || checked instanceof Forbidden) return yield* Effect.fail(checked)
       if (body.script !== undefined) {
@@ -216,8 +245,12 @@ export const make = Effect.gen(function* () {
     })
 
   /** A draining runner takes no new session or input: the client sends it to another runner. */
-  const notDraining = Effect.flatMap(Deferred.isDone(runs.draining), (draining) =>
-    draining ? Effect.fail(new Unavailable({ message: "this runner is shutting down: send the request to another runner" })) : Effect.void
+  const notDraining = Effect.flatMap(
+    Deferred.isDone(runs.draining),
+    (draining) =>
+      draining
+        ? Effect.fail(new Unavailable({ message: "this runner is shutting down: send the request to another runner" }))
+        : Effect.void
   )
 
   /**
@@ -225,18 +258,19 @@ export const make = Effect.gen(function* () {
    * the key is not new (a client that retries it gets its status).
    */
   const belowCap = (id: string, key: string) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const cap = settings.maxRunningInputs
       if (cap === undefined || runs.count() < cap) return
       const stored = yield* store.input(id, key).pipe(Effect.mapError(unavailable))
       if (Option.isSome(stored)) return
       return yield* new TooBusy({
-        message: `this runner runs ${runs.count()} inputs, its limit (TOOLGATE_SERVE_MAX_RUNNING_INPUTS=${cap}): send the input again later, or to another runner`
+        message:
+          `this runner runs ${runs.count()} inputs, its limit (TOOLGATE_SERVE_MAX_RUNNING_INPUTS=${cap}): send the input again later, or to another runner`
       })
     })
 
   const create = (body: CreateSession) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* notDraining
       const checked = yield* checkConfig(body)
       const { cwd } = checked
@@ -244,8 +278,9 @@ export const make = Effect.gen(function* () {
       const token = newSessionToken()
       const now = Date.now()
       // a settings file is read now: what was checked is what the session gets
-      const settingsValue =
-        checked.settingsFile === undefined ? body.settings : (JSON.parse(fs.readFileSync(checked.settingsFile, "utf8")) as Record<string, unknown>)
+      const settingsValue = checked.settingsFile === undefined
+        ? body.settings
+        : (JSON.parse(fs.readFileSync(checked.settingsFile, "utf8")) as Record<string, unknown>)
       const config: StoredConfig = {
         ...body,
         cwd,
@@ -280,25 +315,33 @@ export const make = Effect.gen(function* () {
         ])
         .pipe(Effect.mapError(unavailable))
       yield* eventLog.append(id, "session_created", { id, cwd }).pipe(Effect.mapError(unavailable))
-      const view = yield* viewOf(yield* sessionRow(id).pipe(Effect.catchTag("SessionNotFound", (e) => Effect.fail(new Unavailable({ message: e.message })))))
+      const view = yield* viewOf(
+        yield* sessionRow(id).pipe(
+          Effect.catchTag("SessionNotFound", (e) => Effect.fail(new Unavailable({ message: e.message })))
+        )
+      )
       return { ...view, token }
     })
 
   const authorize = (id: string, caller: Caller) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const row = yield* store.session(id).pipe(Effect.mapError(unavailable))
       if (Option.isNone(row)) return yield* Effect.fail(notFound(id))
       if (caller.admin) return
       if (!tokenMatches(caller.token, row.value.tokenHash)) {
-        return yield* new Unauthorized({ message: "this session needs its own token (or the server's) as a bearer token" })
+        return yield* new Unauthorized({
+          message: "this session needs its own token (or the server's) as a bearer token"
+        })
       }
     })
 
   const rpcError = (e: { readonly _tag: string; readonly message?: string }) =>
-    new Unavailable({ message: `the cluster could not deliver the request (${e._tag}${e.message === undefined ? "" : `: ${e.message}`})` })
+    new Unavailable({
+      message: `the cluster could not deliver the request (${e._tag}${e.message === undefined ? "" : `: ${e.message}`})`
+    })
 
   const checkInput = (body: SendInput): Effect.Effect<"prompt" | "tool_uses", InvalidRequest> =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       if (body.role === "user") {
         const empty = typeof body.content === "string" ? body.content.trim() === "" : body.content.length === 0
         if (empty) return yield* new InvalidRequest({ message: "a user message needs content (the prompt)" })
@@ -308,23 +351,30 @@ export const make = Effect.gen(function* () {
         return yield* new InvalidRequest({ message: "an assistant message needs an array of tool_use blocks" })
       }
       const decoded = Schema.decodeUnknownEither(Schema.Array(ToolUseBlock))(body.content)
-      if (decoded._tag === "Left") return yield* new InvalidRequest({ message: `content: every block must be a tool_use block (${decoded.left.message.split("\n")[0]})` })
+      if (decoded._tag === "Left") {
+        return yield* new InvalidRequest({
+          message: `content: every block must be a tool_use block (${decoded.left.message.split("\n")[0]})`
+        })
+      }
       return "tool_uses"
     })
 
   /** Delivers the input to its session entity and waits for its result. */
   const deliver = (id: string, key: string) => clientFor(id).Send({ key }).pipe(Effect.mapError(rpcError))
   /** Delivers the input (stored, so it runs even if this runner goes away) without waiting. */
-  const enqueue = (id: string, key: string) => clientFor(id).Send({ key }, { discard: true }).pipe(Effect.mapError(rpcError))
+  const enqueue = (id: string, key: string) =>
+    clientFor(id).Send({ key }, { discard: true }).pipe(Effect.mapError(rpcError))
 
   const send = (id: string, body: SendInput, wait: boolean) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const kind = yield* checkInput(body)
       const session = yield* sessionRow(id)
       if (session.status === "stopped") return yield* new Conflict({ message: `session ${id} is stopped` })
       if (kind === "prompt") {
         const config = yield* decodeConfig(session.config).pipe(Effect.orElseSucceed(() => undefined))
-        if (config?.script === undefined && !(yield* hasApiKey)) return yield* new InvalidRequest({ message: NO_MODEL_PROMPT })
+        if (config?.script === undefined && !(yield* hasApiKey)) {
+          return yield* new InvalidRequest({ message: NO_MODEL_PROMPT })
+        }
       }
       const key = body.key ?? randomUUID()
       const payload = { content: body.content }
@@ -345,9 +395,11 @@ export const make = Effect.gen(function* () {
     })
 
   const input = (id: string, key: string, wait: boolean) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const row = yield* store.input(id, key).pipe(Effect.mapError(unavailable))
-      if (Option.isNone(row)) return yield* Effect.fail(new SessionNotFound({ id, message: `session ${id} has no input ${key}` }))
+      if (Option.isNone(row)) {
+        return yield* Effect.fail(new SessionNotFound({ id, message: `session ${id} has no input ${key}` }))
+      }
       if (row.value.status === "done" || row.value.status === "failed" || !wait) return inputView(row.value)
       // the input's delivery is persisted under its key: sending it again waits for that one
       return yield* deliver(id, key)
@@ -360,14 +412,20 @@ export const make = Effect.gen(function* () {
   }
 
   const answer = (id: string, toolUseId: string, body: AnswerApproval, wait: QuestionWait) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const pending = yield* openQuestion(id, toolUseId, wait)
       if (Option.isNone(pending)) {
-        return yield* new Conflict({ message: `no open permission question for ${toolUseId} in session ${id} (answered, timed out, or never asked)` })
+        return yield* new Conflict({
+          message: `no open permission question for ${toolUseId} in session ${id} (answered, timed out, or never asked)`
+        })
       }
       const now = Date.now()
-      const stored = yield* store.answer(pending.value.executionId, toolUseId, toApprovalAnswer(body), now).pipe(Effect.mapError(unavailable))
-      if (!stored) return yield* new Conflict({ message: `the permission question for ${toolUseId} was answered already` })
+      const stored = yield* store.answer(pending.value.executionId, toolUseId, toApprovalAnswer(body), now).pipe(
+        Effect.mapError(unavailable)
+      )
+      if (!stored) {
+        return yield* new Conflict({ message: `the permission question for ${toolUseId} was answered already` })
+      }
       // wake the call on the runner that runs it (if it is gone, the resumed run reads the answer)
       yield* clientFor(id).Answer({ toolUseId }).pipe(Effect.timeout("10 seconds"), Effect.ignore)
       const row = yield* store.approval(pending.value.executionId, toolUseId).pipe(Effect.mapError(unavailable))
@@ -375,7 +433,7 @@ export const make = Effect.gen(function* () {
     })
 
   const interrupt = (id: string) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* sessionRow(id)
       const running = yield* store.runningInput(id).pipe(Effect.mapError(unavailable))
       if (Option.isNone(running)) return false
@@ -384,7 +442,7 @@ export const make = Effect.gen(function* () {
     })
 
   const stop = (id: string) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const row = yield* sessionRow(id)
       if (row.status !== "stopped") {
         yield* store.setStatus(id, "stopped", Date.now()).pipe(Effect.mapError(unavailable))
@@ -396,7 +454,7 @@ export const make = Effect.gen(function* () {
     })
 
   const remove = (id: string) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const row = yield* sessionRow(id)
       if (row.status !== "stopped") {
         yield* store.setStatus(id, "stopped", Date.now()).pipe(Effect.mapError(unavailable))
@@ -412,9 +470,11 @@ export const make = Effect.gen(function* () {
     })
 
   const list = (page: { readonly limit: number; readonly after: string | undefined }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const after = page.after === undefined ? undefined : parseCursor(page.after)
-      if (page.after !== undefined && after === undefined) return yield* new InvalidRequest({ message: `after: not a cursor of this list: ${page.after}` })
+      if (page.after !== undefined && after === undefined) {
+        return yield* new InvalidRequest({ message: `after: not a cursor of this list: ${page.after}` })
+      }
       const rows = yield* store.sessionsPage(page.limit + 1, after).pipe(Effect.mapError(unavailable))
       const shown = rows.slice(0, page.limit)
       return {
@@ -433,24 +493,40 @@ export const make = Effect.gen(function* () {
       } satisfies SessionPage
     })
 
-  const readiness: Effect.Effect<Readiness> = Effect.gen(function* () {
+  const readiness: Effect.Effect<Readiness> = Effect.gen(function*() {
     const storage = yield* Effect.isSuccess(store.ping.pipe(Effect.timeout("5 seconds")))
     const group = Session.getShardGroup(EntityId.make("readiness"))
     let shards = 0
     for (let i = 1; i <= settings.shardsPerGroup; i++) if (sharding.hasShardId(ShardId.make(group, i))) shards++
     const draining = (yield* Deferred.isDone(runs.draining)) || (yield* sharding.isShutdown)
-    const reason = !storage ? "storage does not answer" : draining ? "shutting down" : shards === 0 ? "this runner holds no shards yet" : undefined
-    return { ready: reason === undefined, runner: settings.runner, storage, shards, draining, ...(reason === undefined ? {} : { reason }) }
+    const reason = !storage
+      ? "storage does not answer"
+      : draining
+      ? "shutting down"
+      : shards === 0
+      ? "this runner holds no shards yet"
+      : undefined
+    return {
+      ready: reason === undefined,
+      runner: settings.runner,
+      storage,
+      shards,
+      draining,
+      ...(reason === undefined ? {} : { reason })
+    }
   })
 
   // idle sessions past their time are deleted (on every runner: deleting twice is harmless)
   const ttl = settings.sessionTtlMs
   if (ttl !== undefined) {
-    const sweep = Effect.gen(function* () {
+    const sweep = Effect.gen(function*() {
       const idle = yield* store.idleSince(Date.now() - ttl, 100).pipe(Effect.orElseSucceed(() => []))
       for (const id of idle) yield* remove(id).pipe(Effect.ignore)
     })
-    yield* sweep.pipe(Effect.repeat(Schedule.spaced(Duration.millis(Math.min(60_000, Math.max(1_000, Math.floor(ttl / 4)))))), Effect.forkScoped)
+    yield* sweep.pipe(
+      Effect.repeat(Schedule.spaced(Duration.millis(Math.min(60_000, Math.max(1_000, Math.floor(ttl / 4)))))),
+      Effect.forkScoped
+    )
   }
 
   return Sessions.of({

@@ -19,7 +19,8 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { BadRequest, BrokenSettings, SettingsError } from "../Errors.js"
+import type { BrokenSettings } from "../Errors.js"
+import { BadRequest, SettingsError } from "../Errors.js"
 import { findGitRoot } from "../internal/gitRoot.js"
 import { isRecord } from "../internal/json.js"
 import { parseSettingsText, readSettingsFile, type DocumentRead, type SettingsDocument } from "./Settings/document.js"
@@ -153,7 +154,6 @@ export class Settings extends Context.Tag("toolgate/Settings")<Settings, Setting
 
 const RULE_KEYS: ReadonlyArray<RuleBehavior> = ["deny", "ask", "allow"]
 
-
 /**
  * Splits `--allowed-tools "Bash(git log:*) Edit,Read"` on spaces and commas outside parentheses.
  *
@@ -184,7 +184,16 @@ export const splitToolList = (values: ReadonlyArray<string>): ReadonlyArray<stri
  */
 const isTrackedByGit = (repo: string, file: string): boolean => {
   try {
-    const result = spawnSync("git", ["-c", "core.fsmonitor=false", "-C", repo, "ls-files", "--error-unmatch", "--", path.relative(repo, file)], {
+    const result = spawnSync("git", [
+      "-c",
+      "core.fsmonitor=false",
+      "-C",
+      repo,
+      "ls-files",
+      "--error-unmatch",
+      "--",
+      path.relative(repo, file)
+    ], {
       stdio: "ignore",
       timeout: 5_000
     })
@@ -207,8 +216,8 @@ const defaultManagedDir = (): string =>
   process.platform === "darwin"
     ? "/Library/Application Support/ClaudeCode"
     : process.platform === "win32"
-      ? "C:\\Program Files\\ClaudeCode"
-      : "/etc/claude-code"
+    ? "C:\\Program Files\\ClaudeCode"
+    : "/etc/claude-code"
 
 interface Paths {
   readonly userConfigDir: string
@@ -223,15 +232,23 @@ interface LoadedSource extends SettingsSource {
 }
 
 const load = (options: SettingsOptions, paths: Paths): Effect.Effect<LoadedSettings, BadRequest | BrokenSettings> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const cwd = path.resolve(options.cwd)
     const broken: Array<BrokenSettings> = []
     const warnings: Array<string> = []
     const sources: Array<LoadedSource> = []
     const trusted = options.trustProject === true
-    const addDocument = (read: DocumentRead, source: RuleSource, file: string | undefined, root: string, untrustedLocal = false) => {
+    const addDocument = (
+      read: DocumentRead,
+      source: RuleSource,
+      file: string | undefined,
+      root: string,
+      untrustedLocal = false
+    ) => {
       if (read._tag === "Broken") broken.push(read.error)
-      if (read._tag === "Loaded") sources.push({ source, file, root, settings: read.document.raw, document: read.document, untrustedLocal })
+      if (read._tag === "Loaded") {
+        sources.push({ source, file, root, settings: read.document.raw, document: read.document, untrustedLocal })
+      }
     }
     const addFile = (source: RuleSource, file: string, root: string, extra: { untrustedLocal?: boolean } = {}) =>
       addDocument(readSettingsFile(file), source, file, root, extra.untrustedLocal)
@@ -264,8 +281,9 @@ const load = (options: SettingsOptions, paths: Paths): Effect.Effect<LoadedSetti
     const userFile = path.join(paths.userConfigDir, "settings.json")
     if (fs.existsSync(localSettingsFile)) {
       // tracked by git, or behind a symlinked `.claude`: it is really project settings
-      const untrustedLocal =
-        !trusted && (isSymlink(path.dirname(localSettingsFile)) || (gitRoot !== undefined && isTrackedByGit(gitRoot, localSettingsFile)))
+      const untrustedLocal = !trusted &&
+        (isSymlink(path.dirname(localSettingsFile)) ||
+          (gitRoot !== undefined && isTrackedByGit(gitRoot, localSettingsFile)))
       addFile("localSettings", localSettingsFile, cwd, { untrustedLocal })
     }
     // 4. shared project settings (start directory only); not when it is the user's own file
@@ -284,11 +302,17 @@ const load = (options: SettingsOptions, paths: Paths): Effect.Effect<LoadedSetti
         const raws = s.document.permissions[behavior] ?? []
         if (raws.length === 0) continue
         if (managedOnly && s.source !== "policySettings") {
-          warnings.push(`${s.file ?? s.source}: ${raws.length} ${behavior} rule(s) ignored because managed settings set allowManagedPermissionRulesOnly`)
+          warnings.push(
+            `${
+              s.file ?? s.source
+            }: ${raws.length} ${behavior} rule(s) ignored because managed settings set allowManagedPermissionRulesOnly`
+          )
           continue
         }
         if (behavior === "allow" && untrustedProject(s)) {
-          warnings.push(`${s.file}: ${raws.length} allow rule(s) ignored because the project is not trusted (use --trust-project)`)
+          warnings.push(
+            `${s.file}: ${raws.length} allow rule(s) ignored because the project is not trusted (use --trust-project)`
+          )
           continue
         }
         for (const raw of raws) collected.push(makeRule(raw, behavior, s.source, s.root, s.file))
@@ -309,7 +333,10 @@ const load = (options: SettingsOptions, paths: Paths): Effect.Effect<LoadedSetti
     }
 
     // a top-level disableBypassPermissionsMode (a common misplacement) still forbids bypass
-    const bypassDisabled = sources.some((s) => s.document.permissions.disableBypassPermissionsMode !== undefined || s.settings.disableBypassPermissionsMode !== undefined)
+    const bypassDisabled = sources.some((s) =>
+      s.document.permissions.disableBypassPermissionsMode !== undefined ||
+      s.settings.disableBypassPermissionsMode !== undefined
+    )
 
     // defaultMode: highest source that sets a usable one
     let configuredMode: PermissionMode | undefined
@@ -326,11 +353,16 @@ const load = (options: SettingsOptions, paths: Paths): Effect.Effect<LoadedSetti
       break
     }
     if (options.permissionMode === "bypassPermissions" && bypassDisabled) {
-      return yield* new BadRequest({ reason: "--permission-mode bypassPermissions is disabled by permissions.disableBypassPermissionsMode in the settings" })
+      return yield* new BadRequest({
+        reason:
+          "--permission-mode bypassPermissions is disabled by permissions.disableBypassPermissionsMode in the settings"
+      })
     }
     let mode = options.permissionMode ?? configuredMode ?? "default"
     if (mode === "bypassPermissions" && bypassDisabled) {
-      warnings.push('defaultMode "bypassPermissions" ignored because permissions.disableBypassPermissionsMode is set; using default')
+      warnings.push(
+        "defaultMode \"bypassPermissions\" ignored because permissions.disableBypassPermissionsMode is set; using default"
+      )
       mode = "default"
     }
 
@@ -349,7 +381,9 @@ const load = (options: SettingsOptions, paths: Paths): Effect.Effect<LoadedSetti
       const dirs = s.document.permissions.additionalDirectories ?? []
       if (dirs.length === 0) continue
       if (untrustedProject(s)) {
-        warnings.push(`${s.file}: additionalDirectories ignored because the project is not trusted (use --trust-project)`)
+        warnings.push(
+          `${s.file}: additionalDirectories ignored because the project is not trusted (use --trust-project)`
+        )
         continue
       }
       for (const dir of dirs) addDirectory(dir, s.file ?? s.source)
@@ -368,12 +402,23 @@ const load = (options: SettingsOptions, paths: Paths): Effect.Effect<LoadedSetti
     }
 
     const sandbox = mergeSandboxSettings(
-      sources.flatMap((s) => (s.document.sandbox === undefined ? [] : [{ source: s.source, block: s.document.sandbox, trusted: !untrustedProject(s) }]))
+      sources.flatMap((
+        s
+      ) => (s.document.sandbox === undefined
+        ? []
+        : [{ source: s.source, block: s.document.sandbox, trusted: !untrustedProject(s) }])
+      )
     )
 
     return {
       cwd,
-      sources: sources.map(({ source, file, root, settings, untrustedLocal }) => ({ source, file, root, settings, ...(untrustedLocal ? { untrustedLocal } : {}) })),
+      sources: sources.map(({ source, file, root, settings, untrustedLocal }) => ({
+        source,
+        file,
+        root,
+        settings,
+        ...(untrustedLocal ? { untrustedLocal } : {})
+      })),
       rules: usable,
       mode,
       additionalDirectories,
@@ -392,8 +437,8 @@ const destinationFile = (loaded: LoadedSettings, destination: RuleDestination): 
   destination === "localSettings"
     ? loaded.localSettingsFile
     : destination === "projectSettings"
-      ? path.join(loaded.cwd, ".claude", "settings.json")
-      : path.join(loaded.userConfigDir, "settings.json")
+    ? path.join(loaded.cwd, ".claude", "settings.json")
+    : path.join(loaded.userConfigDir, "settings.json")
 
 const destinationSource: Record<RuleDestination, RuleSource> = {
   session: "session",
@@ -429,7 +474,9 @@ const sessionRules = (
   destination: RuleDestination
 ): { readonly rules: ReadonlyArray<PermissionRule>; readonly warnings: ReadonlyArray<string> } => {
   const file = destination === "session" ? undefined : destinationFile(loaded, destination)
-  const { usable, warnings } = partitionRules(raws.map((raw) => makeRule(raw, behavior, destinationSource[destination], loaded.cwd, file)))
+  const { usable, warnings } = partitionRules(
+    raws.map((raw) => makeRule(raw, behavior, destinationSource[destination], loaded.cwd, file))
+  )
   return { rules: usable, warnings }
 }
 
@@ -468,7 +515,10 @@ const fingerprintOf = (files: ReadonlyArray<string>): string => {
 const ruleKey = (rule: PermissionRule) => `${rule.behavior}\0${rule.raw}\0${rule.source}\0${rule.file ?? ""}`
 
 /** The rules of a fresh load, plus those added at run time that it does not hold already. */
-const withAdded = (rules: ReadonlyArray<PermissionRule>, added: ReadonlyArray<PermissionRule>): ReadonlyArray<PermissionRule> => {
+const withAdded = (
+  rules: ReadonlyArray<PermissionRule>,
+  added: ReadonlyArray<PermissionRule>
+): ReadonlyArray<PermissionRule> => {
   const present = new Set(rules.map(ruleKey))
   return [...rules, ...added.filter((rule) => !present.has(ruleKey(rule)))]
 }
@@ -478,7 +528,7 @@ const withAdded = (rules: ReadonlyArray<PermissionRule>, added: ReadonlyArray<Pe
  * @category constructors
  */
 export const make = (options: SettingsOptions): Effect.Effect<SettingsService, BadRequest | BrokenSettings> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const configDir = yield* Config.option(Config.string("CLAUDE_CONFIG_DIR")).pipe(Effect.orDie)
     const managedEnv = yield* Config.option(Config.string("TOOLGATE_MANAGED_SETTINGS_DIR")).pipe(Effect.orDie)
     const home = options.home ?? os.homedir()
@@ -497,7 +547,7 @@ export const make = (options: SettingsOptions): Effect.Effect<SettingsService, B
     let state = { loaded: first, fingerprint: fingerprintOf(files), checkedAt: Date.now() }
 
     const reload = (fingerprint: string) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const read = yield* Effect.either(load(options, paths))
         const previous = state.loaded
         if (read._tag === "Right") {
@@ -505,12 +555,18 @@ export const make = (options: SettingsOptions): Effect.Effect<SettingsService, B
           files = watchedFiles(options, paths, fresh)
           // the print taken before reading: a change made meanwhile is seen at the next look
           state = { ...state, fingerprint, loaded: { ...fresh, rules: withAdded(fresh.rules, added) } }
-          if (previous.broken !== undefined) yield* Effect.logWarning(`settings: readable again; calls may run (${previous.broken.message})`)
-          for (const warning of fresh.warnings) if (!previous.warnings.includes(warning)) yield* Effect.logWarning(`settings: ${warning}`)
+          if (previous.broken !== undefined) {
+            yield* Effect.logWarning(`settings: readable again; calls may run (${previous.broken.message})`)
+          }
+          for (const warning of fresh.warnings) {
+            if (!previous.warnings.includes(warning)) yield* Effect.logWarning(`settings: ${warning}`)
+          }
         } else {
           const { broken: _, ...lastGood } = previous
           state = { ...state, fingerprint, loaded: { ...lastGood, broken: read.left } }
-          yield* Effect.logWarning(`settings changed and cannot be read; every call is denied until this is fixed: ${read.left.message}`)
+          yield* Effect.logWarning(
+            `settings changed and cannot be read; every call is denied until this is fixed: ${read.left.message}`
+          )
         }
         return state.loaded
       })
@@ -522,7 +578,7 @@ export const make = (options: SettingsOptions): Effect.Effect<SettingsService, B
       const fingerprint = fingerprintOf(files)
       return fingerprint === state.fingerprint ? Effect.succeed(state.loaded) : reload(fingerprint)
     })
-    const addRules = Effect.fn("Settings.addRules")(function* (
+    const addRules = Effect.fn("Settings.addRules")(function*(
       rules: ReadonlyArray<string>,
       behavior: RuleBehavior,
       destination: RuleDestination
@@ -533,7 +589,11 @@ export const make = (options: SettingsOptions): Effect.Effect<SettingsService, B
       added.push(...fresh.rules)
       state = {
         ...state,
-        loaded: { ...state.loaded, rules: withAdded(state.loaded.rules, fresh.rules), warnings: [...state.loaded.warnings, ...fresh.warnings] }
+        loaded: {
+          ...state.loaded,
+          rules: withAdded(state.loaded.rules, fresh.rules),
+          warnings: [...state.loaded.warnings, ...fresh.warnings]
+        }
       }
     })
     return Settings.of({ current, addRules })
@@ -543,7 +603,8 @@ export const make = (options: SettingsOptions): Effect.Effect<SettingsService, B
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: SettingsOptions): Layer.Layer<Settings, BadRequest | BrokenSettings> => Layer.effect(Settings, make(options))
+export const layer = (options: SettingsOptions): Layer.Layer<Settings, BadRequest | BrokenSettings> =>
+  Layer.effect(Settings, make(options))
 
 /**
  * Settings from values only, for tests and embedders: no files are read.
@@ -569,7 +630,11 @@ export const layerStatic = (loaded: Partial<LoadedSettings> & { readonly cwd: st
       addRules: (rules, behavior, destination) =>
         Effect.sync(() => {
           const added = sessionRules(state, rules, behavior, destination)
-          state = { ...state, rules: [...state.rules, ...added.rules], warnings: [...state.warnings, ...added.warnings] }
+          state = {
+            ...state,
+            rules: [...state.rules, ...added.rules],
+            warnings: [...state.warnings, ...added.warnings]
+          }
         })
     })
   })

@@ -116,4 +116,5 @@ export const makeUnavailable = (reason = "disabled"): Effect.Effect<ShellAnalyze
  * @since 0.1.0
  * @category layers
  */
-export const layerUnavailable = (reason?: string): Layer.Layer<ShellAnalyzer> => Layer.effect(ShellAnalyzer, makeUnavailable(reason))
+export const layerUnavailable = (reason?: string): Layer.Layer<ShellAnalyzer> =>
+  Layer.effect(ShellAnalyzer, makeUnavailable(reason))

@@ -14,7 +14,6 @@ import { canonicalToolName, matchesToolName } from "../PermissionRules.js"
 import type { PermissionRule } from "../Permission.js"
 import { Settings } from "./Settings.js"
 
-
 export type {
   /**
    * @since 0.1.0
@@ -98,7 +97,9 @@ export const buildPool = (
 ): ToolPool => {
   const removed: Array<{ name: string; reason: string; hint?: string }> = []
   const denyRule = (tool: AnyTool) =>
-    rules.find((r) => r.behavior === "deny" && r.content === undefined && matchesToolName(r.toolName, tool.name, "deny"))
+    rules.find((r) =>
+      r.behavior === "deny" && r.content === undefined && matchesToolName(r.toolName, tool.name, "deny")
+    )
   const seen = new Set<string>()
   const keep = (tool: AnyTool, partition: "built-in" | "external"): boolean => {
     const hint = withheld.get(tool.name)
@@ -107,7 +108,10 @@ export const buildPool = (
       return false
     }
     if (seen.has(tool.name)) {
-      removed.push({ name: tool.name, reason: partition === "external" ? "a built-in tool has this name" : "duplicate name" })
+      removed.push({
+        name: tool.name,
+        reason: partition === "external" ? "a built-in tool has this name" : "duplicate name"
+      })
       return false
     }
     const rule = denyRule(tool)
@@ -123,7 +127,9 @@ export const buildPool = (
     ...[...external].sort(byName).filter((t) => keep(t, "external"))
   ]
   // withheld names with no tool behind them still answer with their hint
-  for (const [name, hint] of withheld) if (!removed.some((r) => r.name === name)) removed.push({ name, reason: hint, hint })
+  for (const [name, hint] of withheld) {
+    if (!removed.some((r) => r.name === name)) removed.push({ name, reason: hint, hint })
+  }
   return poolOf(tools, removed)
 }
 
@@ -153,7 +159,7 @@ export const poolOf = (tools: ReadonlyArray<AnyTool>, removed: ToolPool["removed
  * @since 0.1.0
  * @category constructors
  */
-export const make = Effect.gen(function* () {
+export const make = Effect.gen(function*() {
   const settings = yield* Settings
   const candidates = yield* BuiltinTools
   const enabled: Array<AnyTool> = []
@@ -165,17 +171,19 @@ export const make = Effect.gen(function* () {
   let withheld: ReadonlyMap<string, string> = new Map()
   let cache:
     | {
-        readonly external: ReadonlyMap<string, ReadonlyArray<AnyTool>>
-        readonly rules: ReadonlyArray<PermissionRule>
-        readonly withheld: ReadonlyMap<string, string>
-        readonly pool: ToolPool
-      }
+      readonly external: ReadonlyMap<string, ReadonlyArray<AnyTool>>
+      readonly rules: ReadonlyArray<PermissionRule>
+      readonly withheld: ReadonlyMap<string, string>
+      readonly pool: ToolPool
+    }
     | undefined
 
   const pool = Effect.map(settings.current, ({ rules }) => {
     const external = sources
     const held = withheld
-    if (cache !== undefined && cache.external === external && cache.rules === rules && cache.withheld === held) return cache.pool
+    if (cache !== undefined && cache.external === external && cache.rules === rules && cache.withheld === held) {
+      return cache.pool
+    }
     const built = buildPool(enabled, Array.from(external.values()).flat(), rules, held)
     cache = { external, rules, withheld: held, pool: built }
     return built

@@ -70,11 +70,12 @@ export type {
  * @since 0.1.0
  * @category utils
  */
-export const maxConcurrentSubagentsConfig: Config.Config<number> = Config.integer("TOOLGATE_MAX_CONCURRENT_SUBAGENTS").pipe(
-  Config.orElse(() => Config.integer("CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS")),
-  Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 }),
-  Config.withDefault(20)
-)
+export const maxConcurrentSubagentsConfig: Config.Config<number> = Config.integer("TOOLGATE_MAX_CONCURRENT_SUBAGENTS")
+  .pipe(
+    Config.orElse(() => Config.integer("CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS")),
+    Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 }),
+    Config.withDefault(20)
+  )
 
 /**
  * @since 0.1.0
@@ -105,7 +106,10 @@ export interface AgentToolBuild {
 }
 
 const isDenied = (rules: ReadonlyArray<PermissionRule>, agentType: string) =>
-  rules.some((r) => r.behavior === "deny" && r.content !== undefined && canonicalToolName(r.toolName) === AGENT_TOOL_NAME && agentRuleMatches(r, agentType))
+  rules.some((r) =>
+    r.behavior === "deny" && r.content !== undefined && canonicalToolName(r.toolName) === AGENT_TOOL_NAME &&
+    agentRuleMatches(r, agentType)
+  )
 
 /**
  * The type a call asks for (blank means the default).
@@ -125,7 +129,7 @@ export const agentTypeOf = (input: AgentInput): string => {
  * @category constructors
  */
 export const make = (options: AgentToolOptions = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const settings = yield* Settings
     const models = yield* SubagentModels.SubagentModels
     const context = yield* Effect.context<SubagentDeps>()
@@ -135,9 +139,13 @@ export const make = (options: AgentToolOptions = {}) =>
       options.definitions ?? [],
       options.builtins ?? BUILTIN_AGENTS
     )
-    const agents: LoadedAgents = { definitions: loaded.definitions, warnings: [...loaded.warnings, ...loaded.definitions.flatMap(toolEntryWarnings)] }
+    const agents: LoadedAgents = {
+      definitions: loaded.definitions,
+      warnings: [...loaded.warnings, ...loaded.definitions.flatMap(toolEntryWarnings)]
+    }
     const byName = new Map(agents.definitions.map((d) => [d.name, d] as const))
-    const cap = options.maxConcurrentSubagents ?? (yield* maxConcurrentSubagentsConfig.pipe(Effect.orElseSucceed(() => 20)))
+    const cap = options.maxConcurrentSubagents ??
+      (yield* maxConcurrentSubagentsConfig.pipe(Effect.orElseSucceed(() => 20)))
     const slots = yield* Effect.makeSemaphore(Math.max(1, cap))
     const listed = agents.definitions.filter((d) => !isDenied(current.rules, d.name))
 
@@ -153,7 +161,7 @@ export const make = (options: AgentToolOptions = {}) =>
       interruptBehavior: () => "cancel",
       permissionSubject: (input) => ({ kind: "agent", agentType: agentTypeOf(input) }),
       validateInput: (input) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           if (input.run_in_background === true) {
             return yield* reject(
               AGENT_TOOL_NAME,
@@ -161,20 +169,34 @@ export const make = (options: AgentToolOptions = {}) =>
             )
           }
           if (input.isolation !== undefined) {
-            return yield* reject(AGENT_TOOL_NAME, `toolgate has no ${input.isolation} isolation for subagents: call Agent without isolation`)
+            return yield* reject(
+              AGENT_TOOL_NAME,
+              `toolgate has no ${input.isolation} isolation for subagents: call Agent without isolation`
+            )
           }
           const agentType = agentTypeOf(input)
           if (byName.has(agentType)) return
           const { rules } = yield* settings.current
           const available = agents.definitions.filter((d) => !isDenied(rules, d.name)).map((d) => d.name)
-          return yield* reject(AGENT_TOOL_NAME, `Agent type '${agentType}' not found. Available agents: ${available.join(", ")}`)
+          return yield* reject(
+            AGENT_TOOL_NAME,
+            `Agent type '${agentType}' not found. Available agents: ${available.join(", ")}`
+          )
         }),
       call: (input, ctx) =>
         Effect.suspend(() => {
           const definition = byName.get(agentTypeOf(input))
-          if (definition === undefined) return Effect.fail(new ToolError({ reason: `Agent type '${agentTypeOf(input)}' not found` }))
+          if (definition === undefined) {
+            return Effect.fail(new ToolError({ reason: `Agent type '${agentTypeOf(input)}' not found` }))
+          }
           return slots.withPermits(1)(
-            runSubagent(context, models, { definition, description: input.description, prompt: input.prompt, model: input.model, ctx })
+            runSubagent(context, models, {
+              definition,
+              description: input.description,
+              prompt: input.prompt,
+              model: input.model,
+              ctx
+            })
           )
         }).pipe(Effect.map((data) => ({ data }))),
       mapResult: agentResultText,
@@ -183,7 +205,9 @@ export const make = (options: AgentToolOptions = {}) =>
       renderUse: (input) => `${agentTypeOf(input)}: ${input.description}`,
       renderResult: (output) => {
         const first = (output.text.trim().split("\n")[0] ?? "").slice(0, 160)
-        return `${output.agentType} · ${output.turns} turn(s), ${output.toolUseCount} call(s)${first === "" ? "" : ` · ${first}`}`
+        return `${output.agentType} · ${output.turns} turn(s), ${output.toolUseCount} call(s)${
+          first === "" ? "" : ` · ${first}`
+        }`
       }
     })
     return { tool, agents } satisfies AgentToolBuild
@@ -196,11 +220,13 @@ export const make = (options: AgentToolOptions = {}) =>
  * @category utils
  */
 export const register = (options: AgentToolOptions = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const registry = yield* ToolRegistry
     const built = yield* make(options)
     yield* registry.setSource("agents", [built.tool])
-    if (options.reportWarnings !== false) for (const warning of built.agents.warnings) yield* Console.error(`toolgate: warning: ${warning}`)
+    if (options.reportWarnings !== false) {
+      for (const warning of built.agents.warnings) yield* Console.error(`toolgate: warning: ${warning}`)
+    }
     return built
   })
 
@@ -219,7 +245,9 @@ export class AgentTypes extends Context.Tag("toolgate/AgentTypes")<AgentTypes, L
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: AgentToolOptions = {}): Layer.Layer<AgentTypes, never, SubagentDeps | SubagentModels.SubagentModels> =>
+export const layer = (
+  options: AgentToolOptions = {}
+): Layer.Layer<AgentTypes, never, SubagentDeps | SubagentModels.SubagentModels> =>
   Layer.effect(AgentTypes, Effect.map(register(options), (built) => built.agents))
 
 /**
@@ -228,5 +256,7 @@ export const layer = (options: AgentToolOptions = {}): Layer.Layer<AgentTypes, n
  * @since 0.1.0
  * @category layers
  */
-export const layerInheritModel = (options: AgentToolOptions = {}): Layer.Layer<AgentTypes, never, SubagentDeps | ModelClient> =>
+export const layerInheritModel = (
+  options: AgentToolOptions = {}
+): Layer.Layer<AgentTypes, never, SubagentDeps | ModelClient> =>
   layer(options).pipe(Layer.provide(SubagentModels.layerInherit))

@@ -15,7 +15,8 @@ import { ask } from "../Permission.js"
 export const ASK_USER_QUESTION_TOOL_NAME = "AskUserQuestion"
 
 /** What a call gets where nobody can answer (after "No such tool available: AskUserQuestion."). */
-export const ASK_USER_QUESTION_DISABLED = `${ASK_USER_QUESTION_TOOL_NAME} is disabled for this session, in subagents as well as here.`
+export const ASK_USER_QUESTION_DISABLED =
+  `${ASK_USER_QUESTION_TOOL_NAME} is disabled for this session, in subagents as well as here.`
 
 /** A question may carry notes and no option: Claude Code's placeholder answer for that. */
 export const NOTES_ONLY = "(notes only)"
@@ -25,15 +26,21 @@ const HEADER_MAX = 12
 export const QuestionOption = Schema.Struct({
   label: Schema.String.annotations({ description: "What the person sees and picks: one to five words" }),
   description: Schema.String.annotations({ description: "What choosing this option means or leads to" }),
-  preview: Schema.optional(Schema.String.annotations({ description: "Optional text shown beside the option (a code snippet, a mockup)" }))
+  preview: Schema.optional(
+    Schema.String.annotations({ description: "Optional text shown beside the option (a code snippet, a mockup)" })
+  )
 })
 
 export const Question = Schema.Struct({
   question: Schema.String.annotations({ description: "The whole question, ending with a question mark" }),
-  header: Schema.String.annotations({ description: `A very short label for the question (at most ${HEADER_MAX} characters), e.g. "Library"` }),
+  header: Schema.String.annotations({
+    description: `A very short label for the question (at most ${HEADER_MAX} characters), e.g. "Library"`
+  }),
   options: Schema.Array(QuestionOption)
     .pipe(Schema.minItems(2), Schema.maxItems(4))
-    .annotations({ description: "Two to four distinct choices; the person can always type another answer, so add no 'Other'" }),
+    .annotations({
+      description: "Two to four distinct choices; the person can always type another answer, so add no 'Other'"
+    }),
   multiSelect: Schema.optionalWith(Schema.Boolean, { default: () => false }).annotations({
     description: "True when the person may pick several options"
   })
@@ -47,13 +54,26 @@ const uniqueTexts = (input: { readonly questions: ReadonlyArray<Question> }): bo
 }
 
 export const AskUserQuestionInput = Schema.Struct({
-  questions: Schema.Array(Question).pipe(Schema.minItems(1), Schema.maxItems(4)).annotations({ description: "One to four questions" }),
-  answers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }).annotations({ description: "Filled in by whoever answers; leave it out" })),
+  questions: Schema.Array(Question).pipe(Schema.minItems(1), Schema.maxItems(4)).annotations({
+    description: "One to four questions"
+  }),
+  answers: Schema.optional(
+    Schema.Record({ key: Schema.String, value: Schema.String }).annotations({
+      description: "Filled in by whoever answers; leave it out"
+    })
+  ),
   annotations: Schema.optional(
-    Schema.Record({ key: Schema.String, value: Schema.Struct({ preview: Schema.optional(Schema.String), notes: Schema.optional(Schema.String) }) })
+    Schema.Record({
+      key: Schema.String,
+      value: Schema.Struct({ preview: Schema.optional(Schema.String), notes: Schema.optional(Schema.String) })
+    })
   ),
   metadata: Schema.optional(Schema.Struct({ source: Schema.optional(Schema.String) }))
-}).pipe(Schema.filter(uniqueTexts, { message: () => "Question texts must be unique, option labels must be unique within each question" }))
+}).pipe(
+  Schema.filter(uniqueTexts, {
+    message: () => "Question texts must be unique, option labels must be unique within each question"
+  })
+)
 export type AskUserQuestionInput = typeof AskUserQuestionInput.Type
 
 export interface AskUserQuestionOutput {

@@ -11,7 +11,12 @@ import { ToolError } from "../Errors.js"
 import { buildTool, reject, type ToolContext, type ToolResult } from "../Tool.js"
 import type { SessionContext } from "../Session.js"
 import type { BackgroundTasksService } from "./background/BackgroundTasks.js"
-import { BACKGROUND_DISABLED, backgroundTasksDisabled, backgroundTimeoutMs, outputLimitNotice } from "./background/settings.js"
+import {
+  BACKGROUND_DISABLED,
+  backgroundTasksDisabled,
+  backgroundTimeoutMs,
+  outputLimitNotice
+} from "./background/settings.js"
 import { bashHookOutput, bashHookResponse, noOutputExpected, type BashOutput } from "./bash/BashOutput.js"
 import { isBenignExitOne } from "./bash/benignExit.js"
 import { renderCommand } from "./bash/renderCommand.js"
@@ -35,9 +40,13 @@ const booleanField = (description: string) => BooleanLike.annotations({ jsonSche
 
 export const BashInput = Schema.Struct({
   command: Schema.String.annotations({ description: "The command to execute" }),
-  timeout: optional(numberField("Optional timeout in milliseconds (default 120000, max 600000; larger values are lowered to the max)")),
+  timeout: optional(
+    numberField("Optional timeout in milliseconds (default 120000, max 600000; larger values are lowered to the max)")
+  ),
   description: optional(
-    Schema.String.annotations({ description: "A short description of what the command does, in active voice (5-10 words)" })
+    Schema.String.annotations({
+      description: "A short description of what the command does, in active voice (5-10 words)"
+    })
   ),
   run_in_background: optional(
     booleanField(
@@ -45,7 +54,9 @@ export const BashInput = Schema.Struct({
     )
   ),
   dangerouslyDisableSandbox: optional(
-    booleanField("Set to true to run this command outside the sandbox. Only where the sandbox is what made it fail; it needs the user's approval.")
+    booleanField(
+      "Set to true to run this command outside the sandbox. Only where the sandbox is what made it fail; it needs the user's approval."
+    )
   )
 })
 export type BashInput = typeof BashInput.Type
@@ -83,8 +94,8 @@ const inputSchemaOf = (options: BashToolOptions) =>
       ? SandboxedForegroundBashInput
       : ForegroundBashInput
     : options.sandboxSchema === true
-      ? SandboxedBashInput
-      : BashInput
+    ? SandboxedBashInput
+    : BashInput
 
 export interface BashToolOptions {
   /** The shell binary (default `/bin/bash`). */
@@ -134,7 +145,14 @@ const SANDBOX_PROMPT = `
 const safeFileName = (toolUseId: string): string => toolUseId.replace(/[^A-Za-z0-9_-]/g, "_") || "bash"
 
 /** The sandbox hook of a shell run: the call's approval and input decide the profile. */
-const sandboxFor = (input: BashInput, ctx: ToolContext, options: BashToolOptions, cwd: string, env: Readonly<Record<string, string>>, shell: string) => {
+const sandboxFor = (
+  input: BashInput,
+  ctx: ToolContext,
+  options: BashToolOptions,
+  cwd: string,
+  env: Readonly<Record<string, string>>,
+  shell: string
+) => {
   const sandbox = options.sandbox
   if (sandbox === undefined) return undefined
   const pathRules = ctx.pathRules
@@ -155,8 +173,12 @@ const sandboxFor = (input: BashInput, ctx: ToolContext, options: BashToolOptions
       .pipe(Effect.mapError((error) => new ToolError({ reason: error.message })))
 }
 
-const runBash = (input: BashInput, ctx: ToolContext, options: BashToolOptions): Effect.Effect<ToolResult<BashOutput>, ToolError> =>
-  Effect.gen(function* () {
+const runBash = (
+  input: BashInput,
+  ctx: ToolContext,
+  options: BashToolOptions
+): Effect.Effect<ToolResult<BashOutput>, ToolError> =>
+  Effect.gen(function*() {
     const settings = yield* bashSettings
     const timeoutMs = effectiveTimeoutMs(input.timeout, settings)
     const start = startingDirectory(ctx.session)
@@ -171,42 +193,41 @@ const runBash = (input: BashInput, ctx: ToolContext, options: BashToolOptions): 
         data: { elapsedMs, lines, chars, tail }
       })
     const background = yield* movableTo(input, options)
-    const ran: MovableOutcome =
-      background === undefined
-        ? {
-            _tag: "Finished",
-            outcome: yield* runShell({
-              command: input.command,
-              cwd: start.cwd,
-              env,
-              timeoutMs,
-              maxOutputChars: settings.maxOutputChars,
-              spillPath,
-              maxSpillBytes: settings.maxSpillBytes,
-              limitNotice: outputLimitNotice(settings.maxSpillBytes),
-              killGraceMs: options.killGraceMs ?? 1000,
-              shell,
-              progressIntervalMs,
-              ...(sandbox === undefined ? {} : { sandbox }),
-              onProgress
-            })
-          }
-        : yield* runMovable({
-            command: input.command,
-            description: input.description,
-            cwd: start.cwd,
-            env,
-            shell,
-            timeoutMs,
-            maxOutputChars: settings.maxOutputChars,
-            spillPath,
-            maxSpillBytes: settings.maxSpillBytes,
-            sessionDir: ctx.session.sessionDir,
-            progressIntervalMs,
-            onProgress,
-            ...(sandbox === undefined ? {} : { sandbox }),
-            background
-          })
+    const ran: MovableOutcome = background === undefined
+      ? {
+        _tag: "Finished",
+        outcome: yield* runShell({
+          command: input.command,
+          cwd: start.cwd,
+          env,
+          timeoutMs,
+          maxOutputChars: settings.maxOutputChars,
+          spillPath,
+          maxSpillBytes: settings.maxSpillBytes,
+          limitNotice: outputLimitNotice(settings.maxSpillBytes),
+          killGraceMs: options.killGraceMs ?? 1000,
+          shell,
+          progressIntervalMs,
+          ...(sandbox === undefined ? {} : { sandbox }),
+          onProgress
+        })
+      }
+      : yield* runMovable({
+        command: input.command,
+        description: input.description,
+        cwd: start.cwd,
+        env,
+        shell,
+        timeoutMs,
+        maxOutputChars: settings.maxOutputChars,
+        spillPath,
+        maxSpillBytes: settings.maxSpillBytes,
+        sessionDir: ctx.session.sessionDir,
+        progressIntervalMs,
+        onProgress,
+        ...(sandbox === undefined ? {} : { sandbox }),
+        background
+      })
     if (ran._tag === "Moved") return movedResult(input, ctx, start, timeoutMs, ran)
     const outcome = ran.outcome
     const next = nextDirectory({
@@ -217,7 +238,10 @@ const runBash = (input: BashInput, ctx: ToolContext, options: BashToolOptions): 
     })
     const { output: captured } = outcome
     const cwdNotice = next.notice ?? start.notice
-    const notices = [...(captured.limitNotice === undefined ? [] : [captured.limitNotice]), ...(cwdNotice === undefined ? [] : [cwdNotice])]
+    const notices = [
+      ...(captured.limitNotice === undefined ? [] : [captured.limitNotice]),
+      ...(cwdNotice === undefined ? [] : [cwdNotice])
+    ]
     const output: BashOutput = {
       stdout: captured.stdout,
       stderr: captured.stderr,
@@ -233,11 +257,21 @@ const runBash = (input: BashInput, ctx: ToolContext, options: BashToolOptions): 
       ...(outcome.sandboxViolations !== undefined ? { sandboxViolations: outcome.sandboxViolations } : {}),
       ...(captured.outputFile !== undefined ? { outputFile: captured.outputFile } : {}),
       ...(captured.truncated && captured.outputFile === undefined
-        ? { notices: [`[The output was cut at ${settings.maxOutputChars} characters; the rest could not be saved: ${captured.spillError ?? "unknown error"}]`, ...notices] }
+        ? {
+          notices: [
+            `[The output was cut at ${settings.maxOutputChars} characters; the rest could not be saved: ${
+              captured.spillError ?? "unknown error"
+            }]`,
+            ...notices
+          ]
+        }
         : { notices }),
-      ...(cwdNotice === undefined && next.cwd !== ctx.session.cwd ? { cwdChange: { from: ctx.session.cwd, to: next.cwd } } : {})
+      ...(cwdNotice === undefined && next.cwd !== ctx.session.cwd
+        ? { cwdChange: { from: ctx.session.cwd, to: next.cwd } }
+        : {})
     }
-    const succeeded = !outcome.timedOut && !outcome.outputLimited && (outcome.exitCode === 0 || (outcome.exitCode === 1 && isBenignExitOne(input.command)))
+    const succeeded = !outcome.timedOut && !outcome.outputLimited &&
+      (outcome.exitCode === 0 || (outcome.exitCode === 1 && isBenignExitOne(input.command)))
     if (!succeeded) return yield* new ToolError({ reason: failureText(output), response: bashHookResponse(output) })
     return next.cwd === ctx.session.cwd
       ? { data: output }
@@ -293,7 +327,7 @@ const runInBackground = (
   ctx: ToolContext,
   options: BashToolOptions
 ): Effect.Effect<ToolResult<BashOutput>, ToolError> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     if (yield* backgroundTasksDisabled) return yield* new ToolError({ reason: BACKGROUND_DISABLED })
     if (options.background === undefined) return yield* new ToolError({ reason: BACKGROUND_NOT_AVAILABLE })
     const start = startingDirectory(ctx.session)
@@ -353,41 +387,51 @@ export const makeBashTool = (options: BashToolOptions = {}) => {
     knownAs: ["bash_tool"],
     repairInput: repairBashInput,
     inputSchema: inputSchemaOf(options) as Schema.Schema<BashCallInput, any>,
-    description: "Executes a bash command in the session's working directory, with an optional timeout, and returns its output.",
+    description:
+      "Executes a bash command in the session's working directory, with an optional timeout, and returns its output.",
     prompt: options.sandboxSchema === true ? PROMPT + SANDBOX_PROMPT : PROMPT,
     isReadOnly: readOnly,
     isConcurrencySafe: (input) => concurrencySafeRun(options.analyzer, input),
     isDestructive: (input) => !readOnly(input),
     interruptBehavior: () => "cancel",
-    siblingCancellationLabel: (input) => `Bash(${input.command.length > 40 ? `${input.command.slice(0, 40)}…` : input.command})`,
+    siblingCancellationLabel: (input) =>
+      `Bash(${input.command.length > 40 ? `${input.command.slice(0, 40)}…` : input.command})`,
     maxResultSizeChars: 30_000,
     validateInput: (input) =>
       !isBackground(input)
         ? Effect.void
         : Effect.flatMap(backgroundTasksDisabled, (disabled) =>
-            disabled
-              ? reject("Bash", BACKGROUND_DISABLED)
-              : options.background === undefined
-                ? reject("Bash", BACKGROUND_NOT_AVAILABLE)
-                : Effect.void
-          ),
+          disabled
+            ? reject("Bash", BACKGROUND_DISABLED)
+            : options.background === undefined
+            ? reject("Bash", BACKGROUND_NOT_AVAILABLE)
+            : Effect.void),
     permissionSubject: (input) =>
-      input.dangerouslyDisableSandbox === true ? { kind: "bash", command: input.command, disableSandbox: true } : { kind: "bash", command: input.command },
+      input.dangerouslyDisableSandbox === true
+        ? { kind: "bash", command: input.command, disableSandbox: true }
+        : { kind: "bash", command: input.command },
     call: (input, ctx) => (isBackground(input) ? runInBackground(input, ctx, options) : runBash(input, ctx, options)),
     mapResult: (output) => {
       const text = successText(output)
       const shown = text === "" ? "(Bash completed with no output)" : text
-      return output.cwdChange === undefined ? shown : `${shown}\n\n${cwdChangedReminder(output.cwdChange.from, output.cwdChange.to)}`
+      return output.cwdChange === undefined
+        ? shown
+        : `${shown}\n\n${cwdChangedReminder(output.cwdChange.from, output.cwdChange.to)}`
     },
     hookResponse: bashHookResponse,
     hookOutput: bashHookOutput,
     // A read-only command may read anything and writes nothing; any other command may touch everything.
-    footprint: (input) => Effect.succeed(readOnly(input) ? { reads: ["/"], writes: [] } : { reads: ["/"], writes: ["/"] }),
+    footprint: (input) =>
+      Effect.succeed(readOnly(input) ? { reads: ["/"], writes: [] } : { reads: ["/"], writes: ["/"] }),
     userFacingName: () => "Bash",
-    renderUse: (input) => (isBackground(input) ? `${renderCommand(input.command)} (in the background)` : renderCommand(input.command)),
+    renderUse: (
+      input
+    ) => (isBackground(input) ? `${renderCommand(input.command)} (in the background)` : renderCommand(input.command)),
     renderResult: (output) => {
       const lines = successText(output).split("\n")
-      return lines.length > 20 ? `${lines.slice(0, 20).join("\n")}\n… (${lines.length - 20} more lines)` : lines.join("\n")
+      return lines.length > 20
+        ? `${lines.slice(0, 20).join("\n")}\n… (${lines.length - 20} more lines)`
+        : lines.join("\n")
     },
     warmup: options.analyzer?.warmup ?? Effect.void
   })

@@ -48,7 +48,13 @@ export const EditInput = Schema.Struct({
     description: "The text to replace it with (must be different from old_string)"
   }),
   replace_all: optional(
-    BooleanLike.annotations({ jsonSchema: { type: "boolean", default: false, description: "Replace all occurrences of old_string (default false)" } })
+    BooleanLike.annotations({
+      jsonSchema: {
+        type: "boolean",
+        default: false,
+        description: "Replace all occurrences of old_string (default false)"
+      }
+    })
   )
 })
 export type EditInput = typeof EditInput.Type
@@ -86,15 +92,16 @@ const tooManyText = (count: number, oldString: string) =>
 
 const toolError = (reason: string) => new ToolError({ reason })
 
-const validate = Effect.fn("Edit.validateInput")(function* (input: EditInput, ctx: ToolCheckContext) {
+const validate = Effect.fn("Edit.validateInput")(function*(input: EditInput, ctx: ToolCheckContext) {
   const rejectWith = (text: string) => reject(EDIT_TOOL_NAME, text)
   const problem = pathProblem(input.file_path)
   if (problem !== undefined) return yield* rejectWith(problem)
   // 1 (new_string as it would be written: trailing whitespace goes when the file exists)
   const file = expandPath(input.file_path, ctx.session.cwd)
   const newString = yield* Effect.promise(() => writtenNewString(file, input))
-  if (input.old_string === newString)
+  if (input.old_string === newString) {
     return yield* rejectWith("No changes to make: old_string and new_string are exactly the same.")
+  }
   // 2: the deny rules (checked again by the permission stage after hooks)
   const denied = deniedAccessMessage(ctx, file, "edit")
   if (denied !== undefined) return yield* rejectWith(denied)
@@ -102,10 +109,13 @@ const validate = Effect.fn("Edit.validateInput")(function* (input: EditInput, ct
     Effect.catchAll((error) => rejectWith(`Cannot access ${file}: ${errorText(error.cause)}`))
   )
   // 3
-  if (stat !== undefined && stat.size > MAX_EDIT_FILE_BYTES)
+  if (stat !== undefined && stat.size > MAX_EDIT_FILE_BYTES) {
     return yield* rejectWith(
-      `File is too large to edit (${formatFileSize(stat.size)}). Maximum editable file size is ${formatFileSize(MAX_EDIT_FILE_BYTES)}.`
+      `File is too large to edit (${formatFileSize(stat.size)}). Maximum editable file size is ${
+        formatFileSize(MAX_EDIT_FILE_BYTES)
+      }.`
     )
+  }
   if (stat?.isDirectory()) return yield* rejectWith(EDIT_DIRECTORY_TEXT)
   const guard = yield* FileGuard
   const current = stat === undefined ? undefined : yield* Effect.tryPromise(() => readCurrentFile(file, guard)).pipe(
@@ -122,11 +132,15 @@ const validate = Effect.fn("Edit.validateInput")(function* (input: EditInput, ct
     return
   }
   // 6
-  if (path.extname(file).toLowerCase() === ".ipynb")
+  if (path.extname(file).toLowerCase() === ".ipynb") {
     return yield* rejectWith("File is a Jupyter Notebook. Use the NotebookEdit to edit this file.")
+  }
   // 7, 8
   const seen = yield* ctx.fileState.get(file)
-  const state = freshness(Option.getOrUndefined(seen), { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
+  const state = freshness(Option.getOrUndefined(seen), {
+    mtimeMs: current.stat.mtimeMs,
+    contentHash: current.contentHash
+  })
   if (state === "unread" && !(yield* mayChangeUnread(ctx, file))) return yield* rejectWith(NOT_READ_MESSAGE)
   if (state === "stale" && !editApplies(current.lf, input)) return yield* rejectWith(MODIFIED_SINCE_READ_MESSAGE)
   // 9
@@ -151,13 +165,21 @@ const editApplies = (text: string, input: EditInput): boolean => {
  * new_string as Claude Code writes it: in a file that exists, trailing whitespace is stripped from
  * each line (not in Markdown); a file the edit creates gets it as given.
  */
-const newStringFor = (input: EditInput, exists: boolean): string => (exists ? writtenText(input.file_path, input.new_string) : input.new_string)
+const newStringFor = (
+  input: EditInput,
+  exists: boolean
+): string => (exists ? writtenText(input.file_path, input.new_string) : input.new_string)
 
 const writtenNewString = async (file: string, input: EditInput): Promise<string> =>
-  keepsTrailingWhitespace(file) ? input.new_string : newStringFor(input, (await statOrUndefined(file).catch(() => undefined)) !== undefined)
+  keepsTrailingWhitespace(file)
+    ? input.new_string
+    : newStringFor(input, (await statOrUndefined(file).catch(() => undefined)) !== undefined)
 
 /** The whole change, decided on the file as it is right before the write. */
-const plan = (input: EditInput, current: CurrentFile | undefined): Effect.Effect<{ oldString: string; newString: string; updated: string }, ToolError> => {
+const plan = (
+  input: EditInput,
+  current: CurrentFile | undefined
+): Effect.Effect<{ oldString: string; newString: string; updated: string }, ToolError> => {
   const original = current?.lf ?? ""
   const newString = newStringFor(input, current !== undefined)
   if (input.old_string === "") {
@@ -173,7 +195,7 @@ const plan = (input: EditInput, current: CurrentFile | undefined): Effect.Effect
   return Effect.succeed({ oldString: actual, newString, updated: applyEdit(original, actual, replacement, replaceAll) })
 }
 
-const run = Effect.fn("Edit.call")(function* (input: EditInput, ctx: ToolContext) {
+const run = Effect.fn("Edit.call")(function*(input: EditInput, ctx: ToolContext) {
   const cwd = ctx.session.cwd
   const file = yield* Effect.try({ try: () => expandPath(input.file_path, cwd), catch: (e) => toolError(errorText(e)) })
   const guard = yield* FileGuard
@@ -181,15 +203,18 @@ const run = Effect.fn("Edit.call")(function* (input: EditInput, ctx: ToolContext
     try: () => readCurrentFile(file, guard),
     catch: (error) => toolError(`Failed to read ${file}: ${errorText(error)}`)
   })
-  if (current === undefined && input.old_string !== "")
+  if (current === undefined && input.old_string !== "") {
     return yield* Effect.fail(toolError(yield* Effect.promise(() => fileNotFoundMessage(file, cwd))))
+  }
   // Re-check right before writing: a change since validateInput is refused unless the edit still applies.
   let staleRecovered = false
   let partialView = false
   if (current !== undefined && !(input.old_string === "" && current.lf === "")) {
     const seen = Option.getOrUndefined(yield* ctx.fileState.get(file))
     const state = freshness(seen, { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
-    if (state === "unread" && !(yield* mayChangeUnread(ctx, file))) return yield* Effect.fail(toolError(NOT_READ_MESSAGE))
+    if (state === "unread" && !(yield* mayChangeUnread(ctx, file))) {
+      return yield* Effect.fail(toolError(NOT_READ_MESSAGE))
+    }
     // the model has not seen the whole file (a partial read, or none at all for a newer model)
     partialView = state === "unread" || seen?.partial === true
     if (state === "stale") {
@@ -246,11 +271,18 @@ export const EditTool = buildTool<EditInput, EditOutput>({
   call: run,
   // Claude Code's keys: whether the edit recovered a stale read is the result text's business
   hookResponse: ({ staleRecovered: _stale, contentNotInContext: _partial, ...response }) => response,
-  mapResult: (output) => editAppliedText(output.filePath, output.replaceAll, output.staleRecovered ? "stale" : output.contentNotInContext ? "partial" : "current"),
+  mapResult: (output) =>
+    editAppliedText(
+      output.filePath,
+      output.replaceAll,
+      output.staleRecovered ? "stale" : output.contentNotInContext ? "partial" : "current"
+    ),
   userFacingName: (input) => (input?.old_string === "" ? "Create" : "Update"),
   renderUse: (input) => oneLine(input.file_path, 200),
   renderResult: (output) => {
     const { added, removed } = countChanges(output.structuredPatch)
-    return `Updated ${output.filePath} with ${added} ${plural(added, "addition", "additions")} and ${removed} ${plural(removed, "removal", "removals")}`
+    return `Updated ${output.filePath} with ${added} ${plural(added, "addition", "additions")} and ${removed} ${
+      plural(removed, "removal", "removals")
+    }`
   }
 })

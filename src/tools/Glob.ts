@@ -27,13 +27,15 @@ export const GLOB_MAX_RESULTS = 100
 
 /** The line after a list cut at the limit. */
 export const globTruncatedNotice = (shown: number, total: number): string =>
-  `(Showing ${shown} of ${total} matching files; ${total - shown} more are not listed. Narrow the pattern or path to see the rest.)`
+  `(Showing ${shown} of ${total} matching files; ${
+    total - shown
+  } more are not listed. Narrow the pattern or path to see the rest.)`
 
 export const GlobInput = Schema.Struct({
   pattern: Schema.String.annotations({ description: "The glob pattern to match files against" }),
   path: optional(Schema.String).annotations({
     description:
-      'The directory to search in. If not specified, the current working directory will be used. IMPORTANT: Omit this field to use the default directory. DO NOT enter "undefined" or "null" - simply omit it for the default behavior. Must be a valid directory path if provided.'
+      "The directory to search in. If not specified, the current working directory will be used. IMPORTANT: Omit this field to use the default directory. DO NOT enter \"undefined\" or \"null\" - simply omit it for the default behavior. Must be a valid directory path if provided."
   })
 })
 export type GlobInput = typeof GlobInput.Type
@@ -62,14 +64,17 @@ const validate = (input: GlobInput) => {
 
 /** A given search directory must exist and be a directory (skipped when an absolute pattern names the directory). */
 const checkSearchDirectory = (given: string, dir: string, cwd: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const stat = yield* Effect.promise(() => statOrUndefined(dir).catch(() => undefined))
-    if (stat === undefined)
-      return yield* new ToolError({ reason: yield* Effect.promise(() => missingSearchPathMessage("Directory", given, dir, cwd)) })
+    if (stat === undefined) {
+      return yield* new ToolError({
+        reason: yield* Effect.promise(() => missingSearchPathMessage("Directory", given, dir, cwd))
+      })
+    }
     if (!stat.isDirectory()) return yield* new ToolError({ reason: `Path is not a directory: ${given}` })
   })
 
-const run = Effect.fn("Glob.call")(function* (input: GlobInput, ctx: ToolContext) {
+const run = Effect.fn("Glob.call")(function*(input: GlobInput, ctx: ToolContext) {
   const started = yield* Clock.currentTimeMillis
   let root = yield* Effect.try({
     try: () => expandPath(input.path ?? ctx.session.cwd, ctx.session.cwd),
@@ -83,23 +88,25 @@ const run = Effect.fn("Glob.call")(function* (input: GlobInput, ctx: ToolContext
   } else if (input.path !== undefined) yield* checkSearchDirectory(input.path, root, ctx.session.cwd)
   const rootStat = yield* Effect.promise(() => statOrUndefined(root).catch(() => undefined))
   const seconds = yield* GLOB_TIMEOUT_SECONDS
-  const files: ReadonlyArray<string> =
-    rootStat?.isDirectory() === true && pattern !== ""
-      ? yield* listGlobFiles(
-          { root, pattern, respectIgnoreFiles: yield* GLOB_RESPECTS_IGNORE },
-          yield* engineSetting("TOOLGATE_GLOB_ENGINE")
-        ).pipe(
-          Effect.timeoutFail({
-            duration: Duration.seconds(seconds),
-            onTimeout: () =>
-              new ToolError({
-                reason: `Glob timed out after ${seconds} seconds. Use a more specific path or pattern (CLAUDE_CODE_GLOB_TIMEOUT_SECONDS sets the limit).`
-              })
+  const files: ReadonlyArray<string> = rootStat?.isDirectory() === true && pattern !== ""
+    ? yield* listGlobFiles(
+      { root, pattern, respectIgnoreFiles: yield* GLOB_RESPECTS_IGNORE },
+      yield* engineSetting("TOOLGATE_GLOB_ENGINE")
+    ).pipe(
+      Effect.timeoutFail({
+        duration: Duration.seconds(seconds),
+        onTimeout: () =>
+          new ToolError({
+            reason:
+              `Glob timed out after ${seconds} seconds. Use a more specific path or pattern (CLAUDE_CODE_GLOB_TIMEOUT_SECONDS sets the limit).`
           })
-        )
-      : []
+      })
+    )
+    : []
   const { keepFile } = readableOnly(ctx)
-  const sorted = yield* Effect.promise(() => sortByMtimeOldestFirst(keepFile === undefined ? files : files.filter(keepFile)))
+  const sorted = yield* Effect.promise(() =>
+    sortByMtimeOldestFirst(keepFile === undefined ? files : files.filter(keepFile))
+  )
   const filenames = sorted.slice(0, GLOB_MAX_RESULTS).map((file) => displayPath(file, ctx.session.cwd))
   const output: GlobOutput = {
     filenames,
@@ -129,7 +136,9 @@ export const GlobTool = buildTool<GlobInput, GlobOutput>({
   mapResult: (output) =>
     output.numFiles === 0
       ? "No files found"
-      : `${output.filenames.join("\n")}${output.truncated ? `\n${globTruncatedNotice(output.numFiles, output.totalMatches)}` : ""}`,
+      : `${output.filenames.join("\n")}${
+        output.truncated ? `\n${globTruncatedNotice(output.numFiles, output.totalMatches)}` : ""
+      }`,
   userFacingName: () => "Search",
   renderUse: (input) =>
     oneLine(`pattern: "${input.pattern}"${input.path === undefined ? "" : `, path: "${input.path}"`}`, 200),

@@ -31,28 +31,33 @@ export const GrepInput = Schema.Struct({
     description: "File or directory to search in (rg PATH). Defaults to current working directory."
   }),
   glob: optional(Schema.String).annotations({
-    description: 'Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}") - maps to rg --glob'
+    description: "Glob pattern to filter files (e.g. \"*.js\", \"*.{ts,tsx}\") - maps to rg --glob"
   }),
   output_mode: optional(Schema.Literal("content", "files_with_matches", "count")).annotations({
     description:
-      'Output mode: "content" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), "files_with_matches" shows file paths (supports head_limit), "count" shows match counts (supports head_limit). Defaults to "files_with_matches".'
+      "Output mode: \"content\" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), \"files_with_matches\" shows file paths (supports head_limit), \"count\" shows match counts (supports head_limit). Defaults to \"files_with_matches\"."
   }),
   "-B": optional(NumberLike).annotations({
-    description: 'Number of lines to show before each match (rg -B). Requires output_mode: "content", ignored otherwise.'
+    description:
+      "Number of lines to show before each match (rg -B). Requires output_mode: \"content\", ignored otherwise."
   }),
   "-A": optional(NumberLike).annotations({
-    description: 'Number of lines to show after each match (rg -A). Requires output_mode: "content", ignored otherwise.'
+    description:
+      "Number of lines to show after each match (rg -A). Requires output_mode: \"content\", ignored otherwise."
   }),
   "-C": optional(NumberLike).annotations({ description: "Alias for context." }),
   context: optional(NumberLike).annotations({
-    description: 'Number of lines to show before and after each match (rg -C). Requires output_mode: "content", ignored otherwise.'
+    description:
+      "Number of lines to show before and after each match (rg -C). Requires output_mode: \"content\", ignored otherwise."
   }),
   "-n": optional(BooleanLike).annotations({
-    description: 'Show line numbers in output (rg -n). Requires output_mode: "content", ignored otherwise. Defaults to true.'
+    description:
+      "Show line numbers in output (rg -n). Requires output_mode: \"content\", ignored otherwise. Defaults to true."
   }),
   "-i": optional(BooleanLike).annotations({ description: "Case insensitive search (rg -i)" }),
   "-o": optional(BooleanLike).annotations({
-    description: 'Print only the matched parts of matching lines (rg -o). Requires output_mode: "content", ignored otherwise.'
+    description:
+      "Print only the matched parts of matching lines (rg -o). Requires output_mode: \"content\", ignored otherwise."
   }),
   type: optional(Schema.String).annotations({
     description:
@@ -60,14 +65,15 @@ export const GrepInput = Schema.Struct({
   }),
   head_limit: optional(NumberLike).annotations({
     description:
-      'Limit output to first N lines/entries, equivalent to "| head -N". Works across all output modes: content (limits output lines), files_with_matches (limits file paths), count (limits count entries). Defaults to 250. Pass 0 for unlimited (use sparingly: large result sets waste context).'
+      "Limit output to first N lines/entries, equivalent to \"| head -N\". Works across all output modes: content (limits output lines), files_with_matches (limits file paths), count (limits count entries). Defaults to 250. Pass 0 for unlimited (use sparingly: large result sets waste context)."
   }),
   offset: optional(NumberLike).annotations({
     description:
-      'Skip first N lines/entries before applying head_limit, equivalent to "| tail -n +N | head -N". Works across all output modes. Defaults to 0.'
+      "Skip first N lines/entries before applying head_limit, equivalent to \"| tail -n +N | head -N\". Works across all output modes. Defaults to 0."
   }),
   multiline: optional(BooleanLike).annotations({
-    description: "Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false."
+    description:
+      "Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false."
   })
 })
 export type GrepInput = typeof GrepInput.Type
@@ -111,9 +117,14 @@ const isCount = (n: number | undefined) => n === undefined || (Number.isInteger(
 
 const validate = (input: GrepInput) => {
   if (!isCount(input.head_limit)) {
-    return reject(GREP_TOOL_NAME, `head_limit must be a whole number of 0 or more, got ${input.head_limit}. Pass 0 for unlimited.`)
+    return reject(
+      GREP_TOOL_NAME,
+      `head_limit must be a whole number of 0 or more, got ${input.head_limit}. Pass 0 for unlimited.`
+    )
   }
-  if (!isCount(input.offset)) return reject(GREP_TOOL_NAME, `offset must be a whole number of 0 or more, got ${input.offset}.`)
+  if (!isCount(input.offset)) {
+    return reject(GREP_TOOL_NAME, `offset must be a whole number of 0 or more, got ${input.offset}.`)
+  }
   const problem = input.path === undefined ? undefined : pathProblem(input.path)
   return problem === undefined ? Effect.void : reject(GREP_TOOL_NAME, problem)
 }
@@ -137,7 +148,9 @@ const contentLine = (line: string, lineNumbers: boolean, cwd: string): string =>
   const rest = line.slice(nul + 1)
   const number = /^(\d+)([:-])/.exec(rest)
   const separator = number?.[2] ?? ":"
-  return `${displayPath(line.slice(0, nul), cwd)}${separator}${lineNumbers || number === null ? rest : rest.slice(number[0].length)}`
+  return `${displayPath(line.slice(0, nul), cwd)}${separator}${
+    lineNumbers || number === null ? rest : rest.slice(number[0].length)
+  }`
 }
 
 /** `path\0N` → the shown path and the count. */
@@ -150,17 +163,23 @@ const countLine = (line: string, cwd: string): { readonly text: string; readonly
   }
 }
 
-const run = Effect.fn("Grep.call")(function* (input: GrepInput, ctx: ToolContext) {
+const run = Effect.fn("Grep.call")(function*(input: GrepInput, ctx: ToolContext) {
   const cwd = ctx.session.cwd
   const root = yield* Effect.try({
     try: () => expandPath(input.path ?? cwd, cwd),
     catch: (e) => new ToolError({ reason: errorText(e) })
   })
   const stat = yield* Effect.promise(() => statOrUndefined(root).catch(() => undefined))
-  if (stat === undefined)
-    return yield* new ToolError({ reason: yield* Effect.promise(() => missingSearchPathMessage("Path", input.path ?? root, root, cwd)) })
-  if (!stat.isDirectory() && !stat.isFile())
-    return yield* Effect.fail(new ToolError({ reason: `Cannot search ${root}: it is neither a regular file nor a directory.` }))
+  if (stat === undefined) {
+    return yield* new ToolError({
+      reason: yield* Effect.promise(() => missingSearchPathMessage("Path", input.path ?? root, root, cwd))
+    })
+  }
+  if (!stat.isDirectory() && !stat.isFile()) {
+    return yield* Effect.fail(
+      new ToolError({ reason: `Cannot search ${root}: it is neither a regular file nor a directory.` })
+    )
+  }
   const mode: GrepMode = input.output_mode ?? "files_with_matches"
   const offset = input.offset ?? 0
   const headLimit = input.head_limit
@@ -175,7 +194,10 @@ const run = Effect.fn("Grep.call")(function* (input: GrepInput, ctx: ToolContext
   if (badCount !== undefined) {
     return yield* Effect.fail(
       new ToolError({
-        reason: `Search failed — ripgrep rejected the pattern, glob, or file type without searching:\nrg: error parsing flag ${badCount[0]}: value is not a valid number: invalid digit found in string`
+        reason:
+          `Search failed — ripgrep rejected the pattern, glob, or file type without searching:\nrg: error parsing flag ${
+            badCount[0]
+          }: value is not a valid number: invalid digit found in string`
       })
     )
   }
@@ -219,7 +241,12 @@ const run = Effect.fn("Grep.call")(function* (input: GrepInput, ctx: ToolContext
   } else {
     const page = paginate(raw.lines, headLimit, offset)
     const lines = page.items.map((line) => contentLine(line, lineNumbers, cwd))
-    output = { mode, numFiles: 0, filenames: [], content: lines.join("\n"), numLines: lines.length,
+    output = {
+      mode,
+      numFiles: 0,
+      filenames: [],
+      content: lines.join("\n"),
+      numLines: lines.length,
       // the search may stop once it has enough lines: at most that many are counted
       totalLines: Math.min(raw.lines.length, maxRecords ?? Number.POSITIVE_INFINITY),
       ...limits(page)
@@ -247,18 +274,28 @@ export const grepResultText = (output: GrepOutput): string => {
   const offsetGiven = output.appliedOffset !== undefined
   switch (output.mode) {
     case "content": {
-      const text = output.content || (offsetGiven && (output.totalLines ?? 0) > 0 ? "No entries at this offset" : "No matches found")
+      const text = output.content ||
+        (offsetGiven && (output.totalLines ?? 0) > 0 ? "No entries at this offset" : "No matches found")
       return info === "" ? text : `${text}\n\n[Showing results with pagination = ${info}]`
     }
     case "count": {
       const matches = output.numMatches ?? 0
       const text = output.content || (matches > 0 ? "No entries at this offset" : "No matches found")
-      return `${text}\n\nFound ${matches} total ${plural(matches, "occurrence", "occurrences")} across ${output.numFiles} ${plural(output.numFiles, "file", "files")}.${info === "" ? "" : ` with pagination = ${info}`}`
+      return `${text}\n\nFound ${matches} total ${
+        plural(matches, "occurrence", "occurrences")
+      } across ${output.numFiles} ${plural(output.numFiles, "file", "files")}.${
+        info === "" ? "" : ` with pagination = ${info}`
+      }`
     }
     case "files_with_matches":
-      if (output.numFiles === 0)
-        return offsetGiven && (output.totalFiles ?? 0) > 0 ? `No entries at this offset. [Showing results with pagination = ${info}]` : "No files found"
-      return `Found ${output.numFiles} ${plural(output.numFiles, "file", "files")}${info === "" ? "" : ` ${info}`}\n${output.filenames.join("\n")}`
+      if (output.numFiles === 0) {
+        return offsetGiven && (output.totalFiles ?? 0) > 0
+          ? `No entries at this offset. [Showing results with pagination = ${info}]`
+          : "No files found"
+      }
+      return `Found ${output.numFiles} ${plural(output.numFiles, "file", "files")}${info === "" ? "" : ` ${info}`}\n${
+        output.filenames.join("\n")
+      }`
   }
 }
 
@@ -280,7 +317,9 @@ export const GrepTool = buildTool<GrepInput, GrepOutput>({
   userFacingName: () => "Search",
   renderUse: (input) =>
     oneLine(
-      `pattern: "${input.pattern}"${input.path === undefined ? "" : `, path: "${input.path}"`}${input.output_mode === undefined ? "" : `, output_mode: "${input.output_mode}"`}`,
+      `pattern: "${input.pattern}"${input.path === undefined ? "" : `, path: "${input.path}"`}${
+        input.output_mode === undefined ? "" : `, output_mode: "${input.output_mode}"`
+      }`,
       200
     ),
   renderResult: (output) => {
@@ -288,7 +327,9 @@ export const GrepTool = buildTool<GrepInput, GrepOutput>({
       case "content":
         return `Found ${output.numLines ?? 0} ${plural(output.numLines ?? 0, "line", "lines")}`
       case "count":
-        return `Found ${output.numMatches ?? 0} ${plural(output.numMatches ?? 0, "match", "matches")} in ${output.numFiles} ${plural(output.numFiles, "file", "files")}`
+        return `Found ${output.numMatches ?? 0} ${
+          plural(output.numMatches ?? 0, "match", "matches")
+        } in ${output.numFiles} ${plural(output.numFiles, "file", "files")}`
       case "files_with_matches":
         return `Found ${output.numFiles} ${plural(output.numFiles, "file", "files")}`
     }

@@ -20,7 +20,13 @@ import { optional } from "./schemas.js"
 import { makeParentDirectories, writeAtomically } from "./files/atomic.js"
 import { readCurrentFile, type CurrentFile } from "./files/currentFile.js"
 import { FileGuard } from "../internal/fileGuard.js"
-import { freshness, MODIFIED_SINCE_READ_MESSAGE, NOT_READ_MESSAGE, snapshotMtime, UNEXPECTEDLY_MODIFIED_MESSAGE } from "./files/freshness.js"
+import {
+  freshness,
+  MODIFIED_SINCE_READ_MESSAGE,
+  NOT_READ_MESSAGE,
+  snapshotMtime,
+  UNEXPECTEDLY_MODIFIED_MESSAGE
+} from "./files/freshness.js"
 import { oneLine } from "./files/format.js"
 import { errorText, pathProblem } from "./files/paths.js"
 import { encodeText, snapshotHash, stripBom } from "./files/textCodec.js"
@@ -38,7 +44,8 @@ export const NotebookEditInput = Schema.Struct({
   }),
   new_source: Schema.String.annotations({ description: "The new source for the cell" }),
   cell_type: optional(Schema.Literal("code", "markdown")).annotations({
-    description: "The type of the cell (code or markdown). If not specified, it defaults to the current cell type. If using edit_mode=insert, this is required."
+    description:
+      "The type of the cell (code or markdown). If not specified, it defaults to the current cell type. If using edit_mode=insert, this is required."
   }),
   edit_mode: optional(Schema.Literal("replace", "insert", "delete")).annotations({
     description: "The type of edit to make (replace, insert, delete). Defaults to replace."
@@ -68,7 +75,8 @@ const PROMPT = `Replaces, inserts or deletes one cell of a Jupyter notebook (.ip
 - edit_mode=delete removes the cell.`
 
 // Claude Code's wording, which names its file-editing tool's internal name
-const NOT_NOTEBOOK = "File must be a Jupyter notebook (.ipynb file). For editing other file types, use the FileEdit tool."
+const NOT_NOTEBOOK =
+  "File must be a Jupyter notebook (.ipynb file). For editing other file types, use the FileEdit tool."
 
 const randomId = () => randomBytes(4).toString("hex")
 
@@ -86,17 +94,26 @@ const inputProblem = (input: NotebookEditInput): string | undefined => {
   const problem = pathProblem(input.notebook_path)
   if (problem !== undefined) return problem
   if (path.extname(input.notebook_path.trim()).toLowerCase() !== ".ipynb") return NOT_NOTEBOOK
-  if ((input.edit_mode ?? "replace") === "insert" && input.cell_type === undefined) return "Cell type is required when using edit_mode=insert."
-  if ((input.edit_mode ?? "replace") !== "insert" && input.cell_id === undefined) return "Cell ID must be specified when not inserting a new cell."
+  if ((input.edit_mode ?? "replace") === "insert" && input.cell_type === undefined) {
+    return "Cell type is required when using edit_mode=insert."
+  }
+  if ((input.edit_mode ?? "replace") !== "insert" && input.cell_id === undefined) {
+    return "Cell ID must be specified when not inserting a new cell."
+  }
   return undefined
 }
 
 const readNotebook = (file: string): Effect.Effect<CurrentFile | undefined, ToolError> =>
-  Effect.flatMap(FileGuard, (guard) =>
-    Effect.tryPromise({ try: () => readCurrentFile(file, guard), catch: (error) => toolError(`Cannot read ${file}: ${errorText(error)}`) })
+  Effect.flatMap(
+    FileGuard,
+    (guard) =>
+      Effect.tryPromise({
+        try: () => readCurrentFile(file, guard),
+        catch: (error) => toolError(`Cannot read ${file}: ${errorText(error)}`)
+      })
   )
 
-const validate = Effect.fn("NotebookEdit.validateInput")(function* (input: NotebookEditInput, ctx: ToolCheckContext) {
+const validate = Effect.fn("NotebookEdit.validateInput")(function*(input: NotebookEditInput, ctx: ToolCheckContext) {
   const rejectWith = (text: string) => reject(NOTEBOOK_EDIT_TOOL_NAME, text)
   const problem = inputProblem(input)
   if (problem !== undefined) return yield* rejectWith(problem)
@@ -114,14 +131,20 @@ const validate = Effect.fn("NotebookEdit.validateInput")(function* (input: Noteb
   if (!planned.ok) return yield* rejectWith(planned.reason)
 })
 
-const run = Effect.fn("NotebookEdit.call")(function* (input: NotebookEditInput, ctx: ToolContext) {
+const run = Effect.fn("NotebookEdit.call")(function*(input: NotebookEditInput, ctx: ToolContext) {
   const problem = inputProblem(input)
   if (problem !== undefined) return yield* Effect.fail(toolError(problem))
-  const file = yield* Effect.try({ try: () => expandPath(input.notebook_path, ctx.session.cwd), catch: (e) => toolError(errorText(e)) })
+  const file = yield* Effect.try({
+    try: () => expandPath(input.notebook_path, ctx.session.cwd),
+    catch: (e) => toolError(errorText(e))
+  })
   const current = yield* readNotebook(file)
   if (current === undefined) return yield* Effect.fail(toolError("Notebook file does not exist."))
   // Checked again right before writing: a change since validateInput must be refused, not overwritten.
-  const state = freshness(Option.getOrUndefined(yield* ctx.fileState.get(file)), { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
+  const state = freshness(Option.getOrUndefined(yield* ctx.fileState.get(file)), {
+    mtimeMs: current.stat.mtimeMs,
+    contentHash: current.contentHash
+  })
   if (state === "unread" || state === "partial") return yield* Effect.fail(toolError(NOT_READ_MESSAGE))
   if (state === "stale") return yield* Effect.fail(toolError(UNEXPECTEDLY_MODIFIED_MESSAGE))
   const hasBom = current.text.charCodeAt(0) === 0xfeff
@@ -136,7 +159,11 @@ const run = Effect.fn("NotebookEdit.call")(function* (input: NotebookEditInput, 
     try: () => fs.promises.stat(current.realPath),
     catch: (error) => toolError(`Failed to stat ${current.realPath} after writing: ${errorText(error)}`)
   })
-  yield* ctx.fileState.record(file, { mtimeMs: snapshotMtime(stat.mtimeMs), contentHash: snapshotHash(written), partial: false })
+  yield* ctx.fileState.record(file, {
+    mtimeMs: snapshotMtime(stat.mtimeMs),
+    contentHash: snapshotHash(written),
+    partial: false
+  })
   const output: NotebookEditOutput = {
     notebook_path: file,
     cell_id: plan.cellId,
@@ -155,7 +182,9 @@ const describeEdit = (output: NotebookEditOutput): string => {
     case "replace":
       return `Updated cell ${output.cell_id} with ${output.new_source}`
     case "insert":
-      return output.cell_id === undefined ? `Inserted a new cell with ${output.new_source}` : `Inserted cell ${output.cell_id} with ${output.new_source}`
+      return output.cell_id === undefined
+        ? `Inserted a new cell with ${output.new_source}`
+        : `Inserted cell ${output.cell_id} with ${output.new_source}`
     case "delete":
       return `Deleted cell ${output.cell_id}`
   }
@@ -177,9 +206,14 @@ export const NotebookEditTool = buildTool<NotebookEditInput, NotebookEditOutput>
   call: run,
   mapResult: describeEdit,
   userFacingName: () => "Edit Notebook",
-  renderUse: (input) => `${oneLine(input.notebook_path, 160)}${input.cell_id === undefined ? "" : ` (${input.cell_id})`} ${input.edit_mode ?? "replace"}`,
+  renderUse: (input) =>
+    `${oneLine(input.notebook_path, 160)}${input.cell_id === undefined ? "" : ` (${input.cell_id})`} ${
+      input.edit_mode ?? "replace"
+    }`,
   renderResult: (output) =>
     output.edit_mode === "delete"
       ? `Deleted cell ${output.cell_id}`
-      : `${output.edit_mode === "insert" ? "Inserted" : "Updated"} ${output.cell_type} cell${output.cell_id === undefined ? "" : ` ${output.cell_id}`}`
+      : `${output.edit_mode === "insert" ? "Inserted" : "Updated"} ${output.cell_type} cell${
+        output.cell_id === undefined ? "" : ` ${output.cell_id}`
+      }`
 })

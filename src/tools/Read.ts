@@ -26,7 +26,14 @@ import {
   hasBinaryExtension,
   IMAGE_EXTENSIONS
 } from "./files/binary.js"
-import { emptyImageText, MAX_IMAGE_BYTES, notAnImageText, sniffImage, UNREADABLE_IMAGE_SIZE, type ImageMediaType } from "./files/image.js"
+import {
+  emptyImageText,
+  MAX_IMAGE_BYTES,
+  notAnImageText,
+  sniffImage,
+  UNREADABLE_IMAGE_SIZE,
+  type ImageMediaType
+} from "./files/image.js"
 import { parseNotebook, renderNotebook, type NotebookCellView } from "./files/notebook.js"
 import { readLineRange } from "./files/lineReader.js"
 import { decodeText, snapshotHash, stripBom } from "./files/textCodec.js"
@@ -46,48 +53,53 @@ export const ReadInput = Schema.Struct({
     description: "The number of lines to read. Only provide if the file is too large to read at once."
   }),
   pages: optional(Schema.String).annotations({
-    description: 'Page range for PDF files (e.g., "1-5", "3", "10-20"). Only applicable to PDF files. Maximum 20 pages per request.'
+    description:
+      "Page range for PDF files (e.g., \"1-5\", \"3\", \"10-20\"). Only applicable to PDF files. Maximum 20 pages per request."
   }),
   allow_large: optional(BooleanLike).annotations({
-    description: "Read a text file (or a line range of it) past the usual size limits; only when all of it is really needed."
+    description:
+      "Read a text file (or a line range of it) past the usual size limits; only when all of it is really needed."
   })
 })
 export type ReadInput = typeof ReadInput.Type
 
 export type ReadOutput =
   | {
-      readonly type: "text"
-      readonly file: {
-        readonly filePath: string
-        readonly content: string
-        readonly numLines: number
-        readonly startLine: number
-        readonly totalLines: number
-        /** Set when a whole-file read was cut to its first page (over the token limit). */
-        readonly truncationNote?: string
-      }
+    readonly type: "text"
+    readonly file: {
+      readonly filePath: string
+      readonly content: string
+      readonly numLines: number
+      readonly startLine: number
+      readonly totalLines: number
+      /** Set when a whole-file read was cut to its first page (over the token limit). */
+      readonly truncationNote?: string
     }
+  }
   | {
-      readonly type: "image"
-      readonly file: {
-        readonly filePath: string
-        readonly base64: string
-        readonly type: ImageMediaType
-        readonly originalSize: number
-      }
+    readonly type: "image"
+    readonly file: {
+      readonly filePath: string
+      readonly base64: string
+      readonly type: ImageMediaType
+      readonly originalSize: number
     }
+  }
   | {
-      readonly type: "notebook"
-      readonly file: { readonly filePath: string; readonly cells: ReadonlyArray<NotebookCellView> }
-    }
+    readonly type: "notebook"
+    readonly file: { readonly filePath: string; readonly cells: ReadonlyArray<NotebookCellView> }
+  }
 
-const PROMPT = `Reads a file from the local filesystem. Any file on the machine can be read with this tool; if the user gives a path, assume it is valid. Reading a file that does not exist is fine: you get an error back.
+const PROMPT =
+  `Reads a file from the local filesystem. Any file on the machine can be read with this tool; if the user gives a path, assume it is valid. Reading a file that does not exist is fine: you get an error back.
 
 Usage:
 - file_path must be an absolute path.
 - By default the whole file is read. offset (a 1-based line number) and limit let you read part of a long file; otherwise prefer reading the whole file.
 - Lines come back numbered: the line number, a tab, then the line exactly as in the file. Never include the number or the tab in text you pass to Edit.
-- A whole-file read of a file larger than ${formatFileSize(MAX_READ_BYTES)}, or any read whose text exceeds the token limit, returns an error; read such files in parts with offset and limit, or search them with Grep.
+- A whole-file read of a file larger than ${
+    formatFileSize(MAX_READ_BYTES)
+  }, or any read whose text exceeds the token limit, returns an error; read such files in parts with offset and limit, or search them with Grep.
 - Images (PNG, JPG, GIF, WEBP) come back as images you can see.
 - Jupyter notebooks (.ipynb) come back as all their cells with outputs.
 - Only files can be read, not directories; list a directory with Glob (or ls through Bash).
@@ -104,7 +116,9 @@ const ALLOW_LARGE_HINT =
   " To read it anyway, up to what still fits in your context, call Read again with allow_large: true \u2014 only if you genuinely need all of it or the user asked for the whole file."
 
 const tooLargeMessage = (size: number) =>
-  `File content (${formatFileSize(size)}) exceeds maximum allowed size (${formatFileSize(MAX_READ_BYTES)}). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.${ALLOW_LARGE_HINT}`
+  `File content (${formatFileSize(size)}) exceeds maximum allowed size (${
+    formatFileSize(MAX_READ_BYTES)
+  }). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.${ALLOW_LARGE_HINT}`
 
 const tooManyTokensMessage = (tokens: number, max: number) =>
   `File content (${tokens} tokens) exceeds maximum allowed tokens (${max}). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.${ALLOW_LARGE_HINT}`
@@ -112,7 +126,9 @@ const tooManyTokensMessage = (tokens: number, max: number) =>
 /** The note after the first page of a whole-file read over the token limit. */
 const partialPageNote = (file: string, page: PartialPage, totalLines: number, tokens: number, max: number): string =>
   page.byLines
-    ? `[Truncated: PARTIAL view \u2014 ${file}: showing lines 1-${page.lines} of ${totalLines} total (${tokens} tokens, cap ${max}). Call Read with offset=${page.lines + 1} limit=${page.lines} for the next page, or Grep to find a specific section.${ALLOW_LARGE_HINT} Do NOT answer from this page alone if the answer may be further in the file.]`
+    ? `[Truncated: PARTIAL view \u2014 ${file}: showing lines 1-${page.lines} of ${totalLines} total (${tokens} tokens, cap ${max}). Call Read with offset=${
+      page.lines + 1
+    } limit=${page.lines} for the next page, or Grep to find a specific section.${ALLOW_LARGE_HINT} Do NOT answer from this page alone if the answer may be further in the file.]`
     : `[Truncated: PARTIAL view \u2014 ${file}: showing the first ${page.text.length} of ${page.of} characters (${tokens} tokens, cap ${max}); this file has very long lines and cannot be paginated by line. Use Grep to find a specific section, or Read with offset/limit to page through it.${ALLOW_LARGE_HINT} Do NOT answer from this excerpt alone if the answer may be elsewhere in the file.]`
 
 interface PartialPage {
@@ -154,10 +170,13 @@ const fsFailure = (file: string) => (error: unknown) =>
   new ToolError({ reason: `Failed to read ${file}: ${errorText(error)}` })
 
 /** A whole-file read is counted as the API counts it (ceil(chars / 4), as Claude Code reports it); a ranged one is estimated. */
-const countTokens = (text: string, whole: boolean): number => (whole ? Math.ceil(text.length / 4) : Math.round(text.length / 4))
+const countTokens = (
+  text: string,
+  whole: boolean
+): number => (whole ? Math.ceil(text.length / 4) : Math.round(text.length / 4))
 
 const readText = (file: string, source: string, stat: fs.Stats, input: ReadInput, ctx: ToolContext) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const maxTokens = yield* READ_MAX_OUTPUT_TOKENS
     // Claude Code takes a limit that is not positive as no limit, and numbers lines from offset 0 when given 0.
     const limit = input.limit !== undefined && input.limit > 0 ? input.limit : undefined
@@ -171,7 +190,9 @@ const readText = (file: string, source: string, stat: fs.Stats, input: ReadInput
       catch: fsFailure(file)
     })
     if ("binary" in range) return yield* fail(binaryContentMessage(file))
-    let lines = firstIndex === 0 && range.lines.length > 0 ? [stripBom(range.lines[0]!), ...range.lines.slice(1)] : range.lines
+    let lines = firstIndex === 0 && range.lines.length > 0
+      ? [stripBom(range.lines[0]!), ...range.lines.slice(1)]
+      : range.lines
     const firstPageRead = (input.offset ?? 1) <= 1 && limit === undefined
     const tokens = countTokens(lines.join("\n"), firstPageRead)
     let note: string | undefined
@@ -202,13 +223,19 @@ const readText = (file: string, source: string, stat: fs.Stats, input: ReadInput
   })
 
 const readImage = (file: string, source: string, stat: fs.Stats, ctx: ToolContext) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     if (stat.size === 0) return yield* fail(emptyImageText(file))
-    if (stat.size > MAX_IMAGE_BYTES)
+    if (stat.size > MAX_IMAGE_BYTES) {
       return yield* fail(
-        `The image is too large to return (${formatFileSize(stat.size)}); the maximum is ${formatFileSize(MAX_IMAGE_BYTES)} (images are not downscaled). Resize it first, e.g. with an image tool through Bash.`
+        `The image is too large to return (${formatFileSize(stat.size)}); the maximum is ${
+          formatFileSize(MAX_IMAGE_BYTES)
+        } (images are not downscaled). Resize it first, e.g. with an image tool through Bash.`
       )
-    const bytes = yield* Effect.tryPromise({ try: (signal) => fs.promises.readFile(source, { signal }), catch: fsFailure(file) })
+    }
+    const bytes = yield* Effect.tryPromise({
+      try: (signal) => fs.promises.readFile(source, { signal }),
+      catch: fsFailure(file)
+    })
     const image = sniffImage(bytes)
     if (image === undefined) return yield* fail(notAnImageText(file, bytes))
     if (image.size === undefined) return yield* fail(UNREADABLE_IMAGE_SIZE)
@@ -225,22 +252,35 @@ const readImage = (file: string, source: string, stat: fs.Stats, ctx: ToolContex
   })
 
 const readNotebook = (file: string, source: string, stat: fs.Stats, ctx: ToolContext) =>
-  Effect.gen(function* () {
-    if (stat.size > MAX_NOTEBOOK_BYTES)
-      return yield* fail(`The notebook is too large to read (${formatFileSize(stat.size)}; the maximum is ${formatFileSize(MAX_NOTEBOOK_BYTES)}). Use Bash with jq to read specific cells, e.g. jq '.cells[:20]' "${file}".`)
+  Effect.gen(function*() {
+    if (stat.size > MAX_NOTEBOOK_BYTES) {
+      return yield* fail(
+        `The notebook is too large to read (${formatFileSize(stat.size)}; the maximum is ${
+          formatFileSize(MAX_NOTEBOOK_BYTES)
+        }). Use Bash with jq to read specific cells, e.g. jq '.cells[:20]' "${file}".`
+      )
+    }
     const maxTokens = yield* READ_MAX_OUTPUT_TOKENS
-    const bytes = yield* Effect.tryPromise({ try: (signal) => fs.promises.readFile(source, { signal }), catch: fsFailure(file) })
+    const bytes = yield* Effect.tryPromise({
+      try: (signal) => fs.promises.readFile(source, { signal }),
+      catch: fsFailure(file)
+    })
     const text = decodeText(bytes).text
     const cells = yield* Effect.try({
       try: () => parseNotebook(stripBom(text)),
       catch: (error) => new ToolError({ reason: `Notebook is not valid JSON: ${errorText(error)}` })
     })
     const tokens = countTokens(renderNotebook(cells), true)
-    if (tokens > maxTokens)
+    if (tokens > maxTokens) {
       return yield* fail(
         `Notebook content (${tokens} tokens) exceeds maximum allowed tokens (${maxTokens}). Use Bash with jq to read specific cells, e.g. jq '.cells[:20]' "${file}".`
       )
-    yield* ctx.fileState.record(file, { mtimeMs: snapshotMtime(stat.mtimeMs), contentHash: snapshotHash(text), partial: false })
+    }
+    yield* ctx.fileState.record(file, {
+      mtimeMs: snapshotMtime(stat.mtimeMs),
+      contentHash: snapshotHash(text),
+      partial: false
+    })
     const output: ReadOutput = { type: "notebook", file: { filePath: file, cells } }
     return output
   })
@@ -250,13 +290,16 @@ const mapReadResult = (output: ReadOutput): ToolResultContent => {
     case "image":
       return [{ type: "image", source: { type: "base64", media_type: output.file.type, data: output.file.base64 } }]
     case "notebook":
-      return output.file.cells.length === 0 ? "<system-reminder>Warning: the notebook exists but has no cells.</system-reminder>" : renderNotebook(output.file.cells)
+      return output.file.cells.length === 0
+        ? "<system-reminder>Warning: the notebook exists but has no cells.</system-reminder>"
+        : renderNotebook(output.file.cells)
     case "text": {
       const { content, numLines, startLine, totalLines, truncationNote } = output.file
-      if (numLines > 0)
+      if (numLines > 0) {
         return truncationNote === undefined
           ? numberLines(content.split("\n"), startLine)
           : `${numberLines(content.split("\n"), startLine)}\n\n<system-reminder>\n${truncationNote}\n</system-reminder>`
+      }
       return totalLines === 0 ? EMPTY_FILE_NOTICE : offsetNotice(startLine, totalLines)
     }
   }
@@ -268,10 +311,12 @@ const guardedOpen = (file: string) =>
     guard === undefined
       ? Effect.succeed(undefined)
       : Effect.acquireRelease(
-          Effect.try({ try: () => openForRead(guard, file), catch: (error) => new ToolError({ reason: errorText(error) }) }),
-          (opened) => Effect.sync(opened.close)
-        )
-  )
+        Effect.try({
+          try: () => openForRead(guard, file),
+          catch: (error) => new ToolError({ reason: errorText(error) })
+        }),
+        (opened) => Effect.sync(opened.close)
+      ))
 
 export const ReadTool = buildTool<ReadInput, ReadOutput>({
   name: READ_TOOL_NAME,
@@ -293,11 +338,15 @@ export const ReadTool = buildTool<ReadInput, ReadOutput>({
     const denied = deniedAccessMessage(ctx, file, "read")
     if (denied !== undefined) return reject(READ_TOOL_NAME, denied)
     if (hasBinaryExtension(file)) return reject(READ_TOOL_NAME, binaryExtensionMessage(file))
-    if (isBlockedDevice(file))
-      return reject(READ_TOOL_NAME, `Cannot read '${input.file_path}': this device file would block or produce infinite output.`)
+    if (isBlockedDevice(file)) {
+      return reject(
+        READ_TOOL_NAME,
+        `Cannot read '${input.file_path}': this device file would block or produce infinite output.`
+      )
+    }
     return Effect.void
   },
-  call: Effect.fn("Read.call")(function* (input: ReadInput, ctx: ToolContext) {
+  call: Effect.fn("Read.call")(function*(input: ReadInput, ctx: ToolContext) {
     const cwd = ctx.session.cwd
     const file = yield* Effect.try({
       try: () => expandPath(input.file_path, cwd),
@@ -309,30 +358,35 @@ export const ReadTool = buildTool<ReadInput, ReadOutput>({
     const opened = yield* guardedOpen(file)
     const stat = opened === undefined ? named : fs.fstatSync(opened.fd)
     const source = opened?.via ?? file
-    if (stat.isDirectory())
+    if (stat.isDirectory()) {
       return yield* fail(`EISDIR: illegal operation on a directory, read '${file}'`)
+    }
     if (!stat.isFile()) return yield* fail(`Cannot read '${input.file_path}': it is not a regular file.`)
     const extension = extensionOf(file)
     const data: ReadOutput = IMAGE_EXTENSIONS.has(extension)
       ? yield* readImage(file, source, stat, ctx)
       : extension === "ipynb"
-        ? yield* readNotebook(file, source, stat, ctx)
-        : extension === "pdf"
-          ? yield* fail(`Reading PDF files is not supported by this Read tool: ${file}. Extract its text through Bash (e.g. pdftotext) instead.`)
-          : yield* readText(file, source, stat, input, ctx)
+      ? yield* readNotebook(file, source, stat, ctx)
+      : extension === "pdf"
+      ? yield* fail(
+        `Reading PDF files is not supported by this Read tool: ${file}. Extract its text through Bash (e.g. pdftotext) instead.`
+      )
+      : yield* readText(file, source, stat, input, ctx)
     const result: ToolResult<ReadOutput> = { data }
     return result
   }, Effect.scoped),
   mapResult: mapReadResult,
   hookResponse: (output) =>
     output.type === "image"
-      ? { type: "image", file: { filePath: output.file.filePath, type: output.file.type, originalSize: output.file.originalSize } }
+      ? {
+        type: "image",
+        file: { filePath: output.file.filePath, type: output.file.type, originalSize: output.file.originalSize }
+      }
       : output,
   renderUse: (input) => {
-    const range =
-      input.offset === undefined && input.limit === undefined
-        ? ""
-        : ` (lines ${input.offset ?? 1}${input.limit === undefined ? "+" : `-${(input.offset ?? 1) + input.limit - 1}`})`
+    const range = input.offset === undefined && input.limit === undefined
+      ? ""
+      : ` (lines ${input.offset ?? 1}${input.limit === undefined ? "+" : `-${(input.offset ?? 1) + input.limit - 1}`})`
     return oneLine(`${input.file_path}${range}`, 200)
   },
   renderResult: (output) => {
@@ -344,7 +398,9 @@ export const ReadTool = buildTool<ReadInput, ReadOutput>({
       case "text": {
         const { numLines, totalLines, startLine } = output.file
         if (numLines > 0) return `Read ${numLines} ${plural(numLines, "line", "lines")}`
-        return totalLines === 0 ? "Read an empty file" : `Offset ${startLine} is past the end of the file (${totalLines} lines)`
+        return totalLines === 0
+          ? "Read an empty file"
+          : `Offset ${startLine} is past the end of the file (${totalLines} lines)`
       }
     }
   }

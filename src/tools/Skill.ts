@@ -18,7 +18,7 @@ import { optional } from "./schemas.js"
 export const SKILL_TOOL_NAME = "Skill"
 
 export const SkillInput = Schema.Struct({
-  skill: Schema.String.annotations({ description: 'The skill name, e.g. "pdf" or "review-pr"' }),
+  skill: Schema.String.annotations({ description: "The skill name, e.g. \"pdf\" or \"review-pr\"" }),
   args: optional(Schema.String).annotations({ description: "Optional arguments for the skill" })
 })
 export type SkillInput = typeof SkillInput.Type
@@ -58,9 +58,12 @@ export const skillInstructions = (skill: Skill, args: string | undefined, sessio
 }
 
 const describeSkill = (skill: Skill): string =>
-  `- ${skill.name}: ${skill.description === "" ? "(no description)" : skill.description}${skill.argumentHint === undefined ? "" : ` (arguments: ${skill.argumentHint})`}`
+  `- ${skill.name}: ${skill.description === "" ? "(no description)" : skill.description}${
+    skill.argumentHint === undefined ? "" : ` (arguments: ${skill.argumentHint})`
+  }`
 
-const promptFor = (skills: ReadonlyArray<Skill>): string => `Runs a skill: a folder of instructions for one kind of task, written by the user or the project.
+const promptFor = (skills: ReadonlyArray<Skill>): string =>
+  `Runs a skill: a folder of instructions for one kind of task, written by the user or the project.
 
 - When a request matches a skill below, call this tool with its name (and arguments, if it takes any) before doing the task yourself; then follow the instructions that come back.
 - Do not call a skill that is already running, and do not use it for anything not listed here.
@@ -76,11 +79,13 @@ export const makeSkillTool = (skills: ReadonlyArray<Skill>) => {
     const name = skillNameOf(input.skill)
     const skill = byName.get(name)
     if (skill === undefined) return `Unknown skill: ${name}`
-    if (skill.disableModelInvocation) return `Skill ${name} cannot be used with Skill tool due to disable-model-invocation`
+    if (skill.disableModelInvocation) {
+      return `Skill ${name} cannot be used with Skill tool due to disable-model-invocation`
+    }
     return skill
   }
 
-  const run = Effect.fn("Skill.call")(function* (input: SkillInput, ctx: ToolContext) {
+  const run = Effect.fn("Skill.call")(function*(input: SkillInput, ctx: ToolContext) {
     const skill = find(input)
     if (typeof skill === "string") return yield* Effect.fail(new ToolError({ reason: skill }))
     const instructions = skillInstructions(skill, input.args, ctx.session.sessionId)
@@ -93,7 +98,9 @@ export const makeSkillTool = (skills: ReadonlyArray<Skill>) => {
   return buildTool<SkillInput, SkillOutput>({
     name: SKILL_TOOL_NAME,
     inputSchema: SkillInput,
-    description: `Run one of the user's or project's skills (${skills.length === 0 ? "none available" : skills.map((s) => s.name).join(", ")}).`,
+    description: `Run one of the user's or project's skills (${
+      skills.length === 0 ? "none available" : skills.map((s) => s.name).join(", ")
+    }).`,
     prompt: promptFor(skills),
     isReadOnly: () => false,
     isConcurrencySafe: () => false,
@@ -105,12 +112,23 @@ export const makeSkillTool = (skills: ReadonlyArray<Skill>) => {
     },
     permissionSubject: (input) => {
       const args = input.args?.trim()
-      return args === undefined || args === "" ? { kind: "skill", name: skillNameOf(input.skill) } : { kind: "skill", name: skillNameOf(input.skill), args }
+      return args === undefined || args === ""
+        ? { kind: "skill", name: skillNameOf(input.skill) }
+        : { kind: "skill", name: skillNameOf(input.skill), args }
     },
     call: run,
     mapResult: (output) => `Launching skill: ${output.commandName}`,
-    hookResponse: (output) => ({ success: output.success, commandName: output.commandName, allowedTools: output.allowedTools }),
-    renderUse: (input) => (input.args === undefined || input.args.trim() === "" ? skillNameOf(input.skill) : `${skillNameOf(input.skill)} ${input.args.trim()}`),
-    renderResult: (output) => `Loaded skill ${output.commandName} (${output.instructions.split("\n").length} lines of instructions)`
+    hookResponse: (output) => ({
+      success: output.success,
+      commandName: output.commandName,
+      allowedTools: output.allowedTools
+    }),
+    renderUse: (
+      input
+    ) => (input.args === undefined || input.args.trim() === ""
+      ? skillNameOf(input.skill)
+      : `${skillNameOf(input.skill)} ${input.args.trim()}`),
+    renderResult: (output) =>
+      `Loaded skill ${output.commandName} (${output.instructions.split("\n").length} lines of instructions)`
   })
 }

@@ -11,7 +11,10 @@ import { NumberLike } from "./schemas.js"
 const SleepInput = Schema.Struct({
   duration_ms: NumberLike.pipe(
     Schema.filter((n) => n >= 0 && n <= 600_000, { message: () => "Expected a duration between 0 and 600000 ms" })
-  ).annotations({ description: "How long to sleep, in milliseconds (at most 600000)", jsonSchema: { type: "number", minimum: 0, maximum: 600_000 } })
+  ).annotations({
+    description: "How long to sleep, in milliseconds (at most 600000)",
+    jsonSchema: { type: "number", minimum: 0, maximum: 600_000 }
+  })
 })
 
 const PROGRESS_EVERY_MS = 1000
@@ -29,7 +32,7 @@ export const SleepTool = buildTool({
   checkPermissions: () => Effect.succeed(allow("Sleep needs no permission")),
   renderUse: (input) => `${input.duration_ms} ms`,
   call: (input, ctx) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       let left = input.duration_ms
       while (left > 0) {
         const step = Math.min(left, PROGRESS_EVERY_MS)

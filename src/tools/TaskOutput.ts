@@ -19,9 +19,13 @@ import { bashSettings } from "./bash/settings.js"
 import { BooleanLike, described, NumberLike, optional } from "./schemas.js"
 
 export const TaskOutputInput = Schema.Struct({
-  task_id: Schema.String.annotations({ description: "The ID of the background task (from Bash with run_in_background)" }),
+  task_id: Schema.String.annotations({
+    description: "The ID of the background task (from Bash with run_in_background)"
+  }),
   block: optional(described(BooleanLike, "Wait for the task to end before returning (default true)")),
-  timeout: optional(described(NumberLike, "How long to wait when block is true, in milliseconds (default 30000, max 600000)"))
+  timeout: optional(
+    described(NumberLike, "How long to wait when block is true, in milliseconds (default 30000, max 600000)")
+  )
 })
 export type TaskOutputInput = typeof TaskOutputInput.Type
 
@@ -51,16 +55,17 @@ export const makeTaskOutputTool = (tasks: BackgroundTasksService) =>
     checkPermissions: () => Effect.succeed(allow("TaskOutput needs no permission")),
     validateInput: (input) =>
       Effect.flatMap(tasks.get(input.task_id), (task) =>
-        task._tag === "None" ? reject("TaskOutput", `No task found with ID: ${input.task_id}`) : Effect.void
-      ),
+        task._tag === "None" ? reject("TaskOutput", `No task found with ID: ${input.task_id}`) : Effect.void),
     call: (input) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const settings = yield* bashSettings
         const block = input.block ?? true
         const waitMs = taskOutputWaitMs(input.timeout)
         const reading = yield* tasks
           .read(input.task_id, { block, waitMs, maxBytes: settings.maxOutputChars })
-          .pipe(Effect.mapError((e) => new ToolError({ reason: e.message })))
+          .pipe(Effect.mapError((e) =>
+            new ToolError({ reason: e.message })
+          ))
         return { data: { reading, waitedMs: block ? waitMs : 0 } }
       }),
     mapResult: (output) => taskOutputText(output.reading, output.waitedMs),

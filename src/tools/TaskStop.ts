@@ -21,7 +21,8 @@ const taskIdOf = (input: TaskStopInput): string | undefined => input.task_id ?? 
 
 export const MISSING_TASK_ID = "Missing required parameter: task_id"
 
-const PROMPT = `Stops a background task started with Bash run_in_background, together with every process it started. Give its task_id. Use TaskOutput first if you still need its output.`
+const PROMPT =
+  `Stops a background task started with Bash run_in_background, together with every process it started. Give its task_id. Use TaskOutput first if you still need its output.`
 
 export const makeTaskStopTool = (tasks: BackgroundTasksService) =>
   buildTool<TaskStopInput, BackgroundTask>({
@@ -42,9 +43,8 @@ export const makeTaskStopTool = (tasks: BackgroundTasksService) =>
         task._tag === "None"
           ? reject("TaskStop", `No task found with ID: ${id}`)
           : task.value.status !== "running"
-            ? reject("TaskStop", `Task ${id} is not running (status: ${task.value.status})`)
-            : Effect.void
-      )
+          ? reject("TaskStop", `Task ${id} is not running (status: ${task.value.status})`)
+          : Effect.void)
     },
     call: (input) => {
       const id = taskIdOf(input)
@@ -55,7 +55,12 @@ export const makeTaskStopTool = (tasks: BackgroundTasksService) =>
       )
     },
     mapResult: taskStoppedText,
-    hookResponse: (task) => ({ message: taskStoppedText(task), task_id: task.id, task_type: TASK_TYPE, command: task.command }),
+    hookResponse: (task) => ({
+      message: taskStoppedText(task),
+      task_id: task.id,
+      task_type: TASK_TYPE,
+      command: task.command
+    }),
     renderUse: (input) => taskIdOf(input) ?? "",
     renderResult: (task) => `stopped ${task.id}`
   })

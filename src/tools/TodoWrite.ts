@@ -22,7 +22,10 @@ export type TodoStatus = typeof TodoStatus.Type
 export const TodoItem = Schema.Struct({
   content: described(nonEmptyString("Content cannot be empty"), "The task, in the imperative (e.g. \"Run the tests\")"),
   status: TodoStatus,
-  activeForm: described(nonEmptyString("Active form cannot be empty"), "The task in the present continuous (e.g. \"Running the tests\")")
+  activeForm: described(
+    nonEmptyString("Active form cannot be empty"),
+    "The task in the present continuous (e.g. \"Running the tests\")"
+  )
 }).annotations({ parseOptions: { onExcessProperty: "ignore" } })
 export type TodoItem = typeof TodoItem.Type
 
@@ -70,10 +73,13 @@ const writeTodos = (session: SessionContext, todos: ReadonlyArray<TodoItem>): Ef
       await fs.promises.mkdir(session.sessionDir, { recursive: true })
       await writeFileAtomic(todosFile(session), `${JSON.stringify(todos, null, 2)}\n`)
     },
-    catch: (error) => new ToolError({ reason: `Could not save the todo list: ${error instanceof Error ? error.message : String(error)}` })
+    catch: (error) =>
+      new ToolError({
+        reason: `Could not save the todo list: ${error instanceof Error ? error.message : String(error)}`
+      })
   })
 
-const run = Effect.fn("TodoWrite.call")(function* (input: TodoWriteInput, ctx: ToolContext) {
+const run = Effect.fn("TodoWrite.call")(function*(input: TodoWriteInput, ctx: ToolContext) {
   const oldTodos = yield* readTodos(ctx.session)
   const allDone = input.todos.length > 0 && input.todos.every((t) => t.status === "completed")
   yield* writeTodos(ctx.session, allDone ? [] : input.todos)

@@ -44,12 +44,19 @@ const parsesAsUrl = (text: string): boolean => {
 }
 
 export const WebFetchInput = Schema.Struct({
-  url: Schema.String.pipe(Schema.filter(parsesAsUrl, { [ZodIssue]: () => zodIssue.invalidFormat("url", "Invalid URL") })).annotations({
+  url: Schema.String.pipe(
+    Schema.filter(parsesAsUrl, { [ZodIssue]: () => zodIssue.invalidFormat("url", "Invalid URL") })
+  ).annotations({
     description: "The URL to fetch content from",
     jsonSchema: { type: "string", format: "uri", description: "The URL to fetch content from" }
   }),
   prompt: Schema.String.annotations({ description: "The prompt to run on the fetched content" }),
-  offset: optional(described(SafeIntLike({ minimum: 0 }), "Where in the page text to start reading (a character position): to read on through a long page, give the offset the previous result named."))
+  offset: optional(
+    described(
+      SafeIntLike({ minimum: 0 }),
+      "Where in the page text to start reading (a character position): to read on through a long page, give the offset the previous result named."
+    )
+  )
 })
 export type WebFetchInput = typeof WebFetchInput.Type
 
@@ -98,7 +105,7 @@ export const makeWebFetchTool = (options: WebFetchToolOptions = {}) => {
       })
     )
 
-  const run = Effect.fn("WebFetch.call")(function* (input: WebFetchInput, ctx: ToolContext) {
+  const run = Effect.fn("WebFetch.call")(function*(input: WebFetchInput, ctx: ToolContext) {
     const startedAt = yield* Clock.currentTimeMillis
     const settings = yield* webFetchSettings
     const access = yield* currentInternalAccess
@@ -115,7 +122,13 @@ export const makeWebFetchTool = (options: WebFetchToolOptions = {}) => {
           // DNS failures surface from the request itself; only a refusal ends the call here.
           (error) => (error instanceof BlockedAddressError ? error.message : undefined)
         )
-      ).pipe(Effect.timeoutTo({ duration: Duration.millis(settings.timeoutMs), onSuccess: (r) => r, onTimeout: () => undefined }))
+      ).pipe(
+        Effect.timeoutTo({
+          duration: Duration.millis(settings.timeoutMs),
+          onSuccess: (r) => r,
+          onTimeout: () => undefined
+        })
+      )
       if (refusal !== undefined) return yield* fail(refusal)
     }
     yield* ctx.reportProgress({ message: `Fetching ${url.href}` })
@@ -146,10 +159,9 @@ export const makeWebFetchTool = (options: WebFetchToolOptions = {}) => {
     const text = page.content.slice(offset)
     const answer = yield* answerAboutPage(text, input.prompt)
     const readTo = offset + Math.min(text.length, MAX_MARKDOWN_FOR_MODEL)
-    const goesOn =
-      answer._tag === "Model" && readTo < page.content.length
-        ? `\n\n[The page text goes on after character ${readTo} of ${page.content.length}: call WebFetch again with offset: ${readTo} to read on.]`
-        : ""
+    const goesOn = answer._tag === "Model" && readTo < page.content.length
+      ? `\n\n[The page text goes on after character ${readTo} of ${page.content.length}: call WebFetch again with offset: ${readTo} to read on.]`
+      : ""
     const output: WebFetchOutput = {
       url: input.url,
       finalUrl: page.url,
@@ -190,7 +202,9 @@ export const makeWebFetchTool = (options: WebFetchToolOptions = {}) => {
     renderResult: (output) =>
       output.bytes === 0 && output.code >= 300 && output.code < 400
         ? `Redirected (${output.code}) to another host`
-        : `Received ${formatBytes(output.bytes)} (${output.code}${output.codeText === "" ? "" : ` ${output.codeText}`})${output.cached ? ", cached" : ""}`
+        : `Received ${formatBytes(output.bytes)} (${output.code}${
+          output.codeText === "" ? "" : ` ${output.codeText}`
+        })${output.cached ? ", cached" : ""}`
   })
 }
 

@@ -21,8 +21,12 @@ const MAX_USES = 8
 
 export const WebSearchInput = Schema.Struct({
   query: Schema.String.pipe(Schema.minLength(2)).annotations({ description: "The search query to use" }),
-  allowed_domains: Schema.optional(Schema.Array(Schema.String).annotations({ description: "Only include search results from these domains" })),
-  blocked_domains: Schema.optional(Schema.Array(Schema.String).annotations({ description: "Never include search results from these domains" }))
+  allowed_domains: Schema.optional(
+    Schema.Array(Schema.String).annotations({ description: "Only include search results from these domains" })
+  ),
+  blocked_domains: Schema.optional(
+    Schema.Array(Schema.String).annotations({ description: "Never include search results from these domains" })
+  )
 })
 export type WebSearchInput = typeof WebSearchInput.Type
 
@@ -39,7 +43,8 @@ export interface WebSearchOutput {
   readonly searchCount: number
 }
 
-const PROMPT = `Searches the web and returns the results, for information newer than your training or that you need to check.
+const PROMPT =
+  `Searches the web and returns the results, for information newer than your training or that you need to check.
 
 - Give a search query; optionally restrict results to some domains (allowed_domains) or leave some out (blocked_domains), not both.
 - The results come back as links (title and URL) with a short summary.
@@ -52,7 +57,9 @@ const SEARCH_SYSTEM =
 const isObject = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
 
 /** The search's blocks as results: the text between searches, and each search's links or error. */
-export const resultsOf = (blocks: ReadonlyArray<AssistantBlock>): { readonly results: Array<string | SearchLinks>; readonly searchCount: number } => {
+export const resultsOf = (
+  blocks: ReadonlyArray<AssistantBlock>
+): { readonly results: Array<string | SearchLinks>; readonly searchCount: number } => {
   const results: Array<string | SearchLinks> = []
   let text = ""
   let uses = 0
@@ -74,7 +81,10 @@ export const resultsOf = (blocks: ReadonlyArray<AssistantBlock>): { readonly res
       if (Array.isArray(content)) {
         results.push({
           tool_use_id: String(raw.tool_use_id),
-          content: content.filter(isObject).map((hit) => ({ title: String(hit.title ?? ""), url: String(hit.url ?? "") }))
+          content: content.filter(isObject).map((hit) => ({
+            title: String(hit.title ?? ""),
+            url: String(hit.url ?? "")
+          }))
         })
       } else results.push(`Web search error: ${isObject(content) ? String(content.error_code) : "unknown"}`)
     }
@@ -86,7 +96,11 @@ export const resultsOf = (blocks: ReadonlyArray<AssistantBlock>): { readonly res
 /** What the model reads: Claude Code's layout of the results. */
 export const resultText = (output: WebSearchOutput): string => {
   let text = `Web search results for query: "${output.query}"\n\n`
-  for (const result of output.results) text += typeof result === "string" ? `${result}\n\n` : `Links: ${JSON.stringify(result.content)}\n\n`
+  for (const result of output.results) {
+    text += typeof result === "string"
+      ? `${result}\n\n`
+      : `Links: ${JSON.stringify(result.content)}\n\n`
+  }
   return `${text}\nREMINDER: You MUST include the sources above in your response to the user using markdown hyperlinks.`
 }
 
@@ -104,25 +118,35 @@ export const makeWebSearchTool = (client: ModelClientService) =>
     validateInput: (input) => {
       if (input.query.length === 0) return reject(WEB_SEARCH_TOOL_NAME, "Error: Missing query")
       if ((input.allowed_domains?.length ?? 0) > 0 && (input.blocked_domains?.length ?? 0) > 0) {
-        return reject(WEB_SEARCH_TOOL_NAME, "Error: Cannot specify both allowed_domains and blocked_domains in the same request")
+        return reject(
+          WEB_SEARCH_TOOL_NAME,
+          "Error: Cannot specify both allowed_domains and blocked_domains in the same request"
+        )
       }
       return Effect.void
     },
     call: (input, ctx) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const started = Date.now()
         const server = {
           type: "web_search_20250305",
           name: "web_search",
           max_uses: MAX_USES,
-          ...(input.allowed_domains === undefined || input.allowed_domains.length === 0 ? {} : { allowed_domains: input.allowed_domains }),
-          ...(input.blocked_domains === undefined || input.blocked_domains.length === 0 ? {} : { blocked_domains: input.blocked_domains })
+          ...(input.allowed_domains === undefined || input.allowed_domains.length === 0
+            ? {}
+            : { allowed_domains: input.allowed_domains }),
+          ...(input.blocked_domains === undefined || input.blocked_domains.length === 0
+            ? {}
+            : { blocked_domains: input.blocked_domains })
         }
         yield* ctx.reportProgress({ message: `searching: ${input.query}` })
         const blocks = yield* client
           .stream({
             system: SEARCH_SYSTEM,
-            messages: [{ role: "user", content: [{ type: "text", text: `Perform a web search for the query: ${input.query}` }] }],
+            messages: [{
+              role: "user",
+              content: [{ type: "text", text: `Perform a web search for the query: ${input.query}` }]
+            }],
             tools: [],
             serverTools: [server],
             toolChoice: { type: "tool", name: "web_search" }
@@ -133,19 +157,29 @@ export const makeWebSearchTool = (client: ModelClientService) =>
             Effect.mapError((error) => new ToolError({ reason: `The web search failed: ${error.message}` }))
           )
         const { results, searchCount } = resultsOf([...blocks])
-        return { data: { query: input.query, results, durationSeconds: (Date.now() - started) / 1000, searchCount } satisfies WebSearchOutput }
+        return {
+          data: {
+            query: input.query,
+            results,
+            durationSeconds: (Date.now() - started) / 1000,
+            searchCount
+          } satisfies WebSearchOutput
+        }
       }),
     mapResult: (output) => resultText(output),
     renderUse: (input) => JSON.stringify(input.query),
     renderResult: (output) => {
       const links = output.results.flatMap((r) => (typeof r === "string" ? [] : r.content))
-      return [`${output.searchCount} search${output.searchCount === 1 ? "" : "es"} in ${output.durationSeconds.toFixed(1)} s`, ...links.map((l) => `${l.title} — ${l.url}`)].join("\n")
+      return [
+        `${output.searchCount} search${output.searchCount === 1 ? "" : "es"} in ${output.durationSeconds.toFixed(1)} s`,
+        ...links.map((l) => `${l.title} — ${l.url}`)
+      ].join("\n")
     }
   })
 
 /** Adds WebSearch to the pool of a session that runs on Claude. */
 export const register = (client: ModelClientService): Effect.Effect<AnyTool, never, ToolRegistry> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const tool = makeWebSearchTool(client)
     yield* (yield* ToolRegistry).setSource(WEB_SEARCH_SOURCE, [tool])
     return tool

@@ -81,7 +81,7 @@ const checkPermissions = (input: WriteInput, ctx: ToolCheckContext): Effect.Effe
       : deny(`Refusing to write ${file}: it is a symbolic link. Write to the link's target path instead: ${target}.`)
   })
 
-const validate = Effect.fn("Write.validateInput")(function* (input: WriteInput, ctx: ToolCheckContext) {
+const validate = Effect.fn("Write.validateInput")(function*(input: WriteInput, ctx: ToolCheckContext) {
   const rejectWith = (text: string) => reject(WRITE_TOOL_NAME, text)
   const problem = pathProblem(input.file_path)
   if (problem !== undefined) return yield* rejectWith(problem)
@@ -100,11 +100,13 @@ const validate = Effect.fn("Write.validateInput")(function* (input: WriteInput, 
   if (current === undefined) return
   const seen = Option.getOrUndefined(yield* ctx.fileState.get(file))
   const state = freshness(seen, { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
-  if (state === "partial" || (state === "unread" && !(yield* mayChangeUnread(ctx, file)))) return yield* rejectWith(NOT_READ_MESSAGE)
+  if (state === "partial" || (state === "unread" && !(yield* mayChangeUnread(ctx, file)))) {
+    return yield* rejectWith(NOT_READ_MESSAGE)
+  }
   if (state === "stale") return yield* rejectWith(MODIFIED_SINCE_READ_MESSAGE)
 })
 
-const run = Effect.fn("Write.call")(function* (input: WriteInput, ctx: ToolContext) {
+const run = Effect.fn("Write.call")(function*(input: WriteInput, ctx: ToolContext) {
   const cwd = ctx.session.cwd
   const file = yield* Effect.try({ try: () => expandPath(input.file_path, cwd), catch: (e) => toolError(errorText(e)) })
   yield* makeParentDirectories(file, path.dirname(file))
@@ -117,7 +119,9 @@ const run = Effect.fn("Write.call")(function* (input: WriteInput, ctx: ToolConte
     // Re-check right before writing: a change since validateInput must be refused, not overwritten.
     const seen = Option.getOrUndefined(yield* ctx.fileState.get(file))
     const state = freshness(seen, { mtimeMs: current.stat.mtimeMs, contentHash: current.contentHash })
-    if (state === "partial" || (state === "unread" && !(yield* mayChangeUnread(ctx, file)))) return yield* Effect.fail(toolError(NOT_READ_MESSAGE))
+    if (state === "partial" || (state === "unread" && !(yield* mayChangeUnread(ctx, file)))) {
+      return yield* Effect.fail(toolError(NOT_READ_MESSAGE))
+    }
     if (state === "stale") return yield* Effect.fail(toolError(UNEXPECTEDLY_MODIFIED_MESSAGE))
   }
   const encoding = current?.encoding ?? "utf8"
@@ -131,17 +135,20 @@ const run = Effect.fn("Write.call")(function* (input: WriteInput, ctx: ToolConte
     try: () => fs.promises.stat(target),
     catch: (error) => toolError(`Failed to stat ${target} after writing: ${errorText(error)}`)
   })
-  yield* ctx.fileState.record(file, { mtimeMs: snapshotMtime(written.mtimeMs), contentHash: snapshotHash(text), partial: false })
-  const output: WriteOutput =
-    current === undefined
-      ? { type: "create", filePath: input.file_path, content, structuredPatch: [], originalFile: null }
-      : {
-          type: "update",
-          filePath: input.file_path,
-          content,
-          structuredPatch: structuredPatch(current.lf, toLf(content)),
-          originalFile: current.lf
-        }
+  yield* ctx.fileState.record(file, {
+    mtimeMs: snapshotMtime(written.mtimeMs),
+    contentHash: snapshotHash(text),
+    partial: false
+  })
+  const output: WriteOutput = current === undefined
+    ? { type: "create", filePath: input.file_path, content, structuredPatch: [], originalFile: null }
+    : {
+      type: "update",
+      filePath: input.file_path,
+      content,
+      structuredPatch: structuredPatch(current.lf, toLf(content)),
+      originalFile: current.lf
+    }
   const result: ToolResult<WriteOutput> = { data: output }
   return result
 })
@@ -164,7 +171,9 @@ export const WriteTool = buildTool<WriteInput, WriteOutput>({
   checkPermissions,
   call: run,
   hookResponse: (output) => ({ ...output, userModified: false }),
-  mapResult: (output) => (output.type === "create" ? writeCreatedText(output.filePath) : writeUpdatedText(output.filePath)),
+  mapResult: (
+    output
+  ) => (output.type === "create" ? writeCreatedText(output.filePath) : writeUpdatedText(output.filePath)),
   renderUse: (input) => oneLine(input.file_path, 200),
   renderResult: (output) => {
     if (output.type === "create") {
@@ -172,6 +181,8 @@ export const WriteTool = buildTool<WriteInput, WriteOutput>({
       return `Wrote ${lines} ${plural(lines, "line", "lines")} to ${output.filePath}`
     }
     const { added, removed } = countChanges(output.structuredPatch)
-    return `Updated ${output.filePath} with ${added} ${plural(added, "addition", "additions")} and ${removed} ${plural(removed, "removal", "removals")}`
+    return `Updated ${output.filePath} with ${added} ${plural(added, "addition", "additions")} and ${removed} ${
+      plural(removed, "removal", "removals")
+    }`
   }
 })

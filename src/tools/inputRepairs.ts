@@ -16,7 +16,12 @@ const integerOf = (value: unknown): number | undefined => {
 }
 
 /** Moves `from` to `to` when only `from` is given and `accept` takes its value. */
-const rename = (out: Record<string, unknown>, from: string, to: string, accept: (v: unknown) => boolean = () => true): boolean => {
+const rename = (
+  out: Record<string, unknown>,
+  from: string,
+  to: string,
+  accept: (v: unknown) => boolean = () => true
+): boolean => {
   if (!has(out, from) || has(out, to) || !accept(out[from])) return false
   out[to] = out[from]
   delete out[from]
@@ -80,9 +85,16 @@ export const repairEditInput = (input: Input): Record<string, unknown> | undefin
 /** Bash: `timeout_ms` is another name for `timeout`, `command_description` for `description`. */
 export const repairBashInput = (input: Input): Record<string, unknown> | undefined => {
   const out: Record<string, unknown> = { ...input }
-  let changed = rename(out, "timeout_ms", "timeout", (v) => typeof v === "number" || (typeof v === "string" && /^\d+$/.test(v)))
+  let changed = rename(
+    out,
+    "timeout_ms",
+    "timeout",
+    (v) => typeof v === "number" || (typeof v === "string" && /^\d+$/.test(v))
+  )
   if (has(out, "command_description")) {
-    if (!has(out, "description") && typeof out.command_description === "string") out.description = out.command_description
+    if (!has(out, "description") && typeof out.command_description === "string") {
+      out.description = out.command_description
+    }
     delete out.command_description
     changed = true
   }

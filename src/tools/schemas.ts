@@ -13,8 +13,8 @@ export const NumberLike = Schema.transformOrFail(Schema.Unknown, Schema.Number, 
     typeof u === "number"
       ? ParseResult.succeed(u)
       : typeof u === "string" && u.trim() !== "" && Number.isFinite(Number(u))
-        ? ParseResult.succeed(Number(u))
-        : ParseResult.fail(new ParseResult.Type(Schema.Number.ast, u)),
+      ? ParseResult.succeed(Number(u))
+      : ParseResult.fail(new ParseResult.Type(Schema.Number.ast, u)),
   encode: ParseResult.succeed
 }).annotations({ jsonSchema: { type: "number" } })
 
@@ -25,11 +25,19 @@ export const NumberLike = Schema.transformOrFail(Schema.Unknown, Schema.Number, 
 export const SafeIntLike = (bound: { readonly minimum: number } | { readonly exclusiveMinimum: number }) => {
   const [lowest, inclusive] = "minimum" in bound ? [bound.minimum, true] : [bound.exclusiveMinimum, false]
   return NumberLike.pipe(
-    Schema.filter((n) => Number.isInteger(n), { [ZodIssue]: () => zodIssue.invalidType("int", "number", { format: "safeint" }) }),
+    Schema.filter((n) => Number.isInteger(n), {
+      [ZodIssue]: () => zodIssue.invalidType("int", "number", { format: "safeint" })
+    }),
     Schema.filter((n) => Number.isSafeInteger(n), { [ZodIssue]: () => zodIssue.unsafeInteger() }),
-    Schema.filter((n) => (inclusive ? n >= lowest : n > lowest), { [ZodIssue]: () => zodIssue.tooSmall("number", lowest, inclusive) })
+    Schema.filter((n) => (inclusive ? n >= lowest : n > lowest), {
+      [ZodIssue]: () => zodIssue.tooSmall("number", lowest, inclusive)
+    })
   ).annotations({
-    jsonSchema: { type: "integer", ...("minimum" in bound ? { minimum: lowest } : { exclusiveMinimum: lowest }), maximum: Number.MAX_SAFE_INTEGER }
+    jsonSchema: {
+      type: "integer",
+      ...("minimum" in bound ? { minimum: lowest } : { exclusiveMinimum: lowest }),
+      maximum: Number.MAX_SAFE_INTEGER
+    }
   })
 }
 
@@ -48,10 +56,10 @@ export const BooleanLike = Schema.transformOrFail(Schema.Unknown, Schema.Boolean
     typeof u === "boolean"
       ? ParseResult.succeed(u)
       : u === "true"
-        ? ParseResult.succeed(true)
-        : u === "false"
-          ? ParseResult.succeed(false)
-          : ParseResult.fail(new ParseResult.Type(Schema.Boolean.ast, u)),
+      ? ParseResult.succeed(true)
+      : u === "false"
+      ? ParseResult.succeed(false)
+      : ParseResult.fail(new ParseResult.Type(Schema.Boolean.ast, u)),
   encode: ParseResult.succeed
 }).annotations({ jsonSchema: { type: "boolean" } })
 

@@ -50,7 +50,11 @@ describe.skipIf(bin === undefined)("toolgate serve --runner: graceful drain", ()
     process.kill(r1.pid, "SIGTERM")
 
     // draining: not ready, and no new session or input through it
-    await eventually(async () => ((await request(r1.url, "GET", "/ready")).status === 503 ? true : undefined), 10_000, 50)
+    await eventually(
+      async () => ((await request(r1.url, "GET", "/ready")).status === 503 ? true : undefined),
+      10_000,
+      50
+    )
     const refused = await request(r1.url, "POST", "/sessions", { token: SERVER_TOKEN, body: { cwd: c.work } })
     expect(refused.status, refused.text).toBe(503)
 
@@ -69,7 +73,10 @@ describe.skipIf(bin === undefined)("toolgate serve --runner: graceful drain", ()
       Array.from({ length: SESSIONS }, async (_, i) => {
         const cwd = path.join(c.work, `load-${i}`)
         fs.mkdirSync(cwd)
-        const created = await request(live[i % 2]!.url, "POST", "/sessions", { token: SERVER_TOKEN, body: { cwd, permissionMode: "bypassPermissions" } })
+        const created = await request(live[i % 2]!.url, "POST", "/sessions", {
+          token: SERVER_TOKEN,
+          body: { cwd, permissionMode: "bypassPermissions" }
+        })
         expect(created.status, created.text).toBe(201)
         return { i, cwd, id: created.body.id as string, token: created.body.token as string }
       })
@@ -80,7 +87,7 @@ describe.skipIf(bin === undefined)("toolgate serve --runner: graceful drain", ()
     let stopping = false
     const sent = sessions.map(() => 0)
     const call = async (method: string, route: string, token: string, body?: unknown) => {
-      for (let attempt = 0; ; attempt++) {
+      for (let attempt = 0;; attempt++) {
         const runner = live[attempt % live.length]
         if (runner !== undefined) {
           try {
@@ -96,8 +103,14 @@ describe.skipIf(bin === undefined)("toolgate serve --runner: graceful drain", ()
     const drive = async (s: (typeof sessions)[number]) => {
       for (let k = 0; !stopping; k++) {
         const key = `in-${k}`
-        const blocks = [toolUse(`toolu_${k}`, "Bash", { command: `echo ${k} >> ${path.join(s.cwd, "log")}; sleep 0.5` })]
-        const posted = await call("POST", `/sessions/${s.id}/messages?wait=false`, s.token, { role: "assistant", content: blocks, key })
+        const blocks = [
+          toolUse(`toolu_${k}`, "Bash", { command: `echo ${k} >> ${path.join(s.cwd, "log")}; sleep 0.5` })
+        ]
+        const posted = await call("POST", `/sessions/${s.id}/messages?wait=false`, s.token, {
+          role: "assistant",
+          content: blocks,
+          key
+        })
         expect(posted.status, posted.text).toBe(200)
         const done = await call("GET", `/sessions/${s.id}/messages/${key}?wait=true`, s.token)
         expect(done.body.status, done.text).toBe("done")
@@ -110,10 +123,14 @@ describe.skipIf(bin === undefined)("toolgate serve --runner: graceful drain", ()
     let failure: unknown
     const drivers = sessions.map((s) => drive(s).catch((e) => void (failure ??= e)))
     const progress = (enough: () => boolean) =>
-      eventually(() => {
-        if (failure !== undefined) throw failure
-        return enough() ? true : undefined
-      }, 60_000, 50)
+      eventually(
+        () => {
+          if (failure !== undefined) throw failure
+          return enough() ? true : undefined
+        },
+        60_000,
+        50
+      )
 
     const restart = async (index: number, name: string) => {
       const old = live[index]!
@@ -134,7 +151,9 @@ describe.skipIf(bin === undefined)("toolgate serve --runner: graceful drain", ()
 
     // every input ran its call exactly once, in order
     for (const s of sessions) {
-      expect(fs.readFileSync(path.join(s.cwd, "log"), "utf8")).toBe(Array.from({ length: sent[s.i]! }, (_, k) => `${k}\n`).join(""))
+      expect(fs.readFileSync(path.join(s.cwd, "log"), "utf8")).toBe(
+        Array.from({ length: sent[s.i]! }, (_, k) => `${k}\n`).join("")
+      )
     }
   })
 })

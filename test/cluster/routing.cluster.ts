@@ -10,7 +10,17 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { postgresBin, startPostgres, type Postgres } from "../support/postgres.js"
 import { tempDir } from "../support/runtime.js"
 import { readEvents, request, scriptOf, text, toolUse } from "../support/serve.js"
-import { makeCluster, marker, runsOf, SERVER_TOKEN, startedOn, toolResultsOf, waitForInput, type Cluster, type Runner } from "./support.js"
+import {
+  makeCluster,
+  marker,
+  runsOf,
+  SERVER_TOKEN,
+  startedOn,
+  toolResultsOf,
+  waitForInput,
+  type Cluster,
+  type Runner
+} from "./support.js"
 
 const bin = postgresBin()
 
@@ -47,8 +57,14 @@ describe.skipIf(bin === undefined)("toolgate serve --runner: any runner serves a
           cwd,
           replaySpeed: 0,
           script: scriptOf([
-            { content: [toolUse("toolu_p", "Bash", { command: `echo p >> ${marker(cwd, "p")}` })], stop_reason: "tool_use" },
-            { content: [toolUse("toolu_q", "Bash", { command: `echo q >> ${marker(cwd, "q")}` })], stop_reason: "tool_use" },
+            {
+              content: [toolUse("toolu_p", "Bash", { command: `echo p >> ${marker(cwd, "p")}` })],
+              stop_reason: "tool_use"
+            },
+            {
+              content: [toolUse("toolu_q", "Bash", { command: `echo q >> ${marker(cwd, "q")}` })],
+              stop_reason: "tool_use"
+            },
             { content: [text("asked twice")], stop_reason: "end_turn" }
           ])
         }
@@ -56,7 +72,10 @@ describe.skipIf(bin === undefined)("toolgate serve --runner: any runner serves a
       expect(created.status, created.text).toBe(201)
       const s = { i, cwd, id: created.body.id as string, token: created.body.token as string }
       const events = readEvents(r2.url, s.id, s.token)
-      await request(r2.url, "POST", `/sessions/${s.id}/messages?wait=false`, { token: s.token, body: { role: "user", content: "go", key: "k" } })
+      await request(r2.url, "POST", `/sessions/${s.id}/messages?wait=false`, {
+        token: s.token,
+        body: { role: "user", content: "go", key: "k" }
+      })
       return { ...s, events, runner: await startedOn(r2.url, s) }
     }
     let s = await session(0)
@@ -69,7 +88,10 @@ describe.skipIf(bin === undefined)("toolgate serve --runner: any runner serves a
     // the first question, seen and answered through r2; the call runs on r1
     const asked = await s.events.waitFor("approval_requested", (e) => e.data.toolUseId === "toolu_p")
     expect(asked.data).toMatchObject({ tool: "Bash" })
-    const answered = await request(r2.url, "POST", `/sessions/${s.id}/approvals/toolu_p`, { token: s.token, body: { decision: "allow" } })
+    const answered = await request(r2.url, "POST", `/sessions/${s.id}/approvals/toolu_p`, {
+      token: s.token,
+      body: { decision: "allow" }
+    })
     expect(answered.status, answered.text).toBe(200)
     await s.events.waitFor("call_finished", (e) => e.data.toolUseId === "toolu_p")
     expect(runsOf(s.cwd, "p")).toBe(1)
@@ -79,7 +101,10 @@ describe.skipIf(bin === undefined)("toolgate serve --runner: any runner serves a
     await r1.stop("SIGKILL")
     const open = await request(r2.url, "GET", `/sessions/${s.id}/approvals`, { token: s.token })
     expect(open.body.map((q: { toolUseId: string }) => q.toolUseId)).toEqual(["toolu_q"])
-    const late = await request(r2.url, "POST", `/sessions/${s.id}/approvals/toolu_q`, { token: s.token, body: { decision: "allow" } })
+    const late = await request(r2.url, "POST", `/sessions/${s.id}/approvals/toolu_q`, {
+      token: s.token,
+      body: { decision: "allow" }
+    })
     expect(late.status, late.text).toBe(200)
     const result = await waitForInput(r2, s)
     expect(result.body).toMatchObject({ status: "done", text: "asked twice" })

@@ -9,7 +9,17 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { expect } from "vitest"
 import { createDatabase, freePort, type Postgres } from "../support/postgres.js"
-import { eventually, readEvents, request, scriptOf, startServer, text, toolUse, type Reply, type Served } from "../support/serve.js"
+import {
+  eventually,
+  readEvents,
+  request,
+  scriptOf,
+  startServer,
+  text,
+  toolUse,
+  type Reply,
+  type Served
+} from "../support/serve.js"
 
 export const SERVER_TOKEN = "cluster-server-token-0123456789"
 
@@ -74,11 +84,16 @@ export const makeCluster = async (pg: Postgres, work: string, name: string): Pro
       startTimeoutMs: 120_000
     })
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-      if (served.child.exitCode !== null || served.child.signalCode !== null) resolve({ code: served.child.exitCode, signal: served.child.signalCode })
-      else served.child.once("exit", (code, signal) => resolve({ code, signal }))
+      if (served.child.exitCode !== null || served.child.signalCode !== null) {
+        resolve({ code: served.child.exitCode, signal: served.child.signalCode })
+      } else served.child.once("exit", (code, signal) => resolve({ code, signal }))
     })
     // the runner holds shards once it is ready
-    await eventually(async () => ((await request(served.url, "GET", "/ready")).status === 200 ? true : undefined), 60_000, 100)
+    await eventually(
+      async () => ((await request(served.url, "GET", "/ready")).status === 200 ? true : undefined),
+      60_000,
+      100
+    )
     const runner: Runner = Object.assign(served, { name: runnerName, address: `127.0.0.1:${runnerPort}`, exited })
     runners.push(runner)
     return runner
@@ -171,7 +186,12 @@ export const runsOf = (cwd: string, call: string) =>
  * A scripted session of three calls a, b, c (b sleeps `sleepSeconds` after leaving its mark) and a
  * closing text, with its prompt sent (key `k`) without waiting.
  */
-export const startMarkedSession = async (via: Served, work: string, i: number, sleepSeconds: number): Promise<MarkedSession> => {
+export const startMarkedSession = async (
+  via: Served,
+  work: string,
+  i: number,
+  sleepSeconds: number
+): Promise<MarkedSession> => {
   const cwd = path.join(work, `ws-${i}`)
   fs.mkdirSync(cwd, { recursive: true })
   const created = await request(via.url, "POST", "/sessions", {
@@ -181,9 +201,18 @@ export const startMarkedSession = async (via: Served, work: string, i: number, s
       replaySpeed: 0,
       permissionMode: "bypassPermissions",
       script: scriptOf([
-        { content: [toolUse("toolu_a", "Bash", { command: `echo a >> ${marker(cwd, "a")}` })], stop_reason: "tool_use" },
-        { content: [toolUse("toolu_b", "Bash", { command: `echo b >> ${marker(cwd, "b")}; sleep ${sleepSeconds}` })], stop_reason: "tool_use" },
-        { content: [toolUse("toolu_c", "Bash", { command: `echo c >> ${marker(cwd, "c")}` })], stop_reason: "tool_use" },
+        {
+          content: [toolUse("toolu_a", "Bash", { command: `echo a >> ${marker(cwd, "a")}` })],
+          stop_reason: "tool_use"
+        },
+        {
+          content: [toolUse("toolu_b", "Bash", { command: `echo b >> ${marker(cwd, "b")}; sleep ${sleepSeconds}` })],
+          stop_reason: "tool_use"
+        },
+        {
+          content: [toolUse("toolu_c", "Bash", { command: `echo c >> ${marker(cwd, "c")}` })],
+          stop_reason: "tool_use"
+        },
         { content: [text(`Session ${i} finished.`)], stop_reason: "end_turn" }
       ])
     }
@@ -219,20 +248,39 @@ export const resumedOn = async (url: string, session: MarkedSession): Promise<Ar
 const parseSse = (body: string): Array<{ type: string; data: any }> =>
   body
     .split("\n\n")
-    .map((frame) => Object.fromEntries(frame.split("\n").filter((l) => l.includes(": ") && !l.startsWith(":")).map((l) => [l.slice(0, l.indexOf(": ")), l.slice(l.indexOf(": ") + 2)])))
+    .map((frame) =>
+      Object.fromEntries(
+        frame.split("\n").filter((l) => l.includes(": ") && !l.startsWith(":")).map((
+          l
+        ) => [l.slice(0, l.indexOf(": ")), l.slice(l.indexOf(": ") + 2)])
+      )
+    )
     .filter((f) => f.event !== undefined)
     .map((f) => ({ type: f.event as string, data: JSON.parse(f.data ?? "null") }))
 
 /** The input once it finished (a generous bound: a stalled session fails the test, not the suite). */
-export const waitForInput = (via: Served, session: { readonly id: string; readonly token: string }, key = "k", timeoutMs = 120_000): Promise<Reply> =>
-  eventually(async () => {
-    const result = await request(via.url, "GET", `/sessions/${session.id}/messages/${key}?wait=false`, { token: session.token })
-    expect(result.status, result.text).toBe(200)
-    return result.body.status === "done" || result.body.status === "failed" ? result : undefined
-  }, timeoutMs, 100)
+export const waitForInput = (
+  via: Served,
+  session: { readonly id: string; readonly token: string },
+  key = "k",
+  timeoutMs = 120_000
+): Promise<Reply> =>
+  eventually(
+    async () => {
+      const result = await request(via.url, "GET", `/sessions/${session.id}/messages/${key}?wait=false`, {
+        token: session.token
+      })
+      expect(result.status, result.text).toBe(200)
+      return result.body.status === "done" || result.body.status === "failed" ? result : undefined
+    },
+    timeoutMs,
+    100
+  )
 
 export const toolResultsOf = (messages: ReadonlyArray<{ role: string; content: any }>) =>
-  messages.flatMap((m) => (m.role === "user" && Array.isArray(m.content) ? m.content : [])).filter((b: any) => b.type === "tool_result")
+  messages.flatMap((m) => (m.role === "user" && Array.isArray(m.content) ? m.content : [])).filter((b: any) =>
+    b.type === "tool_result"
+  )
 
 /**
  * A finished marked session, checked exactly: a, b, c each answered once and in order; a and c
@@ -240,9 +288,15 @@ export const toolResultsOf = (messages: ReadonlyArray<{ role: string; content: a
  * it may instead be answered "stopped while it ran". Returns whether b was.
  */
 export const expectMarkedSessionDone = (session: MarkedSession, result: Reply, bMayBeLost: boolean): boolean => {
-  expect(result.body, `session ${session.i}`).toMatchObject({ status: "done", stop: "end_turn", text: `Session ${session.i} finished.` })
+  expect(result.body, `session ${session.i}`).toMatchObject({
+    status: "done",
+    stop: "end_turn",
+    text: `Session ${session.i} finished.`
+  })
   const messages = result.body.messages as Array<{ role: string; content: any }>
-  const uses = messages.flatMap((m) => (m.role === "assistant" && Array.isArray(m.content) ? m.content : [])).filter((b: any) => b.type === "tool_use")
+  const uses = messages.flatMap((m) => (m.role === "assistant" && Array.isArray(m.content) ? m.content : [])).filter((
+    b: any
+  ) => b.type === "tool_use")
   const answers = toolResultsOf(messages)
   expect(uses.map((u: any) => u.id)).toEqual(["toolu_a", "toolu_b", "toolu_c"])
   expect(answers.map((a: any) => a.tool_use_id)).toEqual(["toolu_a", "toolu_b", "toolu_c"])
@@ -271,7 +325,9 @@ export const startSpreadSessions = async (
   let i = options.first ?? 0
   while (count().some((n) => n < options.each)) {
     if (sessions.length >= 40) throw new Error(`sessions do not spread over the runners: ${count().join("/")}`)
-    const batch = await Promise.all(Array.from({ length: 4 }, () => startMarkedSession(via, work, i++, options.sleepSeconds)))
+    const batch = await Promise.all(
+      Array.from({ length: 4 }, () => startMarkedSession(via, work, i++, options.sleepSeconds))
+    )
     for (const session of batch) {
       sessions.push(session)
       owner.set(session.id, await startedOn(via.url, session))

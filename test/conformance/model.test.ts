@@ -3,7 +3,8 @@ import { AREA_GROUPS, replayAreas, suite, throughBuiltCli } from "./replay.js"
 
 describe("the conformance suite", () => {
   it("has the shared tool definitions and the baseline golden", () => {
-    expect(suite.definitions, "conformance/goldens/_tool-definitions.json is missing: npm run conformance:record").toBeDefined()
+    expect(suite.definitions, "conformance/goldens/_tool-definitions.json is missing: npm run conformance:record")
+      .toBeDefined()
     expect(suite.goldens.has("baseline-read")).toBe(true)
   })
 

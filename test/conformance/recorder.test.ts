@@ -22,7 +22,13 @@ describe("npm run conformance:record", () => {
   it("without Claude Code: a clear message, nothing recorded, exit 0", () => {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-norecord-"))
     const before = listing()
-    const ran = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "conformance", "record.ts"), "--only", "baseline-read"], {
+    const ran = spawnSync(process.execPath, [
+      "--import",
+      "tsx",
+      path.join(ROOT, "conformance", "record.ts"),
+      "--only",
+      "baseline-read"
+    ], {
       cwd: ROOT,
       encoding: "utf8",
       env: { PATH: path.dirname(process.execPath), HOME: home },

@@ -45,7 +45,8 @@ const BUILT_CLI_AREAS: ReadonlyArray<string> = ["bash", "hooks", "mcp", "read"]
 const OWN_PROCESS: ReadonlyArray<string> = ["hooks-process-child-after-exit"]
 
 export const throughBuiltCli = new Set([
-  ...BUILT_CLI_AREAS.map((area) => suite.scenarios.find((s) => s.area === area && suite.goldens.has(s.name))?.name).filter((name) => name !== undefined),
+  ...BUILT_CLI_AREAS.map((area) => suite.scenarios.find((s) => s.area === area && suite.goldens.has(s.name))?.name)
+    .filter((name) => name !== undefined),
   ...OWN_PROCESS.filter((name) => suite.goldens.has(name))
 ])
 
@@ -62,29 +63,46 @@ export const replayAreas = (group: keyof typeof AREA_GROUPS) => {
     if (verdicts.length === 0) return
     const open = verdicts.filter((v) => v._tag === "Open").map((v) => v.scenario.name)
     console.log(
-      `conformance (${areas.join(", ")}): ${summarise(verdicts)}\n  ${open.length} known open difference(s)${open.length > 0 ? `: ${open.join(", ")}` : ""}\n  ran in ${((Date.now() - started) / 1000).toFixed(1)} s`
+      `conformance (${areas.join(", ")}): ${summarise(verdicts)}\n  ${open.length} known open difference(s)${
+        open.length > 0 ? `: ${open.join(", ")}` : ""
+      }\n  ran in ${((Date.now() - started) / 1000).toFixed(1)} s`
     )
   })
 
   const check = (scenario: Scenario, observed: Observation) => {
     const verdict = verdictOf(suite, scenario, observed)
     verdicts.push(verdict)
-    if (verdict._tag === "Fail") expect.fail(`toolgate differs from Claude Code on ${scenario.name}:\n${formatMismatches(verdict.mismatches)}`)
-    if (verdict._tag === "Closed") expect.fail(`${scenario.name} now matches Claude Code: remove its "open" entry from conformance/expectations.json`)
+    if (verdict._tag === "Fail") {
+      expect.fail(`toolgate differs from Claude Code on ${scenario.name}:\n${formatMismatches(verdict.mismatches)}`)
+    }
+    if (verdict._tag === "Closed") {
+      expect.fail(
+        `${scenario.name} now matches Claude Code: remove its "open" entry from conformance/expectations.json`
+      )
+    }
   }
 
   const scenarios = suite.scenarios.filter((s) => areas.includes(s.area))
   const replay = (scenario: Scenario, launch: Launcher) => async () => {
-    const observed = await Effect.runPromise(observe({ kind: "tg", cli: CLI }, scenario, { timeoutMs: SCENARIO_TIMEOUT_MS, launch }))
+    const observed = await Effect.runPromise(
+      observe({ kind: "tg", cli: CLI }, scenario, { timeoutMs: SCENARIO_TIMEOUT_MS, launch })
+    )
     check(scenario, observed)
   }
 
   describe(`conformance with Claude Code: ${areas.join(", ")}`, () => {
     const built = scenarios.filter((s) => throughBuiltCli.has(s.name))
-    if (built.length > 0)
+    if (built.length > 0) {
       describe("through the built CLI", () => {
-        for (const scenario of built) it.concurrent(`${scenario.area}: ${scenario.name}`, replay(scenario, runProcess), SCENARIO_TIMEOUT_MS + 30_000)
+        for (const scenario of built) {
+          it.concurrent(
+            `${scenario.area}: ${scenario.name}`,
+            replay(scenario, runProcess),
+            SCENARIO_TIMEOUT_MS + 30_000
+          )
+        }
       })
+    }
     describe("in process", () => {
       for (const scenario of scenarios.filter((s) => !throughBuiltCli.has(s.name))) {
         const name = `${scenario.area}: ${scenario.name}`

@@ -7,13 +7,16 @@ import { describe, expect, it } from "vitest"
 import { select } from "../../conformance/src/Scenario.js"
 import { suite } from "./replay.js"
 
-const pick = (filter: { only?: ReadonlyArray<string>; areas?: ReadonlyArray<string> }) => Effect.runSync(Effect.either(select(suite.scenarios, filter)))
+const pick = (filter: { only?: ReadonlyArray<string>; areas?: ReadonlyArray<string> }) =>
+  Effect.runSync(Effect.either(select(suite.scenarios, filter)))
 
 describe("choosing scenarios", () => {
   it("a name and an area that do not meet is an error naming both", () => {
     const chosen = pick({ only: ["parallel-max-tokens"], areas: ["mcp"] })
     expect(Either.isLeft(chosen)).toBe(true)
-    if (Either.isLeft(chosen)) expect(chosen.left.message).toBe("no scenario matches --only parallel-max-tokens --area mcp")
+    if (Either.isLeft(chosen)) {
+      expect(chosen.left.message).toBe("no scenario matches --only parallel-max-tokens --area mcp")
+    }
   })
 
   it("an area with no scenario is an error", () => {
@@ -22,7 +25,9 @@ describe("choosing scenarios", () => {
   })
 
   it("a name in its own area, or no filter at all, picks scenarios", () => {
-    expect(Either.getOrThrow(pick({ only: ["parallel-max-tokens"], areas: ["parallel"] })).map((s) => s.name)).toEqual(["parallel-max-tokens"])
+    expect(Either.getOrThrow(pick({ only: ["parallel-max-tokens"], areas: ["parallel"] })).map((s) => s.name)).toEqual([
+      "parallel-max-tokens"
+    ])
     expect(Either.getOrThrow(pick({})).length).toBe(suite.scenarios.length)
   })
 })

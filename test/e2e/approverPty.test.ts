@@ -14,7 +14,10 @@ describe("terminal approver (pseudo-terminal)", () => {
   it("once / always (saved) / session (not saved) / deny with a message", async () => {
     const project = fs.realpathSync(tempDir("toolgate-approve-"))
     fs.mkdirSync(path.join(project, ".claude"))
-    fs.writeFileSync(path.join(project, ".claude", "settings.local.json"), `${JSON.stringify({ env: { KEEP: "me" } }, null, 2)}\n`)
+    fs.writeFileSync(
+      path.join(project, ".claude", "settings.local.json"),
+      `${JSON.stringify({ env: { KEEP: "me" } }, null, 2)}\n`
+    )
     const message = path.join(project, "message.json")
     const bash = (id: string, command: string) => ({ type: "tool_use", id, name: "Bash", input: { command } })
     fs.writeFileSync(
@@ -27,7 +30,15 @@ describe("terminal approver (pseudo-terminal)", () => {
         bash("denied", "rm -f once.txt")
       ])
     )
-    const cli = await spawnCliPty(["exec", message, "--cwd", project, "--json", "--session-dir", path.join(project, ".s")], {
+    const cli = await spawnCliPty([
+      "exec",
+      message,
+      "--cwd",
+      project,
+      "--json",
+      "--session-dir",
+      path.join(project, ".s")
+    ], {
       cwd: project,
       cols: 200,
       rows: 50,
@@ -38,8 +49,13 @@ describe("terminal approver (pseudo-terminal)", () => {
     try {
       let at = await waitFor(/touch once\.txt[\s\S]*Choose \[[^\]]*\]: *$/, 0)
       cli.type("1\r")
-      at = await waitFor(/touch always\.txt[\s\S]*3\. Yes, and always allow (\S+) \(saved to \S*\.claude\/settings\.local\.json\)\n[\s\S]*Choose \[[^\]]*\]: *$/, at)
-      savedRule = [...cli.screen().slice(0, at).matchAll(/always allow (\S+) \(saved to \S*\.claude\/settings\.local\.json\)\n/g)].at(-1)![1]!
+      at = await waitFor(
+        /touch always\.txt[\s\S]*3\. Yes, and always allow (\S+) \(saved to \S*\.claude\/settings\.local\.json\)\n[\s\S]*Choose \[[^\]]*\]: *$/,
+        at
+      )
+      savedRule = [
+        ...cli.screen().slice(0, at).matchAll(/always allow (\S+) \(saved to \S*\.claude\/settings\.local\.json\)\n/g)
+      ].at(-1)![1]!
       cli.type("3\r")
       at = await waitFor(/mkdir made[\s\S]*Choose \[[^\]]*\]: *$/, at)
       cli.type("2\r")
@@ -55,7 +71,12 @@ describe("terminal approver (pseudo-terminal)", () => {
     const screen = cli.screen()
     // the repeated command was not asked about again
     expect(screen.match(/Choose \[/g)).toHaveLength(4)
-    const report = JSON.parse(screen.slice(screen.indexOf("{\r\n") >= 0 ? screen.indexOf("{\r\n") : screen.lastIndexOf("\n{") + 1).replace(/\r\n/g, "\n"))
+    const report = JSON.parse(
+      screen.slice(screen.indexOf("{\r\n") >= 0 ? screen.indexOf("{\r\n") : screen.lastIndexOf("\n{") + 1).replace(
+        /\r\n/g,
+        "\n"
+      )
+    )
     const results = report.message.content
     expect(results.map((r: { is_error?: boolean }) => r.is_error === true)).toEqual([false, false, false, false, true])
     expect(results[4].content).toMatch(/To tell you how to proceed, the user said:\nkeep that file$/)

@@ -24,12 +24,15 @@ interface Ran {
 }
 
 type Options = { input?: string; cwd?: string; env?: Record<string, string> }
-const runWith =
-  (run: typeof runCli) =>
-  async (args: ReadonlyArray<string>, options: Options = {}): Promise<Ran> => {
-    const ran = await run(args, { input: options.input ?? "", cwd: options.cwd ?? neutral, env: cleanEnv(options.env), timeoutMs: 60_000 })
-    return { status: ran.code, stdout: ran.stdout, stderr: ran.stderr }
-  }
+const runWith = (run: typeof runCli) => async (args: ReadonlyArray<string>, options: Options = {}): Promise<Ran> => {
+  const ran = await run(args, {
+    input: options.input ?? "",
+    cwd: options.cwd ?? neutral,
+    env: cleanEnv(options.env),
+    timeoutMs: 60_000
+  })
+  return { status: ran.code, stdout: ran.stdout, stderr: ran.stderr }
+}
 const toolgate = runWith(runCliInProcess)
 const builtToolgate = runWith(runCli)
 
@@ -48,7 +51,10 @@ const makeProject = (): string => {
 }
 
 const message = (project: string): string =>
-  fs.readFileSync(path.join(root, "test", "fixtures", "messages", "project-message.json"), "utf8").replaceAll("{{PROJECT}}", project)
+  fs.readFileSync(path.join(root, "test", "fixtures", "messages", "project-message.json"), "utf8").replaceAll(
+    "{{PROJECT}}",
+    project
+  )
 
 const exampleFlags = (project: string) => [
   "--cwd",
@@ -78,18 +84,30 @@ describe("toolgate tools", () => {
   it("`tools schema` prints what the model sees: built-ins sorted by name, then the session's own tools sorted", async () => {
     const ran = await toolgate(["tools", "schema"])
     expect(ran.status).toBe(0)
-    const schemas = json(ran) as Array<{ name: string; input_schema: { type: string; required?: ReadonlyArray<string> } }>
+    const schemas = json(ran) as Array<
+      { name: string; input_schema: { type: string; required?: ReadonlyArray<string> } }
+    >
     const names = schemas.map((s) => s.name)
     const sessionTools = ["Agent", "WebSearch"]
     const builtins = names.filter((n) => !sessionTools.includes(n))
     expect(names).toEqual([...[...builtins].sort(), ...sessionTools])
-    expect(schemas.find((s) => s.name === "Read")!.input_schema).toMatchObject({ type: "object", required: ["file_path"] })
+    expect(schemas.find((s) => s.name === "Read")!.input_schema).toMatchObject({
+      type: "object",
+      required: ["file_path"]
+    })
   })
 
   it("lists what `run` offers a model on Claude: the Agent tool and WebSearch too; `tools schema` the same names", async () => {
     const listed = json(await toolgate(["tools", "--json"])).tools
-    expect(listed.find((t: { name: string }) => t.name === "Agent")).toMatchObject({ source: "built-in", concurrencySafe: true })
-    expect(listed.find((t: { name: string }) => t.name === "WebSearch")).toMatchObject({ source: "built-in", readOnly: true, destructive: false })
+    expect(listed.find((t: { name: string }) => t.name === "Agent")).toMatchObject({
+      source: "built-in",
+      concurrencySafe: true
+    })
+    expect(listed.find((t: { name: string }) => t.name === "WebSearch")).toMatchObject({
+      source: "built-in",
+      readOnly: true,
+      destructive: false
+    })
     const schemas = json(await toolgate(["tools", "schema"])).map((s: { name: string }) => s.name)
     expect(schemas).toEqual(expect.arrayContaining(["Agent", "WebSearch"]))
     expect([...schemas].sort()).toEqual([...listed.map((t: { name: string }) => t.name)].sort())
@@ -104,7 +122,12 @@ describe("toolgate tools", () => {
       `export default ({ buildTool, Effect, Schema }) => buildTool({ name: "Greet", description: "Greets", inputSchema: Schema.Struct({ name: Schema.String }), isReadOnly: () => true, call: (input) => Effect.succeed({ data: "hi " + input.name }) })\n`
     )
     const ran = await toolgate(["tools", "--json", "--trust-project"], { cwd: project })
-    expect(json(ran).tools.find((t: { name: string }) => t.name === "Greet")).toMatchObject({ source: "custom", origin: module, readOnly: true, destructive: false })
+    expect(json(ran).tools.find((t: { name: string }) => t.name === "Greet")).toMatchObject({
+      source: "custom",
+      origin: module,
+      readOnly: true,
+      destructive: false
+    })
     const text = await toolgate(["tools", "--trust-project"], { cwd: project })
     const line = text.stdout.split("\n").find((l) => l.includes("Greet"))
     expect(line).toMatch(/custom/)
@@ -180,19 +203,46 @@ describe("toolgate exec", () => {
     const results = json(ran).message.content
     expect(results.map((r: { is_error?: boolean }) => r.is_error === true)).toEqual([false, true, true, true, true])
     expect(results[1].content).toBe("<tool_use_error>Error: No such tool available: NoSuchTool</tool_use_error>")
-    expect(results[2].content).toContain("The parameter `file_path` type is expected as `string` but provided as `number`")
+    expect(results[2].content).toContain(
+      "The parameter `file_path` type is expected as `string` but provided as `number`"
+    )
     expect(results[3].content).toContain("duplicate tool_use id a")
     expect(results[4].content).toContain("File does not exist.")
   })
 
   it.each([
     ["not JSON", ["exec", "-"], "{nope", /^toolgate: stdin is not valid JSON/],
-    ["no tool_use", ["exec", "-"], JSON.stringify({ role: "assistant", content: [{ type: "text", text: "hi" }] }), /^toolgate: the message has no tool_use blocks$/],
+    [
+      "no tool_use",
+      ["exec", "-"],
+      JSON.stringify({ role: "assistant", content: [{ type: "text", text: "hi" }] }),
+      /^toolgate: the message has no tool_use blocks$/
+    ],
     ["not a message", ["exec", "-"], "42", /^toolgate: expected a Messages API response/],
-    ["a missing file", ["exec", "/nonexistent/message.json"], "", /^toolgate: cannot read \/nonexistent\/message.json: no such file/],
-    ["a missing --cwd", ["exec", "-", "--cwd", "/nonexistent/dir"], "[]", /^toolgate: --cwd: not a directory: \/nonexistent\/dir/],
-    ["an unreadable --settings file", ["tools", "--settings", "/nonexistent/settings.json"], "", /^toolgate: --settings: file not found/],
-    ["malformed --settings JSON", ["tools", "--settings", "{bad"], "", /^toolgate: settings file --settings is broken: invalid JSON/]
+    [
+      "a missing file",
+      ["exec", "/nonexistent/message.json"],
+      "",
+      /^toolgate: cannot read \/nonexistent\/message.json: no such file/
+    ],
+    [
+      "a missing --cwd",
+      ["exec", "-", "--cwd", "/nonexistent/dir"],
+      "[]",
+      /^toolgate: --cwd: not a directory: \/nonexistent\/dir/
+    ],
+    [
+      "an unreadable --settings file",
+      ["tools", "--settings", "/nonexistent/settings.json"],
+      "",
+      /^toolgate: --settings: file not found/
+    ],
+    [
+      "malformed --settings JSON",
+      ["tools", "--settings", "{bad"],
+      "",
+      /^toolgate: settings file --settings is broken: invalid JSON/
+    ]
   ])("bad input (%s): a one-line error and a non-zero exit", async (_name, args, input, pattern) => {
     const ran = await toolgate(args, { input })
     expect(ran.status).not.toBe(0)
@@ -204,7 +254,14 @@ describe("toolgate exec", () => {
 describe("toolgate call", () => {
   it("runs one call through the whole pipeline", async () => {
     const project = makeProject()
-    const ran = await toolgate(["call", "Read", JSON.stringify({ file_path: path.join(project, "NOTES.md") }), "--cwd", project, "--json"])
+    const ran = await toolgate([
+      "call",
+      "Read",
+      JSON.stringify({ file_path: path.join(project, "NOTES.md") }),
+      "--cwd",
+      project,
+      "--json"
+    ])
     expect(ran.status).toBe(0)
     expect(json(ran).result.content).toContain("1\t# Notes")
   })
@@ -256,22 +313,49 @@ describe("Claude Code configuration, unchanged", () => {
       { type: "tool_use", id: "secret", name: "Read", input: { file_path: path.join(project, "secrets", "key.txt") } },
       { type: "tool_use", id: "readme", name: "Read", input: { file_path: path.join(project, "README.md") } }
     ]
-    const ran = await toolgate(["exec", "-", "--cwd", project, "--json", "--permission-mode", "bypassPermissions"], { input: JSON.stringify(blocks) })
+    const ran = await toolgate(["exec", "-", "--cwd", project, "--json", "--permission-mode", "bypassPermissions"], {
+      input: JSON.stringify(blocks)
+    })
     expect(ran.status).toBe(1)
     const [rm, secret, readme] = json(ran).message.content
     expect(rm.content).toBe("PreToolUse:Bash hook error: Destructive command blocked by hook: rm -rf build")
-    expect(secret).toMatchObject({ is_error: true, content: "<tool_use_error>File is in a directory that is denied by your permission settings.</tool_use_error>" })
+    expect(secret).toMatchObject({
+      is_error: true,
+      content: "<tool_use_error>File is in a directory that is denied by your permission settings.</tool_use_error>"
+    })
     expect(readme.is_error).toBeUndefined()
   })
 
   it("`permissions check` explains a decision with its rule and source, running nothing", async () => {
-    const ran = await toolgate(["permissions", "check", "Read", JSON.stringify({ file_path: path.join(project, "secrets", "key.txt") }), "--cwd", project, "--json"])
+    const ran = await toolgate([
+      "permissions",
+      "check",
+      "Read",
+      JSON.stringify({ file_path: path.join(project, "secrets", "key.txt") }),
+      "--cwd",
+      project,
+      "--json"
+    ])
     // the exit code says the decision (deny: 4)
     expect(ran.status).toBe(4)
-    expect(json(ran)).toMatchObject({ decision: "deny", rule: { rule: "Read(./secrets/**)", source: "projectSettings" } })
-    const bash = await toolgate(["permissions", "check", "Bash", JSON.stringify({ command: "ls && rm -rf /tmp/nothing-here" }), "--cwd", project, "--json"])
+    expect(json(ran)).toMatchObject({
+      decision: "deny",
+      rule: { rule: "Read(./secrets/**)", source: "projectSettings" }
+    })
+    const bash = await toolgate([
+      "permissions",
+      "check",
+      "Bash",
+      JSON.stringify({ command: "ls && rm -rf /tmp/nothing-here" }),
+      "--cwd",
+      project,
+      "--json"
+    ])
     expect(json(bash).decision).toBe("deny")
-    expect(json(bash).subcommands.map((s: { command: string }) => s.command)).toEqual(["ls", "rm -rf /tmp/nothing-here"])
+    expect(json(bash).subcommands.map((s: { command: string }) => s.command)).toEqual([
+      "ls",
+      "rm -rf /tmp/nothing-here"
+    ])
   })
 })
 
@@ -280,10 +364,24 @@ describe("interrupts", () => {
     const project = makeProject()
     const pidFile = path.join(project, "sleep.pid")
     const blocks = [
-      { type: "tool_use", id: "long", name: "Bash", input: { command: `${recordedInBackground("sleep 30", pidFile)} ${waitForRecords(pidFile)} wait` } },
+      {
+        type: "tool_use",
+        id: "long",
+        name: "Bash",
+        input: { command: `${recordedInBackground("sleep 30", pidFile)} ${waitForRecords(pidFile)} wait` }
+      },
       { type: "tool_use", id: "later", name: "Read", input: { file_path: path.join(project, "README.md") } }
     ]
-    const child = spawn(process.execPath, [bin, "exec", "-", "--cwd", project, "--json", "--permission-mode", "bypassPermissions"], {
+    const child = spawn(process.execPath, [
+      bin,
+      "exec",
+      "-",
+      "--cwd",
+      project,
+      "--json",
+      "--permission-mode",
+      "bypassPermissions"
+    ], {
       env: { ...process.env, NO_COLOR: "1", CLAUDE_CONFIG_DIR: path.join(project, ".no-user-config") }
     })
     let stdout = ""

@@ -14,7 +14,16 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { fixture, sse, startFakeAnthropic, type FakeAnthropic } from "../support/fakeAnthropic.js"
-import { BIN, cleanEnv, copyExample, ROOT, runCli, runCliInProcess, runProgram, type RunOptions } from "../services/Agent/cliSupport.js"
+import {
+  BIN,
+  cleanEnv,
+  copyExample,
+  ROOT,
+  runCli,
+  runCliInProcess,
+  runProgram,
+  type RunOptions
+} from "../services/Agent/cliSupport.js"
 import { spawnCliPty } from "../support/cliPty.js"
 import { tempDir } from "../support/runtime.js"
 import { testServerScript } from "../support/mcpTestServer.js"
@@ -24,7 +33,15 @@ type Run = typeof runCli
 const withDefaults =
   (run: Run) =>
   (args: ReadonlyArray<string>, options: { input?: string; cwd?: string; env?: Record<string, string> } = {}) =>
-    run(args, { cwd: options.cwd ?? neutral, env: options.env ?? cleanEnv(), timeoutMs: 90_000, ...(options.input === undefined ? {} : { input: options.input }) } satisfies RunOptions)
+    run(
+      args,
+      {
+        cwd: options.cwd ?? neutral,
+        env: options.env ?? cleanEnv(),
+        timeoutMs: 90_000,
+        ...(options.input === undefined ? {} : { input: options.input })
+      } satisfies RunOptions
+    )
 const cli = withDefaults(runCliInProcess)
 const builtCli = withDefaults(runCli)
 
@@ -38,20 +55,41 @@ const usageError = async (args: ReadonlyArray<string>, pattern: RegExp, run = cl
 }
 
 describe("usage errors name the offending flag or token, start with toolgate:, exit 2 (1 for run, as claude -p)", () => {
-  it("an unknown option (built CLI)", async () => usageError(["call", "Read", "{}", "--bogus"], /^toolgate: unknown option '--bogus' for 'toolgate call'/, builtCli), 60_000)
+  it(
+    "an unknown option (built CLI)",
+    async () =>
+      usageError(
+        ["call", "Read", "{}", "--bogus"],
+        /^toolgate: unknown option '--bogus' for 'toolgate call'/,
+        builtCli
+      ),
+    60_000
+  )
 
   it.each([
-    [["tools", "--permission-mode", "yolo"], /^toolgate: invalid value 'yolo' for --permission-mode: choose default, acceptEdits, plan, dontAsk or bypassPermissions$/],
+    [
+      ["tools", "--permission-mode", "yolo"],
+      /^toolgate: invalid value 'yolo' for --permission-mode: choose default, acceptEdits, plan, dontAsk or bypassPermissions$/
+    ],
     [["tools", "--cwd"], /^toolgate: option '--cwd <dir>' needs a value$/],
     [["run", "-p", "--max-turns", "many"], /^toolgate: invalid value 'many' for --max-turns: expected a whole number$/],
     [["exec", "--print", "x.json"], /^toolgate: option '--print' does not apply to 'toolgate exec'/],
-    [["call", "Read", "{}", "extra"], /^toolgate: unexpected argument 'extra' for 'toolgate call' \(it takes <tool> \[input\]\)$/],
+    [
+      ["call", "Read", "{}", "extra"],
+      /^toolgate: unexpected argument 'extra' for 'toolgate call' \(it takes <tool> \[input\]\)$/
+    ],
     [["call"], /^toolgate: missing argument <tool> for 'toolgate call'/],
     [["tool"], /^toolgate: unknown command 'tool' \(did you mean 'tools'\?\)/],
     [["mcp", "lst"], /^toolgate: unknown command 'lst' for 'toolgate mcp' \(did you mean 'list'\?\)/],
     [["tools", "--strict-mcp-config=yes"], /^toolgate: option '--strict-mcp-config' takes no value/],
-    [["tools", "--disallowed-tools", "Bash(rm"], /^toolgate: --disallowed-tools: the deny rule 'Bash\(rm' cannot be parsed/],
-    [["run", "-p", "hi", "-c", "-r", "abc", "--replay", "x.jsonl"], /^toolgate: --continue and --resume cannot be used together$/]
+    [
+      ["tools", "--disallowed-tools", "Bash(rm"],
+      /^toolgate: --disallowed-tools: the deny rule 'Bash\(rm' cannot be parsed/
+    ],
+    [
+      ["run", "-p", "hi", "-c", "-r", "abc", "--replay", "x.jsonl"],
+      /^toolgate: --continue and --resume cannot be used together$/
+    ]
   ])("%j", async (args, pattern) => usageError(args, pattern), 60_000)
 
   it("an unknown tool: the closest name", async () => {
@@ -101,10 +139,12 @@ describe("--help", () => {
   }, 60_000)
 
   it("-v and --version print the version (--version alone on the built CLI: its launcher answers it)", async () => {
-    for (const [flag, run] of [
-      ["-v", cli],
-      ["--version", builtCli]
-    ] as const) {
+    for (
+      const [flag, run] of [
+        ["-v", cli],
+        ["--version", builtCli]
+      ] as const
+    ) {
       const ran = await run([flag])
       expect(ran.code).toBe(0)
       expect(ran.stdout).toMatch(/^\d+\.\d+\.\d+ \(toolgate\)\n$/)
@@ -114,12 +154,14 @@ describe("--help", () => {
 
 describe("rule lists as Claude Code takes them", () => {
   it("variadic --disallowedTools Read Bash, comma lists, and the camelCase and kebab-case spellings", async () => {
-    for (const args of [
-      ["--disallowedTools", "Read", "Bash"],
-      ["--disallowedTools", "Read,Bash"],
-      ["--disallowed-tools", "Read", "--disallowed-tools", "Bash"],
-      ["--disallowedTools=Read,Bash"]
-    ]) {
+    for (
+      const args of [
+        ["--disallowedTools", "Read", "Bash"],
+        ["--disallowedTools", "Read,Bash"],
+        ["--disallowed-tools", "Read", "--disallowed-tools", "Bash"],
+        ["--disallowedTools=Read,Bash"]
+      ]
+    ) {
       const ran = await cli(["tools", "--json", ...args])
       expect(ran.code, `${args.join(" ")}: ${ran.stderr}`).toBe(0)
       const removed = JSON.parse(ran.stdout).removed.map((r: { name: string }) => r.name)
@@ -131,7 +173,20 @@ describe("rule lists as Claude Code takes them", () => {
     const { work, project } = copyExample()
     const file = path.join(work, "s.jsonl")
     fs.writeFileSync(file, JSON.stringify({ type: "turn", content: [{ type: "text", text: "ok" }] }))
-    const ran = await cli(["run", "-p", "--allowedTools", "Read", "Bash(git log:*)", "summarise the repo", "--replay", file, "--replay-speed", "0", "--output-format", "json"], {
+    const ran = await cli([
+      "run",
+      "-p",
+      "--allowedTools",
+      "Read",
+      "Bash(git log:*)",
+      "summarise the repo",
+      "--replay",
+      file,
+      "--replay-speed",
+      "0",
+      "--output-format",
+      "json"
+    ], {
       cwd: project
     })
     expect(ran.code, ran.stderr).toBe(0)
@@ -163,9 +218,16 @@ describe("Claude Code's run flags", () => {
     const texts = JSON.stringify(fake.requests[before]!.body.messages)
     expect(texts).toContain("first prompt")
     expect(texts).toContain("second prompt")
-    expect(fake.requests[before]!.body.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user"])
+    expect(fake.requests[before]!.body.messages.map((m: { role: string }) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "user"
+    ])
     fake.enqueue(sse(fixture("text-only")))
-    const resumed = await cli(["run", "-p", "third prompt", "-r", sessionId, "--output-format", "json"], { cwd: project, env })
+    const resumed = await cli(["run", "-p", "third prompt", "-r", sessionId, "--output-format", "json"], {
+      cwd: project,
+      env
+    })
     expect(resumed.code, resumed.stderr).toBe(0)
     expect(JSON.parse(resumed.stdout).session_id).toBe(sessionId)
     expect(fake.requests.at(-1)!.body.messages).toHaveLength(5)
@@ -184,7 +246,10 @@ describe("Claude Code's run flags", () => {
     ]
       .map((l) => JSON.stringify(l))
       .join("\n")
-    const ran = await cli(["run", "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"], { cwd: project, env, input })
+    const ran = await cli(
+      ["run", "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"],
+      { cwd: project, env, input }
+    )
     expect(ran.code, ran.stderr).toBe(0)
     const results = ran.stdout.trim().split("\n").map((l) => JSON.parse(l)).filter((l) => l.type === "result")
     expect(results.map((r) => r.result_index)).toEqual([0, 1])
@@ -192,11 +257,14 @@ describe("Claude Code's run flags", () => {
     const bad = await cli(["run", "-p", "--input-format", "stream-json", "--output-format", "stream-json"], {
       cwd: project,
       env,
-      input: '{"type":"user","message":{"role":"assistant","content":"x"}}\n'
+      input: "{\"type\":\"user\",\"message\":{\"role\":\"assistant\",\"content\":\"x\"}}\n"
     })
     expect(bad.code).toBe(1)
     expect(bad.stderr.trim()).toMatch(/^toolgate: stdin line 1: at message\.role: Expected "user", actual "assistant"$/)
-    await usageError(["run", "-p", "--input-format", "stream-json"], /^toolgate: --input-format stream-json needs --output-format stream-json$/)
+    await usageError(
+      ["run", "-p", "--input-format", "stream-json"],
+      /^toolgate: --input-format stream-json needs --output-format stream-json$/
+    )
   }, 180_000)
 
   it("--dangerously-skip-permissions runs what would ask; --debug logs to stderr only", async () => {
@@ -205,20 +273,36 @@ describe("Claude Code's run flags", () => {
     fs.writeFileSync(
       file,
       [
-        { type: "turn", content: [{ type: "tool_use", id: "toolu_touch", name: "Bash", input: { command: "touch made.txt" } }] },
+        {
+          type: "turn",
+          content: [{ type: "tool_use", id: "toolu_touch", name: "Bash", input: { command: "touch made.txt" } }]
+        },
         { type: "turn", content: [{ type: "text", text: "Made it." }] }
       ]
         .map((l) => JSON.stringify(l))
         .join("\n")
     )
-    const ran = await cli(["run", "-p", "make it", "--replay", file, "--replay-speed", "0", "--dangerously-skip-permissions", "--debug"], { cwd: project })
+    const ran = await cli([
+      "run",
+      "-p",
+      "make it",
+      "--replay",
+      file,
+      "--replay-speed",
+      "0",
+      "--dangerously-skip-permissions",
+      "--debug"
+    ], { cwd: project })
     expect(ran.code, ran.stderr).toBe(0)
     expect(ran.stdout).toBe("Made it.\n")
     expect(fs.existsSync(path.join(project, "made.txt"))).toBe(true)
     expect(ran.stderr).toContain("[DEBUG] permission mode bypassPermissions")
     expect(ran.stderr).toMatch(/\[DEBUG\] call toolu_touch Bash: permission allow \(mode bypassPermissions/)
     expect(ran.stderr).toContain("[DEBUG] turn 2: stop_reason end_turn")
-    await usageError(["run", "-p", "x", "--dangerously-skip-permissions", "--permission-mode", "plan"], /conflicts with --permission-mode plan/)
+    await usageError(
+      ["run", "-p", "x", "--dangerously-skip-permissions", "--permission-mode", "plan"],
+      /conflicts with --permission-mode plan/
+    )
   }, 120_000)
 })
 
@@ -230,7 +314,14 @@ describe("exit codes", () => {
     expect(allow.code).toBe(0)
     const ask = await cli(["permissions", "check", "Bash", JSON.stringify({ command: "touch b.txt" })])
     expect(ask.code).toBe(3)
-    const deny = await cli(["permissions", "check", "Bash", JSON.stringify({ command: "touch b.txt" }), "--disallowed-tools", "Bash(touch:*)"])
+    const deny = await cli([
+      "permissions",
+      "check",
+      "Bash",
+      JSON.stringify({ command: "touch b.txt" }),
+      "--disallowed-tools",
+      "Bash(touch:*)"
+    ])
     expect(deny.code).toBe(4)
     const unknown = await cli(["permissions", "check", "Reed", "{}"])
     expect(unknown.code).toBe(4)
@@ -252,17 +343,25 @@ describe("exit codes", () => {
     fs.writeFileSync(
       file,
       [
-        { type: "turn", content: [{ type: "tool_use", id: "toolu_sleep", name: "Sleep", input: { duration_ms: 60000 } }] },
+        {
+          type: "turn",
+          content: [{ type: "tool_use", id: "toolu_sleep", name: "Sleep", input: { duration_ms: 60000 } }]
+        },
         { type: "turn", content: [{ type: "text", text: "never" }] }
       ]
         .map((l) => JSON.stringify(l))
         .join("\n")
     )
-    for (const args of [
-      ["run", "-p", "wait", "--replay", file, "--replay-speed", "0", "--debug"],
-      ["call", "Sleep", JSON.stringify({ duration_ms: 60000 }), "--debug"]
-    ]) {
-      const child = spawn(process.execPath, [BIN, ...args], { cwd: project, env: cleanEnv({ TOOLGATE_ENABLE_SLEEP: "1" }) })
+    for (
+      const args of [
+        ["run", "-p", "wait", "--replay", file, "--replay-speed", "0", "--debug"],
+        ["call", "Sleep", JSON.stringify({ duration_ms: 60000 }), "--debug"]
+      ]
+    ) {
+      const child = spawn(process.execPath, [BIN, ...args], {
+        cwd: project,
+        env: cleanEnv({ TOOLGATE_ENABLE_SLEEP: "1" })
+      })
       let stderr = ""
       child.stderr.on("data", (d: Buffer) => (stderr += d.toString()))
       // Ctrl-C once the Sleep call runs (--debug says when a call starts)
@@ -290,18 +389,31 @@ describe("small things", () => {
     const file = path.join(neutral, "a.txt")
     fs.writeFileSync(file, "bom\n")
     const message = path.join(neutral, "bom.json")
-    fs.writeFileSync(message, `\ufeff${JSON.stringify([{ type: "tool_use", id: "t1", name: "Read", input: { file_path: file } }])}`)
+    fs.writeFileSync(
+      message,
+      `\ufeff${JSON.stringify([{ type: "tool_use", id: "t1", name: "Read", input: { file_path: file } }])}`
+    )
     const ran = await cli(["exec", message, "--json"])
     expect(ran.code, ran.stderr).toBe(0)
     expect(JSON.parse(ran.stdout).message.content[0].content).toContain("1\tbom")
-    const bad = await cli(["exec", "-"], { input: JSON.stringify({ role: "assistant", content: [{ type: "text", text: "x" }, { type: "tool_use", name: "Read" }] }) })
+    const bad = await cli(["exec", "-"], {
+      input: JSON.stringify({
+        role: "assistant",
+        content: [{ type: "text", text: "x" }, { type: "tool_use", name: "Read" }]
+      })
+    })
     expect(bad.code).toBe(1)
     expect(bad.stderr.trim()).toBe("toolgate: the message: at content[1].id: is missing")
   }, 60_000)
 
   it("tools: columns as wide as the longest name; MCP problems only with --debug (mcp list shows them)", async () => {
     const server = testServerScript()
-    const config = JSON.stringify({ mcpServers: { "a-rather-long-server-name": { command: process.execPath, args: [server] }, broken: { command: "/nonexistent/server" } } })
+    const config = JSON.stringify({
+      mcpServers: {
+        "a-rather-long-server-name": { command: process.execPath, args: [server] },
+        broken: { command: "/nonexistent/server" }
+      }
+    })
     const ran = await cli(["tools", "--mcp-config", config, "--strict-mcp-config"])
     expect(ran.code, ran.stderr).toBe(0)
     expect(ran.stderr).toBe("")
@@ -310,25 +422,43 @@ describe("small things", () => {
     expect(sourceColumn.size).toBe(1)
     expect(rows.some((l) => l.startsWith("mcp__a-rather-long-server-name__"))).toBe(true)
     const debug = await cli(["tools", "--mcp-config", config, "--strict-mcp-config", "--debug"])
-    expect(debug.stderr).toContain('MCP server "broken" failed')
+    expect(debug.stderr).toContain("MCP server \"broken\" failed")
   }, 120_000)
 
   it("npm start runs the quick start", async () => {
-    const ran = await runProgram("npm", ["start", "--silent", "--", "--replay-speed", "0"], { cwd: ROOT, env: cleanEnv(), timeoutMs: 120_000 })
+    const ran = await runProgram("npm", ["start", "--silent", "--", "--replay-speed", "0"], {
+      cwd: ROOT,
+      env: cleanEnv(),
+      timeoutMs: 120_000
+    })
     expect(ran.code).toBe(0)
     expect(ran.stdout).toContain("all tests passed")
   }, 120_000)
 
-  it("examples/message.json runs as the README writes it (twice: it writes its own files; the first on the built CLI)", async () => {
-    for (const run of [runCli, runCliInProcess]) {
-      const ran = await run(
-        ["exec", "examples/message.json", "--cwd", "/tmp", "--permission-mode", "acceptEdits", "--allowed-tools", "Bash(node /tmp/toolgate-example/test/run.js)", "--json"],
-        { cwd: ROOT, env: cleanEnv(), timeoutMs: 90_000 }
-      )
-      expect(ran.code, ran.stderr).toBe(0)
-      const results = JSON.parse(ran.stdout).message.content
-      expect(results.every((r: { is_error?: boolean }) => r.is_error !== true)).toBe(true)
-      expect(results.at(-1).content).toBe("all tests passed")
-    }
-  }, 180_000)
+  it(
+    "examples/message.json runs as the README writes it (twice: it writes its own files; the first on the built CLI)",
+    async () => {
+      for (const run of [runCli, runCliInProcess]) {
+        const ran = await run(
+          [
+            "exec",
+            "examples/message.json",
+            "--cwd",
+            "/tmp",
+            "--permission-mode",
+            "acceptEdits",
+            "--allowed-tools",
+            "Bash(node /tmp/toolgate-example/test/run.js)",
+            "--json"
+          ],
+          { cwd: ROOT, env: cleanEnv(), timeoutMs: 90_000 }
+        )
+        expect(ran.code, ran.stderr).toBe(0)
+        const results = JSON.parse(ran.stdout).message.content
+        expect(results.every((r: { is_error?: boolean }) => r.is_error !== true)).toBe(true)
+        expect(results.at(-1).content).toBe("all tests passed")
+      }
+    },
+    180_000
+  )
 })

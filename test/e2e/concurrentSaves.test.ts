@@ -34,15 +34,27 @@ describe("concurrent always-allow saves", () => {
     const env = cleanEnv()
     dirs.push(env.HOME!)
     // one script per process, so each offers a rule of its own
-    for (let i = 0; i < PROCESSES; i++) fs.writeFileSync(path.join(project, `step${i}`), `#!/bin/sh\ntouch file${i}.txt\n`, { mode: 0o755 })
+    for (let i = 0; i < PROCESSES; i++) {
+      fs.writeFileSync(path.join(project, `step${i}`), `#!/bin/sh\ntouch file${i}.txt\n`, { mode: 0o755 })
+    }
     const children = await Promise.all(
-      Array.from({ length: PROCESSES }, (_, i) =>
-        spawnCliPty(["call", "Bash", JSON.stringify({ command: `./step${i}` }), "--cwd", project, "--session-dir", path.join(project, `.s${i}`)], {
-          cwd: project,
-          cols: 200,
-          rows: 50,
-          env
-        })
+      Array.from(
+        { length: PROCESSES },
+        (_, i) =>
+          spawnCliPty([
+            "call",
+            "Bash",
+            JSON.stringify({ command: `./step${i}` }),
+            "--cwd",
+            project,
+            "--session-dir",
+            path.join(project, `.s${i}`)
+          ], {
+            cwd: project,
+            cols: 200,
+            rows: 50,
+            env
+          })
       )
     )
     const codes: Array<number | undefined> = children.map(() => undefined)
@@ -65,7 +77,9 @@ describe("concurrent always-allow saves", () => {
     const saved = JSON.parse(fs.readFileSync(local, "utf8"))
     expect(saved.env).toEqual({ KEEP: "me" })
     expect(saved.permissions.allow[0]).toBe("Read")
-    for (let i = 0; i < PROCESSES; i++) expect(saved.permissions.allow.some((r: string) => r.includes(`step${i}`)), JSON.stringify(saved)).toBe(true)
+    for (let i = 0; i < PROCESSES; i++) {
+      expect(saved.permissions.allow.some((r: string) => r.includes(`step${i}`)), JSON.stringify(saved)).toBe(true)
+    }
     expect(saved.permissions.allow).toHaveLength(PROCESSES + 1)
     // no lock or temporary file is left behind
     expect(fs.readdirSync(path.dirname(local))).toEqual(["settings.local.json"])

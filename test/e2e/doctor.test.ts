@@ -15,11 +15,18 @@ const doctor = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =
 
 describe("toolgate doctor", () => {
   it("lists the analyzer, the sandbox and its version, the profiles and the settings in force", async () => {
-    const ran = await doctor(["--settings", JSON.stringify({ sandbox: { enabled: true }, permissions: { allow: ["WebFetch(domain:github.com)"] } })])
+    const ran = await doctor([
+      "--settings",
+      JSON.stringify({ sandbox: { enabled: true }, permissions: { allow: ["WebFetch(domain:github.com)"] } })
+    ])
     expect(ran.code, ran.stderr).toBe(0)
     expect(ran.stdout).toMatch(/^Shell analyzer\n {2}loaded \(tree-sitter-bash\)/)
-    expect(ran.stdout).toMatch(/\nKernel sandbox\n {2}bubblewrap \d+\.\d+\.\d+ \(\/\S+\/bwrap\), with @anthropic-ai\/sandbox-runtime 0\.0\.83\n/)
-    expect(ran.stdout).toContain("  run in the read-only sandbox: no writes (a private $TMPDIR aside), no network, paths Read deny rules cover hidden")
+    expect(ran.stdout).toMatch(
+      /\nKernel sandbox\n {2}bubblewrap \d+\.\d+\.\d+ \(\/\S+\/bwrap\), with @anthropic-ai\/sandbox-runtime 0\.0\.83\n/
+    )
+    expect(ran.stdout).toContain(
+      "  run in the read-only sandbox: no writes (a private $TMPDIR aside), no network, paths Read deny rules cover hidden"
+    )
     expect(ran.stdout).toContain("  sandbox.enabled: yes (flagSettings): every Bash command runs in it")
     expect(ran.stdout).toContain("  allowed hosts: github.com")
     expect(ran.stderr).toBe("")
@@ -31,7 +38,12 @@ describe("toolgate doctor", () => {
       shellAnalyzer: { loaded: true },
       sandbox: { available: true, mechanism: "bubblewrap", runtime: "@anthropic-ai/sandbox-runtime 0.0.83" },
       readOnlyProfile: { on: true },
-      settingsSandbox: { enabled: false, active: false, autoAllowBashIfSandboxed: false, allowUnsandboxedCommands: true },
+      settingsSandbox: {
+        enabled: false,
+        active: false,
+        autoAllowBashIfSandboxed: false,
+        allowUnsandboxedCommands: true
+      },
       permissions: { mode: "default", allow: 0, ask: 0, deny: 0 },
       processLifetime: { namespace: true }
     })
@@ -39,13 +51,18 @@ describe("toolgate doctor", () => {
   })
 
   it("says so where no sandbox can start, and why", async () => {
-    const ran = await doctor(["--json", "--settings", JSON.stringify({ sandbox: { enabled: true } })], { TOOLGATE_BWRAP_PATH: "/bin/false" })
+    const ran = await doctor(["--json", "--settings", JSON.stringify({ sandbox: { enabled: true } })], {
+      TOOLGATE_BWRAP_PATH: "/bin/false"
+    })
     expect(ran.code, ran.stderr).toBe(0)
     const report = JSON.parse(ran.stdout)
     expect(report.sandbox).toEqual({ available: false, reason: "/bin/false --version failed: exit code 1" })
     expect(report.readOnlyProfile.on).toBe(false)
     expect(report.settingsSandbox).toMatchObject({ enabled: true, active: false })
-    expect(report.processLifetime).toMatchObject({ namespace: false, detail: expect.stringMatching(/^process groups only \(bubblewrap cannot make a PID namespace here/) })
+    expect(report.processLifetime).toMatchObject({
+      namespace: false,
+      detail: expect.stringMatching(/^process groups only \(bubblewrap cannot make a PID namespace here/)
+    })
     // the one warning line, on stderr: stdout carries the report only
     expect(ran.stderr).toBe(
       "toolgate: warning: no sandbox: /bin/false --version failed: exit code 1; Bash commands run without one (toolgate doctor shows what protects this machine)\n"

@@ -11,20 +11,41 @@ import { cleanEnv, copyExample, runCli, runCliInProcess, type RunOptions } from 
 const { project } = copyExample()
 const brokenProject = copyExample().project
 fs.mkdirSync(path.join(brokenProject, ".claude"), { recursive: true })
-fs.writeFileSync(path.join(brokenProject, ".claude", "settings.json"), '{ "permissions": { "deny": "Bash" } }')
+fs.writeFileSync(path.join(brokenProject, ".claude", "settings.json"), "{ \"permissions\": { \"deny\": \"Bash\" } }")
 
-const read = (file: string) => JSON.stringify({ role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "Read", input: { file_path: file } }] })
+const read = (file: string) =>
+  JSON.stringify({
+    role: "assistant",
+    content: [{ type: "tool_use", id: "toolu_1", name: "Read", input: { file_path: file } }]
+  })
 
 const CASES: ReadonlyArray<readonly [string, ReadonlyArray<string>, RunOptions]> = [
   ["tools --json", ["tools", "--json"], { cwd: project }],
   ["a usage error (exit 2)", ["run", "--no-such-flag"], { cwd: project }],
   ["--help", ["call", "--help"], { cwd: project }],
-  ["exec of a message on stdin", ["exec", "-", "--json"], { cwd: project, input: read(path.join(project, "README.md")) }],
-  ["call with its input on stdin", ["call", "Read"], { cwd: project, input: JSON.stringify({ file_path: path.join(project, "README.md") }) }],
+  ["exec of a message on stdin", ["exec", "-", "--json"], {
+    cwd: project,
+    input: read(path.join(project, "README.md"))
+  }],
+  ["call with its input on stdin", ["call", "Read"], {
+    cwd: project,
+    input: JSON.stringify({ file_path: path.join(project, "README.md") })
+  }],
   ["bad JSON on stdin (exit 1)", ["exec", "-"], { cwd: project, input: "{nope" }],
-  ["a permission check (exit by decision)", ["permissions", "check", "Bash", JSON.stringify({ command: "rm -rf build" })], { cwd: project }],
+  ["a permission check (exit by decision)", [
+    "permissions",
+    "check",
+    "Bash",
+    JSON.stringify({ command: "rm -rf build" })
+  ], { cwd: project }],
   ["broken settings (exit 78)", ["call", "Read", JSON.stringify({ file_path: "README.md" })], { cwd: brokenProject }],
-  ["a Bash call that sees the environment and folder", ["call", "Bash", JSON.stringify({ command: "pwd; printenv PARITY" }), "--allowed-tools", "Bash"], { cwd: project }]
+  ["a Bash call that sees the environment and folder", [
+    "call",
+    "Bash",
+    JSON.stringify({ command: "pwd; printenv PARITY" }),
+    "--allowed-tools",
+    "Bash"
+  ], { cwd: project }]
 ]
 
 describe("a command run in this process answers as the built CLI does", () => {
@@ -44,7 +65,13 @@ describe("a command run in this process answers as the built CLI does", () => {
 
   it("a command run in this process sees its own folder and environment, and leaves the test's", async () => {
     const before = { cwd: process.cwd(), env: { ...process.env } }
-    const ran = await runCliInProcess(["call", "Bash", JSON.stringify({ command: "pwd; printenv PARITY" }), "--allowed-tools", "Bash"], {
+    const ran = await runCliInProcess([
+      "call",
+      "Bash",
+      JSON.stringify({ command: "pwd; printenv PARITY" }),
+      "--allowed-tools",
+      "Bash"
+    ], {
       cwd: project,
       env: cleanEnv({ PARITY: "from the environment" })
     })

@@ -17,7 +17,19 @@ beforeAll(async () => {
 })
 afterAll(() => fake.close())
 
-const start = { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", model: "claude-test", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } }
+const start = {
+  type: "message_start",
+  message: {
+    id: "msg_1",
+    type: "message",
+    role: "assistant",
+    model: "claude-test",
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: { input_tokens: 1, output_tokens: 1 }
+  }
+}
 const end = (stopReason: string) => [
   { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 1 } },
   { type: "message_stop" }
@@ -37,7 +49,11 @@ const calls = (id: string, name: string, input: unknown) =>
     framesOf([
       start,
       { type: "content_block_start", index: 0, content_block: { type: "tool_use", id, name, input: {} } },
-      { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(input) } },
+      {
+        type: "content_block_delta",
+        index: 0,
+        delta: { type: "input_json_delta", partial_json: JSON.stringify(input) }
+      },
       { type: "content_block_stop", index: 0 },
       ...end("tool_use")
     ])
@@ -58,22 +74,40 @@ const projectWith = (hooks: Record<string, { readonly matcher?: string; readonly
 }
 
 const live = (project: string, prompt: string, run = runCliInProcess) =>
-  run(["run", "-p", prompt, "--output-format", "json", "--model", "claude-test", "--cwd", project, "--session-dir", path.join(project, ".session")], {
+  run([
+    "run",
+    "-p",
+    prompt,
+    "--output-format",
+    "json",
+    "--model",
+    "claude-test",
+    "--cwd",
+    project,
+    "--session-dir",
+    path.join(project, ".session")
+  ], {
     cwd: project,
     env: cleanEnv({ ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: fake.url }),
     timeoutMs: 60_000
   })
 
 const lines = (file: string): Array<any> => fs.readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l))
-const texts = (message: any): Array<string> => message.content.map((b: any) => (b.type === "text" ? b.text : `[${b.type}]`))
+const texts = (message: any): Array<string> =>
+  message.content.map((b: any) => (b.type === "text" ? b.text : `[${b.type}]`))
 
 describe("UserPromptSubmit, SessionStart, Stop with the real SDK", () => {
   it("SessionStart and UserPromptSubmit context open the first request; a Stop hook that blocks once makes one more request carrying its feedback (built CLI)", async () => {
     const project = projectWith({
-      SessionStart: { matcher: "startup", script: `jq -c '{hookSpecificOutput: {hookEventName: "SessionStart", additionalContext: ("started from " + .source)}}'\n` },
+      SessionStart: {
+        matcher: "startup",
+        script:
+          `jq -c '{hookSpecificOutput: {hookEventName: "SessionStart", additionalContext: ("started from " + .source)}}'\n`
+      },
       UserPromptSubmit: { script: `jq -c . >> "$CLAUDE_PROJECT_DIR/ups.log"\necho "today is a holiday"\n` },
       Stop: {
-        script: `jq -c . >> "$CLAUDE_PROJECT_DIR/stop.log"\nif [ "$(wc -l < "$CLAUDE_PROJECT_DIR/stop.log")" -gt 1 ]; then exit 0; fi\necho '{"decision": "block", "reason": "run the tests first"}'\n`
+        script:
+          `jq -c . >> "$CLAUDE_PROJECT_DIR/stop.log"\nif [ "$(wc -l < "$CLAUDE_PROJECT_DIR/stop.log")" -gt 1 ]; then exit 0; fi\necho '{"decision": "block", "reason": "run the tests first"}'\n`
       }
     })
     const first = fake.requests.length
@@ -94,12 +128,19 @@ describe("UserPromptSubmit, SessionStart, Stop with the real SDK", () => {
     expect(last.role).toBe("user")
     expect(texts(last)).toEqual([
       `<system-reminder>\nStop hook blocking error from command: "${stopCommand}": run the tests first\n</system-reminder>\n`,
-      expect.stringMatching(/^<system-reminder>\nThe text below is the output of a hook .*\nStop hook feedback:\nrun the tests first\n<\/system-reminder>$/s)
+      expect.stringMatching(
+        /^<system-reminder>\nThe text below is the output of a hook .*\nStop hook feedback:\nrun the tests first\n<\/system-reminder>$/s
+      )
     ])
     expect(requests[1].messages.map((m: any) => m.role)).toEqual(["user", "assistant", "user"])
 
     const [submitted] = lines(path.join(project, "ups.log"))
-    expect(submitted).toMatchObject({ hook_event_name: "UserPromptSubmit", prompt: "fix the bug", permission_mode: "default", cwd: project })
+    expect(submitted).toMatchObject({
+      hook_event_name: "UserPromptSubmit",
+      prompt: "fix the bug",
+      permission_mode: "default",
+      cwd: project
+    })
     expect(submitted.prompt_id).toMatch(/^[0-9a-f-]{36}$/)
     const stops = lines(path.join(project, "stop.log"))
     expect(stops.map((s) => [s.hook_event_name, s.stop_hook_active, s.last_assistant_message])).toEqual([
@@ -110,7 +151,9 @@ describe("UserPromptSubmit, SessionStart, Stop with the real SDK", () => {
   })
 
   it("a UserPromptSubmit hook that blocks: nothing is sent to the model, the result says why", async () => {
-    const project = projectWith({ UserPromptSubmit: { script: `cat > /dev/null\necho "prompts are closed" >&2\nexit 2\n` } })
+    const project = projectWith({
+      UserPromptSubmit: { script: `cat > /dev/null\necho "prompts are closed" >&2\nexit 2\n` }
+    })
     const first = fake.requests.length
     const ran = await live(project, "do something")
     expect(fake.requests.length).toBe(first)
@@ -119,13 +162,18 @@ describe("UserPromptSubmit, SessionStart, Stop with the real SDK", () => {
     expect(JSON.parse(ran.stdout)).toMatchObject({
       is_error: false,
       num_turns: 0,
-      result: `UserPromptSubmit operation blocked by hook:\n[${command}]: prompts are closed\n\n\nOriginal prompt: do something`
+      result:
+        `UserPromptSubmit operation blocked by hook:\n[${command}]: prompts are closed\n\n\nOriginal prompt: do something`
     })
   })
 
   it("PostToolUse feedback is folded into the tool_result it follows", async () => {
     const project = projectWith({
-      PostToolUse: { matcher: "Read", script: `jq -c '{decision: "block", reason: "stale file", hookSpecificOutput: {hookEventName: "PostToolUse", additionalContext: ("read " + (.tool_response.file.numLines | tostring) + " lines")}}'\n` }
+      PostToolUse: {
+        matcher: "Read",
+        script:
+          `jq -c '{decision: "block", reason: "stale file", hookSpecificOutput: {hookEventName: "PostToolUse", additionalContext: ("read " + (.tool_response.file.numLines | tostring) + " lines")}}'\n`
+      }
     })
     fs.writeFileSync(path.join(project, "a.txt"), "alpha\n")
     const first = fake.requests.length
@@ -137,8 +185,7 @@ describe("UserPromptSubmit, SessionStart, Stop with the real SDK", () => {
     expect(result).toMatchObject({
       type: "tool_result",
       tool_use_id: "toolu_r",
-      content:
-        "1\talpha\n2\n\n" +
+      content: "1\talpha\n2\n\n" +
         `<system-reminder>\nPostToolUse:Read hook blocking error from command: "${command}": stale file\n</system-reminder>\n\n` +
         "<system-reminder>\nPostToolUse:Read hook additional context: read 2 lines\n</system-reminder>"
     })
@@ -146,11 +193,29 @@ describe("UserPromptSubmit, SessionStart, Stop with the real SDK", () => {
 })
 
 describe("the loop's hooks with the scripted model", () => {
-  const scripted = (project: string, script: ReadonlyArray<Record<string, unknown>>, extra: ReadonlyArray<string> = []) => {
+  const scripted = (
+    project: string,
+    script: ReadonlyArray<Record<string, unknown>>,
+    extra: ReadonlyArray<string> = []
+  ) => {
     const file = path.join(project, ".session-script.jsonl")
     fs.writeFileSync(file, script.map((l) => JSON.stringify(l)).join("\n"))
     return runCliInProcess(
-      ["run", "-p", "--replay", file, "--replay-speed", "0", "--output-format", "json", "--cwd", project, "--session-dir", path.join(project, ".session"), ...extra],
+      [
+        "run",
+        "-p",
+        "--replay",
+        file,
+        "--replay-speed",
+        "0",
+        "--output-format",
+        "json",
+        "--cwd",
+        project,
+        "--session-dir",
+        path.join(project, ".session"),
+        ...extra
+      ],
       { cwd: project, env: cleanEnv(), timeoutMs: 60_000 }
     )
   }
@@ -164,7 +229,10 @@ describe("the loop's hooks with the scripted model", () => {
     // a second SessionStart group that must not fire on startup
     const settingsFile = path.join(project, ".claude", "settings.json")
     const settings = JSON.parse(fs.readFileSync(settingsFile, "utf8"))
-    settings.hooks.SessionStart.push({ matcher: "clear", hooks: [{ type: "command", command: `echo cleared >> "$CLAUDE_PROJECT_DIR/cleared.log"` }] })
+    settings.hooks.SessionStart.push({
+      matcher: "clear",
+      hooks: [{ type: "command", command: `echo cleared >> "$CLAUDE_PROJECT_DIR/cleared.log"` }]
+    })
     fs.writeFileSync(settingsFile, JSON.stringify(settings))
     const ran = await scripted(project, [{ type: "user", text: "hello" }, turn({ type: "text", text: "Hi." })])
     expect(ran.code).toBe(0)
@@ -179,13 +247,19 @@ describe("the loop's hooks with the scripted model", () => {
   it("a SubagentStop hook that blocks keeps the subagent going; Stop stays quiet for it", async () => {
     const project = projectWith({
       SubagentStop: {
-        script: `jq -c . >> "$CLAUDE_PROJECT_DIR/substop.log"\nif [ "$(wc -l < "$CLAUDE_PROJECT_DIR/substop.log")" -gt 1 ]; then exit 0; fi\necho "check once more" >&2\nexit 2\n`
+        script:
+          `jq -c . >> "$CLAUDE_PROJECT_DIR/substop.log"\nif [ "$(wc -l < "$CLAUDE_PROJECT_DIR/substop.log")" -gt 1 ]; then exit 0; fi\necho "check once more" >&2\nexit 2\n`
       },
       Stop: { script: `jq -c . >> "$CLAUDE_PROJECT_DIR/stop.log"\n` }
     })
     const ran = await scripted(project, [
       { type: "user", text: "delegate" },
-      turn({ type: "tool_use", id: "toolu_a", name: "Agent", input: { description: "look around", prompt: "Look around.", subagent_type: "general-purpose" } }),
+      turn({
+        type: "tool_use",
+        id: "toolu_a",
+        name: "Agent",
+        input: { description: "look around", prompt: "Look around.", subagent_type: "general-purpose" }
+      }),
       { type: "subagent_turn", agent: "look around", content: [{ type: "text", text: "Looked." }] },
       { type: "subagent_turn", agent: "look around", content: [{ type: "text", text: "Looked twice." }] },
       turn({ type: "text", text: "Done." })
@@ -193,10 +267,11 @@ describe("the loop's hooks with the scripted model", () => {
     expect(ran.code).toBe(0)
     expect(JSON.parse(ran.stdout)).toMatchObject({ is_error: false, result: "Done." })
     const substops = lines(path.join(project, "substop.log"))
-    expect(substops.map((s) => [s.hook_event_name, s.stop_hook_active, s.last_assistant_message, s.agent_type])).toEqual([
-      ["SubagentStop", false, "Looked.", "general-purpose"],
-      ["SubagentStop", true, "Looked twice.", "general-purpose"]
-    ])
+    expect(substops.map((s) => [s.hook_event_name, s.stop_hook_active, s.last_assistant_message, s.agent_type]))
+      .toEqual([
+        ["SubagentStop", false, "Looked.", "general-purpose"],
+        ["SubagentStop", true, "Looked twice.", "general-purpose"]
+      ])
     expect(substops[0].agent_id).toMatch(/^a[0-9a-f]+$/)
     const stops = lines(path.join(project, "stop.log"))
     expect(stops.map((s) => [s.hook_event_name, s.last_assistant_message])).toEqual([["Stop", "Done."]])
@@ -204,7 +279,11 @@ describe("the loop's hooks with the scripted model", () => {
 
   it("a PreToolUse hook that defers a call stops the run before it: nothing runs, nothing more is asked of the model", async () => {
     const project = projectWith({
-      PreToolUse: { matcher: "Bash", script: `cat > /dev/null\necho '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "defer"}}'\n` }
+      PreToolUse: {
+        matcher: "Bash",
+        script:
+          `cat > /dev/null\necho '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "defer"}}'\n`
+      }
     })
     const ran = await scripted(
       project,
@@ -217,7 +296,12 @@ describe("the loop's hooks with the scripted model", () => {
     )
     expect(ran.code).toBe(0)
     const result = JSON.parse(ran.stdout)
-    expect(result).toMatchObject({ is_error: false, terminal_reason: "tool_deferred", num_turns: 1, deferred_tool_use: { id: "toolu_t", name: "Bash", input: { command: "touch touched" } } })
+    expect(result).toMatchObject({
+      is_error: false,
+      terminal_reason: "tool_deferred",
+      num_turns: 1,
+      deferred_tool_use: { id: "toolu_t", name: "Bash", input: { command: "touch touched" } }
+    })
     expect(fs.existsSync(path.join(project, "touched"))).toBe(false)
   })
 })

@@ -26,7 +26,20 @@ describe("a huge MCP result", () => {
       { type: "tool_use", id: "toolu_echo", name: "mcp__big__echo", input: { message: "still here" } }
     ]
     const ran = await runCli(
-      ["exec", "-", "--json", "--cwd", cwd, "--strict-mcp-config", "--mcp-config", config, "--allowed-tools", "mcp__big__huge mcp__big__echo", "--session-dir", path.join(cwd, ".s")],
+      [
+        "exec",
+        "-",
+        "--json",
+        "--cwd",
+        cwd,
+        "--strict-mcp-config",
+        "--mcp-config",
+        config,
+        "--allowed-tools",
+        "mcp__big__huge mcp__big__echo",
+        "--session-dir",
+        path.join(cwd, ".s")
+      ],
       { cwd, env, input: JSON.stringify(message), timeoutMs: 120_000 }
     )
     // exit 1: one call failed (the refused one)

@@ -18,7 +18,10 @@ const projectWithNotificationHook = () => {
     JSON.stringify({
       hooks: {
         Notification: [
-          { matcher: "permission_prompt", hooks: [{ type: "command", command: `cat > "$CLAUDE_PROJECT_DIR/notified.json"` }] },
+          {
+            matcher: "permission_prompt",
+            hooks: [{ type: "command", command: `cat > "$CLAUDE_PROJECT_DIR/notified.json"` }]
+          },
           { matcher: "idle_prompt", hooks: [{ type: "command", command: `touch "$CLAUDE_PROJECT_DIR/idle"` }] }
         ]
       }
@@ -48,7 +51,10 @@ describe("Notification hooks (pseudo-terminal)", () => {
     try {
       await run.until(run.prompted, "the permission question")
       const notified = path.join(project, "notified.json")
-      await run.until(() => fs.existsSync(notified) && fs.readFileSync(notified, "utf8").trim() !== "", "the Notification hook")
+      await run.until(
+        () => fs.existsSync(notified) && fs.readFileSync(notified, "utf8").trim() !== "",
+        "the Notification hook"
+      )
       run.cli.type("1\r")
       expect(await run.cli.exited).toBe(0)
       expect(JSON.parse(fs.readFileSync(notified, "utf8"))).toMatchObject({

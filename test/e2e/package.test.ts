@@ -25,9 +25,12 @@ const SNIPPETS = [
 
 // Asynchronous on purpose: a long synchronous child would starve the test worker's event loop.
 const run = (file: string, args: ReadonlyArray<string>, cwd: string, env: NodeJS.ProcessEnv = process.env) =>
-  promisify(execFile)(file, [...args], { cwd, encoding: "utf8", env, maxBuffer: 64 * 1024 * 1024 }).then((r) => r.stdout)
+  promisify(execFile)(file, [...args], { cwd, encoding: "utf8", env, maxBuffer: 64 * 1024 * 1024 }).then((r) =>
+    r.stdout
+  )
 
-const npm = (args: ReadonlyArray<string>, cwd: string) => run("npm", args, cwd, { ...process.env, npm_config_loglevel: "error" })
+const npm = (args: ReadonlyArray<string>, cwd: string) =>
+  run("npm", args, cwd, { ...process.env, npm_config_loglevel: "error" })
 
 interface PackedFile {
   readonly path: string
@@ -36,20 +39,40 @@ interface PackedFile {
 
 let work: string
 let consumer: string
-let packed: { readonly filename: string; readonly size: number; readonly unpackedSize: number; readonly files: ReadonlyArray<PackedFile> }
+let packed: {
+  readonly filename: string
+  readonly size: number
+  readonly unpackedSize: number
+  readonly files: ReadonlyArray<PackedFile>
+}
 
 beforeAll(async () => {
-  if (!fs.existsSync(path.join(ROOT, "dist", "lib", "index.js")) || !fs.existsSync(path.join(ROOT, "dist", "toolgate.cjs"))) {
+  if (
+    !fs.existsSync(path.join(ROOT, "dist", "lib", "index.js")) ||
+    !fs.existsSync(path.join(ROOT, "dist", "toolgate.cjs"))
+  ) {
     throw new Error("dist/ is not built: run `npm run build` (npm test does)")
   }
   work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-package-")))
   packed = JSON.parse(await npm(["pack", "--ignore-scripts", "--json", "--pack-destination", work], ROOT))[0]
   consumer = path.join(work, "consumer")
   fs.mkdirSync(consumer)
-  fs.writeFileSync(path.join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }))
-  const effectVersion = JSON.parse(fs.readFileSync(path.join(ROOT, "node_modules", "effect", "package.json"), "utf8")).version
+  fs.writeFileSync(
+    path.join(consumer, "package.json"),
+    JSON.stringify({ name: "consumer", private: true, type: "module" })
+  )
+  const effectVersion =
+    JSON.parse(fs.readFileSync(path.join(ROOT, "node_modules", "effect", "package.json"), "utf8")).version
   // From npm's cache when it has everything (it does after `npm ci`); the registry otherwise.
-  await npm(["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", path.join(work, packed.filename), `effect@${effectVersion}`], consumer)
+  await npm([
+    "install",
+    "--prefer-offline",
+    "--no-audit",
+    "--no-fund",
+    "--ignore-scripts",
+    path.join(work, packed.filename),
+    `effect@${effectVersion}`
+  ], consumer)
 }, 600_000)
 
 afterAll(async () => {
@@ -66,7 +89,9 @@ describe("the published package", () => {
     expect(files).toContain("dist/lib/promise/index.js")
     expect(files).toContain("dist/lib/promise/index.d.ts")
     // the library's code is bundled (index, promise, one shared chunk); the CLI's is not in it
-    const unwanted = files.filter((f) => /^(test|bench|src|scripts|conformance|examples)\/|\.map$|\.v8cache$|^dist\/lib\/cli\/.*\.js$/.test(f))
+    const unwanted = files.filter((f) =>
+      /^(test|bench|src|scripts|conformance|examples)\/|\.map$|\.v8cache$|^dist\/lib\/cli\/.*\.js$/.test(f)
+    )
     expect(unwanted).toEqual([])
   })
 
@@ -117,7 +142,12 @@ describe("the published package", () => {
     const bin = path.join(consumer, "node_modules", ".bin", "toolgate")
     const env = { ...process.env, HOME: home, TOOLGATE_SERVE_TOKEN: "a-token-of-thirty-two-characters" }
     const failure = (storage: ReadonlyArray<string>) =>
-      run(bin, ["serve", "--port", "0", "--unsandboxed", "--state-dir", path.join(home, "state"), ...storage], consumer, env).then(
+      run(
+        bin,
+        ["serve", "--port", "0", "--unsandboxed", "--state-dir", path.join(home, "state"), ...storage],
+        consumer,
+        env
+      ).then(
         () => "started",
         (error: { stderr?: string }) => String(error.stderr)
       )
@@ -129,23 +159,39 @@ describe("the published package", () => {
   it("a TypeScript consumer type-checks against the published declarations", async () => {
     fs.copyFileSync(path.join(EXAMPLES, "consumer.ts"), path.join(consumer, "consumer.ts"))
     fs.mkdirSync(path.join(consumer, "node_modules", "@types"), { recursive: true })
-    fs.symlinkSync(path.join(ROOT, "node_modules", "@types", "node"), path.join(consumer, "node_modules", "@types", "node"))
+    fs.symlinkSync(
+      path.join(ROOT, "node_modules", "@types", "node"),
+      path.join(consumer, "node_modules", "@types", "node")
+    )
     fs.writeFileSync(
       path.join(consumer, "tsconfig.json"),
       JSON.stringify({
-        compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, exactOptionalPropertyTypes: true, noEmit: true, skipLibCheck: true, types: ["node"] },
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ["node"]
+        },
         files: ["consumer.ts"]
       })
     )
     const tsc = path.join(ROOT, "node_modules", "typescript", "bin", "tsc")
-    const result = await run(process.execPath, [tsc, "-p", "."], consumer).catch((error: { stdout?: string }) => String(error.stdout ?? error))
+    const result = await run(process.execPath, [tsc, "-p", "."], consumer).catch((error: { stdout?: string }) =>
+      String(error.stdout ?? error)
+    )
     expect(result).toBe("")
   }, 300_000)
 
   // The consumer's check above skips library files (checking all of effect's would take minutes),
   // so a declaration importing a package the consumer does not get would pass silently there.
   it("every package the declarations import is one the consumer installs", () => {
-    const declared = new Set(Object.keys(JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).dependencies ?? {}))
+    const declared = new Set(
+      Object.keys(JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).dependencies ?? {})
+    )
     const missing = new Set<string>()
     for (const file of packed.files.map((f) => f.path).filter((f) => f.endsWith(".d.ts"))) {
       const text = fs.readFileSync(path.join(ROOT, file), "utf8")

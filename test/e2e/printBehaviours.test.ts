@@ -24,7 +24,10 @@ interface Case {
   readonly claude: { readonly code: number; readonly stdout: string; readonly stderr: boolean }
 }
 
-const fixture = JSON.parse(fs.readFileSync(path.join(CLAUDE_FIXTURES, "print-behaviours.json"), "utf8")) as { model: string; cases: ReadonlyArray<Case> }
+const fixture = JSON.parse(fs.readFileSync(path.join(CLAUDE_FIXTURES, "print-behaviours.json"), "utf8")) as {
+  model: string
+  cases: ReadonlyArray<Case>
+}
 
 /**
  * Exit codes that differ on purpose: after Ctrl-C toolgate exits 130 (the README's exit codes; a
@@ -33,7 +36,12 @@ const fixture = JSON.parse(fs.readFileSync(path.join(CLAUDE_FIXTURES, "print-beh
 const EXIT_CODE_DIFFERS: Readonly<Record<string, number>> = { "interrupt-during-tools-json": 130 }
 
 /** The built CLI, with Ctrl-C once the case's command has created its marker file. */
-const runInterrupted = (args: ReadonlyArray<string>, cwd: string, env: Record<string, string>, marker: string): Promise<Ran> =>
+const runInterrupted = (
+  args: ReadonlyArray<string>,
+  cwd: string,
+  env: Record<string, string>,
+  marker: string
+): Promise<Ran> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] })
     let stdout = ""
@@ -55,7 +63,18 @@ const runInterrupted = (args: ReadonlyArray<string>, cwd: string, env: Record<st
   })
 
 /** The result's values a script reads (ids, timings and costs differ between any two runs). */
-const READ_BY_SCRIPTS = ["type", "subtype", "is_error", "num_turns", "result", "errors", "terminal_reason", "api_error_status", "api_error_type", "permission_denials"]
+const READ_BY_SCRIPTS = [
+  "type",
+  "subtype",
+  "is_error",
+  "num_turns",
+  "result",
+  "errors",
+  "terminal_reason",
+  "api_error_status",
+  "api_error_type",
+  "permission_denials"
+]
 
 /** A fake API of its own per case: a turn toolgate does not ask for (after --max-turns) stays with its case. */
 const runCase = async (c: Case) => {
@@ -71,11 +90,14 @@ const runCaseOn = async (fake: FakeAnthropic, c: Case) => {
   const project = fs.realpathSync(tempDir("toolgate-print-case-"))
   for (const [name, text] of Object.entries(c.files ?? {})) fs.writeFileSync(path.join(project, name), text)
   if (c.apiError !== undefined) fake.enqueue(jsonError(c.apiError.status, c.apiError.type, c.apiError.message))
-  c.turns.forEach((turn, i) => fake.enqueue(sse(sseFramesOf(sseEventsOf(turn, fixture.model, `msg_${c.name}_${i}`, project)))))
+  c.turns.forEach((turn, i) =>
+    fake.enqueue(sse(sseFramesOf(sseEventsOf(turn, fixture.model, `msg_${c.name}_${i}`, project))))
+  )
   const args = ["run", ...c.args.map((a) => a.split("{{PROMPT}}").join("hi")), "--model", fixture.model]
   const env = cleanEnv({ ANTHROPIC_API_KEY: "sk-print", ANTHROPIC_BASE_URL: fake.url })
-  const ran =
-    c.interruptWhen === undefined ? await runCliInProcess(args, { cwd: project, env }) : await runInterrupted(args, project, env, path.join(project, c.interruptWhen))
+  const ran = c.interruptWhen === undefined
+    ? await runCliInProcess(args, { cwd: project, env })
+    : await runInterrupted(args, project, env, path.join(project, c.interruptWhen))
   return { ...ran, stdout: ran.stdout.split(project).join("{{cwd}}") }
 }
 
@@ -86,11 +108,14 @@ describe("toolgate run beside claude -p (recorded from Claude Code)", () => {
     if (c.args.includes("json")) {
       const ours = JSON.parse(ran.stdout) as Record<string, unknown>
       const theirs = JSON.parse(c.claude.stdout) as Record<string, unknown>
-      const pick = (r: Record<string, unknown>) => Object.fromEntries(READ_BY_SCRIPTS.filter((k) => k in r).map((k) => [k, r[k]]))
+      const pick = (r: Record<string, unknown>) =>
+        Object.fromEntries(READ_BY_SCRIPTS.filter((k) => k in r).map((k) => [k, r[k]]))
       expect(pick(ours)).toEqual(pick(theirs))
       expect(Object.keys(theirs).filter((key) => !(key in ours))).toEqual([])
       // the API's time leaves out the time the calls ran (at least the half second before Ctrl-C)
-      if (c.interruptWhen !== undefined) expect(ours.duration_api_ms as number).toBeLessThan((ours.duration_ms as number) - 400)
+      if (c.interruptWhen !== undefined) {
+        expect(ours.duration_api_ms as number).toBeLessThan((ours.duration_ms as number) - 400)
+      }
     } else {
       expect(ran.stdout).toBe(c.claude.stdout)
     }
@@ -110,31 +135,78 @@ describe("--tools, as Claude Code's (its answers, recorded with 2.1.332: the ini
     const fake = await startFakeAnthropic({ apiKey: "sk-print" })
     try {
       const project = fs.realpathSync(tempDir("toolgate-print-tools-"))
-      fake.enqueue(sse(sseFramesOf(sseEventsOf({ blocks: [{ type: "text", text: "ok" }], stop_reason: "end_turn" }, fixture.model, "msg_tools", project))))
-      const ran = await runCliInProcess(["run", "-p", "hi", "--tools", tools, "--output-format", "stream-json", "--verbose", "--model", fixture.model], {
+      fake.enqueue(
+        sse(
+          sseFramesOf(
+            sseEventsOf(
+              { blocks: [{ type: "text", text: "ok" }], stop_reason: "end_turn" },
+              fixture.model,
+              "msg_tools",
+              project
+            )
+          )
+        )
+      )
+      const ran = await runCliInProcess([
+        "run",
+        "-p",
+        "hi",
+        "--tools",
+        tools,
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--model",
+        fixture.model
+      ], {
         cwd: project,
         env: cleanEnv({ ANTHROPIC_API_KEY: "sk-print", ANTHROPIC_BASE_URL: fake.url })
       })
       expect(ran.code, ran.stderr).toBe(0)
       const init = JSON.parse(ran.stdout.split("\n")[0]!) as { tools: ReadonlyArray<string> }
       expect([...init.tools].sort()).toEqual(offered)
-      expect(((fake.requests[0]!.body.tools ?? []) as ReadonlyArray<{ name: string }>).map((t) => t.name).sort()).toEqual(offered)
+      expect(((fake.requests[0]!.body.tools ?? []) as ReadonlyArray<{ name: string }>).map((t) => t.name).sort())
+        .toEqual(offered)
     } finally {
       await fake.close()
     }
   }, 60_000)
 
-  it('"default" offers every tool', async () => {
+  it("\"default\" offers every tool", async () => {
     const fake = await startFakeAnthropic({ apiKey: "sk-print" })
     try {
       const project = fs.realpathSync(tempDir("toolgate-print-tools-"))
-      fake.enqueue(sse(sseFramesOf(sseEventsOf({ blocks: [{ type: "text", text: "ok" }], stop_reason: "end_turn" }, fixture.model, "msg_tools", project))))
-      const ran = await runCliInProcess(["run", "-p", "hi", "--tools", "default", "--output-format", "stream-json", "--verbose", "--model", fixture.model], {
+      fake.enqueue(
+        sse(
+          sseFramesOf(
+            sseEventsOf(
+              { blocks: [{ type: "text", text: "ok" }], stop_reason: "end_turn" },
+              fixture.model,
+              "msg_tools",
+              project
+            )
+          )
+        )
+      )
+      const ran = await runCliInProcess([
+        "run",
+        "-p",
+        "hi",
+        "--tools",
+        "default",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--model",
+        fixture.model
+      ], {
         cwd: project,
         env: cleanEnv({ ANTHROPIC_API_KEY: "sk-print", ANTHROPIC_BASE_URL: fake.url })
       })
       expect(ran.code, ran.stderr).toBe(0)
-      expect(JSON.parse(ran.stdout.split("\n")[0]!).tools).toEqual(expect.arrayContaining(["Agent", "Bash", "Edit", "Glob", "Grep", "Read", "WebFetch", "WebSearch", "Write"]))
+      expect(JSON.parse(ran.stdout.split("\n")[0]!).tools).toEqual(
+        expect.arrayContaining(["Agent", "Bash", "Edit", "Glob", "Grep", "Read", "WebFetch", "WebSearch", "Write"])
+      )
     } finally {
       await fake.close()
     }
@@ -156,10 +228,30 @@ describe("tool_result_meta says why a call did not run, as Claude Code 2.1.332 d
       }
       fake.enqueue(
         sse(sseFramesOf(sseEventsOf(turn, fixture.model, "msg_meta_0", project))),
-        sse(sseFramesOf(sseEventsOf({ blocks: [{ type: "text", text: "done" }], stop_reason: "end_turn" }, fixture.model, "msg_meta_1", project)))
+        sse(
+          sseFramesOf(
+            sseEventsOf(
+              { blocks: [{ type: "text", text: "done" }], stop_reason: "end_turn" },
+              fixture.model,
+              "msg_meta_1",
+              project
+            )
+          )
+        )
       )
       const ran = await runCliInProcess(
-        ["run", "-p", "hi", "--disallowed-tools", "Bash(rm:*)", "--output-format", "stream-json", "--verbose", "--model", fixture.model],
+        [
+          "run",
+          "-p",
+          "hi",
+          "--disallowed-tools",
+          "Bash(rm:*)",
+          "--output-format",
+          "stream-json",
+          "--verbose",
+          "--model",
+          fixture.model
+        ],
         { cwd: project, env: cleanEnv({ ANTHROPIC_API_KEY: "sk-print", ANTHROPIC_BASE_URL: fake.url }) }
       )
       expect(ran.code, ran.stderr).toBe(0)
@@ -169,8 +261,15 @@ describe("tool_result_meta says why a call did not run, as Claude Code 2.1.332 d
         .map((l) => JSON.parse(l) as { type: string; tool_result_meta?: ReadonlyArray<{ id: string }> })
         .flatMap((l) => (l.type === "user" ? (l.tool_result_meta ?? []) : []))
       // Claude Code also names its reason (reason_type "subcommandResults" for the rule); toolgate's reasons have other names
-      expect(metas.find((m) => m.id === "toolu_01")).toMatchObject({ non_execution_kind: "permission-rule", permission_decision: { decision: "reject", source: "config" } })
-      expect(metas.find((m) => m.id === "toolu_02")).toEqual({ id: "toolu_02", non_execution_kind: "user-rejected", permission_decision: { decision: "reject", source: "config" } })
+      expect(metas.find((m) => m.id === "toolu_01")).toMatchObject({
+        non_execution_kind: "permission-rule",
+        permission_decision: { decision: "reject", source: "config" }
+      })
+      expect(metas.find((m) => m.id === "toolu_02")).toEqual({
+        id: "toolu_02",
+        non_execution_kind: "user-rejected",
+        permission_decision: { decision: "reject", source: "config" }
+      })
     } finally {
       await fake.close()
     }

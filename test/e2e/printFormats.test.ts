@@ -11,7 +11,16 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startFakeAnthropic, sse, type FakeAnthropic } from "../support/fakeAnthropic.js"
-import { CLAUDE_FIXTURES, kindOf, loadSession, shapeDifferences, shapeOf, sseEventsOf, sseFramesOf, type ShapeRules } from "../support/claudeSession.js"
+import {
+  CLAUDE_FIXTURES,
+  kindOf,
+  loadSession,
+  shapeDifferences,
+  shapeOf,
+  sseEventsOf,
+  sseFramesOf,
+  type ShapeRules
+} from "../support/claudeSession.js"
 import { cleanEnv, runCli, runCliInProcess } from "../services/Agent/cliSupport.js"
 import { tempDir } from "../support/runtime.js"
 
@@ -46,7 +55,9 @@ const pairs = (claude: ReadonlyArray<Record<string, unknown>>, toolgate: Readonl
     const seen = new Map<string, number>()
     return lines.map((line) => {
       const kind = kindOf(line)
-      const id = kind === "user" || kind === "system/permission_denied" ? (toolUseIdOf(line) ?? String(line.tool_use_id)) : undefined
+      const id = kind === "user" || kind === "system/permission_denied"
+        ? (toolUseIdOf(line) ?? String(line.tool_use_id))
+        : undefined
       if (id !== undefined) return `${kind}:${id}`
       const n = seen.get(kind) ?? 0
       seen.set(kind, n + 1)
@@ -68,8 +79,19 @@ afterAll(async () => {
 const runSession = async (args: ReadonlyArray<string>, run = runCliInProcess) => {
   const project = fs.realpathSync(tempDir("toolgate-print-"))
   for (const [name, text] of Object.entries(session.files)) fs.writeFileSync(path.join(project, name), text)
-  session.turns.forEach((turn, i) => fake.enqueue(sse(sseFramesOf(sseEventsOf(turn, session.model, `msg_${i}`, project)))))
-  const ran = await run(["run", "-p", session.prompt, "--model", session.model, "--session-dir", path.join(project, ".session"), ...args], {
+  session.turns.forEach((turn, i) =>
+    fake.enqueue(sse(sseFramesOf(sseEventsOf(turn, session.model, `msg_${i}`, project))))
+  )
+  const ran = await run([
+    "run",
+    "-p",
+    session.prompt,
+    "--model",
+    session.model,
+    "--session-dir",
+    path.join(project, ".session"),
+    ...args
+  ], {
     cwd: project,
     env: cleanEnv({ ANTHROPIC_API_KEY: "sk-shape", ANTHROPIC_BASE_URL: fake.url })
   })
@@ -77,45 +99,80 @@ const runSession = async (args: ReadonlyArray<string>, run = runCliInProcess) =>
 }
 
 describe("print mode, beside Claude Code's recorded output", () => {
-  it("--output-format stream-json: the same message types in the same order, with Claude Code's keys and types", async () => {
-    const ran = await runSession(["--output-format", "stream-json", "--verbose"])
-    expect(ran.code, ran.stderr).toBe(0)
-    const ours = ran.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>)
-    const theirs = claudeLines()
-    expect(ours.map(kindOf)).toEqual(theirs.map(kindOf))
-    const differences = pairs(theirs, ours).flatMap(({ key, claude, toolgate }) =>
-      toolgate === undefined ? [`${key}: no such line from toolgate`] : shapeDifferences(shapeOf(claude), shapeOf(toolgate), kindOf(claude), rules)
-    )
-    expect(differences).toEqual([])
-    // the values scripts read
-    const result = ours.at(-1)!
-    expect(result).toMatchObject({ type: "result", subtype: "success", is_error: false, num_turns: 4, result: session.turns[1]!.blocks[0]!.text })
-    expect(result.permission_denials).toEqual([{ tool_name: "Bash", tool_use_id: "toolu_03_touch", tool_input: { command: "touch made.txt" } }])
-    const sessionIds = new Set(ours.map((l) => l.session_id))
-    expect(sessionIds.size).toBe(1)
-    expect(ours.filter((l) => l.type === "assistant" || l.type === "user").every((l) => l.parent_tool_use_id === null)).toBe(true)
-    expect(ours.some((l) => l.type === "tool_call")).toBe(false)
-    // every key a script could read, with toolgate's own values
-    expect(ours[0]).toMatchObject({ claude_code_version: "2.1.332", served_by_anthropic: false, sandbox_enabled: false, capabilities: [], fast_mode_state: "off" })
-    expect(result.subagent_stats).toMatchObject({ spawned: 0, completed: 0, by_type: {} })
-    for (const key of ["ttft_ms", "ttft_stream_ms", "time_to_request_ms", "first_content_frame_ms"]) expect(result[key]).toBeGreaterThanOrEqual(0)
-    expect(result.time_to_request_ms as number).toBeLessThanOrEqual(result.ttft_stream_ms as number)
-    expect(result.model_usage_since_last_result).toEqual(result.modelUsage)
-    // a successful call's structured output, as Claude Code gives it; a failed one's text
-    const resultFor = (lines: ReadonlyArray<Record<string, unknown>>, id: string) => lines.find((l) => l.type === "user" && toolUseIdOf(l) === id)?.tool_use_result
-    // why a call did not run, and who decided
-    const metaFor = (lines: ReadonlyArray<Record<string, unknown>>, id: string) => lines.find((l) => l.type === "user" && toolUseIdOf(l) === id)?.tool_result_meta
-    expect(metaFor(ours, "toolu_03_touch")).toEqual(metaFor(theirs, "toolu_03_touch"))
-    for (const id of ["toolu_01_read", "toolu_02_missing"]) {
-      expect(JSON.parse(JSON.stringify(resultFor(ours, id)).split(ran.project).join("{{cwd}}"))).toEqual(resultFor(theirs, id))
-    }
-  }, 60_000)
+  it(
+    "--output-format stream-json: the same message types in the same order, with Claude Code's keys and types",
+    async () => {
+      const ran = await runSession(["--output-format", "stream-json", "--verbose"])
+      expect(ran.code, ran.stderr).toBe(0)
+      const ours = ran.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>)
+      const theirs = claudeLines()
+      expect(ours.map(kindOf)).toEqual(theirs.map(kindOf))
+      const differences = pairs(theirs, ours).flatMap(({ key, claude, toolgate }) =>
+        toolgate === undefined
+          ? [`${key}: no such line from toolgate`]
+          : shapeDifferences(shapeOf(claude), shapeOf(toolgate), kindOf(claude), rules)
+      )
+      expect(differences).toEqual([])
+      // the values scripts read
+      const result = ours.at(-1)!
+      expect(result).toMatchObject({
+        type: "result",
+        subtype: "success",
+        is_error: false,
+        num_turns: 4,
+        result: session.turns[1]!.blocks[0]!.text
+      })
+      expect(result.permission_denials).toEqual([{
+        tool_name: "Bash",
+        tool_use_id: "toolu_03_touch",
+        tool_input: { command: "touch made.txt" }
+      }])
+      const sessionIds = new Set(ours.map((l) => l.session_id))
+      expect(sessionIds.size).toBe(1)
+      expect(
+        ours.filter((l) => l.type === "assistant" || l.type === "user").every((l) => l.parent_tool_use_id === null)
+      ).toBe(true)
+      expect(ours.some((l) => l.type === "tool_call")).toBe(false)
+      // every key a script could read, with toolgate's own values
+      expect(ours[0]).toMatchObject({
+        claude_code_version: "2.1.332",
+        served_by_anthropic: false,
+        sandbox_enabled: false,
+        capabilities: [],
+        fast_mode_state: "off"
+      })
+      expect(result.subagent_stats).toMatchObject({ spawned: 0, completed: 0, by_type: {} })
+      for (const key of ["ttft_ms", "ttft_stream_ms", "time_to_request_ms", "first_content_frame_ms"]) {
+        expect(
+          result[key]
+        ).toBeGreaterThanOrEqual(0)
+      }
+      expect(result.time_to_request_ms as number).toBeLessThanOrEqual(result.ttft_stream_ms as number)
+      expect(result.model_usage_since_last_result).toEqual(result.modelUsage)
+      // a successful call's structured output, as Claude Code gives it; a failed one's text
+      const resultFor = (lines: ReadonlyArray<Record<string, unknown>>, id: string) =>
+        lines.find((l) => l.type === "user" && toolUseIdOf(l) === id)?.tool_use_result
+      // why a call did not run, and who decided
+      const metaFor = (lines: ReadonlyArray<Record<string, unknown>>, id: string) =>
+        lines.find((l) => l.type === "user" && toolUseIdOf(l) === id)?.tool_result_meta
+      expect(metaFor(ours, "toolu_03_touch")).toEqual(metaFor(theirs, "toolu_03_touch"))
+      for (const id of ["toolu_01_read", "toolu_02_missing"]) {
+        expect(JSON.parse(JSON.stringify(resultFor(ours, id)).split(ran.project).join("{{cwd}}"))).toEqual(
+          resultFor(theirs, id)
+        )
+      }
+    },
+    60_000
+  )
 
   it("--output-format json: one result object with Claude Code's keys and types (built CLI)", async () => {
     const ran = await runSession(["--output-format", "json"], runCli)
     expect(ran.code, ran.stderr).toBe(0)
     const ours = JSON.parse(ran.stdout) as Record<string, unknown>
-    const theirs = JSON.parse(fs.readFileSync(path.join(CLAUDE_FIXTURES, "json.json"), "utf8")) as Record<string, unknown>
+    const theirs = JSON.parse(fs.readFileSync(path.join(CLAUDE_FIXTURES, "json.json"), "utf8")) as Record<
+      string,
+      unknown
+    >
     expect(ran.stdout.trim().split("\n")).toHaveLength(1)
     expect(shapeDifferences(shapeOf(theirs), shapeOf(ours), kindOf(theirs), rules)).toEqual([])
     expect(ours).not.toHaveProperty("toolgate")
@@ -127,9 +184,13 @@ describe("print mode, beside Claude Code's recorded output", () => {
     const ours = ran.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>)
     const calls = ours.filter((l) => l.type === "tool_call")
     for (const id of ["toolu_01_read", "toolu_02_missing", "toolu_03_touch"]) {
-      expect(calls.filter((c) => c.tool_use_id === id).map((c) => c.event)).toEqual(expect.arrayContaining(["started", "finished"]))
+      expect(calls.filter((c) => c.tool_use_id === id).map((c) => c.event)).toEqual(
+        expect.arrayContaining(["started", "finished"])
+      )
     }
-    const result = ours.at(-1)! as { toolgate: { tool_calls: Array<{ tool_use_id: string; batch: number }>; transcript: string } }
+    const result = ours.at(-1)! as {
+      toolgate: { tool_calls: Array<{ tool_use_id: string; batch: number }>; transcript: string }
+    }
     expect(result.toolgate.tool_calls.map((c) => [c.tool_use_id, c.batch])).toEqual([
       ["toolu_01_read", 1],
       ["toolu_02_missing", 1],

@@ -35,7 +35,10 @@ const folder = (): Folder => {
   dirs.push(dir, env.HOME!)
   spawnSync("git", ["init", "-q", dir])
   const marker = path.join(dir, "started")
-  fs.writeFileSync(path.join(dir, ".mcp.json"), JSON.stringify({ mcpServers: { evil: { command: "sh", args: ["-c", `touch ${marker}`] } } }))
+  fs.writeFileSync(
+    path.join(dir, ".mcp.json"),
+    JSON.stringify({ mcpServers: { evil: { command: "sh", args: ["-c", `touch ${marker}`] } } })
+  )
   fs.writeFileSync(path.join(dir, "a.txt"), "alpha\n")
   return { dir, env, started: () => fs.existsSync(marker) }
 }
@@ -75,23 +78,33 @@ describe("project MCP servers need approval", () => {
       script,
       [
         { type: "user", text: "read" },
-        { type: "turn", content: [{ type: "tool_use", id: "toolu_r", name: "Read", input: { file_path: "{{cwd}}/a.txt" } }], stop_reason: "tool_use" },
+        {
+          type: "turn",
+          content: [{ type: "tool_use", id: "toolu_r", name: "Read", input: { file_path: "{{cwd}}/a.txt" } }],
+          stop_reason: "tool_use"
+        },
         { type: "turn", content: [{ type: "text", text: "ok" }], stop_reason: "end_turn" }
       ]
         .map((l) => JSON.stringify(l))
         .join("\n")
     )
-    const message = JSON.stringify([{ type: "tool_use", id: "toolu_e", name: "Read", input: { file_path: path.join(f.dir, "a.txt") } }])
+    const message = JSON.stringify([{
+      type: "tool_use",
+      id: "toolu_e",
+      name: "Read",
+      input: { file_path: path.join(f.dir, "a.txt") }
+    }])
     const session = ["--session-dir", path.join(f.dir, ".s")]
     const ran = await pooled([
       () => builtCli(f, ["tools"]),
       () => cli(f, ["tools", "schema"]),
-      () => cli(f, ["permissions", "check", "Bash", '{"command":"ls"}']),
+      () => cli(f, ["permissions", "check", "Bash", "{\"command\":\"ls\"}"]),
       () => cli(f, ["call", "Read", JSON.stringify({ file_path: path.join(f.dir, "a.txt") }), ...session]),
       () => cli(f, ["mcp", "list"]),
       () => cli(f, ["mcp", "list", "--json"]),
       () => cli(f, ["exec", "-", "--json", ...session], message),
-      () => cli(f, ["run", "-p", "go", "--replay", script, "--replay-speed", "0", "--output-format", "json", ...session]),
+      () =>
+        cli(f, ["run", "-p", "go", "--replay", script, "--replay-speed", "0", "--output-format", "json", ...session]),
       () => cli(f, ["call", "mcp__evil__anything", "{}", ...session])
     ])
     expect(f.started()).toBe(false)
@@ -102,7 +115,7 @@ describe("project MCP servers need approval", () => {
     expect(listed.reason).toContain("enabledMcpjsonServers")
     // the person is told why, on stderr; stdout stays parseable
     // (`tools` keeps MCP notices for --debug; a command that runs calls says it)
-    expect(ran[3]!.stderr).toContain('MCP server "evil" needs approval')
+    expect(ran[3]!.stderr).toContain("MCP server \"evil\" needs approval")
     expect(JSON.parse(ran[7]!.stdout).tools ?? []).not.toContain("mcp__evil__anything")
     // calling its tool is an error result, not a start
     expect(ran[8]!.code).toBe(1)
@@ -115,11 +128,34 @@ describe("project MCP servers need approval", () => {
     const cases: ReadonlyArray<Case> = [
       ["local settings list it", (f) => (write(local(f), { enabledMcpjsonServers: ["evil"] }), []), true],
       ["local settings approve all", (f) => (write(local(f), { enableAllProjectMcpServers: true }), []), true],
-      ["user settings approve all", (f) => (write(path.join(f.env.CLAUDE_CONFIG_DIR!, "settings.json"), { enableAllProjectMcpServers: true }), []), true],
-      ["--settings lists it", () => ["--settings", '{"enabledMcpjsonServers":["evil"]}'], true],
-      ["~/.claude.json lists it for the project", (f) => (write(path.join(f.env.HOME!, ".claude.json"), { projects: { [f.dir]: { enabledMcpjsonServers: ["evil"] } } }), []), true],
+      [
+        "user settings approve all",
+        (f) => (write(path.join(f.env.CLAUDE_CONFIG_DIR!, "settings.json"), { enableAllProjectMcpServers: true }), []),
+        true
+      ],
+      ["--settings lists it", () => ["--settings", "{\"enabledMcpjsonServers\":[\"evil\"]}"], true],
+      [
+        "~/.claude.json lists it for the project",
+        (
+          f
+        ) => (write(path.join(f.env.HOME!, ".claude.json"), {
+          projects: { [f.dir]: { enabledMcpjsonServers: ["evil"] } }
+        }),
+          []),
+        true
+      ],
       ["--trust-project", () => ["--trust-project"], true],
-      ["the project's shared settings list it", (f) => (write(path.join(f.dir, ".claude", "settings.json"), { enableAllProjectMcpServers: true, enabledMcpjsonServers: ["evil"] }), []), false],
+      [
+        "the project's shared settings list it",
+        (
+          f
+        ) => (write(path.join(f.dir, ".claude", "settings.json"), {
+          enableAllProjectMcpServers: true,
+          enabledMcpjsonServers: ["evil"]
+        }),
+          []),
+        false
+      ],
       [
         "local settings committed to git list it",
         (f) => {
@@ -129,18 +165,29 @@ describe("project MCP servers need approval", () => {
         },
         false
       ],
-      ["rejected, even with --trust-project", (f) => (write(local(f), { disabledMcpjsonServers: ["evil"] }), ["--trust-project"]), false]
+      [
+        "rejected, even with --trust-project",
+        (f) => (write(local(f), { disabledMcpjsonServers: ["evil"] }), ["--trust-project"]),
+        false
+      ]
     ]
     const folders = cases.map(() => folder())
     const flags = cases.map(([, setup], i) => setup(folders[i]!))
     const ran = await pooled(cases.map((_, i) => () => cli(folders[i]!, ["tools", "--json", ...flags[i]!])))
-    expect(cases.map(([name], i) => [name, ran[i]!.code, folders[i]!.started()])).toEqual(cases.map(([name, , started]) => [name, 0, started]))
+    expect(cases.map(([name], i) => [name, ran[i]!.code, folders[i]!.started()])).toEqual(
+      cases.map(([name, , started]) => [name, 0, started])
+    )
   }, 300_000)
 
   it("--mcp-config servers are the user's own and start as before", async () => {
     const f = folder()
     const marker = path.join(f.dir, "flag-started")
-    const ran = await cli(f, ["tools", "--json", "--mcp-config", JSON.stringify({ mcpServers: { mine: { command: "sh", args: ["-c", `touch ${marker}`] } } })])
+    const ran = await cli(f, [
+      "tools",
+      "--json",
+      "--mcp-config",
+      JSON.stringify({ mcpServers: { mine: { command: "sh", args: ["-c", `touch ${marker}`] } } })
+    ])
     expect(ran.code).toBe(0)
     expect(fs.existsSync(marker)).toBe(true)
     expect(f.started()).toBe(false)
@@ -149,7 +196,17 @@ describe("project MCP servers need approval", () => {
   it("on a terminal toolgate asks, and saves the answer to .claude/settings.local.json", async () => {
     const ask = async (f: Folder, answer: string) => {
       const cli = await spawnCliPty(
-        ["call", "mcp__good__echo", '{"message":"hi there"}', "--allowed-tools", "mcp__good__echo", "--cwd", f.dir, "--session-dir", path.join(f.dir, ".s")],
+        [
+          "call",
+          "mcp__good__echo",
+          "{\"message\":\"hi there\"}",
+          "--allowed-tools",
+          "mcp__good__echo",
+          "--cwd",
+          f.dir,
+          "--session-dir",
+          path.join(f.dir, ".s")
+        ],
         { cwd: f.dir, cols: 200, rows: 50, env: f.env }
       )
       try {
@@ -162,7 +219,9 @@ describe("project MCP servers need approval", () => {
     }
     const server = { command: process.execPath, args: [testServerScript()] }
     const [yes, no] = [folder(), folder()]
-    for (const f of [yes, no]) fs.writeFileSync(path.join(f.dir, ".mcp.json"), JSON.stringify({ mcpServers: { good: server, other: server } }))
+    for (const f of [yes, no]) {
+      fs.writeFileSync(path.join(f.dir, ".mcp.json"), JSON.stringify({ mcpServers: { good: server, other: server } }))
+    }
 
     const approved = await ask(yes, "1")
     expect(approved.screen).toContain("New MCP server in this project: good")
@@ -171,15 +230,28 @@ describe("project MCP servers need approval", () => {
     expect(approved.screen).not.toContain("in this project: other")
     expect(approved.code).toBe(0)
     expect(approved.screen).toContain("hi there")
-    expect(JSON.parse(fs.readFileSync(path.join(yes.dir, ".claude", "settings.local.json"), "utf8"))).toEqual({ enabledMcpjsonServers: ["good"] })
+    expect(JSON.parse(fs.readFileSync(path.join(yes.dir, ".claude", "settings.local.json"), "utf8"))).toEqual({
+      enabledMcpjsonServers: ["good"]
+    })
     // saved: the next run, without a terminal, starts it without asking
-    const again = await cli(yes, ["call", "mcp__good__echo", '{"message":"again"}', "--allowed-tools", "mcp__good__echo", "--json", "--session-dir", path.join(yes.dir, ".s2")])
+    const again = await cli(yes, [
+      "call",
+      "mcp__good__echo",
+      "{\"message\":\"again\"}",
+      "--allowed-tools",
+      "mcp__good__echo",
+      "--json",
+      "--session-dir",
+      path.join(yes.dir, ".s2")
+    ])
     expect(again.code).toBe(0)
     expect(again.stdout).toContain("again")
 
     const rejected = await ask(no, "3")
     expect(rejected.code).toBe(1)
     expect(rejected.screen).toContain("No such tool available: mcp__good__echo")
-    expect(JSON.parse(fs.readFileSync(path.join(no.dir, ".claude", "settings.local.json"), "utf8"))).toEqual({ disabledMcpjsonServers: ["good"] })
+    expect(JSON.parse(fs.readFileSync(path.join(no.dir, ".claude", "settings.local.json"), "utf8"))).toEqual({
+      disabledMcpjsonServers: ["good"]
+    })
   }, 300_000)
 })

@@ -37,7 +37,12 @@ afterAll(async () => {
 const turn = (blocks: ReadonlyArray<Record<string, unknown>>, stop: string, cwd: string, n: number) =>
   sse(sseFramesOf(sseEventsOf({ blocks, stop_reason: stop } as never, MODEL, `msg_${n}`, cwd)))
 
-const bash = (id: string, command: string) => ({ type: "tool_use", id, name: "Bash", input: { command, description: "x" } })
+const bash = (id: string, command: string) => ({
+  type: "tool_use",
+  id,
+  name: "Bash",
+  input: { command, description: "x" }
+})
 
 const results = (stdout: string): Record<string, { readonly text: string; readonly isError: boolean }> => {
   const out: Record<string, { text: string; isError: boolean }> = {}
@@ -47,7 +52,9 @@ const results = (stdout: string): Record<string, { readonly text: string; readon
     for (const block of event.message?.content ?? []) {
       if (block.type !== "tool_result") continue
       const content = block.content
-      const text = typeof content === "string" ? content : (content as ReadonlyArray<{ text?: string }>).map((c) => c.text ?? "").join("")
+      const text = typeof content === "string"
+        ? content
+        : (content as ReadonlyArray<{ text?: string }>).map((c) => c.text ?? "").join("")
       out[String(block.tool_use_id)] = { text, isError: block.is_error === true }
     }
   }
@@ -60,11 +67,28 @@ const runWith = async (settings: Record<string, unknown>, blocks: ReadonlyArray<
   const outside = path.join(root, "outside")
   fs.mkdirSync(project)
   fs.mkdirSync(outside)
-  const resolved = JSON.parse(JSON.stringify(blocks).split("{{OUTSIDE}}").join(outside).split("{{PORT}}").join(String(port)))
+  const resolved = JSON.parse(
+    JSON.stringify(blocks).split("{{OUTSIDE}}").join(outside).split("{{PORT}}").join(String(port))
+  )
   fake.enqueue(turn(resolved, "tool_use", project, 1), turn([{ type: "text", text: "Done." }], "end_turn", project, 2))
   const ran = await runCliInProcess(
-    ["run", "-p", "Try it", "--model", MODEL, "--output-format", "stream-json", "--strict-mcp-config", "--settings", JSON.stringify(settings)],
-    { cwd: project, env: cleanEnv({ ANTHROPIC_API_KEY: "sk-sandbox", ANTHROPIC_BASE_URL: fake.url }), timeoutMs: 90_000 }
+    [
+      "run",
+      "-p",
+      "Try it",
+      "--model",
+      MODEL,
+      "--output-format",
+      "stream-json",
+      "--strict-mcp-config",
+      "--settings",
+      JSON.stringify(settings)
+    ],
+    {
+      cwd: project,
+      env: cleanEnv({ ANTHROPIC_API_KEY: "sk-sandbox", ANTHROPIC_BASE_URL: fake.url }),
+      timeoutMs: 90_000
+    }
   )
   return { ...ran, project, outside }
 }
@@ -73,7 +97,8 @@ const SANDBOX = { sandbox: { enabled: true, autoAllowBashIfSandboxed: true } }
 
 describe("sandbox.enabled", () => {
   it("a write outside the working directories fails with the kernel's error; inside and in $TMPDIR it works", async () => {
-    const scratch = `python3 -c "import os; open(os.path.join(os.environ['TMPDIR'], 's'), 'w').write('x'); print('scratch ok')"`
+    const scratch =
+      `python3 -c "import os; open(os.path.join(os.environ['TMPDIR'], 's'), 'w').write('x'); print('scratch ok')"`
     const ran = await runWith(SANDBOX, [
       bash("toolu_01", "echo leak > {{OUTSIDE}}/w.txt"),
       bash("toolu_02", "echo ok > inside.txt && cat inside.txt"),
@@ -81,7 +106,10 @@ describe("sandbox.enabled", () => {
     ])
     expect(ran.code, ran.stderr).toBe(0)
     const got = results(ran.stdout)
-    expect(got.toolu_01).toEqual({ isError: true, text: `Exit code 1\n/bin/bash: line 1: ${ran.outside}/w.txt: Read-only file system` })
+    expect(got.toolu_01).toEqual({
+      isError: true,
+      text: `Exit code 1\n/bin/bash: line 1: ${ran.outside}/w.txt: Read-only file system`
+    })
     expect(got.toolu_02).toEqual({ isError: false, text: "ok" })
     expect(got.toolu_03).toEqual({ isError: false, text: "scratch ok" })
     expect(fs.existsSync(path.join(ran.outside, "w.txt"))).toBe(false)
@@ -103,11 +131,15 @@ describe("sandbox.enabled", () => {
     // through the proxy: refused, and the model is told which host in Claude Code's block
     expect(got.toolu_02).toEqual({
       isError: false,
-      text: `Connection blocked by network allowlist\n<sandbox_violations>\ndeny network-outbound 127.0.0.1:${port} (user denied)\n</sandbox_violations>`
+      text:
+        `Connection blocked by network allowlist\n<sandbox_violations>\ndeny network-outbound 127.0.0.1:${port} (user denied)\n</sandbox_violations>`
     })
     expect(hits).toBe(before)
 
-    const allowed = await runWith({ ...SANDBOX, permissions: { allow: ["WebFetch(domain:127.0.0.1)"] } }, blocks.slice(1))
+    const allowed = await runWith(
+      { ...SANDBOX, permissions: { allow: ["WebFetch(domain:127.0.0.1)"] } },
+      blocks.slice(1)
+    )
     expect(allowed.code, allowed.stderr).toBe(0)
     expect(results(allowed.stdout).toolu_02).toEqual({ isError: false, text: "reached the server" })
     expect(hits).toBe(before + 1)

@@ -33,7 +33,10 @@ describe("toolgate serve on loopback without a token (--no-auth)", () => {
   const ws = fs.realpathSync(tempDir("toolgate-http-ws-"))
 
   beforeAll(async () => {
-    server = await startServer({ args: ["--state-dir", stateDir, "--no-auth", "--max-body", "65536"], env: withoutModel })
+    server = await startServer({
+      args: ["--state-dir", stateDir, "--no-auth", "--max-body", "65536"],
+      env: withoutModel
+    })
   }, 90_000)
 
   afterAll(async () => {
@@ -44,24 +47,39 @@ describe("toolgate serve on loopback without a token (--no-auth)", () => {
 
   it("refuses a request whose Host is not this server's (DNS rebinding), and answers loopback names", async () => {
     const body = JSON.stringify({ cwd: ws })
-    const headers = (hostHeader: string) => ({ host: hostHeader, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) })
-    for (const foreign of [
-      "attacker.example",
-      `attacker.example:${port()}`,
-      "localhost.attacker.example",
-      "127.0.0.1.nip.io",
-      `evil-localhost:${port()}`,
-      "[::2]",
-      "localhost@attacker.example",
-      ""
-    ]) {
+    const headers = (hostHeader: string) => ({
+      host: hostHeader,
+      "content-type": "application/json",
+      "content-length": String(Buffer.byteLength(body))
+    })
+    for (
+      const foreign of [
+        "attacker.example",
+        `attacker.example:${port()}`,
+        "localhost.attacker.example",
+        "127.0.0.1.nip.io",
+        `evil-localhost:${port()}`,
+        "[::2]",
+        "localhost@attacker.example",
+        ""
+      ]
+    ) {
       const reply = await rawRequest(server.url, "POST", "/sessions", headers(foreign), body)
       expect(reply.status, `${foreign}: ${reply.text}`).toBe(403)
     }
     const noHost = await rawRequest(server.url, "GET", "/sessions", {})
     // Node itself answers a request without Host with 400
     expect([400, 403]).toContain(noHost.status)
-    for (const own of [`127.0.0.1:${port()}`, `localhost:${port()}`, "LOCALHOST", `localhost.:${port()}`, `[::1]:${port()}`, "127.0.0.2"]) {
+    for (
+      const own of [
+        `127.0.0.1:${port()}`,
+        `localhost:${port()}`,
+        "LOCALHOST",
+        `localhost.:${port()}`,
+        `[::1]:${port()}`,
+        "127.0.0.2"
+      ]
+    ) {
       const reply = await rawRequest(server.url, "GET", "/sessions", { host: own })
       expect(reply.status, `${own}: ${reply.text}`).toBe(200)
     }
@@ -75,7 +93,9 @@ describe("toolgate serve on loopback without a token (--no-auth)", () => {
       headers: { "content-type": "text/plain", origin: "http://attacker.example" }
     })
     expect(simple.status).toBe(403)
-    const preflight = await request(server.url, "OPTIONS", "/sessions", { headers: { origin: "http://attacker.example", "access-control-request-method": "POST" } })
+    const preflight = await request(server.url, "OPTIONS", "/sessions", {
+      headers: { origin: "http://attacker.example", "access-control-request-method": "POST" }
+    })
     expect(preflight.status).toBe(403)
     const crossSite = await request(server.url, "GET", "/sessions", { headers: { "sec-fetch-site": "cross-site" } })
     expect(crossSite.status).toBe(403)
@@ -87,18 +107,28 @@ describe("toolgate serve on loopback without a token (--no-auth)", () => {
     const tooLarge = await request(server.url, "POST", "/sessions", { body: big })
     expect(tooLarge.status).toBe(413)
     expect(tooLarge.body.message).toContain("at most 65536")
-    const chunked = await rawRequest(server.url, "POST", "/sessions", { host: "localhost", "content-type": "application/json", "transfer-encoding": "chunked" }, big)
+    const chunked = await rawRequest(server.url, "POST", "/sessions", {
+      host: "localhost",
+      "content-type": "application/json",
+      "transfer-encoding": "chunked"
+    }, big)
     expect(chunked.status).toBe(411)
   })
 
   it("answers a deeply nested body with 400, a long URL with 414 and a huge header with 431, each with a one-line body", async () => {
-    const deep = await rawRequest(server.url, "POST", "/sessions", { host: "localhost", "content-type": "application/json" }, `${"[".repeat(30_000)}${"]".repeat(30_000)}`)
+    const deep = await rawRequest(server.url, "POST", "/sessions", {
+      host: "localhost",
+      "content-type": "application/json"
+    }, `${"[".repeat(30_000)}${"]".repeat(30_000)}`)
     expect(deep.status, deep.text).toBe(400)
     expect(JSON.parse(deep.text).message).toMatch(/nests 30000 levels deep/)
     const longUrl = await rawRequest(server.url, "GET", `/sessions?${"a".repeat(100_000)}`, { host: "localhost" })
     expect(longUrl.status).toBe(414)
     expect(JSON.parse(longUrl.text).message).toMatch(/URL/)
-    const hugeHeader = await rawRequest(server.url, "GET", "/health", { host: "localhost", "x-big": "a".repeat(1_000_000) })
+    const hugeHeader = await rawRequest(server.url, "GET", "/health", {
+      host: "localhost",
+      "x-big": "a".repeat(1_000_000)
+    })
     expect(hugeHeader.status).toBe(431)
     expect(JSON.parse(hugeHeader.text).message).toMatch(/header/)
     // the server goes on answering
@@ -106,7 +136,7 @@ describe("toolgate serve on loopback without a token (--no-auth)", () => {
   })
 
   it("answers bad requests in one line: bad JSON says where, a missing field names it, an unknown session is not found", async () => {
-    const badJson = await request(server.url, "POST", "/sessions", { body: '{"cwd": "/tmp",}' })
+    const badJson = await request(server.url, "POST", "/sessions", { body: "{\"cwd\": \"/tmp\",}" })
     expect(badJson.status).toBe(400)
     expect(badJson.body.message).toMatch(/^the body is not valid JSON: .*position \d+/)
     const missing = await request(server.url, "POST", "/sessions", { body: {} })
@@ -114,7 +144,13 @@ describe("toolgate serve on loopback without a token (--no-auth)", () => {
     expect(missing.body.message).toBe("invalid request: cwd: is missing")
     const wrongType = await request(server.url, "POST", "/sessions", { body: { cwd: 42 } })
     expect(wrongType.body.message).toBe("invalid request: cwd: Expected string, actual 42")
-    for (const route of ["/sessions/no-such-session", "/sessions/no-such-session/events?follow=false", "/sessions/no-such-session/transcript"]) {
+    for (
+      const route of [
+        "/sessions/no-such-session",
+        "/sessions/no-such-session/events?follow=false",
+        "/sessions/no-such-session/transcript"
+      ]
+    ) {
       const reply = await request(server.url, "GET", route, { token: "some-token-of-another-session" })
       expect(reply.status, route).toBe(404)
       expect(reply.body.message).toBe("no session no-such-session")
@@ -136,7 +172,10 @@ describe("toolgate serve on loopback without a token (--no-auth)", () => {
     })
     expect(ran.status, ran.text).toBe(200)
     expect(ran.body.messages[1].content[0].content).toContain("alpha")
-    const prompt = await request(server.url, "POST", `/sessions/${id}/messages`, { token, body: { role: "user", content: "hi" } })
+    const prompt = await request(server.url, "POST", `/sessions/${id}/messages`, {
+      token,
+      body: { role: "user", content: "hi" }
+    })
     expect(prompt.status).toBe(400)
     expect(prompt.body.message).toContain("this session has no model")
     const view = await request(server.url, "GET", `/sessions/${id}`, { token })
@@ -145,11 +184,17 @@ describe("toolgate serve on loopback without a token (--no-auth)", () => {
 
   it("lists sessions a page at a time, with their input counts", async () => {
     const ids: Array<string> = []
-    for (let i = 0; i < 3; i++) ids.push((await request(server.url, "POST", "/sessions", { body: { cwd: ws } })).body.id)
+    for (let i = 0; i < 3; i++) {
+      ids.push((await request(server.url, "POST", "/sessions", { body: { cwd: ws } })).body.id)
+    }
     const seen: Array<{ id: string; inputs: number }> = []
     let after: string | undefined
     for (let pages = 0; pages < 20; pages++) {
-      const page = await request(server.url, "GET", `/sessions?limit=2${after === undefined ? "" : `&after=${encodeURIComponent(after)}`}`)
+      const page = await request(
+        server.url,
+        "GET",
+        `/sessions?limit=2${after === undefined ? "" : `&after=${encodeURIComponent(after)}`}`
+      )
       expect(page.status, page.text).toBe(200)
       expect(page.body.sessions.length).toBeLessThanOrEqual(2)
       seen.push(...page.body.sessions)
@@ -171,27 +216,43 @@ describe("toolgate serve on loopback without a token (--no-auth)", () => {
   })
 
   it("names the busy port when it cannot listen", async () => {
-    const failed = await refusedStart({ port: Number(port()), args: ["--state-dir", tempDir("toolgate-http-busy-"), "--no-auth"], env: withoutModel })
+    const failed = await refusedStart({
+      port: Number(port()),
+      args: ["--state-dir", tempDir("toolgate-http-busy-"), "--no-auth"],
+      env: withoutModel
+    })
     expect(failed).toMatch(new RegExp(`toolgate: port ${port()} on 127\\.0\\.0\\.1 is already in use`))
   })
 })
 
 describe("toolgate serve start-up refusals", () => {
   it("refuses --no-auth beyond loopback", async () => {
-    expect(await refusedStart({ args: ["--host", "0.0.0.0", "--no-auth", "--state-dir", tempDir("toolgate-serve-open-")] })).toMatch(
+    expect(
+      await refusedStart({ args: ["--host", "0.0.0.0", "--no-auth", "--state-dir", tempDir("toolgate-serve-open-")] })
+    ).toMatch(
       /--no-auth is for loopback addresses only/
     )
   })
 
   it("refuses --runner without the runners' shared secret", async () => {
     expect(
-      await refusedStart({ args: ["--runner", "--storage", "postgres://nobody@127.0.0.1:1/none", "--state-dir", tempDir("toolgate-serve-runner-")] })
+      await refusedStart({
+        args: [
+          "--runner",
+          "--storage",
+          "postgres://nobody@127.0.0.1:1/none",
+          "--state-dir",
+          tempDir("toolgate-serve-runner-")
+        ]
+      })
     ).toMatch(/--runner needs the secret the runners share/)
   })
 
   it("refuses to start where no sandbox can, unless --unsandboxed", async () => {
     const env = { TOOLGATE_BWRAP_PATH: "/bin/false" }
-    expect(await refusedStart({ args: ["--state-dir", tempDir("toolgate-serve-nosb-")], env })).toMatch(/no sandbox can start here.*--unsandboxed/)
+    expect(await refusedStart({ args: ["--state-dir", tempDir("toolgate-serve-nosb-")], env })).toMatch(
+      /no sandbox can start here.*--unsandboxed/
+    )
     const served = await startServer({ args: ["--state-dir", tempDir("toolgate-serve-nosb-"), "--unsandboxed"], env })
     expect(served.stderr()).toContain("--unsandboxed")
     await served.stop("SIGTERM")
@@ -205,17 +266,32 @@ describe("toolgate serve --policy", () => {
     fs.writeFileSync(policy, JSON.stringify({ permissionModes: ["default", "acceptEdits"], trustProject: true }))
     const ws = path.join(dir, "ws")
     fs.mkdirSync(ws)
-    const served = await startServer({ args: ["--state-dir", path.join(dir, "state"), "--no-auth", "--policy", policy], env: withoutModel })
+    const served = await startServer({
+      args: ["--state-dir", path.join(dir, "state"), "--no-auth", "--policy", policy],
+      env: withoutModel
+    })
     try {
-      expect((await request(served.url, "POST", "/sessions", { body: { cwd: ws, permissionMode: "acceptEdits", trustProject: true } })).status).toBe(201)
-      expect((await request(served.url, "POST", "/sessions", { body: { cwd: ws, permissionMode: "bypassPermissions" } })).status).toBe(403)
+      expect(
+        (await request(served.url, "POST", "/sessions", {
+          body: { cwd: ws, permissionMode: "acceptEdits", trustProject: true }
+        })).status
+      ).toBe(201)
+      expect(
+        (await request(served.url, "POST", "/sessions", { body: { cwd: ws, permissionMode: "bypassPermissions" } }))
+          .status
+      ).toBe(403)
       // the policy file is the server's own: no session may hold it
       expect((await request(served.url, "POST", "/sessions", { body: { cwd: dir } })).status).toBe(403)
     } finally {
       await served.stop("SIGTERM")
     }
     fs.writeFileSync(policy, JSON.stringify({ permissionModes: ["default"], hook: true }))
-    expect(await refusedStart({ args: ["--state-dir", path.join(dir, "state2"), "--no-auth", "--policy", policy], env: withoutModel })).toMatch(
+    expect(
+      await refusedStart({
+        args: ["--state-dir", path.join(dir, "state2"), "--no-auth", "--policy", policy],
+        env: withoutModel
+      })
+    ).toMatch(
       /--policy .*policy\.json: hook: is unexpected/
     )
   }, 60_000)
@@ -238,7 +314,12 @@ describe("toolgate serve settings from the environment", () => {
       expect(served.token).toBeUndefined()
       expect(fs.existsSync(path.join(dir, "db", "sessions.db"))).toBe(true)
       expect((await request(served.url, "GET", "/sessions", { token: "env-server-token-0123456789" })).status).toBe(200)
-      expect((await request(served.url, "POST", "/sessions", { token: "env-server-token-0123456789", body: { cwd: dir, script: "x".repeat(2000) } })).status).toBe(413)
+      expect(
+        (await request(served.url, "POST", "/sessions", {
+          token: "env-server-token-0123456789",
+          body: { cwd: dir, script: "x".repeat(2000) }
+        })).status
+      ).toBe(413)
     } finally {
       await served.stop("SIGTERM")
     }
@@ -253,14 +334,19 @@ describe("toolgate serve --cors-origin", () => {
     })
     try {
       const preflight = await request(served.url, "OPTIONS", "/sessions", {
-        headers: { origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type" }
+        headers: {
+          origin: "https://app.example",
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "authorization,content-type"
+        }
       })
       expect(preflight.status).toBeLessThan(300)
       const allowed = await request(served.url, "GET", "/sessions", { headers: { origin: "https://app.example" } })
       expect(allowed.status).toBe(200)
       const response = await fetch(`${served.url}/sessions`, { headers: { origin: "https://app.example" } })
       expect(response.headers.get("access-control-allow-origin")).toBe("https://app.example")
-      expect((await request(served.url, "GET", "/sessions", { headers: { origin: "https://other.example" } })).status).toBe(403)
+      expect((await request(served.url, "GET", "/sessions", { headers: { origin: "https://other.example" } })).status)
+        .toBe(403)
     } finally {
       await served.stop("SIGTERM")
     }
@@ -270,14 +356,26 @@ describe("toolgate serve --cors-origin", () => {
 describe("toolgate serve --session-ttl", () => {
   it("deletes a session idle past its time, with its folder", async () => {
     const state = tempDir("toolgate-serve-ttl-")
-    const served = await startServer({ args: ["--state-dir", state, "--no-auth", "--session-ttl", "1"], env: withoutModel })
+    const served = await startServer({
+      args: ["--state-dir", state, "--no-auth", "--session-ttl", "1"],
+      env: withoutModel
+    })
     try {
       const ws = fs.realpathSync(tempDir("toolgate-serve-ttl-ws-"))
       const created = await request(served.url, "POST", "/sessions", { body: { cwd: ws } })
       const { id, token } = created.body
-      await request(served.url, "POST", `/sessions/${id}/messages`, { token, body: { role: "assistant", content: [toolUse("toolu_1", "Bash", { command: "echo hi" })] } })
+      await request(served.url, "POST", `/sessions/${id}/messages`, {
+        token,
+        body: { role: "assistant", content: [toolUse("toolu_1", "Bash", { command: "echo hi" })] }
+      })
       expect(fs.existsSync(path.join(state, "sessions", id))).toBe(true)
-      await eventually(async () => ((await request(served.url, "GET", `/sessions/${id}`, { token })).status === 404 ? true : undefined), 30_000, 200)
+      await eventually(
+        async () => ((await request(served.url, "GET", `/sessions/${id}`, { token })).status === 404
+          ? true
+          : undefined),
+        30_000,
+        200
+      )
       expect(fs.existsSync(path.join(state, "sessions", id))).toBe(false)
     } finally {
       await served.stop("SIGTERM")
@@ -301,12 +399,20 @@ describe("the README's serve walkthrough", () => {
       // the block's server address gives way to this server's; the rest runs as written
       const script = block!.replace(/^S=\S+/m, `S=${server.url}`)
       const out = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        execFile("bash", ["-e", "-c", script], { cwd: work, timeout: 120_000, env: { ...process.env, HOME: work, TOOLGATE_SERVE_TOKEN: token } }, (error, stdout, stderr) =>
-          resolve({ code: error === null ? 0 : (error as { code?: number }).code ?? null, stdout: String(stdout), stderr: String(stderr) })
+        execFile(
+          "bash",
+          ["-e", "-c", script],
+          { cwd: work, timeout: 120_000, env: { ...process.env, HOME: work, TOOLGATE_SERVE_TOKEN: token } },
+          (error, stdout, stderr) =>
+            resolve({
+              code: error === null ? 0 : (error as { code?: number }).code ?? null,
+              stdout: String(stdout),
+              stderr: String(stderr)
+            })
         )
       })
       expect(out.code, `${out.stdout}\n${out.stderr}`).toBe(0)
-      expect(out.stdout).toContain('"behavior":"allow"')
+      expect(out.stdout).toContain("\"behavior\":\"allow\"")
       expect(out.stdout).toMatch(/"status":"done"/)
       expect(out.stdout).toContain("Done: out.txt says hello.")
       expect(out.stdout).toContain("approval_requested")
@@ -317,46 +423,80 @@ describe("the README's serve walkthrough", () => {
 })
 
 describe("toolgate serve with a cap on running inputs (TOOLGATE_SERVE_MAX_RUNNING_INPUTS)", () => {
-  it("answers 429 to a new input beyond the cap, takes a retry of a stored one, and takes new ones once a slot frees", async () => {
-    const stateDir = tempDir("toolgate-http-cap-")
-    const ws = fs.realpathSync(tempDir("toolgate-http-cap-ws-"))
-    const server = await startServer({
-      args: ["--state-dir", stateDir, "--no-auth", "--allow", "bypassPermissions"],
-      env: { ...withoutModel, TOOLGATE_SERVE_MAX_RUNNING_INPUTS: "1" }
-    })
-    try {
-      const session = async () => {
-        const created = await request(server.url, "POST", "/sessions", { body: { cwd: ws, permissionMode: "bypassPermissions" } })
-        expect(created.status, created.text).toBe(201)
-        return created.body as { id: string; token: string }
-      }
-      const [a, b] = [await session(), await session()]
-            const started = path.join(ws, "started")
-      const long = { role: "assistant", content: [toolUse("toolu_long", "Bash", { command: `touch ${started}; sleep 30` })], key: "long" }
-      expect((await request(server.url, "POST", `/sessions/${a.id}/messages?wait=false`, { token: a.token, body: long })).status).toBe(200)
-      await eventually(() => (fs.existsSync(started) ? true : undefined))
-
-      const quick = { role: "assistant", content: [toolUse("toolu_quick", "Bash", { command: "true" })], key: "quick" }
-      const refused = await request(server.url, "POST", `/sessions/${b.id}/messages?wait=false`, { token: b.token, body: quick })
-      expect(refused.status, refused.text).toBe(429)
-      expect(refused.body).toMatchObject({ _tag: "TooBusy" })
-      expect(refused.body.message).toContain("TOOLGATE_SERVE_MAX_RUNNING_INPUTS=1")
-      // the refused input was not stored: nothing of it runs later
-      expect((await request(server.url, "GET", `/sessions/${b.id}/messages/quick?wait=false`, { token: b.token })).status).toBe(404)
-      // the running input, sent again under its key, is not a new one
-      expect((await request(server.url, "POST", `/sessions/${a.id}/messages?wait=false`, { token: a.token, body: long })).status).toBe(200)
-
-      expect((await request(server.url, "POST", `/sessions/${a.id}/interrupt`, { token: a.token })).status).toBe(200)
-      await eventually(async () => ((await request(server.url, "GET", `/sessions/${a.id}/messages/long?wait=false`, { token: a.token })).body.status === "done" ? true : undefined))
-      const accepted = await eventually(async () => {
-        const reply = await request(server.url, "POST", `/sessions/${b.id}/messages?wait=true`, { token: b.token, body: quick })
-        return reply.status === 429 ? undefined : reply
+  it(
+    "answers 429 to a new input beyond the cap, takes a retry of a stored one, and takes new ones once a slot frees",
+    async () => {
+      const stateDir = tempDir("toolgate-http-cap-")
+      const ws = fs.realpathSync(tempDir("toolgate-http-cap-ws-"))
+      const server = await startServer({
+        args: ["--state-dir", stateDir, "--no-auth", "--allow", "bypassPermissions"],
+        env: { ...withoutModel, TOOLGATE_SERVE_MAX_RUNNING_INPUTS: "1" }
       })
-      expect(accepted.status, accepted.text).toBe(200)
-      expect(accepted.body.status).toBe("done")
-    } finally {
-      await server.stop("SIGKILL")
-      fs.rmSync(stateDir, { recursive: true, force: true })
-    }
-  }, 90_000)
+      try {
+        const session = async () => {
+          const created = await request(server.url, "POST", "/sessions", {
+            body: { cwd: ws, permissionMode: "bypassPermissions" }
+          })
+          expect(created.status, created.text).toBe(201)
+          return created.body as { id: string; token: string }
+        }
+        const [a, b] = [await session(), await session()]
+        const started = path.join(ws, "started")
+        const long = {
+          role: "assistant",
+          content: [toolUse("toolu_long", "Bash", { command: `touch ${started}; sleep 30` })],
+          key: "long"
+        }
+        expect(
+          (await request(server.url, "POST", `/sessions/${a.id}/messages?wait=false`, { token: a.token, body: long }))
+            .status
+        ).toBe(200)
+        await eventually(() => (fs.existsSync(started) ? true : undefined))
+
+        const quick = {
+          role: "assistant",
+          content: [toolUse("toolu_quick", "Bash", { command: "true" })],
+          key: "quick"
+        }
+        const refused = await request(server.url, "POST", `/sessions/${b.id}/messages?wait=false`, {
+          token: b.token,
+          body: quick
+        })
+        expect(refused.status, refused.text).toBe(429)
+        expect(refused.body).toMatchObject({ _tag: "TooBusy" })
+        expect(refused.body.message).toContain("TOOLGATE_SERVE_MAX_RUNNING_INPUTS=1")
+        // the refused input was not stored: nothing of it runs later
+        expect(
+          (await request(server.url, "GET", `/sessions/${b.id}/messages/quick?wait=false`, { token: b.token })).status
+        ).toBe(404)
+        // the running input, sent again under its key, is not a new one
+        expect(
+          (await request(server.url, "POST", `/sessions/${a.id}/messages?wait=false`, { token: a.token, body: long }))
+            .status
+        ).toBe(200)
+
+        expect((await request(server.url, "POST", `/sessions/${a.id}/interrupt`, { token: a.token })).status).toBe(200)
+        await eventually(
+          async () => ((await request(server.url, "GET", `/sessions/${a.id}/messages/long?wait=false`, {
+              token: a.token
+            })).body.status === "done"
+            ? true
+            : undefined)
+        )
+        const accepted = await eventually(async () => {
+          const reply = await request(server.url, "POST", `/sessions/${b.id}/messages?wait=true`, {
+            token: b.token,
+            body: quick
+          })
+          return reply.status === 429 ? undefined : reply
+        })
+        expect(accepted.status, accepted.text).toBe(200)
+        expect(accepted.body.status).toBe("done")
+      } finally {
+        await server.stop("SIGKILL")
+        fs.rmSync(stateDir, { recursive: true, force: true })
+      }
+    },
+    90_000
+  )
 })

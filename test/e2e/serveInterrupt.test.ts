@@ -17,7 +17,10 @@ const sleepMs = (ms: number) => new Promise((r) => setTimeout(r, ms))
 /** GET with a bound: `undefined` when no answer came in time. */
 const getWithin = async (url: string, route: string, token: string, ms: number) => {
   try {
-    const response = await fetch(url + route, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(ms) })
+    const response = await fetch(url + route, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(ms)
+    })
     return (await response.json()) as any
   } catch {
     return undefined
@@ -30,7 +33,9 @@ const answeredEveryToolUse = (messages: ReadonlyArray<{ role: string; content: a
     const uses = message.content.filter((b: any) => b.type === "tool_use").map((b: any) => b.id)
     if (uses.length === 0) return true
     const next = messages[i + 1]
-    const results = Array.isArray(next?.content) ? next!.content.filter((b: any) => b.type === "tool_result").map((b: any) => b.tool_use_id) : []
+    const results = Array.isArray(next?.content)
+      ? next!.content.filter((b: any) => b.type === "tool_result").map((b: any) => b.tool_use_id)
+      : []
     return next?.role === "user" && JSON.stringify(results) === JSON.stringify(uses)
   })
 
@@ -46,13 +51,36 @@ describe("toolgate serve: an interrupt at any moment of a running Bash call", ()
   }, 90_000)
 
   afterAll(async () => {
-    if (server !== undefined && server.child.exitCode === null && server.child.signalCode === null) await server.stop("SIGKILL")
+    if (server !== undefined && server.child.exitCode === null && server.child.signalCode === null) {
+      await server.stop("SIGKILL")
+    }
     fs.rmSync(stateDir, { recursive: true, force: true })
   })
 
   it("ends every interrupted input with its tool_use answered, then stops on SIGTERM", async () => {
     // milliseconds after call_started (undefined: as soon as the input is queued)
-    const moments: ReadonlyArray<number | undefined> = [undefined, 0, 0, 1, 2, 3, 5, 5, 8, 10, 10, 15, 20, 30, 40, 60, 80, 120, 200, 400]
+    const moments: ReadonlyArray<number | undefined> = [
+      undefined,
+      0,
+      0,
+      1,
+      2,
+      3,
+      5,
+      5,
+      8,
+      10,
+      10,
+      15,
+      20,
+      30,
+      40,
+      60,
+      80,
+      120,
+      200,
+      400
+    ]
     const failures: Array<string> = []
     for (const [i, moment] of moments.entries()) {
       const cwd = fs.realpathSync(tempDir("toolgate-serve-int-ws-"))
@@ -72,19 +100,25 @@ describe("toolgate serve: an interrupt at any moment of a running Bash call", ()
       const { id, token } = created.body as { id: string; token: string }
       const events = readEvents(server.url, id, token)
       try {
-        await request(server.url, "POST", `/sessions/${id}/messages?wait=false`, { token, body: { role: "user", content: "sleep", key: "long" } })
+        await request(server.url, "POST", `/sessions/${id}/messages?wait=false`, {
+          token,
+          body: { role: "user", content: "sleep", key: "long" }
+        })
         if (moment !== undefined) {
           await events.waitFor("call_started")
           await sleepMs(moment)
         }
         // before its run starts, there is nothing to interrupt yet: sent again until something was
-        while ((await request(server.url, "POST", `/sessions/${id}/interrupt`, { token })).body?.interrupted !== true) await sleepMs(1)
+        while ((await request(server.url, "POST", `/sessions/${id}/interrupt`, { token })).body?.interrupted !== true) {
+          await sleepMs(1)
+        }
         const result = await getWithin(server.url, `/sessions/${id}/messages/long?wait=true`, token, ANSWER_WITHIN_MS)
         if (result === undefined) {
           failures.push(`${moment ?? "queued"}: no answer`)
           break
+        } else if (result.status !== "done" || !answeredEveryToolUse(result.messages ?? [])) {
+          failures.push(`${moment ?? "queued"}: ${JSON.stringify(result)}`)
         }
-        else if (result.status !== "done" || !answeredEveryToolUse(result.messages ?? [])) failures.push(`${moment ?? "queued"}: ${JSON.stringify(result)}`)
       } finally {
         events.close()
       }

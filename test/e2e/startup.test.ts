@@ -17,7 +17,9 @@ const TRACER = `"use strict"
 const fs = require("node:fs")
 const read = fs.readFileSync
 fs.readFileSync = function (file, ...rest) {
-  if (typeof file === "string" && file.includes(${JSON.stringify(path.join(root, "dist"))})) process.stderr.write("READ " + file + "\\n")
+  if (typeof file === "string" && file.includes(${
+  JSON.stringify(path.join(root, "dist"))
+})) process.stderr.write("READ " + file + "\\n")
   return read.call(this, file, ...rest)
 }
 `
@@ -26,9 +28,18 @@ const run = (args: ReadonlyArray<string>) => {
   const cwd = tempDir("toolgate-e2e-startup-")
   const tracer = path.join(cwd, "tracer.cjs")
   fs.writeFileSync(tracer, TRACER)
-  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", CLAUDE_CONFIG_DIR: path.join(cwd, ".no-user-config") }
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    NO_COLOR: "1",
+    CLAUDE_CONFIG_DIR: path.join(cwd, ".no-user-config")
+  }
   delete env.NODE_OPTIONS
-  const result = spawnSync(process.execPath, ["--require", tracer, bin, ...args], { cwd, env, encoding: "utf8", timeout: 60_000 })
+  const result = spawnSync(process.execPath, ["--require", tracer, bin, ...args], {
+    cwd,
+    env,
+    encoding: "utf8",
+    timeout: 60_000
+  })
   return { status: result.status, stdout: result.stdout, stderr: result.stderr }
 }
 

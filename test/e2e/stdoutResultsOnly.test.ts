@@ -23,11 +23,18 @@ const project = () => {
   fs.writeFileSync(path.join(dir, "a.txt"), "alpha\n")
   const script = [
     { type: "user", text: "read a.txt" },
-    { type: "turn", content: [{ type: "tool_use", id: "toolu_s1", name: "Read", input: { file_path: "{{cwd}}/a.txt" } }], stop_reason: "tool_use" },
+    {
+      type: "turn",
+      content: [{ type: "tool_use", id: "toolu_s1", name: "Read", input: { file_path: "{{cwd}}/a.txt" } }],
+      stop_reason: "tool_use"
+    },
     { type: "turn", content: [{ type: "text", text: "done" }], stop_reason: "end_turn" }
   ]
   fs.writeFileSync(path.join(dir, "script.jsonl"), script.map((l) => JSON.stringify(l)).join("\n"))
-  fs.writeFileSync(path.join(dir, "message.json"), JSON.stringify([{ type: "tool_use", id: "toolu_m1", name: "Read", input: { file_path: path.join(dir, "a.txt") } }]))
+  fs.writeFileSync(
+    path.join(dir, "message.json"),
+    JSON.stringify([{ type: "tool_use", id: "toolu_m1", name: "Read", input: { file_path: path.join(dir, "a.txt") } }])
+  )
   return dir
 }
 
@@ -36,7 +43,9 @@ const parseEach = (ran: Ran, lines: boolean) => {
   try {
     return lines ? text.split("\n").map((l) => JSON.parse(l)) : [JSON.parse(text)]
   } catch {
-    throw new Error(`stdout is not ${lines ? "JSON lines" : "JSON"} (exit ${ran.code}):\n${ran.stdout}\nstderr:\n${ran.stderr}`)
+    throw new Error(
+      `stdout is not ${lines ? "JSON lines" : "JSON"} (exit ${ran.code}):\n${ran.stdout}\nstderr:\n${ran.stderr}`
+    )
   }
 }
 
@@ -47,13 +56,39 @@ describe("stdout carries results only", () => {
     dirs.push(env.HOME!)
     const session = (name: string) => ["--session-dir", path.join(dir, `.s-${name}`)]
     const commands: ReadonlyArray<readonly [string, ReadonlyArray<string>, boolean]> = [
-      ["run json", ["run", "-p", "go", "--replay", "script.jsonl", "--replay-speed", "0", "--output-format", "json", ...session("json")], false],
-      ["run stream-json", ["run", "-p", "go", "--replay", "script.jsonl", "--replay-speed", "0", "--output-format", "stream-json", ...session("stream")], true],
+      ["run json", [
+        "run",
+        "-p",
+        "go",
+        "--replay",
+        "script.jsonl",
+        "--replay-speed",
+        "0",
+        "--output-format",
+        "json",
+        ...session("json")
+      ], false],
+      ["run stream-json", [
+        "run",
+        "-p",
+        "go",
+        "--replay",
+        "script.jsonl",
+        "--replay-speed",
+        "0",
+        "--output-format",
+        "stream-json",
+        ...session("stream")
+      ], true],
       ["exec", ["exec", "message.json", "--json", ...session("exec")], false],
-      ["call", ["call", "Read", JSON.stringify({ file_path: path.join(dir, "a.txt") }), "--json", ...session("call")], false],
+      [
+        "call",
+        ["call", "Read", JSON.stringify({ file_path: path.join(dir, "a.txt") }), "--json", ...session("call")],
+        false
+      ],
       ["tools", ["tools", "--json"], false],
       ["tools schema", ["tools", "schema"], false],
-      ["permissions check", ["permissions", "check", "Bash", '{"command":"ls"}', "--json"], false],
+      ["permissions check", ["permissions", "check", "Bash", "{\"command\":\"ls\"}", "--json"], false],
       ["mcp list", ["mcp", "list", "--json"], false]
     ]
     const ran = await Promise.all(commands.map(([, args]) => runCli(args, { cwd: dir, env, timeoutMs: 120_000 })))
@@ -66,7 +101,16 @@ describe("stdout carries results only", () => {
     for (const i of [0, 1, 2, 3]) expect(ran[i]!.stderr).toMatch(/hooks\.pretooluse/)
 
     // replay of the recorded session, as JSON
-    const replayed = await runCli(["replay", path.join(dir, ".s-json", "transcript.jsonl"), "--output-format", "json", "--replay-speed", "0", "--session-dir", path.join(dir, ".s-replay")], {
+    const replayed = await runCli([
+      "replay",
+      path.join(dir, ".s-json", "transcript.jsonl"),
+      "--output-format",
+      "json",
+      "--replay-speed",
+      "0",
+      "--session-dir",
+      path.join(dir, ".s-replay")
+    ], {
       cwd: dir,
       env,
       timeoutMs: 120_000

@@ -13,7 +13,11 @@ import { startTmuxCli } from "../support/tmux.js"
 
 const scriptFile = (dir: string, turns: ReadonlyArray<ReadonlyArray<Record<string, unknown>>>) => {
   const file = path.join(dir, "session.jsonl")
-  const lines = [...turns.map((content) => ({ type: "turn", delay_ms: 0, content })), { type: "turn", delay_ms: 0, content: [{ type: "text", text: "All done." }] }]
+  const lines = [...turns.map((content) => ({ type: "turn", delay_ms: 0, content })), {
+    type: "turn",
+    delay_ms: 0,
+    content: [{ type: "text", text: "All done." }]
+  }]
   fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n"))
   return file
 }
@@ -23,7 +27,14 @@ const use = (id: string, name: string, input: Record<string, unknown>) => ({ typ
 /** Environment for tmux: `env -i` keeps only these. */
 const tmuxEnv = (extra: Record<string, string> = {}) => {
   const env = cleanEnv(extra)
-  return { PATH: env.PATH ?? "/usr/bin:/bin", HOME: env.HOME!, CLAUDE_CONFIG_DIR: env.CLAUDE_CONFIG_DIR!, TERM: "xterm-256color", LANG: "C.UTF-8", ...extra }
+  return {
+    PATH: env.PATH ?? "/usr/bin:/bin",
+    HOME: env.HOME!,
+    CLAUDE_CONFIG_DIR: env.CLAUDE_CONFIG_DIR!,
+    TERM: "xterm-256color",
+    LANG: "C.UTF-8",
+    ...extra
+  }
 }
 
 const count = (screen: string, re: RegExp) => screen.split("\n").filter((l) => re.test(l)).length
@@ -34,15 +45,29 @@ describe.concurrent("running calls at the terminal", () => {
   it("one line per running call, redrawn in place with its elapsed time and last output lines", async () => {
     const { work, project } = copyExample()
     // pauses after steps 4 and 9 until the test lets it go on (the files go4, go9)
-    const loop = "for i in 1 2 3 4 5 6 7 8 9 10; do echo step $i; case $i in 4|9) until [ -e go$i ]; do sleep 0.05; done;; esac; done"
+    const loop =
+      "for i in 1 2 3 4 5 6 7 8 9 10; do echo step $i; case $i in 4|9) until [ -e go$i ]; do sleep 0.05; done;; esac; done"
     const file = scriptFile(work, [[use("toolu_loop", "Bash", { command: loop })]])
-    const tmux = startTmuxCli(["run", "--replay", file, "--replay-speed", "0", "--dangerously-skip-permissions", "--session-dir", path.join(work, "s"), "go"], {
+    const tmux = startTmuxCli([
+      "run",
+      "--replay",
+      file,
+      "--replay-speed",
+      "0",
+      "--dangerously-skip-permissions",
+      "--session-dir",
+      path.join(work, "s"),
+      "go"
+    ], {
       cwd: project,
       env: tmuxEnv()
     })
     try {
       // the live line, with the command's latest output under it, once its time is in seconds
-      const running = await tmux.waitFor((s) => /Bash\(for i in[^\n]*· \d+(\.\d)? s/.test(s) && /│ step 4/.test(s), "the running command with its output")
+      const running = await tmux.waitFor(
+        (s) => /Bash\(for i in[^\n]*· \d+(\.\d)? s/.test(s) && /│ step 4/.test(s),
+        "the running command with its output"
+      )
       expect(count(running, /Bash\(for i in/)).toBe(1)
       expect(running).toMatch(/Bash\(for i in[^\n]*· \d+(\.\d)? s/)
       fs.writeFileSync(path.join(project, "go4"), "")
@@ -64,8 +89,20 @@ describe.concurrent("running calls at the terminal", () => {
 
   it("calls running together are grouped under one header", async () => {
     const { work, project } = copyExample()
-    const file = scriptFile(work, [[use("toolu_s1", "Sleep", { duration_ms: 4000 }), use("toolu_s2", "Sleep", { duration_ms: 4000 })]])
-    const tmux = startTmuxCli(["run", "--replay", file, "--replay-speed", "0", "--session-dir", path.join(work, "s"), "go"], {
+    const file = scriptFile(work, [[
+      use("toolu_s1", "Sleep", { duration_ms: 4000 }),
+      use("toolu_s2", "Sleep", { duration_ms: 4000 })
+    ]])
+    const tmux = startTmuxCli([
+      "run",
+      "--replay",
+      file,
+      "--replay-speed",
+      "0",
+      "--session-dir",
+      path.join(work, "s"),
+      "go"
+    ], {
       cwd: project,
       env: tmuxEnv({ TOOLGATE_ENABLE_SLEEP: "1" })
     })
@@ -82,7 +119,16 @@ describe.concurrent("running calls at the terminal", () => {
   it("a call's time leaves out the time its permission question waited for an answer", async () => {
     const { work, project } = copyExample()
     const file = scriptFile(work, [[use("toolu_touch", "Bash", { command: "touch made.txt" })]])
-    const term = await spawnCliPty(["run", "--replay", file, "--replay-speed", "0", "--session-dir", path.join(work, "s"), "go"], { cwd: project, env: cleanEnv() })
+    const term = await spawnCliPty([
+      "run",
+      "--replay",
+      file,
+      "--replay-speed",
+      "0",
+      "--session-dir",
+      path.join(work, "s"),
+      "go"
+    ], { cwd: project, env: cleanEnv() })
     try {
       const at = await term.waitFor(/Permission request: Bash[\s\S]*Choose \[[^\]]*\]: *$/)
       await new Promise((r) => setTimeout(r, 4000))
@@ -106,11 +152,24 @@ describe("the approval prompt", () => {
     const math = path.join(project, "src", "math.js")
     const file = scriptFile(work, [
       [use("toolu_read", "Read", { file_path: math })],
-      [use("toolu_edit", "Edit", { file_path: math, old_string: "  return Math.abs(a) * Math.abs(b)", new_string: "  return a * b" })]
+      [use("toolu_edit", "Edit", {
+        file_path: math,
+        old_string: "  return Math.abs(a) * Math.abs(b)",
+        new_string: "  return a * b"
+      })]
     ])
     const env = cleanEnv()
     delete env.NO_COLOR
-    const term = await spawnCliPty(["run", "--replay", file, "--replay-speed", "0", "--session-dir", path.join(work, "s"), "fix it"], { cwd: project, env })
+    const term = await spawnCliPty([
+      "run",
+      "--replay",
+      file,
+      "--replay-speed",
+      "0",
+      "--session-dir",
+      path.join(work, "s"),
+      "fix it"
+    ], { cwd: project, env })
     const settings = path.join(project, ".claude", "settings.local.json")
     let prompt = ""
     try {
@@ -136,8 +195,19 @@ describe("the approval prompt", () => {
   it("Write of a new file: its lines as additions", async () => {
     const { work, project } = copyExample()
     const target = path.join(project, "src", "extra.js")
-    const file = scriptFile(work, [[use("toolu_write", "Write", { file_path: target, content: "// extra\nmodule.exports = 42\n" })]])
-    const term = await spawnCliPty(["run", "--replay", file, "--replay-speed", "0", "--session-dir", path.join(work, "s"), "add it"], { cwd: project, env: cleanEnv() })
+    const file = scriptFile(work, [[
+      use("toolu_write", "Write", { file_path: target, content: "// extra\nmodule.exports = 42\n" })
+    ]])
+    const term = await spawnCliPty([
+      "run",
+      "--replay",
+      file,
+      "--replay-speed",
+      "0",
+      "--session-dir",
+      path.join(work, "s"),
+      "add it"
+    ], { cwd: project, env: cleanEnv() })
     try {
       const at = await term.waitFor(/Permission request: Write[\s\S]*Choose \[[^\]]*\]: *$/)
       const prompt = term.screen().slice(0, at)
@@ -161,7 +231,17 @@ describe("interactive run: slash commands and Ctrl-D", () => {
   it("/help, /tools, /permissions, /mcp, /clear, an unknown command; Ctrl-D leaves cleanly", async () => {
     const { work, project } = copyExample()
     const file = scriptFile(work, [])
-    const term = await spawnCliPty(["run", "--replay", file, "--replay-speed", "0", "--session-dir", path.join(work, "s"), "--allowed-tools", "Bash(npm test:*)"], {
+    const term = await spawnCliPty([
+      "run",
+      "--replay",
+      file,
+      "--replay-speed",
+      "0",
+      "--session-dir",
+      path.join(work, "s"),
+      "--allowed-tools",
+      "Bash(npm test:*)"
+    ], {
       cwd: project,
       env: cleanEnv()
     })
@@ -172,7 +252,10 @@ describe("interactive run: slash commands and Ctrl-D", () => {
       term.type("/tools\r")
       at = await term.waitFor(/Read +built-in[\s\S]*› *$/, at)
       term.type("/permissions\r")
-      at = await term.waitFor(/Permission mode: default[\s\S]*allow \(1\):\n +Bash\(npm test:\*\) +\(cliArg\)[\s\S]*› *$/, at)
+      at = await term.waitFor(
+        /Permission mode: default[\s\S]*allow \(1\):\n +Bash\(npm test:\*\) +\(cliArg\)[\s\S]*› *$/,
+        at
+      )
       term.type("/mcp\r")
       at = await term.waitFor(/No MCP servers configured[\s\S]*› *$/, at)
       term.type("/clear\r")

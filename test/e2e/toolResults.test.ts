@@ -24,14 +24,29 @@ beforeAll(() => {
 })
 afterAll(() => fs.rmSync(project, { recursive: true, force: true }))
 
-const exec = async (blocks: ReadonlyArray<Record<string, unknown>>, run: typeof runCli = runCliInProcess): Promise<Array<{ content: string; is_error?: boolean }>> => {
-  const ran = await run(["exec", "-", "--cwd", project, "--session-dir", sessionDir, "--json", "--permission-mode", "bypassPermissions"], {
+const exec = async (
+  blocks: ReadonlyArray<Record<string, unknown>>,
+  run: typeof runCli = runCliInProcess
+): Promise<Array<{ content: string; is_error?: boolean }>> => {
+  const ran = await run([
+    "exec",
+    "-",
+    "--cwd",
+    project,
+    "--session-dir",
+    sessionDir,
+    "--json",
+    "--permission-mode",
+    "bypassPermissions"
+  ], {
     cwd: project,
     input: JSON.stringify(blocks),
     env: cleanEnv({ CLAUDE_CONFIG_DIR: path.join(project, ".no-user-config") }),
     timeoutMs: 60_000
   })
-  const content: Array<{ content: string; is_error?: boolean }> = ran.code === 0 || ran.code === 1 ? JSON.parse(ran.stdout).message.content : []
+  const content: Array<{ content: string; is_error?: boolean }> = ran.code === 0 || ran.code === 1
+    ? JSON.parse(ran.stdout).message.content
+    : []
   // exit 1 exactly when a call failed
   const expected = content.some((b) => b.is_error === true) ? 1 : 0
   if (ran.code !== expected) throw new Error(`exit ${ran.code}: ${ran.stderr}`)
@@ -75,7 +90,9 @@ describe("tool results through the pipeline", () => {
 
   it("Write at a relative path: created from the working directory, shown as given, with the file-state note", async () => {
     const [written] = await exec([use("w", "Write", { file_path: "out/new.txt", content: "hi\n" })])
-    expect(written!.content).toBe("File created successfully at: out/new.txt (file state is current in your context \u2014 no need to Read it back)")
+    expect(written!.content).toBe(
+      "File created successfully at: out/new.txt (file state is current in your context \u2014 no need to Read it back)"
+    )
     expect(fs.readFileSync(path.join(project, "out", "new.txt"), "utf8")).toBe("hi\n")
   })
 })

@@ -25,14 +25,36 @@ describe("transcript on a full disk", () => {
       content: [{ type: "tool_use", id: `toolu_big${i}`, name: "Bash", input: { command: `seq 100000 104000` } }],
       stop_reason: "tool_use"
     })
-    const script = [{ type: "user", text: "print numbers" }, turn(1), turn(2), turn(3), turn(4), { type: "turn", content: [{ type: "text", text: "done" }], stop_reason: "end_turn" }]
+    const script = [{ type: "user", text: "print numbers" }, turn(1), turn(2), turn(3), turn(4), {
+      type: "turn",
+      content: [{ type: "text", text: "done" }],
+      stop_reason: "end_turn"
+    }]
     fs.writeFileSync(path.join(project, "script.jsonl"), script.map((l) => JSON.stringify(l)).join("\n"))
     const sessionDir = path.join(project, ".session")
     const env = cleanEnv()
     dirs.push(env.HOME!)
-    const args = ["run", "-p", "go", "--replay", "script.jsonl", "--replay-speed", "0", "--output-format", "json", "--allowed-tools", "Bash(seq:*)", "--session-dir", sessionDir]
+    const args = [
+      "run",
+      "-p",
+      "go",
+      "--replay",
+      "script.jsonl",
+      "--replay-speed",
+      "0",
+      "--output-format",
+      "json",
+      "--allowed-tools",
+      "Bash(seq:*)",
+      "--session-dir",
+      sessionDir
+    ]
     const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ")
-    const ran = await runProgram("bash", ["-c", `ulimit -f ${LIMIT_KB} && exec ${quoted}`], { cwd: project, env, timeoutMs: 170_000 })
+    const ran = await runProgram("bash", ["-c", `ulimit -f ${LIMIT_KB} && exec ${quoted}`], {
+      cwd: project,
+      env,
+      timeoutMs: 170_000
+    })
     const text = fs.readFileSync(path.join(sessionDir, "transcript.jsonl"), "utf8")
     // the limit was reached: the session wrote more than the file could take
     expect(text.length).toBeGreaterThan(LIMIT_KB * 1024 * 0.5)

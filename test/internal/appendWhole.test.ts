@@ -25,14 +25,22 @@ const appendUnderLimit = (how: "appendLineWhole" | "appendFileSync") => {
     const errors = []
     for (let i = 0; i < 20; i++) {
       try {
-        ${how === "appendLineWhole" ? "appendLineWhole(process.argv[1], line)" : "fs.appendFileSync(process.argv[1], line)"}
+        ${
+    how === "appendLineWhole" ? "appendLineWhole(process.argv[1], line)" : "fs.appendFileSync(process.argv[1], line)"
+  }
       } catch (e) {
         errors.push(e.code ?? e.message)
       }
     }
     process.stdout.write(JSON.stringify(errors))
   `
-  const ran = spawnSync("bash", ["-c", `ulimit -f 1 && exec "$0" --import tsx --input-type=module -e "$1" "$2"`, process.execPath, script, file], {
+  const ran = spawnSync("bash", [
+    "-c",
+    `ulimit -f 1 && exec "$0" --import tsx --input-type=module -e "$1" "$2"`,
+    process.execPath,
+    script,
+    file
+  ], {
     cwd: path.resolve(__dirname, "..", ".."),
     encoding: "utf8"
   })

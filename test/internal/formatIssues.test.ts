@@ -68,7 +68,7 @@ describe("validation texts", () => {
       code: "invalid_value",
       values: ["pending", "done"],
       path: ["status"],
-      message: 'Invalid option: expected one of "pending"|"done"'
+      message: "Invalid option: expected one of \"pending\"|\"done\""
     })
   })
 
@@ -77,7 +77,7 @@ describe("validation texts", () => {
       "Read failed due to the following issues:\nThe required parameter `file_path` is missing\nAn unexpected parameter `path` was provided\nThe parameter `limit` type is expected as `number` but provided as `string`"
     )
     expect(textFor("Grep", Grep, { output_mode: "lines" })).toBe(
-      'Grep failed due to the following issues:\nThe required parameter `pattern` is missing\nThe parameter `output_mode` is invalid: Invalid option: expected one of "content"|"files_with_matches"|"count"'
+      "Grep failed due to the following issues:\nThe required parameter `pattern` is missing\nThe parameter `output_mode` is invalid: Invalid option: expected one of \"content\"|\"files_with_matches\"|\"count\""
     )
     expect(textFor("Read", Read, { file_path: "a", offset: 1.5 })).toBe(
       "Read failed due to the following issue:\nThe parameter `offset` type is expected as `int` but provided as `number`"
@@ -85,7 +85,8 @@ describe("validation texts", () => {
   })
 
   it("lists at most 20 parameters (21 when that is all), then counts the rest", () => {
-    const fields = (n: number) => Schema.Struct(Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, Schema.String])))
+    const fields = (n: number) =>
+      Schema.Struct(Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, Schema.String])))
     const lines = (n: number) => {
       const decoded = Schema.decodeUnknownEither(fields(n), { errors: "all" })({})
       return Either.isLeft(decoded) ? sentences(zodIssues(decoded.left.issue)) : []
@@ -105,7 +106,9 @@ describe("validation texts", () => {
     if (Either.isRight(decoded)) throw new Error("expected a failure")
     expect(rawIssueList(zodIssues(decoded.left.issue))).toBeUndefined()
     expect(textFor("Odd", Odd, { [long]: "c" })).toBe(
-      `Odd failed due to the following issue:\nThe parameter \`${displayName(long)}\` is invalid: Invalid option: expected one of "a"|"b"`
+      `Odd failed due to the following issue:\nThe parameter \`${
+        displayName(long)
+      }\` is invalid: Invalid option: expected one of "a"|"b"`
     )
   })
 })

@@ -45,7 +45,7 @@ const Probe = Tool.buildTool({
   isReadOnly: () => true,
   checkPermissions: () => Effect.succeed(Permission.allow()),
   call: () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const greeting = yield* Greeting
       const servers = yield* (yield* McpClients.McpClients).servers
       // a foreground Bash command runs as a task that ends with it: count the ones still running
@@ -61,7 +61,11 @@ type Slot = keyof Runtime.RuntimeLayers
 const usage = { recording: false, used: new Set<string>() }
 
 /** The service behind `tag` as built by `inner`, with every use recorded under `name`. */
-const spy = <I, S extends object, E, R>(name: string, tag: Context.Tag<I, S>, inner: Layer.Layer<I, E, R>): Layer.Layer<I, E, R> =>
+const spy = <I, S extends object, E, R>(
+  name: string,
+  tag: Context.Tag<I, S>,
+  inner: Layer.Layer<I, E, R>
+): Layer.Layer<I, E, R> =>
   Layer.effect(
     tag,
     Effect.map(tag, (service) =>
@@ -70,8 +74,7 @@ const spy = <I, S extends object, E, R>(name: string, tag: Context.Tag<I, S>, in
           if (usage.recording && typeof key === "string") usage.used.add(name)
           return Reflect.get(target, key, receiver)
         }
-      })
-    )
+      }))
   ).pipe(Layer.provide(inner))
 
 const builtinsWithProbe = [Tools.ReadTool, Tools.BashTool, Probe]
@@ -86,7 +89,11 @@ const spies = (cwd: string): { readonly [K in Slot]: Runtime.RuntimeLayers[K] } 
   ResultStore: spy("ResultStore", ResultStore.ResultStore, ResultStore.layer),
   Approver: spy("Approver", Approver.Approver, Testing.recordedApprover().layer),
   BackgroundTasks: spy("BackgroundTasks", BackgroundTasks.BackgroundTasks, BackgroundTasks.layer()),
-  BuiltinTools: spy("BuiltinTools", ToolRegistry.BuiltinTools, ToolRegistry.layerBuiltins([...builtinsWithProbe, Marker])),
+  BuiltinTools: spy(
+    "BuiltinTools",
+    ToolRegistry.BuiltinTools,
+    ToolRegistry.layerBuiltins([...builtinsWithProbe, Marker])
+  ),
   ToolRegistry: spy("ToolRegistry", ToolRegistry.ToolRegistry, ToolRegistry.layer),
   Hooks: spy("Hooks", Hooks.Hooks, Hooks.layerNone),
   Permissions: spy("Permissions", Permissions.Permissions, Permissions.layer),
@@ -95,7 +102,11 @@ const spies = (cwd: string): { readonly [K in Slot]: Runtime.RuntimeLayers[K] } 
   DeferredTools: spy("DeferredTools", DeferredTools.DeferredTools, DeferredTools.layer),
   CallPipeline: spy("CallPipeline", CallPipeline.CallPipeline, CallPipeline.layer),
   Scheduler: spy("Scheduler", Scheduler.Scheduler, Scheduler.layer),
-  BackgroundWork: spy("BackgroundWork", Hooks.BackgroundWork, Layer.succeed(Hooks.BackgroundWork, { running: Effect.succeed([]) }))
+  BackgroundWork: spy(
+    "BackgroundWork",
+    Hooks.BackgroundWork,
+    Layer.succeed(Hooks.BackgroundWork, { running: Effect.succeed([]) })
+  )
 })
 
 /** Only in the pool of the BuiltinTools replacement: its call running shows the pool came from it. */
@@ -119,7 +130,7 @@ const script = [
 
 /** One prompt through an agent runtime with `slot` replaced by its spy; the results the model got. */
 const promptWith = (slot: Slot | undefined) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const cwd = yield* Testing.workspace({ "notes.txt": "hello\n" })
     const layers = slot === undefined ? {} : { [slot]: spies(cwd)[slot] }
     const runtime = Testing.layerWithAgent({
@@ -129,39 +140,48 @@ const promptWith = (slot: Slot | undefined) =>
       model: Testing.scriptedModel(cwd, script),
       layers
     }).pipe(Layer.provide(Layer.succeed(Greeting, { text: "hello from the user's layer" })))
-    return yield* Effect.gen(function* () {
+    return yield* Effect.gen(function*() {
       const agent = yield* Agent.Agent
       usage.used.clear()
       usage.recording = true
-      const outcome = yield* agent.prompt(Agent.newConversation(Testing.session(cwd)), "go").pipe(Effect.ensuring(Effect.sync(() => (usage.recording = false))))
-      const results = outcome.conversation.messages[2]!.content as ReadonlyArray<{ readonly content: string; readonly is_error?: boolean }>
+      const outcome = yield* agent.prompt(Agent.newConversation(Testing.session(cwd)), "go").pipe(
+        Effect.ensuring(Effect.sync(() => (usage.recording = false)))
+      )
+      const results = outcome.conversation.messages[2]!.content as ReadonlyArray<
+        { readonly content: string; readonly is_error?: boolean }
+      >
       const made = fs.existsSync(path.join(cwd, "made-by-bash.txt"))
-      return { made, outcome, results: results.map((r) => ({ content: String(r.content), isError: r.is_error === true })) }
+      return {
+        made,
+        outcome,
+        results: results.map((r) => ({ content: String(r.content), isError: r.is_error === true }))
+      }
     }).pipe(Effect.provide(runtime))
   }).pipe(Effect.scoped)
 
 describe("Runtime.layer: every service replaceable", () => {
   it.effect("with no replacement, the default stages run the prompt, and a tool reaches its requirements", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { made, outcome, results } = yield* promptWith(undefined)
       expect(outcome.stop).toBe("end_turn")
       expect(results[0]!.content).toContain("hello")
       expect(results[1]!.isError).toBe(false)
       expect(made).toBe(true)
-      expect(results[2]).toEqual({ content: "hello from the user's layer; 0 servers; 0 tasks; 0 skills", isError: false })
+      expect(results[2]).toEqual({
+        content: "hello from the user's layer; 0 servers; 0 tasks; 0 skills",
+        isError: false
+      })
       expect(results[3]!.isError).toBe(true) // Marker is only in the BuiltinTools replacement's pool
       expect([...usage.used]).toEqual([])
-    })
-  )
+    }))
 
   it.effect.each(Runtime.SERVICE_NAMES)("a replacement %s is the one the stages use", (slot) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { outcome, results } = yield* promptWith(slot)
       expect(outcome.stop).toBe("end_turn")
       expect(results[2]!.content).toBe("hello from the user's layer; 0 servers; 0 tasks; 0 skills")
       expect([...usage.used]).toEqual([slot])
-    })
-  )
+    }))
 
   it("the list of replaceable services is every service of the runtime", () => {
     expect([...Runtime.SERVICE_NAMES].sort()).toEqual(Object.keys(spies("/")).sort())

@@ -27,7 +27,11 @@ const collect = async (messages: AsyncIterable<Message>): Promise<Array<Message>
 const toolResultsOf = (messages: ReadonlyArray<Message>) =>
   messages
     .filter((m) => m.type === "user")
-    .flatMap((m) => ((m.message as { content: ReadonlyArray<Record<string, unknown>> }).content ?? []).filter((b) => b.type === "tool_result"))
+    .flatMap((m) =>
+      ((m.message as { content: ReadonlyArray<Record<string, unknown>> }).content ?? []).filter((b) =>
+        b.type === "tool_result"
+      )
+    )
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -40,7 +44,10 @@ describe("toolgate/promise", () => {
         prompt: "make a file",
         options: {
           cwd,
-          script: [Testing.turn(Testing.toolUse("Bash", { command: "touch made.txt" })), Testing.turn(Testing.text("ok"))],
+          script: [
+            Testing.turn(Testing.toolUse("Bash", { command: "touch made.txt" })),
+            Testing.turn(Testing.text("ok"))
+          ],
           canUseTool: async (toolName, input) => {
             await sleep(5)
             asked.push(`${toolName} ${String(input.command)}`)
@@ -68,7 +75,10 @@ describe("toolgate/promise", () => {
         options: {
           cwd,
           script: [
-            Testing.turn(Testing.toolUse("Bash", { command: "rm a.txt" }), Testing.toolUse("Bash", { command: "touch b.txt" })),
+            Testing.turn(
+              Testing.toolUse("Bash", { command: "rm a.txt" }),
+              Testing.toolUse("Bash", { command: "touch b.txt" })
+            ),
             Testing.turn(Testing.text("done"))
           ],
           canUseTool: async () => ({ behavior: "allow" }),
@@ -97,28 +107,43 @@ describe("toolgate/promise", () => {
     expect(ran!.is_error).not.toBe(true)
   })
 
-  it("an AbortSignal interrupts the run: the call stops, it gets a result, the run ends with a result message", async () => {
-    const cwd = workspace()
-    const abortController = new AbortController()
-    const seen: Array<string> = []
-    for await (const message of query({
-      prompt: "wait",
-      options: {
-        cwd,
-        permissionMode: "bypassPermissions",
-        abortController,
-        script: [Testing.turn(Testing.toolUse("Bash", { command: "sleep 60 && touch late.txt" })), Testing.turn(Testing.text("never"))]
+  it(
+    "an AbortSignal interrupts the run: the call stops, it gets a result, the run ends with a result message",
+    async () => {
+      const cwd = workspace()
+      const abortController = new AbortController()
+      const seen: Array<string> = []
+      for await (
+        const message of query({
+          prompt: "wait",
+          options: {
+            cwd,
+            permissionMode: "bypassPermissions",
+            abortController,
+            script: [
+              Testing.turn(Testing.toolUse("Bash", { command: "sleep 60 && touch late.txt" })),
+              Testing.turn(Testing.text("never"))
+            ]
+          }
+        })
+      ) {
+        seen.push(message.type)
+        if (message.type === "assistant") setTimeout(() => abortController.abort(), 200)
+        // as Claude Code reports a run stopped while its calls ran
+        if (message.type === "result") {
+          expect(message).toMatchObject({
+            subtype: "error_during_execution",
+            is_error: true,
+            terminal_reason: "aborted_tools"
+          })
+        }
       }
-    })) {
-      seen.push(message.type)
-      if (message.type === "assistant") setTimeout(() => abortController.abort(), 200)
-      // as Claude Code reports a run stopped while its calls ran
-      if (message.type === "result") expect(message).toMatchObject({ subtype: "error_during_execution", is_error: true, terminal_reason: "aborted_tools" })
-    }
-    expect(seen[0]).toBe("system")
-    expect(seen.at(-1)).toBe("result")
-    expect(fs.existsSync(path.join(cwd, "late.txt"))).toBe(false)
-  }, 30_000)
+      expect(seen[0]).toBe("system")
+      expect(seen.at(-1)).toBe("result")
+      expect(fs.existsSync(path.join(cwd, "late.txt"))).toBe(false)
+    },
+    30_000
+  )
 
   it("a runtime runs one call and a message's calls; the session's cd carries over", async () => {
     const cwd = workspace({ "notes.txt": "hello\n", "sub/inner.txt": "inner\n" })
@@ -130,7 +155,10 @@ describe("toolgate/promise", () => {
         { type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "cd sub" } },
         { type: "tool_use", id: "toolu_2", name: "Bash", input: { command: "touch x" } }
       ])
-      expect(results.content.map((b) => (b.type === "tool_result" ? b.is_error === true : undefined))).toEqual([false, true])
+      expect(results.content.map((b) => (b.type === "tool_result" ? b.is_error === true : undefined))).toEqual([
+        false,
+        true
+      ])
       const cat = await runtime.call("Bash", { command: "cat inner.txt" })
       expect(String(cat.content)).toContain("inner")
     } finally {

@@ -31,10 +31,12 @@ const mistakenAnalyzer = (mistakes: ReadonlySet<string>): Layer.Layer<ShellAnaly
     ...sharedShellAnalyzer,
     isReadOnly: (command) => mistakes.has(command) || sharedShellAnalyzer.isReadOnly(command),
     checkBash: (command, ctx) =>
-      Effect.map(sharedShellAnalyzer.checkBash(command, ctx), (real): Permission.Decision =>
-        !mistakes.has(command) || real._tag !== "Ask"
-          ? real
-          : Permission.allow({ type: "readOnly", detail: "judged read-only (test double)" }, { subcommands: [] })
+      Effect.map(
+        sharedShellAnalyzer.checkBash(command, ctx),
+        (real): Permission.Decision =>
+          !mistakes.has(command) || real._tag !== "Ask"
+            ? real
+            : Permission.allow({ type: "readOnly", detail: "judged read-only (test double)" }, { subcommands: [] })
       )
   })
 
@@ -74,9 +76,12 @@ const runEach = (
   extra: Partial<Runtime.RuntimeOptions> = {},
   permissionMode: PermissionMode = "default"
 ) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const scope = yield* Scope.make()
-    const services = yield* Layer.buildWithScope(runtimeOf(box, mistakes, extra) as Layer.Layer<Scheduler.Scheduler | Sandbox.Sandbox>, scope)
+    const services = yield* Layer.buildWithScope(
+      runtimeOf(box, mistakes, extra) as Layer.Layer<Scheduler.Scheduler | Sandbox.Sandbox>,
+      scope
+    )
     const scheduler = Context.get(services, Scheduler.Scheduler)
     const session = newSession({ cwd: box.project, permissionMode, sessionDir: path.join(box.root, "session") })
     const results: Array<{ readonly text: string; readonly isError: boolean }> = []
@@ -90,11 +95,13 @@ const runEach = (
   })
 
 const listen = <S extends http.Server | net.Server>(server: S, where: number | string) =>
-  new Promise<void>((resolve) => (typeof where === "number" ? server.listen(where, "127.0.0.1", resolve) : server.listen(where, resolve)))
+  new Promise<void>((
+    resolve
+  ) => (typeof where === "number" ? server.listen(where, "127.0.0.1", resolve) : server.listen(where, resolve)))
 
 describe("the read-only sandbox (default on)", () => {
   it.live("a command the analyzer wrongly judged read-only cannot write, connect, reach a Unix socket or read a denied file", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const box = makeBox()
       fs.writeFileSync(path.join(box.project, "secret.txt"), "the secret\n")
       let httpHits = 0
@@ -125,8 +132,14 @@ describe("the read-only sandbox (default on)", () => {
         { settings: [JSON.stringify({ permissions: { deny: ["Read(./secret.txt)"] } })] }
       ).pipe(Effect.ensuring(Effect.sync(() => (server.close(), daemon.close()))))
 
-      expect(results[0]).toEqual({ isError: true, text: "Exit code 1\ntouch: cannot touch 'made-by-mistake': Read-only file system" })
-      expect(results[1]).toEqual({ isError: true, text: `Exit code 1\n/bin/bash: line 1: ${box.outside}/note.txt: Read-only file system` })
+      expect(results[0]).toEqual({
+        isError: true,
+        text: "Exit code 1\ntouch: cannot touch 'made-by-mistake': Read-only file system"
+      })
+      expect(results[1]).toEqual({
+        isError: true,
+        text: `Exit code 1\n/bin/bash: line 1: ${box.outside}/note.txt: Read-only file system`
+      })
       expect(results[2]!.isError).toBe(true)
       expect(results[2]!.text).toMatch(/^Exit code 7\ncurl: \(7\) Failed to connect to 127\.0\.0\.1 port \d+/)
       expect(results[3]!.isError).toBe(true)
@@ -138,15 +151,14 @@ describe("the read-only sandbox (default on)", () => {
       expect(fs.existsSync(path.join(box.outside, "note.txt"))).toBe(false)
       expect(httpHits).toBe(0)
       expect(socketHits).toBe(0)
-    })
-  )
+    }))
 
   it.live("reads, a private TMPDIR and the cwd reported back still work; background shells stay in the sandbox", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const box = makeBox()
       fs.writeFileSync(path.join(box.project, "a.txt"), "alpha\n")
       fs.mkdirSync(path.join(box.project, "sub"))
-      const scratch = 'f="$TMPDIR/x" && echo scratch > "$f" && cat "$f"'
+      const scratch = "f=\"$TMPDIR/x\" && echo scratch > \"$f\" && cat \"$f\""
       const background = "sleep 0.2; touch from-background"
       const results = yield* runEach(box, [scratch, background], [
         { command: "cat a.txt" },
@@ -161,52 +173,62 @@ describe("the read-only sandbox (default on)", () => {
       expect(results[3]!.isError).toBe(false)
       expect(results[4]).toEqual({ isError: false, text: "a.txt\nsub" })
       expect(fs.existsSync(path.join(box.project, "from-background"))).toBe(false)
-    })
-  )
+    }))
 
   it.live("in acceptEdits a redirect the mode approved is not read-only, so it writes; what was judged read-only writes nothing, in the working directories either", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const box = makeBox()
       fs.mkdirSync(path.join(box.project, ".git", "hooks"), { recursive: true })
       const hook = "echo evil > .git/hooks/pre-commit"
       const outside = `echo leaked > ${box.outside}/note.txt`
       const inside = `python3 -c "open('inside.txt', 'w').write('x')"`
-      const results = yield* runEach(box, [hook, outside, inside], [{ command: "echo edited > out.txt" }, { command: hook }, { command: outside }, { command: inside }], {}, "acceptEdits")
+      const results = yield* runEach(
+        box,
+        [hook, outside, inside],
+        [{ command: "echo edited > out.txt" }, { command: hook }, { command: outside }, { command: inside }],
+        {},
+        "acceptEdits"
+      )
       expect(results[0]).toEqual({ isError: false, text: "(Bash completed with no output)" })
       expect(fs.readFileSync(path.join(box.project, "out.txt"), "utf8")).toBe("edited\n")
-      expect(results[1]).toEqual({ isError: true, text: "Exit code 1\n/bin/bash: line 1: .git/hooks/pre-commit: Read-only file system" })
-      expect(results[2]).toEqual({ isError: true, text: `Exit code 1\n/bin/bash: line 1: ${box.outside}/note.txt: Read-only file system` })
+      expect(results[1]).toEqual({
+        isError: true,
+        text: "Exit code 1\n/bin/bash: line 1: .git/hooks/pre-commit: Read-only file system"
+      })
+      expect(results[2]).toEqual({
+        isError: true,
+        text: `Exit code 1\n/bin/bash: line 1: ${box.outside}/note.txt: Read-only file system`
+      })
       expect(fs.existsSync(path.join(box.project, ".git", "hooks", "pre-commit"))).toBe(false)
       expect(results[3]!.isError).toBe(true)
       expect(fs.existsSync(path.join(box.project, "inside.txt"))).toBe(false)
-    })
-  )
+    }))
 
   it.live("a command an allow rule approved runs as before: the sandbox is for what only the analyzer approved", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const box = makeBox()
       const results = yield* runEach(box, ["touch made-by-mistake"], [{ command: "touch made-by-mistake" }], {
         settings: [JSON.stringify({ permissions: { allow: ["Bash(touch:*)"] } })]
       })
       expect(results[0]).toEqual({ isError: false, text: "(Bash completed with no output)" })
       expect(fs.existsSync(path.join(box.project, "made-by-mistake"))).toBe(true)
-    })
-  )
+    }))
 
   it.live("where no sandbox can start: one line on stderr, and commands run as they did before", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const box = makeBox()
       const lines: Array<string> = []
       const none = Sandbox.layer({
         detect: Effect.succeed({ _tag: "Unavailable", reason: "bubblewrap (bwrap) is not installed" }),
         notify: (line) => Effect.sync(() => void lines.push(line))
       })
-      const results = yield* runEach(box, ["touch one", "touch two"], [{ command: "touch one" }, { command: "touch two" }], { sandbox: none })
+      const results = yield* runEach(box, ["touch one", "touch two"], [{ command: "touch one" }, {
+        command: "touch two"
+      }], { sandbox: none })
       expect(results.map((r) => r.isError)).toEqual([false, false])
       expect(fs.existsSync(path.join(box.project, "one")) && fs.existsSync(path.join(box.project, "two"))).toBe(true)
       expect(lines).toEqual([
         "toolgate: warning: no sandbox: bubblewrap (bwrap) is not installed; Bash commands run without one (toolgate doctor shows what protects this machine)"
       ])
-    })
-  )
+    }))
 })

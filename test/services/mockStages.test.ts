@@ -28,7 +28,7 @@ const echo = buildTool({
 
 describe("replacing stages", () => {
   it.effect("Settings: a hand-written service supplies the rules", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const run = yield* (yield* Scheduler).runMessage([toolUse("1", "Echo", { text: "hi" })], { session })
       expect(run.outcomes[0]!.result.content).toBe("hi")
       expect(run.outcomes[0]!.decision?.reason.type).toBe("rule")
@@ -54,26 +54,30 @@ describe("replacing stages", () => {
           })
         })
       )
-    )
-  )
+    ))
 
   it.effect("ToolRegistry: a fixed pool (e.g. to hide tools from one test)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const run = yield* (yield* Scheduler).runMessage([toolUse("1", "Echo", { text: "hi" })], { session })
-      expect(run.outcomes[0]!.result.content).toBe("<tool_use_error>Error: No such tool available: Echo</tool_use_error>")
+      expect(run.outcomes[0]!.result.content).toBe(
+        "<tool_use_error>Error: No such tool available: Echo</tool_use_error>"
+      )
     }).pipe(
       Effect.provide(
         testRuntime({
           tools: [echo],
           cwd,
-          registry: Layer.succeed(ToolRegistry, { pool: Effect.succeed(buildPool([], [], [])), setSource: () => Effect.void, withhold: () => Effect.void })
+          registry: Layer.succeed(ToolRegistry, {
+            pool: Effect.succeed(buildPool([], [], [])),
+            setSource: () => Effect.void,
+            withhold: () => Effect.void
+          })
         })
       )
-    )
-  )
+    ))
 
   it.effect("FileState: a store that claims every file was read fully (FileState is what Edit and Write consult)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const state = yield* FileState.FileState
       expect(Option.isSome(yield* state.get("/any/file"))).toBe(true)
     }).pipe(
@@ -84,11 +88,10 @@ describe("replacing stages", () => {
           forget: () => Effect.void
         })
       )
-    )
-  )
+    ))
 
   it.effect("CallPipeline: the scheduler with a scripted pipeline (scheduling tested alone)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const run = yield* (yield* Scheduler).runMessage([toolUse("a", "X"), toolUse("b", "Y")], { session })
       expect(run.message.content).toEqual([toolResult("a", "scripted X"), toolResult("b", "scripted Y")])
       expect(run.timeline.map((t) => t.batch)).toEqual([1, 1])
@@ -100,7 +103,14 @@ describe("replacing stages", () => {
               Hooks.layerNone,
               Layer.succeed(CallPipeline, {
                 prepare: (block, index) =>
-                  Effect.succeed({ index, block, tool: undefined, decoded: { _tag: "Right", right: {} } as never, concurrencySafe: true, interruptBehavior: "cancel" as const }),
+                  Effect.succeed({
+                    index,
+                    block,
+                    tool: undefined,
+                    decoded: { _tag: "Right", right: {} } as never,
+                    concurrencySafe: true,
+                    interruptBehavior: "cancel" as const
+                  }),
                 run: (call) =>
                   Effect.succeed({
                     toolUseId: call.block.id,
@@ -121,6 +131,5 @@ describe("replacing stages", () => {
           )
         )
       )
-    )
-  )
+    ))
 })

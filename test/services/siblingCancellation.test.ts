@@ -18,7 +18,7 @@ const session = testSession(cwd, "bypassPermissions")
 describe("sibling cancellation with real Bash", () => {
   it.live("a failing read-only Bash call cancels its running and queued siblings; they never finish", () => {
     const probe = makeProbe()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const run = yield* (yield* Scheduler).runMessage(
         [
           toolUse("slow", "Probe", { ms: 5000 }),
@@ -28,7 +28,9 @@ describe("sibling cancellation with real Bash", () => {
         { session, maxConcurrency: 2 }
       )
       expect(run.outcomes.map((o) => o.error?._tag)).toEqual(["CancelledBySibling", "ToolFailed", "CancelledBySibling"])
-      expect(run.outcomes[0]!.result.content).toBe("<tool_use_error>Cancelled: parallel tool call Bash(cat missing.txt) errored</tool_use_error>")
+      expect(run.outcomes[0]!.result.content).toBe(
+        "<tool_use_error>Cancelled: parallel tool call Bash(cat missing.txt) errored</tool_use_error>"
+      )
       expect(run.outcomes[1]!.result.content).toMatch(/^Exit code 1\n/)
       expect(probe.log).toEqual(["start:slow"])
       expect(probe.running).toBe(0)
@@ -37,9 +39,13 @@ describe("sibling cancellation with real Bash", () => {
 
   it.live("grep's exit 1 (no match) is not a failure and cancels nothing", () => {
     const probe = makeProbe()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const run = yield* (yield* Scheduler).runMessage(
-        [toolUse("slow", "Probe", { ms: 300 }), toolUse("grep", "Bash", { command: "grep nomatch a.txt" }), toolUse("after", "Probe", { ms: 1 })],
+        [
+          toolUse("slow", "Probe", { ms: 300 }),
+          toolUse("grep", "Bash", { command: "grep nomatch a.txt" }),
+          toolUse("after", "Probe", { ms: 1 })
+        ],
         { session, maxConcurrency: 2 }
       )
       expect(run.outcomes.map((o) => o.error?._tag)).toEqual([undefined, undefined, undefined])

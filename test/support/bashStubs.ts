@@ -25,7 +25,10 @@ const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
  * bash expands their words exactly as for a program.
  */
 const stubFunctions = (names: ReadonlyArray<string>): string =>
-  [`__record() { printf '%s\\0' "$(($# - 1))" "$@" > "$STUB_LOG/$1.$BASHPID.$((++__runs))"; }`, ...names.map((name) => `${name}() { __record ${name} "$@"; }`)].join("\n")
+  [
+    `__record() { printf '%s\\0' "$(($# - 1))" "$@" > "$STUB_LOG/$1.$BASHPID.$((++__runs))"; }`,
+    ...names.map((name) => `${name}() { __record ${name} "$@"; }`)
+  ].join("\n")
 
 const readRuns = (logDir: string): Array<Array<string>> =>
   fs.readdirSync(logDir).map((file) => {
@@ -56,7 +59,9 @@ export const runWithStubs = (stubs: ReadonlyArray<string>, commands: ReadonlyArr
         const env = `STUB_LOG=${quote(path.join(dirs[i]!, "log"))} BASH_ENV=${quote(stubsFile)}`
         // `$(cat)` would drop trailing newlines: the x keeps them.
         const text = `__command=$(cat ${quote(file)}; printf x); __command=\${__command%x}`
-        return `(cd ${quote(path.join(dirs[i]!, "work"))} && ${text} && ${env} /bin/bash --noprofile --norc -c "$__command") </dev/null >/dev/null 2>&1`
+        return `(cd ${
+          quote(path.join(dirs[i]!, "work"))
+        } && ${text} && ${env} /bin/bash --noprofile --norc -c "$__command") </dev/null >/dev/null 2>&1`
       })
       .join("\n")
     const scriptFile = path.join(root, "all.sh")
@@ -68,7 +73,10 @@ export const runWithStubs = (stubs: ReadonlyArray<string>, commands: ReadonlyArr
       timeout: 20_000 + commands.length * 200
     })
     if (result.error !== undefined) throw result.error
-    return dirs.map((dir) => ({ runs: readRuns(path.join(dir, "log")), created: fs.readdirSync(path.join(dir, "work")).sort() }))
+    return dirs.map((dir) => ({
+      runs: readRuns(path.join(dir, "log")),
+      created: fs.readdirSync(path.join(dir, "work")).sort()
+    }))
   } finally {
     fs.rmSync(root, { recursive: true, force: true })
   }

@@ -7,7 +7,12 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import type { SseFrame } from "./fakeAnthropic.js"
 
-export const CLAUDE_FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "fixtures", "claude-code")
+export const CLAUDE_FIXTURES = path.join(
+  path.dirname(new URL(import.meta.url).pathname),
+  "..",
+  "fixtures",
+  "claude-code"
+)
 
 export interface SessionTurn {
   readonly blocks: ReadonlyArray<Record<string, unknown>>
@@ -21,14 +26,32 @@ export interface ScriptedSession {
   readonly turns: ReadonlyArray<SessionTurn>
 }
 
-export const loadSession = (): ScriptedSession => JSON.parse(fs.readFileSync(path.join(CLAUDE_FIXTURES, "session.json"), "utf8"))
+export const loadSession = (): ScriptedSession =>
+  JSON.parse(fs.readFileSync(path.join(CLAUDE_FIXTURES, "session.json"), "utf8"))
 
 const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }
 
 /** One model turn as the Messages API streams it; `{{cwd}}` in tool inputs replaced. */
-export const sseEventsOf = (turn: SessionTurn, model: string, id: string, cwd: string): Array<Record<string, unknown>> => {
+export const sseEventsOf = (
+  turn: SessionTurn,
+  model: string,
+  id: string,
+  cwd: string
+): Array<Record<string, unknown>> => {
   const events: Array<Record<string, unknown>> = [
-    { type: "message_start", message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage } }
+    {
+      type: "message_start",
+      message: {
+        id,
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage
+      }
+    }
   ]
   turn.blocks.forEach((block, index) => {
     if (block.type === "text") {
@@ -36,12 +59,26 @@ export const sseEventsOf = (turn: SessionTurn, model: string, id: string, cwd: s
       events.push({ type: "content_block_delta", index, delta: { type: "text_delta", text: block.text } })
     } else {
       const input = JSON.stringify(block.input).split("{{cwd}}").join(cwd)
-      events.push({ type: "content_block_start", index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } })
-      for (let i = 0; i < input.length; i += 64) events.push({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: input.slice(i, i + 64) } })
+      events.push({
+        type: "content_block_start",
+        index,
+        content_block: { type: "tool_use", id: block.id, name: block.name, input: {} }
+      })
+      for (let i = 0; i < input.length; i += 64) {
+        events.push({
+          type: "content_block_delta",
+          index,
+          delta: { type: "input_json_delta", partial_json: input.slice(i, i + 64) }
+        })
+      }
     }
     events.push({ type: "content_block_stop", index })
   })
-  events.push({ type: "message_delta", delta: { stop_reason: turn.stop_reason, stop_sequence: null }, usage: { output_tokens: 20 } })
+  events.push({
+    type: "message_delta",
+    delta: { stop_reason: turn.stop_reason, stop_sequence: null },
+    usage: { output_tokens: 20 }
+  })
   events.push({ type: "message_stop" })
   return events
 }
@@ -55,7 +92,9 @@ export type Shape = string | { readonly [key: string]: Shape } | ReadonlyArray<S
 export const shapeOf = (value: unknown): Shape => {
   if (value === null) return "null"
   if (Array.isArray(value)) return value.length === 0 ? [] : [shapeOf(value[0])]
-  if (typeof value === "object") return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, shapeOf(v)]))
+  if (typeof value === "object") {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, shapeOf(v)]))
+  }
   return typeof value
 }
 
@@ -76,7 +115,9 @@ const matches = (set: ReadonlySet<string>, at: string) => set.has(at) || set.has
 export const shapeDifferences = (claude: Shape, toolgate: Shape, at: string, rules: ShapeRules): Array<string> => {
   if (matches(rules.anyType, at)) return []
   if (typeof claude === "string" || typeof toolgate === "string") {
-    return claude === toolgate ? [] : [`${at}: Claude Code has ${JSON.stringify(claude)}, toolgate ${JSON.stringify(toolgate)}`]
+    return claude === toolgate
+      ? []
+      : [`${at}: Claude Code has ${JSON.stringify(claude)}, toolgate ${JSON.stringify(toolgate)}`]
   }
   if (Array.isArray(claude) || Array.isArray(toolgate)) {
     if (!Array.isArray(claude) || !Array.isArray(toolgate)) return [`${at}: array in one, not the other`]
@@ -99,10 +140,14 @@ export const shapeDifferences = (claude: Shape, toolgate: Shape, at: string, rul
   }
   for (const key of Object.keys(t)) {
     const path = `${at}.${key}`
-    if (!(key in c) && !matches(rules.toolgateOnly, path) && !matches(rules.claudeOnly, path)) out.push(`${path}: only in toolgate`)
+    if (!(key in c) && !matches(rules.toolgateOnly, path) && !matches(rules.claudeOnly, path)) {
+      out.push(`${path}: only in toolgate`)
+    }
   }
   return out
 }
 
 /** `system/init`, `assistant`, `result/success`, … */
-export const kindOf = (line: Record<string, unknown>): string => (typeof line.subtype === "string" ? `${line.type}/${line.subtype}` : String(line.type))
+export const kindOf = (
+  line: Record<string, unknown>
+): string => (typeof line.subtype === "string" ? `${line.type}/${line.subtype}` : String(line.type))

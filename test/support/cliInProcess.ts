@@ -33,7 +33,8 @@ const capture = (into: Array<string>): Write =>
  */
 const processConsole = (): EffectConsole.Console => {
   const node: Console = new NodeConsole({ stdout: process.stdout, stderr: process.stderr })
-  const method = (name: keyof Console) => (...args: ReadonlyArray<unknown>) => Effect.sync(() => void (node[name] as (...a: ReadonlyArray<unknown>) => void)(...args))
+  const method = (name: keyof Console) => (...args: ReadonlyArray<unknown>) =>
+    Effect.sync(() => void (node[name] as (...a: ReadonlyArray<unknown>) => void)(...args))
   return {
     [EffectConsole.TypeId]: EffectConsole.TypeId,
     assert: (condition: boolean, ...args: ReadonlyArray<unknown>) => method("assert")(condition, ...args),
@@ -66,7 +67,11 @@ const replaceEnv = (env: Readonly<Record<string, string | undefined>>) => {
 const stdinDescriptor = Object.getOwnPropertyDescriptor(process, "stdin")!
 
 const replaceStdin = (input: string) =>
-  Object.defineProperty(process, "stdin", { configurable: true, enumerable: stdinDescriptor.enumerable ?? true, value: Readable.from(input === "" ? [] : [Buffer.from(input)]) })
+  Object.defineProperty(process, "stdin", {
+    configurable: true,
+    enumerable: stdinDescriptor.enumerable ?? true,
+    value: Readable.from(input === "" ? [] : [Buffer.from(input)])
+  })
 
 const turns = Effect.runSync(Effect.makeSemaphore(1))
 
@@ -77,7 +82,13 @@ export const cliInProcess = (args: ReadonlyArray<string>, options: InProcessOpti
       const started = Date.now()
       const stdout: Array<string> = []
       const stderr: Array<string> = []
-      const saved = { env: { ...process.env }, cwd: process.cwd(), exitCode: process.exitCode, out: process.stdout.write, err: process.stderr.write }
+      const saved = {
+        env: { ...process.env },
+        cwd: process.cwd(),
+        exitCode: process.exitCode,
+        out: process.stdout.write,
+        err: process.stderr.write
+      }
       const enter = Effect.sync(() => {
         replaceEnv(options.env)
         process.chdir(options.cwd)
@@ -94,9 +105,11 @@ export const cliInProcess = (args: ReadonlyArray<string>, options: InProcessOpti
         process.chdir(saved.cwd)
         replaceEnv(saved.env)
       })
-      const run = Effect.gen(function* () {
+      const run = Effect.gen(function*() {
         const fiber = yield* Effect.fork(EffectConsole.withConsole(programOf(args), processConsole()))
-        const exit = yield* Fiber.await(fiber).pipe(Effect.timeoutTo({ duration: options.timeoutMs, onTimeout: () => undefined, onSuccess: (e) => e }))
+        const exit = yield* Fiber.await(fiber).pipe(
+          Effect.timeoutTo({ duration: options.timeoutMs, onTimeout: () => undefined, onSuccess: (e) => e })
+        )
         if (exit === undefined) {
           yield* Fiber.interrupt(fiber)
           return { exitCode: null, timedOut: true }
@@ -106,7 +119,13 @@ export const cliInProcess = (args: ReadonlyArray<string>, options: InProcessOpti
         return { exitCode: outcome.exitCode ?? Number(process.exitCode ?? 0), timedOut: false }
       })
       return Effect.acquireUseRelease(enter, () => run, () => leave).pipe(
-        Effect.map(({ exitCode, timedOut }) => ({ exitCode, timedOut, stdout: stdout.join(""), stderr: stderr.join(""), wallMs: Date.now() - started }))
+        Effect.map(({ exitCode, timedOut }) => ({
+          exitCode,
+          timedOut,
+          stdout: stdout.join(""),
+          stderr: stderr.join(""),
+          wallMs: Date.now() - started
+        }))
       )
     })
   )

@@ -19,10 +19,20 @@ export interface CliPty {
 
 export const spawnCliPty = async (
   args: ReadonlyArray<string>,
-  options: { readonly cwd: string; readonly env: Record<string, string>; readonly cols?: number; readonly rows?: number }
+  options: {
+    readonly cwd: string
+    readonly env: Record<string, string>
+    readonly cols?: number
+    readonly rows?: number
+  }
 ): Promise<CliPty> => {
   const pty = await import("node-pty")
-  const child = pty.spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, cols: options.cols ?? 160, rows: options.rows ?? 50, env: options.env })
+  const child = pty.spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd,
+    cols: options.cols ?? 160,
+    rows: options.rows ?? 50,
+    env: options.env
+  })
   let out = ""
   child.onData((d) => {
     out += d

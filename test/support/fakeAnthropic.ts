@@ -121,13 +121,17 @@ export const startFakeAnthropic = async (options: FakeOptions = {}): Promise<Fak
       const given = req.headers["x-api-key"] ?? (req.headers.authorization ?? "").replace(/^Bearer\s+/i, "")
       if (options.apiKey !== undefined && given !== options.apiKey) {
         res.writeHead(401, { "content-type": "application/json", "request-id": "req_fake_401" })
-        res.end(JSON.stringify({ type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } }))
+        res.end(
+          JSON.stringify({ type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } })
+        )
         return
       }
       const response = queue.shift()
       if (response === undefined) {
         res.writeHead(500, { "content-type": "application/json" })
-        res.end(JSON.stringify({ type: "error", error: { type: "api_error", message: "fake server: no response queued" } }))
+        res.end(
+          JSON.stringify({ type: "error", error: { type: "api_error", message: "fake server: no response queued" } })
+        )
         return
       }
       if (response.kind === "drop") {
@@ -135,11 +139,18 @@ export const startFakeAnthropic = async (options: FakeOptions = {}): Promise<Fak
         return
       }
       if (response.kind === "json") {
-        res.writeHead(response.status, { "content-type": "application/json", "request-id": `req_fake_${responseIndex}` })
+        res.writeHead(response.status, {
+          "content-type": "application/json",
+          "request-id": `req_fake_${responseIndex}`
+        })
         res.end(JSON.stringify(response.body))
         return
       }
-      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": `req_fake_${responseIndex}` })
+      res.writeHead(200, {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache",
+        "request-id": `req_fake_${responseIndex}`
+      })
       void (async () => {
         for (const [index, frame] of response.frames.entries()) {
           if (frame.delayMs > 0) await sleep(frame.delayMs)

@@ -18,7 +18,14 @@ export interface Probe {
   readonly active: Set<string>
 }
 
-export const makeProbe = (): Probe => ({ running: 0, maxRunning: 0, log: [], ran: new Set(), overlaps: [], active: new Set() })
+export const makeProbe = (): Probe => ({
+  running: 0,
+  maxRunning: 0,
+  log: [],
+  ran: new Set(),
+  overlaps: [],
+  active: new Set()
+})
 
 export interface FakeToolOptions {
   readonly safe: boolean
@@ -50,7 +57,7 @@ export const fakeTool = (name: string, options: FakeToolOptions): AnyTool =>
     call: (input, ctx) => {
       const probe = options.probe
       const id = ctx.toolUseId
-      return Effect.gen(function* () {
+      return Effect.gen(function*() {
         probe.running++
         probe.maxRunning = Math.max(probe.maxRunning, probe.running)
         probe.active.add(id)

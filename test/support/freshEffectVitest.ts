@@ -10,5 +10,7 @@ const methods = ["effect", "scoped", "live", "scopedLive", "flakyTest", "layer",
 type Methods = Pick<typeof it, (typeof methods)[number]>
 
 const store = globalThis as typeof globalThis & { __toolgateEffectVitestMethods?: Methods }
-store.__toolgateEffectVitestMethods ??= Object.fromEntries(methods.map((name) => [name, it[name]])) as unknown as Methods
+store.__toolgateEffectVitestMethods ??= Object.fromEntries(
+  methods.map((name) => [name, it[name]])
+) as unknown as Methods
 Object.assign(it, store.__toolgateEffectVitestMethods)

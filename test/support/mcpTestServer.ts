@@ -30,7 +30,15 @@ export const testServerScript = (): string => {
   if (!fs.existsSync(file)) {
     // several workers may make it at once: each writes a file of its own and renames it into place
     const partial = `${file}.${process.pid}.partial.mjs`
-    buildSync({ entryPoints: [TEST_SERVER_SOURCE], outfile: partial, bundle: true, platform: "node", format: "esm", target: "node20", logLevel: "error" })
+    buildSync({
+      entryPoints: [TEST_SERVER_SOURCE],
+      outfile: partial,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      logLevel: "error"
+    })
     fs.renameSync(partial, file)
   }
   bundled = file

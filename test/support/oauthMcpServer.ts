@@ -39,8 +39,13 @@ export const startOAuthMcpServer = async (): Promise<OAuthMcpServer> => {
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", base)
     const body = req.method === "POST" ? await readBody(req) : ""
-    if (url.pathname.startsWith("/.well-known/oauth-protected-resource")) return json(res, 200, { resource: `${base}/mcp`, authorization_servers: [base] })
-    if (url.pathname.startsWith("/.well-known/oauth-authorization-server") || url.pathname.startsWith("/.well-known/openid-configuration")) {
+    if (url.pathname.startsWith("/.well-known/oauth-protected-resource")) {
+      return json(res, 200, { resource: `${base}/mcp`, authorization_servers: [base] })
+    }
+    if (
+      url.pathname.startsWith("/.well-known/oauth-authorization-server") ||
+      url.pathname.startsWith("/.well-known/openid-configuration")
+    ) {
       return json(res, 200, {
         issuer: base,
         authorization_endpoint: `${base}/authorize`,
@@ -52,7 +57,13 @@ export const startOAuthMcpServer = async (): Promise<OAuthMcpServer> => {
         token_endpoint_auth_methods_supported: ["none"]
       })
     }
-    if (url.pathname === "/register") return json(res, 201, { ...JSON.parse(body), client_id: "client-1", client_id_issued_at: Math.floor(Date.now() / 1000) })
+    if (url.pathname === "/register") {
+      return json(res, 201, {
+        ...JSON.parse(body),
+        client_id: "client-1",
+        client_id_issued_at: Math.floor(Date.now() / 1000)
+      })
+    }
     if (url.pathname === "/authorize") {
       const code = `code-${codes.size + 1}`
       const redirect = url.searchParams.get("redirect_uri") ?? ""
@@ -74,10 +85,17 @@ export const startOAuthMcpServer = async (): Promise<OAuthMcpServer> => {
     }
     if (url.pathname === "/mcp") {
       if (req.headers.authorization !== `Bearer ${TOKEN}`) {
-        return json(res, 401, { error: "unauthorized" }, { "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource"` })
+        return json(res, 401, { error: "unauthorized" }, {
+          "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource"`
+        })
       }
       const mcp = new McpServer({ name: "secure", version: "1.0.0" })
-      mcp.tool("echo", "Echoes the message", { message: z.string() }, async ({ message }) => ({ content: [{ type: "text", text: message }] }))
+      mcp.tool(
+        "echo",
+        "Echoes the message",
+        { message: z.string() },
+        async ({ message }) => ({ content: [{ type: "text", text: message }] })
+      )
       // stateless: no session ids (exactOptionalPropertyTypes wants the key absent)
       const transport = new StreamableHTTPServerTransport({} as { sessionIdGenerator: () => string })
       res.on("close", () => void transport.close())

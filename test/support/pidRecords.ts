@@ -19,7 +19,8 @@ export const recordedInBackground = (command: string, file: string): string =>
   `(read -r __pid _ < /proc/self/stat; echo "$__pid" >> ${file}; exec ${command}) &`
 
 /** Shell: waits until `file` (a shell word) holds `count` pids (the background ones write theirs when they start). */
-export const waitForRecords = (file: string, count = 1): string => `until [ "$(cat ${file} 2>/dev/null | wc -l)" -ge ${count} ]; do sleep 0.01; done;`
+export const waitForRecords = (file: string, count = 1): string =>
+  `until [ "$(cat ${file} 2>/dev/null | wc -l)" -ge ${count} ]; do sleep 0.01; done;`
 
 export const parsePidRecord = (line: string): PidRecord => ({ pid: Number(line.trim()) })
 

@@ -21,7 +21,10 @@ export interface Postgres {
 export const postgresBin = (): string | undefined => {
   const root = "/usr/lib/postgresql"
   if (!fs.existsSync(root)) return undefined
-  const versions = fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, "bin", "postgres"))).sort((a, b) => Number(b) - Number(a))
+  const versions = fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, "bin", "postgres"))).sort((
+    a,
+    b
+  ) => Number(b) - Number(a))
   return versions.length === 0 ? undefined : path.join(root, versions[0]!, "bin")
 }
 
@@ -44,12 +47,33 @@ export const startPostgres = async (bin: string): Promise<Postgres> => {
   const data = path.join(dir, "data")
   fs.mkdirSync(data, { mode: 0o700 })
   if (asRoot) execFileSync("chown", ["-R", "nobody:nogroup", dir])
-  const [initdb, initArgs] = unprivileged(path.join(bin, "initdb"), ["-D", data, "-U", "toolgate", "--auth=trust", "-E", "UTF8", "--no-sync"])
+  const [initdb, initArgs] = unprivileged(path.join(bin, "initdb"), [
+    "-D",
+    data,
+    "-U",
+    "toolgate",
+    "--auth=trust",
+    "-E",
+    "UTF8",
+    "--no-sync"
+  ])
   execFileSync(initdb, initArgs, { stdio: "pipe", env: { ...process.env, HOME: dir } })
   const port = await freePort()
   const [postgres, args] = unprivileged(path.join(bin, "postgres"), [
-    "-D", data, "-p", String(port), "-k", dir,
-    "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "max_connections=200"
+    "-D",
+    data,
+    "-p",
+    String(port),
+    "-k",
+    dir,
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-c",
+    "fsync=off",
+    "-c",
+    "synchronous_commit=off",
+    "-c",
+    "max_connections=200"
   ])
   const child = spawn(postgres, args, { stdio: ["ignore", "ignore", "pipe"] })
   let log = ""

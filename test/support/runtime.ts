@@ -51,8 +51,15 @@ export const testRuntime = (options: TestRuntimeOptions) => {
     options.approver ?? Approver.layerDeny,
     options.hooks ?? Hooks.layerNone
   ).pipe(Layer.provideMerge(options.shellAnalyzer ?? layerSharedShellAnalyzer))
-  const stages = Layer.mergeAll(options.registry ?? ToolRegistry.layer, options.permissions ?? Permissions.layer).pipe(Layer.provideMerge(base))
+  const stages = Layer.mergeAll(options.registry ?? ToolRegistry.layer, options.permissions ?? Permissions.layer).pipe(
+    Layer.provideMerge(base)
+  )
   return Scheduler.layer.pipe(Layer.provideMerge(CallPipeline.layer), Layer.provideMerge(stages))
 }
 
-export const toolUse = (id: string, name: string, input: unknown = {}) => ({ type: "tool_use" as const, id, name, input })
+export const toolUse = (id: string, name: string, input: unknown = {}) => ({
+  type: "tool_use" as const,
+  id,
+  name,
+  input
+})

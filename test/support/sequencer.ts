@@ -8,7 +8,11 @@
 import { relative } from "node:path"
 import { BaseSequencer, type TestSpecification } from "vitest/node"
 
-const SLOWEST_FIRST: ReadonlyArray<RegExp> = [/[\\/]test[\\/]e2e[\\/]package\.test\.ts$/, /[\\/]test[\\/]conformance[\\/]/, /[\\/]test[\\/]e2e[\\/]/]
+const SLOWEST_FIRST: ReadonlyArray<RegExp> = [
+  /[\\/]test[\\/]e2e[\\/]package\.test\.ts$/,
+  /[\\/]test[\\/]conformance[\\/]/,
+  /[\\/]test[\\/]e2e[\\/]/
+]
 
 const rank = (file: TestSpecification): number => {
   const at = SLOWEST_FIRST.findIndex((pattern) => pattern.test(file.moduleId))
@@ -19,7 +23,8 @@ export class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: Array<TestSpecification>): Promise<Array<TestSpecification>> {
     const sorted = await super.sort(files)
     const timed = (file: TestSpecification) =>
-      this.ctx.cache.getFileTestResults(`${file.project.name}:${relative(this.ctx.config.root, file.moduleId)}`) !== undefined
+      this.ctx.cache.getFileTestResults(`${file.project.name}:${relative(this.ctx.config.root, file.moduleId)}`) !==
+        undefined
     if (sorted.every(timed)) return sorted
     // Array.prototype.sort is stable: within a rank, vitest's order stays
     return [...sorted].sort((a, b) => rank(a) - rank(b))

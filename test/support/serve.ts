@@ -87,7 +87,9 @@ export const request = async (
       ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
       ...options.headers
     },
-    ...(options.body === undefined ? {} : { body: typeof options.body === "string" ? options.body : JSON.stringify(options.body) })
+    ...(options.body === undefined
+      ? {}
+      : { body: typeof options.body === "string" ? options.body : JSON.stringify(options.body) })
   })
   const text = await response.text()
   let body: unknown = text
@@ -129,7 +131,10 @@ export const readEvents = (url: string, sessionId: string, token: string, query 
     }
   }
   const ended = (async () => {
-    const response = await fetch(`${url}/sessions/${sessionId}/events${query}`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal })
+    const response = await fetch(`${url}/sessions/${sessionId}/events${query}`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: controller.signal
+    })
     const decoder = new TextDecoder()
     let buffer = ""
     for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
@@ -144,7 +149,9 @@ export const readEvents = (url: string, sessionId: string, token: string, query 
             .filter((line) => !line.startsWith(":") && line.includes(": "))
             .map((line) => [line.slice(0, line.indexOf(": ")), line.slice(line.indexOf(": ") + 2)])
         )
-        if (fields.event !== undefined) push({ id: Number(fields.id), type: fields.event, data: JSON.parse(fields.data ?? "null") })
+        if (fields.event !== undefined) {
+          push({ id: Number(fields.id), type: fields.event, data: JSON.parse(fields.data ?? "null") })
+        }
       }
     }
   })().catch(() => {})
@@ -161,14 +168,24 @@ export const readEvents = (url: string, sessionId: string, token: string, query 
 }
 
 /** A scripted session: one `turn` line per model turn. */
-export const scriptOf = (turns: ReadonlyArray<{ readonly content: ReadonlyArray<Record<string, unknown>>; readonly stop_reason: string }>): string =>
-  turns.map((turn) => JSON.stringify({ type: "turn", ...turn })).join("\n")
+export const scriptOf = (
+  turns: ReadonlyArray<{ readonly content: ReadonlyArray<Record<string, unknown>>; readonly stop_reason: string }>
+): string => turns.map((turn) => JSON.stringify({ type: "turn", ...turn })).join("\n")
 
-export const toolUse = (id: string, name: string, input: Record<string, unknown>) => ({ type: "tool_use", id, name, input })
+export const toolUse = (id: string, name: string, input: Record<string, unknown>) => ({
+  type: "tool_use",
+  id,
+  name,
+  input
+})
 export const text = (value: string) => ({ type: "text", text: value })
 
 /** Polls `check` until it returns a value (a generous bound; never a timed assertion). */
-export const eventually = async <A>(check: () => Promise<A | undefined> | A | undefined, timeoutMs = 60_000, everyMs = 50): Promise<A> => {
+export const eventually = async <A>(
+  check: () => Promise<A | undefined> | A | undefined,
+  timeoutMs = 60_000,
+  everyMs = 50
+): Promise<A> => {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await check()
@@ -186,20 +203,33 @@ export const anthropicTurn = (
 ): Array<Record<string, unknown>> => [
   {
     type: "message_start",
-    message: { id, type: "message", role: "assistant", model: "claude-test", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } }
+    message: {
+      id,
+      type: "message",
+      role: "assistant",
+      model: "claude-test",
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 1 }
+    }
   },
   ...content.flatMap((block, index): Array<Record<string, unknown>> =>
     block.type === "text"
       ? [
-          { type: "content_block_start", index, content_block: { type: "text", text: "" } },
-          { type: "content_block_delta", index, delta: { type: "text_delta", text: block.text } },
-          { type: "content_block_stop", index }
-        ]
+        { type: "content_block_start", index, content_block: { type: "text", text: "" } },
+        { type: "content_block_delta", index, delta: { type: "text_delta", text: block.text } },
+        { type: "content_block_stop", index }
+      ]
       : [
-          { type: "content_block_start", index, content_block: { ...block, input: {} } },
-          { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } },
-          { type: "content_block_stop", index }
-        ]
+        { type: "content_block_start", index, content_block: { ...block, input: {} } },
+        {
+          type: "content_block_delta",
+          index,
+          delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) }
+        },
+        { type: "content_block_stop", index }
+      ]
   ),
   { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 20 } },
   { type: "message_stop" }
@@ -231,19 +261,42 @@ export const rawRequest = (
  * Sends tool_use blocks as an assistant message and answers every permission question with
  * `allow` (as a session's own token holder can), until the input finishes; its tool_result texts by id.
  */
-export const runApproving = async (url: string, session: { id: string; token: string }, blocks: ReadonlyArray<Record<string, unknown>>) => {
+export const runApproving = async (
+  url: string,
+  session: { id: string; token: string },
+  blocks: ReadonlyArray<Record<string, unknown>>
+) => {
   const key = `k${Math.random().toString(36).slice(2)}`
-  const sent = await request(url, "POST", `/sessions/${session.id}/messages?wait=false`, { token: session.token, body: { role: "assistant", content: blocks, key } })
+  const sent = await request(url, "POST", `/sessions/${session.id}/messages?wait=false`, {
+    token: session.token,
+    body: { role: "assistant", content: blocks, key }
+  })
   if (sent.status !== 200) throw new Error(`send failed: ${sent.status} ${sent.text}`)
   for (;;) {
-    const input = await request(url, "GET", `/sessions/${session.id}/messages/${key}?wait=false`, { token: session.token })
+    const input = await request(url, "GET", `/sessions/${session.id}/messages/${key}?wait=false`, {
+      token: session.token
+    })
     if (input.body.status === "done" || input.body.status === "failed") {
-      const results = (input.body.messages?.[1]?.content ?? []) as Array<{ tool_use_id: string; content: unknown; is_error?: boolean }>
-      return new Map(results.map((r) => [r.tool_use_id, { text: typeof r.content === "string" ? r.content : JSON.stringify(r.content), isError: r.is_error === true }]))
+      const results = (input.body.messages?.[1]?.content ?? []) as Array<
+        { tool_use_id: string; content: unknown; is_error?: boolean }
+      >
+      return new Map(
+        results.map((
+          r
+        ) => [r.tool_use_id, {
+          text: typeof r.content === "string" ? r.content : JSON.stringify(r.content),
+          isError: r.is_error === true
+        }])
+      )
     }
-    const open = await request(url, "GET", `/sessions/${session.id}/approvals?wait=true&timeout=1`, { token: session.token })
+    const open = await request(url, "GET", `/sessions/${session.id}/approvals?wait=true&timeout=1`, {
+      token: session.token
+    })
     for (const question of (open.body ?? []) as Array<{ toolUseId: string }>) {
-      await request(url, "POST", `/sessions/${session.id}/approvals/${question.toolUseId}`, { token: session.token, body: { decision: "allow", scope: "once" } })
+      await request(url, "POST", `/sessions/${session.id}/approvals/${question.toolUseId}`, {
+        token: session.token,
+        body: { decision: "allow", scope: "once" }
+      })
     }
   }
 }

@@ -8,7 +8,10 @@ import { makeBashTool } from "../../src/tools/Bash.js"
 
 export const sharedShellAnalyzer: ShellAnalyzer.ShellAnalyzerService = Effect.runSync(ShellAnalyzer.make)
 
-export const layerSharedShellAnalyzer: Layer.Layer<ShellAnalyzer.ShellAnalyzer> = Layer.succeed(ShellAnalyzer.ShellAnalyzer, sharedShellAnalyzer)
+export const layerSharedShellAnalyzer: Layer.Layer<ShellAnalyzer.ShellAnalyzer> = Layer.succeed(
+  ShellAnalyzer.ShellAnalyzer,
+  sharedShellAnalyzer
+)
 
 /** Bash as the runtime builds it: read-only commands told by this file's analyzer. */
 export const analyzedBashTool = makeBashTool({ analyzer: sharedShellAnalyzer })

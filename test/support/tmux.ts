@@ -22,15 +22,36 @@ let sessions = 0
 
 export const startTmuxCli = (
   args: ReadonlyArray<string>,
-  options: { readonly cwd: string; readonly env: Record<string, string>; readonly cols?: number; readonly rows?: number }
+  options: {
+    readonly cwd: string
+    readonly env: Record<string, string>
+    readonly cols?: number
+    readonly rows?: number
+  }
 ): TmuxCli => {
   const socket = `toolgate-test-${process.pid}-${++sessions}`
   const exitFile = path.join(options.cwd, `.tmux-exit-${sessions}`)
   const tmux = (...a: ReadonlyArray<string>) => spawnSync("tmux", ["-L", socket, ...a], { encoding: "utf8" })
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
   const envs = Object.entries(options.env).map(([k, v]) => `${k}=${quote(v)}`)
-  const command = `cd ${quote(options.cwd)} && env -i ${envs.join(" ")} ${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(" ")}; echo $? > ${quote(exitFile)}`
-  const started = tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", String(options.cols ?? 140), "-y", String(options.rows ?? 40), "sh", "-c", command)
+  const command = `cd ${quote(options.cwd)} && env -i ${envs.join(" ")} ${quote(process.execPath)} ${quote(BIN)} ${
+    args.map(quote).join(" ")
+  }; echo $? > ${quote(exitFile)}`
+  const started = tmux(
+    "-f",
+    "/dev/null",
+    "new-session",
+    "-d",
+    "-s",
+    "t",
+    "-x",
+    String(options.cols ?? 140),
+    "-y",
+    String(options.rows ?? 40),
+    "sh",
+    "-c",
+    command
+  )
   if (started.status !== 0) throw new Error(`tmux did not start: ${started.stderr}`)
   tmux("set-option", "-t", "t", "remain-on-exit", "on")
   const screen = () => tmux("capture-pane", "-p", "-t", "t").stdout

@@ -41,7 +41,9 @@ const errors = ts
   .getPreEmitDiagnostics(program)
   .filter((d) => d.file === undefined || files.has(d.file.fileName))
   .map((d) => {
-    const where = d.file === undefined ? "" : `${path.basename(d.file.fileName, ".ts")}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}: `
+    const where = d.file === undefined
+      ? ""
+      : `${path.basename(d.file.fileName, ".ts")}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}: `
     return where + ts.flattenDiagnosticMessageText(d.messageText, "\n")
   })
 process.stdout.write(JSON.stringify(errors))

@@ -26,7 +26,13 @@ describe("OutputCapture", () => {
       capture.write("stdout", Buffer.from("a".repeat(60)))
       capture.write("stderr", Buffer.from("b".repeat(40)))
       const result = capture.finish()
-      expect(result).toMatchObject({ stdout: "a".repeat(60), stderr: "b".repeat(40), truncated: false, outputFile: undefined, totalChars: 100 })
+      expect(result).toMatchObject({
+        stdout: "a".repeat(60),
+        stderr: "b".repeat(40),
+        truncated: false,
+        outputFile: undefined,
+        totalChars: 100
+      })
       expect(fs.existsSync(spillPath)).toBe(false)
     }))
 
@@ -60,13 +66,21 @@ describe("OutputCapture", () => {
     withTemp((dir) => {
       const spillPath = path.join(dir, "id.txt")
       let limits = 0
-      const capture = new OutputCapture({ maxChars: 100, spillPath, maxFileBytes: 1000, limitNotice: "Command killed: output file exceeded 1000B", onLimit: () => limits++ })
+      const capture = new OutputCapture({
+        maxChars: 100,
+        spillPath,
+        maxFileBytes: 1000,
+        limitNotice: "Command killed: output file exceeded 1000B",
+        onLimit: () => limits++
+      })
       for (let i = 0; i < 50; i++) capture.write("stdout", Buffer.from("y\n".repeat(50)))
       const result = capture.finish()
       expect(limits).toBe(1)
       expect(result.limitNotice).toBe("Command killed: output file exceeded 1000B")
       expect(result.totalBytes).toBe(5000)
-      expect(fs.readFileSync(spillPath, "utf8")).toBe(`${"y\n".repeat(500)}\nCommand killed: output file exceeded 1000B\n`)
+      expect(fs.readFileSync(spillPath, "utf8")).toBe(
+        `${"y\n".repeat(500)}\nCommand killed: output file exceeded 1000B\n`
+      )
     }))
 
   it("keeps multi-byte characters split across chunks intact", () =>
@@ -164,32 +178,68 @@ describe("result texts", () => {
     const combined = Array.from({ length: 3000 }, (_, i) => `${i + 1}`).join("\n")
     const text = successText({ ...base, combined, totalChars: 40_000, truncated: true, outputFile: "/s/out.txt" })
     const lines = text.split("\n")
-    expect(lines.slice(0, 4)).toEqual(["<persisted-output>", "Output too large (39.1KB). Full output saved to: /s/out.txt", "", "Preview (first 2KB):"])
+    expect(lines.slice(0, 4)).toEqual([
+      "<persisted-output>",
+      "Output too large (39.1KB). Full output saved to: /s/out.txt",
+      "",
+      "Preview (first 2KB):"
+    ])
     expect(lines.slice(-2)).toEqual(["...", "</persisted-output>"])
   })
   it("failure: Exit code, then the output; a timeout names its limit", () => {
     expect(failureText({ ...base, exitCode: 2, combined: "e1\nout\ne2\n" })).toBe("Exit code 2\ne1\nout\ne2")
-    expect(failureText({ ...base, exitCode: 143, timedOut: true, interrupted: true, timeoutMs: 120_000, combined: "partial\n" })).toBe(
+    expect(
+      failureText({
+        ...base,
+        exitCode: 143,
+        timedOut: true,
+        interrupted: true,
+        timeoutMs: 120_000,
+        combined: "partial\n"
+      })
+    ).toBe(
       "Exit code 143\nCommand timed out after 2m 0s\npartial"
     )
-    expect(failureText({ ...base, exitCode: 143, timedOut: true, interrupted: true, timeoutMs: 1000 })).toBe("Exit code 143\nCommand timed out after 1s")
+    expect(failureText({ ...base, exitCode: 143, timedOut: true, interrupted: true, timeoutMs: 1000 })).toBe(
+      "Exit code 143\nCommand timed out after 1s"
+    )
   })
 })
 
 describe("settings", () => {
-  const read = (env: Record<string, string>) => bashSettings.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
+  const read = (env: Record<string, string>) =>
+    bashSettings.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
 
   it.effect("defaults, clamping and fallbacks", () =>
-    Effect.gen(function* () {
-      expect(yield* read({})).toEqual({ defaultTimeoutMs: 120_000, maxTimeoutMs: 600_000, maxOutputChars: 30_000, maintainProjectDir: false, maxSpillBytes: 5 * 1024 ** 3 })
-      expect(yield* read({ BASH_MAX_OUTPUT_LENGTH: "999999", BASH_DEFAULT_TIMEOUT_MS: "900000", CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR: "true" })).toEqual({
+    Effect.gen(function*() {
+      expect(yield* read({})).toEqual({
+        defaultTimeoutMs: 120_000,
+        maxTimeoutMs: 600_000,
+        maxOutputChars: 30_000,
+        maintainProjectDir: false,
+        maxSpillBytes: 5 * 1024 ** 3
+      })
+      expect(
+        yield* read({
+          BASH_MAX_OUTPUT_LENGTH: "999999",
+          BASH_DEFAULT_TIMEOUT_MS: "900000",
+          CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR: "true"
+        })
+      ).toEqual({
         defaultTimeoutMs: 900_000,
         maxTimeoutMs: 900_000,
         maxOutputChars: 150_000,
         maintainProjectDir: true,
         maxSpillBytes: 5 * 1024 ** 3
       })
-      expect(yield* read({ BASH_DEFAULT_TIMEOUT_MS: "soon", BASH_MAX_OUTPUT_LENGTH: "-5", CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR: "0", TOOLGATE_BASH_OUTPUT_MAX_BYTES: "1048576" })).toEqual({
+      expect(
+        yield* read({
+          BASH_DEFAULT_TIMEOUT_MS: "soon",
+          BASH_MAX_OUTPUT_LENGTH: "-5",
+          CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR: "0",
+          TOOLGATE_BASH_OUTPUT_MAX_BYTES: "1048576"
+        })
+      ).toEqual({
         defaultTimeoutMs: 120_000,
         maxTimeoutMs: 600_000,
         maxOutputChars: 30_000,
@@ -199,7 +249,13 @@ describe("settings", () => {
     }))
 
   it("effective timeout", () => {
-    const settings = { defaultTimeoutMs: 120_000, maxTimeoutMs: 600_000, maxOutputChars: 30_000, maintainProjectDir: false, maxSpillBytes: 1024 }
+    const settings = {
+      defaultTimeoutMs: 120_000,
+      maxTimeoutMs: 600_000,
+      maxOutputChars: 30_000,
+      maintainProjectDir: false,
+      maxSpillBytes: 1024
+    }
     expect(effectiveTimeoutMs(undefined, settings)).toBe(120_000)
     expect(effectiveTimeoutMs(0, settings)).toBe(120_000)
     expect(effectiveTimeoutMs(5000, settings)).toBe(5000)

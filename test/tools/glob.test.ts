@@ -16,11 +16,13 @@ afterEach(() => removeDir(dir))
 const hasRg = findRipgrep() !== undefined
 
 const globWith = (engine: "rg" | "js", input: Record<string, unknown>, extra: Record<string, string> = {}) =>
-  Effect.flatMap(makeEnv(dir), (env) => runTool(GlobTool, input, env)).pipe(withSettings({ TOOLGATE_GLOB_ENGINE: engine, ...extra }))
+  Effect.flatMap(makeEnv(dir), (env) => runTool(GlobTool, input, env)).pipe(
+    withSettings({ TOOLGATE_GLOB_ENGINE: engine, ...extra })
+  )
 
 /** Runs with both engines, requires identical text, and returns the result. */
 const glob = (input: Record<string, unknown>, extra: Record<string, string> = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const js = yield* globWith("js", input, extra)
     if (!hasRg) return js
     const rg = yield* globWith("rg", input, extra)
@@ -33,7 +35,7 @@ const p = (name: string) => path.join(dir, name)
 
 describe("Glob", () => {
   it.effect("lists paths relative to the working directory, oldest first", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       write(p("src/old.ts"), "")
       write(p("src/new.ts"), "")
       write(p("src/mid.ts"), "")
@@ -47,13 +49,13 @@ describe("Glob", () => {
     }))
 
   it.effect("files with the same mtime are listed by path", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       for (const name of ["b.txt", "c.txt", "a.txt"]) setMtime(write(p(name), ""), 1_600_000_000)
       expect((yield* glob({ pattern: "*.txt" })).text).toBe("a.txt\nb.txt\nc.txt")
     }))
 
   it.effect("a search outside the working directory lists absolute paths", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const outside = makeTempDir()
       try {
         write(path.join(outside, "lib", "o.ts"), "")
@@ -64,7 +66,7 @@ describe("Glob", () => {
     }))
 
   it.effect("caps at 100 files, keeps the oldest, and says how many more there are", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       for (let i = 0; i < 130; i++) {
         const file = write(p(`many/f${String(i).padStart(3, "0")}.txt`), "")
         setMtime(file, 1_600_000_000 + i)
@@ -74,18 +76,20 @@ describe("Glob", () => {
       expect(lines).toHaveLength(101)
       expect(lines[0]).toBe("many/f000.txt")
       expect(lines[99]).toBe("many/f099.txt")
-      expect(lines[100]).toBe("(Showing 100 of 130 matching files; 30 more are not listed. Narrow the pattern or path to see the rest.)")
+      expect(lines[100]).toBe(
+        "(Showing 100 of 130 matching files; 30 more are not listed. Narrow the pattern or path to see the rest.)"
+      )
       expect(out.stage === "ok" && out.data).toMatchObject({ numFiles: 100, truncated: true, totalMatches: 130 })
     }))
 
   it.effect("No files found", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       write(p("a.txt"), "")
       expect((yield* glob({ pattern: "**/*.nothing" })).text).toBe("No files found")
     }))
 
   it.effect("a pattern without a slash matches at any depth; one with a slash is anchored at the search directory", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       buildTree(dir)
       const anyDepth = yield* glob({ pattern: "*.ts" })
       expect(anyDepth.text.split("\n").sort()).toEqual(["src/a.ts", "src/deep/c.ts", "src/sub/.hidden.ts"].sort())
@@ -98,7 +102,7 @@ describe("Glob", () => {
     }))
 
   it.effect("ignores .gitignore by default (and honours it with CLAUDE_CODE_GLOB_NO_IGNORE=false); hidden files listed; .git and symlinks left out", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       buildTree(dir)
       const all = yield* glob({ pattern: "**/*.js" })
       expect(all.text).toBe("dist/out.js")
@@ -112,14 +116,14 @@ describe("Glob", () => {
     }))
 
   it.effect("an absolute pattern searches from its directory", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       buildTree(dir)
       const out = yield* glob({ pattern: path.join(dir, "src", "**", "*.ts") })
       expect(out.text.split("\n").sort()).toEqual(["src/a.ts", "src/deep/c.ts", "src/sub/.hidden.ts"].sort())
     }))
 
   it.effect("a given path must be an existing directory: an error of the call, in Claude Code's words", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       write(p("file.txt"), "")
       const only = `only-here-${path.basename(dir)}`
       write(p(`${only}/x.ts`), "")
@@ -130,7 +134,9 @@ describe("Glob", () => {
       // a path missing the project folder: the same path inside the working directory is suggested
       expect(yield* glob({ pattern: "*", path: path.join(path.dirname(dir), only) })).toMatchObject({
         stage: "failed",
-        text: `Directory does not exist: ${path.join(path.dirname(dir), only)}. Note: your current working directory is ${dir}. Did you mean ${p(only)}?`
+        text: `Directory does not exist: ${
+          path.join(path.dirname(dir), only)
+        }. Note: your current working directory is ${dir}. Did you mean ${p(only)}?`
       })
       expect(yield* glob({ pattern: "*", path: "file.txt" })).toMatchObject({
         stage: "failed",
@@ -139,16 +145,36 @@ describe("Glob", () => {
     }))
 
   it.effect("both engines select the same files for assorted patterns", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       buildTree(dir)
-      for (const pattern of ["**/*", "*", "src/**", "**/deep/*", "[ab]*", "?akefile", "docs", "**/*.{md,txt}", "a b/*", "!*.ts"]) {
+      for (
+        const pattern of [
+          "**/*",
+          "*",
+          "src/**",
+          "**/deep/*",
+          "[ab]*",
+          "?akefile",
+          "docs",
+          "**/*.{md,txt}",
+          "a b/*",
+          "!*.ts"
+        ]
+      ) {
         yield* glob({ pattern })
         yield* glob({ pattern }, { CLAUDE_CODE_GLOB_NO_IGNORE: "false" })
       }
     }))
 
   it("has Claude Code's flags and a read permission subject on the search root", () => {
-    const session = { sessionId: "s", sessionDir: "/tmp/s", projectDir: "/w", cwd: "/w", additionalDirectories: [], permissionMode: "default" as const }
+    const session = {
+      sessionId: "s",
+      sessionDir: "/tmp/s",
+      projectDir: "/w",
+      cwd: "/w",
+      additionalDirectories: [],
+      permissionMode: "default" as const
+    }
     expect(GlobTool.name).toBe("Glob")
     expect(GlobTool.isReadOnly({ pattern: "*" })).toBe(true)
     expect(GlobTool.isConcurrencySafe({ pattern: "*" })).toBe(true)
@@ -160,10 +186,13 @@ describe("Glob", () => {
   })
 
   it.effect("the footprint reads the real search directory", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       fs.mkdirSync(p("real"))
       fs.symlinkSync(p("real"), p("alias"))
       const env = yield* makeEnv(dir)
-      expect(yield* GlobTool.footprint!({ pattern: "*", path: p("alias") }, env.session)).toEqual({ reads: [p("real")], writes: [] })
+      expect(yield* GlobTool.footprint!({ pattern: "*", path: p("alias") }, env.session)).toEqual({
+        reads: [p("real")],
+        writes: []
+      })
     }))
 })

@@ -18,11 +18,13 @@ afterEach(() => removeDir(dir))
 const hasRg = findRipgrep() !== undefined
 
 const grepWith = (engine: "rg" | "js", input: Record<string, unknown>) =>
-  Effect.flatMap(makeEnv(dir), (env) => runTool(GrepTool, input, env)).pipe(withSettings({ TOOLGATE_GREP_ENGINE: engine }))
+  Effect.flatMap(makeEnv(dir), (env) => runTool(GrepTool, input, env)).pipe(
+    withSettings({ TOOLGATE_GREP_ENGINE: engine })
+  )
 
 /** Runs with both engines, requires identical results, and returns them. */
 const grep = (input: Record<string, unknown>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const js = yield* grepWith("js", input)
     if (!hasRg) return js
     const rg = yield* grepWith("rg", input)
@@ -34,7 +36,7 @@ const p = (name: string) => path.join(dir, name)
 
 describe("Grep output modes (ripgrep and the JS fallback give the same text)", () => {
   it.effect("files_with_matches (default): Found N files, newest first, relative to the working directory; .gitignore, .ignore, VCS dirs, binaries and symlinks left out", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const out = yield* grep({ pattern: "foo" })
       expect(out.text).toBe(
         [
@@ -54,7 +56,7 @@ describe("Grep output modes (ripgrep and the JS fallback give the same text)", (
     }))
 
   it.effect("content: path:line:text lines, long lines omitted, the CR of a CRLF line end gone (as in Claude Code)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const out = yield* grep({ pattern: "foo", output_mode: "content", glob: "*.txt" })
       expect(out.text).toBe(
         [
@@ -68,7 +70,7 @@ describe("Grep output modes (ripgrep and the JS fallback give the same text)", (
     }))
 
   it.effect("content with context: -C, -A/-B, and -- between groups; -n false drops the numbers", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const around = yield* grep({ pattern: "foo", output_mode: "content", path: p("src/deep"), "-C": 1 })
       expect(around.text).toBe(
         [
@@ -80,14 +82,20 @@ describe("Grep output modes (ripgrep and the JS fallback give the same text)", (
           `src/deep/c.ts:7:let foo2 = 6`
         ].join("\n")
       )
-      const after = yield* grep({ pattern: "foo", output_mode: "content", path: p("src/deep/c.ts"), "-A": "2", "-n": false })
+      const after = yield* grep({
+        pattern: "foo",
+        output_mode: "content",
+        path: p("src/deep/c.ts"),
+        "-A": "2",
+        "-n": false
+      })
       expect(after.text).toBe(["let foo = 2", "let y = 3", "let z = 4", "--", "let foo2 = 6"].join("\n"))
       const before = yield* grep({ pattern: "return", output_mode: "content", path: p("src"), "-B": 1, context: 0 })
       expect(before.text).toBe(`src/a.ts:5:  return foo`)
     }))
 
   it.effect("-i, -o, type and glob narrow the search", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const ci = yield* grep({ pattern: "foo", "-i": true, type: "md" })
       expect(ci.text).toBe(`Found 1 file\ndocs/readme.md`)
       const only = yield* grep({ pattern: "fo+\\w*", output_mode: "content", "-o": true, path: p("src/deep/c.ts") })
@@ -101,23 +109,35 @@ describe("Grep output modes (ripgrep and the JS fallback give the same text)", (
     }))
 
   it.effect("multiline lets a pattern span lines", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const out = yield* grep({ pattern: "abc.*?def", multiline: true, output_mode: "content", path: p("multi.txt") })
       expect(out.text).toBe("2:abc\n3:def\n5:abc\n6:xyz def")
-      const counted = yield* grep({ pattern: "abc.*?def", multiline: "true", output_mode: "count", path: p("multi.txt") })
+      const counted = yield* grep({
+        pattern: "abc.*?def",
+        multiline: "true",
+        output_mode: "count",
+        path: p("multi.txt")
+      })
       expect(counted.text).toBe("multi.txt:2\n\nFound 2 total occurrences across 1 file.")
     }))
 
   it.effect("count: path:count lines and a total", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const out = yield* grep({ pattern: "foo", output_mode: "count", path: p("src") })
       expect(out.text).toBe(
-        [`src/a.ts:3`, `src/b.tsx:1`, `src/deep/c.ts:2`, `src/sub/.hidden.ts:1`, "", "Found 7 total occurrences across 4 files."].join("\n")
+        [
+          `src/a.ts:3`,
+          `src/b.tsx:1`,
+          `src/deep/c.ts:2`,
+          `src/sub/.hidden.ts:1`,
+          "",
+          "Found 7 total occurrences across 4 files."
+        ].join("\n")
       )
     }))
 
   it.effect("head_limit and offset paginate, with Claude Code's notices", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const content = yield* grep({ pattern: "foo", output_mode: "content", path: p("src"), head_limit: 2, offset: 1 })
       expect(content.text).toBe(
         `src/a.ts:4:function foo() {\nsrc/a.ts:5:  return foo\n\n[Showing results with pagination = limit: 2, offset: 1]`
@@ -125,7 +145,9 @@ describe("Grep output modes (ripgrep and the JS fallback give the same text)", (
       const files = yield* grep({ pattern: "foo", head_limit: 2 })
       expect(files.text).toBe(`Found 2 files limit: 2\nMakefile\ncrlf.txt`)
       const counts = yield* grep({ pattern: "foo", output_mode: "count", path: p("src"), head_limit: 1, offset: 1 })
-      expect(counts.text).toBe(`src/b.tsx:1\n\nFound 7 total occurrences across 4 files. with pagination = limit: 1, offset: 1`)
+      expect(counts.text).toBe(
+        `src/b.tsx:1\n\nFound 7 total occurrences across 4 files. with pagination = limit: 1, offset: 1`
+      )
       const all = yield* grep({ pattern: "foo", head_limit: 0, offset: 9 })
       expect(all.text).toBe(`Found 1 file offset: 9\nsrc/a.ts`)
       const exact = yield* grep({ pattern: "foo", output_mode: "content", path: p("src/a.ts"), head_limit: 3 })
@@ -133,23 +155,27 @@ describe("Grep output modes (ripgrep and the JS fallback give the same text)", (
     }))
 
   it.effect("an offset past the end says there are no entries there; a search outside the working directory shows absolute paths", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect((yield* grep({ pattern: "foo", output_mode: "content", path: p("src"), offset: 50 })).text).toBe(
         "No entries at this offset\n\n[Showing results with pagination = offset: 50]"
       )
-      expect((yield* grep({ pattern: "foo", offset: 50 })).text).toBe("No entries at this offset. [Showing results with pagination = offset: 50]")
+      expect((yield* grep({ pattern: "foo", offset: 50 })).text).toBe(
+        "No entries at this offset. [Showing results with pagination = offset: 50]"
+      )
       expect((yield* grep({ pattern: "zzz-none", offset: 50 })).text).toBe("No files found")
       const outside = makeTempDir()
       try {
         write(path.join(outside, "o.txt"), "foo\n")
-        expect((yield* grep({ pattern: "foo", path: outside, output_mode: "content" })).text).toBe(`${path.join(outside, "o.txt")}:1:foo`)
+        expect((yield* grep({ pattern: "foo", path: outside, output_mode: "content" })).text).toBe(
+          `${path.join(outside, "o.txt")}:1:foo`
+        )
       } finally {
         removeDir(outside)
       }
     }))
 
   it.effect("the default head_limit is 250", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       write(p("many.txt"), "hit\n".repeat(300))
       const out = yield* grep({ pattern: "hit", output_mode: "content", path: p("many.txt") })
       const lines = out.text.split("\n")
@@ -158,7 +184,7 @@ describe("Grep output modes (ripgrep and the JS fallback give the same text)", (
     }))
 
   it.effect("no match: No files found / No matches found", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect((yield* grep({ pattern: "zzz-none" })).text).toBe("No files found")
       expect((yield* grep({ pattern: "zzz-none", output_mode: "content" })).text).toBe("No matches found")
       expect((yield* grep({ pattern: "zzz-none", output_mode: "count" })).text).toBe(
@@ -167,18 +193,18 @@ describe("Grep output modes (ripgrep and the JS fallback give the same text)", (
     }))
 
   it.effect("an explicitly named file is searched even if ignored; a binary one is reported as matching", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect((yield* grep({ pattern: "foo", output_mode: "content", path: p("app.log") })).text).toBe("1:foo log")
       expect((yield* grep({ pattern: "foo", output_mode: "content", path: p("bin.dat") })).text).toBe(
-        'binary file matches (found "\\0" byte around offset 3)'
+        "binary file matches (found \"\\0\" byte around offset 3)"
       )
       // Claude Code 2.1.332: the matching lines without a NUL byte, before and after it, then the notice
       write(p("mixed.bin"), "first line match\n\0binary match\nsecond match here\r\n")
       expect((yield* grep({ pattern: "match", output_mode: "content", path: p("mixed.bin") })).text).toBe(
-        '1:first line match\n3:second match here\nbinary file matches (found "\\0" byte around offset 17)'
+        "1:first line match\n3:second match here\nbinary file matches (found \"\\0\" byte around offset 17)"
       )
       expect((yield* grep({ pattern: "match", output_mode: "content", path: p("mixed.bin"), "-n": false })).text).toBe(
-        'first line match\nsecond match here\nbinary file matches (found "\\0" byte around offset 17)'
+        "first line match\nsecond match here\nbinary file matches (found \"\\0\" byte around offset 17)"
       )
     }))
 })
@@ -187,7 +213,7 @@ const REJECTED = "Search failed \u2014 ripgrep rejected the pattern, glob, or fi
 
 describe("Grep errors", () => {
   it.effect("a bad regex is a tool error with either engine", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const js = yield* grepWith("js", { pattern: "foo(" })
       expect(js.stage).toBe("failed")
       expect(js.text).toContain("regex parse error")
@@ -200,35 +226,44 @@ describe("Grep errors", () => {
     }))
 
   it.effect("a newline in a pattern needs multiline, with ripgrep's text", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const out = yield* grep({ pattern: "abc\\ndef" })
       expect(out.stage).toBe("failed")
       expect(out.text.startsWith(`${REJECTED}\nrg: the literal '"\\n"' is not allowed in a regex`)).toBe(true)
     }))
 
   it.effect("counts that are not whole numbers: head_limit and offset are refused first, context lines as ripgrep refuses them", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(yield* grep({ pattern: "foo", head_limit: 2.5 })).toEqual({
         stage: "rejected",
         text: "head_limit must be a whole number of 0 or more, got 2.5. Pass 0 for unlimited."
       })
-      expect(yield* grep({ pattern: "foo", offset: -1 })).toEqual({ stage: "rejected", text: "offset must be a whole number of 0 or more, got -1." })
+      expect(yield* grep({ pattern: "foo", offset: -1 })).toEqual({
+        stage: "rejected",
+        text: "offset must be a whole number of 0 or more, got -1."
+      })
       expect(yield* grep({ pattern: "foo", output_mode: "content", "-C": -1 })).toEqual({
         stage: "failed",
-        text: "Search failed — ripgrep rejected the pattern, glob, or file type without searching:\nrg: error parsing flag -C: value is not a valid number: invalid digit found in string"
+        text:
+          "Search failed — ripgrep rejected the pattern, glob, or file type without searching:\nrg: error parsing flag -C: value is not a valid number: invalid digit found in string"
       })
-      expect((yield* grep({ pattern: "foo", output_mode: "content", "-A": 1.5 })).text).toContain("error parsing flag -A")
+      expect((yield* grep({ pattern: "foo", output_mode: "content", "-A": 1.5 })).text).toContain(
+        "error parsing flag -A"
+      )
       // outside content mode the context flags are not used
       expect((yield* grep({ pattern: "foo", "-A": 1.5 })).stage).toBe("ok")
     }))
 
   it.effect("an unknown type is a tool error", () =>
-    Effect.gen(function* () {
-      expect(yield* grep({ pattern: "foo", type: "nosuchtype" })).toEqual({ stage: "failed", text: `${REJECTED}\nrg: unrecognized file type: nosuchtype` })
+    Effect.gen(function*() {
+      expect(yield* grep({ pattern: "foo", type: "nosuchtype" })).toEqual({
+        stage: "failed",
+        text: `${REJECTED}\nrg: unrecognized file type: nosuchtype`
+      })
     }))
 
   it.effect("a missing path is an error of the call, in Claude Code's words", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(yield* grep({ pattern: "foo", path: "nowhere" })).toEqual({
         stage: "failed",
         text: `Path does not exist: nowhere. Note: your current working directory is ${dir}.`
@@ -259,16 +294,19 @@ describe("Grep runs ripgrep safely", () => {
   })
 
   it.effect("a pattern that looks like a flag is searched for literally", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       write(p("flags.txt"), "use --pre here\n")
-      expect((yield* grep({ pattern: "--pre", output_mode: "content", path: p("flags.txt") })).text).toBe("1:use --pre here")
+      expect((yield* grep({ pattern: "--pre", output_mode: "content", path: p("flags.txt") })).text).toBe(
+        "1:use --pre here"
+      )
     }))
 
   it.live.skipIf(!hasRg)("interrupting a search kills ripgrep", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const fifo = p("blocking.fifo")
       execFileSync("mkfifo", [fifo])
-      const running = () => execFileSync("ps", ["-eo", "args"], { encoding: "utf8" }).split("\n").some((line) => line.includes(fifo))
+      const running = () =>
+        execFileSync("ps", ["-eo", "args"], { encoding: "utf8" }).split("\n").some((line) => line.includes(fifo))
       const fiber = yield* Effect.fork(runRipgrep(findRipgrep()!, ["--no-config", "-e", "x", "--", fifo], dir))
       for (let i = 0; i < 2000 && !running(); i++) yield* Effect.sleep("5 millis")
       expect(running()).toBe(true)
@@ -277,7 +315,7 @@ describe("Grep runs ripgrep safely", () => {
     }))
 
   it.effect("a path that is neither a file nor a directory is refused", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const fifo = p("other.fifo")
       execFileSync("mkfifo", [fifo])
       const out = yield* grep({ pattern: "x", path: fifo })
@@ -288,7 +326,14 @@ describe("Grep runs ripgrep safely", () => {
 
 describe("Grep contract", () => {
   it("has Claude Code's flags and a read permission subject on the search root", () => {
-    const session = { sessionId: "s", sessionDir: "/tmp/s", projectDir: "/w", cwd: "/w", additionalDirectories: [], permissionMode: "default" as const }
+    const session = {
+      sessionId: "s",
+      sessionDir: "/tmp/s",
+      projectDir: "/w",
+      cwd: "/w",
+      additionalDirectories: [],
+      permissionMode: "default" as const
+    }
     expect(GrepTool.name).toBe("Grep")
     expect(GrepTool.isReadOnly({ pattern: "x" })).toBe(true)
     expect(GrepTool.isConcurrencySafe({ pattern: "x" })).toBe(true)
@@ -301,7 +346,7 @@ describe("Grep contract", () => {
   })
 
   it.effect("files are ordered by mtime, then by path", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       setMtime(p("src/a.ts"), 1_900_000_000)
       const out = yield* grep({ pattern: "foo", path: p("src") })
       expect(out.text.split("\n").slice(0, 2)).toEqual(["Found 4 files", "src/a.ts"])

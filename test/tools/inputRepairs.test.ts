@@ -32,7 +32,13 @@ describe("input repairs", () => {
   it("Bash: timeout_ms and command_description", () => {
     expect(repairBashInput({ command: "ls", timeout_ms: 5000 })).toEqual({ command: "ls", timeout: 5000 })
     expect(repairBashInput({ command: "ls", timeout_ms: "soon" })).toBeUndefined()
-    expect(repairBashInput({ command: "ls", command_description: "list" })).toEqual({ command: "ls", description: "list" })
-    expect(repairBashInput({ command: "ls", description: "d", command_description: "list" })).toEqual({ command: "ls", description: "d" })
+    expect(repairBashInput({ command: "ls", command_description: "list" })).toEqual({
+      command: "ls",
+      description: "list"
+    })
+    expect(repairBashInput({ command: "ls", description: "d", command_description: "list" })).toEqual({
+      command: "ls",
+      description: "d"
+    })
   })
 })

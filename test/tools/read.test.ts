@@ -5,7 +5,15 @@ import { Effect, JSONSchema, Option } from "effect"
 import { ReadTool } from "../../src/tools/Read.js"
 import { inputJsonSchema } from "../../src/Tool.js"
 import { hashContent } from "../../src/services/FileState.js"
-import { decodeInput, makeEnv, makeTempDir, removeDir, runTool, withSettings, write } from "../fixtures/files/harness.js"
+import {
+  decodeInput,
+  makeEnv,
+  makeTempDir,
+  removeDir,
+  runTool,
+  withSettings,
+  write
+} from "../fixtures/files/harness.js"
 
 let dir: string
 beforeEach(() => {
@@ -17,21 +25,21 @@ const read = (input: Record<string, unknown>) => Effect.flatMap(makeEnv(dir), (e
 
 describe("Read: text", () => {
   it.effect("numbers lines as N<TAB>line and drops the CR of CRLF line ends", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const file = write(path.join(dir, "a.txt"), "alpha\r\nbeta\r\ngamma")
       const out = yield* read({ file_path: file })
       expect(out).toMatchObject({ stage: "ok", text: "1\talpha\n2\tbeta\n3\tgamma" })
     }))
 
   it.effect("a final newline shows as a last empty line, as in Claude Code", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const file = write(path.join(dir, "a.txt"), "a\nb\n")
       const out = yield* read({ file_path: file })
       expect(out.text).toBe("1\ta\n2\tb\n3\t")
     }))
 
   it.effect("reads the whole file by default (no line cap), and offset (1-based) / limit select a range", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const lines = Array.from({ length: 2500 }, (_, i) => `line ${i + 1}`)
       const file = write(path.join(dir, "long.txt"), lines.join("\n"))
       const whole = yield* read({ file_path: file })
@@ -47,7 +55,7 @@ describe("Read: text", () => {
     }))
 
   it.effect("an empty file and an offset past the end give Claude Code's notices", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const empty = write(path.join(dir, "empty.txt"), "")
       expect((yield* read({ file_path: empty })).text).toBe(
         "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
@@ -59,7 +67,7 @@ describe("Read: text", () => {
     }))
 
   it.effect("a missing file is a clear error naming the cwd, with a similar file (by name) or the path inside the cwd suggested", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       write(path.join(dir, "config.json"), "{}")
       const out = yield* read({ file_path: path.join(dir, "config.yaml") })
       expect(out).toEqual({
@@ -76,13 +84,13 @@ describe("Read: text", () => {
     }))
 
   it.effect("a relative path resolves against the session cwd", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       write(path.join(dir, "sub", "r.txt"), "relative")
       expect((yield* read({ file_path: "sub/r.txt" })).text).toBe("1\trelative")
     }))
 
   it.effect("a directory is an EISDIR error", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       fs.mkdirSync(path.join(dir, "d"))
       const out = yield* read({ file_path: path.join(dir, "d") })
       expect(out.stage).toBe("failed")
@@ -90,19 +98,23 @@ describe("Read: text", () => {
     }))
 
   it.effect("a whole-file read over 262,144 bytes fails with the exact text; a range does not", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const file = write(path.join(dir, "big.txt"), `${"x".repeat(99)}\n`.repeat(3072))
       expect(yield* read({ file_path: file })).toEqual({
         stage: "failed",
-        text: "File content (300KB) exceeds maximum allowed size (256KB). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file. To read it anyway, up to what still fits in your context, call Read again with allow_large: true \u2014 only if you genuinely need all of it or the user asked for the whole file."
+        text:
+          "File content (300KB) exceeds maximum allowed size (256KB). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file. To read it anyway, up to what still fits in your context, call Read again with allow_large: true \u2014 only if you genuinely need all of it or the user asked for the whole file."
       })
       const part = yield* read({ file_path: file, offset: 1, limit: 3 })
       expect(part.stage).toBe("ok")
     }))
 
   it.effect("a whole-file read over the token limit returns its first page with Claude Code's continuation note", () =>
-    Effect.gen(function* () {
-      const lines = Array.from({ length: 1500 }, (_, i) => `${i + 1} alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho`)
+    Effect.gen(function*() {
+      const lines = Array.from(
+        { length: 1500 },
+        (_, i) => `${i + 1} alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho`
+      )
       const file = write(path.join(dir, "tok.txt"), `${lines.join("\n")}\n`)
       const env = yield* makeEnv(dir)
       const out = yield* runTool(ReadTool, { file_path: file }, env)
@@ -118,31 +130,38 @@ describe("Read: text", () => {
     }))
 
   it.effect("a ranged read over the token limit fails with the exact text (the limit comes from the env)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const file = write(path.join(dir, "wide.txt"), `${"y".repeat(2000)}\n`.repeat(60))
       expect(yield* read({ file_path: file, offset: 1, limit: 60 })).toEqual({
         stage: "failed",
-        text: "File content (30015 tokens) exceeds maximum allowed tokens (25000). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file. To read it anyway, up to what still fits in your context, call Read again with allow_large: true \u2014 only if you genuinely need all of it or the user asked for the whole file."
+        text:
+          "File content (30015 tokens) exceeds maximum allowed tokens (25000). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file. To read it anyway, up to what still fits in your context, call Read again with allow_large: true \u2014 only if you genuinely need all of it or the user asked for the whole file."
       })
       const small = write(path.join(dir, "small.txt"), "0123456789abcdef\nmore")
-      const limited = yield* read({ file_path: small, offset: 1, limit: 2 }).pipe(withSettings({ CLAUDE_CODE_FILE_READ_MAX_OUTPUT_TOKENS: "3" }))
+      const limited = yield* read({ file_path: small, offset: 1, limit: 2 }).pipe(
+        withSettings({ CLAUDE_CODE_FILE_READ_MAX_OUTPUT_TOKENS: "3" })
+      )
       expect(limited.text).toBe(
         "File content (5 tokens) exceeds maximum allowed tokens (3). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file. To read it anyway, up to what still fits in your context, call Read again with allow_large: true \u2014 only if you genuinely need all of it or the user asked for the whole file."
       )
     }))
 
   it.effect("UTF-16LE files with a BOM are decoded", () =>
-    Effect.gen(function* () {
-      const file = write(path.join(dir, "u16.txt"), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("héllo\nwörld", "utf16le")]))
+    Effect.gen(function*() {
+      const file = write(
+        path.join(dir, "u16.txt"),
+        Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("héllo\nwörld", "utf16le")])
+      )
       expect((yield* read({ file_path: file })).text).toBe("1\théllo\n2\twörld")
     }))
 
   it.effect("binary files are refused: by extension before the call, by content in the call", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const zip = write(path.join(dir, "a.zip"), "PK")
       expect(yield* read({ file_path: zip })).toEqual({
         stage: "rejected",
-        text: "This tool cannot read binary files. The file appears to be a binary .zip file. Use a skill for this file type if one is available, or a shell command or script that can read the format."
+        text:
+          "This tool cannot read binary files. The file appears to be a binary .zip file. Use a skill for this file type if one is available, or a shell command or script that can read the format."
       })
       const blob = write(path.join(dir, "blob.data"), Buffer.from([1, 2, 0, 3]))
       const out = yield* read({ file_path: blob })
@@ -151,7 +170,7 @@ describe("Read: text", () => {
     }))
 
   it.effect("device files that never end are refused", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(yield* read({ file_path: "/dev/zero" })).toEqual({
         stage: "rejected",
         text: "Cannot read '/dev/zero': this device file would block or produce infinite output."
@@ -159,7 +178,7 @@ describe("Read: text", () => {
     }))
 
   it.effect("records a snapshot: full for a whole read, partial for a range", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const env = yield* makeEnv(dir)
       const file = write(path.join(dir, "s.txt"), "one\r\ntwo\r\n")
       yield* runTool(ReadTool, { file_path: file }, env)
@@ -178,12 +197,13 @@ describe("Read: text", () => {
 
 describe("Read: images and notebooks", () => {
   const png = Buffer.from(
-    "89504e470d0a1a0a0000000d4948445200000001000000010806000000" + "1f15c4890000000d49444154789c6300010000000500010d0a2db40000000049454e44ae426082",
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000" +
+      "1f15c4890000000d49444154789c6300010000000500010d0a2db40000000049454e44ae426082",
     "hex"
   )
 
   it.effect("an image comes back as a base64 image block", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const file = write(path.join(dir, "pixel.png"), png)
       const out = yield* read({ file_path: file })
       expect(out.stage === "ok" && out.content).toEqual([
@@ -195,7 +215,7 @@ describe("Read: images and notebooks", () => {
     }))
 
   it.effect("the media type comes from the bytes, not the extension", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const file = write(path.join(dir, "really-png.jpg"), png)
       const out = yield* read({ file_path: file })
       expect(out.stage === "ok" && out.data.file.type).toBe("image/png")
@@ -205,18 +225,26 @@ describe("Read: images and notebooks", () => {
     `File has an image extension but its content is not a valid PNG/JPEG/GIF/WebP. Detected: ${detected}. This usually means a download saved an error/login page instead of the image. Use \`file "${file}"\` to confirm, or read it as text with Bash (e.g. \`head -c 500\`).`
 
   it.effect("content that is no image under an image extension is refused with what it looks like (Claude Code's texts)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [string, string | Buffer, string]> = [
-        ["login.png", "<!DOCTYPE html>\n<html><body>Login</body></html>\n", 'HTML document (starts with "<!DOCTYPE html>.<html><b")'],
-        ["bom.jpg", "\ufeff<html>", 'HTML document (starts with "...<html>")'],
-        ["spaced.gif", " <HTML>", 'HTML document (starts with " <HTML>")'],
-        ["error.webp", '{"error": "not found"}\n', 'JSON/text (starts with "{"error": "not found"}.")'],
-        ["list.png", "[1, 2, 3]", 'JSON/text (starts with "[1, 2, 3]")'],
-        ["indented.png", '  {"a": 1}', "unrecognized bytes (hex: 20 20 7b 22 61 22 3a 20)"],
+        [
+          "login.png",
+          "<!DOCTYPE html>\n<html><body>Login</body></html>\n",
+          "HTML document (starts with \"<!DOCTYPE html>.<html><b\")"
+        ],
+        ["bom.jpg", "\ufeff<html>", "HTML document (starts with \"...<html>\")"],
+        ["spaced.gif", " <HTML>", "HTML document (starts with \" <HTML>\")"],
+        ["error.webp", "{\"error\": \"not found\"}\n", "JSON/text (starts with \"{\"error\": \"not found\"}.\")"],
+        ["list.png", "[1, 2, 3]", "JSON/text (starts with \"[1, 2, 3]\")"],
+        ["indented.png", "  {\"a\": 1}", "unrecognized bytes (hex: 20 20 7b 22 61 22 3a 20)"],
         ["feed.png", "<?xml version='1.0'?>", "XML/SVG document (starts with \"<?xml version='1.0'?>\")"],
-        ["vector.PNG", "<svg></svg>", 'XML/SVG document (starts with "<svg></svg>")'],
+        ["vector.PNG", "<svg></svg>", "XML/SVG document (starts with \"<svg></svg>\")"],
         ["doc.jpeg", "%PDF-1.4\n", "PDF document"],
-        ["deck.png", Buffer.from("504b0304140000000800", "hex"), "ZIP archive (Office documents such as .pptx/.docx/.xlsx are ZIPs)"],
+        [
+          "deck.png",
+          Buffer.from("504b0304140000000800", "hex"),
+          "ZIP archive (Office documents such as .pptx/.docx/.xlsx are ZIPs)"
+        ],
         ["riff.webp", "RIFF but not webp\n", "unrecognized bytes (hex: 52 49 46 46 20 62 75 74)"],
         ["one.png", Buffer.from("89", "hex"), "unrecognized bytes (hex: 89)"]
       ]
@@ -228,35 +256,50 @@ describe("Read: images and notebooks", () => {
     }))
 
   it.effect("an image whose size its header does not give is refused; an empty one names the file", () =>
-    Effect.gen(function* () {
-      for (const [name, hex] of [
-        ["signature.png", "89504e470d0a1a0a"],
-        ["nosof.jpg", "ffd8ffe000104a46494600010101004800480000ffd9"],
-        ["riff.webp", "524946460400000057454250"]
-      ] as const) {
+    Effect.gen(function*() {
+      for (
+        const [name, hex] of [
+          ["signature.png", "89504e470d0a1a0a"],
+          ["nosof.jpg", "ffd8ffe000104a46494600010101004800480000ffd9"],
+          ["riff.webp", "524946460400000057454250"]
+        ] as const
+      ) {
         const file = write(path.join(dir, name), Buffer.from(hex, "hex"))
         expect(yield* read({ file_path: file }), name).toMatchObject({
           stage: "failed",
-          text: "Unable to resize image — image processing is unavailable and dimensions could not be read from the file header. Please convert the image to PNG, JPEG, GIF, or WebP."
+          text:
+            "Unable to resize image — image processing is unavailable and dimensions could not be read from the file header. Please convert the image to PNG, JPEG, GIF, or WebP."
         })
       }
       const empty = write(path.join(dir, "empty.png"), "")
-      expect(yield* read({ file_path: empty })).toMatchObject({ stage: "failed", text: `Image file is empty: ${empty}` })
+      expect(yield* read({ file_path: empty })).toMatchObject({
+        stage: "failed",
+        text: `Image file is empty: ${empty}`
+      })
     }))
 
   it.effect("GIF, JPEG and WebP headers with a size are sent as they are", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const gif = Buffer.from("474946383761030003000000003b", "hex")
-      const jpeg = Buffer.from("ffd8ffe000104a46494600010101004800480000ffc0001108006400640301220002110103110 1ffd9".replace(/ /g, ""), "hex")
+      const jpeg = Buffer.from(
+        "ffd8ffe000104a46494600010101004800480000ffc0001108006400640301220002110103110 1ffd9".replace(/ /g, ""),
+        "hex"
+      )
       const webp = Buffer.from("524946461800000057454250565038580a00000000000000630000310000", "hex")
-      for (const [name, bytes, type] of [["a.gif", gif, "image/gif"], ["a.jpg", jpeg, "image/jpeg"], ["a.webp", webp, "image/webp"]] as const) {
+      for (
+        const [name, bytes, type] of [["a.gif", gif, "image/gif"], ["a.jpg", jpeg, "image/jpeg"], [
+          "a.webp",
+          webp,
+          "image/webp"
+        ]] as const
+      ) {
         const out = yield* read({ file_path: write(path.join(dir, name), bytes) })
         expect(out.stage === "ok" && out.data.file.type, name).toBe(type)
       }
     }))
 
   it.effect("a notebook's cells are rendered as text with their outputs", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const notebook = {
         metadata: { language_info: { name: "python" } },
         nbformat: 4,
@@ -271,17 +314,22 @@ describe("Read: images and notebooks", () => {
             outputs: [{ output_type: "stream", name: "stdout", text: ["1\n"] }],
             execution_count: 1
           },
-          { cell_type: "code", source: "1/0", metadata: {}, outputs: [{ output_type: "error", ename: "ZeroDivisionError", evalue: "division by zero", traceback: [] }] }
+          {
+            cell_type: "code",
+            source: "1/0",
+            metadata: {},
+            outputs: [{ output_type: "error", ename: "ZeroDivisionError", evalue: "division by zero", traceback: [] }]
+          }
         ]
       }
       const file = write(path.join(dir, "nb.ipynb"), JSON.stringify(notebook))
       const out = yield* read({ file_path: file })
       expect(out.text).toBe(
         [
-          '<cell id="intro"><cell_type>markdown</cell_type># Title\ntext</cell id="intro">',
-          '<cell id="code1">print(1)</cell id="code1">',
+          "<cell id=\"intro\"><cell_type>markdown</cell_type># Title\ntext</cell id=\"intro\">",
+          "<cell id=\"code1\">print(1)</cell id=\"code1\">",
           "\n1\n",
-          '<cell id="cell-2">1/0</cell id="cell-2">',
+          "<cell id=\"cell-2\">1/0</cell id=\"cell-2\">",
           "\nZeroDivisionError: division by zero"
         ].join("\n")
       )
@@ -297,10 +345,21 @@ describe("Read: contract", () => {
     expect(ReadTool.isDestructive(input)).toBe(false)
     expect(ReadTool.interruptBehavior()).toBe("cancel")
     expect(ReadTool.maxResultSizeChars).toBe(Number.POSITIVE_INFINITY)
-    const session = { sessionId: "s", sessionDir: "/tmp/s", projectDir: "/w", cwd: "/w/sub", additionalDirectories: [], permissionMode: "default" as const }
+    const session = {
+      sessionId: "s",
+      sessionDir: "/tmp/s",
+      projectDir: "/w",
+      cwd: "/w/sub",
+      additionalDirectories: [],
+      permissionMode: "default" as const
+    }
     expect(ReadTool.expandInput(input, session)).toEqual({ file_path: "/w/sub/x.txt" })
     expect(ReadTool.permissionSubject(input, session)).toEqual({ kind: "read", path: "/w/sub/x.txt" })
-    const schema = inputJsonSchema(ReadTool) as { properties: Record<string, { description?: string }>; required: Array<string>; additionalProperties: boolean }
+    const schema = inputJsonSchema(ReadTool) as {
+      properties: Record<string, { description?: string }>
+      required: Array<string>
+      additionalProperties: boolean
+    }
     expect(schema.required).toEqual(["file_path"])
     expect(schema.additionalProperties).toBe(false)
     expect(schema.properties.offset?.description).toContain("line number to start")
@@ -308,13 +367,16 @@ describe("Read: contract", () => {
   })
 
   it("coerces numeric strings and rejects unknown keys", () => {
-    expect(decodeInput(ReadTool, { file_path: "/a", offset: "3", limit: "10" })).toMatchObject({ _tag: "Right", right: { offset: 3, limit: 10 } })
+    expect(decodeInput(ReadTool, { file_path: "/a", offset: "3", limit: "10" })).toMatchObject({
+      _tag: "Right",
+      right: { offset: 3, limit: 10 }
+    })
     expect(decodeInput(ReadTool, { file_path: "/a", limit: 0 })._tag).toBe("Left")
     expect(decodeInput(ReadTool, { file_path: "/a", extra: 1 })._tag).toBe("Left")
   })
 
   it.effect("the footprint is the real path, symlinks resolved", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const target = write(path.join(dir, "real.txt"), "x")
       fs.symlinkSync(target, path.join(dir, "link.txt"))
       const env = yield* makeEnv(dir)

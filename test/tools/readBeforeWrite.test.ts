@@ -27,7 +27,12 @@ describe("read-before-write by model", () => {
     expect(canonicalModel("anthropic.claude-3-5-sonnet-20241022-v2:0")).toBe("claude-3-5-sonnet")
     expect(canonicalModel("claude-opus-4-1@20250805")).toBe("claude-opus-4-1")
     expect(canonicalModel("gpt-5")).toBeUndefined()
-    expect([mustReadFirst("claude-sonnet-4-5-20250929"), mustReadFirst("claude-opus-4-6"), mustReadFirst(undefined), mustReadFirst("scripted")]).toEqual([
+    expect([
+      mustReadFirst("claude-sonnet-4-5-20250929"),
+      mustReadFirst("claude-opus-4-6"),
+      mustReadFirst(undefined),
+      mustReadFirst("scripted")
+    ]).toEqual([
       true,
       true,
       true,
@@ -41,11 +46,14 @@ describe("read-before-write by model", () => {
   const runtime = testRuntime({
     cwd,
     tools: [EditTool, WriteTool, ReadTool],
-    settings: Settings.layerStatic({ cwd, rules: [makeRule(`Read(/${path.join(cwd, "secret.txt")})`, "deny", "cliArg", cwd)] })
+    settings: Settings.layerStatic({
+      cwd,
+      rules: [makeRule(`Read(/${path.join(cwd, "secret.txt")})`, "deny", "cliArg", cwd)]
+    })
   })
 
   const call = (name: string, input: unknown, model: string | undefined, mode: PermissionMode = "acceptEdits") =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const pipeline = yield* CallPipeline
       const session = { ...testSession(cwd, mode), ...(model === undefined ? {} : { model }) }
       const outcome = yield* pipeline.run(yield* pipeline.prepare(toolUse("toolu_1", name, input), 0), { session })
@@ -61,20 +69,24 @@ describe("read-before-write by model", () => {
   it.layer(runtime)((it) => {
     // Claude Code's Edit leaves out the file-state note (the model has not seen the file); Write keeps it.
     it.effect("a newer model edits or overwrites a file it has not read, when it could read it without asking", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const edited = file("e1.txt")
-        expect(yield* call("Edit", editAlpha(edited), "claude-opus-4-8")).toBe(`The file ${edited} has been updated successfully.`)
+        expect(yield* call("Edit", editAlpha(edited), "claude-opus-4-8")).toBe(
+          `The file ${edited} has been updated successfully.`
+        )
         const written = file("w1.txt")
         expect(yield* call("Write", { file_path: written, content: "new\n" }, "claude-sonnet-5-5")).toBe(
           `The file ${written} has been updated successfully. (file state is current in your context — no need to Read it back)`
         )
         expect(fs.readFileSync(written, "utf8")).toBe("new\n")
         const outsideFile = file("o.txt", outside)
-        expect(yield* call("Edit", editAlpha(outsideFile), "claude-opus-4-8", "bypassPermissions")).toContain("has been updated successfully")
+        expect(yield* call("Edit", editAlpha(outsideFile), "claude-opus-4-8", "bypassPermissions")).toContain(
+          "has been updated successfully"
+        )
       }))
 
     it.effect("older models, calls without a model, a file it may not read freely, and a Write after a partial read: read first", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         expect(yield* call("Edit", editAlpha(file("e2.txt")), "claude-sonnet-4-5-20250929")).toBe(NOT_READ)
         expect(yield* call("Edit", editAlpha(file("e3.txt")), "claude-opus-4-6")).toBe(NOT_READ)
         expect(yield* call("Edit", editAlpha(file("e4.txt")), undefined)).toBe(NOT_READ)
@@ -92,7 +104,7 @@ describe("read-before-write by model", () => {
 
   // A replacement Permissions service that does not say which reads are free: every file counts as unread.
   it.effect("with a Permissions service that leaves readsWithoutAsking out, newer models read first too", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(yield* call("Edit", editAlpha(file("r1.txt")), "claude-opus-4-8")).toBe(NOT_READ)
     }).pipe(
       Effect.provide(
@@ -104,6 +116,5 @@ describe("read-before-write by model", () => {
           })
         })
       )
-    )
-  )
+    ))
 })

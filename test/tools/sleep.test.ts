@@ -8,30 +8,43 @@ import type { ToolProgress } from "../../src/Tool.js"
 import { tempDir, testSession } from "../support/runtime.js"
 
 const cwd = tempDir()
-const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+const withEnv = (env: Record<string, string>) =>
+  Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
 
 describe("Sleep", () => {
   it.effect("is behind the TOOLGATE_ENABLE_SLEEP gate: absent from the pool unless it is set", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const names = (env: Record<string, string>) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const pool = yield* (yield* ToolRegistry.ToolRegistry).pool
           return pool.tools.map((t) => t.name)
         }).pipe(
-          Effect.provide(ToolRegistry.layer.pipe(Layer.provide(Layer.merge(Settings.layerStatic({ cwd }), ToolRegistry.layerBuiltins([SleepTool]))))),
+          Effect.provide(
+            ToolRegistry.layer.pipe(
+              Layer.provide(Layer.merge(Settings.layerStatic({ cwd }), ToolRegistry.layerBuiltins([SleepTool])))
+            )
+          ),
           withEnv(env)
         )
       expect(yield* names({})).toEqual([])
       expect(yield* names({ TOOLGATE_ENABLE_SLEEP: "1" })).toEqual(["Sleep"])
-    })
-  )
+    }))
 
   it.effect("sleeps, reports progress, and is read-only, concurrency-safe and cancellable", () =>
-    Effect.gen(function* () {
-      expect([SleepTool.isReadOnly({ duration_ms: 1 }), SleepTool.isConcurrencySafe({ duration_ms: 1 }), SleepTool.interruptBehavior()]).toEqual([true, true, "cancel"])
+    Effect.gen(function*() {
+      expect([
+        SleepTool.isReadOnly({ duration_ms: 1 }),
+        SleepTool.isConcurrencySafe({ duration_ms: 1 }),
+        SleepTool.interruptBehavior()
+      ]).toEqual([true, true, "cancel"])
       const progress: Array<ToolProgress> = []
       const fileState = yield* FileState.make
-      const ctx = { toolUseId: "s", session: testSession(cwd), fileState, reportProgress: (p: ToolProgress) => Effect.sync(() => void progress.push(p)) }
+      const ctx = {
+        toolUseId: "s",
+        session: testSession(cwd),
+        fileState,
+        reportProgress: (p: ToolProgress) => Effect.sync(() => void progress.push(p))
+      }
       const fiber = yield* Effect.fork(SleepTool.call({ duration_ms: 2500 }, ctx))
       yield* TestClock.adjust("1 second")
       expect(fiber.unsafePoll()).toBeNull()
@@ -42,6 +55,5 @@ describe("Sleep", () => {
       const long = yield* Effect.fork(SleepTool.call({ duration_ms: 600_000 }, ctx))
       yield* Fiber.interrupt(long)
       expect((yield* Fiber.await(long))._tag).toBe("Failure")
-    })
-  )
+    }))
 })

@@ -4,7 +4,16 @@ import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Fiber } from "effect"
 import { WriteTool } from "../../src/tools/Write.js"
 import { ReadTool } from "../../src/tools/Read.js"
-import { makeEnv, makeTempDir, removeDir, runTool, tempLeftovers, touch, write, type Env } from "../fixtures/files/harness.js"
+import {
+  makeEnv,
+  makeTempDir,
+  removeDir,
+  runTool,
+  tempLeftovers,
+  touch,
+  write,
+  type Env
+} from "../fixtures/files/harness.js"
 
 let dir: string
 beforeEach(() => {
@@ -13,20 +22,24 @@ beforeEach(() => {
 afterEach(() => removeDir(dir))
 
 const NOT_READ = "File has not been read yet. Read it first before writing to it."
-const MODIFIED = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."
+const MODIFIED =
+  "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."
 
-const readFile = (env: Env, file: string, extra: Record<string, unknown> = {}) => runTool(ReadTool, { file_path: file, ...extra }, env)
+const readFile = (env: Env, file: string, extra: Record<string, unknown> = {}) =>
+  runTool(ReadTool, { file_path: file, ...extra }, env)
 const writeTool = (env: Env, input: Record<string, unknown>) => runTool(WriteTool, input, env)
 
 /** Polls (live clock) until the condition holds. */
 const waitUntil = (condition: () => boolean): Effect.Effect<void> =>
-  Effect.suspend(() => (condition() ? Effect.void : Effect.sleep("1 millis").pipe(Effect.zipRight(waitUntil(condition)))))
+  Effect.suspend(
+    () => (condition() ? Effect.void : Effect.sleep("1 millis").pipe(Effect.zipRight(waitUntil(condition))))
+  )
 
 const CURRENT = " (file state is current in your context \u2014 no need to Read it back)"
 
 describe("Write", () => {
   it.effect("trailing whitespace goes from each line, line ends kept, except in Markdown", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const env = yield* makeEnv(dir)
       const txt = path.join(dir, "a.txt")
       yield* writeTool(env, { file_path: txt, content: "one  \r\ntwo\t\n" })
@@ -37,7 +50,7 @@ describe("Write", () => {
     }))
 
   it.effect("creates a new file and its parent directories", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const env = yield* makeEnv(dir)
       const file = path.join(dir, "a", "b", "new.txt")
       const out = yield* writeTool(env, { file_path: file, content: "line 1\nline 2\n" })
@@ -57,7 +70,7 @@ describe("Write", () => {
     }))
 
   it.effect("an existing file must have been read", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const env = yield* makeEnv(dir)
       const file = write(path.join(dir, "x.txt"), "keep me")
       expect(yield* writeTool(env, { file_path: file, content: "gone" })).toEqual({ stage: "rejected", text: NOT_READ })
@@ -65,7 +78,7 @@ describe("Write", () => {
     }))
 
   it.effect("replaces a file read in full, with Claude Code's text and a structured patch", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const env = yield* makeEnv(dir)
       const file = write(path.join(dir, "x.txt"), "a\nb\nc\n")
       yield* readFile(env, file)
@@ -81,7 +94,7 @@ describe("Write", () => {
     }))
 
   it.effect("a partial read is not enough to overwrite", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const env = yield* makeEnv(dir)
       const file = write(path.join(dir, "x.txt"), "a\nb\nc\n")
       yield* readFile(env, file, { offset: 2, limit: 1 })
@@ -89,7 +102,7 @@ describe("Write", () => {
     }))
 
   it.effect("a file changed since the read is refused", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const env = yield* makeEnv(dir)
       const file = write(path.join(dir, "x.txt"), "v1")
       yield* readFile(env, file)
@@ -100,7 +113,7 @@ describe("Write", () => {
     }))
 
   it.effect("a change between validateInput and call is refused, not overwritten", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const env = yield* makeEnv(dir)
       const file = write(path.join(dir, "x.txt"), "v1")
       yield* readFile(env, file)
@@ -115,7 +128,7 @@ describe("Write", () => {
     }))
 
   it.effect("a file created between validateInput and call is not overwritten", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const env = yield* makeEnv(dir)
       const file = path.join(dir, "late.txt")
       const input = { file_path: file, content: "mine" }
@@ -127,7 +140,7 @@ describe("Write", () => {
     }))
 
   it.effect("a relative path is taken from the working directory and shown as given; a directory is refused", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const env = yield* makeEnv(dir)
       expect(yield* writeTool(env, { file_path: "notes/x.txt", content: "a" })).toMatchObject({
         stage: "ok",
@@ -142,7 +155,7 @@ describe("Write", () => {
     }))
 
   it.effect("writes the content exactly as given and keeps the mode and a UTF-16 encoding", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const env = yield* makeEnv(dir)
       const script = write(path.join(dir, "run.sh"), "echo 1\r\n")
       fs.chmodSync(script, 0o755)
@@ -150,18 +163,23 @@ describe("Write", () => {
       yield* writeTool(env, { file_path: script, content: "echo 2\n" })
       expect(fs.readFileSync(script, "utf8")).toBe("echo 2\n")
       expect(fs.statSync(script).mode & 0o777).toBe(0o755)
-      const u16 = write(path.join(dir, "u.txt"), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("old", "utf16le")]))
+      const u16 = write(
+        path.join(dir, "u.txt"),
+        Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("old", "utf16le")])
+      )
       yield* readFile(env, u16)
       yield* writeTool(env, { file_path: u16, content: "new ✓" })
       expect(fs.readFileSync(u16)).toEqual(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("new ✓", "utf16le")]))
     }))
 
   it.live("interrupting a large write leaves the old content and no temp file", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const env = yield* makeEnv(dir)
       const file = write(path.join(dir, "big.txt"), "old content\n")
       yield* readFile(env, file)
-      const fiber = yield* Effect.fork(WriteTool.call({ file_path: file, content: "x".repeat(96 * 1024 * 1024) }, env.ctx))
+      const fiber = yield* Effect.fork(
+        WriteTool.call({ file_path: file, content: "x".repeat(96 * 1024 * 1024) }, env.ctx)
+      )
       yield* waitUntil(() => tempLeftovers(dir).length > 0)
       yield* Fiber.interrupt(fiber)
       expect(fs.readFileSync(file, "utf8")).toBe("old content\n")
@@ -169,10 +187,12 @@ describe("Write", () => {
     }))
 
   it.live("interrupting the write of a new file leaves no file and no temp file", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const env = yield* makeEnv(dir)
       const file = path.join(dir, "never.txt")
-      const fiber = yield* Effect.fork(WriteTool.call({ file_path: file, content: "y".repeat(96 * 1024 * 1024) }, env.ctx))
+      const fiber = yield* Effect.fork(
+        WriteTool.call({ file_path: file, content: "y".repeat(96 * 1024 * 1024) }, env.ctx)
+      )
       yield* waitUntil(() => tempLeftovers(dir).length > 0)
       yield* Fiber.interrupt(fiber)
       expect(fs.existsSync(file)).toBe(false)
@@ -186,7 +206,14 @@ describe("Write", () => {
     expect(WriteTool.isConcurrencySafe(input)).toBe(false)
     expect(WriteTool.interruptBehavior()).toBe("block")
     expect(WriteTool.maxResultSizeChars).toBe(100_000)
-    const session = { sessionId: "s", sessionDir: "/tmp/s", projectDir: "/w", cwd: "/w", additionalDirectories: [], permissionMode: "default" as const }
+    const session = {
+      sessionId: "s",
+      sessionDir: "/tmp/s",
+      projectDir: "/w",
+      cwd: "/w",
+      additionalDirectories: [],
+      permissionMode: "default" as const
+    }
     expect(WriteTool.permissionSubject(input, session)).toEqual({ kind: "write", path: "/w/a.txt" })
     expect(WriteTool.expandInput({ file_path: "~/x", content: "" }, session).file_path.startsWith("/")).toBe(true)
   })

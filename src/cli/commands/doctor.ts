@@ -9,7 +9,14 @@ import { Command } from "@effect/cli"
 import { Console, Effect } from "effect"
 import * as os from "node:os"
 import { leashStatus, type LeashStatus } from "../../internal/leash.js"
-import { networkPolicy, runtimePackageVersion, Sandbox, settingsProfileMissing, servedSandbox, type SandboxStatus } from "../../services/Sandbox.js"
+import {
+  networkPolicy,
+  runtimePackageVersion,
+  Sandbox,
+  settingsProfileMissing,
+  servedSandbox,
+  type SandboxStatus
+} from "../../services/Sandbox.js"
 import { Settings, type LoadedSettings, type SandboxSettings } from "../../services/Settings.js"
 import { ShellAnalyzer } from "../../services/ShellAnalyzer.js"
 import { metasOf } from "../flags.js"
@@ -29,15 +36,15 @@ interface Report {
   readonly shellAnalyzer: { readonly loaded: boolean; readonly reason?: string }
   readonly sandbox:
     | {
-        readonly available: true
-        readonly mechanism: string
-        readonly version: string
-        readonly path: string
-        readonly runtime: string | null
-        readonly unixSockets: "blocked" | "reachable"
-        readonly networkFilter: string | null
-        readonly ripgrep: string | null
-      }
+      readonly available: true
+      readonly mechanism: string
+      readonly version: string
+      readonly path: string
+      readonly runtime: string | null
+      readonly unixSockets: "blocked" | "reachable"
+      readonly networkFilter: string | null
+      readonly ripgrep: string | null
+    }
     | { readonly available: false; readonly reason: string }
   /** What only the analyzer approved: where it runs. */
   readonly readOnlyProfile: { readonly on: boolean; readonly detail: string }
@@ -64,22 +71,33 @@ const sandboxPart = (status: SandboxStatus): Report["sandbox"] =>
   status._tag === "Unavailable"
     ? { available: false, reason: status.reason }
     : {
-        available: true,
-        mechanism: status.mechanism,
-        version: status.version,
-        path: status.bwrapPath,
-        runtime: (() => {
-          const version = runtimePackageVersion()
-          return version === undefined ? null : `@anthropic-ai/sandbox-runtime ${version}`
-        })(),
-        unixSockets: status.seccompHelper === undefined ? "reachable" : "blocked",
-        networkFilter: status.socatPath ?? null,
-        ripgrep: status.ripgrepPath ?? null
-      }
+      available: true,
+      mechanism: status.mechanism,
+      version: status.version,
+      path: status.bwrapPath,
+      runtime: (() => {
+        const version = runtimePackageVersion()
+        return version === undefined ? null : `@anthropic-ai/sandbox-runtime ${version}`
+      })(),
+      unixSockets: status.seccompHelper === undefined ? "reachable" : "blocked",
+      networkFilter: status.socatPath ?? null,
+      ripgrep: status.ripgrepPath ?? null
+    }
 
-const settingsPart = (loaded: LoadedSettings, s: SandboxSettings, status: SandboxStatus, cwd: string): Report["settingsSandbox"] => {
+const settingsPart = (
+  loaded: LoadedSettings,
+  s: SandboxSettings,
+  status: SandboxStatus,
+  cwd: string
+): Report["settingsSandbox"] => {
   const missing = settingsProfileMissing(status)
-  const network = networkPolicy({ settings: s, rules: loaded.rules, home: loaded.home ?? os.homedir(), cwd, workingDirectories: [cwd] })
+  const network = networkPolicy({
+    settings: s,
+    rules: loaded.rules,
+    home: loaded.home ?? os.homedir(),
+    cwd,
+    workingDirectories: [cwd]
+  })
   return {
     enabled: s.enabled,
     active: s.enabled && missing === undefined,
@@ -98,10 +116,21 @@ const yesNo = (value: boolean) => (value ? "yes" : "no")
 const list = (items: ReadonlyArray<string>) => (items.length === 0 ? "none" : items.join(", "))
 const processLifetimePart = (status: LeashStatus): Report["processLifetime"] =>
   status._tag === "Namespace"
-    ? { namespace: true, detail: `each in a PID namespace that dies with toolgate (${status.bwrap}): none outlives it, SIGKILL and setsid included` }
-    : { namespace: false, detail: `process groups only (${status.reason}): a process that leaves its group, or toolgate killed with SIGKILL, can leave processes running` }
+    ? {
+      namespace: true,
+      detail:
+        `each in a PID namespace that dies with toolgate (${status.bwrap}): none outlives it, SIGKILL and setsid included`
+    }
+    : {
+      namespace: false,
+      detail:
+        `process groups only (${status.reason}): a process that leaves its group, or toolgate killed with SIGKILL, can leave processes running`
+    }
 
-const from = (sources: Readonly<Record<string, string>>, key: string) => (sources[key] === undefined ? dim(" (default)") : dim(` (${sources[key]})`))
+const from = (
+  sources: Readonly<Record<string, string>>,
+  key: string
+) => (sources[key] === undefined ? dim(" (default)") : dim(` (${sources[key]})`))
 
 const render = (r: Report): ReadonlyArray<string> => {
   const s = r.settingsSandbox
@@ -115,15 +144,21 @@ const render = (r: Report): ReadonlyArray<string> => {
   if (r.sandbox.available) {
     lines.push(
       `  ${r.sandbox.version} (${r.sandbox.path})${r.sandbox.runtime === null ? "" : `, with ${r.sandbox.runtime}`}`,
-      `  Unix sockets: ${r.sandbox.unixSockets === "blocked" ? "blocked (seccomp)" : "reachable (the seccomp helper cannot run here)"}`,
-      `  network filter for Claude Code's sandbox: ${r.sandbox.networkFilter === null ? "unavailable (socat not installed)" : `socat (${r.sandbox.networkFilter})`}`
+      `  Unix sockets: ${
+        r.sandbox.unixSockets === "blocked" ? "blocked (seccomp)" : "reachable (the seccomp helper cannot run here)"
+      }`,
+      `  network filter for Claude Code's sandbox: ${
+        r.sandbox.networkFilter === null ? "unavailable (socat not installed)" : `socat (${r.sandbox.networkFilter})`
+      }`
     )
   } else lines.push(`  unavailable: ${r.sandbox.reason}`)
   lines.push(bold("Commands only the analyzer approved (read-only)"), `  ${r.readOnlyProfile.detail}`)
   lines.push(bold("Served sessions (toolgate serve)"), `  ${r.servedProfile.detail}`)
   lines.push(
     bold("Claude Code's sandbox (settings)"),
-    `  sandbox.enabled: ${yesNo(s.enabled)}${from(s.sources, "enabled")}${s.enabled ? (s.active ? ": every Bash command runs in it" : `, but it cannot run: ${s.reason}`) : ""}`,
+    `  sandbox.enabled: ${yesNo(s.enabled)}${from(s.sources, "enabled")}${
+      s.enabled ? (s.active ? ": every Bash command runs in it" : `, but it cannot run: ${s.reason}`) : ""
+    }`,
     `  autoAllowBashIfSandboxed: ${yesNo(s.autoAllowBashIfSandboxed)}${from(s.sources, "autoAllowBashIfSandboxed")}`,
     `  allowUnsandboxedCommands: ${yesNo(s.allowUnsandboxedCommands)}${from(s.sources, "allowUnsandboxedCommands")}`,
     `  failIfUnavailable: ${yesNo(s.failIfUnavailable)}${from(s.sources, "failIfUnavailable")}`,
@@ -142,7 +177,7 @@ export const doctor = Command.make("doctor", commonOptions, (values) =>
   withRuntime(
     values,
     (session) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const loaded = yield* (yield* Settings).current
         const sandbox = yield* Sandbox
         const analyzerProblem = yield* (yield* ShellAnalyzer).unavailable
@@ -152,18 +187,23 @@ export const doctor = Command.make("doctor", commonOptions, (values) =>
         const report: Report = {
           shellAnalyzer: analyzerProblem === undefined ? { loaded: true } : { loaded: false, reason: analyzerProblem },
           sandbox: sandboxPart(status),
-          readOnlyProfile:
-            status._tag === "Available"
-              ? { on: true, detail: "run in the read-only sandbox: no writes (a private $TMPDIR aside), no network, paths Read deny rules cover hidden" }
-              : { on: false, detail: `run unsandboxed: ${status.reason}` },
-          servedProfile:
-            served._tag === "Available"
-              ? {
-                  on: true,
-                  detail:
-                    "every command, hook and MCP server of a session runs in the served sandbox: only the system's programs and the session's directories visible, no network unless the server allows it, a scrubbed environment"
-                }
-              : { on: false, detail: `no sandbox (${served.reason}): toolgate serve refuses to start unless --unsandboxed` },
+          readOnlyProfile: status._tag === "Available"
+            ? {
+              on: true,
+              detail:
+                "run in the read-only sandbox: no writes (a private $TMPDIR aside), no network, paths Read deny rules cover hidden"
+            }
+            : { on: false, detail: `run unsandboxed: ${status.reason}` },
+          servedProfile: served._tag === "Available"
+            ? {
+              on: true,
+              detail:
+                "every command, hook and MCP server of a session runs in the served sandbox: only the system's programs and the session's directories visible, no network unless the server allows it, a scrubbed environment"
+            }
+            : {
+              on: false,
+              detail: `no sandbox (${served.reason}): toolgate serve refuses to start unless --unsandboxed`
+            },
           settingsSandbox: settingsPart(loaded, settings, status, session.cwd),
           permissions: {
             mode: loaded.mode,
@@ -178,5 +218,4 @@ export const doctor = Command.make("doctor", commonOptions, (values) =>
       }),
     {},
     { mcpNotices: false }
-  )
-).pipe(Command.withDescription(doctorSpec.summary))
+  )).pipe(Command.withDescription(doctorSpec.summary))

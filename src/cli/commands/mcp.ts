@@ -35,19 +35,25 @@ const stateText = (state: McpClients.McpServerState): string => {
 }
 
 const printTable = (servers: ReadonlyArray<McpClients.McpServerStatus>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     if (servers.length === 0) {
       yield* Console.log(dim("No MCP servers configured (.mcp.json, ~/.claude.json or --mcp-config)."))
       return
     }
     const width = Math.max(4, ...servers.map((s) => s.name.length))
     const stateWidth = Math.max(5, ...servers.map((s) => stateLabel(s.state).length))
-    yield* Console.log(dim(`${"NAME".padEnd(width)}  ${"SCOPE".padEnd(7)}  ${"TYPE".padEnd(5)}  ${"STATE".padEnd(stateWidth)}  TOOLS`))
+    yield* Console.log(
+      dim(`${"NAME".padEnd(width)}  ${"SCOPE".padEnd(7)}  ${"TYPE".padEnd(5)}  ${"STATE".padEnd(stateWidth)}  TOOLS`)
+    )
     for (const s of servers) {
       const tools = s.state === "connected" ? String(s.tools.length) : "-"
       const label = stateLabel(s.state)
-      yield* Console.log(`${bold(s.name.padEnd(width))}  ${s.scope.padEnd(7)}  ${s.type.padEnd(5)}  ${stateText(s.state)}${" ".repeat(stateWidth - label.length + 2)}${tools}`)
-      if (s.reason !== undefined) for (const line of s.reason.split("\n")) yield* Console.log(`  ${line}`)
+      yield* Console.log(
+        `${bold(s.name.padEnd(width))}  ${s.scope.padEnd(7)}  ${s.type.padEnd(5)}  ${stateText(s.state)}${
+          " ".repeat(stateWidth - label.length + 2)
+        }${tools}`
+      )
+      if (s.reason !== undefined) { for (const line of s.reason.split("\n")) yield* Console.log(`  ${line}`) }
       for (const warning of s.warnings) yield* Console.log(dim(`  warning: ${warning}`))
     }
   })
@@ -69,7 +75,7 @@ export const mcpSpec: CommandSpec = {
 }
 
 export const mcpList = Command.make("list", commonOptions, (values) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const clients = yield* McpClients.McpClients
     const servers = yield* clients.servers
     const { errors, warnings } = clients.configuration
@@ -82,8 +88,7 @@ export const mcpList = Command.make("list", commonOptions, (values) =>
     // every server that was tried failed: a script should notice
     const tried = servers.filter((s) => s.state !== "disabled")
     process.exitCode = tried.length > 0 && tried.every((s) => s.state === "failed" || s.state === "needs-auth") ? 1 : 0
-  }).pipe(Effect.provide(mcpLayer(values)))
-).pipe(Command.withDescription(mcpListSpec.summary))
+  }).pipe(Effect.provide(mcpLayer(values)))).pipe(Command.withDescription(mcpListSpec.summary))
 
 /** Settings, the registry and the MCP clients; nothing of the call pipeline. */
 const mcpLayer = (values: CommonValues) => {

@@ -31,7 +31,13 @@ export const checkSpec: CommandSpec = {
   details: ["Exit code by decision: 0 allow, 3 ask, 4 deny (1 when the check itself fails, 2 for a usage error)."]
 }
 
-export const permissionsSpec: CommandSpec = { path: ["permissions"], summary: "Inspect permission decisions", args: [], flags: [], group: true }
+export const permissionsSpec: CommandSpec = {
+  path: ["permissions"],
+  summary: "Inspect permission decisions",
+  args: [],
+  flags: [],
+  group: true
+}
 
 export const check = Command.make(
   "check",
@@ -41,33 +47,35 @@ export const check = Command.make(
     input: Args.text({ name: "input" }).pipe(Args.withDescription("The call's input as JSON"), Args.withDefault("{}"))
   },
   (values) =>
-    withRuntime(values, (session) =>
-      Effect.gen(function* () {
-        const input = yield* decodeToolInput(yield* parseJson(values.input, "the input"))
-        const pool = yield* (yield* ToolRegistry).pool
-        const tool = pool.lookup(values.tool)
-        if (tool === undefined) {
-          const removed = pool.removed.find((r) => r.name === values.tool)
-          const suggestion = closest(values.tool, pool.tools.map((t) => t.name))
-          const text =
-            removed !== undefined
+    withRuntime(
+      values,
+      (session) =>
+        Effect.gen(function*() {
+          const input = yield* decodeToolInput(yield* parseJson(values.input, "the input"))
+          const pool = yield* (yield* ToolRegistry).pool
+          const tool = pool.lookup(values.tool)
+          if (tool === undefined) {
+            const removed = pool.removed.find((r) => r.name === values.tool)
+            const suggestion = closest(values.tool, pool.tools.map((t) => t.name))
+            const text = removed !== undefined
               ? `${values.tool} is not in the pool: ${removed.reason}`
               : `no such tool: ${values.tool}${suggestion === undefined ? "" : ` (did you mean ${suggestion}?)`}`
-          if (values.json) yield* Console.log(JSON.stringify({ tool: values.tool, decision: "deny", reason: text }, null, 2))
-          else yield* Console.log(`deny\n  ${text}`)
-          process.exitCode = DECISION_EXIT_CODES.deny
-          return
-        }
-        const decoded = decodeInput(tool, input)
-        if (Either.isLeft(decoded)) return yield* new BadRequest({ reason: decoded.left.message })
-        const loaded = yield* (yield* Settings).current
-        const explanation = yield* permissionsCheck(
-          { tool, input: tool.expandInput(decoded.right, session), session },
-          { bypassDisabled: loaded.bypassDisabled === true }
-        )
-        yield* Console.log(values.json ? JSON.stringify(explanation.json, null, 2) : explanation.text)
-        process.exitCode = DECISION_EXIT_CODES[explanation.json.decision]
-      }),
+            if (values.json) {
+              yield* Console.log(JSON.stringify({ tool: values.tool, decision: "deny", reason: text }, null, 2))
+            } else yield* Console.log(`deny\n  ${text}`)
+            process.exitCode = DECISION_EXIT_CODES.deny
+            return
+          }
+          const decoded = decodeInput(tool, input)
+          if (Either.isLeft(decoded)) return yield* new BadRequest({ reason: decoded.left.message })
+          const loaded = yield* (yield* Settings).current
+          const explanation = yield* permissionsCheck(
+            { tool, input: tool.expandInput(decoded.right, session), session },
+            { bypassDisabled: loaded.bypassDisabled === true }
+          )
+          yield* Console.log(values.json ? JSON.stringify(explanation.json, null, 2) : explanation.text)
+          process.exitCode = DECISION_EXIT_CODES[explanation.json.decision]
+        }),
       {},
       { mcpNotices: false }
     )

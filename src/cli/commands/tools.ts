@@ -32,7 +32,7 @@ const LISTING_MODEL: ModelClientService = {
 }
 
 /** The pool `run` offers a model on Claude: the runtime's tools, the Agent tool and WebSearch. */
-const sessionPool = Effect.gen(function* () {
+const sessionPool = Effect.gen(function*() {
   yield* AgentTool.register({ reportWarnings: false }).pipe(
     Effect.provide(Agent.SubagentModels.layerInherit),
     Effect.provideService(ModelClient, LISTING_MODEL)
@@ -79,23 +79,25 @@ export const toolsSchema = Command.make("schema", commonOptions, (values) =>
   withRuntime(
     values,
     () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const pool = yield* sessionPool
         yield* Console.log(JSON.stringify(pool.apiSchemas, null, 2))
       }),
     {},
     { mcpNotices: false }
-  )
-).pipe(Command.withDescription(toolsSchemaSpec.summary))
+  )).pipe(Command.withDescription(toolsSchemaSpec.summary))
 
 export const tools = Command.make("tools", commonOptions, (values) =>
   withRuntime(
     values,
     () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const pool = yield* sessionPool
         const extensions = yield* Effect.serviceOption(Extensions)
-        const customOrigins = Option.match(extensions, { onNone: () => new Map<string, string>(), onSome: (e) => e.loaded.origins })
+        const customOrigins = Option.match(extensions, {
+          onNone: () => new Map<string, string>(),
+          onSome: (e) => e.loaded.origins
+        })
         const rows = pool.tools.map((tool) => describe(tool, customOrigins))
         if (values.json) {
           yield* Console.log(JSON.stringify({ tools: rows, removed: pool.removed }, null, 2))
@@ -112,11 +114,14 @@ export const tools = Command.make("tools", commonOptions, (values) =>
             `interrupt:${row.interruptBehavior}`,
             row.name === "Bash" ? "read-only per command" : null
           ].filter((f) => f !== null)
-          yield* Console.log(`${bold(row.name.padEnd(nameWidth))}  ${dim(row.source.padEnd(sourceWidth))}  ${flags.join(", ")}`)
+          yield* Console.log(
+            `${bold(row.name.padEnd(nameWidth))}  ${dim(row.source.padEnd(sourceWidth))}  ${flags.join(", ")}`
+          )
         }
-        for (const removed of pool.removed) yield* Console.log(dim(`${removed.name.padEnd(nameWidth)}  removed: ${removed.reason}`))
+        for (const removed of pool.removed) {
+          yield* Console.log(dim(`${removed.name.padEnd(nameWidth)}  removed: ${removed.reason}`))
+        }
       }),
     {},
     { mcpNotices: false }
-  )
-).pipe(Command.withDescription(toolsSpec.summary), Command.withSubcommands([toolsSchema]))
+  )).pipe(Command.withDescription(toolsSpec.summary), Command.withSubcommands([toolsSchema]))

@@ -45,7 +45,8 @@ export const CLAUDE_CODE_VERSION = "2.1.332"
 
 /** A model asked at Anthropic's own API: not scripted, and no base URL other than api.anthropic.com. */
 export const servedByAnthropicOf = (model: string, baseUrl: string | undefined): boolean =>
-  !model.startsWith("scripted:") && (baseUrl === undefined || baseUrl.trim() === "" || /^https:\/\/api\.anthropic\.com(\/|$)/.test(baseUrl.trim()))
+  !model.startsWith("scripted:") &&
+  (baseUrl === undefined || baseUrl.trim() === "" || /^https:\/\/api\.anthropic\.com(\/|$)/.test(baseUrl.trim()))
 
 export interface CallRecord {
   readonly turn: number
@@ -64,7 +65,10 @@ export interface CallRecord {
 export type Line = Readonly<Record<string, unknown>>
 
 const json = (value: unknown): string =>
-  JSON.stringify(value, (_key, v: unknown) => (v instanceof UnparsableInput ? { unparsable_input: v.text, reason: v.reason } : v))
+  JSON.stringify(
+    value,
+    (_key, v: unknown) => (v instanceof UnparsableInput ? { unparsable_input: v.text, reason: v.reason } : v)
+  )
 
 export const toJsonLine = (value: unknown): string => `${json(value)}\n`
 
@@ -93,7 +97,9 @@ const permissionMeta = (outcome: CallOutcome) => {
 const toolUseResult = (outcome: CallOutcome): unknown => {
   const text = contentText(outcome.result.content)
   if (outcome.result.is_error === true) return `Error: ${text.replace(/^<tool_use_error>|<\/tool_use_error>$/g, "")}`
-  return outcome.response !== undefined && outcome.response !== null && typeof outcome.response === "object" ? outcome.response : text
+  return outcome.response !== undefined && outcome.response !== null && typeof outcome.response === "object"
+    ? outcome.response
+    : text
 }
 
 export interface PromptStats {
@@ -108,7 +114,15 @@ export interface PromptStats {
   readonly firsts: { request?: number; stream?: number; block?: number; token?: number }
 }
 
-export const newStats = (startedMs: number): PromptStats => ({ startedMs, apiMs: 0, toolResults: 0, continuations: 0, denials: [], calls: [], firsts: {} })
+export const newStats = (startedMs: number): PromptStats => ({
+  startedMs,
+  apiMs: 0,
+  toolResults: 0,
+  continuations: 0,
+  denials: [],
+  calls: [],
+  firsts: {}
+})
 
 export interface ResultExtras {
   readonly toolgate?: Readonly<Record<string, unknown>>
@@ -125,10 +139,14 @@ const canonicalModel = (model: string): string => model.replace(/\[1m\]$/, "").r
 /** The Agent tool's calls of one prompt, counted as Claude Code's `subagent_stats` counts them. */
 const subagentStats = (calls: ReadonlyArray<CallRecord>) => {
   const agents = calls.filter((c) => c.name === "Agent" || c.name === "Task")
-  const inputOf = (c: CallRecord) => (c.input !== null && typeof c.input === "object" ? (c.input as Record<string, unknown>) : {})
+  const inputOf = (
+    c: CallRecord
+  ) => (c.input !== null && typeof c.input === "object" ? (c.input as Record<string, unknown>) : {})
   const byType: Record<string, number> = {}
   for (const call of agents) {
-    const type = typeof inputOf(call).subagent_type === "string" ? String(inputOf(call).subagent_type) : "general-purpose"
+    const type = typeof inputOf(call).subagent_type === "string"
+      ? String(inputOf(call).subagent_type)
+      : "general-purpose"
     byType[type] = (byType[type] ?? 0) + 1
   }
   const background = agents.filter((c) => inputOf(c).run_in_background === true).length
@@ -205,7 +223,8 @@ export const printedErrorOf = (outcome: PromptOutcome, maxTurns: number | undefi
   return outcome.stop === "max_turns" ? `Error: ${text}` : `${text}\n`
 }
 
-export const isErrorOutcome = (outcome: PromptOutcome): boolean => outcome.stop === "error" || outcome.stop === "max_turns"
+export const isErrorOutcome = (outcome: PromptOutcome): boolean =>
+  outcome.stop === "error" || outcome.stop === "max_turns"
 
 /** Claude Code's `result` message for one prompt. */
 export const resultMessage = (
@@ -220,27 +239,26 @@ export const resultMessage = (
   const cost = costUsd(info.model, usage)
   const status = outcome.error?._tag === "ModelApiError" ? outcome.error.status : null
   // a prompt whose requests all failed used no model (Claude Code: an empty object)
-  const modelUsage =
-    usage.input_tokens + usage.output_tokens === 0 && (outcome.turns === 0 || outcome.stop === "error")
-      ? {}
-      : {
-          [info.model]: {
-            inputTokens: usage.input_tokens,
-            outputTokens: usage.output_tokens,
-            cacheReadInputTokens: usage.cache_read_input_tokens,
-            cacheCreationInputTokens: usage.cache_creation_input_tokens,
-            webSearchRequests: 0,
-            costUSD: cost,
-            contextWindow: contextWindowOf(info.model),
-            maxOutputTokens: extras.maxOutputTokens ?? 0,
-            thinkingTokens: 0,
-            cacheCreationEphemeral5mInputTokens: usage.cache_creation_input_tokens,
-            cacheCreationEphemeral1hInputTokens: 0,
-            canonicalModel: canonicalModel(info.model),
-            provider: "firstParty",
-            costBasis: "list"
-          }
-        }
+  const modelUsage = usage.input_tokens + usage.output_tokens === 0 && (outcome.turns === 0 || outcome.stop === "error")
+    ? {}
+    : {
+      [info.model]: {
+        inputTokens: usage.input_tokens,
+        outputTokens: usage.output_tokens,
+        cacheReadInputTokens: usage.cache_read_input_tokens,
+        cacheCreationInputTokens: usage.cache_creation_input_tokens,
+        webSearchRequests: 0,
+        costUSD: cost,
+        contextWindow: contextWindowOf(info.model),
+        maxOutputTokens: extras.maxOutputTokens ?? 0,
+        thinkingTokens: 0,
+        cacheCreationEphemeral5mInputTokens: usage.cache_creation_input_tokens,
+        cacheCreationEphemeral1hInputTokens: 0,
+        canonicalModel: canonicalModel(info.model),
+        provider: "firstParty",
+        costBasis: "list"
+      }
+    }
   // Ctrl-C: Claude Code reports an error during execution (no result text, the interrupt counted as a turn)
   const interrupted = outcome.stop === "interrupted"
   const base = {
@@ -249,9 +267,14 @@ export const resultMessage = (
     is_error: isErrorOutcome(outcome) || interrupted,
     duration_ms: Math.max(0, nowMs - stats.startedMs),
     duration_api_ms: stats.apiMs,
-    num_turns:
-      outcome.stop === "max_turns" ? outcome.turns + 1 : outcome.stop === "prompt_blocked" ? 0 : 1 + stats.toolResults + stats.continuations + (interrupted ? 1 : 0),
-    ...(outcome.stop === "max_turns" || interrupted ? {} : { result: outcome.stop === "error" ? errorText(outcome, maxTurns)! : outcome.text }),
+    num_turns: outcome.stop === "max_turns"
+      ? outcome.turns + 1
+      : outcome.stop === "prompt_blocked"
+      ? 0
+      : 1 + stats.toolResults + stats.continuations + (interrupted ? 1 : 0),
+    ...(outcome.stop === "max_turns" || interrupted
+      ? {}
+      : { result: outcome.stop === "error" ? errorText(outcome, maxTurns)! : outcome.text }),
     stop_reason: outcome.stopReason ?? null,
     session_id: info.sessionId,
     total_cost_usd: cost,
@@ -261,11 +284,21 @@ export const resultMessage = (
     ...(terminalReason(outcome) === undefined ? {} : { terminal_reason: terminalReason(outcome) }),
     // Claude Code's max-turns result has no API status
     ...(outcome.stop === "max_turns" || interrupted ? {} : { api_error_status: status }),
-    ...(outcome.error?._tag === "ModelApiError" && outcome.error.errorType !== undefined ? { api_error_type: outcome.error.errorType } : {}),
+    ...(outcome.error?._tag === "ModelApiError" && outcome.error.errorType !== undefined
+      ? { api_error_type: outcome.error.errorType }
+      : {}),
     // a call a PreToolUse hook deferred: the caller runs it (or not) and resumes
-    ...(outcome.stop === "tool_deferred" && outcome.halt?.toolUse !== undefined ? { deferred_tool_use: outcome.halt.toolUse } : {}),
-    ...(outcome.stop === "max_turns" ? { errors: [`Reached maximum number of turns (${maxTurns ?? outcome.turns})`] } : {}),
-    ...(interrupted ? { errors: [`[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=${outcome.stopReason ?? "null"}`] } : {}),
+    ...(outcome.stop === "tool_deferred" && outcome.halt?.toolUse !== undefined
+      ? { deferred_tool_use: outcome.halt.toolUse }
+      : {}),
+    ...(outcome.stop === "max_turns"
+      ? { errors: [`Reached maximum number of turns (${maxTurns ?? outcome.turns})`] }
+      : {}),
+    ...(interrupted
+      ? {
+        errors: [`[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=${outcome.stopReason ?? "null"}`]
+      }
+      : {}),
     // toolgate has no fast mode, no safety stops and no queue of turns; its subagents are the Agent tool's calls
     fast_mode_state: "off",
     fast_mode_disabled_reason: "unsupported",
@@ -357,7 +390,15 @@ export class ClaudeJsonTracker {
   ) {}
 
   private envelope(type: "assistant" | "user", message: unknown, extra: Line = {}): Line {
-    return { type, message, parent_tool_use_id: null, session_id: this.sessionId, uuid: randomUUID(), timestamp: new Date(this.now()).toISOString(), ...extra }
+    return {
+      type,
+      message,
+      parent_tool_use_id: null,
+      session_id: this.sessionId,
+      uuid: randomUUID(),
+      timestamp: new Date(this.now()).toISOString(),
+      ...extra
+    }
   }
 
   private resultLines(outcome: CallOutcome): Array<Line> {
@@ -369,12 +410,27 @@ export class ClaudeJsonTracker {
     const lines: Array<Line> = []
     if (outcome.error !== undefined && DENIED.has(outcome.error._tag)) {
       const message = contentText(outcome.result.content)
-      this.stats.denials.push({ tool_name: outcome.toolName, tool_use_id: outcome.toolUseId, tool_input: outcome.input })
-      lines.push({ type: "system", subtype: "permission_denied", tool_name: outcome.toolName, tool_use_id: outcome.toolUseId, message, uuid: randomUUID(), session_id: this.sessionId })
+      this.stats.denials.push({
+        tool_name: outcome.toolName,
+        tool_use_id: outcome.toolUseId,
+        tool_input: outcome.input
+      })
+      lines.push({
+        type: "system",
+        subtype: "permission_denied",
+        tool_name: outcome.toolName,
+        tool_use_id: outcome.toolUseId,
+        message,
+        uuid: randomUUID(),
+        session_id: this.sessionId
+      })
     }
     const meta = permissionMeta(outcome)
     lines.push(
-      this.envelope("user", { role: "user", content: [outcome.result] }, { tool_use_result: toolUseResult(outcome), ...(meta === undefined ? {} : { tool_result_meta: [meta] }) })
+      this.envelope("user", { role: "user", content: [outcome.result] }, {
+        tool_use_result: toolUseResult(outcome),
+        ...(meta === undefined ? {} : { tool_result_meta: [meta] })
+      })
     )
     return lines
   }
@@ -405,7 +461,9 @@ export class ClaudeJsonTracker {
         }
         if (e._tag === "MessageStop") this.countApiTime()
         if (e._tag === "BlockStart") this.stats.firsts.block ??= this.now()
-        if (e._tag === "TextDelta" || e._tag === "ToolInputDelta" || e._tag === "ThinkingDelta") this.stats.firsts.token ??= this.now()
+        if (e._tag === "TextDelta" || e._tag === "ToolInputDelta" || e._tag === "ThinkingDelta") {
+          this.stats.firsts.token ??= this.now()
+        }
         if (e._tag !== "BlockStop") return []
         if (e.block.type === "text" && e.block.text.trim() === "") return []
         const m = this.message
@@ -418,7 +476,8 @@ export class ClaudeJsonTracker {
             content: [toApiBlock(e.block)],
             stop_reason: null,
             stop_sequence: null,
-            usage: m?.usage ?? { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+            usage: m?.usage ??
+              { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
             context_management: null
           })
         ]
@@ -453,10 +512,35 @@ export class ClaudeJsonTracker {
         const e = event.event
         const extra: Array<Line> = []
         if (this.toolgateEvents) {
-          if (e._tag === "CallStarted") extra.push({ type: "tool_call", event: "started", turn: event.turn, tool_use_id: e.toolUseId, index: e.index, batch: e.batch, at: event.atMs })
-          else if (e._tag === "CallProgress") extra.push({ type: "tool_call", event: "progress", turn: event.turn, tool_use_id: e.toolUseId, message: e.progress.message, at: event.atMs })
-          else if (e._tag === "CallFinished") {
-            extra.push({ type: "tool_call", event: "finished", turn: event.turn, tool_use_id: e.outcome.toolUseId, name: e.outcome.toolName, is_error: e.outcome.result.is_error === true, at: event.atMs })
+          if (e._tag === "CallStarted") {
+            extra.push({
+              type: "tool_call",
+              event: "started",
+              turn: event.turn,
+              tool_use_id: e.toolUseId,
+              index: e.index,
+              batch: e.batch,
+              at: event.atMs
+            })
+          } else if (e._tag === "CallProgress") {
+            extra.push({
+              type: "tool_call",
+              event: "progress",
+              turn: event.turn,
+              tool_use_id: e.toolUseId,
+              message: e.progress.message,
+              at: event.atMs
+            })
+          } else if (e._tag === "CallFinished") {
+            extra.push({
+              type: "tool_call",
+              event: "finished",
+              turn: event.turn,
+              tool_use_id: e.outcome.toolUseId,
+              name: e.outcome.toolName,
+              is_error: e.outcome.result.is_error === true,
+              at: event.atMs
+            })
           }
         }
         if (e._tag !== "CallFinished") return extra
@@ -480,7 +564,9 @@ export class ClaudeJsonTracker {
             outcome: t?.outcome ?? "ok",
             is_error: o.result.is_error === true,
             error: o.error?._tag ?? null,
-            decision: o.decision === undefined ? null : { behavior: behaviorOf(o.decision), reason: describeReason(o.decision.reason) }
+            decision: o.decision === undefined
+              ? null
+              : { behavior: behaviorOf(o.decision), reason: describeReason(o.decision.reason) }
           })
           lines.push(...this.resultLines(o))
         })
@@ -489,12 +575,18 @@ export class ClaudeJsonTracker {
         // a call a PreToolUse hook deferred gets no result (the caller runs it later), as in Claude Code
         const deferred = event.run.halt?.kind === "deferred" ? event.run.halt.toolUse?.id : undefined
         const missed = content.filter(
-          (b) => b.type === "tool_result" && typeof b.tool_use_id === "string" && !this.emitted.has(b.tool_use_id) && b.tool_use_id !== deferred
+          (b) =>
+            b.type === "tool_result" && typeof b.tool_use_id === "string" && !this.emitted.has(b.tool_use_id) &&
+            b.tool_use_id !== deferred
         )
         for (const block of missed) {
           this.emitted.add(String(block.tool_use_id))
           this.stats.toolResults++
-          lines.push(this.envelope("user", { role: "user", content: [block] }, { tool_use_result: contentText(block.content as never) }))
+          lines.push(
+            this.envelope("user", { role: "user", content: [block] }, {
+              tool_use_result: contentText(block.content as never)
+            })
+          )
         }
         const rest = content.filter((b) => b.type !== "tool_result")
         if (rest.length > 0) lines.push(this.envelope("user", { role: "user", content: rest }))
@@ -515,7 +607,9 @@ export class ClaudeJsonTracker {
           }
         ]
       case "Notice":
-        return this.toolgateEvents ? [{ type: "system", subtype: "notice", text: event.text, session_id: this.sessionId, uuid: randomUUID() }] : []
+        return this.toolgateEvents
+          ? [{ type: "system", subtype: "notice", text: event.text, session_id: this.sessionId, uuid: randomUUID() }]
+          : []
       default:
         return []
     }

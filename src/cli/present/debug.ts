@@ -13,11 +13,17 @@ export const debugLinesOf = (event: AgentEvent): ReadonlyArray<string> => {
     case "TurnStarted":
       return [`turn ${event.turn}: model request`]
     case "Retrying":
-      return [`turn ${event.turn}: request failed (${event.info.reason}); retry ${event.info.attempt} of ${event.info.maxAttempts - 1} in ${event.info.delayMs} ms`]
+      return [
+        `turn ${event.turn}: request failed (${event.info.reason}); retry ${event.info.attempt} of ${
+          event.info.maxAttempts - 1
+        } in ${event.info.delayMs} ms`
+      ]
     case "AssistantMessage": {
       const u = event.usage
       return [
-        `turn ${event.turn}: stop_reason ${event.stopReason ?? "none"}; tokens in ${u.input_tokens} (cache read ${u.cache_read_input_tokens}, write ${u.cache_creation_input_tokens}), out ${u.output_tokens}`
+        `turn ${event.turn}: stop_reason ${
+          event.stopReason ?? "none"
+        }; tokens in ${u.input_tokens} (cache read ${u.cache_read_input_tokens}, write ${u.cache_creation_input_tokens}), out ${u.output_tokens}`
       ]
     }
     case "TurnFailed":
@@ -34,6 +40,8 @@ export const callDebugLinesOf = (e: SchedulerEvent): ReadonlyArray<string> => {
   if (e._tag === "CallStarted") return [`call ${e.toolUseId}: started in batch ${e.batch}`]
   if (e._tag !== "CallFinished") return []
   const o = e.outcome
-  const decision = o.decision === undefined ? "no permission decision" : `permission ${behaviorOf(o.decision)} (${describeReason(o.decision.reason)})`
+  const decision = o.decision === undefined
+    ? "no permission decision"
+    : `permission ${behaviorOf(o.decision)} (${describeReason(o.decision.reason)})`
   return [`call ${o.toolUseId} ${o.toolName}: ${decision}; ${o.error === undefined ? "ok" : `${o.error._tag}`}`]
 }

@@ -25,7 +25,9 @@ export interface LiveOutput {
   readonly rows?: number
 }
 
-export const formatElapsed = (ms: number): string => (ms < 1000 ? `${Math.max(0, Math.round(ms))} ms` : `${(ms / 1000).toFixed(1)} s`)
+export const formatElapsed = (
+  ms: number
+): string => (ms < 1000 ? `${Math.max(0, Math.round(ms))} ms` : `${(ms / 1000).toFixed(1)} s`)
 
 export class LiveCalls {
   private readonly running = new Map<string, Running>()
@@ -141,7 +143,8 @@ export class LiveCalls {
     const cut = (text: string) => (text.length > width ? `${text.slice(0, width - 1)}…` : text)
     const calls = [...this.running.values()]
     const out: Array<string> = []
-    const tailOf = (r: Running, indent: string) => r.tail.slice(-TAIL_LINES).map((l) => cut(`${indent}│ ${escapeInvisible(l)}`))
+    const tailOf = (r: Running, indent: string) =>
+      r.tail.slice(-TAIL_LINES).map((l) => cut(`${indent}│ ${escapeInvisible(l)}`))
     if (calls.length === 1) {
       const r = calls[0]!
       out.push(cut(`${spin} ${r.label} · ${formatElapsed(this.working(r.startedAt, now))}`), ...tailOf(r, "  "))
@@ -149,10 +152,18 @@ export class LiveCalls {
       const since = Math.min(...calls.map((r) => r.startedAt))
       const batches = new Set(calls.map((r) => r.batch))
       const batchText = batches.size === 1 ? ` (batch ${calls[0]!.batch})` : ""
-      out.push(cut(`${spin} ${calls.length} calls running in parallel${batchText} · ${formatElapsed(this.working(since, now))}`))
-      for (const r of calls) out.push(cut(`  ◦ ${r.label} · ${formatElapsed(this.working(r.startedAt, now))}`), ...tailOf(r, "    "))
+      out.push(
+        cut(
+          `${spin} ${calls.length} calls running in parallel${batchText} · ${formatElapsed(this.working(since, now))}`
+        )
+      )
+      for (const r of calls) {
+        out.push(cut(`  ◦ ${r.label} · ${formatElapsed(this.working(r.startedAt, now))}`), ...tailOf(r, "    "))
+      }
     }
-    return out.length > maxLines ? [...out.slice(0, maxLines - 1), cut(`  … ${out.length - maxLines + 1} more lines`)] : out
+    return out.length > maxLines
+      ? [...out.slice(0, maxLines - 1), cut(`  … ${out.length - maxLines + 1} more lines`)]
+      : out
   }
 
   /** Redraws the block in place. */

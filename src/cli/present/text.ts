@@ -126,7 +126,13 @@ export class TextPresenter {
           }
           return
         case "Retrying":
-          this.line(dim(`… the API request failed (${event.info.reason}); retrying in ${ms(event.info.delayMs)} (attempt ${event.info.attempt + 1} of ${event.info.maxAttempts})`))
+          this.line(
+            dim(
+              `… the API request failed (${event.info.reason}); retrying in ${ms(event.info.delayMs)} (attempt ${
+                event.info.attempt + 1
+              } of ${event.info.maxAttempts})`
+            )
+          )
           return
         case "Call": {
           const e = event.event
@@ -140,7 +146,9 @@ export class TextPresenter {
             if (!this.atLineStart) this.live.erase()
           } else if (e._tag === "CallProgress") {
             const data = e.progress.data as { readonly tail?: unknown } | undefined
-            const tail = Array.isArray(data?.tail) ? data.tail.filter((l): l is string => typeof l === "string") : undefined
+            const tail = Array.isArray(data?.tail)
+              ? data.tail.filter((l): l is string => typeof l === "string")
+              : undefined
             this.live.progress(e.toolUseId, escapeInvisible(e.progress.message), tail)
           } else if (e._tag === "CallFinished") {
             this.live.finish(e.outcome.toolUseId)
@@ -171,7 +179,8 @@ export class TextPresenter {
     const ok = outcome.error === undefined
     const marker = ok ? green("●") : red("●")
     // the call's own time: a person answering a question does not count
-    const took = this.live.durationOf(outcome.toolUseId) ?? (timing?.startedMs === undefined ? undefined : timing.endedMs - timing.startedMs)
+    const took = this.live.durationOf(outcome.toolUseId) ??
+      (timing?.startedMs === undefined ? undefined : timing.endedMs - timing.startedMs)
     const when = took === undefined ? dim(` [${timing?.outcome ?? "not run"}]`) : dim(` ${ms(took)}`)
     const text = escapeInvisible(contentText(outcome.result.content))
     const lines = text.split("\n")
@@ -214,7 +223,9 @@ export class TextPresenter {
     Effect.sync(() => {
       const usage = outcome.usage
       const cached = usage.cache_read_input_tokens > 0 ? `, ${usage.cache_read_input_tokens} cached` : ""
-      const summary = `${describeStop(outcome)} · ${outcome.turns} turn${outcome.turns === 1 ? "" : "s"} · ${ms(durationMs)} · ${usage.input_tokens} in${cached} / ${usage.output_tokens} out tokens`
+      const summary = `${describeStop(outcome)} · ${outcome.turns} turn${outcome.turns === 1 ? "" : "s"} · ${
+        ms(durationMs)
+      } · ${usage.input_tokens} in${cached} / ${usage.output_tokens} out tokens`
       this.line(outcome.stop === "error" ? red(summary) : dim(summary))
     })
 }

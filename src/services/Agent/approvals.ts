@@ -21,14 +21,14 @@ export const makeApprovalRecorder = (): ApprovalRecorder => {
     transcript === undefined
       ? Effect.void
       : transcript.write({
-          type: "approval",
-          at: new Date().toISOString(),
-          tool_use_id: request.toolUseId,
-          tool: request.tool.name,
-          input: request.input,
-          message: request.message,
-          answer
-        })
+        type: "approval",
+        at: new Date().toISOString(),
+        tool_use_id: request.toolUseId,
+        tool: request.tool.name,
+        input: request.input,
+        message: request.message,
+        answer
+      })
   return {
     wrap: (inner) =>
       Layer.effect(
@@ -37,9 +37,10 @@ export const makeApprovalRecorder = (): ApprovalRecorder => {
           Approver.of({
             canAsk: approver.canAsk,
             request: (request) =>
-              Effect.suspend(() => around(approver.request(request))).pipe(Effect.tap((answer) => record(request, answer)))
-          })
-        )
+              Effect.suspend(() => around(approver.request(request))).pipe(
+                Effect.tap((answer) => record(request, answer))
+              )
+          }))
       ).pipe(Layer.provide(inner)),
     attach: (t) => {
       transcript = t
@@ -50,7 +51,8 @@ export const makeApprovalRecorder = (): ApprovalRecorder => {
   }
 }
 
-const isAnswer = (u: Readonly<Record<string, unknown>>): u is ApprovalAnswer => u.behavior === "allow" || u.behavior === "deny"
+const isAnswer = (u: Readonly<Record<string, unknown>>): u is ApprovalAnswer =>
+  u.behavior === "allow" || u.behavior === "deny"
 
 /** Answers each ask as the transcript recorded it (by tool_use id); anything else is denied. */
 export const layerReplayed = (approvals: ReadonlyArray<RecordedApproval>): Layer.Layer<Approver> => {
@@ -62,7 +64,9 @@ export const layerReplayed = (approvals: ReadonlyArray<RecordedApproval>): Layer
       request: (request) =>
         Effect.sync((): ApprovalAnswer => {
           const answer = answers.get(request.toolUseId)
-          if (answer === undefined || !isAnswer(answer)) return { behavior: "deny", feedback: "no answer was recorded for this call" }
+          if (answer === undefined || !isAnswer(answer)) {
+            return { behavior: "deny", feedback: "no answer was recorded for this call" }
+          }
           return answer.behavior === "allow" && answer.scope === "always" ? { ...answer, scope: "session" } : answer
         })
     })

@@ -23,17 +23,26 @@ export interface Conversation {
   readonly turns: number
 }
 
-export const newConversation = (session: SessionContext): Conversation => ({ messages: [], session, usage: emptyUsage, turns: 0 })
+export const newConversation = (session: SessionContext): Conversation => ({
+  messages: [],
+  session,
+  usage: emptyUsage,
+  turns: 0
+})
 
 export const INTERRUPTED_TEXT = "[Request interrupted by user]"
 export { INTERRUPT_MARKER }
-
 
 /** An assistant block as it is sent back; an input that never parsed is sent as `{}`. */
 export const toApiBlock = (block: AssistantBlock): Block => {
   switch (block.type) {
     case "tool_use":
-      return { type: "tool_use", id: block.id, name: block.name, input: block.input instanceof UnparsableInput || !isRecord(block.input) ? {} : block.input }
+      return {
+        type: "tool_use",
+        id: block.id,
+        name: block.name,
+        input: block.input instanceof UnparsableInput || !isRecord(block.input) ? {} : block.input
+      }
     case "other":
       return block.block.input instanceof UnparsableInput ? { ...block.block, input: {} } : block.block
     default:
@@ -51,7 +60,10 @@ const blocksOf = (content: ModelMessage["content"]): ReadonlyArray<Block> =>
   typeof content === "string" ? (content === "" ? [] : [{ type: "text", text: content }]) : content
 
 /** Appends user content, merged into the last message when that is a user message too. */
-export const appendUser = (messages: ReadonlyArray<ModelMessage>, content: ReadonlyArray<Block>): ReadonlyArray<ModelMessage> => {
+export const appendUser = (
+  messages: ReadonlyArray<ModelMessage>,
+  content: ReadonlyArray<Block>
+): ReadonlyArray<ModelMessage> => {
   if (content.length === 0) return messages
   const last = messages[messages.length - 1]
   if (last !== undefined && last.role === "user") {
@@ -60,8 +72,10 @@ export const appendUser = (messages: ReadonlyArray<ModelMessage>, content: Reado
   return [...messages, { role: "user", content }]
 }
 
-export const appendAssistant = (messages: ReadonlyArray<ModelMessage>, message: ModelMessage | undefined): ReadonlyArray<ModelMessage> =>
-  message === undefined ? messages : [...messages, message]
+export const appendAssistant = (
+  messages: ReadonlyArray<ModelMessage>,
+  message: ModelMessage | undefined
+): ReadonlyArray<ModelMessage> => message === undefined ? messages : [...messages, message]
 
 /** The blocks of a prompt: a string, or content blocks. */
 export const promptBlocks = (prompt: string | ReadonlyArray<Block>): ReadonlyArray<Block> =>
@@ -71,7 +85,9 @@ export const promptBlocks = (prompt: string | ReadonlyArray<Block>): ReadonlyArr
  * A tool's `newMessages` as user content: strings become text blocks, content blocks pass, and a
  * user message gives its blocks. Anything else cannot follow the tool results and is reported.
  */
-export const newMessageBlocks = (messages: ReadonlyArray<unknown>): { readonly blocks: ReadonlyArray<Block>; readonly skipped: number } => {
+export const newMessageBlocks = (
+  messages: ReadonlyArray<unknown>
+): { readonly blocks: ReadonlyArray<Block>; readonly skipped: number } => {
   const blocks: Array<Block> = []
   let skipped = 0
   for (const m of messages) {
@@ -121,7 +137,8 @@ export const answerEveryToolUse = (
 export const OUTCOME_UNKNOWN_TEXT =
   "[Tool call interrupted: the session ended before this call's result was recorded, so its outcome is unknown. Check whether it took effect before relying on it or running it again.]"
 
-export const outcomeUnknownResult = (toolUseId: string): ToolResultBlock => toolResult(toolUseId, OUTCOME_UNKNOWN_TEXT, true)
+export const outcomeUnknownResult = (toolUseId: string): ToolResultBlock =>
+  toolResult(toolUseId, OUTCOME_UNKNOWN_TEXT, true)
 
 export const notRunResult = (toolUseId: string, name: string, reason: string): ToolResultBlock =>
   toolResult(toolUseId, `<tool_use_error>Error: this tool call was not run: ${reason}</tool_use_error>`, true)
@@ -131,6 +148,6 @@ export const textOf = (message: ModelMessage | undefined): string =>
   message === undefined
     ? ""
     : blocksOf(message.content)
-        .filter((b) => b.type === "text")
-        .map((b) => String(b.text))
-        .join("")
+      .filter((b) => b.type === "text")
+      .map((b) => String(b.text))
+      .join("")

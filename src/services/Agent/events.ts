@@ -13,12 +13,12 @@ export type AgentEvent =
   /** A scheduler event; `atMs` is wall-clock time (epoch ms). */
   | { readonly _tag: "Call"; readonly turn: number; readonly event: SchedulerEvent; readonly atMs: number }
   | {
-      readonly _tag: "AssistantMessage"
-      readonly turn: number
-      readonly message: ModelMessage | undefined
-      readonly stopReason: string | undefined
-      readonly usage: Usage
-    }
+    readonly _tag: "AssistantMessage"
+    readonly turn: number
+    readonly message: ModelMessage | undefined
+    readonly stopReason: string | undefined
+    readonly usage: Usage
+  }
   | { readonly _tag: "ToolResults"; readonly turn: number; readonly message: ModelMessage; readonly run: MessageRun }
   | { readonly _tag: "TurnFailed"; readonly turn: number; readonly error: ModelError }
   /** Something the person should know that the model does not see (e.g. a skipped tool message). */

@@ -37,18 +37,25 @@ export interface ReplayReport {
   readonly identical: number
   readonly differences: ReadonlyArray<ReplayDifference>
   /** Identical calls that ran in another parallel batch than recorded (the model saw the same). */
-  readonly rescheduled: ReadonlyArray<{ readonly tool_use_id: string; readonly name: string; readonly recorded: number | null; readonly replayed: number | null }>
+  readonly rescheduled: ReadonlyArray<
+    {
+      readonly tool_use_id: string
+      readonly name: string
+      readonly recorded: number | null
+      readonly replayed: number | null
+    }
+  >
 }
 
 export const replayedCallsOf = (event: AgentEvent): ReadonlyArray<ReplayedCall> =>
   event._tag === "ToolResults"
     ? event.run.outcomes.map((o, i) => ({
-        toolUseId: o.toolUseId,
-        name: o.toolName,
-        result: o.result.content,
-        isError: o.result.is_error === true,
-        batch: event.run.timeline[i]?.batch ?? null
-      }))
+      toolUseId: o.toolUseId,
+      name: o.toolName,
+      result: o.result.content,
+      isError: o.result.is_error === true,
+      batch: event.run.timeline[i]?.batch ?? null
+    }))
     : []
 
 const shown = (result: unknown): string => (typeof result === "string" ? result : contentText(result as never))
@@ -79,13 +86,26 @@ export const compareReplay = (
     now.delete(call.toolUseId)
     const before = normalizeResult(call.result, recordedDirs)
     const after = again === undefined ? undefined : normalizeResult(again.result, replayDirs)
-    const sameBatch = again === undefined || call.batch === undefined || again.batch === undefined || call.batch === again.batch
+    const sameBatch = again === undefined || call.batch === undefined || again.batch === undefined ||
+      call.batch === again.batch
     if (after !== undefined && before === after && call.isError === again!.isError) {
       identical++
-      if (!sameBatch) rescheduled.push({ tool_use_id: call.toolUseId, name: call.name, recorded: call.batch ?? null, replayed: again!.batch ?? null })
+      if (!sameBatch) {
+        rescheduled.push({
+          tool_use_id: call.toolUseId,
+          name: call.name,
+          recorded: call.batch ?? null,
+          replayed: again!.batch ?? null
+        })
+      }
       continue
     }
-    const first = after === undefined ? undefined : firstDifference(shown(normalizeResultText(call.result, recordedDirs)), shown(normalizeResultText(again!.result, replayDirs)))
+    const first = after === undefined
+      ? undefined
+      : firstDifference(
+        shown(normalizeResultText(call.result, recordedDirs)),
+        shown(normalizeResultText(again!.result, replayDirs))
+      )
     differences.push({
       tool_use_id: call.toolUseId,
       name: call.name,
@@ -97,10 +117,17 @@ export const compareReplay = (
     })
   }
   for (const extra of now.values()) {
-    differences.push({ tool_use_id: extra.toolUseId, name: extra.name, line: null, recorded: null, replayed: shown(extra.result) })
+    differences.push({
+      tool_use_id: extra.toolUseId,
+      name: extra.name,
+      line: null,
+      recorded: null,
+      replayed: shown(extra.result)
+    })
   }
   return { calls: recorded.length, identical, differences, rescheduled }
 }
 
 /** A result's text with the run's directories replaced (text results stay text). */
-const normalizeResultText = (result: unknown, dirs: ReadonlyArray<readonly [string, string]>): string => normalizeResult(shown(result), dirs)
+const normalizeResultText = (result: unknown, dirs: ReadonlyArray<readonly [string, string]>): string =>
+  normalizeResult(shown(result), dirs)

@@ -35,8 +35,10 @@ export interface Transcript {
 
 /** JSON for transcripts: an input that never parsed is kept as its text. */
 export const toJsonLine = (record: Readonly<Record<string, unknown>>): string =>
-  JSON.stringify(record, (_key, value: unknown) =>
-    value instanceof UnparsableInput ? { unparsable_input: value.text, reason: value.reason } : value
+  JSON.stringify(
+    record,
+    (_key, value: unknown) =>
+      value instanceof UnparsableInput ? { unparsable_input: value.text, reason: value.reason } : value
   )
 
 /**
@@ -120,23 +122,30 @@ const ApprovalLine = Schema.Struct({
 
 /** Reads a transcript for replay; a corrupt file is reported with its line number and the problem. */
 export const readTranscript = (file: string): Effect.Effect<ReadTranscript, ScriptError> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const text = yield* Effect.try({
       try: () => fs.readFileSync(file, "utf8"),
       catch: (e) =>
-        new ScriptError({ file, reason: (e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : `cannot read: ${(e as Error).message}` })
+        new ScriptError({
+          file,
+          reason: (e as NodeJS.ErrnoException).code === "ENOENT"
+            ? "no such file"
+            : `cannot read: ${(e as Error).message}`
+        })
     })
     const script = yield* parseScript(file, text)
     const calls: Array<RecordedCall> = []
     const approvals: Array<RecordedApproval> = []
     const lines = text.split("\n")
     for (const [i, raw] of lines.entries()) {
-      if (!raw.includes('"tool_call"') && !raw.includes('"approval"')) continue
+      if (!raw.includes("\"tool_call\"") && !raw.includes("\"approval\"")) continue
       const value = parseJsonText(raw) as Record<string, unknown> // parseScript has checked every line
       const fail = (reason: string) => new ScriptError({ file, line: i + 1, reason })
       if (value.type === "tool_call") {
         const call = Schema.decodeUnknownEither(ToolCallLine)(value)
-        if (Either.isLeft(call)) return yield* fail(`a tool_call line needs tool_use_id, name and result (${documentIssue(call.left)})`)
+        if (Either.isLeft(call)) {
+          return yield* fail(`a tool_call line needs tool_use_id, name and result (${documentIssue(call.left)})`)
+        }
         const c = call.right
         calls.push({
           toolUseId: c.tool_use_id,
@@ -148,7 +157,9 @@ export const readTranscript = (file: string): Effect.Effect<ReadTranscript, Scri
         })
       } else if (value.type === "approval") {
         const approval = Schema.decodeUnknownEither(ApprovalLine)(value)
-        if (Either.isLeft(approval)) return yield* fail(`an approval line needs tool_use_id and answer (${documentIssue(approval.left)})`)
+        if (Either.isLeft(approval)) {
+          return yield* fail(`an approval line needs tool_use_id and answer (${documentIssue(approval.left)})`)
+        }
         approvals.push({ toolUseId: approval.right.tool_use_id, answer: approval.right.answer })
       }
     }

@@ -8,7 +8,8 @@
  * before it runs (`call_started`, with the message's blocks received so far) and when it has
  * its result (`call_finished`): a crash mid-turn leaves enough to answer it on resume.
  */
-import { Clock, Deferred, Effect, Queue, Stream } from "effect"
+import type { Queue } from "effect"
+import { Clock, Deferred, Effect, Stream } from "effect"
 import type { ModelError, ModelClientService, ModelRequest } from "../ModelClient.js"
 import type { AssistantBlock, ModelEvent, RetryInfo, Usage } from "../../ModelEvents.js"
 import { emptyUsage } from "../../ModelEvents.js"
@@ -64,8 +65,12 @@ const mergeUsage = (start: Usage, delta: Usage): Usage => ({
   cache_read_input_tokens: delta.cache_read_input_tokens || start.cache_read_input_tokens
 })
 
-export const runTurn = (model: ModelClientService, scheduler: SchedulerService, input: TurnInput): Effect.Effect<TurnOutput> =>
-  Effect.gen(function* () {
+export const runTurn = (
+  model: ModelClientService,
+  scheduler: SchedulerService,
+  input: TurnInput
+): Effect.Effect<TurnOutput> =>
+  Effect.gen(function*() {
     const { turn, emit } = input
     const startedAt = yield* Clock.currentTimeMillis
     const stopModel = yield* Deferred.make<void>()
@@ -95,14 +100,20 @@ export const runTurn = (model: ModelClientService, scheduler: SchedulerService, 
         case "BlockStart":
           blockStarts++
           if (event.blockType === "text") partialText.set(event.index, "")
-          return Effect.as(emit({ _tag: "Model", turn, event }), blockStarts > 1 ? [{ _tag: "BlockStarted" } as const] : [])
+          return Effect.as(
+            emit({ _tag: "Model", turn, event }),
+            blockStarts > 1 ? [{ _tag: "BlockStarted" } as const] : []
+          )
         case "TextDelta":
           partialText.set(event.index, (partialText.get(event.index) ?? "") + event.text)
           return Effect.as(emit({ _tag: "Model", turn, event }), [])
         case "BlockStop":
           finished.set(event.index, event.block)
           partialText.delete(event.index)
-          return Effect.as(emit({ _tag: "Model", turn, event }), event.block.type === "tool_use" ? [{ _tag: "ToolUse", block: event.block } as const] : [])
+          return Effect.as(
+            emit({ _tag: "Model", turn, event }),
+            event.block.type === "tool_use" ? [{ _tag: "ToolUse", block: event.block } as const] : []
+          )
         case "MessageDelta":
           if (event.stopReason !== undefined) stopReason = event.stopReason
           if (event.stopDetails !== undefined) stopDetails = event.stopDetails
@@ -137,7 +148,9 @@ export const runTurn = (model: ModelClientService, scheduler: SchedulerService, 
     )
     // Each interrupt is handed to the scheduler first; pulling the next one stops the model.
     const interrupts = Stream.fromQueue(input.interrupts).pipe(
-      Stream.flatMap(() => Stream.concat(Stream.succeed(undefined), Stream.execute(Deferred.succeed(stopModel, undefined))))
+      Stream.flatMap(() =>
+        Stream.concat(Stream.succeed(undefined), Stream.execute(Deferred.succeed(stopModel, undefined)))
+      )
     )
 
     /** The finished blocks not journaled yet, as they are sent back (blocks finish in index order). */
@@ -155,8 +168,17 @@ export const runTurn = (model: ModelClientService, scheduler: SchedulerService, 
     const journal = input.journal
     const record = (event: SchedulerEvent): Effect.Effect<void> => {
       if (journal === undefined) return Effect.void
-      if (event._tag === "CallStarted") return journal({ type: "call_started", turn, tool_use_id: event.toolUseId, blocks: newBlocks() })
-      if (event._tag === "CallFinished") return journal({ type: "call_finished", turn, tool_use_id: event.outcome.toolUseId, result: event.outcome.result })
+      if (event._tag === "CallStarted") {
+        return journal({ type: "call_started", turn, tool_use_id: event.toolUseId, blocks: newBlocks() })
+      }
+      if (event._tag === "CallFinished") {
+        return journal({
+          type: "call_finished",
+          turn,
+          tool_use_id: event.outcome.toolUseId,
+          result: event.outcome.result
+        })
+      }
       return Effect.void
     }
 
@@ -166,7 +188,9 @@ export const runTurn = (model: ModelClientService, scheduler: SchedulerService, 
       ...input.scheduling,
       onEvent: (event) =>
         Effect.flatMap(Clock.currentTimeMillis, (atMs) => {
-          if (event._tag === "CallStarted") callTimes.set(event.toolUseId, { startedAt: atMs })
+          if (event._tag === "CallStarted") {
+            callTimes.set(event.toolUseId, { startedAt: atMs })
+          }
           if (event._tag === "CallFinished") {
             const id = event.outcome.toolUseId
             callTimes.set(id, { ...callTimes.get(id), endedAt: atMs })
@@ -179,7 +203,9 @@ export const runTurn = (model: ModelClientService, scheduler: SchedulerService, 
     // A text block cut short is kept only when the user stopped the model (it said that much).
     const stopped = yield* Deferred.isDone(stopModel)
     const blocks: Array<AssistantBlock> = []
-    for (const index of [...new Set([...finished.keys(), ...partialText.keys()])].sort((x, y) => x - y)) {
+    for (
+      const index of [...new Set([...finished.keys(), ...partialText.keys()])].sort((x, y) => x - y)
+    ) {
       const done = finished.get(index)
       const partial = partialText.get(index)
       if (done !== undefined) blocks.push(done)

@@ -9,10 +9,14 @@ import type { ToolPool } from "../ToolRegistry.js"
 
 export const unknownToolHint = (name: string, pool: Pick<ToolPool, "tools" | "removed">): string | undefined => {
   const { tools } = pool
-  if (!name.startsWith("mcp__") && pool.removed.some((r) => r.name === name)) return `. ${name} is disabled for this session, in subagents as well as here.`
+  if (!name.startsWith("mcp__") && pool.removed.some((r) => r.name === name)) {
+    return `. ${name} is disabled for this session, in subagents as well as here.`
+  }
   const lower = name.toLowerCase()
   const sameButCase = tools.filter((t) => t.name.toLowerCase() === lower)
-  if (sameButCase.length === 1 && !sameButCase[0]!.shouldDefer) return `. Tool names are case-sensitive: call ${sameButCase[0]!.name} instead.`
+  if (sameButCase.length === 1 && !sameButCase[0]!.shouldDefer) {
+    return `. Tool names are case-sensitive: call ${sameButCase[0]!.name} instead.`
+  }
   const standsFor = tools.filter((t) => t.knownAs.includes(name))
   if (standsFor.length === 1) return `. Call ${standsFor[0]!.name} instead.`
   return undefined

@@ -40,7 +40,9 @@ export const splitPool = (tools: ReadonlyArray<AnyTool>, mode: ToolSearchMode, c
     deferred: []
   })
   if (mode._tag === "Off") return inactive(`tool search is off: ${mode.reason}`)
-  if (!tools.some((tool) => tool.name === TOOL_SEARCH_NAME)) return inactive("ToolSearch is not in the tool pool (denied or disabled)")
+  if (!tools.some((tool) => tool.name === TOOL_SEARCH_NAME)) {
+    return inactive("ToolSearch is not in the tool pool (denied or disabled)")
+  }
   const deferrable = tools.filter(isDeferrable)
   if (deferrable.length === 0) return inactive("no tool in the pool is deferrable")
   if (mode._tag === "Auto") {
@@ -53,10 +55,9 @@ export const splitPool = (tools: ReadonlyArray<AnyTool>, mode: ToolSearchMode, c
   return {
     mode,
     active: true,
-    reason:
-      mode._tag === "Auto"
-        ? `the deferrable tools take at least ${mode.percent}% of ${contextTokens} tokens`
-        : "tool search is on: deferrable tools are deferred",
+    reason: mode._tag === "Auto"
+      ? `the deferrable tools take at least ${mode.percent}% of ${contextTokens} tokens`
+      : "tool search is on: deferrable tools are deferred",
     loaded: tools.filter((tool) => !isDeferrable(tool)),
     deferred: deferrable
   }

@@ -30,7 +30,10 @@ export interface ToolSearchEnvironment {
 const TRUE = new Set(["1", "true", "yes", "on"])
 const FALSE = new Set(["0", "false", "no", "off"])
 
-type Requested = { readonly _tag: "Default" } | { readonly _tag: "Off" } | { readonly _tag: "Always" } | { readonly _tag: "Auto"; readonly percent: number }
+type Requested = { readonly _tag: "Default" } | { readonly _tag: "Off" } | { readonly _tag: "Always" } | {
+  readonly _tag: "Auto"
+  readonly percent: number
+}
 
 /** An unknown value counts as unset (the default), not as an error. */
 const parseRequested = (raw: string | undefined): Requested => {
@@ -59,10 +62,13 @@ export const isFirstPartyBaseUrl = (raw: string): boolean => {
   return url.protocol === "https:" && (host === "anthropic.com" || host.endsWith(".anthropic.com"))
 }
 
-const isSet = (raw: string | undefined) => raw !== undefined && raw.trim() !== "" && !FALSE.has(raw.trim().toLowerCase())
+const isSet = (raw: string | undefined) =>
+  raw !== undefined && raw.trim() !== "" && !FALSE.has(raw.trim().toLowerCase())
 
 export const resolveMode = (env: ToolSearchEnvironment): ToolSearchMode => {
-  if (isSet(env.disableExperimentalBetas)) return { _tag: "Off", reason: "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS is set" }
+  if (isSet(env.disableExperimentalBetas)) {
+    return { _tag: "Off", reason: "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS is set" }
+  }
   const requested = parseRequested(env.enableToolSearch)
   switch (requested._tag) {
     case "Off":
@@ -73,7 +79,11 @@ export const resolveMode = (env: ToolSearchEnvironment): ToolSearchMode => {
     case "Default": {
       const baseUrl = env.baseUrl?.trim() ?? ""
       if (baseUrl !== "" && !isFirstPartyBaseUrl(baseUrl)) {
-        return { _tag: "Off", reason: `ANTHROPIC_BASE_URL (${baseUrl}) is not Anthropic's API; set ENABLE_TOOL_SEARCH=true to use tool search with it` }
+        return {
+          _tag: "Off",
+          reason:
+            `ANTHROPIC_BASE_URL (${baseUrl}) is not Anthropic's API; set ENABLE_TOOL_SEARCH=true to use tool search with it`
+        }
       }
       return { _tag: "Always" }
     }
@@ -87,7 +97,7 @@ const optionalString = (name: string) =>
   )
 
 /** The mode from the environment (through Config, so tests can give their own provider). */
-export const toolSearchMode: Effect.Effect<ToolSearchMode> = Effect.gen(function* () {
+export const toolSearchMode: Effect.Effect<ToolSearchMode> = Effect.gen(function*() {
   return resolveMode({
     enableToolSearch: yield* optionalString("ENABLE_TOOL_SEARCH"),
     baseUrl: yield* optionalString("ANTHROPIC_BASE_URL"),

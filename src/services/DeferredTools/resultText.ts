@@ -34,7 +34,9 @@ export const summaryOf = (output: ToolSearchOutput): ToolSearchSummary => ({
   matches: output.matches,
   query: output.query,
   total_deferred_tools: output.total_deferred_tools,
-  ...(output.pending_mcp_servers !== undefined && output.pending_mcp_servers.length > 0 ? { pending_mcp_servers: output.pending_mcp_servers } : {})
+  ...(output.pending_mcp_servers !== undefined && output.pending_mcp_servers.length > 0
+    ? { pending_mcp_servers: output.pending_mcp_servers }
+    : {})
 })
 
 export const formatToolSearchResult = (output: ToolSearchOutput): string => {
@@ -48,14 +50,18 @@ export const formatToolSearchResult = (output: ToolSearchOutput): string => {
     )
   } else {
     lines.push(
-      `Loaded ${output.definitions.length} ${output.definitions.length === 1 ? "tool" : "tools"}: ${output.definitions.map((d) => d.name).join(", ")}. The definitions follow; from your next message on these tools are in your tool list and you can call them.`,
+      `Loaded ${output.definitions.length} ${output.definitions.length === 1 ? "tool" : "tools"}: ${
+        output.definitions.map((d) => d.name).join(", ")
+      }. The definitions follow; from your next message on these tools are in your tool list and you can call them.`,
       "<functions>",
       ...output.definitions.map((definition) => `<function>${jsonLine(definition)}</function>`),
       "</functions>"
     )
   }
   if (output.pending_mcp_servers !== undefined && output.pending_mcp_servers.length > 0) {
-    lines.push(`MCP servers still connecting (their tools are not searchable yet): ${output.pending_mcp_servers.join(", ")}.`)
+    lines.push(
+      `MCP servers still connecting (their tools are not searchable yet): ${output.pending_mcp_servers.join(", ")}.`
+    )
   }
   return lines.join("\n")
 }
@@ -72,5 +78,7 @@ export const parseMatches = (text: string): ReadonlyArray<string> | undefined =>
   }
   if (typeof parsed !== "object" || parsed === null) return undefined
   const matches = (parsed as { readonly matches?: unknown }).matches
-  return Array.isArray(matches) && matches.every((m) => typeof m === "string") ? (matches as ReadonlyArray<string>) : undefined
+  return Array.isArray(matches) && matches.every((m) => typeof m === "string")
+    ? (matches as ReadonlyArray<string>)
+    : undefined
 }

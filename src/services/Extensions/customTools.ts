@@ -44,7 +44,9 @@ export const toolModulesIn = (dir: string, source: ExtensionSource): ReadonlyArr
   try {
     return fs
       .readdirSync(dir, { withFileTypes: true })
-      .filter((e) => (e.isFile() || e.isSymbolicLink()) && MODULE_EXTENSIONS.has(path.extname(e.name)) && !/^[_.]/.test(e.name))
+      .filter((e) =>
+        (e.isFile() || e.isSymbolicLink()) && MODULE_EXTENSIONS.has(path.extname(e.name)) && !/^[_.]/.test(e.name)
+      )
       .map((e) => e.name)
       .sort()
       .map((name) => ({ file: path.join(dir, name), source }))
@@ -57,7 +59,11 @@ export const toolModulesIn = (dir: string, source: ExtensionSource): ReadonlyArr
 export const skillToolModule = (skill: Skill): ToolModuleRef | string | undefined => {
   if (skill.toolModule === undefined) return undefined
   const file = path.resolve(skill.dir, skill.toolModule)
-  if (!isWithin(file, skill.dir)) return `skill ${skill.name}: toolgate-tool ${JSON.stringify(skill.toolModule)} points outside the skill folder ${skill.dir}; not loaded`
+  if (!isWithin(file, skill.dir)) {
+    return `skill ${skill.name}: toolgate-tool ${
+      JSON.stringify(skill.toolModule)
+    } points outside the skill folder ${skill.dir}; not loaded`
+  }
   return { file, source: skill.source, skill: skill.name }
 }
 
@@ -71,12 +77,26 @@ const importModule = (file: string): Promise<Record<string, unknown>> => {
 }
 
 /** Turns what a module exports into tools; throws when the export is unusable. */
-const toolsFromExport = async (value: unknown, jsonSchemaInput: JsonSchemaInput, depth = 0): Promise<ReadonlyArray<AnyTool>> => {
+const toolsFromExport = async (
+  value: unknown,
+  jsonSchemaInput: JsonSchemaInput,
+  depth = 0
+): Promise<ReadonlyArray<AnyTool>> => {
   if (typeof value === "function") {
-    if (depth > 0) throw new Error("the factory returned another function; it must return a tool, a list of tools, or plain definitions")
-    return toolsFromExport(await (value as (api: typeof toolgateApi) => unknown)(toolgateApi), jsonSchemaInput, depth + 1)
+    if (depth > 0) {
+      throw new Error(
+        "the factory returned another function; it must return a tool, a list of tools, or plain definitions"
+      )
+    }
+    return toolsFromExport(
+      await (value as (api: typeof toolgateApi) => unknown)(toolgateApi),
+      jsonSchemaInput,
+      depth + 1
+    )
   }
-  if (Array.isArray(value)) return (await Promise.all(value.map((v) => toolsFromExport(v, jsonSchemaInput, Math.max(depth, 1))))).flat()
+  if (Array.isArray(value)) {
+    return (await Promise.all(value.map((v) => toolsFromExport(v, jsonSchemaInput, Math.max(depth, 1))))).flat()
+  }
   if (isPlainDefinition(value)) return [await plainTool(value, jsonSchemaInput)]
   if (typeof value === "object" && value !== null && typeof (value as { call?: unknown }).call === "function") {
     return [buildTool(value as ToolDefinition<unknown, unknown>)]
@@ -87,7 +107,10 @@ const toolsFromExport = async (value: unknown, jsonSchemaInput: JsonSchemaInput,
 }
 
 /** Loads the modules in order; `taken` are names already in use (the built-ins). */
-export const loadCustomTools = async (modules: ReadonlyArray<ToolModuleRef>, taken: ReadonlySet<string>): Promise<CustomToolScan> => {
+export const loadCustomTools = async (
+  modules: ReadonlyArray<ToolModuleRef>,
+  taken: ReadonlySet<string>
+): Promise<CustomToolScan> => {
   const tools: Array<AnyTool> = []
   const origins = new Map<string, string>()
   const warnings: Array<string> = []
@@ -98,7 +121,9 @@ export const loadCustomTools = async (modules: ReadonlyArray<ToolModuleRef>, tak
     try {
       const module = await importModule(ref.file)
       const exported = "default" in module ? module.default : undefined
-      if (exported === undefined) throw new Error("it has no default export (use `export default` or `module.exports =`)")
+      if (exported === undefined) {
+        throw new Error("it has no default export (use `export default` or `module.exports =`)")
+      }
       loaded = await toolsFromExport(exported, jsonSchemaInput)
     } catch (error) {
       warnings.push(`custom tool module ${ref.file} was skipped: it failed to load: ${errorText(error)}`)
@@ -113,12 +138,16 @@ export const loadCustomTools = async (modules: ReadonlyArray<ToolModuleRef>, tak
         continue
       }
       if (taken.has(tool.name)) {
-        warnings.push(`custom tool ${tool.name} from ${ref.file} was skipped: a built-in tool has this name (built-ins cannot be replaced)`)
+        warnings.push(
+          `custom tool ${tool.name} from ${ref.file} was skipped: a built-in tool has this name (built-ins cannot be replaced)`
+        )
         continue
       }
       const earlier = origins.get(tool.name)
       if (earlier !== undefined) {
-        warnings.push(`custom tool ${tool.name} from ${ref.file} was skipped: ${earlier} already defines a tool with this name`)
+        warnings.push(
+          `custom tool ${tool.name} from ${ref.file} was skipped: ${earlier} already defines a tool with this name`
+        )
         continue
       }
       origins.set(tool.name, ref.file)

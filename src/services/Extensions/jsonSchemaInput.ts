@@ -16,7 +16,7 @@ interface AjvInstance {
 const loadAjv = (): Promise<AjvInstance> =>
   import("ajv").then((module) => {
     const m = module as unknown as { default?: { default?: unknown } }
-    const Ajv = (m.default?.default ?? m.default ?? module) as new (options: Record<string, unknown>) => AjvInstance
+    const Ajv = (m.default?.default ?? m.default ?? module) as new(options: Record<string, unknown>) => AjvInstance
     return new Ajv({ allErrors: true, verbose: true, strict: false, coerceTypes: false, useDefaults: false })
   })
 

@@ -44,13 +44,26 @@ export interface PlainToolDefinition {
 }
 
 export const isPlainDefinition = (value: unknown): value is PlainToolDefinition =>
-  typeof value === "object" && value !== null && typeof (value as { run?: unknown }).run === "function" && typeof (value as { call?: unknown }).call !== "function"
+  typeof value === "object" && value !== null && typeof (value as { run?: unknown }).run === "function" &&
+  typeof (value as { call?: unknown }).call !== "function"
 
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error) ?? String(error))
+const errorText = (
+  error: unknown
+): string => (error instanceof Error
+  ? error.message
+  : typeof error === "string"
+  ? error
+  : JSON.stringify(error) ?? String(error))
 
 /** Wraps a plain definition as a Tool; throws when the definition is unusable (bad schema, bad fields). */
-export const plainTool = async (definition: PlainToolDefinition, jsonSchemaInput: JsonSchemaInput): Promise<AnyTool> => {
-  if (typeof definition.inputSchema !== "object" || definition.inputSchema === null || Array.isArray(definition.inputSchema)) {
+export const plainTool = async (
+  definition: PlainToolDefinition,
+  jsonSchemaInput: JsonSchemaInput
+): Promise<AnyTool> => {
+  if (
+    typeof definition.inputSchema !== "object" || definition.inputSchema === null ||
+    Array.isArray(definition.inputSchema)
+  ) {
     throw new Error("inputSchema must be a JSON Schema object")
   }
   const inputSchema = await jsonSchemaInput(definition.inputSchema)

@@ -69,7 +69,11 @@ const readSkill = (dir: string, source: ExtensionSource, warnings: Array<string>
   const { data, body } = parseFrontMatter(text)
   const name = stringValue(data.name)?.trim() || path.basename(dir)
   if (!SKILL_NAME.test(name)) {
-    warnings.push(`skill ${file} was skipped: its name ${JSON.stringify(name)} must be lower-case letters, digits and hyphens (at most 64)`)
+    warnings.push(
+      `skill ${file} was skipped: its name ${
+        JSON.stringify(name)
+      } must be lower-case letters, digits and hyphens (at most 64)`
+    )
     return undefined
   }
   const description = stringValue(data.description)?.trim() || firstParagraph(body)

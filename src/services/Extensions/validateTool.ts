@@ -23,7 +23,9 @@ export const toolProblems = (tool: AnyTool): ReadonlyArray<string> => {
     try {
       const json = inputJsonSchema(tool)
       if (json === null || typeof json !== "object" || json.type !== "object") {
-        problems.push(`its input schema must describe an object (type "object"), not ${JSON.stringify(json?.type ?? json)}`)
+        problems.push(
+          `its input schema must describe an object (type "object"), not ${JSON.stringify(json?.type ?? json)}`
+        )
       }
     } catch (error) {
       problems.push(`its JSON Schema cannot be computed: ${error instanceof Error ? error.message : String(error)}`)

@@ -26,11 +26,7 @@ import {
   stopFeedbackText
 } from "./modelText.js"
 import { systemReminder } from "../../Messages.js"
-import type {
-  PermissionRequestSpecificOutput,
-  PostToolUseSpecificOutput,
-  PreToolUseSpecificOutput
-} from "./types.js"
+import type { PermissionRequestSpecificOutput, PostToolUseSpecificOutput, PreToolUseSpecificOutput } from "./types.js"
 
 type Decision = "allow" | "deny" | "ask" | "defer"
 const PRECEDENCE: Record<Decision, number> = { allow: 1, ask: 2, defer: 3, deny: 4 }
@@ -64,12 +60,17 @@ const jsonDecision = (run: HookRun): Decision | undefined => {
 const preDecision = (run: HookRun): Decision | undefined =>
   run.exit2 !== undefined || run.failClosed !== undefined ? "deny" : jsonDecision(run)
 
-const preReason = (run: HookRun): string | undefined => specific<PreToolUseSpecificOutput>(run).permissionDecisionReason ?? run.json?.reason
+const preReason = (run: HookRun): string | undefined =>
+  specific<PreToolUseSpecificOutput>(run).permissionDecisionReason ?? run.json?.reason
 
 export const aggregatePreToolUse = (runs: ReadonlyArray<HookRun>, hookName: string, cap: Cap): PreToolUseOutcome => {
   const decided = runs.map((run) => ({ run, decision: preDecision(run) }))
   let winner: Decision | undefined
-  for (const d of decided) if (d.decision !== undefined && (winner === undefined || PRECEDENCE[d.decision] > PRECEDENCE[winner])) winner = d.decision
+  for (const d of decided) {
+    if (d.decision !== undefined && (winner === undefined || PRECEDENCE[d.decision] > PRECEDENCE[winner])) {
+      winner = d.decision
+    }
+  }
   const reminders = decided
     .filter((d) => d.decision !== "defer")
     .flatMap((d) => {
@@ -86,21 +87,27 @@ export const aggregatePreToolUse = (runs: ReadonlyArray<HookRun>, hookName: stri
     const jsonReason = jsonDecision(first) === "deny" ? preReason(first) : undefined
     // exit 2 with a JSON deny of its own: the JSON's reason, as a JSON deny reads; else `[command]: stderr`
     // (bounded as one text, as the model reads it; the error puts the `[command]: ` back)
-    const block =
-      first.exit2 !== undefined && jsonReason !== undefined
-        ? { reason: cap.blocking(jsonReason) }
-        : first.exit2 !== undefined
-          ? { command: first.label, reason: cap.blocking(`[${first.label}]: ${stderrText(first.exit2.stderr)}`).slice(first.label.length + 4) }
-        : first.failClosed !== undefined
-          ? { reason: cap.blocking(first.failClosed) }
-          : { reason: cap.blocking(jsonReason ?? "Blocked by hook") }
+    const block = first.exit2 !== undefined && jsonReason !== undefined
+      ? { reason: cap.blocking(jsonReason) }
+      : first.exit2 !== undefined
+      ? {
+        command: first.label,
+        reason: cap.blocking(`[${first.label}]: ${stderrText(first.exit2.stderr)}`).slice(first.label.length + 4)
+      }
+      : first.failClosed !== undefined
+      ? { reason: cap.blocking(first.failClosed) }
+      : { reason: cap.blocking(jsonReason ?? "Blocked by hook") }
     return { decision: "deny", block, ...base }
   }
   // updatedInput: from the winning decision, or from any hook when none decided (as 2.1.112 does)
   const candidates = decided.filter((d) => (winner === undefined ? true : d.decision === winner)).map((d) => d.run)
-  const withInput = winner === "defer" ? undefined : lastToFinish(candidates.filter((r) => specific<PreToolUseSpecificOutput>(r).updatedInput !== undefined))
+  const withInput = winner === "defer"
+    ? undefined
+    : lastToFinish(candidates.filter((r) => specific<PreToolUseSpecificOutput>(r).updatedInput !== undefined))
   const reasonRun = lastToFinish(candidates.filter((r) => preReason(r) !== undefined))
-  const reason = winner === undefined || winner === "defer" || reasonRun === undefined ? undefined : preReason(reasonRun)
+  const reason = winner === undefined || winner === "defer" || reasonRun === undefined
+    ? undefined
+    : preReason(reasonRun)
   const updatedInput = withInput === undefined ? undefined : specific<PreToolUseSpecificOutput>(withInput).updatedInput
   return {
     decision: winner,
@@ -114,7 +121,9 @@ export const aggregatePermissionRequest = (runs: ReadonlyArray<HookRun>, cap: Ca
   const notices = commonNotices(runs, cap)
   const stop = stopOf(runs)
   // `continue: false` overrides decisions: nothing may run, and the turn stops
-  if (stop !== undefined) return { decision: { behavior: "deny", message: cap.blocking(stop.reason), interrupt: true }, notices }
+  if (stop !== undefined) {
+    return { decision: { behavior: "deny", message: cap.blocking(stop.reason), interrupt: true }, notices }
+  }
   const decided = runs.flatMap((run) => {
     const decision = specific<PermissionRequestSpecificOutput>(run).decision
     return decision === undefined ? [] : [{ run, decision }]
@@ -135,7 +144,10 @@ export const aggregatePermissionRequest = (runs: ReadonlyArray<HookRun>, cap: Ca
   const allows = decided.filter((d) => d.decision.behavior === "allow")
   if (allows.length === 0) return { notices }
   const last = allows.reduce((best, d) => (d.run.order > best.run.order ? d : best))
-  const allow = last.decision as { updatedInput?: Record<string, unknown>; updatedPermissions?: ReadonlyArray<PermissionUpdate> }
+  const allow = last.decision as {
+    updatedInput?: Record<string, unknown>
+    updatedPermissions?: ReadonlyArray<PermissionUpdate>
+  }
   return {
     decision: {
       behavior: "allow",
@@ -158,8 +170,12 @@ const contextReminders = (runs: ReadonlyArray<HookRun>, hookName: string, cap: C
 
 /** A hook's blocking error as the model reads it: the JSON `block` reason, else `[command]: stderr` of an exit 2. */
 const blockingError = (run: HookRun, hookName: string, cap: Cap): string | undefined => {
-  if (run.json?.decision === "block") return blockingErrorText(hookName, run.label, cap.blocking(run.json.reason ?? "Blocked by hook"))
-  if (run.exit2 !== undefined) return blockingErrorText(hookName, run.label, cap.blocking(`[${run.label}]: ${stderrText(run.exit2.stderr)}`))
+  if (run.json?.decision === "block") {
+    return blockingErrorText(hookName, run.label, cap.blocking(run.json.reason ?? "Blocked by hook"))
+  }
+  if (run.exit2 !== undefined) {
+    return blockingErrorText(hookName, run.label, cap.blocking(`[${run.label}]: ${stderrText(run.exit2.stderr)}`))
+  }
   return undefined
 }
 
@@ -170,14 +186,21 @@ const postReminders = (runs: ReadonlyArray<HookRun>, hookName: string, cap: Cap)
     return [...(blocking === undefined ? [] : [blocking]), ...contextReminders([run], hookName, cap)]
   })
 
-export const aggregatePostToolUse = (runs: ReadonlyArray<HookRun>, hookName: string, isMcp: boolean, cap: Cap): PostToolUseOutcome => {
+export const aggregatePostToolUse = (
+  runs: ReadonlyArray<HookRun>,
+  hookName: string,
+  isMcp: boolean,
+  cap: Cap
+): PostToolUseOutcome => {
   const outputs = runs.flatMap((r) => {
     const s = specific<PostToolUseSpecificOutput>(r)
     if (isMcp && s.updatedMCPToolOutput !== undefined) return [{ run: r, value: s.updatedMCPToolOutput }]
     if (s.updatedToolOutput !== undefined) return [{ run: r, value: s.updatedToolOutput }]
     return []
   })
-  const updated = outputs.length === 0 ? undefined : outputs.reduce((best, o) => (o.run.order > best.run.order ? o : best))
+  const updated = outputs.length === 0
+    ? undefined
+    : outputs.reduce((best, o) => (o.run.order > best.run.order ? o : best))
   const stop = stopOf(runs)
   return {
     reminders: postReminders(runs, hookName, cap),
@@ -187,25 +210,28 @@ export const aggregatePostToolUse = (runs: ReadonlyArray<HookRun>, hookName: str
   }
 }
 
-export const aggregatePostToolUseFailure = (runs: ReadonlyArray<HookRun>, hookName: string, cap: Cap): PostToolUseFailureOutcome => ({
+export const aggregatePostToolUseFailure = (
+  runs: ReadonlyArray<HookRun>,
+  hookName: string,
+  cap: Cap
+): PostToolUseFailureOutcome => ({
   reminders: postReminders(runs, hookName, cap),
   notices: commonNotices(runs, cap)
 })
 
 export const aggregatePostToolBatch = (runs: ReadonlyArray<HookRun>, cap: Cap): PostToolBatchOutcome => {
   const stopper = runs.find((r) => r.exit2 !== undefined || r.json?.decision === "block" || r.json?.continue === false)
-  const stop =
-    stopper === undefined
-      ? undefined
-      : {
-          reason: cap.blocking(
-            stopper.exit2 !== undefined
-              ? stderrText(stopper.exit2.stderr)
-              : stopper.json?.decision === "block"
-                ? (stopper.json.reason ?? "Blocked by hook")
-                : (stopper.json?.stopReason ?? "")
-          )
-        }
+  const stop = stopper === undefined
+    ? undefined
+    : {
+      reason: cap.blocking(
+        stopper.exit2 !== undefined
+          ? stderrText(stopper.exit2.stderr)
+          : stopper.json?.decision === "block"
+          ? (stopper.json.reason ?? "Blocked by hook")
+          : (stopper.json?.stopReason ?? "")
+      )
+    }
   return {
     reminders: contextReminders(runs, "PostToolBatch", cap),
     notices: commonNotices(runs, cap),
@@ -227,16 +253,19 @@ export const aggregateUserPromptSubmit = (
 ): UserPromptSubmitOutcome => {
   const notices = commonNotices(runs, cap)
   const stopper = runs.find((r) => r.json?.continue === false)
-  if (stopper !== undefined) return { blocked: operationStoppedText(cap.blocking(stopper.json?.stopReason ?? "")), reminders: [], notices }
+  if (stopper !== undefined) {
+    return { blocked: operationStoppedText(cap.blocking(stopper.json?.stopReason ?? "")), reminders: [], notices }
+  }
   const blocker = runs.find((r) => r.exit2 !== undefined || r.json?.decision === "block" || r.failClosed !== undefined)
   if (blocker !== undefined) {
-    const reason =
-      blocker.json?.decision === "block"
-        ? (blocker.json.reason ?? "Blocked by hook")
-        : blocker.exit2 !== undefined
-          ? `[${blocker.label}]: ${stderrText(blocker.exit2.stderr)}`
-          : (blocker.failClosed ?? "")
-    const suppress = (blocker.json?.hookSpecificOutput as { suppressOriginalPrompt?: boolean } | undefined)?.suppressOriginalPrompt === true
+    const reason = blocker.json?.decision === "block"
+      ? (blocker.json.reason ?? "Blocked by hook")
+      : blocker.exit2 !== undefined
+      ? `[${blocker.label}]: ${stderrText(blocker.exit2.stderr)}`
+      : (blocker.failClosed ?? "")
+    const suppress =
+      (blocker.json?.hookSpecificOutput as { suppressOriginalPrompt?: boolean } | undefined)?.suppressOriginalPrompt ===
+        true
     return { blocked: promptBlockedText(cap.blocking(reason), suppress ? undefined : prompt), reminders: [], notices }
   }
   return {
@@ -269,9 +298,18 @@ export const aggregateStop = (runs: ReadonlyArray<HookRun>, event: "Stop" | "Sub
     const context = contextsOf([run]).map(({ context }) => systemReminder(additionalContextText(event, cap(context))))
     if (run.json?.decision === "block") {
       const reason = cap.blocking(run.json.reason ?? "Blocked by hook")
-      return [`${systemReminder(blockingErrorText(event, run.label, reason))}\n`, systemReminder(stopFeedbackText(reason)), ...context]
+      return [
+        `${systemReminder(blockingErrorText(event, run.label, reason))}\n`,
+        systemReminder(stopFeedbackText(reason)),
+        ...context
+      ]
     }
-    if (run.exit2 !== undefined) return [systemReminder(stopFeedbackText(cap.blocking(`[${run.label}]: ${stderrText(run.exit2.stderr)}`))), ...context]
+    if (run.exit2 !== undefined) {
+      return [
+        systemReminder(stopFeedbackText(cap.blocking(`[${run.label}]: ${stderrText(run.exit2.stderr)}`))),
+        ...context
+      ]
+    }
     return context
   })
   return { continueWith, notices }

@@ -9,7 +9,13 @@
  * text is also a candidate, so a splitting mistake can only make a hook run more often, never less.
  */
 import { Effect } from "effect"
-import { compileBashPattern, strictMatchesCommand, type ShellAnalyzerService, type CommandAnalysis, type SimpleCommand } from "../ShellAnalyzer.js"
+import {
+  compileBashPattern,
+  strictMatchesCommand,
+  type ShellAnalyzerService,
+  type CommandAnalysis,
+  type SimpleCommand
+} from "../ShellAnalyzer.js"
 
 export const MAX_COMMAND_LENGTH = 10_000
 
@@ -30,8 +36,12 @@ const staticArgv = (c: SimpleCommand): string | undefined =>
  * program and its subcommand skipped, equivalent option spellings alike, wrappers and nested
  * shells looked into, a possible match counting)? undefined when the analyzer cannot tell.
  */
-export const bashRuleMatches = (shell: ShellAnalyzerService, specifier: string, command: string): Effect.Effect<boolean | undefined> =>
-  Effect.gen(function* () {
+export const bashRuleMatches = (
+  shell: ShellAnalyzerService,
+  specifier: string,
+  command: string
+): Effect.Effect<boolean | undefined> =>
+  Effect.gen(function*() {
     if (command.length > MAX_COMMAND_LENGTH || command.includes("\0")) return undefined
     const analysis = yield* runAnalyzer(shell, command)
     if (analysis === undefined || analysis.kind === "tooComplex") return undefined
@@ -40,8 +50,11 @@ export const bashRuleMatches = (shell: ShellAnalyzerService, specifier: string, 
   })
 
 /** Candidate texts for a Bash `if` pattern, or undefined when the command cannot be analysed. */
-export const bashCandidates = (shell: ShellAnalyzerService, command: string): Effect.Effect<ReadonlyArray<string> | undefined> =>
-  Effect.gen(function* () {
+export const bashCandidates = (
+  shell: ShellAnalyzerService,
+  command: string
+): Effect.Effect<ReadonlyArray<string> | undefined> =>
+  Effect.gen(function*() {
     if (command.length > MAX_COMMAND_LENGTH || command.includes("\0")) return undefined
     const analysis = yield* runAnalyzer(shell, command)
     if (analysis !== undefined) {
@@ -49,7 +62,7 @@ export const bashCandidates = (shell: ShellAnalyzerService, command: string): Ef
       const out = new Set<string>([command.trim()])
       for (const c of analysis.commands) {
         const argv = staticArgv(c)
-        if (argv !== undefined) for (const t of stripWrappers(argv)) out.add(t)
+        if (argv !== undefined) { for (const t of stripWrappers(argv)) out.add(t) }
         for (const t of stripWrappers(c.text)) out.add(t)
       }
       return Array.from(out)
@@ -128,13 +141,13 @@ const scan = (s: string, start: number, closer: ")" | "`" | undefined): Scan => 
     }
     if (double) {
       current += ch
-      if (ch === '"') double = false
+      if (ch === "\"") double = false
       i++
       continue
     }
     if (ch === "'") single = true
-    if (ch === '"') double = true
-    if (ch === "'" || ch === '"') {
+    if (ch === "\"") double = true
+    if (ch === "'" || ch === "\"") {
       current += ch
       i++
       continue
@@ -205,10 +218,10 @@ const words = (segment: string): ReadonlyArray<Token> => {
     while (i < segment.length) {
       const ch = segment[i]!
       if (quote !== undefined) {
-        if (ch === "\\" && quote === '"') i++
+        if (ch === "\\" && quote === "\"") i++
         else if (ch === quote) quote = undefined
       } else if (ch === "\\") i++
-      else if (ch === "'" || ch === '"') quote = ch
+      else if (ch === "'" || ch === "\"") quote = ch
       else if (/\s/.test(ch)) break
       i++
     }
@@ -218,7 +231,23 @@ const words = (segment: string): ReadonlyArray<Token> => {
 }
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/
-const KEYWORDS = new Set(["{", "}", "!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "time", "case", "esac"])
+const KEYWORDS = new Set([
+  "{",
+  "}",
+  "!",
+  "if",
+  "then",
+  "else",
+  "elif",
+  "fi",
+  "do",
+  "done",
+  "while",
+  "until",
+  "time",
+  "case",
+  "esac"
+])
 const PLAIN_WRAPPERS = new Set(["nohup", "builtin", "noglob", "time"])
 
 /** The number of leading words a transparent wrapper takes, or 0 when `w[i]` is not one. */
@@ -231,7 +260,11 @@ const wrapperLength = (w: ReadonlyArray<Token>, i: number): number => {
   if (name === "nice") return next === "-n" ? 3 : next !== undefined && /^-\d+$/.test(next) ? 2 : 1
   if (name === "timeout") {
     let j = i + 1
-    while (w[j] !== undefined && w[j]!.text.startsWith("-")) j += /^(-s|-k|--signal|--kill-after)$/.test(w[j]!.text) ? 2 : 1
+    while (w[j] !== undefined && w[j]!.text.startsWith("-")) {
+      j += /^(-s|-k|--signal|--kill-after)$/.test(w[j]!.text)
+        ? 2
+        : 1
+    }
     return w[j] === undefined ? 0 : j + 1 - i
   }
   if (name === "stdbuf") {
@@ -241,7 +274,9 @@ const wrapperLength = (w: ReadonlyArray<Token>, i: number): number => {
   }
   if (name === "env") {
     let j = i + 1
-    while (w[j] !== undefined && (ASSIGNMENT.test(w[j]!.text) || /^-[iu0]$|^--ignore-environment$/.test(w[j]!.text))) j += w[j]!.text === "-u" ? 2 : 1
+    while (w[j] !== undefined && (ASSIGNMENT.test(w[j]!.text) || /^-[iu0]$|^--ignore-environment$/.test(w[j]!.text))) {
+      j += w[j]!.text === "-u" ? 2 : 1
+    }
     return j - i
   }
   return 0

@@ -36,7 +36,8 @@ export const formatSize = (bytes: number): string => {
 
 const save = (place: CapPlace, field: string, text: string): string | undefined => {
   const hash = createHash("md5").update(text).digest("hex")
-  const name = ["hook", ...(place.toolUseId === undefined ? [] : [place.toolUseId]), place.event, hash, field].join("-").replace(/[^A-Za-z0-9_.-]/g, "_")
+  const name = ["hook", ...(place.toolUseId === undefined ? [] : [place.toolUseId]), place.event, hash, field].join("-")
+    .replace(/[^A-Za-z0-9_.-]/g, "_")
   const file = path.join(place.sessionDir, "tool-results", `${name}.txt`)
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true })
@@ -50,15 +51,21 @@ const save = (place: CapPlace, field: string, text: string): string | undefined 
 const persisted = (place: CapPlace, field: string, text: string): string => {
   const file = save(place, field, text)
   const where = file === undefined ? "It could not be saved to a file." : `Full output saved to: ${file}`
-  return `<persisted-output>\nOutput too large (${formatSize(Buffer.byteLength(text))}). ${where}\n\nPreview (first 2KB):\n${text.slice(0, PREVIEW_CHARS)}\n...\n</persisted-output>`
+  return `<persisted-output>\nOutput too large (${
+    formatSize(Buffer.byteLength(text))
+  }). ${where}\n\nPreview (first 2KB):\n${text.slice(0, PREVIEW_CHARS)}\n...\n</persisted-output>`
 }
 
 export const capFor = (place: CapPlace): Cap => {
-  const context = (text: string) => (text.length <= MAX_HOOK_CONTEXT_CHARS ? text : persisted(place, "additionalContext", text))
+  const context = (
+    text: string
+  ) => (text.length <= MAX_HOOK_CONTEXT_CHARS ? text : persisted(place, "additionalContext", text))
   const blocking = (text: string) => {
     if (text.length <= MAX_HOOK_BLOCKING_CHARS) return text
     const half = MAX_HOOK_BLOCKING_CHARS / 2
-    return `${text.slice(0, half)}\n\n... [${text.length - 2 * half} characters truncated] ...\n\n${text.slice(-half)}\n\n${persisted(place, "blockingError", text)}`
+    return `${text.slice(0, half)}\n\n... [${text.length - 2 * half} characters truncated] ...\n\n${
+      text.slice(-half)
+    }\n\n${persisted(place, "blockingError", text)}`
   }
   return Object.assign(context, { blocking })
 }

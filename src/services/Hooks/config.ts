@@ -46,7 +46,9 @@ export const handlerLabel = (h: CommandHookHandler): string =>
 const hooksDisabled = (sources: ReadonlyArray<SettingsSource>) => {
   const managedOff = sources.some((s) => s.source === "policySettings" && s.settings.disableAllHooks === true)
   // a scalar: the highest non-managed source that sets it decides
-  const nonManaged = sources.find((s) => s.source !== "policySettings" && typeof s.settings.disableAllHooks === "boolean")
+  const nonManaged = sources.find((s) =>
+    s.source !== "policySettings" && typeof s.settings.disableAllHooks === "boolean"
+  )
   const managedOnly = sources.some((s) => s.source === "policySettings" && s.settings.allowManagedHooksOnly === true)
   return { managedOff, nonManagedOff: nonManaged?.settings.disableAllHooks === true, managedOnly }
 }
@@ -69,7 +71,11 @@ export const readHookConfig = (sources: ReadonlyArray<SettingsSource>): HookConf
     for (const [eventName, groups] of Object.entries(hooks)) {
       if (!(CLAUDE_CODE_HOOK_EVENTS as ReadonlyArray<string>).includes(eventName)) {
         const guess = closest(eventName, CLAUDE_CODE_HOOK_EVENTS)
-        notices.push(`${label}: "hooks.${eventName}" is not a hook event; ignored${guess === undefined ? "" : ` (did you mean "${guess}"?)`}`)
+        notices.push(
+          `${label}: "hooks.${eventName}" is not a hook event; ignored${
+            guess === undefined ? "" : ` (did you mean "${guess}"?)`
+          }`
+        )
         continue
       }
       if (!(HOOK_EVENTS as ReadonlyArray<string>).includes(eventName)) continue // events toolgate does not fire
@@ -89,7 +95,9 @@ export const readHookConfig = (sources: ReadonlyArray<SettingsSource>): HookConf
           return
         }
         // matchers on events without matcher support are ignored
-        const matcher = isToolEvent(event) || MATCHED_FIELD[event] !== undefined ? (group.matcher as string | undefined) : undefined
+        const matcher = isToolEvent(event) || MATCHED_FIELD[event] !== undefined
+          ? (group.matcher as string | undefined)
+          : undefined
         group.hooks.forEach((raw, hi) => {
           const handler = readHandler(raw, label, `${where}.hooks[${hi}]`, event, matcher, s, notices)
           if (handler !== undefined) handlers.push(handler)
@@ -137,7 +145,9 @@ const readHandler = (
   let timeoutSeconds = DEFAULT_TIMEOUT_SECONDS
   if (raw.timeout !== undefined) {
     if (typeof raw.timeout !== "number" || !Number.isFinite(raw.timeout) || raw.timeout <= 0) {
-      notices.push(`${field("timeout")} must be a positive number of seconds; the default ${DEFAULT_TIMEOUT_SECONDS} s is used`)
+      notices.push(
+        `${field("timeout")} must be a positive number of seconds; the default ${DEFAULT_TIMEOUT_SECONDS} s is used`
+      )
     } else timeoutSeconds = raw.timeout
   }
   if (raw.if !== undefined && typeof raw.if !== "string") {

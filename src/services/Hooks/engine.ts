@@ -66,7 +66,10 @@ const sessionEnv = (baseEnv: Readonly<Record<string, string>>, session: SessionC
 
 /** Exec-form placeholders are substituted literally (no shell sees them). */
 const substitute = (text: string, env: Readonly<Record<string, string>>) =>
-  text.replace(/\$\{(CLAUDE_PROJECT_DIR|CLAUDE_PLUGIN_ROOT|CLAUDE_PLUGIN_DATA)\}/g, (whole, name: string) => env[name] ?? whole)
+  text.replace(
+    /\$\{(CLAUDE_PROJECT_DIR|CLAUDE_PLUGIN_ROOT|CLAUDE_PLUGIN_DATA)\}/g,
+    (whole, name: string) => env[name] ?? whole
+  )
 
 const describeCause = (cause: Cause.Cause<unknown>): string => {
   const error = Cause.squash(cause)
@@ -85,7 +88,10 @@ const matchSubject = (call: EventCall): string | undefined => {
 /** Events where a hook that gave no trustworthy answer blocks (fail closed) rather than being ignored. */
 const failsClosed = (event: HookEvent) => event === "PreToolUse" || event === "UserPromptSubmit"
 
-export const hookNameOf = (event: HookEvent, tool: AnyTool | undefined) => (tool === undefined ? event : `${event}:${tool.name}`)
+export const hookNameOf = (
+  event: HookEvent,
+  tool: AnyTool | undefined
+) => (tool === undefined ? event : `${event}:${tool.name}`)
 
 const YES = Effect.succeed(true)
 const NO = Effect.succeed(false)
@@ -93,7 +99,7 @@ const NO = Effect.succeed(false)
 export const makeEngine = (options: EngineOptions) => {
   let cached: { readonly sources: ReadonlyArray<SettingsSource>; readonly config: HookConfig } | undefined
 
-  const config = Effect.gen(function* () {
+  const config = Effect.gen(function*() {
     const sources = yield* options.sources
     if (cached !== undefined && cached.sources === sources) return cached.config
     const parsed = readHookConfig(sources)
@@ -105,10 +111,12 @@ export const makeEngine = (options: EngineOptions) => {
   const conditionHolds = (condition: string | undefined, call: EventCall) =>
     condition === undefined || call.tool === undefined
       ? Effect.succeed(condition === undefined)
-      : ifMatches(options.shell, condition, call.tool, call.toolInput, call.session).pipe(Effect.catchAllCause(() => Effect.succeed(true)))
+      : ifMatches(options.shell, condition, call.tool, call.toolInput, call.session).pipe(
+        Effect.catchAllCause(() => Effect.succeed(true))
+      )
 
   const select = (call: EventCall) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { handlers } = yield* config
       const subject = matchSubject(call)
       const matches = (matcher: string | undefined) => subject === undefined || matcherMatches(matcher, subject)
@@ -162,7 +170,12 @@ export const makeEngine = (options: EngineOptions) => {
     )
   }
 
-  const runCommand = (handler: CommandHookHandler, call: EventCall, hookName: string, stdin: string): Effect.Effect<HookRunBody> =>
+  const runCommand = (
+    handler: CommandHookHandler,
+    call: EventCall,
+    hookName: string,
+    stdin: string
+  ): Effect.Effect<HookRunBody> =>
     runProcess(processSpec(handler, call, stdin)).pipe(
       Effect.map((outcome) => interpretProcess(call.event, hookName, handlerLabel(handler), outcome))
     )
@@ -180,21 +193,25 @@ export const makeEngine = (options: EngineOptions) => {
         }
         const value: unknown = result.value
         if (value === undefined || value === null) return { notices: [] }
-        if (typeof value !== "object" || Array.isArray(value)) return { notices: [`${hookName} hook error: ${name} returned something that is not an object`] }
+        if (typeof value !== "object" || Array.isArray(value)) {
+          return { notices: [`${hookName} hook error: ${name} returned something that is not an object`] }
+        }
         const accepted = acceptJson(call.event, hookName, name, value)
         return accepted.json === undefined ? { notices: [accepted.notice!] } : { json: accepted.json, notices: [] }
       }),
       Effect.catchAllCause((cause) =>
         Cause.isInterruptedOnly(cause)
           ? Effect.interrupt
-          : Effect.succeed<HookRunBody>({ notices: [`${hookName} hook error: ${name} failed: ${describeCause(cause)}`] })
+          : Effect.succeed<HookRunBody>({
+            notices: [`${hookName} hook error: ${name} failed: ${describeCause(cause)}`]
+          })
       )
     )
   }
 
   /** Runs every matching hook of an event; returns their runs in configuration order. */
   const runEvent = (call: EventCall): Effect.Effect<ReadonlyArray<HookRun>> =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const candidates = yield* select(call)
       if (candidates.length === 0) return []
       const hookName = hookNameOf(call.event, call.tool)
@@ -203,18 +220,23 @@ export const makeEngine = (options: EngineOptions) => {
       const runOne = (c: Candidate): Effect.Effect<HookRun | undefined> => {
         if (c._tag === "Command" && c.handler.async) {
           const background = runCommand(c.handler, call, hookName, stdin).pipe(
-            Effect.tap((body) => Effect.forEach(body.notices, (n) => Effect.logWarning(`async hook: ${n}`), { discard: true }))
+            Effect.tap((body) =>
+              Effect.forEach(body.notices, (n) => Effect.logWarning(`async hook: ${n}`), { discard: true })
+            )
           )
-          return (options.background === undefined ? Effect.void : FiberSet.run(options.background, background)).pipe(Effect.as(undefined))
+          return (options.background === undefined ? Effect.void : FiberSet.run(options.background, background)).pipe(
+            Effect.as(undefined)
+          )
         }
         const label = c._tag === "Command" ? handlerLabel(c.handler) : (c.hook.name ?? "in-process hook")
-        const body = c._tag === "Command" ? runCommand(c.handler, call, hookName, stdin) : runInProcess(c.hook, call, hookName)
+        const body = c._tag === "Command"
+          ? runCommand(c.handler, call, hookName, stdin)
+          : runInProcess(c.hook, call, hookName)
         return body.pipe(Effect.map((b): HookRun => ({ ...b, label, order: ++finished })))
       }
-      const runs =
-        candidates.length === 1
-          ? [yield* runOne(candidates[0]!)]
-          : yield* Effect.forEach(candidates, runOne, { concurrency: "unbounded" })
+      const runs = candidates.length === 1
+        ? [yield* runOne(candidates[0]!)]
+        : yield* Effect.forEach(candidates, runOne, { concurrency: "unbounded" })
       return runs.filter((r): r is HookRun => r !== undefined)
     })
 
@@ -231,8 +253,8 @@ export const makeEngine = (options: EngineOptions) => {
     inProcessEvents.has(event)
       ? YES
       : noSources
-        ? NO
-        : Effect.map(config, ({ handlers }) => handlers.some((h) => h.event === event))
+      ? NO
+      : Effect.map(config, ({ handlers }) => handlers.some((h) => h.event === event))
 
   return { runEvent, capOf, listens }
 }

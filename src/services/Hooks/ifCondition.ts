@@ -46,18 +46,28 @@ const inputFieldsOf = (tool: AnyTool): ReadonlySet<string> => {
 }
 
 /** Does the `if` rule match this call? */
-export const ifMatches = (shell: ShellAnalyzerService, rule: string, tool: AnyTool, input: unknown, session: SessionContext): Effect.Effect<boolean> =>
-  Effect.gen(function* () {
+export const ifMatches = (
+  shell: ShellAnalyzerService,
+  rule: string,
+  tool: AnyTool,
+  input: unknown,
+  session: SessionContext
+): Effect.Effect<boolean> =>
+  Effect.gen(function*() {
     const parsed = parseRuleText(rule)
     const subject = subjectOf(tool, input, session)
-    const named = [tool.name, ...tool.aliases].some((n) => matchesToolName(parsed.toolName, canonicalToolName(n), "deny"))
+    const named = [tool.name, ...tool.aliases].some((n) =>
+      matchesToolName(parsed.toolName, canonicalToolName(n), "deny")
+    )
     if (!named && !coversSubject(parsed.toolName, subject)) return false
     const content = parsed.content
     if (content === undefined) return true
 
     const param = /^([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([\s\S]*)$/.exec(content)
     if (param !== null && !PRIMARY_FIELDS.has(param[1]!) && inputFieldsOf(tool).has(param[1]!)) {
-      const value = typeof input === "object" && input !== null ? (input as Record<string, unknown>)[param[1]!] : undefined
+      const value = typeof input === "object" && input !== null
+        ? (input as Record<string, unknown>)[param[1]!]
+        : undefined
       if (value === undefined || value === null || typeof value === "object") return false
       return wildcardRegExp(param[2]!.trim()).test(String(value))
     }
@@ -78,7 +88,9 @@ export const ifMatches = (shell: ShellAnalyzerService, rule: string, tool: AnyTo
       case "agent":
         return content === subject.agentType
       case "skill": {
-        const call = subject.args === undefined || subject.args === "" ? subject.name : `${subject.name} ${subject.args}`
+        const call = subject.args === undefined || subject.args === ""
+          ? subject.name
+          : `${subject.name} ${subject.args}`
         return bashPatternMatches(content, call)
       }
       case "none":
@@ -149,7 +161,9 @@ export const pathPatternMatches = (pattern: string, absolutePath: string, sessio
     glob = pattern.startsWith("./") ? pattern.slice(1) : pattern
   }
   const relative = path.relative(base, absolutePath)
-  if (relative === "" || relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return false
+  if (relative === "" || relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) {
+    return false
+  }
   try {
     return ignore().add(glob).ignores(relative.split(path.sep).join("/"))
   } catch {

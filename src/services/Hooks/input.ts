@@ -44,10 +44,19 @@ const toolFields = (tool: AnyTool, toolInput: unknown) => ({
   tool_input: toolInput,
   ...(tool.mcp === undefined
     ? {}
-    : { mcp_server: tool.mcp.source === undefined ? { name: tool.mcp.serverName } : { name: tool.mcp.serverName, source: tool.mcp.source } })
+    : {
+      mcp_server: tool.mcp.source === undefined
+        ? { name: tool.mcp.serverName }
+        : { name: tool.mcp.serverName, source: tool.mcp.source }
+    })
 })
 
-export const preToolUseInput = (session: SessionContext, tool: AnyTool, toolInput: unknown, toolUseId: string): PreToolUseInput => ({
+export const preToolUseInput = (
+  session: SessionContext,
+  tool: AnyTool,
+  toolInput: unknown,
+  toolUseId: string
+): PreToolUseInput => ({
   ...base(session),
   hook_event_name: "PreToolUse",
   ...toolFields(tool, toolInput),
@@ -55,7 +64,9 @@ export const preToolUseInput = (session: SessionContext, tool: AnyTool, toolInpu
 })
 
 /** Rule suggestions as permission-update entries (what Claude Code passes as `permission_suggestions`). */
-export const suggestionsAsUpdates = (suggestions: ReadonlyArray<RuleSuggestion>): ReadonlyArray<PermissionUpdateEntry> =>
+export const suggestionsAsUpdates = (
+  suggestions: ReadonlyArray<RuleSuggestion>
+): ReadonlyArray<PermissionUpdateEntry> =>
   suggestions.map((s) => {
     const { toolName, content } = parseRuleText(s.rule)
     return {
@@ -114,11 +125,23 @@ export const postToolUseFailureInput = (
 
 export const postToolBatchInput = (
   session: SessionContext,
-  calls: ReadonlyArray<{ readonly toolName: string; readonly toolInput: unknown; readonly toolUseId: string; readonly toolResponse: unknown }>
+  calls: ReadonlyArray<
+    {
+      readonly toolName: string
+      readonly toolInput: unknown
+      readonly toolUseId: string
+      readonly toolResponse: unknown
+    }
+  >
 ): PostToolBatchInput => ({
   ...base(session),
   hook_event_name: "PostToolBatch",
-  tool_calls: calls.map((c) => ({ tool_name: c.toolName, tool_input: c.toolInput, tool_use_id: c.toolUseId, tool_response: c.toolResponse }))
+  tool_calls: calls.map((c) => ({
+    tool_name: c.toolName,
+    tool_input: c.toolInput,
+    tool_use_id: c.toolUseId,
+    tool_response: c.toolResponse
+  }))
 })
 
 export const userPromptSubmitInput = (session: SessionContext, prompt: string): UserPromptSubmitInput => ({
@@ -135,25 +158,34 @@ export interface StopRequestFields {
 
 export const stopInput = (session: SessionContext, fields: StopRequestFields): StopInput | SubagentStopInput => {
   const last = {
-    ...(fields.lastAssistantMessage === undefined || fields.lastAssistantMessage === "" ? {} : { last_assistant_message: fields.lastAssistantMessage }),
+    ...(fields.lastAssistantMessage === undefined || fields.lastAssistantMessage === ""
+      ? {}
+      : { last_assistant_message: fields.lastAssistantMessage }),
     // toolgate schedules nothing, so `session_crons` is always empty
     ...(fields.backgroundTasks === undefined ? {} : { background_tasks: fields.backgroundTasks, session_crons: [] })
   }
-  const { agent_id: _id, agent_type: _type, ...common } = base(session) as ReturnType<typeof base> & { agent_id?: string; agent_type?: string }
+  const { agent_id: _id, agent_type: _type, ...common } = base(session) as ReturnType<typeof base> & {
+    agent_id?: string
+    agent_type?: string
+  }
   return session.agent === undefined
     ? { ...common, hook_event_name: "Stop", stop_hook_active: fields.stopHookActive, ...last }
     : {
-        ...common,
-        hook_event_name: "SubagentStop",
-        stop_hook_active: fields.stopHookActive,
-        agent_id: session.agent.id,
-        agent_transcript_path: session.transcriptPath ?? "",
-        agent_type: session.agent.type,
-        ...last
-      }
+      ...common,
+      hook_event_name: "SubagentStop",
+      stop_hook_active: fields.stopHookActive,
+      agent_id: session.agent.id,
+      agent_transcript_path: session.transcriptPath ?? "",
+      agent_type: session.agent.type,
+      ...last
+    }
 }
 
-export const sessionStartInput = (session: SessionContext, source: SessionStartSource, model: string | undefined): SessionStartInput => ({
+export const sessionStartInput = (
+  session: SessionContext,
+  source: SessionStartSource,
+  model: string | undefined
+): SessionStartInput => ({
   ...sessionBase(session),
   hook_event_name: "SessionStart",
   source,
@@ -166,7 +198,12 @@ export const sessionEndInput = (session: SessionContext, reason: SessionEndReaso
   reason
 })
 
-export const notificationInput = (session: SessionContext, message: string, notificationType: string, title: string | undefined): NotificationInput => ({
+export const notificationInput = (
+  session: SessionContext,
+  message: string,
+  notificationType: string,
+  title: string | undefined
+): NotificationInput => ({
   ...sessionBase(session),
   hook_event_name: "Notification",
   message,

@@ -62,17 +62,30 @@ export const acceptJson = (
 const megabytes = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`
 
 /** Interprets a finished hook process. */
-export const interpretProcess = (event: HookEvent, hookName: string, label: string, outcome: ProcessOutcome): HookRunBody => {
+export const interpretProcess = (
+  event: HookEvent,
+  hookName: string,
+  label: string,
+  outcome: ProcessOutcome
+): HookRunBody => {
   switch (outcome._tag) {
     case "SpawnFailed":
       return { notices: [`${hookName} hook error: could not start the hook: ${outcome.message}`] }
     case "TimedOut":
       return { notices: [`${hookName} hook error: the hook timed out and was cancelled; its output was discarded`] }
     case "Signalled":
-      return { notices: [`${hookName} hook error: the hook was killed by ${outcome.signal}${outcome.stderr.trim() === "" ? "" : `: ${firstLine(outcome.stderr)}`}`] }
+      return {
+        notices: [
+          `${hookName} hook error: the hook was killed by ${outcome.signal}${
+            outcome.stderr.trim() === "" ? "" : `: ${firstLine(outcome.stderr)}`
+          }`
+        ]
+      }
     case "Exited": {
       if (outcome.stdoutTruncated) {
-        const reason = `the hook's output is larger than ${megabytes(MAX_STDOUT_BYTES)} and was not read whole, so its answer is unknown`
+        const reason = `the hook's output is larger than ${
+          megabytes(MAX_STDOUT_BYTES)
+        } and was not read whole, so its answer is unknown`
         return { failClosed: reason, notices: [`${hookName} hook error: ${reason}`] }
       }
       const parsed = parseStdout(outcome.stdout)
@@ -86,9 +99,13 @@ export const interpretProcess = (event: HookEvent, hookName: string, label: stri
       if (accepted.json !== undefined) return { json: accepted.json, notices }
       if (outcome.exitCode !== 0 && accepted.notice === undefined) {
         const line = firstLine(outcome.stderr)
-        notices.push(`${hookName} hook error: Failed with non-blocking status code: ${line === "" ? "No stderr output" : line}`)
+        notices.push(
+          `${hookName} hook error: Failed with non-blocking status code: ${line === "" ? "No stderr output" : line}`
+        )
       }
-      if (outcome.exitCode === 0 && parsed === undefined && outcome.stdout.trim() !== "") return { plainStdout: outcome.stdout, notices }
+      if (outcome.exitCode === 0 && parsed === undefined && outcome.stdout.trim() !== "") {
+        return { plainStdout: outcome.stdout, notices }
+      }
       return { notices }
     }
   }

@@ -41,7 +41,11 @@ const specificSchemas = {
           updatedInput: optional(InputObject),
           updatedPermissions: optional(Schema.Array(PermissionUpdateSchema))
         }),
-        Schema.Struct({ behavior: Schema.Literal("deny"), message: optional(Schema.String), interrupt: optional(Schema.Boolean) })
+        Schema.Struct({
+          behavior: Schema.Literal("deny"),
+          message: optional(Schema.String),
+          interrupt: optional(Schema.Boolean)
+        })
       )
     )
   }),
@@ -80,7 +84,10 @@ const EventNamed = Schema.Struct({ hookEventName: Schema.String })
 const decoders = Object.fromEntries(
   (Object.keys(specificSchemas) as Array<HookEvent>).map((event) => [
     event,
-    Schema.decodeUnknownEither(Schema.Struct({ ...commonFields, hookSpecificOutput: optional(specificSchemas[event]) }), { errors: "first" })
+    Schema.decodeUnknownEither(
+      Schema.Struct({ ...commonFields, hookSpecificOutput: optional(specificSchemas[event]) }),
+      { errors: "first" }
+    )
   ])
 ) as Record<HookEvent, (u: unknown) => Either.Either<HookJsonOutput, ParseResult.ParseError>>
 
@@ -90,15 +97,22 @@ const describe = (error: ParseResult.ParseError) => {
 }
 
 /** Decodes a hook's JSON answer for `event`; `{ async: true }` is the acknowledgement of an async hook. */
-export const decodeHookOutput = (hook: string, event: HookEvent, value: unknown): Either.Either<HookJsonOutput, HookOutputInvalid> => {
-  if (typeof value === "object" && value !== null && (value as { async?: unknown }).async === true) return Either.right({})
+export const decodeHookOutput = (
+  hook: string,
+  event: HookEvent,
+  value: unknown
+): Either.Either<HookJsonOutput, HookOutputInvalid> => {
+  if (typeof value === "object" && value !== null && (value as { async?: unknown }).async === true) {
+    return Either.right({})
+  }
   const named = Schema.decodeUnknownEither(Schema.Struct({ hookSpecificOutput: EventNamed }))(value)
   if (Either.isRight(named) && named.right.hookSpecificOutput.hookEventName !== event) {
     return Either.left(
       new HookOutputInvalid({
         hook,
         path: "hookSpecificOutput.hookEventName",
-        problem: `Hook returned incorrect event name: expected '${event}' but got '${named.right.hookSpecificOutput.hookEventName}'`
+        problem:
+          `Hook returned incorrect event name: expected '${event}' but got '${named.right.hookSpecificOutput.hookEventName}'`
       })
     )
   }

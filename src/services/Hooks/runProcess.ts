@@ -43,19 +43,23 @@ export interface ProcessSpec {
    */
   readonly keepChildren?: boolean
   /** Start this instead (the same process inside a sandbox); `env` then is the sandbox's. */
-  readonly invocation?: { readonly file: string; readonly args: ReadonlyArray<string>; readonly env: Readonly<Record<string, string>> }
+  readonly invocation?: {
+    readonly file: string
+    readonly args: ReadonlyArray<string>
+    readonly env: Readonly<Record<string, string>>
+  }
 }
 
 export type ProcessOutcome =
   | {
-      readonly _tag: "Exited"
-      readonly pid: number | undefined
-      readonly exitCode: number
-      readonly stdout: string
-      /** stdout went past the bound; `stdout` holds only its beginning. */
-      readonly stdoutTruncated: boolean
-      readonly stderr: string
-    }
+    readonly _tag: "Exited"
+    readonly pid: number | undefined
+    readonly exitCode: number
+    readonly stdout: string
+    /** stdout went past the bound; `stdout` holds only its beginning. */
+    readonly stdoutTruncated: boolean
+    readonly stderr: string
+  }
   | { readonly _tag: "Signalled"; readonly pid: number | undefined; readonly signal: string; readonly stderr: string }
   | { readonly _tag: "TimedOut"; readonly pid: number | undefined }
   | { readonly _tag: "SpawnFailed"; readonly message: string }
@@ -103,10 +107,14 @@ interface Running {
 }
 
 const start = (spec: ProcessSpec): Running | { readonly failed: string } => {
-  const [program, programArgs] = spec.invocation === undefined ? argvOf(spec) : [spec.invocation.file, spec.invocation.args]
+  const [program, programArgs] = spec.invocation === undefined
+    ? argvOf(spec)
+    : [spec.invocation.file, spec.invocation.args]
   const env = spec.invocation?.env ?? spec.env
   // what a hook leaves running on purpose (keepChildren) must survive the hook itself
-  const { file, args, leashed } = spec.keepChildren === true ? { file: program, args: programArgs, leashed: false } : leash(program, programArgs, env.PATH)
+  const { file, args, leashed } = spec.keepChildren === true
+    ? { file: program, args: programArgs, leashed: false }
+    : leash(program, programArgs, env.PATH)
   let child: ChildProcess
   try {
     child = spawn(file, [...args], {
@@ -159,13 +167,16 @@ const drain = (running: Running) =>
 /** Runs a hook process to its end; its process group is stopped however it ends (unless `keepChildren`). */
 export const runHookProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome> =>
   Effect.scoped(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       let ended = false
       const running = yield* Effect.acquireRelease(Effect.sync(() => start(spec)), (r) =>
-        "child" in r && !(ended && spec.keepChildren === true) ? stopGroup(r) : Effect.void
-      )
-      if (!("child" in running)) return { _tag: "SpawnFailed", message: running.failed } as const
-      const exit = yield* Effect.promise(() => running.exited).pipe(Effect.timeoutOption(spec.timeoutMs))
+        "child" in r && !(ended && spec.keepChildren === true) ? stopGroup(r) : Effect.void)
+      if (!("child" in running)) {
+        return { _tag: "SpawnFailed", message: running.failed } as const
+      }
+      const exit = yield* Effect.promise(() =>
+        running.exited
+      ).pipe(Effect.timeoutOption(spec.timeoutMs))
       if (exit._tag === "None") return { _tag: "TimedOut", pid: running.child.pid } as const
       if ("error" in exit.value) return { _tag: "SpawnFailed", message: exit.value.error } as const
       ended = true
@@ -174,14 +185,19 @@ export const runHookProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome>
       yield* drain(running)
       const { code, signal } = exit.value
       return code === null
-        ? ({ _tag: "Signalled", pid: running.child.pid, signal: signal ?? "unknown", stderr: running.stderr.text() } as const)
+        ? ({
+          _tag: "Signalled",
+          pid: running.child.pid,
+          signal: signal ?? "unknown",
+          stderr: running.stderr.text()
+        } as const)
         : ({
-            _tag: "Exited",
-            pid: running.child.pid,
-            exitCode: code,
-            stdout: running.stdout.text(),
-            stdoutTruncated: running.stdout.truncated,
-            stderr: running.stderr.text()
-          } as const)
+          _tag: "Exited",
+          pid: running.child.pid,
+          exitCode: code,
+          stdout: running.stdout.text(),
+          stdoutTruncated: running.stdout.truncated,
+          stderr: running.stderr.text()
+        } as const)
     })
   )

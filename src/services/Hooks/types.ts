@@ -8,7 +8,13 @@ import type { PermissionMode } from "../../Permission.js"
 export type ToolHookEvent = "PreToolUse" | "PermissionRequest" | "PostToolUse" | "PostToolUseFailure"
 
 /** Events of the agent loop and the session. */
-export type LoopHookEvent = "UserPromptSubmit" | "Stop" | "SubagentStop" | "SessionStart" | "SessionEnd" | "Notification"
+export type LoopHookEvent =
+  | "UserPromptSubmit"
+  | "Stop"
+  | "SubagentStop"
+  | "SessionStart"
+  | "SessionEnd"
+  | "Notification"
 
 export type HookEvent = ToolHookEvent | "PostToolBatch" | LoopHookEvent
 
@@ -26,7 +32,12 @@ export const HOOK_EVENTS: ReadonlyArray<HookEvent> = [
   "Notification"
 ]
 
-const TOOL_EVENTS: ReadonlySet<HookEvent> = new Set(["PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure"])
+const TOOL_EVENTS: ReadonlySet<HookEvent> = new Set([
+  "PreToolUse",
+  "PermissionRequest",
+  "PostToolUse",
+  "PostToolUseFailure"
+])
 
 /** Events whose hooks match on `tool_name` and may carry an `if` condition. */
 export const isToolEvent = (event: HookEvent): event is ToolHookEvent => TOOL_EVENTS.has(event)
@@ -176,10 +187,10 @@ export interface PermissionRequestSpecificOutput {
   readonly hookEventName: "PermissionRequest"
   readonly decision?:
     | {
-        readonly behavior: "allow"
-        readonly updatedInput?: Record<string, unknown>
-        readonly updatedPermissions?: ReadonlyArray<PermissionUpdateEntry>
-      }
+      readonly behavior: "allow"
+      readonly updatedInput?: Record<string, unknown>
+      readonly updatedPermissions?: ReadonlyArray<PermissionUpdateEntry>
+    }
     | { readonly behavior: "deny"; readonly message?: string; readonly interrupt?: boolean }
 }
 

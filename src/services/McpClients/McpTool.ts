@@ -41,7 +41,10 @@ export interface McpToolSpec {
   /** The server's `alwaysLoad`: its tools are never deferred. */
   readonly alwaysLoad: boolean
   readonly maxOutputTokens: number
-  readonly call: (args: Record<string, unknown>, onProgress: (progress: McpProgress) => void) => Effect.Effect<McpCallResult, McpRequestError>
+  readonly call: (
+    args: Record<string, unknown>,
+    onProgress: (progress: McpProgress) => void
+  ) => Effect.Effect<McpCallResult, McpRequestError>
 }
 
 const describe = (listing: McpToolListing): string => {
@@ -72,8 +75,8 @@ const mcpHookOutput = (replacement: unknown): ToolResultContent =>
   typeof replacement === "string"
     ? replacement
     : Array.isArray(replacement) && replacement.length > 0 && replacement.every(isContentBlock)
-      ? (replacement as ToolResultContent)
-      : JSON.stringify(replacement, null, 2)
+    ? (replacement as ToolResultContent)
+    : JSON.stringify(replacement, null, 2)
 
 export const makeMcpTool = (spec: McpToolSpec): AnyTool => {
   const { listing } = spec
@@ -85,7 +88,11 @@ export const makeMcpTool = (spec: McpToolSpec): AnyTool => {
     name: spec.name,
     // As Claude Code does, the model's input goes to the server unchecked: the server knows its
     // own schema (and its own coercions) best, and answers a bad input itself.
-    inputSchema: { _tag: "JsonSchema", jsonSchema: spec.schema.apiSchema, validate: (input) => ({ ok: true, value: input as Record<string, unknown> }) },
+    inputSchema: {
+      _tag: "JsonSchema",
+      jsonSchema: spec.schema.apiSchema,
+      validate: (input) => ({ ok: true, value: input as Record<string, unknown> })
+    },
     description,
     prompt: description,
     isReadOnly: () => readOnly,
@@ -95,13 +102,17 @@ export const makeMcpTool = (spec: McpToolSpec): AnyTool => {
     maxResultSizeChars: maxResultSizeOf(listing._meta),
     checkPermissions: () => Effect.succeed(passthrough),
     call: (input, ctx) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         // Progress arrives in SDK callbacks; one forwarder reports it in order, and all of it
         // is reported before the call returns.
         const progress = yield* Queue.unbounded<McpProgress | typeof DONE>()
         const forward: Effect.Effect<void> = Effect.flatMap(Queue.take(progress), (item) =>
-          item === DONE ? Effect.void : Effect.zipRight(ctx.reportProgress(progressLine(item)), Effect.suspend(() => forward))
-        )
+          item === DONE
+            ? Effect.void
+            : Effect.zipRight(
+              ctx.reportProgress(progressLine(item)),
+              Effect.suspend(() => forward)
+            ))
         const forwarder = yield* Effect.fork(forward)
         const result = yield* spec.call(input, (p) => void Queue.unsafeOffer(progress, p)).pipe(
           Effect.tap(() => Effect.zipRight(Queue.offer(progress, DONE), Fiber.join(forwarder))),
@@ -125,6 +136,8 @@ export const makeMcpTool = (spec: McpToolSpec): AnyTool => {
     mcp: { serverName: spec.serverName, toolName: listing.name, source: spec.scope },
     shouldDefer: !(spec.alwaysLoad || listing._meta?.["anthropic/alwaysLoad"] === true),
     requiresUserInteraction: listing._meta?.["anthropic/requiresUserInteraction"] === true,
-    ...(typeof listing._meta?.["anthropic/searchHint"] === "string" ? { searchHint: listing._meta["anthropic/searchHint"] as string } : {})
+    ...(typeof listing._meta?.["anthropic/searchHint"] === "string"
+      ? { searchHint: listing._meta["anthropic/searchHint"] as string }
+      : {})
   })
 }

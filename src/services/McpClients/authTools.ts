@@ -19,7 +19,10 @@ export type SignInProblem =
 
 export interface SignIn {
   /** Starts a sign-in: the URL to open, or `Authorized` when a stored sign-in was still good. */
-  readonly start: () => Effect.Effect<{ readonly _tag: "Url"; readonly url: string } | { readonly _tag: "Authorized" }, string>
+  readonly start: () => Effect.Effect<
+    { readonly _tag: "Url"; readonly url: string } | { readonly _tag: "Authorized" },
+    string
+  >
   /** Finishes the sign-in in progress with the callback address. */
   readonly complete: (callbackUrl: string) => Effect.Effect<void, SignInProblem>
 }
@@ -27,7 +30,8 @@ export interface SignIn {
 const EmptyInput = Schema.Struct({})
 const CompleteInput = Schema.Struct({
   callback_url: Schema.String.annotations({
-    description: "The full callback URL from the browser address bar after authorizing, e.g. http://localhost:<port>/callback?code=...&state=..."
+    description:
+      "The full callback URL from the browser address bar after authorizing, e.g. http://localhost:<port>/callback?code=...&state=..."
   })
 })
 
@@ -63,14 +67,18 @@ export const makeAuthTools = (server: string, type: string, url: string, signIn:
     call: () =>
       signIn.start().pipe(
         Effect.map((started) => ({
-          data:
-            started._tag === "Authorized"
-              ? `Authentication completed silently for ${server}. ${NOW_AVAILABLE}`
-              : `Ask the user to open this URL in their browser to authorize the ${server} MCP server:\n\n${started.url}\n\n` +
-                `Once they complete the flow, the server's tools will become ${AVAILABLE}.\n\n` +
-                `If the browser shows a connection error on the redirect page, ask the user to paste the full URL from the address bar and call \`${completeName}\` with it.`
+          data: started._tag === "Authorized"
+            ? `Authentication completed silently for ${server}. ${NOW_AVAILABLE}`
+            : `Ask the user to open this URL in their browser to authorize the ${server} MCP server:\n\n${started.url}\n\n` +
+              `Once they complete the flow, the server's tools will become ${AVAILABLE}.\n\n` +
+              `If the browser shows a connection error on the redirect page, ask the user to paste the full URL from the address bar and call \`${completeName}\` with it.`
         })),
-        Effect.catchAll((reason) => Effect.succeed({ data: `Failed to start OAuth flow for ${server}: ${reason}. Ask the user to run /mcp and authenticate manually.` }))
+        Effect.catchAll((reason) =>
+          Effect.succeed({
+            data:
+              `Failed to start OAuth flow for ${server}: ${reason}. Ask the user to run /mcp and authenticate manually.`
+          })
+        )
       ),
     mapResult: (text: string) => text,
     renderUse: () => `Authenticate ${server} MCP server`
@@ -82,7 +90,8 @@ export const makeAuthTools = (server: string, type: string, url: string, signIn:
     inputSchema: CompleteInput,
     mcp: mcp("complete_authentication"),
     // a pasted URL from anywhere else could connect the server to someone else's account: always asked
-    checkPermissions: () => Effect.succeed(ask(`Finish signing in to ${server} with a callback URL.`, { kind: "safety" })),
+    checkPermissions: () =>
+      Effect.succeed(ask(`Finish signing in to ${server} with a callback URL.`, { kind: "safety" })),
     call: (input) =>
       signIn.complete(input.callback_url).pipe(
         Effect.as({ data: `Authentication complete for ${server}. ${NOW_AVAILABLE}` }),
@@ -90,15 +99,18 @@ export const makeAuthTools = (server: string, type: string, url: string, signIn:
           switch (problem._tag) {
             case "NoFlow":
               return Effect.succeed({
-                data: `No OAuth flow is in progress for ${server}; it may have timed out. Call \`${authenticateName}\` to start a new one, then, once the user has approved it, ask them for the full URL in their browser's address bar.`
+                data:
+                  `No OAuth flow is in progress for ${server}; it may have timed out. Call \`${authenticateName}\` to start a new one, then, once the user has approved it, ask them for the full URL in their browser's address bar.`
               })
             case "NoCode":
               return Effect.succeed({
-                data: "Invalid callback URL: missing authorization code. Ask the user to paste the full redirect URL from their browser's address bar, including the `?code=...&state=...` query string."
+                data:
+                  "Invalid callback URL: missing authorization code. Ask the user to paste the full redirect URL from their browser's address bar, including the `?code=...&state=...` query string."
               })
             case "WrongState":
               return Effect.succeed({
-                data: `That callback URL belongs to a different sign-in attempt for ${server} (its state does not match the flow in progress), or carries no authorization code. The current flow is still waiting: ask the user for the URL from the page this sign-in opened, then retry.`
+                data:
+                  `That callback URL belongs to a different sign-in attempt for ${server} (its state does not match the flow in progress), or carries no authorization code. The current flow is still waiting: ask the user for the URL from the page this sign-in opened, then retry.`
               })
             case "Failed":
               return Effect.succeed({ data: `Authentication failed for ${server}: ${problem.reason}` })

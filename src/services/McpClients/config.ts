@@ -34,7 +34,13 @@ export interface RemoteServerConfig extends CommonConfig {
 export type McpServerConfig = StdioServerConfig | RemoteServerConfig
 
 /** Names Claude Code keeps for itself; entries with these names are skipped. */
-export const RESERVED_SERVER_NAMES: ReadonlyArray<string> = ["workspace", "claude-in-chrome", "computer-use", "Claude Preview", "Claude Browser"]
+export const RESERVED_SERVER_NAMES: ReadonlyArray<string> = [
+  "workspace",
+  "claude-in-chrome",
+  "computer-use",
+  "Claude Preview",
+  "Claude Browser"
+]
 
 export type Environment = Readonly<Record<string, string | undefined>>
 
@@ -67,9 +73,13 @@ const NonEmptyString = Schema.String.pipe(
   Schema.filter((s) => s.trim() !== ""),
   Schema.annotations({ title: "a non-empty string" })
 )
-const StringMap = Schema.Record({ key: Schema.String, value: Schema.String }).annotations({ title: "an object of strings" })
+const StringMap = Schema.Record({ key: Schema.String, value: Schema.String }).annotations({
+  title: "an object of strings"
+})
 const common = {
-  timeout: Schema.optional(Schema.Number.pipe(Schema.finite(), Schema.annotations({ title: "a number of milliseconds" }))),
+  timeout: Schema.optional(
+    Schema.Number.pipe(Schema.finite(), Schema.annotations({ title: "a number of milliseconds" }))
+  ),
   alwaysLoad: Schema.optional(Schema.Boolean)
 }
 
@@ -96,18 +106,28 @@ const decodeRemote = Schema.decodeUnknownEither(RemoteEntry, decodeOptions)
 export const parseServerEntry = (raw: unknown, env: Environment): EntryResult => {
   if (!isRecord(raw)) return { _tag: "Invalid", reason: `must be an object, got ${kindOf(raw)}`, type: undefined }
   const type = raw.type === undefined ? "stdio" : raw.type
-  if (typeof type !== "string") return { _tag: "Invalid", reason: `field "type" must be a string, got ${kindOf(type)}`, type: undefined }
+  if (typeof type !== "string") {
+    return { _tag: "Invalid", reason: `field "type" must be a string, got ${kindOf(type)}`, type: undefined }
+  }
   const invalid = (reason: string): EntryResult => ({ _tag: "Invalid", reason, type })
-  if (type === "ws") return invalid(`type "ws" (WebSocket) is not supported by toolgate; use "http" (Streamable HTTP) or "sse"`)
-  if (type !== "stdio" && type !== "http" && type !== "sse") return invalid(`unknown type ${JSON.stringify(type)} (expected "stdio", "http" or "sse")`)
+  if (type === "ws") {
+    return invalid(`type "ws" (WebSocket) is not supported by toolgate; use "http" (Streamable HTTP) or "sse"`)
+  }
+  if (type !== "stdio" && type !== "http" && type !== "sse") {
+    return invalid(`unknown type ${JSON.stringify(type)} (expected "stdio", "http" or "sse")`)
+  }
   if (type === "stdio" && raw.command === undefined && raw.url !== undefined) {
-    return invalid(`has a "url" but no "type": set "type" to "http" or "sse" (a missing type means stdio, which needs "command")`)
+    return invalid(
+      `has a "url" but no "type": set "type" to "http" or "sse" (a missing type means stdio, which needs "command")`
+    )
   }
 
   const warnings: Array<string> = []
   const missing = new Set<string>()
   const expand = (text: string, field: string) => {
-    if (hiddenWhitespace(text)) warnings.push(`field "${field}" has leading, trailing or invisible whitespace: ${JSON.stringify(text)}`)
+    if (hiddenWhitespace(text)) {
+      warnings.push(`field "${field}" has leading, trailing or invisible whitespace: ${JSON.stringify(text)}`)
+    }
     return expandVariables(text, env, (name) => missing.add(name))
   }
   const expandMap = (map: Readonly<Record<string, string>> | undefined, field: string) =>
@@ -117,10 +137,19 @@ export const parseServerEntry = (raw: unknown, env: Environment): EntryResult =>
     return { _tag: "Ok", config, warnings }
   }
   const commonOf = (entry: { readonly timeout?: number | undefined; readonly alwaysLoad?: boolean | undefined }) => {
-    if (entry.timeout !== undefined && entry.timeout < 1000) warnings.push(`field "timeout" (${entry.timeout}) is under 1000 ms and is ignored`)
-    if (raw.headersHelper !== undefined) warnings.push(`field "headersHelper" is not supported by toolgate and is ignored`)
-    if (raw.oauth !== undefined) warnings.push(`field "oauth" is not supported by toolgate (no OAuth flow); it is ignored`)
-    return { timeout: entry.timeout !== undefined && entry.timeout >= 1000 ? Math.floor(entry.timeout) : undefined, alwaysLoad: entry.alwaysLoad === true }
+    if (entry.timeout !== undefined && entry.timeout < 1000) {
+      warnings.push(`field "timeout" (${entry.timeout}) is under 1000 ms and is ignored`)
+    }
+    if (raw.headersHelper !== undefined) {
+      warnings.push(`field "headersHelper" is not supported by toolgate and is ignored`)
+    }
+    if (raw.oauth !== undefined) {
+      warnings.push(`field "oauth" is not supported by toolgate (no OAuth flow); it is ignored`)
+    }
+    return {
+      timeout: entry.timeout !== undefined && entry.timeout >= 1000 ? Math.floor(entry.timeout) : undefined,
+      alwaysLoad: entry.alwaysLoad === true
+    }
   }
 
   if (type === "stdio") {
@@ -143,6 +172,8 @@ export const parseServerEntry = (raw: unknown, env: Environment): EntryResult =>
   } catch {
     return invalid(`field "url" is not a valid URL: ${JSON.stringify(url)}`)
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return invalid(`field "url" must be an http or https URL, got ${JSON.stringify(url)}`)
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    return invalid(`field "url" must be an http or https URL, got ${JSON.stringify(url)}`)
+  }
   return finish({ type, url, headers: expandMap(entry.headers, "headers"), ...shared })
 }

@@ -80,7 +80,10 @@ const stringList = (value: unknown): ReadonlyArray<string> =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []
 
 /** The project's entry in `~/.claude.json`: keyed by the start directory, else by the git root. */
-const projectEntry = (claudeJson: Record<string, unknown> | undefined, cwd: string): Record<string, unknown> | undefined => {
+const projectEntry = (
+  claudeJson: Record<string, unknown> | undefined,
+  cwd: string
+): Record<string, unknown> | undefined => {
   const projects = claudeJson?.projects
   if (!isRecord(projects)) return undefined
   for (const key of [cwd, findGitRoot(cwd)]) {
@@ -92,7 +95,7 @@ const projectEntry = (claudeJson: Record<string, unknown> | undefined, cwd: stri
 }
 
 export const loadMcpConfig = (options: LoadMcpConfigOptions): Effect.Effect<McpConfiguration, BadRequest> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const cwd = path.resolve(options.cwd)
     const errors: Array<string> = []
     const warnings: Array<string> = []
@@ -102,7 +105,11 @@ export const loadMcpConfig = (options: LoadMcpConfigOptions): Effect.Effect<McpC
     const addServers = (servers: unknown, scope: McpScope, origin: string, where: string) => {
       if (servers === undefined) return
       if (!isRecord(servers)) {
-        errors.push(`${origin}: ${where} must be an object of servers, got ${kindOf(servers)}; no server from this file was loaded`)
+        errors.push(
+          `${origin}: ${where} must be an object of servers, got ${
+            kindOf(servers)
+          }; no server from this file was loaded`
+        )
         return
       }
       for (const [name, raw] of Object.entries(servers)) {
@@ -116,7 +123,7 @@ export const loadMcpConfig = (options: LoadMcpConfigOptions): Effect.Effect<McpC
         }
         if (winners.has(name)) continue
         const entry = parseServerEntry(raw, options.env)
-        if (entry._tag === "Ok") for (const w of entry.warnings) warnings.push(`${origin}: server "${name}": ${w}`)
+        if (entry._tag === "Ok") { for (const w of entry.warnings) warnings.push(`${origin}: server "${name}": ${w}`) }
         winners.set(name, { name, scope, origin, entry })
       }
     }
@@ -127,9 +134,15 @@ export const loadMcpConfig = (options: LoadMcpConfigOptions): Effect.Effect<McpC
       const file = inline ? undefined : path.resolve(cwd, arg)
       const read = inline ? parseJsonObject(arg) : readJsonObjectFile(file!)
       if (read._tag === "Missing") return yield* new BadRequest({ reason: `--mcp-config: file not found: ${file}` })
-      if (read._tag === "Failed") return yield* new BadRequest({ reason: `--mcp-config ${file ?? "(inline JSON)"}: ${read.reason}` })
+      if (read._tag === "Failed") {
+        return yield* new BadRequest({ reason: `--mcp-config ${file ?? "(inline JSON)"}: ${read.reason}` })
+      }
       if (!isRecord(read.json.mcpServers)) {
-        return yield* new BadRequest({ reason: `--mcp-config ${file ?? "(inline JSON)"}: expected an object with "mcpServers", got ${kindOf(read.json.mcpServers)} there` })
+        return yield* new BadRequest({
+          reason: `--mcp-config ${file ?? "(inline JSON)"}: expected an object with "mcpServers", got ${
+            kindOf(read.json.mcpServers)
+          } there`
+        })
       }
       addServers(read.json.mcpServers, "dynamic", file ?? "--mcp-config", `"mcpServers"`)
     }
@@ -137,7 +150,9 @@ export const loadMcpConfig = (options: LoadMcpConfigOptions): Effect.Effect<McpC
     let claudeJson: Record<string, unknown> | undefined
     if (options.strictMcpConfig !== true) {
       const read = readJsonObjectFile(options.claudeJsonFile)
-      if (read._tag === "Failed") errors.push(`${options.claudeJsonFile}: ${read.reason}; its user and local servers were not loaded`)
+      if (read._tag === "Failed") {
+        errors.push(`${options.claudeJsonFile}: ${read.reason}; its user and local servers were not loaded`)
+      }
       if (read._tag === "Loaded") claudeJson = read.json
       const project = projectEntry(claudeJson, cwd)
 
@@ -168,8 +183,13 @@ export const loadMcpConfig = (options: LoadMcpConfigOptions): Effect.Effect<McpC
       .map((server): ConfiguredServer => {
         if (server.scope !== "project") return server
         const disabled = approval.disabled.get(server.name)
-        if (disabled !== undefined) return { ...server, disabledReason: `disabled by disabledMcpjsonServers in ${disabled}` }
-        if (options.projectServers === "approved" && !approval.all && !approval.enabled.has(server.name) && !options.trusted) {
+        if (disabled !== undefined) {
+          return { ...server, disabledReason: `disabled by disabledMcpjsonServers in ${disabled}` }
+        }
+        if (
+          options.projectServers === "approved" && !approval.all && !approval.enabled.has(server.name) &&
+          !options.trusted
+        ) {
           return { ...server, needsApproval: true }
         }
         return server
@@ -178,12 +198,17 @@ export const loadMcpConfig = (options: LoadMcpConfigOptions): Effect.Effect<McpC
     const segments = new Map<string, string>()
     for (const server of servers) {
       if (server.name.includes("__")) {
-        warnings.push(`${server.origin}: server "${server.name}" has "__" in its name, which makes its permission rules ambiguous`)
+        warnings.push(
+          `${server.origin}: server "${server.name}" has "__" in its name, which makes its permission rules ambiguous`
+        )
       }
       const segment = normalizeNamePart(server.name)
       const other = segments.get(segment)
-      if (other !== undefined) warnings.push(`servers "${other}" and "${server.name}" both become "mcp__${segment}__…"; their tools clash and only the first of each name is kept`)
-      else segments.set(segment, server.name)
+      if (other !== undefined) {
+        warnings.push(
+          `servers "${other}" and "${server.name}" both become "mcp__${segment}__…"; their tools clash and only the first of each name is kept`
+        )
+      } else segments.set(segment, server.name)
     }
     return { servers, errors, warnings }
   })

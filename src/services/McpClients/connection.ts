@@ -82,9 +82,14 @@ const strayOf = (transport: Transport): string => {
 }
 
 const withStderr = (text: string, stderr: string | undefined): string =>
-  stderr === undefined || stderr === "" ? text : `${text}\nserver stderr (last lines):\n${stderr.split("\n").slice(-10).join("\n")}`
+  stderr === undefined || stderr === ""
+    ? text
+    : `${text}\nserver stderr (last lines):\n${stderr.split("\n").slice(-10).join("\n")}`
 
-const stdioEnv = (config: Extract<McpServerConfig, { readonly type: "stdio" }>, context: ConnectContext): Record<string, string> => {
+const stdioEnv = (
+  config: Extract<McpServerConfig, { readonly type: "stdio" }>,
+  context: ConnectContext
+): Record<string, string> => {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(context.env)) if (v !== undefined) env[k] = v
   // Claude Code sets CLAUDE_PROJECT_DIR for the server (not for `${...}` expansion).
@@ -93,12 +98,22 @@ const stdioEnv = (config: Extract<McpServerConfig, { readonly type: "stdio" }>, 
   return env
 }
 
-const makeTransport = (sdk: McpSdk, config: McpServerConfig, context: ConnectContext, invocation: ShellInvocation | undefined): Transport => {
+const makeTransport = (
+  sdk: McpSdk,
+  config: McpServerConfig,
+  context: ConnectContext,
+  invocation: ShellInvocation | undefined
+): Transport => {
   if (config.type === "stdio") {
     const env = stdioEnv(config, context)
     return invocation === undefined
       ? new ProcessGroupStdioTransport(sdk, { command: config.command, args: config.args, env, cwd: context.cwd })
-      : new ProcessGroupStdioTransport(sdk, { command: invocation.file, args: invocation.args, env: invocation.env, cwd: context.cwd })
+      : new ProcessGroupStdioTransport(sdk, {
+        command: invocation.file,
+        args: invocation.args,
+        env: invocation.env,
+        cwd: context.cwd
+      })
   }
   const requestInit = { headers: { ...config.headers } }
   const auth = context.authProvider === undefined ? {} : { authProvider: context.authProvider }
@@ -108,24 +123,49 @@ const makeTransport = (sdk: McpSdk, config: McpServerConfig, context: ConnectCon
 }
 
 /** Why a connection attempt failed, as a state and a reason saying what to do. */
-const classifyConnectError = (sdk: McpSdk, error: unknown, config: McpServerConfig, transport: Transport, startupTimeoutMs: number): ConnectFailure => {
+const classifyConnectError = (
+  sdk: McpSdk,
+  error: unknown,
+  config: McpServerConfig,
+  transport: Transport,
+  startupTimeoutMs: number
+): ConnectFailure => {
   const stderr = transport instanceof ProcessGroupStdioTransport ? transport.stderr : undefined
-  const status =
-    error instanceof sdk.StreamableHTTPError || error instanceof sdk.SseError ? codeOf(error) : error instanceof sdk.UnauthorizedError ? 401 : undefined
+  const status = error instanceof sdk.StreamableHTTPError || error instanceof sdk.SseError
+    ? codeOf(error)
+    : error instanceof sdk.UnauthorizedError
+    ? 401
+    : undefined
   if (config.type !== "stdio" && (status === 401 || status === 403)) {
     return {
       state: "needs-auth",
       reason:
-        `${config.url} answered ${status === 401 ? "401 Unauthorized" : "403 Forbidden"}: the server needs authentication. ` +
+        `${config.url} answered ${
+          status === 401 ? "401 Unauthorized" : "403 Forbidden"
+        }: the server needs authentication. ` +
         `In an interactive toolgate run the model can sign in to it (mcp__<server>__authenticate); or give it a token in the server's "headers" ` +
         `(e.g. "Authorization": "Bearer \${YOUR_TOKEN}"), or check that the token there is valid and has access`
     }
   }
   if (error instanceof sdk.McpError && error.code === REQUEST_TIMEOUT) {
-    return { state: "failed", reason: withStderr(`did not answer initialize within ${startupTimeoutMs} ms (MCP_TIMEOUT)${strayOf(transport)}`, stderr) }
+    return {
+      state: "failed",
+      reason: withStderr(
+        `did not answer initialize within ${startupTimeoutMs} ms (MCP_TIMEOUT)${strayOf(transport)}`,
+        stderr
+      )
+    }
   }
-  if (error instanceof sdk.McpError && error.code === CONNECTION_CLOSED && transport instanceof ProcessGroupStdioTransport) {
-    return { state: "failed", reason: withStderr(`the server ${transport.exitDescription ?? "closed its output"} before it finished starting`, stderr) }
+  if (
+    error instanceof sdk.McpError && error.code === CONNECTION_CLOSED && transport instanceof ProcessGroupStdioTransport
+  ) {
+    return {
+      state: "failed",
+      reason: withStderr(
+        `the server ${transport.exitDescription ?? "closed its output"} before it finished starting`,
+        stderr
+      )
+    }
   }
   if (config.type !== "stdio" && status !== undefined) {
     return { state: "failed", reason: `${config.url} answered HTTP ${status}: ${messageOf(error)}` }
@@ -137,7 +177,10 @@ const closeQuietly = (client: Client, transport: Transport) =>
   Effect.promise(async () => {
     const remote = transport as { sessionId?: string; terminateSession?: () => Promise<void> }
     if (remote.sessionId !== undefined && typeof remote.terminateSession === "function") {
-      await Promise.race([remote.terminateSession().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())])
+      await Promise.race([
+        remote.terminateSession().catch(() => undefined),
+        new Promise((r) => setTimeout(r, 1000).unref())
+      ])
     }
     await client.close().catch(() => undefined)
     // The SDK may already have started closing (a failed initialize); wait for the transport itself.
@@ -154,13 +197,16 @@ export const connectServer = (
   config: McpServerConfig,
   context: ConnectContext
 ): Effect.Effect<ServerConnection, ConnectFailure, Scope.Scope> =>
-  Effect.gen(function* () {
-    const invocation =
-      config.type !== "stdio" || context.wrapProcess === undefined
-        ? undefined
-        : yield* context.wrapProcess({ argv: [config.command, ...config.args], cwd: context.cwd, env: stdioEnv(config, context) }).pipe(
-            Effect.mapError((error): ConnectFailure => ({ state: "failed", reason: error.message }))
-          )
+  Effect.gen(function*() {
+    const invocation = config.type !== "stdio" || context.wrapProcess === undefined
+      ? undefined
+      : yield* context.wrapProcess({
+        argv: [config.command, ...config.args],
+        cwd: context.cwd,
+        env: stdioEnv(config, context)
+      }).pipe(
+        Effect.mapError((error): ConnectFailure => ({ state: "failed", reason: error.message }))
+      )
     const transport = makeTransport(sdk, config, context, invocation)
     // The SDK hands notifications to their handlers a microtask later but settles a response at
     // once, so the progress sent just before a result would reach a handler already removed.
@@ -252,20 +298,19 @@ export const request = <A>(
           const kind: McpRequestFailure = controller.signal.aborted
             ? "interrupted"
             : error instanceof sdk.McpError && error.code === REQUEST_TIMEOUT
-              ? "timeout"
-              : error instanceof sdk.McpError && error.code === CONNECTION_CLOSED
-                ? "disconnected"
-                : error instanceof Error && error.message === "Not connected"
-                  ? "not-connected"
-                  : "protocol"
-          const reason =
-            kind === "timeout"
-              ? `MCP server "${connection.name}": ${options.label} timed out after ${options.timeoutMs} ms`
-              : kind === "disconnected"
-                ? `MCP server "${connection.name}" disconnected during ${options.label}: ${connection.describeClose()}`
-                : kind === "interrupted"
-                  ? `MCP server "${connection.name}": ${options.label} was interrupted`
-                  : `MCP server "${connection.name}": ${options.label} failed: ${messageOf(error)}`
+            ? "timeout"
+            : error instanceof sdk.McpError && error.code === CONNECTION_CLOSED
+            ? "disconnected"
+            : error instanceof Error && error.message === "Not connected"
+            ? "not-connected"
+            : "protocol"
+          const reason = kind === "timeout"
+            ? `MCP server "${connection.name}": ${options.label} timed out after ${options.timeoutMs} ms`
+            : kind === "disconnected"
+            ? `MCP server "${connection.name}" disconnected during ${options.label}: ${connection.describeClose()}`
+            : kind === "interrupted"
+            ? `MCP server "${connection.name}": ${options.label} was interrupted`
+            : `MCP server "${connection.name}": ${options.label} failed: ${messageOf(error)}`
           resume(Effect.fail(new McpRequestError({ server: connection.name, request: options.label, kind, reason })))
         }
       )
@@ -290,23 +335,32 @@ export const listAllPages = (
   field: "tools" | "resources",
   timeoutMs: number
 ): Effect.Effect<PagedList, McpRequestError> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const items: Array<unknown> = []
     const warnings: Array<string> = []
     const seen = new Set<string>()
     let cursor: string | undefined
-    for (let page = 1; ; page++) {
-      const result = yield* request<Record<string, unknown>>(sdk, connection, method, cursor === undefined ? {} : { cursor }, sdk.ResultSchema, {
-        timeoutMs,
-        label: method
-      })
+    for (let page = 1;; page++) {
+      const result = yield* request<Record<string, unknown>>(
+        sdk,
+        connection,
+        method,
+        cursor === undefined ? {} : { cursor },
+        sdk.ResultSchema,
+        {
+          timeoutMs,
+          label: method
+        }
+      )
       const pageItems = result[field]
       if (Array.isArray(pageItems)) items.push(...pageItems)
       else warnings.push(`${method} page ${page} has no "${field}" array`)
       const next = result.nextCursor
       if (typeof next !== "string" || next === "") break
       if (seen.has(next)) {
-        warnings.push(`${method}: the server repeated the cursor ${JSON.stringify(next)} on page ${page}; stopped listing there`)
+        warnings.push(
+          `${method}: the server repeated the cursor ${JSON.stringify(next)} on page ${page}; stopped listing there`
+        )
         break
       }
       if (page >= MAX_LIST_PAGES) {

@@ -29,10 +29,16 @@ const dialectOf = (schemaUri: string | undefined): SchemaDialect =>
   schemaUri?.includes("2020-12") ? "2020-12" : schemaUri?.includes("2019-09") ? "2019-09" : "draft-07"
 
 /** Compiles a tool's input schema, or says why it is not usable. */
-export const compileInputSchema = (sdk: McpSdk, schema: unknown): { readonly ok: true; readonly compiled: CompiledInputSchema } | { readonly ok: false; readonly reason: string } => {
+export const compileInputSchema = (
+  sdk: McpSdk,
+  schema: unknown
+): { readonly ok: true; readonly compiled: CompiledInputSchema } | { readonly ok: false; readonly reason: string } => {
   if (!isRecord(schema)) return { ok: false, reason: "inputSchema is not an object" }
   if (schema.type !== undefined && schema.type !== "object") {
-    return { ok: false, reason: `inputSchema must describe an object (type "object"), got type ${JSON.stringify(schema.type)}` }
+    return {
+      ok: false,
+      reason: `inputSchema must describe an object (type "object"), got type ${JSON.stringify(schema.type)}`
+    }
   }
   // the root `$id` only names the schema; dropping it avoids clashes and unparsable URIs
   const { $schema, $id: _id, ...body } = schema
@@ -59,14 +65,22 @@ export const flattenRoot = (schema: Record<string, unknown>): Record<string, unk
   if (combinators.length === 0) return schema.type === undefined ? { type: "object", ...schema } : schema
   const { anyOf: _a, oneOf: _o, allOf: _l, ...rest } = schema
   const properties: Record<string, unknown> = { ...(isRecord(rest.properties) ? rest.properties : {}) }
-  const required = new Set<string>(Array.isArray(rest.required) ? rest.required.filter((r): r is string => typeof r === "string") : [])
+  const required = new Set<string>(
+    Array.isArray(rest.required) ? rest.required.filter((r): r is string => typeof r === "string") : []
+  )
   for (const key of combinators) {
     const branches = (schema[key] as Array<unknown>).filter(isRecord)
-    const requiredOf = (b: Record<string, unknown>) => (Array.isArray(b.required) ? b.required.filter((r): r is string => typeof r === "string") : [])
+    const requiredOf = (
+      b: Record<string, unknown>
+    ) => (Array.isArray(b.required) ? b.required.filter((r): r is string => typeof r === "string") : [])
     for (const branch of branches) {
-      if (isRecord(branch.properties)) for (const [name, prop] of Object.entries(branch.properties)) if (!(name in properties)) properties[name] = prop
+      if (isRecord(branch.properties)) {
+        for (const [name, prop] of Object.entries(branch.properties)) {
+          if (!(name in properties)) properties[name] = prop
+        }
+      }
     }
-    if (key === "allOf") for (const branch of branches) for (const r of requiredOf(branch)) required.add(r)
+    if (key === "allOf") { for (const branch of branches) for (const r of requiredOf(branch)) required.add(r) }
     else if (branches.length > 0) {
       const [first, ...others] = branches.map(requiredOf)
       for (const r of first!) if (others.every((o) => o.includes(r))) required.add(r)

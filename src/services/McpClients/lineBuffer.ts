@@ -71,7 +71,12 @@ export class LineBuffer {
     const dropped = this.dropped
     if (dropped !== undefined) {
       this.dropped = undefined
-      return { _tag: "Oversized", bytes: dropped.bytes, head: dropped.head.toString("utf8"), tail: dropped.tail.toString("utf8").replace(/\r$/, "") }
+      return {
+        _tag: "Oversized",
+        bytes: dropped.bytes,
+        head: dropped.head.toString("utf8"),
+        tail: dropped.tail.toString("utf8").replace(/\r$/, "")
+      }
     }
     const text = Buffer.concat(this.chunks, this.size).toString("utf8").replace(/\r$/, "")
     this.chunks = []

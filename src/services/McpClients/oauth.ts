@@ -36,7 +36,8 @@ const readStore = (file: string): Either.Either<Store, string> => {
   return Schema.decodeUnknownEither(Store)(read.json).pipe(Either.mapLeft((e) => `${file}: ${documentIssue(e)}`))
 }
 
-const storedFor = (file: string, serverUrl: string): Stored | undefined => Either.getOrUndefined(readStore(file))?.[serverUrl]
+const storedFor = (file: string, serverUrl: string): Stored | undefined =>
+  Either.getOrUndefined(readStore(file))?.[serverUrl]
 
 const updateStore = async (file: string, serverUrl: string, change: (entry: Stored) => Stored): Promise<void> => {
   const store = readStore(file)
@@ -46,7 +47,8 @@ const updateStore = async (file: string, serverUrl: string, change: (entry: Stor
   await writeFileAtomic(file, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 })
 }
 
-export const hasStoredTokens = (file: string, serverUrl: string): boolean => storedFor(file, serverUrl)?.tokens !== undefined
+export const hasStoredTokens = (file: string, serverUrl: string): boolean =>
+  storedFor(file, serverUrl)?.tokens !== undefined
 
 export interface Provider extends OAuthClientProvider {
   /** The `state` this provider sends with its authorization request. */
@@ -58,7 +60,12 @@ export interface Provider extends OAuthClientProvider {
  * sign-in needs; without one (a connection at start-up), no sign-in starts, the SDK reports the
  * server unauthorized and it stays `needs-auth`.
  */
-export const makeProvider = (file: string, serverUrl: string, redirectUrl: string, onRedirect?: (url: URL) => void): Provider => {
+export const makeProvider = (
+  file: string,
+  serverUrl: string,
+  redirectUrl: string,
+  onRedirect?: (url: URL) => void
+): Provider => {
   let verifier = ""
   const state = randomBytes(16).toString("hex")
   return {
@@ -98,7 +105,9 @@ export const startCallbackServer = (onCallback: (url: URL) => void): Promise<Cal
         return
       }
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" })
-      res.end("<!doctype html><title>toolgate</title><p>toolgate received the sign-in. You can close this tab and go back to the terminal.</p>")
+      res.end(
+        "<!doctype html><title>toolgate</title><p>toolgate received the sign-in. You can close this tab and go back to the terminal.</p>"
+      )
       onCallback(url)
     })
     server.on("error", reject)

@@ -36,23 +36,35 @@ const blockOf = (item: Record<string, unknown>): Block | undefined => {
     case "image": {
       const mime = str(item.mimeType) ?? "application/octet-stream"
       const data = str(item.data) ?? ""
-      return API_IMAGE_TYPES.has(mime) ? { type: "image", source: { type: "base64", media_type: mime, data } } : text(`[Image: ${mime}, ${base64Bytes(data)} bytes, not shown]`)
+      return API_IMAGE_TYPES.has(mime)
+        ? { type: "image", source: { type: "base64", media_type: mime, data } }
+        : text(`[Image: ${mime}, ${base64Bytes(data)} bytes, not shown]`)
     }
     case "audio":
-      return text(`[Audio: ${str(item.mimeType) ?? "unknown type"}, ${base64Bytes(str(item.data) ?? "")} bytes, not shown]`)
+      return text(
+        `[Audio: ${str(item.mimeType) ?? "unknown type"}, ${base64Bytes(str(item.data) ?? "")} bytes, not shown]`
+      )
     case "resource": {
       const resource = (item.resource ?? {}) as Record<string, unknown>
       const uri = str(resource.uri) ?? ""
       const mime = str(resource.mimeType)
       if (typeof resource.text === "string") return text(resource.text)
       const blob = str(resource.blob) ?? ""
-      if (mime !== undefined && API_IMAGE_TYPES.has(mime)) return { type: "image", source: { type: "base64", media_type: mime, data: blob } }
-      return text(`[Resource: ${uri}${mime === undefined ? "" : ` (${mime})`}, ${base64Bytes(blob)} bytes of binary content, not shown]`)
+      if (mime !== undefined && API_IMAGE_TYPES.has(mime)) {
+        return { type: "image", source: { type: "base64", media_type: mime, data: blob } }
+      }
+      return text(
+        `[Resource: ${uri}${mime === undefined ? "" : ` (${mime})`}, ${
+          base64Bytes(blob)
+        } bytes of binary content, not shown]`
+      )
     }
     case "resource_link": {
       const name = str(item.name) ?? str(item.uri) ?? "resource"
       const description = str(item.description)
-      return text(`[Resource link: ${name}] ${str(item.uri) ?? ""}${description === undefined ? "" : `\n${description}`}`)
+      return text(
+        `[Resource link: ${name}] ${str(item.uri) ?? ""}${description === undefined ? "" : `\n${description}`}`
+      )
     }
     default:
       return undefined
@@ -62,14 +74,18 @@ const blockOf = (item: Record<string, unknown>): Block | undefined => {
 /** The blocks of a result; no content but `structuredContent` gives that as JSON text. */
 const blocksOf = (result: McpCallResult): Array<Block> => {
   const blocks = (result.content ?? []).map(blockOf).filter((b): b is Block => b !== undefined)
-  if (blocks.length === 0 && result.structuredContent !== undefined) blocks.push(text(JSON.stringify(result.structuredContent, null, 2)))
+  if (blocks.length === 0 && result.structuredContent !== undefined) {
+    blocks.push(text(JSON.stringify(result.structuredContent, null, 2)))
+  }
   return blocks
 }
 
 /** A single text block becomes a plain string; no output at all gives Claude Code's notice. */
 export const resultContent = (result: McpCallResult, toolName: string): ToolResultContent => {
   const blocks = blocksOf(result)
-  if (blocks.length === 0 || blocks.every((b) => b.type === "text" && b.text.trim() === "")) return `(${toolName} completed with no output)`
+  if (blocks.length === 0 || blocks.every((b) => b.type === "text" && b.text.trim() === "")) {
+    return `(${toolName} completed with no output)`
+  }
   if (blocks.length === 1 && blocks[0]!.type === "text") return blocks[0]!.text
   return blocks
 }
@@ -91,7 +107,10 @@ export const truncationNotice = (maxTokens: number): string =>
   `[OUTPUT TRUNCATED - exceeded ${maxTokens} token limit]\n\nThe tool output was truncated. If this MCP server provides pagination or filtering tools, use them to retrieve specific portions of the data. If pagination is not available, inform the user that you are returning truncated data due to the tool output limit.`
 
 /** Applies the output cap: unchanged when under it, else cut to the budget plus the notice. */
-export const capContent = (content: ToolResultContent, maxTokens: number): { readonly content: ToolResultContent; readonly truncated: boolean } => {
+export const capContent = (
+  content: ToolResultContent,
+  maxTokens: number
+): { readonly content: ToolResultContent; readonly truncated: boolean } => {
   if (estimateTokens(content) <= maxTokens) return { content, truncated: false }
   let budget = maxTokens * CHARS_PER_TOKEN
   const notice = `\n\n${truncationNotice(maxTokens)}`

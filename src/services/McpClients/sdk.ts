@@ -67,7 +67,11 @@ const load = async (): Promise<McpSdk> => {
   const ajvFor = (dialect: SchemaDialect): AjvLike => {
     let instance = instances.get(dialect)
     if (instance === undefined) {
-      instance = dialect === "2020-12" ? new ajv2020.Ajv2020(AJV_OPTIONS) : dialect === "2019-09" ? new ajv2019.Ajv2019(AJV_OPTIONS) : new ajv.Ajv(AJV_OPTIONS)
+      instance = dialect === "2020-12"
+        ? new ajv2020.Ajv2020(AJV_OPTIONS)
+        : dialect === "2019-09"
+        ? new ajv2019.Ajv2019(AJV_OPTIONS)
+        : new ajv.Ajv(AJV_OPTIONS)
       instances.set(dialect, instance)
     }
     return instance

@@ -32,38 +32,58 @@ export const makeSignIns = (storeFile: string, runInBackground: (effect: Effect.
   }
 
   const finish = (sdk: McpSdk, target: SignInTarget, callbackUrl: URL): Effect.Effect<void, SignInProblem> =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const flow = flows.get(target.server)
       if (flow === undefined) return yield* Effect.fail<SignInProblem>({ _tag: "NoFlow" })
       const code = callbackUrl.searchParams.get("code")
       const error = callbackUrl.searchParams.get("error")
       if ((code === null || code === "") && error === null) return yield* Effect.fail<SignInProblem>({ _tag: "NoCode" })
-      if (callbackUrl.searchParams.get("state") !== flow.provider.state()) return yield* Effect.fail<SignInProblem>({ _tag: "WrongState" })
+      if (callbackUrl.searchParams.get("state") !== flow.provider.state()) {
+        return yield* Effect.fail<SignInProblem>({ _tag: "WrongState" })
+      }
       drop(target.server)
       if (code === null || code === "") {
         const description = callbackUrl.searchParams.get("error_description")
-        return yield* Effect.fail<SignInProblem>({ _tag: "Failed", reason: `the sign-in was refused (${error}${description === null ? "" : `: ${description}`})` })
+        return yield* Effect.fail<SignInProblem>({
+          _tag: "Failed",
+          reason: `the sign-in was refused (${error}${description === null ? "" : `: ${description}`})`
+        })
       }
       const result = yield* Effect.tryPromise({
         try: () => sdk.auth(flow.provider, { serverUrl: target.url, authorizationCode: code }),
         catch: (e): SignInProblem => ({ _tag: "Failed", reason: messageOf(e) })
       })
-      if (result !== "AUTHORIZED") return yield* Effect.fail<SignInProblem>({ _tag: "Failed", reason: "the server did not accept the sign-in" })
+      if (result !== "AUTHORIZED") {
+        return yield* Effect.fail<SignInProblem>({ _tag: "Failed", reason: "the server did not accept the sign-in" })
+      }
       const stillDown = yield* target.reconnect
-      if (stillDown !== undefined) return yield* Effect.fail<SignInProblem>({ _tag: "Failed", reason: `signed in, but the server did not connect: ${stillDown}` })
+      if (stillDown !== undefined) {
+        return yield* Effect.fail<SignInProblem>({
+          _tag: "Failed",
+          reason: `signed in, but the server did not connect: ${stillDown}`
+        })
+      }
     })
 
   const signInFor = (sdk: McpSdk, target: SignInTarget): SignIn => ({
     start: () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         drop(target.server)
         const callback = yield* Effect.tryPromise({
           try: () => startCallbackServer((url) => runInBackground(finish(sdk, target, url).pipe(Effect.ignore))),
           catch: (e) => `Failed to start OAuth callback server: ${messageOf(e)}`
         })
         let authorizationUrl: URL | undefined
-        const provider = makeProvider(storeFile, target.url, callback.redirectUrl, (url) => void (authorizationUrl = url))
-        const result = yield* Effect.tryPromise({ try: () => sdk.auth(provider, { serverUrl: target.url }), catch: messageOf }).pipe(
+        const provider = makeProvider(
+          storeFile,
+          target.url,
+          callback.redirectUrl,
+          (url) => void (authorizationUrl = url)
+        )
+        const result = yield* Effect.tryPromise({
+          try: () => sdk.auth(provider, { serverUrl: target.url }),
+          catch: messageOf
+        }).pipe(
           Effect.tapError(() => Effect.sync(() => callback.close()))
         )
         if (result === "AUTHORIZED" || authorizationUrl === undefined) {

@@ -167,7 +167,13 @@ export class ProcessGroupStdioTransport implements Transport {
     const id = responseIdOf(head, tail)
     const what = `a message of ${megabytes(bytes)}, over the ${megabytes(limit)} limit of one MCP message`
     if (id !== undefined) {
-      this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32603, message: `The server sent ${what}; the result was refused` } } as JSONRPCMessage)
+      this.onmessage?.(
+        {
+          jsonrpc: "2.0",
+          id,
+          error: { code: -32603, message: `The server sent ${what}; the result was refused` }
+        } as JSONRPCMessage
+      )
       return
     }
     this.failure = `was disconnected: it sent ${what}`

@@ -33,7 +33,10 @@ interface SdkClient {
     create: (params: Record<string, unknown>, options: { signal: AbortSignal }) => PromiseLike<SdkStream>
   }
 }
-type SdkModule = { default?: new (options: Record<string, unknown>) => SdkClient; Anthropic?: new (options: Record<string, unknown>) => SdkClient }
+type SdkModule = {
+  default?: new(options: Record<string, unknown>) => SdkClient
+  Anthropic?: new(options: Record<string, unknown>) => SdkClient
+}
 
 const isObject = (u: unknown): u is Record<string, any> => u !== null && typeof u === "object"
 
@@ -59,15 +62,16 @@ export const toModelError = (e: unknown, baseUrl: string, beforeFirstEvent: bool
     const body = isObject(e.error) ? e.error : {}
     const inner = isObject(body.error) ? body.error : body
     const errorType = typeof e.type === "string" ? e.type : typeof inner.type === "string" ? inner.type : undefined
-    const reason =
-      typeof e.apiMessage === "string" && e.apiMessage !== ""
-        ? e.apiMessage
-        : typeof inner.message === "string"
-          ? inner.message
-          : typeof e.message === "string"
-            ? e.message.replace(/^\d+\s+/, "")
-            : "no details"
-    return new ModelApiError(errorType === undefined ? { status: e.status, reason } : { status: e.status, errorType, reason })
+    const reason = typeof e.apiMessage === "string" && e.apiMessage !== ""
+      ? e.apiMessage
+      : typeof inner.message === "string"
+      ? inner.message
+      : typeof e.message === "string"
+      ? e.message.replace(/^\d+\s+/, "")
+      : "no details"
+    return new ModelApiError(
+      errorType === undefined ? { status: e.status, reason } : { status: e.status, errorType, reason }
+    )
   }
   const name = isObject(e) && typeof e.name === "string" ? e.name : ""
   if (name === "APIError" && isObject(e)) {
@@ -78,12 +82,14 @@ export const toModelError = (e: unknown, baseUrl: string, beforeFirstEvent: bool
       beforeFirstEvent
     })
   }
-  if (!beforeFirstEvent) return new ModelStreamError({ errorType: "connection", reason: networkReason(e), beforeFirstEvent })
+  if (!beforeFirstEvent) {
+    return new ModelStreamError({ errorType: "connection", reason: networkReason(e), beforeFirstEvent })
+  }
   return new ModelConnectionError({ baseUrl, reason: networkReason(e) })
 }
 
 export const makeAnthropic = (options: AnthropicOptions): Effect.Effect<ModelClientService> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sdk = yield* Effect.promise(() => import("@anthropic-ai/sdk") as Promise<unknown>)
     const mod = sdk as SdkModule
     const Anthropic = mod.Anthropic ?? mod.default
@@ -100,10 +106,10 @@ export const makeAnthropic = (options: AnthropicOptions): Effect.Effect<ModelCli
 
     /** One HTTP attempt, up to its first event. The controller lives as long as the stream's scope. */
     const open = (params: Record<string, unknown>) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const controller = new AbortController()
         yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
-        const attempt = Effect.gen(function* () {
+        const attempt = Effect.gen(function*() {
           const stream = yield* Effect.tryPromise({
             try: (signal) => {
               signal.addEventListener("abort", () => controller.abort())
@@ -120,7 +126,11 @@ export const makeAnthropic = (options: AnthropicOptions): Effect.Effect<ModelCli
             catch: (e) => toModelError(e, baseUrl, true)
           })
           if (first.done === true) {
-            return yield* new ModelStreamError({ errorType: "connection", reason: "the stream ended before any event", beforeFirstEvent: true })
+            return yield* new ModelStreamError({
+              errorType: "connection",
+              reason: "the stream ended before any event",
+              beforeFirstEvent: true
+            })
           }
           return { first: first.value as unknown, iterator }
         })
@@ -138,14 +148,16 @@ export const makeAnthropic = (options: AnthropicOptions): Effect.Effect<ModelCli
                 ? Effect.succeed<unknown>({ type: "error", error: { type: error.errorType, message: error.reason } })
                 : Effect.fail(Option.some(error))
             },
-            onSuccess: (result) => (result.done === true ? Effect.fail(Option.none()) : Effect.succeed(result.value as unknown))
+            onSuccess: (
+              result
+            ) => (result.done === true ? Effect.fail(Option.none()) : Effect.succeed(result.value as unknown))
           })
         )
       ).pipe(Stream.takeUntil((event) => isObject(event) && event.type === "error"))
 
     const stream = (request: ModelRequest): Stream.Stream<ModelEvent, ModelError> =>
       Stream.unwrapScoped(
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const t0 = yield* Clock.currentTimeMillis
           const params = buildParams(options.model, maxTokens, request)
           const { first, iterator } = yield* withRetries(open(params), policy, request.onRetry)

@@ -74,7 +74,14 @@ export class Assembler {
       case "message_start": {
         this.started = true
         const message = isRecord(raw.message) ? raw.message : {}
-        return { events: [{ _tag: "MessageStart", id: str(message.id), model: str(message.model), usage: usageOf(message.usage) }] }
+        return {
+          events: [{
+            _tag: "MessageStart",
+            id: str(message.id),
+            model: str(message.model),
+            usage: usageOf(message.usage)
+          }]
+        }
       }
       case "content_block_start": {
         this.started = true
@@ -115,7 +122,14 @@ export class Assembler {
           case "input_json_delta":
             block.json += str(delta.partial_json)
             block.fragments++
-            return { events: [{ _tag: "ToolInputDelta", index, toolUseId: str(block.start.id), partialJson: str(delta.partial_json) }] }
+            return {
+              events: [{
+                _tag: "ToolInputDelta",
+                index,
+                toolUseId: str(block.start.id),
+                partialJson: str(delta.partial_json)
+              }]
+            }
           default:
             return { events: [] }
         }
@@ -130,7 +144,14 @@ export class Assembler {
       case "message_delta": {
         const delta = isRecord(raw.delta) ? raw.delta : {}
         const stopReason = typeof delta.stop_reason === "string" ? delta.stop_reason : undefined
-        return { events: [{ _tag: "MessageDelta", stopReason, stopDetails: delta.stop_details ?? undefined, usage: usageOf(raw.usage) }] }
+        return {
+          events: [{
+            _tag: "MessageDelta",
+            stopReason,
+            stopDetails: delta.stop_details ?? undefined,
+            usage: usageOf(raw.usage)
+          }]
+        }
       }
       case "message_stop":
         this.stopped = true
@@ -163,11 +184,16 @@ const finish = (block: OpenBlock): AssistantBlock => {
       // The start event's `input: {}` is a placeholder; only a proxy that sends no fragments
       // and a whole input there is taken at its word.
       const given = block.start.input
-      const input = block.fragments === 0 && isRecord(given) && Object.keys(given).length > 0 ? given : parseToolInput(block.json)
+      const input = block.fragments === 0 && isRecord(given) && Object.keys(given).length > 0
+        ? given
+        : parseToolInput(block.json)
       return { type: "tool_use", id: str(block.start.id), name: str(block.start.name), input }
     }
     case "server_tool_use":
-      return { type: "other", block: { ...block.start, input: block.fragments === 0 ? block.start.input ?? {} : parseToolInput(block.json) } }
+      return {
+        type: "other",
+        block: { ...block.start, input: block.fragments === 0 ? block.start.input ?? {} : parseToolInput(block.json) }
+      }
     default:
       return { type: "other", block: block.start }
   }

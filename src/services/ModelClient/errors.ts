@@ -11,7 +11,9 @@ export class ModelApiError extends Schema.TaggedError<ModelApiError>()("ModelApi
   reason: Schema.String
 }) {
   override get message() {
-    return `the Anthropic API answered ${this.status}${this.errorType === undefined ? "" : ` ${this.errorType}`}: ${this.reason}`
+    return `the Anthropic API answered ${this.status}${
+      this.errorType === undefined ? "" : ` ${this.errorType}`
+    }: ${this.reason}`
   }
 }
 
@@ -22,7 +24,9 @@ export class ModelConnectionError extends Schema.TaggedError<ModelConnectionErro
   attempts: Schema.optionalWith(Schema.Number, { exact: true })
 }) {
   override get message() {
-    return `cannot reach the Anthropic API at ${this.baseUrl}${this.attempts === undefined ? "" : ` (tried ${this.attempts} times)`}: ${this.reason}`
+    return `cannot reach the Anthropic API at ${this.baseUrl}${
+      this.attempts === undefined ? "" : ` (tried ${this.attempts} times)`
+    }: ${this.reason}`
   }
 }
 
@@ -77,7 +81,8 @@ export const isRetryable = (error: ModelError): boolean => {
     case "ModelStreamError":
       return (
         error.beforeFirstEvent &&
-        (error.errorType === "overloaded_error" || error.errorType === "rate_limit_error" || error.errorType === "api_error" || error.errorType === "connection")
+        (error.errorType === "overloaded_error" || error.errorType === "rate_limit_error" ||
+          error.errorType === "api_error" || error.errorType === "connection")
       )
     default:
       return false

@@ -9,12 +9,17 @@ export const EPHEMERAL = { type: "ephemeral" } as const
 
 export const buildParams = (model: string, maxTokens: number, request: ModelRequest): Record<string, unknown> => {
   const last = request.tools.length - 1
-  const tools: ReadonlyArray<unknown> = [...request.tools.map((tool, i) => (i === last ? { ...tool, cache_control: EPHEMERAL } : tool)), ...(request.serverTools ?? [])]
+  const tools: ReadonlyArray<unknown> = [
+    ...request.tools.map((tool, i) => (i === last ? { ...tool, cache_control: EPHEMERAL } : tool)),
+    ...(request.serverTools ?? [])
+  ]
   return {
     model,
     max_tokens: maxTokens,
     stream: true,
-    ...(request.system.trim() === "" ? {} : { system: [{ type: "text", text: request.system, cache_control: EPHEMERAL }] }),
+    ...(request.system.trim() === ""
+      ? {}
+      : { system: [{ type: "text", text: request.system, cache_control: EPHEMERAL }] }),
     ...(tools.length === 0 ? {} : { tools }),
     ...(request.toolChoice === undefined ? {} : { tool_choice: request.toolChoice }),
     messages: request.messages

@@ -31,7 +31,13 @@ export interface ScriptedEvent {
 
 export type ScriptedTurn =
   | { readonly _tag: "Events"; readonly line: number; readonly events: ReadonlyArray<ScriptedEvent> }
-  | { readonly _tag: "Failure"; readonly line: number; readonly status: number; readonly errorType: string | undefined; readonly message: string }
+  | {
+    readonly _tag: "Failure"
+    readonly line: number
+    readonly status: number
+    readonly errorType: string | undefined
+    readonly message: string
+  }
 
 export interface Script {
   readonly file: string
@@ -45,7 +51,6 @@ export interface Script {
 }
 
 export const PLACEHOLDER_CWD = "{{cwd}}"
-
 
 /**
  * Timing of synthesized turns (ms at a time scale of 1): text streams in small chunks; consecutive
@@ -74,12 +79,19 @@ export const promptText = (message: unknown): string | undefined => {
   const content = message.content
   if (typeof content === "string") return content
   if (!Array.isArray(content)) return undefined
-  const texts = content.filter((b): b is { type: "text"; text: string } => isRecord(b) && b.type === "text" && typeof b.text === "string")
+  const texts = content.filter((b): b is { type: "text"; text: string } =>
+    isRecord(b) && b.type === "text" && typeof b.text === "string"
+  )
   return texts.length === 0 ? undefined : texts.map((b) => b.text).join("\n")
 }
 
 const Delay = Schema.optional(Schema.Number)
-const TextBlock = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String, delay_ms: Delay, cut: Schema.optional(Schema.Boolean) })
+const TextBlock = Schema.Struct({
+  type: Schema.Literal("text"),
+  text: Schema.String,
+  delay_ms: Delay,
+  cut: Schema.optional(Schema.Boolean)
+})
 const ToolUseBlock = Schema.Struct({
   type: Schema.Literal("tool_use"),
   name: Schema.String,
@@ -97,20 +109,32 @@ const ThinkingBlock = Schema.Struct({
   cut: Schema.optional(Schema.Boolean)
 })
 /** A scripted turn's blocks: text, thinking and tool_use (`events` give anything else). */
-const Content = Schema.Array(Schema.Union(TextBlock, ToolUseBlock, ThinkingBlock)).annotations({ identifier: "an array of text, thinking and tool_use blocks" })
+const Content = Schema.Array(Schema.Union(TextBlock, ToolUseBlock, ThinkingBlock)).annotations({
+  identifier: "an array of text, thinking and tool_use blocks"
+})
 const EVENT_ITEM = "a stream event ({type, …}, or {event, at_ms | delay_ms})"
 const EventItem = Schema.Union(
-  Schema.Struct({ event: Schema.Unknown, at_ms: Schema.optional(Schema.Number), delay_ms: Delay }).annotations({ identifier: EVENT_ITEM }),
+  Schema.Struct({ event: Schema.Unknown, at_ms: Schema.optional(Schema.Number), delay_ms: Delay }).annotations({
+    identifier: EVENT_ITEM
+  }),
   Schema.Struct({ type: Schema.String }).annotations({ identifier: EVENT_ITEM })
 )
 const TurnLine = Schema.Struct({
   type: Schema.Literal("turn", "model_turn"),
   content: Schema.optional(Content),
   events: Schema.optional(Schema.Array(EventItem)),
-  error: Schema.optional(Schema.Struct({ status: Schema.optional(Schema.Number), type: Schema.optional(Schema.String), message: Schema.optional(Schema.String) })),
+  error: Schema.optional(
+    Schema.Struct({
+      status: Schema.optional(Schema.Number),
+      type: Schema.optional(Schema.String),
+      message: Schema.optional(Schema.String)
+    })
+  ),
   stop_reason: Schema.optional(Schema.NullOr(Schema.String)),
   stop_details: Schema.optional(Schema.Unknown),
-  usage: Schema.optional(Schema.Struct({ input_tokens: Schema.optional(Schema.Number), output_tokens: Schema.optional(Schema.Number) })),
+  usage: Schema.optional(
+    Schema.Struct({ input_tokens: Schema.optional(Schema.Number), output_tokens: Schema.optional(Schema.Number) })
+  ),
   delay_ms: Delay
 })
 type TurnLine = typeof TurnLine.Type
@@ -119,14 +143,24 @@ const SessionLine = Schema.Struct({
   cwd: Schema.optional(Schema.String),
   prompt: Schema.optional(Schema.String)
 })
-const UserLine = Schema.Struct({ type: Schema.Literal("user"), text: Schema.optional(Schema.String), message: Schema.optional(Schema.Unknown) })
+const UserLine = Schema.Struct({
+  type: Schema.Literal("user"),
+  text: Schema.optional(Schema.String),
+  message: Schema.optional(Schema.Unknown)
+})
 const LineHead = Schema.Struct({ type: Schema.String })
 
 const decodeOrFail = <A, I>(schema: Schema.Schema<A, I>, value: unknown, fail: (reason: string) => never): A =>
-  Either.getOrElse(Schema.decodeUnknownEither(schema, { errors: "first" })(value), (error) => fail(documentIssue(error)))
+  Either.getOrElse(
+    Schema.decodeUnknownEither(schema, { errors: "first" })(value),
+    (error) => fail(documentIssue(error))
+  )
 
 /** A turn given as content: streamed like the API would, with the first input fragment empty. */
-const synthesize = (turn: TurnLine & { readonly content: typeof Content.Type }, turnNumber: number): Array<ScriptedEvent> => {
+const synthesize = (
+  turn: TurnLine & { readonly content: typeof Content.Type },
+  turnNumber: number
+): Array<ScriptedEvent> => {
   const content = turn.content
   const stopReason = turn.stop_reason ?? (content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn")
   const usage = turn.usage ?? {}
@@ -149,25 +183,55 @@ const synthesize = (turn: TurnLine & { readonly content: typeof Content.Type }, 
   ]
   content.forEach((block, index) => {
     const previous = index > 0 ? content[index - 1]!.type : undefined
-    const after = block.delay_ms ?? (block.type === "tool_use" && previous === "tool_use" ? TIMING.toolGap : TIMING.blockGap)
+    const after = block.delay_ms ??
+      (block.type === "tool_use" && previous === "tool_use" ? TIMING.toolGap : TIMING.blockGap)
     if (block.type === "text") {
-      events.push({ delayMs: after, event: { type: "content_block_start", index, content_block: { type: "text", text: "" } } })
+      events.push({
+        delayMs: after,
+        event: { type: "content_block_start", index, content_block: { type: "text", text: "" } }
+      })
       for (const chunk of chunkText(block.text)) {
-        events.push({ delayMs: TIMING.textChunk, event: { type: "content_block_delta", index, delta: { type: "text_delta", text: chunk } } })
+        events.push({
+          delayMs: TIMING.textChunk,
+          event: { type: "content_block_delta", index, delta: { type: "text_delta", text: chunk } }
+        })
       }
     } else if (block.type === "tool_use") {
       const id = block.id ?? `toolu_scripted_${turnNumber}_${index + 1}`
       const json = block.partial_json ?? (block.input === undefined ? "" : JSON.stringify(block.input))
-      events.push({ delayMs: after, event: { type: "content_block_start", index, content_block: { type: "tool_use", id, name: block.name, input: {} } } })
+      events.push({
+        delayMs: after,
+        event: {
+          type: "content_block_start",
+          index,
+          content_block: { type: "tool_use", id, name: block.name, input: {} }
+        }
+      })
       for (const fragment of chunkJson(json)) {
-        events.push({ delayMs: TIMING.jsonFragment, event: { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: fragment } } })
+        events.push({
+          delayMs: TIMING.jsonFragment,
+          event: { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: fragment } }
+        })
       }
     } else {
-      events.push({ delayMs: after, event: { type: "content_block_start", index, content_block: { type: "thinking", thinking: "", signature: "" } } })
+      events.push({
+        delayMs: after,
+        event: { type: "content_block_start", index, content_block: { type: "thinking", thinking: "", signature: "" } }
+      })
       for (const chunk of chunkText(block.thinking ?? "")) {
-        events.push({ delayMs: TIMING.textChunk, event: { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: chunk } } })
+        events.push({
+          delayMs: TIMING.textChunk,
+          event: { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: chunk } }
+        })
       }
-      events.push({ delayMs: 0, event: { type: "content_block_delta", index, delta: { type: "signature_delta", signature: block.signature ?? "scripted" } } })
+      events.push({
+        delayMs: 0,
+        event: {
+          type: "content_block_delta",
+          index,
+          delta: { type: "signature_delta", signature: block.signature ?? "scripted" }
+        }
+      })
     }
     if (block.cut !== true) events.push({ delayMs: 0, event: { type: "content_block_stop", index } })
   })
@@ -175,7 +239,11 @@ const synthesize = (turn: TurnLine & { readonly content: typeof Content.Type }, 
     delayMs: TIMING.end,
     event: {
       type: "message_delta",
-      delta: { stop_reason: stopReason, stop_sequence: null, ...(turn.stop_details === undefined ? {} : { stop_details: turn.stop_details }) },
+      delta: {
+        stop_reason: stopReason,
+        stop_sequence: null,
+        ...(turn.stop_details === undefined ? {} : { stop_details: turn.stop_details })
+      },
       usage: { output_tokens: usage.output_tokens ?? 10 }
     }
   })
@@ -250,9 +318,19 @@ export const parseScript = (file: string, text: string): Either.Either<Script, S
             return
           }
           // the events as written: decoding checked their form but keeps only the keys it names
-          if (turn.events !== undefined) turns.push({ _tag: "Events", line, events: rawEvents((value as { readonly events: ReadonlyArray<typeof EventItem.Type> }).events) })
-          else if (turn.content !== undefined) turns.push({ _tag: "Events", line, events: synthesize({ ...turn, content: turn.content }, turns.length + 1) })
-          else fail("a turn needs `content` (an array of blocks), `events`, or `error`")
+          if (turn.events !== undefined) {
+            turns.push({
+              _tag: "Events",
+              line,
+              events: rawEvents((value as { readonly events: ReadonlyArray<typeof EventItem.Type> }).events)
+            })
+          } else if (turn.content !== undefined) {
+            turns.push({
+              _tag: "Events",
+              line,
+              events: synthesize({ ...turn, content: turn.content }, turns.length + 1)
+            })
+          } else fail("a turn needs `content` (an array of blocks), `events`, or `error`")
           return
         }
         default:
@@ -263,7 +341,11 @@ export const parseScript = (file: string, text: string): Either.Either<Script, S
     if (e instanceof ScriptError) return Either.left(e)
     throw e
   }
-  if (turns.length === 0) return Either.left(new ScriptError({ file, reason: "no model turns in the file (expected lines of type `turn` or `model_turn`)" }))
+  if (turns.length === 0) {
+    return Either.left(
+      new ScriptError({ file, reason: "no model turns in the file (expected lines of type `turn` or `model_turn`)" })
+    )
+  }
   return Either.right({ file, turns, prompts, recordedCwd, session })
 }
 
@@ -284,7 +366,11 @@ const jsonEscaped = (text: string): string => JSON.stringify(text).slice(1, -1)
  * of one block are joined, replaced, and cut again at proportional places, so a path split across
  * fragments is found and the stream keeps its shape (an empty first fragment stays empty).
  */
-export const substituteCwd = (events: ReadonlyArray<ScriptedEvent>, cwd: string, recordedCwd: string | undefined): ReadonlyArray<ScriptedEvent> => {
+export const substituteCwd = (
+  events: ReadonlyArray<ScriptedEvent>,
+  cwd: string,
+  recordedCwd: string | undefined
+): ReadonlyArray<ScriptedEvent> => {
   const replacePlain = (s: string) => {
     let out = s.split(PLACEHOLDER_CWD).join(cwd)
     if (recordedCwd !== undefined && recordedCwd !== cwd) out = out.split(recordedCwd).join(cwd)
@@ -292,7 +378,9 @@ export const substituteCwd = (events: ReadonlyArray<ScriptedEvent>, cwd: string,
   }
   const replaceJson = (s: string) => {
     let out = s.split(PLACEHOLDER_CWD).join(jsonEscaped(cwd))
-    if (recordedCwd !== undefined && recordedCwd !== cwd) out = out.split(jsonEscaped(recordedCwd)).join(jsonEscaped(cwd))
+    if (recordedCwd !== undefined && recordedCwd !== cwd) {
+      out = out.split(jsonEscaped(recordedCwd)).join(jsonEscaped(cwd))
+    }
     return out
   }
   type Slot = { readonly at: number; readonly key: "text" | "partial_json" | "thinking" }
@@ -301,7 +389,13 @@ export const substituteCwd = (events: ReadonlyArray<ScriptedEvent>, cwd: string,
     const event = e.event
     if (!isRecord(event) || event.type !== "content_block_delta" || !isRecord(event.delta)) return
     const delta = event.delta
-    const key = delta.type === "text_delta" ? "text" : delta.type === "input_json_delta" ? "partial_json" : delta.type === "thinking_delta" ? "thinking" : undefined
+    const key = delta.type === "text_delta"
+      ? "text"
+      : delta.type === "input_json_delta"
+      ? "partial_json"
+      : delta.type === "thinking_delta"
+      ? "thinking"
+      : undefined
     if (key === undefined || typeof delta[key] !== "string") return
     const group = `${String(event.index)}:${key}`
     const list = groups.get(group) ?? []
@@ -318,11 +412,16 @@ export const substituteCwd = (events: ReadonlyArray<ScriptedEvent>, cwd: string,
     let newPos = 0
     slots.forEach((slot, i) => {
       oldPos += pieces[i]!.length
-      const end = i === slots.length - 1 ? replaced.length : Math.round((oldPos / Math.max(1, joined.length)) * replaced.length)
+      const end = i === slots.length - 1
+        ? replaced.length
+        : Math.round((oldPos / Math.max(1, joined.length)) * replaced.length)
       const piece = replaced.slice(newPos, Math.max(newPos, end))
       newPos = Math.max(newPos, end)
       const event = out[slot.at]!.event as Record<string, any>
-      out[slot.at] = { delayMs: out[slot.at]!.delayMs, event: { ...event, delta: { ...event.delta, [slot.key]: piece } } }
+      out[slot.at] = {
+        delayMs: out[slot.at]!.delayMs,
+        event: { ...event, delta: { ...event.delta, [slot.key]: piece } }
+      }
     })
   }
   return out

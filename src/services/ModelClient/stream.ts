@@ -8,7 +8,10 @@ import type { ModelError } from "./errors.js"
 import type { ModelEvent } from "../../ModelEvents.js"
 
 /** Each raw event is passed on as `Raw` (ms since `t0`) before what it assembles to. */
-export const assembleStream = (raw: Stream.Stream<unknown, ModelError>, t0: number): Stream.Stream<ModelEvent, ModelError> =>
+export const assembleStream = (
+  raw: Stream.Stream<unknown, ModelError>,
+  t0: number
+): Stream.Stream<ModelEvent, ModelError> =>
   Stream.suspend(() => {
     const assembler = new Assembler()
     const step = (event: unknown): Stream.Stream<ModelEvent, ModelError> =>

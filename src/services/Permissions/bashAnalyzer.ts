@@ -13,10 +13,10 @@ export type AnalyzerOutcome =
 export type AnalyzeBash = (command: string, ctx: BashCheckContext) => Effect.Effect<AnalyzerOutcome>
 
 /** The analyzer's verdict, or why there is none (never fails, never dies). */
-export const analyzeBashWith =
-  (shell: ShellAnalyzerService): AnalyzeBash =>
-  (command, ctx) =>
-    Effect.suspend(() => shell.checkBash(command, ctx)).pipe(
-      Effect.map((verdict): AnalyzerOutcome => ({ _tag: "Verdict", verdict })),
-      Effect.catchAllCause((cause) => Effect.succeed<AnalyzerOutcome>({ _tag: "Unavailable", reason: `the shell analyzer failed: ${String(cause)}` }))
+export const analyzeBashWith = (shell: ShellAnalyzerService): AnalyzeBash => (command, ctx) =>
+  Effect.suspend(() => shell.checkBash(command, ctx)).pipe(
+    Effect.map((verdict): AnalyzerOutcome => ({ _tag: "Verdict", verdict })),
+    Effect.catchAllCause((cause) =>
+      Effect.succeed<AnalyzerOutcome>({ _tag: "Unavailable", reason: `the shell analyzer failed: ${String(cause)}` })
     )
+  )

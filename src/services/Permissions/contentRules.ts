@@ -22,7 +22,9 @@ export const parameterRuleMatches = (rule: PermissionRule, tool: AnyTool, input:
   if (input === null || typeof input !== "object" || Array.isArray(input)) return false
   if (!Object.prototype.hasOwnProperty.call(input, field)) return false
   const actual = (input as Record<string, unknown>)[field]
-  if (actual === null || actual === undefined || typeof actual === "object" || typeof actual === "function") return false
+  if (actual === null || actual === undefined || typeof actual === "object" || typeof actual === "function") {
+    return false
+  }
   return wildcard(value).test(String(actual))
 }
 
@@ -37,7 +39,11 @@ export const skillRuleMatches = (rule: PermissionRule, name: string, args: strin
   const content = rule.content
   if (content === undefined) return false
   const invocation = args === undefined || args.trim() === "" ? name : `${name} ${args.trim()}`
-  const prefix = content.endsWith(":*") ? content.slice(0, -2) : content.endsWith(" *") ? content.slice(0, -2) : undefined
+  const prefix = content.endsWith(":*")
+    ? content.slice(0, -2)
+    : content.endsWith(" *")
+    ? content.slice(0, -2)
+    : undefined
   if (prefix !== undefined && !prefix.includes("*")) return invocation === prefix || invocation.startsWith(`${prefix} `)
   if (content.includes("*")) {
     const optionalTail = content.endsWith(" *") && content.indexOf("*") === content.length - 1

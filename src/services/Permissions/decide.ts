@@ -19,7 +19,13 @@ import { workingDirectories } from "../../Session.js"
 import type { FileStateService } from "../FileState.js"
 import type { AnalyzeBash, AnalyzerOutcome } from "./bashAnalyzer.js"
 import { agentRuleMatches, parameterRuleMatches, skillRuleMatches } from "./contentRules.js"
-import { domainMatches, domainOfSpecifier, urlHostname, matchesToolName, canonicalToolName } from "../../PermissionRules.js"
+import {
+  domainMatches,
+  domainOfSpecifier,
+  urlHostname,
+  matchesToolName,
+  canonicalToolName
+} from "../../PermissionRules.js"
 import * as Messages from "./messages.js"
 import { effectiveMode } from "./modes.js"
 import { checkPath, pathDenials, type PathAccess, type PathCheck, type PathCheckContext } from "./pathCheck.js"
@@ -69,7 +75,9 @@ type SubjectVerdict = ToolCheck
 const PASSTHROUGH: SubjectVerdict = Permission.passthrough
 
 const wholeToolRule = (rules: ReadonlyArray<PermissionRule>, behavior: PermissionRule["behavior"], toolName: string) =>
-  rules.find((r) => r.behavior === behavior && r.content === undefined && matchesToolName(r.toolName, toolName, behavior))
+  rules.find((r) =>
+    r.behavior === behavior && r.content === undefined && matchesToolName(r.toolName, toolName, behavior)
+  )
 
 /** Content rules written for this tool (or for the family name its subject uses, e.g. `Bash`). */
 const contentRules = (rules: ReadonlyArray<PermissionRule>, names: ReadonlyArray<string>) => {
@@ -80,7 +88,12 @@ const contentRules = (rules: ReadonlyArray<PermissionRule>, names: ReadonlyArray
 const optional = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } =>
   (value === undefined ? {} : { [key]: value }) as { [P in K]?: V }
 
-export const makePathContext = (env: DecideEnvironment, session: SessionContext, mode: PermissionMode, toolName: string): PathCheckContext => {
+export const makePathContext = (
+  env: DecideEnvironment,
+  session: SessionContext,
+  mode: PermissionMode,
+  toolName: string
+): PathCheckContext => {
   const home = env.home ?? os.homedir()
   const cwds = Array.from(new Set([env.launchCwd, session.projectDir, session.cwd]))
   return {
@@ -89,7 +102,11 @@ export const makePathContext = (env: DecideEnvironment, session: SessionContext,
     cwd: session.cwd,
     launchCwd: env.launchCwd,
     anchors: { home, cwds },
-    workingDirectories: resolveWorkingDirectories([...workingDirectories(session), env.launchCwd, ...env.additionalDirectories]),
+    workingDirectories: resolveWorkingDirectories([
+      ...workingDirectories(session),
+      env.launchCwd,
+      ...env.additionalDirectories
+    ]),
     home,
     toolName
   }
@@ -117,7 +134,10 @@ export const pathRulesOf = (env: DecideEnvironment, session: SessionContext): Pa
     anyReadDeny: denyRules.some((r) => r.toolName === "Read" && r.content !== undefined),
     denials: (absolutePath) => {
       const found = pathDenials(absolutePath, ctx)
-      return { read: found.read !== undefined || found.invalid !== undefined, edit: found.edit !== undefined || found.invalid !== undefined }
+      return {
+        read: found.read !== undefined || found.invalid !== undefined,
+        edit: found.edit !== undefined || found.invalid !== undefined
+      }
     }
   }
 }
@@ -127,10 +147,18 @@ export const pathRulesOf = (env: DecideEnvironment, session: SessionContext): Pa
  * and the path check allows the read (a working directory, an allow rule, or bypassPermissions).
  * `toolName` is the tool that wants to know.
  */
-export const readsWithoutAsking = (file: string, session: SessionContext, toolName: string, env: DecideEnvironment): boolean => {
+export const readsWithoutAsking = (
+  file: string,
+  session: SessionContext,
+  toolName: string,
+  env: DecideEnvironment
+): boolean => {
   const mode = effectiveMode(session.permissionMode, env.bypassDisabled)
-  if (wholeToolRule(env.rules, "deny", "Read") !== undefined || wholeToolRule(env.rules, "ask", "Read") !== undefined) return false
-  return toPathVerdict(checkPath("read", file, makePathContext(env, session, mode, toolName)), mode).behavior === "allow"
+  if (wholeToolRule(env.rules, "deny", "Read") !== undefined || wholeToolRule(env.rules, "ask", "Read") !== undefined) {
+    return false
+  }
+  return toPathVerdict(checkPath("read", file, makePathContext(env, session, mode, toolName)), mode).behavior ===
+    "allow"
 }
 
 /** A path verdict for the shell analyzer, with the mode's part applied (ask stays ask in dontAsk). */
@@ -157,7 +185,9 @@ const checkBash = (
   mode: PermissionMode
 ): Effect.Effect<SubjectVerdict> => {
   const { tool, session } = request
-  const rules = contentRules(env.rules, ["Bash", tool.name]).map((r) => (r.toolName === "Bash" ? r : { ...r, toolName: "Bash" }))
+  const rules = contentRules(env.rules, ["Bash", tool.name]).map((
+    r
+  ) => (r.toolName === "Bash" ? r : { ...r, toolName: "Bash" }))
   const writeCtx = makePathContext(env, session, mode, tool.name)
   const ctx: BashCheckContext = {
     rules,
@@ -166,16 +196,23 @@ const checkBash = (
     workingDirectories: writeCtx.workingDirectories.map((d) => d.path),
     checkWritePath: (p) => toPathVerdict(checkPath("write", p, writeCtx), mode),
     checkReadPath: (p) => toPathVerdict(checkPath("read", p, writeCtx), mode),
-    pathDenyRules: env.rules.some((r) => r.behavior === "deny" && r.content !== undefined && PATH_RULE_TOOLS.has(r.toolName))
+    pathDenyRules: env.rules.some((r) =>
+      r.behavior === "deny" && r.content !== undefined && PATH_RULE_TOOLS.has(r.toolName)
+    )
   }
   const sandbox = env.sandbox
   return env.analyzeBash(command, ctx).pipe(
     Effect.flatMap((outcome) =>
       sandbox === undefined || outcome._tag !== "Verdict"
         ? Effect.succeed(outcome)
-        : Effect.map(withSandbox(outcome.verdict, { command, disableSandbox, bashRules: rules }, sandbox), (verdict): AnalyzerOutcome => ({ _tag: "Verdict", verdict }))
+        : Effect.map(
+          withSandbox(outcome.verdict, { command, disableSandbox, bashRules: rules }, sandbox),
+          (verdict): AnalyzerOutcome => ({ _tag: "Verdict", verdict })
+        )
     ),
-    Effect.catchAllCause((cause) => Effect.succeed<AnalyzerOutcome>({ _tag: "Unavailable", reason: `the shell analyzer failed: ${String(cause)}` })),
+    Effect.catchAllCause((cause) =>
+      Effect.succeed<AnalyzerOutcome>({ _tag: "Unavailable", reason: `the shell analyzer failed: ${String(cause)}` })
+    ),
     Effect.map((outcome): SubjectVerdict => {
       if (outcome._tag === "Unavailable") {
         return Permission.ask(Messages.askToUse(tool.name), {
@@ -186,7 +223,12 @@ const checkBash = (
       const v = outcome.verdict
       if (v._tag === "Allow") return Permission.allow(v.reason, { subcommands: v.subcommands })
       if (v._tag === "Deny") return Permission.deny(v.message, { reason: v.reason, subcommands: v.subcommands })
-      return Permission.ask(v.message, { kind: v.kind, reason: v.reason, suggestions: v.kind === "unapproved" ? v.suggestions : [], subcommands: v.subcommands })
+      return Permission.ask(v.message, {
+        kind: v.kind,
+        reason: v.reason,
+        suggestions: v.kind === "unapproved" ? v.suggestions : [],
+        subcommands: v.subcommands
+      })
     })
   )
 }
@@ -201,12 +243,19 @@ const checkUrl = (url: string, tool: AnyTool, rules: ReadonlyArray<PermissionRul
       return pattern !== undefined && host !== undefined && domainMatches(pattern, host)
     })
   const deny = matching("deny")
-  if (deny !== undefined) return Permission.deny(Messages.domainDenied(tool.name, host!), { reason: { type: "rule", rule: deny } })
+  if (deny !== undefined) {
+    return Permission.deny(Messages.domainDenied(tool.name, host!), { reason: { type: "rule", rule: deny } })
+  }
   if (host === undefined) {
-    return Permission.ask(Messages.askToUse(tool.name), { kind: "safety", reason: { type: "safetyCheck", detail: `cannot tell the host of ${JSON.stringify(url)}` } })
+    return Permission.ask(Messages.askToUse(tool.name), {
+      kind: "safety",
+      reason: { type: "safetyCheck", detail: `cannot tell the host of ${JSON.stringify(url)}` }
+    })
   }
   const ask = matching("ask")
-  if (ask !== undefined) return Permission.ask(Messages.askToUse(tool.name), { kind: "rule", reason: { type: "rule", rule: ask } })
+  if (ask !== undefined) {
+    return Permission.ask(Messages.askToUse(tool.name), { kind: "rule", reason: { type: "rule", rule: ask } })
+  }
   const allow = matching("allow")
   if (allow !== undefined) return Permission.allow({ type: "rule", rule: allow })
   return Permission.ask(Messages.askToUse(tool.name), {
@@ -218,23 +267,38 @@ const checkUrl = (url: string, tool: AnyTool, rules: ReadonlyArray<PermissionRul
 
 const checkAgent = (agentType: string, tool: AnyTool, rules: ReadonlyArray<PermissionRule>): SubjectVerdict => {
   const own = contentRules(rules, ["Agent", tool.name])
-  const find = (behavior: PermissionRule["behavior"]) => own.find((r) => r.behavior === behavior && agentRuleMatches(r, agentType))
+  const find = (behavior: PermissionRule["behavior"]) =>
+    own.find((r) => r.behavior === behavior && agentRuleMatches(r, agentType))
   const deny = find("deny")
-  if (deny !== undefined) return Permission.deny(Messages.agentTypeDenied(agentType, deny), { reason: { type: "rule", rule: deny } })
+  if (deny !== undefined) {
+    return Permission.deny(Messages.agentTypeDenied(agentType, deny), { reason: { type: "rule", rule: deny } })
+  }
   const ask = find("ask")
-  if (ask !== undefined) return Permission.ask(Messages.askToUse(tool.name), { kind: "rule", reason: { type: "rule", rule: ask } })
+  if (ask !== undefined) {
+    return Permission.ask(Messages.askToUse(tool.name), { kind: "rule", reason: { type: "rule", rule: ask } })
+  }
   const allow = find("allow")
   if (allow !== undefined) return Permission.allow({ type: "rule", rule: allow })
   return Permission.allow("launching a subagent needs no permission; its tool calls are checked on their own")
 }
 
-const checkSkill = (name: string, args: string | undefined, tool: AnyTool, rules: ReadonlyArray<PermissionRule>): SubjectVerdict => {
+const checkSkill = (
+  name: string,
+  args: string | undefined,
+  tool: AnyTool,
+  rules: ReadonlyArray<PermissionRule>
+): SubjectVerdict => {
   const own = contentRules(rules, ["Skill", tool.name])
-  const find = (behavior: PermissionRule["behavior"]) => own.find((r) => r.behavior === behavior && skillRuleMatches(r, name, args))
+  const find = (behavior: PermissionRule["behavior"]) =>
+    own.find((r) => r.behavior === behavior && skillRuleMatches(r, name, args))
   const deny = find("deny")
-  if (deny !== undefined) return Permission.deny(Messages.wholeToolDenied(tool.name), { reason: { type: "rule", rule: deny } })
+  if (deny !== undefined) {
+    return Permission.deny(Messages.wholeToolDenied(tool.name), { reason: { type: "rule", rule: deny } })
+  }
   const ask = find("ask")
-  if (ask !== undefined) return Permission.ask(Messages.askToUse(tool.name), { kind: "rule", reason: { type: "rule", rule: ask } })
+  if (ask !== undefined) {
+    return Permission.ask(Messages.askToUse(tool.name), { kind: "rule", reason: { type: "rule", rule: ask } })
+  }
   const allow = find("allow")
   if (allow !== undefined) return Permission.allow({ type: "rule", rule: allow })
   return Permission.ask(Messages.askToUse(tool.name), {
@@ -257,7 +321,9 @@ const checkSubject = (
     case "read":
     case "write": {
       const access: PathAccess = subject.kind
-      return Effect.sync((): SubjectVerdict => checkPath(access, subject.path, makePathContext(env, session, mode, tool.name)).decision)
+      return Effect.sync((): SubjectVerdict =>
+        checkPath(access, subject.path, makePathContext(env, session, mode, tool.name)).decision
+      )
     }
     case "bash":
       return checkBash(subject.command, subject.disableSandbox === true, request, env, mode)
@@ -270,7 +336,11 @@ const checkSubject = (
   }
 }
 
-const safeSubject = (tool: AnyTool, input: unknown, session: SessionContext): PermissionSubject | { readonly kind: "invalid"; readonly detail: string } => {
+const safeSubject = (
+  tool: AnyTool,
+  input: unknown,
+  session: SessionContext
+): PermissionSubject | { readonly kind: "invalid"; readonly detail: string } => {
   try {
     return tool.permissionSubject(input, session)
   } catch (e) {
@@ -295,41 +365,49 @@ export const decideCall = (request: DecideRequest, env: DecideEnvironment): Effe
 const ownCheckOf = (request: DecideRequest, env: DecideEnvironment, mode: PermissionMode): Effect.Effect<ToolCheck> => {
   const { tool, input, session } = request
   const failed = (detail: string) =>
-    Permission.ask(Messages.askToUse(tool.name), { kind: "safety", reason: { type: "safetyCheck", detail: `the tool's own check failed: ${detail}` } })
+    Permission.ask(Messages.askToUse(tool.name), {
+      kind: "safety",
+      reason: { type: "safetyCheck", detail: `the tool's own check failed: ${detail}` }
+    })
   const checked = (answer: ToolCheck): ToolCheck =>
-    answer?._tag === "Passthrough" || Permission.isDecision(answer) ? answer : failed(`it answered ${JSON.stringify(answer) ?? String(answer)}, not a decision`)
+    answer?._tag === "Passthrough" || Permission.isDecision(answer)
+      ? answer
+      : failed(`it answered ${JSON.stringify(answer) ?? String(answer)}, not a decision`)
   const ownCheck = tool.checkPermissions(input, { session, fileState: env.fileState, mode })
   return isReady(ownCheck)
     ? Effect.succeed(checked(ownCheck.value))
     : ownCheck.pipe(
-        Effect.map(checked),
-        Effect.catchAllCause((cause) => Effect.succeed(failed(String(cause))))
-      )
+      Effect.map(checked),
+      Effect.catchAllCause((cause) => Effect.succeed(failed(String(cause))))
+    )
 }
 
 // fnUntraced, made once: an Effect.gen around a generator made per call costs ~4 µs a call.
 const decideUnsafe = Effect.fnUntraced(
-  function* (request: DecideRequest, env: DecideEnvironment) {
+  function*(request: DecideRequest, env: DecideEnvironment) {
     const { tool, input, session } = request
     const mode = effectiveMode(session.permissionMode, env.bypassDisabled)
     const rules = env.rules
 
     // a. whole-tool and parameter deny rules
     const wholeDeny = wholeToolRule(rules, "deny", tool.name)
-    if (wholeDeny !== undefined) return Permission.deny(Messages.wholeToolDenied(tool.name), { reason: { type: "rule", rule: wholeDeny } })
+    if (wholeDeny !== undefined) {
+      return Permission.deny(Messages.wholeToolDenied(tool.name), { reason: { type: "rule", rule: wholeDeny } })
+    }
     const ownRules = rules.filter((r) => r.content !== undefined && matchesToolName(r.toolName, tool.name, r.behavior))
     const paramDeny = ownRules.find((r) => r.behavior === "deny" && parameterRuleMatches(r, tool, input))
-    if (paramDeny !== undefined) return Permission.deny(Messages.wholeToolDenied(tool.name), { reason: { type: "rule", rule: paramDeny } })
+    if (paramDeny !== undefined) {
+      return Permission.deny(Messages.wholeToolDenied(tool.name), { reason: { type: "rule", rule: paramDeny } })
+    }
 
     // the subject's content rules and the tool's own check
     const subjectOrError = safeSubject(tool, input, session)
-    const subject: SubjectVerdict =
-      subjectOrError.kind === "invalid"
-        ? Permission.ask(Messages.askToUse(tool.name), {
-            kind: "safety",
-            reason: { type: "safetyCheck", detail: `cannot tell what the call touches: ${subjectOrError.detail}` }
-          })
-        : yield* checkSubject(subjectOrError, request, env, mode)
+    const subject: SubjectVerdict = subjectOrError.kind === "invalid"
+      ? Permission.ask(Messages.askToUse(tool.name), {
+        kind: "safety",
+        reason: { type: "safetyCheck", detail: `cannot tell what the call touches: ${subjectOrError.detail}` }
+      })
+      : yield* checkSubject(subjectOrError, request, env, mode)
     const own = yield* ownCheckOf(request, env, mode)
     const subcommands = subject._tag === "Passthrough" ? undefined : subject.subcommands
 
@@ -337,12 +415,18 @@ const decideUnsafe = Effect.fnUntraced(
     if (own._tag === "Deny") return Permission.deny(own.message, { reason: own.reason, subcommands })
 
     // b. forced asks
-    const forcedAsk = (message: string, reason: DecisionReason, kind: Ask["kind"]): Decision => Permission.ask(message, { reason, kind, subcommands })
+    const forcedAsk = (message: string, reason: DecisionReason, kind: Ask["kind"]): Decision =>
+      Permission.ask(message, { reason, kind, subcommands })
     const wholeAsk = wholeToolRule(rules, "ask", tool.name)
     if (wholeAsk !== undefined) {
       // a path the mode would ask about anyway is named, as Claude Code does (a bare `Write` ask in default mode)
-      const pathAsk = subject._tag === "Ask" && subject.kind === "unapproved" && (subjectOrError.kind === "read" || subjectOrError.kind === "write")
-      return forcedAsk(pathAsk ? subject.message : Messages.askToUse(tool.name), { type: "rule", rule: wholeAsk }, "rule")
+      const pathAsk = subject._tag === "Ask" && subject.kind === "unapproved" &&
+        (subjectOrError.kind === "read" || subjectOrError.kind === "write")
+      return forcedAsk(
+        pathAsk ? subject.message : Messages.askToUse(tool.name),
+        { type: "rule", rule: wholeAsk },
+        "rule"
+      )
     }
     const paramAsk = ownRules.find((r) => r.behavior === "ask" && parameterRuleMatches(r, tool, input))
     if (paramAsk !== undefined) return forcedAsk(Messages.askToUse(tool.name), { type: "rule", rule: paramAsk }, "rule")
@@ -351,15 +435,25 @@ const decideUnsafe = Effect.fnUntraced(
       if (!bypassSkips) return forcedAsk(subject.message, subject.reason, subject.kind)
     }
     if (own._tag === "Ask" && Permission.isForced(own)) {
-      return forcedAsk(own.message, own.reason.type === "safetyCheck" ? own.reason : { type: "safetyCheck", detail: own.message }, "safety")
+      return forcedAsk(
+        own.message,
+        own.reason.type === "safetyCheck" ? own.reason : { type: "safetyCheck", detail: own.message },
+        "safety"
+      )
     }
     if (tool.requiresUserInteraction) {
-      return forcedAsk(Messages.askToUse(tool.name), { type: "tool", detail: "the tool needs the user's interaction" }, "safety")
+      return forcedAsk(
+        Messages.askToUse(tool.name),
+        { type: "tool", detail: "the tool needs the user's interaction" },
+        "safety"
+      )
     }
 
     // c. bypassPermissions
     if (mode === "bypassPermissions") {
-      return Permission.allow({ type: "mode", mode, detail: "everything not denied or forced to ask runs" }, { subcommands })
+      return Permission.allow({ type: "mode", mode, detail: "everything not denied or forced to ask runs" }, {
+        subcommands
+      })
     }
 
     // d. whole-tool allow
@@ -370,7 +464,12 @@ const decideUnsafe = Effect.fnUntraced(
     if (subject._tag === "Ask") {
       // a subject's ask suggests only its own narrow rules (never a bare `Bash` or `Edit`); a
       // guarded ask (a shell command that could not be fully checked) is not a hook's to skip
-      return Permission.ask(subject.message, { reason: subject.reason, kind: subject.kind, suggestions: subject.suggestions, subcommands })
+      return Permission.ask(subject.message, {
+        reason: subject.reason,
+        kind: subject.kind,
+        suggestions: subject.suggestions,
+        subcommands
+      })
     }
     if (own._tag === "Ask") {
       return Permission.ask(own.message, {

@@ -7,7 +7,14 @@
 import { Effect } from "effect"
 import * as Messages from "./messages.js"
 import { MODE_EFFECTS, effectiveMode } from "./modes.js"
-import { behaviorOf, describeReason, isForced, type Decision, type PermissionMode, type PermissionRule } from "../../Permission.js"
+import {
+  behaviorOf,
+  describeReason,
+  isForced,
+  type Decision,
+  type PermissionMode,
+  type PermissionRule
+} from "../../Permission.js"
 import { Permissions, type PermissionRequest } from "../Permissions.js"
 
 export interface ExplainContext {
@@ -57,12 +64,20 @@ const explainRule = (rule: PermissionRule): ExplainedRule =>
     : { rule: rule.raw, behavior: rule.behavior, source: rule.source, file: rule.file }
 
 const modePartOf = (decision: Decision, mode: PermissionMode, inForce: PermissionMode): string => {
-  if (inForce !== mode) return `${mode} is disabled by permissions.disableBypassPermissionsMode, so ${inForce} applies. ${MODE_EFFECTS[inForce]}`
+  if (inForce !== mode) {
+    return `${mode} is disabled by permissions.disableBypassPermissionsMode, so ${inForce} applies. ${
+      MODE_EFFECTS[inForce]
+    }`
+  }
   if (decision.reason.type === "mode") return `decided by the mode. ${MODE_EFFECTS[mode]}`
   if (decision._tag === "Ask" && mode === "dontAsk") return "dontAsk turns this ask into a denial."
-  if (decision._tag === "Ask" && isForced(decision)) return `this ask is forced: no mode, allow rule or hook allow skips it. ${MODE_EFFECTS[mode]}`
+  if (decision._tag === "Ask" && isForced(decision)) {
+    return `this ask is forced: no mode, allow rule or hook allow skips it. ${MODE_EFFECTS[mode]}`
+  }
   if (decision._tag === "Ask") {
-    return `no part: nothing allowed the call, so it asks (a PermissionRequest hook, the prompt or a callback answers; with nothing to ask, it is denied). ${MODE_EFFECTS[mode]}`
+    return `no part: nothing allowed the call, so it asks (a PermissionRequest hook, the prompt or a callback answers; with nothing to ask, it is denied). ${
+      MODE_EFFECTS[mode]
+    }`
   }
   return `no part: the ${behaviorOf(decision)} does not depend on the mode. ${MODE_EFFECTS[mode]}`
 }
@@ -70,9 +85,14 @@ const modePartOf = (decision: Decision, mode: PermissionMode, inForce: Permissio
 /** Explains a decision; pure. */
 export const explainDecision = (decision: Decision, ctx: ExplainContext): ExplanationJson => {
   const inForce = effectiveMode(ctx.mode, ctx.bypassDisabled === true)
-  const final: "allow" | "ask" | "deny" = decision._tag === "Ask" && inForce === "dontAsk" ? "deny" : behaviorOf(decision)
-  const message =
-    decision._tag === "Allow" ? undefined : final === "deny" && decision._tag === "Ask" ? Messages.dontAskDenied(ctx.toolName) : decision.message
+  const final: "allow" | "ask" | "deny" = decision._tag === "Ask" && inForce === "dontAsk"
+    ? "deny"
+    : behaviorOf(decision)
+  const message = decision._tag === "Allow"
+    ? undefined
+    : final === "deny" && decision._tag === "Ask"
+    ? Messages.dontAskDenied(ctx.toolName)
+    : decision.message
   const rule = decision.reason.type === "rule" ? explainRule(decision.reason.rule) : undefined
   const subcommands = decision.subcommands?.map((s) => ({
     command: s.command,
@@ -80,7 +100,9 @@ export const explainDecision = (decision: Decision, ctx: ExplainContext): Explan
     reason: s.reason,
     ...(s.rule === undefined ? {} : { rule: explainRule(s.rule) })
   }))
-  const suggestions = decision._tag === "Ask" && decision.suggestions.length > 0 ? decision.suggestions.map((s) => s.rule) : undefined
+  const suggestions = decision._tag === "Ask" && decision.suggestions.length > 0
+    ? decision.suggestions.map((s) => s.rule)
+    : undefined
   const json: ExplanationJson = {
     tool: ctx.toolName,
     input: ctx.input,
@@ -103,7 +125,7 @@ export const permissionsCheck = (
   request: PermissionRequest,
   options: { readonly bypassDisabled?: boolean } = {}
 ): Effect.Effect<ExplanationJson, never, Permissions> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const permissions = yield* Permissions
     const decision = yield* permissions.decide(request)
     return explainDecision(decision, {

@@ -14,11 +14,24 @@ import * as path from "node:path"
 import { expandPath, InvalidPath } from "../../internal/expandPath.js"
 import * as Messages from "./messages.js"
 import { pathRuleMatches, type PathRuleAnchors } from "./pathRules.js"
-import { isCaseInsensitiveVolume, isDirectory, isHardLinked, resolveCandidates, type PathResolution } from "./pathResolution.js"
+import {
+  isCaseInsensitiveVolume,
+  isDirectory,
+  isHardLinked,
+  resolveCandidates,
+  type PathResolution
+} from "./pathResolution.js"
 import { isAgentConfigPath, protectedComponent } from "../../ProtectedPaths.js"
 import { pathRuleSuggestion } from "./suggestions.js"
 import * as Permission from "../../Permission.js"
-import type { AskKind, Decision, DecisionReason, PermissionMode, PermissionRule, RuleSuggestion } from "../../Permission.js"
+import type {
+  AskKind,
+  Decision,
+  DecisionReason,
+  PermissionMode,
+  PermissionRule,
+  RuleSuggestion
+} from "../../Permission.js"
 import { containingDirectory, type WorkingDirectory } from "./workingDirectories.js"
 
 export type PathAccess = "read" | "write"
@@ -54,7 +67,13 @@ export interface PathCheck {
   readonly facts: PathFacts
 }
 
-const ask = (kind: AskKind, message: string, reason: DecisionReason, facts: PathFacts, suggestions: ReadonlyArray<RuleSuggestion> = []): PathCheck => ({
+const ask = (
+  kind: AskKind,
+  message: string,
+  reason: DecisionReason,
+  facts: PathFacts,
+  suggestions: ReadonlyArray<RuleSuggestion> = []
+): PathCheck => ({
   decision: Permission.ask(message, { kind, reason, suggestions }),
   facts
 })
@@ -66,8 +85,11 @@ const toAbsolute = (input: string, cwd: string, home: string): string => {
   return expandPath(input, cwd, home)
 }
 
-const rulesFor = (rules: ReadonlyArray<PermissionRule>, behavior: PermissionRule["behavior"], toolNames: ReadonlyArray<string>) =>
-  rules.filter((r) => r.behavior === behavior && toolNames.includes(r.toolName))
+const rulesFor = (
+  rules: ReadonlyArray<PermissionRule>,
+  behavior: PermissionRule["behavior"],
+  toolNames: ReadonlyArray<string>
+) => rules.filter((r) => r.behavior === behavior && toolNames.includes(r.toolName))
 
 /** Every name a path goes by, for every spelling the executor might open. */
 interface PathNames {
@@ -77,7 +99,10 @@ interface PathNames {
   readonly directory: boolean
 }
 
-const pathNames = (input: string, ctx: Pick<PathCheckContext, "cwd" | "home">): PathNames | { readonly invalid: string } => {
+const pathNames = (
+  input: string,
+  ctx: Pick<PathCheckContext, "cwd" | "home">
+): PathNames | { readonly invalid: string } => {
   let absolute: string
   try {
     absolute = toAbsolute(input, ctx.cwd, ctx.home)
@@ -99,10 +124,17 @@ const pathNames = (input: string, ctx: Pick<PathCheckContext, "cwd" | "home">): 
 }
 
 /** The first deny rule of `tool` ("Read" or "Edit") that matches some name of the path. */
-const denyRuleOf = (tool: "Read" | "Edit", names: PathNames, ctx: PathCheckContext, bareCovers: boolean): PermissionRule | undefined => {
+const denyRuleOf = (
+  tool: "Read" | "Edit",
+  names: PathNames,
+  ctx: PathCheckContext,
+  bareCovers: boolean
+): PermissionRule | undefined => {
   const options = { isDirectory: names.directory, foldCase: true }
   return rulesFor(ctx.rules, "deny", [tool]).find((rule) =>
-    rule.content === undefined ? bareCovers : names.candidates.some((c) => pathRuleMatches(rule, c, ctx.anchors, options))
+    rule.content === undefined
+      ? bareCovers
+      : names.candidates.some((c) => pathRuleMatches(rule, c, ctx.anchors, options))
   )
 }
 
@@ -111,7 +143,10 @@ const denyRuleOf = (tool: "Read" | "Edit", names: PathNames, ctx: PathCheckConte
  * (Claude Code's validateInput), and what searches use to leave denied files out. A path that
  * cannot be expanded counts as denied (fail closed).
  */
-export const pathDenials = (input: string, ctx: PathCheckContext): { readonly read?: PermissionRule; readonly edit?: PermissionRule; readonly invalid?: string } => {
+export const pathDenials = (
+  input: string,
+  ctx: PathCheckContext
+): { readonly read?: PermissionRule; readonly edit?: PermissionRule; readonly invalid?: string } => {
   const names = pathNames(input, ctx)
   if ("invalid" in names) return { invalid: names.invalid }
   const read = denyRuleOf("Read", names, ctx, false)
@@ -123,7 +158,12 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
   const display = input
   const names = pathNames(input, ctx)
   if ("invalid" in names) {
-    return ask("safety", access === "read" ? Messages.askToRead(JSON.stringify(display)) : Messages.askToWrite(JSON.stringify(display)), { type: "safetyCheck", detail: names.invalid }, NO_FACTS)
+    return ask(
+      "safety",
+      access === "read" ? Messages.askToRead(JSON.stringify(display)) : Messages.askToWrite(JSON.stringify(display)),
+      { type: "safetyCheck", detail: names.invalid },
+      NO_FACTS
+    )
   }
   const { absolute, resolutions, candidates, directory } = names
   const denyOptions = { isDirectory: directory, foldCase: true }
@@ -138,13 +178,15 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
 
   // 2. deny: any candidate, any source. Read deny also blocks writes (not NotebookEdit, as in Claude Code);
   // a bare Edit/Read deny covers every path written (for reads the whole-tool step has already run)
-  const denying =
-    access === "read"
-      ? denyRuleOf("Read", names, ctx, false)
-      : (denyRuleOf("Edit", names, ctx, true) ?? (ctx.toolName === "NotebookEdit" ? undefined : denyRuleOf("Read", names, ctx, true)))
+  const denying = access === "read"
+    ? denyRuleOf("Read", names, ctx, false)
+    : (denyRuleOf("Edit", names, ctx, true) ??
+      (ctx.toolName === "NotebookEdit" ? undefined : denyRuleOf("Read", names, ctx, true)))
   if (denying !== undefined) {
     return {
-      decision: Permission.deny(access === "read" ? Messages.readDenied(display) : Messages.editDenied(display), { reason: { type: "rule", rule: denying } }),
+      decision: Permission.deny(access === "read" ? Messages.readDenied(display) : Messages.editDenied(display), {
+        reason: { type: "rule", rule: denying }
+      }),
       facts
     }
   }
@@ -152,19 +194,32 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
   // 3. a path whose names are not all known asks
   const failed = resolutions.find((r) => !r.ok)
   if (failed !== undefined && !failed.ok) {
-    return ask("safety", access === "read" ? Messages.askToRead(display) : Messages.askToWrite(display), { type: "safetyCheck", detail: failed.reason }, facts)
+    return ask("safety", access === "read" ? Messages.askToRead(display) : Messages.askToWrite(display), {
+      type: "safetyCheck",
+      detail: failed.reason
+    }, facts)
   }
 
   if (access === "write") {
     // 4. protected names, then hard links, before any allow rule
     if (protectedName !== undefined) {
       const candidate = candidates.find((c) => protectedComponent(c) !== undefined)!
-      const message = candidates.some(isAgentConfigPath) ? Messages.askToWrite(display) : Messages.askSensitiveFile(display)
-      return ask("protected", message, { type: "safetyCheck", detail: `${candidate} is protected (${protectedName})` }, facts)
+      const message = candidates.some(isAgentConfigPath)
+        ? Messages.askToWrite(display)
+        : Messages.askSensitiveFile(display)
+      return ask(
+        "protected",
+        message,
+        { type: "safetyCheck", detail: `${candidate} is protected (${protectedName})` },
+        facts
+      )
     }
     const real = resolutions[0]!
     if (real.ok && real.exists && isHardLinked(real.realPath)) {
-      return ask("safety", Messages.askToWrite(display), { type: "safetyCheck", detail: `${real.realPath} has other hard links; writing it changes them too` }, facts)
+      return ask("safety", Messages.askToWrite(display), {
+        type: "safetyCheck",
+        detail: `${real.realPath} has other hard links; writing it changes them too`
+      }, facts)
     }
   }
 
@@ -173,26 +228,36 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
   for (const rule of rulesFor(ctx.rules, "ask", askTools)) {
     if (rule.content === undefined) continue
     if (candidates.some((c) => pathRuleMatches(rule, c, ctx.anchors, denyOptions))) {
-      return ask("rule", access === "read" ? Messages.askToRead(display) : Messages.askToWrite(display), { type: "rule", rule }, facts)
+      return ask("rule", access === "read" ? Messages.askToRead(display) : Messages.askToWrite(display), {
+        type: "rule",
+        rule
+      }, facts)
     }
   }
 
   // 6. plan mode refuses file edits, whatever the allow rules say
   if (access === "write" && ctx.mode === "plan") {
-    return ask("plan", Messages.planModeWrite(display), { type: "mode", mode: "plan", detail: "file edits are never auto-approved in plan mode" }, facts)
+    return ask("plan", Messages.planModeWrite(display), {
+      type: "mode",
+      mode: "plan",
+      detail: "file edits are never auto-approved in plan mode"
+    }, facts)
   }
 
   // 7. every candidate must be covered
   const allowTools = access === "read" ? ["Read", "Edit"] : ["Edit"]
   const allowRules = rulesFor(ctx.rules, "allow", allowTools)
-  const wholeEditAllow = access === "read" ? allowRules.find((r) => r.toolName === "Edit" && r.content === undefined) : undefined
+  const wholeEditAllow = access === "read"
+    ? allowRules.find((r) => r.toolName === "Edit" && r.content === undefined)
+    : undefined
   const modeCoversWorkingDirs = access === "read" || ctx.mode === "acceptEdits"
   let decidingRule: PermissionRule | undefined
   let usedWorkingDir = false
   let covered = true
   for (const candidate of candidates) {
     const allowOptions = { isDirectory: directory, foldCase: isCaseInsensitiveVolume(candidate) }
-    const rule = wholeEditAllow ?? allowRules.find((r) => r.content !== undefined && pathRuleMatches(r, candidate, ctx.anchors, allowOptions))
+    const rule = wholeEditAllow ??
+      allowRules.find((r) => r.content !== undefined && pathRuleMatches(r, candidate, ctx.anchors, allowOptions))
     if (rule !== undefined) {
       decidingRule ??= rule
       continue
@@ -208,17 +273,37 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
     if (decidingRule !== undefined) return { decision: Permission.allow({ type: "rule", rule: decidingRule }), facts }
     if (usedWorkingDir) {
       return access === "read"
-        ? { decision: Permission.allow({ type: "workingDirectory", detail: "reads inside the working directories are allowed" }), facts }
-        : { decision: Permission.allow({ type: "mode", mode: ctx.mode, detail: "edits inside the working directories are accepted" }), facts }
+        ? {
+          decision: Permission.allow({
+            type: "workingDirectory",
+            detail: "reads inside the working directories are allowed"
+          }),
+          facts
+        }
+        : {
+          decision: Permission.allow({
+            type: "mode",
+            mode: ctx.mode,
+            detail: "edits inside the working directories are accepted"
+          }),
+          facts
+        }
     }
   }
 
   const inWorkingDirs = within
-  const suggestions = pathRuleSuggestion(access === "read" ? "Read" : "Edit", resolutions[0]!.ok ? path.resolve(absolute) : absolute, directory, ctx.launchCwd, ctx.home)
+  const suggestions = pathRuleSuggestion(
+    access === "read" ? "Read" : "Edit",
+    resolutions[0]!.ok ? path.resolve(absolute) : absolute,
+    directory,
+    ctx.launchCwd,
+    ctx.home
+  )
   // a path inside the working directories whose symlink leads out: Claude Code says where it leads
   const real = resolutions[0]!
-  const leadsOut =
-    access === "read" && real.ok && containingDirectory(absolute, ctx.workingDirectories) !== undefined && containingDirectory(real.realPath, ctx.workingDirectories) === undefined
+  const leadsOut = access === "read" && real.ok &&
+    containingDirectory(absolute, ctx.workingDirectories) !== undefined &&
+    containingDirectory(real.realPath, ctx.workingDirectories) === undefined
   return ask(
     "unapproved",
     access === "read"
@@ -228,12 +313,11 @@ export const checkPath = (access: PathAccess, input: string, ctx: PathCheckConte
       : Messages.askToWrite(display),
     {
       type: "default",
-      detail:
-        access === "read"
-          ? "the path is outside the working directories and no allow rule matches it"
-          : inWorkingDirs
-            ? `file edits need approval in ${ctx.mode} mode`
-            : "the path is outside the working directories and no allow rule matches it"
+      detail: access === "read"
+        ? "the path is outside the working directories and no allow rule matches it"
+        : inWorkingDirs
+        ? `file edits need approval in ${ctx.mode} mode`
+        : "the path is outside the working directories and no allow rule matches it"
     },
     facts,
     suggestions

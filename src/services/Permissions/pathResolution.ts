@@ -12,14 +12,14 @@ export const MAX_SYMLINK_HOPS = 40
 
 export type PathResolution =
   | {
-      readonly ok: true
-      /** Lexical path first, real path last; no duplicates. */
-      readonly candidates: ReadonlyArray<string>
-      /** The path the kernel reaches (existing prefix resolved, missing remainder appended). */
-      readonly realPath: string
-      /** False when some component does not exist (a new file). */
-      readonly exists: boolean
-    }
+    readonly ok: true
+    /** Lexical path first, real path last; no duplicates. */
+    readonly candidates: ReadonlyArray<string>
+    /** The path the kernel reaches (existing prefix resolved, missing remainder appended). */
+    readonly realPath: string
+    /** False when some component does not exist (a new file). */
+    readonly exists: boolean
+  }
   | { readonly ok: false; readonly reason: string; readonly candidates: ReadonlyArray<string> }
 
 const splitComponents = (p: string): Array<string> => p.split(path.sep).filter((c) => c !== "")
@@ -60,7 +60,11 @@ export const resolveCandidates = (absolutePath: string): PathResolution => {
         candidates.add(rest)
         return { ok: false, reason: `a component of ${lexical} is not a directory`, candidates: Array.from(candidates) }
       }
-      return { ok: false, reason: `cannot inspect ${next}: ${code ?? (e as Error).message}`, candidates: Array.from(candidates) }
+      return {
+        ok: false,
+        reason: `cannot inspect ${next}: ${code ?? (e as Error).message}`,
+        candidates: Array.from(candidates)
+      }
     }
     if (!stat.isSymbolicLink()) {
       current = next
@@ -68,13 +72,21 @@ export const resolveCandidates = (absolutePath: string): PathResolution => {
     }
     hops++
     if (hops > MAX_SYMLINK_HOPS) {
-      return { ok: false, reason: `too many symbolic links (or a loop) resolving ${lexical}`, candidates: Array.from(candidates) }
+      return {
+        ok: false,
+        reason: `too many symbolic links (or a loop) resolving ${lexical}`,
+        candidates: Array.from(candidates)
+      }
     }
     let target: string
     try {
       target = fs.readlinkSync(next)
     } catch (e) {
-      return { ok: false, reason: `cannot read link ${next}: ${(e as Error).message}`, candidates: Array.from(candidates) }
+      return {
+        ok: false,
+        reason: `cannot read link ${next}: ${(e as Error).message}`,
+        candidates: Array.from(candidates)
+      }
     }
     // the name the path has after this hop (lexically joined: an extra candidate, never the only one)
     candidates.add(path.resolve(current, target, ...pending))

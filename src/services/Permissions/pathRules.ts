@@ -36,7 +36,9 @@ export const anchorPattern = (rule: PermissionRule, anchors: PathRuleAnchors): A
   if (relative === "") return undefined
   const roots = rule.behavior === "allow" ? anchors.cwds.slice(0, 1) : anchors.cwds
   // deny/ask: a single-segment directory pattern matches that directory at any depth
-  const pattern = rule.behavior !== "allow" && /^[^/]+\/[^/]*\*[^/]*$/.test(relative) && !relative.startsWith("**/") ? `**/${relative}` : relative
+  const pattern = rule.behavior !== "allow" && /^[^/]+\/[^/]*\*[^/]*$/.test(relative) && !relative.startsWith("**/")
+    ? `**/${relative}`
+    : relative
   return { roots, pattern }
 }
 
@@ -61,7 +63,9 @@ const compile = (rule: PermissionRule, anchors: PathRuleAnchors): Compiled | und
   let compiled: Compiled | undefined
   if (anchored !== undefined) {
     // `dir/**` does not match `dir` itself in gitignore; its dir-only form makes it match the directory
-    const patterns = anchored.pattern.endsWith("/**") && !/^[/*]*$/.test(anchored.pattern) ? [anchored.pattern, directoryForm(anchored.pattern)] : [anchored.pattern]
+    const patterns = anchored.pattern.endsWith("/**") && !/^[/*]*$/.test(anchored.pattern)
+      ? [anchored.pattern, directoryForm(anchored.pattern)]
+      : [anchored.pattern]
     compiled = {
       anchored,
       folded: ignore({ ignorecase: true }).add(patterns),
@@ -88,14 +92,22 @@ export interface MatchOptions {
 }
 
 /** Does `rule` match the absolute path `candidate`? Errors count as a match for deny/ask only. */
-export const pathRuleMatches = (rule: PermissionRule, candidate: string, anchors: PathRuleAnchors, options: MatchOptions): boolean => {
+export const pathRuleMatches = (
+  rule: PermissionRule,
+  candidate: string,
+  anchors: PathRuleAnchors,
+  options: MatchOptions
+): boolean => {
   const compiled = compile(rule, anchors)
   if (compiled === undefined) return false
   const matcher = options.foldCase ? compiled.folded : compiled.exact
   for (const root of compiled.anchored.roots) {
     const inside = options.foldCase ? isWithin(candidate.toLowerCase(), root.toLowerCase()) : isWithin(candidate, root)
     if (!inside) continue
-    const rel = path.relative(options.foldCase ? root.toLowerCase() : root, options.foldCase ? candidate.toLowerCase() : candidate)
+    const rel = path.relative(
+      options.foldCase ? root.toLowerCase() : root,
+      options.foldCase ? candidate.toLowerCase() : candidate
+    )
     if (rel === "") {
       if (coversRoot(compiled.anchored.pattern)) return true
       continue

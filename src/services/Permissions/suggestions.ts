@@ -33,7 +33,9 @@ export const pathRuleSuggestion = (
   const inside = isWithin(subject, launchCwd)
   const relative = inside ? path.relative(launchCwd, subject).split(path.sep).join("/") : ""
   if (PATTERN_SPECIAL.test(relative) || PATTERN_SPECIAL.test(subject)) return []
-  const specifier = inside ? (relative === "" ? "/**" : `/${relative}${suffix}`) : `/${subject.split(path.sep).join("/")}${suffix}`
+  const specifier = inside
+    ? (relative === "" ? "/**" : `/${relative}${suffix}`)
+    : `/${subject.split(path.sep).join("/")}${suffix}`
   return [{ rule: formatRule(toolName, specifier), behavior: "allow" }]
 }
 
@@ -41,4 +43,6 @@ export const domainSuggestion = (hostname: string): ReadonlyArray<RuleSuggestion
   { rule: `WebFetch(domain:${hostname})`, behavior: "allow" }
 ]
 
-export const wholeToolSuggestion = (toolName: string): ReadonlyArray<RuleSuggestion> => [{ rule: toolName, behavior: "allow" }]
+export const wholeToolSuggestion = (
+  toolName: string
+): ReadonlyArray<RuleSuggestion> => [{ rule: toolName, behavior: "allow" }]

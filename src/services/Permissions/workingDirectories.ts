@@ -31,7 +31,12 @@ export const resolveWorkingDirectories = (dirs: ReadonlyArray<string>): Readonly
 }
 
 /** The working directory that contains `candidate`, if any. */
-export const containingDirectory = (candidate: string, dirs: ReadonlyArray<WorkingDirectory>): WorkingDirectory | undefined =>
+export const containingDirectory = (
+  candidate: string,
+  dirs: ReadonlyArray<WorkingDirectory>
+): WorkingDirectory | undefined =>
   dirs.find((dir) =>
-    dir.names.some((name) => (dir.caseInsensitive ? isWithin(candidate.toLowerCase(), name.toLowerCase()) : isWithin(candidate, name)))
+    dir.names.some((
+      name
+    ) => (dir.caseInsensitive ? isWithin(candidate.toLowerCase(), name.toLowerCase()) : isWithin(candidate, name)))
   )

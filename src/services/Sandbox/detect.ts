@@ -45,10 +45,22 @@ interface Ran {
 
 const run = (file: string, args: ReadonlyArray<string>, env?: NodeJS.ProcessEnv): Effect.Effect<Ran> =>
   Effect.async<Ran>((resume) => {
-    const child = execFile(file, [...args], { timeout: 10_000, env: env ?? process.env, cwd: "/" }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === "number" ? error.code : null
-      resume(Effect.succeed({ code, stdout: String(stdout), stderr: String(stderr), ...(error !== null && code === null ? { error: error.message } : {}) }))
-    })
+    const child = execFile(
+      file,
+      [...args],
+      { timeout: 10_000, env: env ?? process.env, cwd: "/" },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : null
+        resume(
+          Effect.succeed({
+            code,
+            stdout: String(stdout),
+            stderr: String(stderr),
+            ...(error !== null && code === null ? { error: error.message } : {})
+          })
+        )
+      }
+    )
     return Effect.sync(() => void child.kill("SIGKILL"))
   })
 
@@ -65,22 +77,31 @@ const trial = (bwrapPath: string, seccompHelper: string | undefined): Effect.Eff
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
     argv: ["/bin/sh", "-c", "exit 0"]
   })
-  return Effect.map(run(invocation.file, invocation.args, invocation.env), (r) =>
-    r.code === 0 ? undefined : firstLine(r.stderr) || r.error || `exit code ${r.code}`
+  return Effect.map(
+    run(invocation.file, invocation.args, invocation.env),
+    (r) => r.code === 0 ? undefined : firstLine(r.stderr) || r.error || `exit code ${r.code}`
   )
 }
 
 export const detectSandbox = (options: DetectOptions): Effect.Effect<SandboxStatus> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const platform = options.platform ?? process.platform
     if (platform !== "linux") {
-      return { _tag: "Unavailable", reason: `toolgate sandboxes commands with bubblewrap on Linux; this is ${platform}` } as const
+      return {
+        _tag: "Unavailable",
+        reason: `toolgate sandboxes commands with bubblewrap on Linux; this is ${platform}`
+      } as const
     }
     const bwrapPath = options.bwrapPath ?? findProgram("bwrap", options.searchPath)
     if (bwrapPath === undefined) return { _tag: "Unavailable", reason: "bubblewrap (bwrap) is not installed" } as const
     const version = yield* run(bwrapPath, ["--version"])
     if (version.code !== 0) {
-      return { _tag: "Unavailable", reason: `${bwrapPath} --version failed: ${firstLine(version.stderr) || version.error || `exit code ${version.code}`}` } as const
+      return {
+        _tag: "Unavailable",
+        reason: `${bwrapPath} --version failed: ${
+          firstLine(version.stderr) || version.error || `exit code ${version.code}`
+        }`
+      } as const
     }
     const helper = findSeccompHelper()
     let seccompHelper: string | undefined = helper
@@ -93,7 +114,9 @@ export const detectSandbox = (options: DetectOptions): Effect.Effect<SandboxStat
         failure = undefined
       }
     }
-    if (failure !== undefined) return { _tag: "Unavailable", reason: `bubblewrap cannot start a sandbox here: ${failure}` } as const
+    if (failure !== undefined) {
+      return { _tag: "Unavailable", reason: `bubblewrap cannot start a sandbox here: ${failure}` } as const
+    }
     return {
       _tag: "Available",
       mechanism: "bubblewrap",

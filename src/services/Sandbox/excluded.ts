@@ -22,7 +22,11 @@ export const isExcludedCommand = (
       if (analysis.kind !== "simple" || analysis.commands.length === 0) return false
       return analysis.commands.every((unit) => {
         if (unit.origin !== "top" || unit.env.length > 0) return false
-        if (!unit.redirects.every((r) => DESCRIPTOR_DUPLICATION.test(r.op) && typeof r.target === "string" && /^\d+$/.test(r.target))) return false
+        if (
+          !unit.redirects.every((r) =>
+            DESCRIPTOR_DUPLICATION.test(r.op) && typeof r.target === "string" && /^\d+$/.test(r.target)
+          )
+        ) return false
         if (!unit.argv.every((w): w is string => typeof w === "string")) return false
         const argv = unit.argv as ReadonlyArray<string>
         if (argv.length === 0 || argv[0] === "cd") return false

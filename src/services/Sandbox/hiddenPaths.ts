@@ -75,24 +75,56 @@ const addExisting = (found: Found, candidate: string): void => {
   ;(directory ? found.directories : found.files).add(real)
 }
 
-const ripgrepFiles = (ripgrep: string, base: string, pattern: string): Effect.Effect<ReadonlyArray<string>, SandboxError> =>
+const ripgrepFiles = (
+  ripgrep: string,
+  base: string,
+  pattern: string
+): Effect.Effect<ReadonlyArray<string>, SandboxError> =>
   Effect.async<ReadonlyArray<string>, SandboxError>((resume) => {
-    const args = ["--files", "--hidden", "--no-ignore", "--no-messages", "--null", "--glob-case-insensitive", "-g", pattern, "-g", `${pattern.replace(/\/+$/, "")}/**`, base]
-    const child = execFile(ripgrep, args, { timeout: SEARCH_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024, cwd: base }, (error, stdout) => {
-      // exit 1: nothing matched
-      if (error !== null && error.code !== 1) {
-        resume(Effect.fail(new SandboxError({ stage: "hidden paths", reason: `looking for files Read deny rules cover under ${base} failed: ${error.message}` })))
-        return
+    const args = [
+      "--files",
+      "--hidden",
+      "--no-ignore",
+      "--no-messages",
+      "--null",
+      "--glob-case-insensitive",
+      "-g",
+      pattern,
+      "-g",
+      `${pattern.replace(/\/+$/, "")}/**`,
+      base
+    ]
+    const child = execFile(
+      ripgrep,
+      args,
+      { timeout: SEARCH_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024, cwd: base },
+      (error, stdout) => {
+        // exit 1: nothing matched
+        if (error !== null && error.code !== 1) {
+          resume(
+            Effect.fail(
+              new SandboxError({
+                stage: "hidden paths",
+                reason: `looking for files Read deny rules cover under ${base} failed: ${error.message}`
+              })
+            )
+          )
+          return
+        }
+        resume(Effect.succeed(String(stdout).split("\0").filter((p) => p !== "")))
       }
-      resume(Effect.succeed(String(stdout).split("\0").filter((p) => p !== "")))
-    })
+    )
     return Effect.sync(() => void child.kill("SIGKILL"))
   })
 
 /** The highest directory above `file` (below `base`) that is still denied, or the file itself. */
 const highestDenied = (file: string, base: string, isDenied: (p: string) => boolean): string => {
   let top = file
-  for (let dir = path.dirname(file); dir !== base && dir.startsWith(base) && dir !== path.dirname(dir); dir = path.dirname(dir)) {
+  for (
+    let dir = path.dirname(file);
+    dir !== base && dir.startsWith(base) && dir !== path.dirname(dir);
+    dir = path.dirname(dir)
+  ) {
     if (isDenied(dir)) top = dir
   }
   return top
@@ -102,11 +134,14 @@ const highestDenied = (file: string, base: string, isDenied: (p: string) => bool
 const outermost = (found: Found): HiddenPaths => {
   const directories = [...found.directories].sort()
   const within = (p: string) => directories.some((d) => p !== d && (p.startsWith(`${d}/`) || d === "/"))
-  return { directories: directories.filter((d) => !within(d)), files: [...found.files].filter((f) => !within(f)).sort() }
+  return {
+    directories: directories.filter((d) => !within(d)),
+    files: [...found.files].filter((f) => !within(f)).sort()
+  }
 }
 
 export const hiddenPaths = (request: HiddenPathsRequest): Effect.Effect<HiddenPaths, SandboxError> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const found: Found = { directories: new Set(), files: new Set() }
     for (const rule of request.rules) {
       const anchored = anchor(rule, request.home, request.cwds)
@@ -118,7 +153,10 @@ export const hiddenPaths = (request: HiddenPathsRequest): Effect.Effect<HiddenPa
         continue
       }
       if (request.ripgrep === undefined) {
-        return yield* new SandboxError({ stage: "hidden paths", reason: `ripgrep (rg) is needed to find the files the rule ${rule.raw} covers` })
+        return yield* new SandboxError({
+          stage: "hidden paths",
+          reason: `ripgrep (rg) is needed to find the files the rule ${rule.raw} covers`
+        })
       }
       for (const base of bases) {
         if (!fs.existsSync(base)) continue

@@ -41,17 +41,25 @@ const runOutside = (verdict: Decision): Decision =>
     suggestions: verdict._tag === "Ask" ? verdict.suggestions : []
   })
 
-export const withSandbox = (verdict: Decision, call: SandboxedBashCall, sandbox: SandboxPermissions): Effect.Effect<Decision> => {
+export const withSandbox = (
+  verdict: Decision,
+  call: SandboxedBashCall,
+  sandbox: SandboxPermissions
+): Effect.Effect<Decision> => {
   if (verdict._tag === "Deny") return Effect.succeed(verdict)
   if (call.disableSandbox && sandbox.unsandboxedCommandsAllowed) {
     if (verdict._tag === "Allow") return Effect.succeed(verdict.reason.type === "rule" ? verdict : runOutside(verdict))
     return Effect.succeed(verdict.kind === "rule" || verdict.kind === "safety" ? verdict : runOutside(verdict))
   }
   if (!sandbox.autoAllowBashIfSandboxed || verdict._tag !== "Ask") return Effect.succeed(verdict)
-  const approvable =
-    verdict.kind === "unapproved" || (verdict.kind === "guarded" && !call.bashRules.some((r) => r.behavior === "deny" || r.behavior === "ask"))
+  const approvable = verdict.kind === "unapproved" ||
+    (verdict.kind === "guarded" && !call.bashRules.some((r) => r.behavior === "deny" || r.behavior === "ask"))
   if (!approvable) return Effect.succeed(verdict)
-  return Effect.map(sandbox.isExcluded(call.command), (excluded) =>
-    excluded ? verdict : Permission.allow({ type: "sandbox", detail: AUTO_ALLOWED_IN_SANDBOX }, { subcommands: verdict.subcommands })
+  return Effect.map(
+    sandbox.isExcluded(call.command),
+    (excluded) =>
+      excluded
+        ? verdict
+        : Permission.allow({ type: "sandbox", detail: AUTO_ALLOWED_IN_SANDBOX }, { subcommands: verdict.subcommands })
   )
 }

@@ -133,7 +133,10 @@ export const servedInvocation = (profile: ServedProfile, process_: ServedProcess
   const bind = process_.writable ? "--bind" : "--ro-bind"
   for (const dir of profile.workingDirectories) if (lstat(dir) !== undefined) args.push(bind, dir, dir)
   for (const hidden of profile.hidden) {
-    if (!profile.workingDirectories.some((dir) => isWithin(dir, hidden)) && !profile.readOnly.some((dir) => isWithin(dir, hidden))) continue
+    if (
+      !profile.workingDirectories.some((dir) => isWithin(dir, hidden)) &&
+      !profile.readOnly.some((dir) => isWithin(dir, hidden))
+    ) continue
     const stat = lstat(hidden)
     if (stat === undefined) continue
     if (stat.isDirectory()) args.push("--tmpfs", hidden, "--remount-ro", hidden)
@@ -141,7 +144,9 @@ export const servedInvocation = (profile: ServedProfile, process_: ServedProcess
   }
   // the session's own folder stays readable even when the server's state folder is covered
   for (const dir of profile.readOnly) {
-    if (profile.hidden.some((hidden) => isWithin(hidden, dir)) && lstat(dir) !== undefined) args.push("--ro-bind", dir, dir)
+    if (profile.hidden.some((hidden) => isWithin(hidden, dir)) && lstat(dir) !== undefined) {
+      args.push("--ro-bind", dir, dir)
+    }
   }
   args.push("--bind", process_.scratch, process_.scratch)
   for (const file of process_.readableFiles ?? []) args.push("--ro-bind", file, file)

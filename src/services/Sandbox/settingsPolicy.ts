@@ -44,8 +44,17 @@ export const rulePath = (rule: PermissionRule, context: PolicyContext): string |
   return !inner.includes("/") ? path.join(context.cwd, "**", relative) : path.join(context.cwd, relative)
 }
 
-const rulePaths = (context: PolicyContext, tools: ReadonlyArray<string>, behavior: PermissionRule["behavior"]): ReadonlyArray<string> =>
-  context.rules.flatMap((r) => (r.behavior === behavior && tools.includes(r.toolName) ? [rulePath(r, context)].filter((p): p is string => p !== undefined) : []))
+const rulePaths = (
+  context: PolicyContext,
+  tools: ReadonlyArray<string>,
+  behavior: PermissionRule["behavior"]
+): ReadonlyArray<string> =>
+  context.rules.flatMap((
+    r
+  ) => (r.behavior === behavior && tools.includes(r.toolName)
+    ? [rulePath(r, context)].filter((p): p is string => p !== undefined)
+    : [])
+  )
 
 const EDIT_TOOLS = ["Edit", "Write", "MultiEdit", "NotebookEdit"]
 
@@ -66,14 +75,19 @@ export const filesystemPolicy = (context: PolicyContext): FilesystemPolicy => {
       ...fs.allowWrite.map((p) => settingsPath(p, context)),
       ...rulePaths(context, EDIT_TOOLS, "allow")
     ]),
-    denyWrite: unique([...fs.denyWrite.map((p) => settingsPath(p, context)), ...rulePaths(context, EDIT_TOOLS, "deny")]),
+    denyWrite: unique([
+      ...fs.denyWrite.map((p) => settingsPath(p, context)),
+      ...rulePaths(context, EDIT_TOOLS, "deny")
+    ]),
     denyRead: unique([...fs.denyRead.map((p) => settingsPath(p, context)), ...rulePaths(context, ["Read"], "deny")]),
     allowRead: unique(fs.allowRead.map((p) => settingsPath(p, context)))
   }
 }
 
 const domainOf = (rule: PermissionRule): string | undefined =>
-  rule.toolName === "WebFetch" && rule.content?.startsWith("domain:") === true ? rule.content.slice("domain:".length).trim() || undefined : undefined
+  rule.toolName === "WebFetch" && rule.content?.startsWith("domain:") === true
+    ? rule.content.slice("domain:".length).trim() || undefined
+    : undefined
 
 const domains = (context: PolicyContext, behavior: PermissionRule["behavior"]) =>
   context.rules.flatMap((r) => {

@@ -89,7 +89,7 @@ export interface WrappedCommand {
 
 /** Joins the process-wide manager for the life of the scope (starting it when nobody has). */
 export const acquireManager = (needs: ManagerNeeds): Effect.Effect<ManagerHandle, SandboxError, Scope.Scope> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const token = Symbol("toolgate-sandbox-user")
     const joined = yield* Effect.acquireRelease(
       Effect.try({
@@ -138,13 +138,15 @@ export const acquireManager = (needs: ManagerNeeds): Effect.Effect<ManagerHandle
       })
 
     const wrap = (request: WrapRequest): Effect.Effect<WrappedCommand, SandboxError, Scope.Scope> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         // 128 random bits: the proxy binds a connection to this command's allow list by it
         const commandId = randomBytes(16).toString("base64url")
         const assignments = Object.entries(request.innerEnv)
           .map(([name, value]) => `${name}=${shellQuote(value)}`)
           .join(" ")
-        const inner = `${assignments} exec ${shellQuote(request.shell)} --noprofile --norc -c ${shellQuote(request.command)}`
+        const inner = `${assignments} exec ${shellQuote(request.shell)} --noprofile --norc -c ${
+          shellQuote(request.command)
+        }`
         const { argv } = yield* Effect.acquireRelease(
           Effect.tryPromise({
             try: (signal) =>
@@ -170,12 +172,21 @@ export const acquireManager = (needs: ManagerNeeds): Effect.Effect<ManagerHandle
         )
         if (request.allowedDomains.length > 0) {
           yield* Effect.acquireRelease(
-            Effect.try({ try: () => joined.manager.registerCommandNetworkLists(commandId, { allowedDomains: [...request.allowedDomains] }), catch: failure }),
+            Effect.try({
+              try: () =>
+                joined.manager.registerCommandNetworkLists(commandId, { allowedDomains: [...request.allowedDomains] }),
+              catch: failure
+            }),
             () => Effect.sync(() => joined.manager.unregisterCommandNetworkLists(commandId))
           )
         }
         const [file, ...args] = argv
-        if (file === undefined) return yield* new SandboxError({ stage: "settings profile", reason: "the sandbox runtime gave no command to run" })
+        if (file === undefined) {
+          return yield* new SandboxError({
+            stage: "settings profile",
+            reason: "the sandbox runtime gave no command to run"
+          })
+        }
         return {
           invocation: { file, args, env: { ...request.env } },
           violations: () => {

@@ -28,7 +28,10 @@ export type SandboxStatus = SandboxAvailable | SandboxUnavailable
 /** Why the settings profile (Claude Code's sandbox) cannot run here, or undefined when it can. */
 export const settingsProfileMissing = (status: SandboxStatus): string | undefined => {
   if (status._tag === "Unavailable") return status.reason
-  const missing = [status.socatPath === undefined ? "socat" : undefined, status.ripgrepPath === undefined ? "ripgrep (rg)" : undefined].filter(
+  const missing = [
+    status.socatPath === undefined ? "socat" : undefined,
+    status.ripgrepPath === undefined ? "ripgrep (rg)" : undefined
+  ].filter(
     (m): m is string => m !== undefined
   )
   return missing.length === 0 ? undefined : `${missing.join(" and ")} not installed`

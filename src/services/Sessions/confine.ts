@@ -49,7 +49,8 @@ const danglingLink = (p: string): boolean => {
 }
 
 const allowedRead = (c: Confinement, p: string) =>
-  isWithin(c.own, p) || ([...c.writable, ...c.readOnly].some((dir) => isWithin(dir, p)) && !c.hidden.some((h) => isWithin(h, p)))
+  isWithin(c.own, p) ||
+  ([...c.writable, ...c.readOnly].some((dir) => isWithin(dir, p)) && !c.hidden.some((h) => isWithin(h, p)))
 
 const allowedWrite = (c: Confinement, p: string) =>
   c.writable.some((dir) => isWithin(dir, p)) &&
@@ -61,12 +62,20 @@ const allowedWrite = (c: Confinement, p: string) =>
 export const outsideReason = (c: Confinement, footprint: Footprint): string | undefined => {
   const directories = [...c.writable, c.own, ...c.readOnly].join(", ")
   for (const p of [...footprint.reads, ...footprint.writes]) {
-    if (danglingLink(p)) return `${p} is a symlink that leads outside what this session can see; served sessions do not follow it`
+    if (danglingLink(p)) {
+      return `${p} is a symlink that leads outside what this session can see; served sessions do not follow it`
+    }
   }
   const read = footprint.reads.find((p) => !allowedRead(c, p))
-  if (read !== undefined) return `${read} is outside this session's directories (${directories}); a served session cannot read it`
+  if (read !== undefined) {
+    return `${read} is outside this session's directories (${directories}); a served session cannot read it`
+  }
   const write = footprint.writes.find((p) => !allowedWrite(c, p))
-  if (write !== undefined) return `${write} is outside this session's writable directories (${c.writable.join(", ")}); a served session cannot write it`
+  if (write !== undefined) {
+    return `${write} is outside this session's writable directories (${
+      c.writable.join(", ")
+    }); a served session cannot write it`
+  }
   return undefined
 }
 
@@ -83,9 +92,22 @@ const realOrAncestor = (p: string): string => {
 /** More places a call reads than its footprint names (Glob's absolute pattern searches where it says). */
 export type ExtraReads = (input: any, session: SessionContext) => ReadonlyArray<string>
 
-const check = (tool: AnyTool, c: Confinement, input: unknown, session: SessionContext, extraReads: ExtraReads | undefined) =>
-  Effect.map(tool.footprint!(input, session), (footprint) =>
-    outsideReason(c, extraReads === undefined ? footprint : { ...footprint, reads: [...footprint.reads, ...extraReads(input, session).map(realOrAncestor)] })
+const check = (
+  tool: AnyTool,
+  c: Confinement,
+  input: unknown,
+  session: SessionContext,
+  extraReads: ExtraReads | undefined
+) =>
+  Effect.map(
+    tool.footprint!(input, session),
+    (footprint) =>
+      outsideReason(
+        c,
+        extraReads === undefined
+          ? footprint
+          : { ...footprint, reads: [...footprint.reads, ...extraReads(input, session).map(realOrAncestor)] }
+      )
   )
 
 /**
@@ -94,9 +116,14 @@ const check = (tool: AnyTool, c: Confinement, input: unknown, session: SessionCo
  */
 export const guardOf = (c: Confinement): FileGuardService => ({
   refuses: (realPath, access) => {
-    if (access === "read")
-      return allowedRead(c, realPath) ? undefined : `${realPath} is outside this session's directories; a served session cannot read it`
-    return allowedWrite(c, realPath) ? undefined : `${realPath} is outside this session's writable directories; a served session cannot write it`
+    if (access === "read") {
+      return allowedRead(c, realPath)
+        ? undefined
+        : `${realPath} is outside this session's directories; a served session cannot read it`
+    }
+    return allowedWrite(c, realPath)
+      ? undefined
+      : `${realPath} is outside this session's writable directories; a served session cannot write it`
   }
 })
 
@@ -109,11 +136,14 @@ export const confineTool = (tool: AnyTool, c: Confinement, extraReads?: ExtraRea
       Effect.flatMap(check(tool, c, input, ctx.session, extraReads), (reason) =>
         reason === undefined
           ? Effect.provideService(tool.validateInput(input, ctx), FileGuard, guard)
-          : Effect.fail(new InputRejected({ toolName: tool.name, reason }))
-      ),
+          : Effect.fail(new InputRejected({ toolName: tool.name, reason }))),
     call: (input, ctx) =>
-      Effect.flatMap(check(tool, c, input, ctx.session, extraReads), (reason) =>
-        reason === undefined ? Effect.provideService(tool.call(input, ctx), FileGuard, guard) : Effect.fail(new ToolError({ reason }))
+      Effect.flatMap(
+        check(tool, c, input, ctx.session, extraReads),
+        (reason) =>
+          reason === undefined
+            ? Effect.provideService(tool.call(input, ctx), FileGuard, guard)
+            : Effect.fail(new ToolError({ reason }))
       )
   }
 }

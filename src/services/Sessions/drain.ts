@@ -5,7 +5,8 @@
  * An input still running when the time is over is stopped there, and resumed by the runner that
  * takes its session (its call in flight, if any, is answered "stopped while it ran").
  */
-import { Deferred, Duration, Effect, Layer } from "effect"
+import type { Duration } from "effect"
+import { Deferred, Effect, Layer } from "effect"
 import { Runs } from "./run.js"
 
 export interface DrainOptions {
@@ -21,9 +22,9 @@ export interface DrainOptions {
 
 export const layer = (options: DrainOptions): Layer.Layer<never, never, Runs> =>
   Layer.scopedDiscard(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const runs = yield* Runs
-      yield* Effect.gen(function* () {
+      yield* Effect.gen(function*() {
         yield* options.requested
         yield* Deferred.succeed(runs.draining, undefined)
         const ran = runs.count()

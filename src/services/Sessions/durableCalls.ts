@@ -54,7 +54,9 @@ type RecordedCall = typeof RecordedCall.Type
 const changedFields = (before: SessionContext, after: SessionContext): Record<string, unknown> | undefined => {
   const change: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(after)) {
-    if (JSON.stringify(value) !== JSON.stringify((before as unknown as Record<string, unknown>)[key])) change[key] = toJsonValue(value)
+    if (JSON.stringify(value) !== JSON.stringify((before as unknown as Record<string, unknown>)[key])) {
+      change[key] = toJsonValue(value)
+    }
   }
   return Object.keys(change).length === 0 ? undefined : change
 }
@@ -81,14 +83,25 @@ const record = (outcome: CallOutcome, before: SessionContext): RecordedCall => {
       remindersBefore: outcome.remindersBefore,
       remindersAfter: outcome.remindersAfter,
       notices: outcome.notices,
-      ...(outcome.halt === undefined ? {} : { halt: { ...outcome.halt, ...(outcome.halt.toolUse === undefined ? {} : { toolUse: { ...outcome.halt.toolUse, input: toJsonValue(outcome.halt.toolUse.input) } }) } }),
+      ...(outcome.halt === undefined
+        ? {}
+        : {
+          halt: {
+            ...outcome.halt,
+            ...(outcome.halt.toolUse === undefined
+              ? {}
+              : { toolUse: { ...outcome.halt.toolUse, input: toJsonValue(outcome.halt.toolUse.input) } })
+          }
+        }),
       ...(outcome.siblingFailure === undefined ? {} : { siblingFailure: outcome.siblingFailure }),
       ...(outcome.decision === undefined ? {} : { decision: toJsonValue(outcome.decision) })
     }
   }
 }
 
-const restoreHalt = ({ toolUse, ...halt }: NonNullable<typeof RecordedOutcome.Type["halt"]>): Halt => (toolUse === undefined ? halt : { ...halt, toolUse })
+const restoreHalt = (
+  { toolUse, ...halt }: NonNullable<typeof RecordedOutcome.Type["halt"]>
+): Halt => (toolUse === undefined ? halt : { ...halt, toolUse })
 
 const restore = (recorded: typeof RecordedOutcome.Type): CallOutcome => {
   const change = recorded.sessionChange
@@ -98,7 +111,9 @@ const restore = (recorded: typeof RecordedOutcome.Type): CallOutcome => {
     result: recorded.result as CallOutcome["result"],
     error: recorded.error,
     input: recorded.input,
-    ...(change === undefined ? {} : { contextModifier: (session: SessionContext) => ({ ...session, ...change }) as SessionContext }),
+    ...(change === undefined
+      ? {}
+      : { contextModifier: (session: SessionContext) => ({ ...session, ...change }) as SessionContext }),
     newMessages: recorded.newMessages,
     remindersBefore: recorded.remindersBefore,
     remindersAfter: recorded.remindersAfter,
@@ -133,7 +148,7 @@ const executeCall = (
   runs: RunsService,
   lease: ShardLeaseService
 ): Effect.Effect<RecordedCall> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* lease.check
     yield* run.goLive
     const key = `${run.executionId}/${step}`
@@ -169,7 +184,14 @@ const executeCall = (
           runs.inflight.delete(key)
           run.callSteps.delete(call.block.id)
           // a later delivery of this step that joined it: the call was stopped while it ran
-          if (exit._tag === "Failure") Deferred.unsafeDone(done, Exit.succeed(record(inner.errorOutcome(call, new RunnerLost({ toolName: call.block.name })), options.session)))
+          if (exit._tag === "Failure") {
+            Deferred.unsafeDone(
+              done,
+              Exit.succeed(
+                record(inner.errorOutcome(call, new RunnerLost({ toolName: call.block.name })), options.session)
+              )
+            )
+          }
         })
       )
     )
@@ -178,21 +200,28 @@ const executeCall = (
   })
 
 /** A recorded cancellation happens again: the interrupt is delivered again, or the sibling's failure cancels it. */
-const replayCancelled = (recorded: Extract<RecordedCall, { _tag: "Cancelled" }>, run: RunControls): Effect.Effect<CallOutcome> =>
+const replayCancelled = (
+  recorded: Extract<RecordedCall, { _tag: "Cancelled" }>,
+  run: RunControls
+): Effect.Effect<CallOutcome> =>
   recorded.by === "interrupt"
     ? Effect.zipRight(
-        Effect.whileLoop({ while: () => run.interruptCount() < Math.max(1, recorded.interrupts), body: () => run.interrupt, step: () => {} }),
-        Effect.interrupt
-      )
+      Effect.whileLoop({
+        while: () => run.interruptCount() < Math.max(1, recorded.interrupts),
+        body: () => run.interrupt,
+        step: () => {}
+      }),
+      Effect.interrupt
+    )
     : Effect.zipRight(Effect.sleep(SIBLING_REPLAY_GRACE), Effect.interrupt)
 
 export const durableCalls = (inner: CallPipelineService) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const store = yield* SessionStore
     const runs = yield* Runs
     const lease = yield* ShardLease
     const run = (call: PreparedCall, options: RunCallOptions): Effect.Effect<CallOutcome> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const current = yield* Effect.serviceOption(CurrentRun)
         const inStep = yield* InStep
         if (Option.isNone(current) || inStep) return yield* inner.run(call, options)
@@ -209,7 +238,10 @@ export const durableCalls = (inner: CallPipelineService) =>
             executedHere = true
             return executeCall(inner, call, options, step, cancel, controls, store, runs, lease)
           })
-        }).pipe(Effect.provideService(WorkflowEngine, controls.engine), Effect.provideService(WorkflowInstance, controls.instance))
+        }).pipe(
+          Effect.provideService(WorkflowEngine, controls.engine),
+          Effect.provideService(WorkflowInstance, controls.instance)
+        )
         const fiber = yield* Effect.forkIn(activity, controls.instance.scope)
         // Cancelled by the scheduler: stop the tool, and wait until the cancellation is recorded;
         // unless this runner lets go of the session meanwhile: then nothing will be recorded here.
@@ -220,7 +252,10 @@ export const durableCalls = (inner: CallPipelineService) =>
           Effect.onInterrupt(() =>
             Effect.zipRight(
               Deferred.succeed(cancel, undefined),
-              Effect.raceFirst(Effect.interruptible(Effect.asVoid(Fiber.await(fiber))), Effect.interruptible(runs.released(controls.sessionId)))
+              Effect.raceFirst(
+                Effect.interruptible(Effect.asVoid(Fiber.await(fiber))),
+                Effect.interruptible(runs.released(controls.sessionId))
+              )
             )
           )
         )

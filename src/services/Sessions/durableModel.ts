@@ -22,7 +22,13 @@ import {
 import type { ModelEvent } from "../../ModelEvents.js"
 import { CurrentRun, InStep, neverAgain, type RunControls } from "./run.js"
 
-const ModelErrorSchema = Schema.Union(ModelApiError, ModelConnectionError, ModelStreamError, ModelNotConfigured, ScriptError)
+const ModelErrorSchema = Schema.Union(
+  ModelApiError,
+  ModelConnectionError,
+  ModelStreamError,
+  ModelNotConfigured,
+  ScriptError
+)
 
 const RecordedTurn = Schema.Struct({
   events: Schema.Array(Schema.Struct({ atMs: Schema.Number, event: Schema.Unknown })),
@@ -48,7 +54,7 @@ const executeTurn = (
   stop: Deferred.Deferred<void>,
   run: RunControls
 ) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* run.goLive
     const events: Array<{ atMs: number; event: unknown }> = []
     let failure: ModelError | undefined
@@ -85,13 +91,12 @@ const executeTurn = (
 const replayTurn = (recorded: RecordedTurn, run: RunControls): Stream.Stream<ModelEvent, ModelError> => {
   const raw = Stream.fromIterable(recorded.events.map((e) => e.event))
   const assembled = assembleStream(raw, Date.now())
-  const ending: Stream.Stream<never, ModelError> =
-    recorded.failure !== undefined
-      ? Stream.fail(recorded.failure)
-      : recorded.interrupted === true
-        ? // the user interrupted this turn: interrupt again, and wait to be stopped as it was
-          Stream.fromEffect(Effect.zipRight(run.interrupt, Effect.never))
-        : Stream.empty
+  const ending: Stream.Stream<never, ModelError> = recorded.failure !== undefined
+    ? Stream.fail(recorded.failure)
+    : recorded.interrupted === true
+    // the user interrupted this turn: interrupt again, and wait to be stopped as it was
+    ? Stream.fromEffect(Effect.zipRight(run.interrupt, Effect.never))
+    : Stream.empty
   return Stream.concat(assembled, ending)
 }
 
@@ -99,7 +104,7 @@ export const durableModel = (inner: ModelClientService): ModelClientService => (
   model: inner.model,
   stream: (request) =>
     Stream.unwrapScoped(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const current = yield* Effect.serviceOption(CurrentRun)
         const inStep = yield* InStep
         if (Option.isNone(current) || inStep) return inner.stream(request)

@@ -54,7 +54,7 @@ const MAX_SALT = 100_000
  * runs where the session entity does. Deterministic, so a redelivered input finds the same one.
  */
 export const pinExecution = (sessionId: string, key: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sharding = yield* Sharding.Sharding
     const group = Session.getShardGroup(EntityId.make(sessionId))
     const target = sharding.getShardId(EntityId.make(sessionId), group)

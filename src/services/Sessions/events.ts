@@ -20,7 +20,10 @@ export interface EventLogService {
   /** Appends one event now (outside a run: a session created, stopped, an answer given). */
   readonly append: (sessionId: string, type: string, data: unknown) => Effect.Effect<void, StoreError>
   /** Events after `after`; with `follow`, stays open and streams new ones as they land. */
-  readonly read: (sessionId: string, options: { readonly after: number; readonly follow: boolean }) => Stream.Stream<ServeEvent, StoreError>
+  readonly read: (
+    sessionId: string,
+    options: { readonly after: number; readonly follow: boolean }
+  ) => Stream.Stream<ServeEvent, StoreError>
 }
 
 export class EventLog extends Context.Tag("toolgate/Sessions/EventLog")<EventLog, EventLogService>() {}
@@ -32,27 +35,35 @@ export interface EventLogOptions {
 
 const PAGE = 500
 
-type Pending = { readonly _tag: "Event"; readonly type: string; readonly data: unknown; readonly at: number } | { readonly _tag: "Flush"; readonly done: () => void }
+type Pending = { readonly _tag: "Event"; readonly type: string; readonly data: unknown; readonly at: number } | {
+  readonly _tag: "Flush"
+  readonly done: () => void
+}
 
 export const make = (options: EventLogOptions = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const store = yield* SessionStore
     const landed = yield* PubSub.unbounded<string>()
     const pollInterval = options.pollInterval ?? Duration.millis(500)
 
     const append = (sessionId: string, type: string, data: unknown) =>
-      store.appendEvents(sessionId, [{ type, data, at: Date.now() }]).pipe(Effect.zipRight(PubSub.publish(landed, sessionId)), Effect.asVoid)
+      store.appendEvents(sessionId, [{ type, data, at: Date.now() }]).pipe(
+        Effect.zipRight(PubSub.publish(landed, sessionId)),
+        Effect.asVoid
+      )
 
     const writer = (sessionId: string) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const queue = yield* Queue.unbounded<Pending>()
-        const drain = Effect.gen(function* () {
+        const drain = Effect.gen(function*() {
           const first = yield* Queue.take(queue)
           const rest = yield* Queue.takeAll(queue)
           const batch = [first, ...rest]
           const events = batch.flatMap((p) => (p._tag === "Event" ? [{ type: p.type, data: p.data, at: p.at }] : []))
           yield* store.appendEvents(sessionId, events).pipe(
-            Effect.catchAll((e) => Effect.logWarning(`session ${sessionId}: ${events.length} event(s) not stored: ${e.message}`))
+            Effect.catchAll((e) =>
+              Effect.logWarning(`session ${sessionId}: ${events.length} event(s) not stored: ${e.message}`)
+            )
           )
           if (events.length > 0) yield* PubSub.publish(landed, sessionId)
           for (const p of batch) if (p._tag === "Flush") p.done()
@@ -64,14 +75,18 @@ export const make = (options: EventLogOptions = {}) =>
         // a finalizer is uninterruptible, and so would be the racers of its timeout: the flush is made interruptible so the timeout can end it
         yield* Effect.addFinalizer(() => flush.pipe(Effect.interruptible, Effect.timeoutOption("5 seconds")))
         return {
-          emit: (type, data) => Effect.sync(() => void queue.unsafeOffer({ _tag: "Event", type, data, at: Date.now() })),
+          emit: (type, data) =>
+            Effect.sync(() => void queue.unsafeOffer({ _tag: "Event", type, data, at: Date.now() })),
           flush
         } satisfies EventWriter
       })
 
-    const read = (sessionId: string, opts: { readonly after: number; readonly follow: boolean }): Stream.Stream<ServeEvent, StoreError> =>
+    const read = (
+      sessionId: string,
+      opts: { readonly after: number; readonly follow: boolean }
+    ): Stream.Stream<ServeEvent, StoreError> =>
       Stream.unwrapScoped(
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const wake = yield* PubSub.subscribe(landed)
           let last = opts.after
           const page = Effect.suspend(() => store.events(sessionId, last, PAGE)).pipe(
@@ -105,4 +120,5 @@ export const make = (options: EventLogOptions = {}) =>
     return EventLog.of({ writer, append, read })
   })
 
-export const layer = (options: EventLogOptions = {}): Layer.Layer<EventLog, never, SessionStore> => Layer.effect(EventLog, make(options))
+export const layer = (options: EventLogOptions = {}): Layer.Layer<EventLog, never, SessionStore> =>
+  Layer.effect(EventLog, make(options))

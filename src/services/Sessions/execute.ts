@@ -17,7 +17,16 @@ import { appendLineWhole } from "../../internal/appendWhole.js"
 import { ToolUseBlock } from "../../Messages.js"
 import { PermissionModeName } from "../../Permission.js"
 import { newSession, type SessionContext } from "../../Session.js"
-import { Agent, appendAssistant, appendUser, newConversation, toJsonLine, TRANSCRIPT_FILE, type Conversation, type Transcript } from "../Agent.js"
+import {
+  Agent,
+  appendAssistant,
+  appendUser,
+  newConversation,
+  toJsonLine,
+  TRANSCRIPT_FILE,
+  type Conversation,
+  type Transcript
+} from "../Agent.js"
 import type { ModelMessage } from "../ModelClient.js"
 import { Scheduler } from "../Scheduler.js"
 import { Settings } from "../Settings.js"
@@ -58,7 +67,9 @@ const Snapshot = Schema.Struct({
 })
 type Snapshot = typeof Snapshot.Type
 
-const Body = Schema.Struct({ content: Schema.Union(Schema.String, Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown }))) })
+const Body = Schema.Struct({
+  content: Schema.Union(Schema.String, Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown })))
+})
 const ToolUses = Schema.Struct({ content: Schema.Array(ToolUseBlock) })
 
 interface Produced {
@@ -92,14 +103,17 @@ const transcriptOf = (store: SessionStoreService, sessionId: string, file: strin
 }
 
 /** Messages this input added (a merged last user message counts as added). */
-const addedMessages = (before: ReadonlyArray<ModelMessage>, after: ReadonlyArray<ModelMessage>): ReadonlyArray<ModelMessage> => {
+const addedMessages = (
+  before: ReadonlyArray<ModelMessage>,
+  after: ReadonlyArray<ModelMessage>
+): ReadonlyArray<ModelMessage> => {
   const last = before.length - 1
   const changed = last >= 0 && JSON.stringify(before[last]) !== JSON.stringify(after[last])
   return after.slice(changed ? last : before.length)
 }
 
 const firstSession = (sessionId: string, config: StoredConfig, transcriptPath: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const loaded = yield* (yield* Settings).current
     const session = newSession({
       cwd: config.cwd,
@@ -112,7 +126,7 @@ const firstSession = (sessionId: string, config: StoredConfig, transcriptPath: s
   })
 
 const runPrompt = (run: RunControls, conversation: Conversation, body: unknown, config: StoredConfig) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const { content } = yield* Schema.decodeUnknown(Body)(body)
     const agent = yield* Agent
     const outcome = yield* agent.prompt(conversation, content, {
@@ -136,11 +150,17 @@ const runPrompt = (run: RunControls, conversation: Conversation, body: unknown, 
   })
 
 const runToolUses = (run: RunControls, conversation: Conversation, body: unknown, seq: number) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const { content: blocks } = yield* Schema.decodeUnknown(ToolUses)(body)
     const scheduler = yield* Scheduler
     const assistant: ModelMessage = { role: "assistant", content: blocks }
-    yield* run.transcript.write({ type: "assistant", turn: conversation.turns, input: seq, message: assistant, stop_reason: "tool_use" })
+    yield* run.transcript.write({
+      type: "assistant",
+      turn: conversation.turns,
+      input: seq,
+      message: assistant,
+      stop_reason: "tool_use"
+    })
     const ran = yield* scheduler.runMessage(blocks, {
       session: conversation.session,
       interrupts: Stream.fromQueue(run.interrupts),
@@ -159,16 +179,25 @@ const runToolUses = (run: RunControls, conversation: Conversation, body: unknown
       })
     }
     const results: ModelMessage = { role: "user", content: ran.message.content }
-    yield* run.transcript.write({ type: "tool_results", turn: conversation.turns, message: results, interrupted: ran.interrupted, halt: ran.halt ?? null })
+    yield* run.transcript.write({
+      type: "tool_results",
+      turn: conversation.turns,
+      message: results,
+      interrupted: ran.interrupted,
+      halt: ran.halt ?? null
+    })
     const messages = appendUser(appendAssistant(conversation.messages, assistant), ran.message.content)
     return {
-      result: { stop: ran.interrupted ? "interrupted" : "done", messages: addedMessages(conversation.messages, messages) },
+      result: {
+        stop: ran.interrupted ? "interrupted" : "done",
+        messages: addedMessages(conversation.messages, messages)
+      },
       state: { ...conversation, messages, session: ran.session }
     } satisfies Produced
   })
 
 export const executeInput = (payload: { readonly sessionId: string; readonly key: string }, executionId: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const store = yield* SessionStore
     const eventLog = yield* EventLog
     const runs = yield* Runs
@@ -179,17 +208,22 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
     const instance = yield* WorkflowInstance
     const { sessionId, key } = payload
     const step = <A, I>(name: string, success: Schema.Schema<A, I>, execute: Effect.Effect<A>) =>
-      Activity.make({ name, success, execute, interruptRetryPolicy: neverAgain }).pipe(Effect.provideService(WorkflowEngine, engine), Effect.provideService(WorkflowInstance, instance))
+      Activity.make({ name, success, execute, interruptRetryPolicy: neverAgain }).pipe(
+        Effect.provideService(WorkflowEngine, engine),
+        Effect.provideService(WorkflowInstance, instance)
+      )
 
     let loadedHere = false
     const snapshot: Snapshot = yield* step(
       "load",
       Snapshot,
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         loadedHere = true
         const session = yield* store.session(sessionId).pipe(Effect.orDie)
         const input = yield* store.input(sessionId, key).pipe(Effect.orDie)
-        if (Option.isNone(session) || Option.isNone(input)) return yield* Effect.dieMessage(`input ${key} of session ${sessionId} is not stored`)
+        if (Option.isNone(session) || Option.isNone(input)) {
+          return yield* Effect.dieMessage(`input ${key} of session ${sessionId} is not stored`)
+        }
         return {
           config: session.value.config,
           state: session.value.state ?? null,
@@ -201,16 +235,27 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
       })
     )
     const base = { key, seq: snapshot.seq, kind: snapshot.kind, createdAt: snapshot.createdAt }
-    const commit = (status: "done" | "failed", produced: Omit<InputResult, keyof typeof base | "status">, state: Conversation | undefined) =>
+    const commit = (
+      status: "done" | "failed",
+      produced: Omit<InputResult, keyof typeof base | "status">,
+      state: Conversation | undefined
+    ) =>
       step(
         "commit",
         InputResult,
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           yield* lease.check
           const now = yield* Clock.currentTimeMillis
           const result = toJsonValue({ ...base, status, ...produced, finishedAt: now }) as InputResult
           yield* store
-            .finishInput({ sessionId, key, status, result, state: state === undefined ? undefined : toJsonValue(state), now })
+            .finishInput({
+              sessionId,
+              key,
+              status,
+              result,
+              state: state === undefined ? undefined : toJsonValue(state),
+              now
+            })
             .pipe(Effect.orDie)
           yield* eventLog.append(sessionId, "input_finished", result).pipe(Effect.ignore)
           return result
@@ -218,11 +263,13 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
       )
 
     const body = Effect.scoped(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const config = yield* decodeConfig(snapshot.config)
         const transcriptFile = path.join(config.sessionDir, TRANSCRIPT_FILE)
         const writer = yield* eventLog.writer(sessionId)
-        const stored = snapshot.state === null ? Option.none() : Option.some(yield* Schema.decodeUnknown(StoredConversation)(snapshot.state))
+        const stored = snapshot.state === null
+          ? Option.none()
+          : Option.some(yield* Schema.decodeUnknown(StoredConversation)(snapshot.state))
         const run = yield* makeRun({
           sessionId,
           inputKey: key,
@@ -230,7 +277,9 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
           runner: settings.runner,
           engine,
           instance,
-          approvalTimeoutMs: config.approvalTimeoutSeconds === undefined ? settings.approvalTimeoutMs : config.approvalTimeoutSeconds * 1000,
+          approvalTimeoutMs: config.approvalTimeoutSeconds === undefined
+            ? settings.approvalTimeoutMs
+            : config.approvalTimeoutSeconds * 1000,
           turnsBefore: Option.match(stored, { onNone: () => 0, onSome: (c) => c.turns }),
           events: writer,
           transcript: transcriptOf(store, sessionId, transcriptFile)
@@ -238,9 +287,14 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
         if (loadedHere) yield* run.goLive
         else run.noteReplayed()
         yield* Effect.acquireRelease(runs.register(run), () => runs.unregister(run))
-        yield* run.events.emit("input_started", { key, seq: snapshot.seq, kind: snapshot.kind, runner: settings.runner })
+        yield* run.events.emit("input_started", {
+          key,
+          seq: snapshot.seq,
+          kind: snapshot.kind,
+          runner: settings.runner
+        })
         const context = yield* runtimes.get(sessionId)
-        const produced = yield* Effect.gen(function* () {
+        const produced = yield* Effect.gen(function*() {
           let conversation: Conversation
           if (Option.isSome(stored)) conversation = stored.value as unknown as Conversation
           else {

@@ -15,7 +15,7 @@ import { SessionStore } from "./store.js"
 const decodeResult = Schema.decodeUnknown(InputResult)
 
 export const layerSessionEntity = Session.toLayer(
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const address = yield* Entity.CurrentAddress
     const sessionId: string = address.entityId
     const store = yield* SessionStore
@@ -28,13 +28,18 @@ export const layerSessionEntity = Session.toLayer(
     // input running here: the drain does not wait for it.
     const notHere = Symbol("notHere")
     const send = (key: string) =>
-      Effect.flatMap(start(key).pipe(runs.track), (result) => (result === notHere ? Effect.never : Effect.succeed(result)))
+      Effect.flatMap(
+        start(key).pipe(runs.track),
+        (result) => (result === notHere ? Effect.never : Effect.succeed(result))
+      )
 
     const start = (key: string) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const input = yield* store.input(sessionId, key).pipe(Effect.orDie)
         if (Option.isNone(input)) return yield* Effect.dieMessage(`input ${key} of session ${sessionId} is not stored`)
-        if (input.value.status === "done" || input.value.status === "failed") return yield* Effect.orDie(decodeResult(input.value.result))
+        if (input.value.status === "done" || input.value.status === "failed") {
+          return yield* Effect.orDie(decodeResult(input.value.result))
+        }
         if (yield* Deferred.isDone(runs.draining)) return notHere
         const session = yield* store.session(sessionId).pipe(Effect.orDie)
         const now = yield* Clock.currentTimeMillis
@@ -48,16 +53,20 @@ export const layerSessionEntity = Session.toLayer(
             createdAt: input.value.createdAt,
             finishedAt: now
           }
-          yield* store.finishInput({ sessionId, key, status: "failed", result, state: undefined, now }).pipe(Effect.orDie)
+          yield* store.finishInput({ sessionId, key, status: "failed", result, state: undefined, now }).pipe(
+            Effect.orDie
+          )
           return result
         }
         const { executionId, salt } = yield* pinExecution(sessionId, key)
-        if (input.value.status === "queued") yield* store.startInput(sessionId, key, executionId, now).pipe(Effect.orDie)
+        if (input.value.status === "queued") {
+          yield* store.startInput(sessionId, key, executionId, now).pipe(Effect.orDie)
+        }
         return yield* SessionInput.execute({ sessionId, key, salt })
       })
 
     const interrupt = (times: number) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const run = runs.current(sessionId)
         if (run === undefined) return false
         for (let i = 0; i < times; i++) yield* run.interrupt
@@ -67,14 +76,14 @@ export const layerSessionEntity = Session.toLayer(
     return Session.of({
       Send: (request) => inputs.withPermits(1)(send(request.payload.key)),
       Answer: (request) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const waiter = runs.current(sessionId)?.answerWaiters.get(request.payload.toolUseId)
           if (waiter === undefined) return false
           return yield* Deferred.succeed(waiter, undefined)
         }),
       Interrupt: (request) => interrupt(request.payload.times),
       Stop: () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const interrupted = yield* interrupt(2)
           // the runtime (shells, MCP servers) closes once the running input lets go of it
           yield* runtimes.release(sessionId)

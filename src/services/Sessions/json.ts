@@ -5,6 +5,9 @@
 import { UnparsableInput } from "../../Messages.js"
 
 export const toJsonValue = (value: unknown): unknown => {
-  const text = JSON.stringify(value, (_key, v: unknown) => (v instanceof UnparsableInput ? { unparsable_input: v.text, reason: v.reason } : v))
+  const text = JSON.stringify(
+    value,
+    (_key, v: unknown) => (v instanceof UnparsableInput ? { unparsable_input: v.text, reason: v.reason } : v)
+  )
   return text === undefined ? null : (JSON.parse(text) as unknown)
 }

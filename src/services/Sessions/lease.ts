@@ -41,7 +41,11 @@ export const makeLease = (options: {
     const gap = Date.now() - renewedAt
     if (gap <= limit) return
     options.stop(
-      `this runner could not renew its shard lease for ${(gap / 1000).toFixed(1)} s (another runner may take its sessions after ${(expiration / 1000).toFixed(1)} s): it stops now, with everything it started`
+      `this runner could not renew its shard lease for ${
+        (gap / 1000).toFixed(1)
+      } s (another runner may take its sessions after ${
+        (expiration / 1000).toFixed(1)
+      } s): it stops now, with everything it started`
     )
   })
   return {
@@ -53,11 +57,17 @@ export const makeLease = (options: {
 }
 
 /** Checks the lease every `every` until the scope closes. */
-export const watch = (lease: ShardLeaseService, every: Duration.DurationInput): Effect.Effect<void, never, Scope.Scope> =>
+export const watch = (
+  lease: ShardLeaseService,
+  every: Duration.DurationInput
+): Effect.Effect<void, never, Scope.Scope> =>
   Effect.asVoid(Effect.forkScoped(Effect.repeat(lease.check, Schedule.spaced(every))))
 
 /** The runner storage, renewing the lease with each stored refresh of this runner's locks. */
-export const renewing = (storage: RunnerStorage.RunnerStorage["Type"], lease: ShardLeaseService): RunnerStorage.RunnerStorage["Type"] => ({
+export const renewing = (
+  storage: RunnerStorage.RunnerStorage["Type"],
+  lease: ShardLeaseService
+): RunnerStorage.RunnerStorage["Type"] => ({
   ...storage,
   refresh: (address, shardIds) =>
     Effect.suspend(() => {
@@ -67,7 +77,10 @@ export const renewing = (storage: RunnerStorage.RunnerStorage["Type"], lease: Sh
 })
 
 /** The message storage, refusing to record anything once the lease may have run out. */
-export const fenced = (storage: MessageStorage.MessageStorage["Type"], lease: ShardLeaseService): MessageStorage.MessageStorage["Type"] => ({
+export const fenced = (
+  storage: MessageStorage.MessageStorage["Type"],
+  lease: ShardLeaseService
+): MessageStorage.MessageStorage["Type"] => ({
   ...storage,
   saveRequest: (envelope) => Effect.zipRight(lease.check, storage.saveRequest(envelope)),
   saveEnvelope: (envelope) => Effect.zipRight(lease.check, storage.saveEnvelope(envelope)),
@@ -78,10 +91,13 @@ export const fenced = (storage: MessageStorage.MessageStorage["Type"], lease: Sh
 export const layer = (stop: (message: string) => void): Layer.Layer<ShardLease, never, ShardingConfig.ShardingConfig> =>
   Layer.scoped(
     ShardLease,
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const config = yield* ShardingConfig.ShardingConfig
       const expiration = Duration.decode(config.shardLockExpiration)
-      const interval = Duration.min(Duration.decode(config.shardLockRefreshInterval), Duration.unsafeDivide(expiration, 3))
+      const interval = Duration.min(
+        Duration.decode(config.shardLockRefreshInterval),
+        Duration.unsafeDivide(expiration, 3)
+      )
       const lease = makeLease({ expiration, interval, stop })
       yield* watch(lease, Duration.millis(Math.min(250, Duration.toMillis(interval))))
       return lease

@@ -14,18 +14,25 @@ const Block = JsonObject.annotations({ description: "A Messages API content bloc
 export const CreateSession = Schema.Struct({
   cwd: Schema.String.annotations({ description: "The session's working directory on the server (must exist)" }),
   permissionMode: Schema.optional(PermissionModeName),
-  allowedTools: Schema.optional(Schema.Array(Schema.String)).annotations({ description: 'Allow rules, e.g. "Bash(git log:*)"' }),
+  allowedTools: Schema.optional(Schema.Array(Schema.String)).annotations({
+    description: "Allow rules, e.g. \"Bash(git log:*)\""
+  }),
   disallowedTools: Schema.optional(Schema.Array(Schema.String)),
   settings: Schema.optional(Schema.Union(JsonObject, Schema.String)).annotations({
     description: "Settings as a JSON object, or a settings file on the server"
   }),
   addDirs: Schema.optional(Schema.Array(Schema.String)),
   trustProject: Schema.optional(Schema.Boolean),
-  model: Schema.optional(Schema.NonEmptyString).annotations({ description: "A Claude model (the server needs ANTHROPIC_API_KEY)" }),
-  script: Schema.optional(Schema.NonEmptyString).annotations({
-    description: "A scripted session (JSONL, as `toolgate run --replay` takes): the scripted model replays it instead of Claude"
+  model: Schema.optional(Schema.NonEmptyString).annotations({
+    description: "A Claude model (the server needs ANTHROPIC_API_KEY)"
   }),
-  replaySpeed: Schema.optional(Schema.NonNegative).annotations({ description: "Scripted model timing: 1 = as recorded, 0 = no delays" }),
+  script: Schema.optional(Schema.NonEmptyString).annotations({
+    description:
+      "A scripted session (JSONL, as `toolgate run --replay` takes): the scripted model replays it instead of Claude"
+  }),
+  replaySpeed: Schema.optional(Schema.NonNegative).annotations({
+    description: "Scripted model timing: 1 = as recorded, 0 = no delays"
+  }),
   maxTurns: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))),
   approvalTimeoutSeconds: Schema.optional(Schema.Positive).annotations({
     description: "How long a permission question waits for an answer before it is denied"
@@ -149,7 +156,9 @@ export type SessionView = typeof SessionView.Type
 
 export const SessionCreated = Schema.Struct({
   ...SessionView.fields,
-  token: Schema.String.annotations({ description: "The session's bearer token: shown once, needed for every request on the session" })
+  token: Schema.String.annotations({
+    description: "The session's bearer token: shown once, needed for every request on the session"
+  })
 })
 
 export const ServeEvent = Schema.Struct({
@@ -175,7 +184,11 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
   HttpApiSchema.annotations({ status: 401 })
 ) {}
 
-export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", { message: Schema.String }, HttpApiSchema.annotations({ status: 409 })) {}
+export class Conflict extends Schema.TaggedError<Conflict>()(
+  "Conflict",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 409 })
+) {}
 
 export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()(
   "InvalidRequest",
@@ -184,7 +197,11 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()(
 ) {}
 
 /** The server's policy does not allow what was asked for. */
-export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", { message: Schema.String }, HttpApiSchema.annotations({ status: 403 })) {}
+export class Forbidden extends Schema.TaggedError<Forbidden>()(
+  "Forbidden",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 403 })
+) {}
 
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
   "PayloadTooLarge",
@@ -193,7 +210,11 @@ export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
 ) {}
 
 /** This runner runs as many inputs as it may (`TOOLGATE_SERVE_MAX_RUNNING_INPUTS`): send again later, or to another runner. */
-export class TooBusy extends Schema.TaggedError<TooBusy>()("TooBusy", { message: Schema.String }, HttpApiSchema.annotations({ status: 429 })) {}
+export class TooBusy extends Schema.TaggedError<TooBusy>()(
+  "TooBusy",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 429 })
+) {}
 
 export class Unavailable extends Schema.TaggedError<Unavailable>()(
   "Unavailable",

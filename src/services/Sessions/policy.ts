@@ -9,7 +9,9 @@ import type { ServePolicy } from "../../ServePolicy.js"
 import { Forbidden, InvalidRequest, type CreateSession } from "./model.js"
 
 const refused = (what: string, allowance: string) =>
-  new Forbidden({ message: `${what} is not allowed by this server (toolgate serve --allow ${allowance}, or its policy file)` })
+  new Forbidden({
+    message: `${what} is not allowed by this server (toolgate serve --allow ${allowance}, or its policy file)`
+  })
 
 export const isWithin = (root: string, p: string): boolean => {
   const rel = path.relative(root, p)
@@ -37,7 +39,9 @@ export const checkFolder = (label: string, dir: string, rules: PlaceRules): stri
     return new Forbidden({ message: `${label} ${dir} is outside the server's workspace root ${rules.workspaceRoot}` })
   }
   const clash = rules.serverPaths.find((p) => isWithin(real, p) || isWithin(p, real))
-  if (clash !== undefined) return new Forbidden({ message: `${label} ${dir} holds or lies inside the server's own files (${clash})` })
+  if (clash !== undefined) {
+    return new Forbidden({ message: `${label} ${dir} holds or lies inside the server's own files (${clash})` })
+  }
   return real
 }
 
@@ -52,7 +56,14 @@ const SETTINGS_KEYS = new Set([
   "disabledMcpjsonServers",
   "model"
 ])
-const PERMISSION_KEYS = new Set(["allow", "deny", "ask", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode"])
+const PERMISSION_KEYS = new Set([
+  "allow",
+  "deny",
+  "ask",
+  "defaultMode",
+  "additionalDirectories",
+  "disableBypassPermissionsMode"
+])
 
 const checkSettingsObject = (
   settings: Readonly<Record<string, unknown>>,
@@ -61,7 +72,9 @@ const checkSettingsObject = (
   rules: PlaceRules
 ): InvalidRequest | Forbidden | undefined => {
   for (const key of Object.keys(settings)) {
-    if (!SETTINGS_KEYS.has(key)) return new Forbidden({ message: `${where}: the settings key "${key}" is not accepted by this server` })
+    if (!SETTINGS_KEYS.has(key)) {
+      return new Forbidden({ message: `${where}: the settings key "${key}" is not accepted by this server` })
+    }
   }
   if (settings.hooks !== undefined && !policy.hooks) return refused(`${where}: "hooks"`, "hooks")
   if ((settings.enableAllProjectMcpServers === true || settings.enabledMcpjsonServers !== undefined) && !policy.mcp) {
@@ -74,13 +87,19 @@ const checkSettingsObject = (
   }
   const p = permissions as Record<string, unknown>
   for (const key of Object.keys(p)) {
-    if (!PERMISSION_KEYS.has(key)) return new Forbidden({ message: `${where}: the settings key "permissions.${key}" is not accepted by this server` })
+    if (!PERMISSION_KEYS.has(key)) {
+      return new Forbidden({
+        message: `${where}: the settings key "permissions.${key}" is not accepted by this server`
+      })
+    }
   }
   if (p.defaultMode !== undefined && !(policy.permissionModes as ReadonlyArray<unknown>).includes(p.defaultMode)) {
     return refused(`${where}: permissions.defaultMode ${JSON.stringify(p.defaultMode)}`, String(p.defaultMode))
   }
   if (p.additionalDirectories !== undefined) {
-    if (!Array.isArray(p.additionalDirectories)) return new InvalidRequest({ message: `${where}: permissions.additionalDirectories must be an array` })
+    if (!Array.isArray(p.additionalDirectories)) {
+      return new InvalidRequest({ message: `${where}: permissions.additionalDirectories must be an array` })
+    }
     for (const dir of p.additionalDirectories) {
       const checked = checkExtraDirectory(`${where}: permissions.additionalDirectories`, String(dir), policy, rules)
       if (typeof checked !== "string") return checked
@@ -89,9 +108,18 @@ const checkSettingsObject = (
   return undefined
 }
 
-const checkExtraDirectory = (label: string, dir: string, policy: ServePolicy, rules: PlaceRules): string | InvalidRequest | Forbidden => {
+const checkExtraDirectory = (
+  label: string,
+  dir: string,
+  policy: ServePolicy,
+  rules: PlaceRules
+): string | InvalidRequest | Forbidden => {
   if (!policy.addDirs) return refused(`${label} (${dir})`, "add-dirs")
-  if (rules.workspaceRoot === undefined) return new Forbidden({ message: `${label} (${dir}): extra directories need a workspace root (toolgate serve --workspace-root DIR)` })
+  if (rules.workspaceRoot === undefined) {
+    return new Forbidden({
+      message: `${label} (${dir}): extra directories need a workspace root (toolgate serve --workspace-root DIR)`
+    })
+  }
   return checkFolder(label, dir, rules)
 }
 
@@ -103,7 +131,11 @@ export interface CheckedCreate {
 }
 
 /** Everything a create request asks for, against the policy; the first refusal wins. */
-export const checkCreate = (body: CreateSession, policy: ServePolicy, rules: PlaceRules): CheckedCreate | InvalidRequest | Forbidden => {
+export const checkCreate = (
+  body: CreateSession,
+  policy: ServePolicy,
+  rules: PlaceRules
+): CheckedCreate | InvalidRequest | Forbidden => {
   const cwd = checkFolder("cwd", body.cwd, rules)
   if (typeof cwd !== "string") return cwd
   if (body.permissionMode !== undefined && !policy.permissionModes.includes(body.permissionMode)) {
@@ -123,21 +155,29 @@ export const checkCreate = (body: CreateSession, policy: ServePolicy, rules: Pla
     return problem ?? { cwd, addDirs }
   }
   if (!policy.settingsFiles) return refused("settings as a file on the server", "settings-files")
-  if (rules.workspaceRoot === undefined) return new Forbidden({ message: "settings files need a workspace root (toolgate serve --workspace-root DIR)" })
+  if (rules.workspaceRoot === undefined) {
+    return new Forbidden({ message: "settings files need a workspace root (toolgate serve --workspace-root DIR)" })
+  }
   let file: string
   try {
     file = fs.realpathSync(path.resolve(cwd, settings))
   } catch {
     return new InvalidRequest({ message: `settings ${settings}: no such file` })
   }
-  if (!isWithin(rules.workspaceRoot, file)) return new Forbidden({ message: `settings ${settings} is outside the server's workspace root ${rules.workspaceRoot}` })
+  if (!isWithin(rules.workspaceRoot, file)) {
+    return new Forbidden({
+      message: `settings ${settings} is outside the server's workspace root ${rules.workspaceRoot}`
+    })
+  }
   let parsed: unknown
   try {
     parsed = JSON.parse(fs.readFileSync(file, "utf8"))
   } catch (e) {
     return new InvalidRequest({ message: `settings ${settings}: ${(e as Error).message}` })
   }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return new InvalidRequest({ message: `settings ${settings}: not a JSON object` })
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    return new InvalidRequest({ message: `settings ${settings}: not a JSON object` })
+  }
   const problem = checkSettingsObject(parsed as Record<string, unknown>, `settings ${settings}`, policy, rules)
   return problem ?? { cwd, addDirs, settingsFile: file }
 }

@@ -12,9 +12,18 @@ import type { RunControls } from "./run.js"
 export const publishSchedulerEvent = (run: RunControls, turn: number, event: SchedulerEvent): Effect.Effect<void> => {
   switch (event._tag) {
     case "CallStarted":
-      return run.events.emit("call_started", { turn, toolUseId: event.toolUseId, index: event.index, batch: event.batch })
+      return run.events.emit("call_started", {
+        turn,
+        toolUseId: event.toolUseId,
+        index: event.index,
+        batch: event.batch
+      })
     case "CallProgress":
-      return run.events.emit("call_progress", { turn, toolUseId: event.toolUseId, progress: toJsonValue(event.progress) })
+      return run.events.emit("call_progress", {
+        turn,
+        toolUseId: event.toolUseId,
+        progress: toJsonValue(event.progress)
+      })
     case "CallFinished":
       return run.events.emit("call_finished", {
         turn,
@@ -37,10 +46,19 @@ export const publishAgentEvent = (run: RunControls, event: AgentEvent): Effect.E
       return run.events.emit("model_retry", { turn: event.turn, ...event.info })
     case "Model": {
       const e = event.event
-      if (e._tag === "TextDelta") return run.events.emit("text_delta", { turn: event.turn, index: e.index, text: e.text })
-      if (e._tag === "ThinkingDelta") return run.events.emit("thinking_delta", { turn: event.turn, index: e.index, text: e.text })
+      if (e._tag === "TextDelta") {
+        return run.events.emit("text_delta", { turn: event.turn, index: e.index, text: e.text })
+      }
+      if (e._tag === "ThinkingDelta") {
+        return run.events.emit("thinking_delta", { turn: event.turn, index: e.index, text: e.text })
+      }
       if (e._tag === "BlockStop" && e.block.type === "tool_use") {
-        return run.events.emit("tool_use", { turn: event.turn, id: e.block.id, name: e.block.name, input: toJsonValue(e.block.input) })
+        return run.events.emit("tool_use", {
+          turn: event.turn,
+          id: e.block.id,
+          name: e.block.name,
+          input: toJsonValue(e.block.input)
+        })
       }
       return Effect.void
     }

@@ -29,7 +29,10 @@ export const StoredAnswer = Schema.Union(
 )
 
 const decodeAnswer = (u: unknown): ApprovalAnswer =>
-  Option.getOrElse(Schema.decodeUnknownOption(StoredAnswer)(u), (): ApprovalAnswer => ({ behavior: "deny", feedback: "the stored answer could not be read" }))
+  Option.getOrElse(
+    Schema.decodeUnknownOption(StoredAnswer)(u),
+    (): ApprovalAnswer => ({ behavior: "deny", feedback: "the stored answer could not be read" })
+  )
 
 export interface RemoteApproverOptions {
   /** How often a waiting question looks for an answer given through another runner. */
@@ -42,12 +45,12 @@ const timedOut = (seconds: number): ApprovalAnswer => ({
 })
 
 export const makeRemoteApprover = (sessionId: string, options: RemoteApproverOptions = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const store = yield* SessionStore
     const pollInterval = Duration.toMillis(options.pollInterval ?? Duration.seconds(1))
 
     const wait = (run: RunControls, row: ApprovalRow): Effect.Effect<ApprovalAnswer> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         for (;;) {
           // registered before reading storage, so an answer stored in between still wakes us
           const waiter = yield* Deferred.make<void>()
@@ -58,18 +61,25 @@ export const makeRemoteApprover = (sessionId: string, options: RemoteApproverOpt
           if (remaining <= 0) {
             const answer = timedOut(Math.round((row.expiresAt - row.askedAt) / 1000))
             // an answer that won the race is read on the next round
-            if (yield* store.answer(run.executionId, row.toolUseId, answer, yield* Clock.currentTimeMillis).pipe(Effect.orDie)) {
+            if (
+              yield* store.answer(run.executionId, row.toolUseId, answer, yield* Clock.currentTimeMillis).pipe(
+                Effect.orDie
+              )
+            ) {
               yield* run.events.emit("approval_timed_out", { toolUseId: row.toolUseId })
               return answer
             }
             continue
           }
-          yield* Effect.raceFirst(Deferred.await(waiter), Effect.sleep(Duration.millis(Math.min(remaining, pollInterval))))
+          yield* Effect.raceFirst(
+            Deferred.await(waiter),
+            Effect.sleep(Duration.millis(Math.min(remaining, pollInterval)))
+          )
         }
       }).pipe(Effect.ensuring(Effect.sync(() => run.answerWaiters.delete(row.toolUseId))))
 
     const ask = (store: SessionStoreService, run: RunControls, request: ApprovalRequest) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const rules = offeredRules(request.suggestions)
         const row = yield* store
@@ -101,8 +111,8 @@ export const makeRemoteApprover = (sessionId: string, options: RemoteApproverOpt
             run.interruptCount() === 0
               ? Effect.void
               : Effect.flatMap(Clock.currentTimeMillis, (at) =>
-                  store.answer(run.executionId, request.toolUseId, { behavior: "deny", feedback: "interrupted" }, at).pipe(Effect.ignore)
-                )
+                store.answer(run.executionId, request.toolUseId, { behavior: "deny", feedback: "interrupted" }, at)
+                  .pipe(Effect.ignore))
           )
         )
         if (step !== undefined) yield* store.setStepState(run.executionId, step, "started").pipe(Effect.orDie)
@@ -110,9 +120,11 @@ export const makeRemoteApprover = (sessionId: string, options: RemoteApproverOpt
       })
 
     const request = (req: ApprovalRequest): Effect.Effect<ApprovalAnswer> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const current = yield* Effect.serviceOption(CurrentRun)
-        if (Option.isNone(current)) return { behavior: "deny", feedback: "no one can answer outside a served input" } satisfies ApprovalAnswer
+        if (Option.isNone(current)) {
+          return { behavior: "deny", feedback: "no one can answer outside a served input" } satisfies ApprovalAnswer
+        }
         const run = current.value
         const answer = yield* ask(store, run, req)
         yield* run.events.emit("approval_answered", { toolUseId: req.toolUseId, answer })
@@ -127,7 +139,9 @@ export const makeRemoteApprover = (sessionId: string, options: RemoteApproverOpt
         })
         if (answer.behavior === "allow" && answer.scope !== "once") {
           const rules = answer.rules ?? offeredRules(req.suggestions)
-          if (rules.length > 0) yield* store.addGrantedRules(sessionId, rules, yield* Clock.currentTimeMillis).pipe(Effect.orDie)
+          if (rules.length > 0) {
+            yield* store.addGrantedRules(sessionId, rules, yield* Clock.currentTimeMillis).pipe(Effect.orDie)
+          }
         }
         return answer
       })

@@ -57,11 +57,20 @@ export class InStep extends Context.Reference<InStep>()("toolgate/Sessions/InSte
 /** What a run starts from; the rest of its controls are made for it. */
 export type NewRun = Pick<
   RunControls,
-  "sessionId" | "inputKey" | "executionId" | "runner" | "engine" | "instance" | "approvalTimeoutMs" | "turnsBefore" | "events" | "transcript"
+  | "sessionId"
+  | "inputKey"
+  | "executionId"
+  | "runner"
+  | "engine"
+  | "instance"
+  | "approvalTimeoutMs"
+  | "turnsBefore"
+  | "events"
+  | "transcript"
 >
 
 export const makeRun = (options: NewRun): Effect.Effect<RunControls> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const interrupts = yield* Queue.unbounded<void>()
     let live = false
     let interruptCount = 0
@@ -78,7 +87,13 @@ export const makeRun = (options: NewRun): Effect.Effect<RunControls> =>
         if (live) return Effect.void
         live = true
         // after a crash: the recorded steps were replayed, this one runs again
-        return replayed === 0 ? Effect.void : options.events.emit("input_resumed", { key: options.inputKey, replayedSteps: replayed, runner: options.runner })
+        return replayed === 0
+          ? Effect.void
+          : options.events.emit("input_resumed", {
+            key: options.inputKey,
+            replayedSteps: replayed,
+            runner: options.runner
+          })
       }),
       noteReplayed: () => {
         replayed++
@@ -92,8 +107,7 @@ export const makeRun = (options: NewRun): Effect.Effect<RunControls> =>
       beginTurn: Effect.tap(Deferred.make<void>(), (d) =>
         Effect.sync(() => {
           turnRecord = d
-        })
-      ),
+        })),
       awaitTurnRecorded: Effect.suspend(() => (turnRecord === undefined ? Effect.void : Deferred.await(turnRecord))),
       interrupts,
       interruptCount: () => interruptCount,
@@ -104,7 +118,11 @@ export const makeRun = (options: NewRun): Effect.Effect<RunControls> =>
       callSteps: new Map(),
       answerWaiters: new Map(),
       events: { emit: gated(options.events.emit), flush: options.events.flush },
-      transcript: { path: options.transcript.path, write: gated(options.transcript.write), failure: options.transcript.failure }
+      transcript: {
+        path: options.transcript.path,
+        write: gated(options.transcript.write),
+        failure: options.transcript.failure
+      }
     }
     return run
   })
@@ -148,7 +166,7 @@ export const neverAgain: Schedule.Schedule<unknown, Cause.Cause<unknown>> = Sche
 
 export const layerRuns: Layer.Layer<Runs, never, Sharding.Sharding> = Layer.effect(
   Runs,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sharding = yield* Sharding.Sharding
     const bySession = new Map<string, RunControls>()
     let tracked = 0
@@ -173,10 +191,14 @@ export const layerRuns: Layer.Layer<Runs, never, Sharding.Sharding> = Layer.effe
           () => Effect.sync(() => void tracked--)
         ),
       count,
-      idle: Effect.repeat(Effect.sync(() => count() === 0), { until: (empty) => empty, schedule: Schedule.spaced(POLL) }).pipe(Effect.asVoid),
+      idle: Effect.repeat(Effect.sync(() => count() === 0), {
+        until: (empty) => empty,
+        schedule: Schedule.spaced(POLL)
+      }).pipe(Effect.asVoid),
       inflight: new Map(),
       draining,
-      released: (sessionId) => Effect.repeat(holds(sessionId), { until: (held) => !held, schedule: Schedule.spaced(POLL) }).pipe(Effect.asVoid)
+      released: (sessionId) =>
+        Effect.repeat(holds(sessionId), { until: (held) => !held, schedule: Schedule.spaced(POLL) }).pipe(Effect.asVoid)
     })
   })
 )

@@ -6,7 +6,14 @@
  * authenticates runners to each other; it does not encrypt: keep the runner port on a private
  * network.) Shard locks are leases (see `lease.ts`).
  */
-import { Runners, RunnerHealth, ShardingConfig, SocketRunner, SqlMessageStorage, SqlRunnerStorage } from "@effect/cluster"
+import {
+  Runners,
+  RunnerHealth,
+  ShardingConfig,
+  SocketRunner,
+  SqlMessageStorage,
+  SqlRunnerStorage
+} from "@effect/cluster"
 import { Socket, SocketServer } from "@effect/platform"
 import { NodeSocket, NodeSocketServer } from "@effect/platform-node"
 import { RpcClient, RpcSerialization } from "@effect/rpc"
@@ -17,7 +24,11 @@ import { layer as layerLease, layerMessageStorage, layerRunnerStorage } from "./
 
 /** The bytes a runner sends first on each connection. */
 export const preambleOf = (secret: Redacted.Redacted): Uint8Array =>
-  new TextEncoder().encode(`toolgate-runner/1 ${createHash("sha256").update(`toolgate serve runner: ${Redacted.value(secret)}`, "utf8").digest("hex")}\n`)
+  new TextEncoder().encode(
+    `toolgate-runner/1 ${
+      createHash("sha256").update(`toolgate serve runner: ${Redacted.value(secret)}`, "utf8").digest("hex")
+    }\n`
+  )
 
 /** A connection to another runner that opens with the preamble. */
 const connect = (address: { readonly host: string; readonly port: number }, preamble: Uint8Array) =>
@@ -45,10 +56,10 @@ const connect = (address: { readonly host: string; readonly port: number }, prea
 const layerClientProtocol = (preamble: Uint8Array) =>
   Layer.effect(
     Runners.RpcClientProtocol,
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const serialization = yield* RpcSerialization.RpcSerialization
       return (address) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const socket = yield* NodeSocket.fromDuplex(connect(address, preamble), { openTimeout: 1000 })
           return yield* RpcClient.makeProtocolSocket().pipe(
             Effect.provideService(Socket.Socket, socket),
@@ -61,25 +72,28 @@ const layerClientProtocol = (preamble: Uint8Array) =>
 /** The socket, read only once its first bytes are the preamble; anything else ends it. */
 export const authenticated = (socket: Socket.Socket, preamble: Uint8Array): Socket.Socket => {
   const expected = Buffer.from(preamble)
-  const guardRun =
-    (run: Socket.Socket["runRaw"]): Socket.Socket["runRaw"] =>
-    (handler, options) => {
-      let pending: Buffer = Buffer.alloc(0)
-      let verified = false
-      return run((chunk): Effect.Effect<any, any, any> | void => {
-        if (verified) return handler(chunk)
-        pending = Buffer.concat([pending, typeof chunk === "string" ? Buffer.from(chunk) : Buffer.from(chunk)])
-        if (pending.length < expected.length) return
-        if (!timingSafeEqual(pending.subarray(0, expected.length), expected)) {
-          // fails the connection's reading: it is closed
-          return Effect.die(new Socket.SocketGenericError({ reason: "Read", cause: new Error("a runner connection without the cluster's secret") }))
-        }
-        verified = true
-        const rest = pending.subarray(expected.length)
-        pending = Buffer.alloc(0)
-        return rest.length > 0 ? handler(new Uint8Array(rest)) : undefined
-      }, options)
-    }
+  const guardRun = (run: Socket.Socket["runRaw"]): Socket.Socket["runRaw"] => (handler, options) => {
+    let pending: Buffer = Buffer.alloc(0)
+    let verified = false
+    return run((chunk): Effect.Effect<any, any, any> | void => {
+      if (verified) return handler(chunk)
+      pending = Buffer.concat([pending, typeof chunk === "string" ? Buffer.from(chunk) : Buffer.from(chunk)])
+      if (pending.length < expected.length) return
+      if (!timingSafeEqual(pending.subarray(0, expected.length), expected)) {
+        // fails the connection's reading: it is closed
+        return Effect.die(
+          new Socket.SocketGenericError({
+            reason: "Read",
+            cause: new Error("a runner connection without the cluster's secret")
+          })
+        )
+      }
+      verified = true
+      const rest = pending.subarray(expected.length)
+      pending = Buffer.alloc(0)
+      return rest.length > 0 ? handler(new Uint8Array(rest)) : undefined
+    }, options)
+  }
   return {
     ...socket,
     run: guardRun(socket.run as Socket.Socket["runRaw"]) as Socket.Socket["run"],
@@ -90,7 +104,7 @@ export const authenticated = (socket: Socket.Socket, preamble: Uint8Array): Sock
 const layerSocketServer = (preamble: Uint8Array) =>
   Layer.scoped(
     SocketServer.SocketServer,
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const config = yield* ShardingConfig.ShardingConfig
       const listen = Option.orElse(config.runnerListenAddress, () => config.runnerAddress)
       if (Option.isNone(listen)) return yield* Effect.dieMessage("runner socket: no address to listen on")

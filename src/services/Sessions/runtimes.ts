@@ -51,21 +51,27 @@ export interface SessionRuntimesService {
   readonly release: (sessionId: string) => Effect.Effect<void>
 }
 
-export class SessionRuntimes extends Context.Tag("toolgate/Sessions/SessionRuntimes")<SessionRuntimes, SessionRuntimesService>() {}
+export class SessionRuntimes
+  extends Context.Tag("toolgate/Sessions/SessionRuntimes")<SessionRuntimes, SessionRuntimesService>()
+{}
 
 export const decodeConfig = Schema.decodeUnknown(StoredConfig)
 
 export const make = (options: { readonly idleTimeToLive?: Duration.DurationInput } = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const store = yield* SessionStore
     const builder = yield* SessionRuntimeBuilder
     const runtimes = yield* RcMap.make({
       lookup: (sessionId: string) =>
-        Effect.gen(function* () {
-          const row = yield* store.session(sessionId).pipe(Effect.mapError((e) => new SessionUnavailable({ sessionId, reason: e.message })))
+        Effect.gen(function*() {
+          const row = yield* store.session(sessionId).pipe(
+            Effect.mapError((e) => new SessionUnavailable({ sessionId, reason: e.message }))
+          )
           if (Option.isNone(row)) return yield* new SessionUnavailable({ sessionId, reason: "no such session" })
           const config = yield* decodeConfig(row.value.config).pipe(
-            Effect.mapError((e) => new SessionUnavailable({ sessionId, reason: `its stored configuration cannot be read: ${e.message}` }))
+            Effect.mapError((e) =>
+              new SessionUnavailable({ sessionId, reason: `its stored configuration cannot be read: ${e.message}` })
+            )
           )
           return yield* Layer.build(builder.build({ sessionId, config, grantedRules: row.value.grantedRules }))
         }),

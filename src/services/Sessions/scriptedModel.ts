@@ -18,7 +18,7 @@ export const makePositionedScripted = (options: PositionedScriptOptions): ModelC
   model: `scripted:${options.script.file}`,
   stream: (request) =>
     Stream.unwrap(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const turn = yield* CurrentModelTurn
         const client = yield* makeScripted({
           script: { ...options.script, turns: options.script.turns.slice(Math.max(0, turn - 1)) },

@@ -34,6 +34,9 @@ export interface ServeSettingsService {
   readonly maxRunningInputs?: number | undefined
 }
 
-export class ServeSettings extends Context.Tag("toolgate/Sessions/ServeSettings")<ServeSettings, ServeSettingsService>() {}
+export class ServeSettings
+  extends Context.Tag("toolgate/Sessions/ServeSettings")<ServeSettings, ServeSettingsService>()
+{}
 
-export const layer = (settings: ServeSettingsService): Layer.Layer<ServeSettings> => Layer.succeed(ServeSettings, settings)
+export const layer = (settings: ServeSettingsService): Layer.Layer<ServeSettings> =>
+  Layer.succeed(ServeSettings, settings)

@@ -126,7 +126,11 @@ export interface SessionListRow {
   readonly updatedAt: number
 }
 
-export type StepMark = { readonly _tag: "New" } | { readonly _tag: "Existing"; readonly state: string; readonly runner: string }
+export type StepMark = { readonly _tag: "New" } | {
+  readonly _tag: "Existing"
+  readonly state: string
+  readonly runner: string
+}
 
 export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
   operation: Schema.String,
@@ -141,7 +145,10 @@ export interface SessionStoreService {
   readonly insertSession: (row: Omit<SessionRow, "state" | "grantedRules">) => Effect.Effect<void, StoreError>
   readonly session: (id: string) => Effect.Effect<Option.Option<SessionRow>, StoreError>
   /** Sessions ordered by creation, after the given one. */
-  readonly sessionsPage: (limit: number, after: { readonly createdAt: number; readonly id: string } | undefined) => Effect.Effect<ReadonlyArray<SessionListRow>, StoreError>
+  readonly sessionsPage: (
+    limit: number,
+    after: { readonly createdAt: number; readonly id: string } | undefined
+  ) => Effect.Effect<ReadonlyArray<SessionListRow>, StoreError>
   readonly inputCount: (sessionId: string) => Effect.Effect<number, StoreError>
   /** Sessions not running whose last change is older than `before`. */
   readonly idleSince: (before: number, limit: number) => Effect.Effect<ReadonlyArray<string>, StoreError>
@@ -159,7 +166,12 @@ export interface SessionStoreService {
   readonly input: (sessionId: string, key: string) => Effect.Effect<Option.Option<InputRow>, StoreError>
   readonly lastInput: (sessionId: string) => Effect.Effect<Option.Option<InputRow>, StoreError>
   readonly runningInput: (sessionId: string) => Effect.Effect<Option.Option<InputRow>, StoreError>
-  readonly startInput: (sessionId: string, key: string, executionId: string, now: number) => Effect.Effect<void, StoreError>
+  readonly startInput: (
+    sessionId: string,
+    key: string,
+    executionId: string,
+    now: number
+  ) => Effect.Effect<void, StoreError>
   /** Ends an input and, in the same transaction, stores the session's conversation and status. */
   readonly finishInput: (options: {
     readonly sessionId: string
@@ -175,21 +187,38 @@ export interface SessionStoreService {
   readonly ask: (row: Omit<ApprovalRow, "answer" | "answeredAt">) => Effect.Effect<ApprovalRow, StoreError>
   readonly approval: (executionId: string, toolUseId: string) => Effect.Effect<Option.Option<ApprovalRow>, StoreError>
   /** The newest unanswered question of a session for a tool_use id. */
-  readonly pendingApproval: (sessionId: string, toolUseId: string) => Effect.Effect<Option.Option<ApprovalRow>, StoreError>
+  readonly pendingApproval: (
+    sessionId: string,
+    toolUseId: string
+  ) => Effect.Effect<Option.Option<ApprovalRow>, StoreError>
   readonly pendingApprovals: (sessionId: string) => Effect.Effect<ReadonlyArray<ApprovalRow>, StoreError>
   /** Stores the first answer; false when the question was answered already. */
-  readonly answer: (executionId: string, toolUseId: string, answer: unknown, now: number) => Effect.Effect<boolean, StoreError>
+  readonly answer: (
+    executionId: string,
+    toolUseId: string,
+    answer: unknown,
+    now: number
+  ) => Effect.Effect<boolean, StoreError>
 
   readonly appendEvents: (
     sessionId: string,
     events: ReadonlyArray<{ readonly type: string; readonly data: unknown; readonly at: number }>
   ) => Effect.Effect<void, StoreError>
-  readonly events: (sessionId: string, after: number, limit: number) => Effect.Effect<ReadonlyArray<EventRow>, StoreError>
+  readonly events: (
+    sessionId: string,
+    after: number,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<EventRow>, StoreError>
   readonly appendTranscript: (sessionId: string, lines: ReadonlyArray<string>) => Effect.Effect<void, StoreError>
   readonly transcript: (sessionId: string) => Effect.Effect<ReadonlyArray<string>, StoreError>
 
   /** Marks a step as started; an existing mark means an earlier attempt got that far. */
-  readonly beginStep: (executionId: string, step: string, runner: string, now: number) => Effect.Effect<StepMark, StoreError>
+  readonly beginStep: (
+    executionId: string,
+    step: string,
+    runner: string,
+    now: number
+  ) => Effect.Effect<StepMark, StoreError>
   readonly setStepState: (executionId: string, step: string, state: string) => Effect.Effect<void, StoreError>
 }
 
@@ -208,11 +237,13 @@ const optNum = (u: unknown): number | undefined => (u === null || u === undefine
 const str = (u: unknown): string => (typeof u === "string" ? u : String(u))
 
 const Rules = Schema.parseJson(Schema.Array(Schema.String))
-const decodeRules = (u: unknown): ReadonlyArray<string> => Option.getOrElse(Schema.decodeUnknownOption(Rules)(u), () => [])
+const decodeRules = (u: unknown): ReadonlyArray<string> =>
+  Option.getOrElse(Schema.decodeUnknownOption(Rules)(u), () => [])
 const SessionStatusSchema = Schema.Literal("idle", "running", "stopped")
 const InputKindSchema = Schema.Literal("prompt", "tool_uses")
 const InputStatusSchema = Schema.Literal("queued", "running", "done", "failed")
-const literal = <A>(schema: Schema.Schema<A>, u: unknown, fallback: A): A => Option.getOrElse(Schema.decodeUnknownOption(schema)(u), () => fallback)
+const literal = <A>(schema: Schema.Schema<A>, u: unknown, fallback: A): A =>
+  Option.getOrElse(Schema.decodeUnknownOption(schema)(u), () => fallback)
 
 const sessionRow = (r: Record<string, unknown>): SessionRow => ({
   id: str(r.id),
@@ -252,9 +283,10 @@ const approvalRow = (r: Record<string, unknown>): ApprovalRow => ({
 })
 
 /** A unique-key clash: another writer took the row (retried by the caller). */
-const isConflict = (e: SqlError) => /unique|duplicate|constraint/i.test(`${e.message} ${String((e.cause as Error | undefined)?.message ?? e.cause)}`)
+const isConflict = (e: SqlError) =>
+  /unique|duplicate|constraint/i.test(`${e.message} ${String((e.cause as Error | undefined)?.message ?? e.cause)}`)
 
-export const make = Effect.gen(function* () {
+export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   // Two runners starting together on PostgreSQL may race on CREATE TABLE IF NOT EXISTS: retry.
   yield* Effect.forEach(TABLES, (ddl) => sql.unsafe(ddl), { discard: true }).pipe(
@@ -263,18 +295,25 @@ export const make = Effect.gen(function* () {
   )
 
   const fail = (operation: string) => (e: SqlError) => new StoreError({ operation, reason: e.message })
-  const rows = (operation: string) => <A>(effect: Effect.Effect<ReadonlyArray<A>, SqlError>) => Effect.mapError(effect, fail(operation))
+  const rows = (operation: string) => <A>(effect: Effect.Effect<ReadonlyArray<A>, SqlError>) =>
+    Effect.mapError(effect, fail(operation))
   const first = <A, B>(operation: string, effect: Effect.Effect<ReadonlyArray<A>, SqlError>, f: (a: A) => B) =>
     effect.pipe(
       Effect.map((rs) => (rs.length === 0 ? Option.none<B>() : Option.some(f(rs[0]!)))),
       Effect.mapError(fail(operation))
     )
-  const exec = (operation: string) => (effect: Effect.Effect<unknown, SqlError>) => effect.pipe(Effect.asVoid, Effect.mapError(fail(operation)))
+  const exec = (operation: string) => (effect: Effect.Effect<unknown, SqlError>) =>
+    effect.pipe(Effect.asVoid, Effect.mapError(fail(operation)))
   type Row = Record<string, unknown>
 
-  const session = (id: string) => first("read session", sql<Row>`SELECT * FROM toolgate_sessions WHERE id = ${id}`, sessionRow)
+  const session = (id: string) =>
+    first("read session", sql<Row>`SELECT * FROM toolgate_sessions WHERE id = ${id}`, sessionRow)
   const input = (sessionId: string, key: string) =>
-    first("read input", sql<Row>`SELECT * FROM toolgate_inputs WHERE session_id = ${sessionId} AND input_key = ${key}`, inputRow)
+    first(
+      "read input",
+      sql<Row>`SELECT * FROM toolgate_inputs WHERE session_id = ${sessionId} AND input_key = ${key}`,
+      inputRow
+    )
   const approval = (executionId: string, toolUseId: string) =>
     first(
       "read approval",
@@ -283,11 +322,18 @@ export const make = Effect.gen(function* () {
     )
 
   /** Appends rows numbered after the session's last one; a concurrent writer's clash is retried. */
-  const appendNumbered = (operation: string, insert: (next: number) => Effect.Effect<unknown, SqlError>, table: "toolgate_events" | "toolgate_transcript", sessionId: string) =>
+  const appendNumbered = (
+    operation: string,
+    insert: (next: number) => Effect.Effect<unknown, SqlError>,
+    table: "toolgate_events" | "toolgate_transcript",
+    sessionId: string
+  ) =>
     sql
       .withTransaction(
-        Effect.gen(function* () {
-          const [top] = yield* sql<Row>`SELECT COALESCE(MAX(seq), 0) AS top FROM ${sql(table)} WHERE session_id = ${sessionId}`
+        Effect.gen(function*() {
+          const [top] = yield* sql<Row>`SELECT COALESCE(MAX(seq), 0) AS top FROM ${
+            sql(table)
+          } WHERE session_id = ${sessionId}`
           yield* insert(num(top?.top ?? 0) + 1)
         })
       )
@@ -298,16 +344,18 @@ export const make = Effect.gen(function* () {
 
   return SessionStore.of({
     insertSession: (row) =>
-      sql`INSERT INTO toolgate_sessions ${sql.insert({
-        id: row.id,
-        token_hash: row.tokenHash,
-        config: JSON.stringify(row.config),
-        state: null,
-        granted_rules: "[]",
-        status: row.status,
-        created_at: row.createdAt,
-        updated_at: row.updatedAt
-      })}`.pipe(exec("create session")),
+      sql`INSERT INTO toolgate_sessions ${
+        sql.insert({
+          id: row.id,
+          token_hash: row.tokenHash,
+          config: JSON.stringify(row.config),
+          state: null,
+          granted_rules: "[]",
+          status: row.status,
+          created_at: row.createdAt,
+          updated_at: row.updatedAt
+        })
+      }`.pipe(exec("create session")),
     session,
     sessionsPage: (limit, after) => {
       const field = (name: string) =>
@@ -315,7 +363,9 @@ export const make = Effect.gen(function* () {
           pg: () => sql.literal(`(config::json->>'${name}')`),
           orElse: () => sql.literal(`json_extract(config, '$.${name}')`)
         })
-      const where = after === undefined ? sql`1 = 1` : sql`(s.created_at > ${after.createdAt} OR (s.created_at = ${after.createdAt} AND s.id > ${after.id}))`
+      const where = after === undefined
+        ? sql`1 = 1`
+        : sql`(s.created_at > ${after.createdAt} OR (s.created_at = ${after.createdAt} AND s.id > ${after.id}))`
       return sql<Row>`
         SELECT s.id, s.status, s.created_at, s.updated_at, ${field("cwd")} AS cwd, ${field("model")} AS model,
           CASE WHEN ${field("script")} IS NULL THEN 0 ELSE 1 END AS scripted,
@@ -342,50 +392,60 @@ export const make = Effect.gen(function* () {
         Effect.mapError(fail("count inputs"))
       ),
     idleSince: (before, limit) =>
-      sql<Row>`SELECT id FROM toolgate_sessions WHERE updated_at < ${before} AND status <> 'running' ORDER BY updated_at LIMIT ${limit}`.pipe(
-        Effect.map((rs) => rs.map((r) => str(r.id))),
-        rows("find idle sessions")
-      ),
+      sql<
+        Row
+      >`SELECT id FROM toolgate_sessions WHERE updated_at < ${before} AND status <> 'running' ORDER BY updated_at LIMIT ${limit}`
+        .pipe(
+          Effect.map((rs) => rs.map((r) => str(r.id))),
+          rows("find idle sessions")
+        ),
     deleteSession: (id) =>
       Effect.flatMap(
         // the cluster's tables exist once a runner has started; a store used alone has none
         sql`SELECT 1 FROM cluster_messages WHERE 1 = 0`.pipe(Effect.isSuccess),
-        (hasCluster) => sql
-        .withTransaction(
-          Effect.gen(function* () {
-            const executions = sql`SELECT execution_id FROM toolgate_inputs WHERE session_id = ${id} AND execution_id IS NOT NULL`
-            const clusterMessages = sql`SELECT request_id FROM cluster_messages WHERE (entity_type = 'toolgate/Session' AND entity_id = ${id})
+        (hasCluster) =>
+          sql
+            .withTransaction(
+              Effect.gen(function*() {
+                const executions =
+                  sql`SELECT execution_id FROM toolgate_inputs WHERE session_id = ${id} AND execution_id IS NOT NULL`
+                const clusterMessages =
+                  sql`SELECT request_id FROM cluster_messages WHERE (entity_type = 'toolgate/Session' AND entity_id = ${id})
               OR (entity_type LIKE 'Workflow/%' AND entity_id IN (${executions}))`
-            if (hasCluster) {
-              yield* sql`DELETE FROM cluster_replies WHERE request_id IN (${clusterMessages})`
-              yield* sql`DELETE FROM cluster_messages WHERE request_id IN (${clusterMessages})`
-            }
-            yield* sql`DELETE FROM toolgate_steps WHERE execution_id IN (${executions})`
-            yield* sql`DELETE FROM toolgate_approvals WHERE session_id = ${id}`
-            yield* sql`DELETE FROM toolgate_events WHERE session_id = ${id}`
-            yield* sql`DELETE FROM toolgate_transcript WHERE session_id = ${id}`
-            yield* sql`DELETE FROM toolgate_inputs WHERE session_id = ${id}`
-            const deleted = yield* sql<Row>`DELETE FROM toolgate_sessions WHERE id = ${id} RETURNING id`
-            return deleted.length > 0
-          })
-        )
+                if (hasCluster) {
+                  yield* sql`DELETE FROM cluster_replies WHERE request_id IN (${clusterMessages})`
+                  yield* sql`DELETE FROM cluster_messages WHERE request_id IN (${clusterMessages})`
+                }
+                yield* sql`DELETE FROM toolgate_steps WHERE execution_id IN (${executions})`
+                yield* sql`DELETE FROM toolgate_approvals WHERE session_id = ${id}`
+                yield* sql`DELETE FROM toolgate_events WHERE session_id = ${id}`
+                yield* sql`DELETE FROM toolgate_transcript WHERE session_id = ${id}`
+                yield* sql`DELETE FROM toolgate_inputs WHERE session_id = ${id}`
+                const deleted = yield* sql<Row>`DELETE FROM toolgate_sessions WHERE id = ${id} RETURNING id`
+                return deleted.length > 0
+              })
+            )
       ).pipe(Effect.mapError(fail("delete session"))),
     ping: sql`SELECT 1`.pipe(exec("ping")),
     setStatus: (id, status, now) =>
-      sql`UPDATE toolgate_sessions SET status = ${status}, updated_at = ${now} WHERE id = ${id}`.pipe(exec("update session")),
+      sql`UPDATE toolgate_sessions SET status = ${status}, updated_at = ${now} WHERE id = ${id}`.pipe(
+        exec("update session")
+      ),
     addGrantedRules: (id, rules, now) =>
       sql
         .withTransaction(
-          Effect.gen(function* () {
+          Effect.gen(function*() {
             const [row] = yield* sql<Row>`SELECT granted_rules FROM toolgate_sessions WHERE id = ${id}`
             const merged = Array.from(new Set([...decodeRules(row?.granted_rules), ...rules]))
-            yield* sql`UPDATE toolgate_sessions SET granted_rules = ${JSON.stringify(merged)}, updated_at = ${now} WHERE id = ${id}`
+            yield* sql`UPDATE toolgate_sessions SET granted_rules = ${
+              JSON.stringify(merged)
+            }, updated_at = ${now} WHERE id = ${id}`
           })
         )
         .pipe(exec("save granted rules")),
 
     insertInput: (row) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const body = JSON.stringify(row.body)
         const inserted = yield* sql<Row>`
           INSERT INTO toolgate_inputs (session_id, input_key, seq, kind, body, status, interrupts, created_at)
@@ -394,16 +454,26 @@ export const make = Effect.gen(function* () {
           ON CONFLICT (session_id, input_key) DO NOTHING
           RETURNING *`
         if (inserted.length > 0) return { row: inputRow(inserted[0]!), created: true }
-        const existing = yield* sql<Row>`SELECT * FROM toolgate_inputs WHERE session_id = ${row.sessionId} AND input_key = ${row.key}`
+        const existing = yield* sql<
+          Row
+        >`SELECT * FROM toolgate_inputs WHERE session_id = ${row.sessionId} AND input_key = ${row.key}`
         return { row: inputRow(existing[0]!), created: false }
       }).pipe(Effect.mapError(fail("add input"))),
     input,
     lastInput: (sessionId) =>
-      first("read input", sql<Row>`SELECT * FROM toolgate_inputs WHERE session_id = ${sessionId} ORDER BY seq DESC, created_at DESC LIMIT 1`, inputRow),
+      first(
+        "read input",
+        sql<
+          Row
+        >`SELECT * FROM toolgate_inputs WHERE session_id = ${sessionId} ORDER BY seq DESC, created_at DESC LIMIT 1`,
+        inputRow
+      ),
     runningInput: (sessionId) =>
       first(
         "read input",
-        sql<Row>`SELECT * FROM toolgate_inputs WHERE session_id = ${sessionId} AND status = 'running' ORDER BY seq DESC LIMIT 1`,
+        sql<
+          Row
+        >`SELECT * FROM toolgate_inputs WHERE session_id = ${sessionId} AND status = 'running' ORDER BY seq DESC LIMIT 1`,
         inputRow
       ),
     startInput: (sessionId, key, executionId, now) =>
@@ -419,75 +489,106 @@ export const make = Effect.gen(function* () {
       sql
         .withTransaction(
           Effect.all([
-            sql`UPDATE toolgate_inputs SET status = ${status}, result = ${JSON.stringify(result)}, finished_at = ${now} WHERE session_id = ${sessionId} AND input_key = ${key}`,
+            sql`UPDATE toolgate_inputs SET status = ${status}, result = ${
+              JSON.stringify(result)
+            }, finished_at = ${now} WHERE session_id = ${sessionId} AND input_key = ${key}`,
             state === undefined
               ? sql`UPDATE toolgate_sessions SET status = CASE WHEN status = 'stopped' THEN 'stopped' ELSE 'idle' END, updated_at = ${now} WHERE id = ${sessionId}`
-              : sql`UPDATE toolgate_sessions SET state = ${JSON.stringify(state)}, status = CASE WHEN status = 'stopped' THEN 'stopped' ELSE 'idle' END, updated_at = ${now} WHERE id = ${sessionId}`
+              : sql`UPDATE toolgate_sessions SET state = ${
+                JSON.stringify(state)
+              }, status = CASE WHEN status = 'stopped' THEN 'stopped' ELSE 'idle' END, updated_at = ${now} WHERE id = ${sessionId}`
           ])
         )
         .pipe(exec("finish input")),
     countInterrupt: (sessionId, key) =>
-      sql`UPDATE toolgate_inputs SET interrupts = interrupts + 1 WHERE session_id = ${sessionId} AND input_key = ${key}`.pipe(exec("count interrupt")),
+      sql`UPDATE toolgate_inputs SET interrupts = interrupts + 1 WHERE session_id = ${sessionId} AND input_key = ${key}`
+        .pipe(exec("count interrupt")),
 
     ask: (row) =>
-      Effect.gen(function* () {
-        yield* sql`INSERT INTO toolgate_approvals ${sql.insert({
-          execution_id: row.executionId,
-          tool_use_id: row.toolUseId,
-          session_id: row.sessionId,
-          input_key: row.inputKey,
-          request: JSON.stringify(row.request),
-          asked_at: row.askedAt,
-          expires_at: row.expiresAt
-        })} ON CONFLICT (execution_id, tool_use_id) DO NOTHING`
-        const stored = yield* sql<Row>`SELECT * FROM toolgate_approvals WHERE execution_id = ${row.executionId} AND tool_use_id = ${row.toolUseId}`
+      Effect.gen(function*() {
+        yield* sql`INSERT INTO toolgate_approvals ${
+          sql.insert({
+            execution_id: row.executionId,
+            tool_use_id: row.toolUseId,
+            session_id: row.sessionId,
+            input_key: row.inputKey,
+            request: JSON.stringify(row.request),
+            asked_at: row.askedAt,
+            expires_at: row.expiresAt
+          })
+        } ON CONFLICT (execution_id, tool_use_id) DO NOTHING`
+        const stored = yield* sql<
+          Row
+        >`SELECT * FROM toolgate_approvals WHERE execution_id = ${row.executionId} AND tool_use_id = ${row.toolUseId}`
         return approvalRow(stored[0]!)
       }).pipe(Effect.mapError(fail("record question"))),
     approval,
     pendingApproval: (sessionId, toolUseId) =>
       first(
         "read approval",
-        sql<Row>`SELECT * FROM toolgate_approvals WHERE session_id = ${sessionId} AND tool_use_id = ${toolUseId} AND answered_at IS NULL ORDER BY asked_at DESC LIMIT 1`,
+        sql<
+          Row
+        >`SELECT * FROM toolgate_approvals WHERE session_id = ${sessionId} AND tool_use_id = ${toolUseId} AND answered_at IS NULL ORDER BY asked_at DESC LIMIT 1`,
         approvalRow
       ),
     pendingApprovals: (sessionId) =>
-      sql<Row>`SELECT * FROM toolgate_approvals WHERE session_id = ${sessionId} AND answered_at IS NULL ORDER BY asked_at`.pipe(
-        Effect.map((rs) => rs.map(approvalRow)),
-        rows("list approvals")
-      ),
+      sql<
+        Row
+      >`SELECT * FROM toolgate_approvals WHERE session_id = ${sessionId} AND answered_at IS NULL ORDER BY asked_at`
+        .pipe(
+          Effect.map((rs) => rs.map(approvalRow)),
+          rows("list approvals")
+        ),
     answer: (executionId, toolUseId, answer, now) =>
       sql<Row>`UPDATE toolgate_approvals SET answer = ${JSON.stringify(answer)}, answered_at = ${now}
-        WHERE execution_id = ${executionId} AND tool_use_id = ${toolUseId} AND answered_at IS NULL RETURNING tool_use_id`.pipe(
-        Effect.map((rs) => rs.length > 0),
-        Effect.mapError(fail("answer question"))
-      ),
+        WHERE execution_id = ${executionId} AND tool_use_id = ${toolUseId} AND answered_at IS NULL RETURNING tool_use_id`
+        .pipe(
+          Effect.map((rs) => rs.length > 0),
+          Effect.mapError(fail("answer question"))
+        ),
 
     appendEvents: (sessionId, events) =>
       events.length === 0
         ? Effect.void
         : appendNumbered(
-            "append events",
-            (next) =>
-              sql`INSERT INTO toolgate_events ${sql.insert(
-                events.map((e, i) => ({ session_id: sessionId, seq: next + i, type: e.type, data: JSON.stringify(e.data ?? null), at: e.at }))
-              )}`,
-            "toolgate_events",
-            sessionId
-          ),
+          "append events",
+          (next) =>
+            sql`INSERT INTO toolgate_events ${
+              sql.insert(
+                events.map((e, i) => ({
+                  session_id: sessionId,
+                  seq: next + i,
+                  type: e.type,
+                  data: JSON.stringify(e.data ?? null),
+                  at: e.at
+                }))
+              )
+            }`,
+          "toolgate_events",
+          sessionId
+        ),
     events: (sessionId, after, limit) =>
-      sql<Row>`SELECT seq, type, data, at FROM toolgate_events WHERE session_id = ${sessionId} AND seq > ${after} ORDER BY seq LIMIT ${limit}`.pipe(
-        Effect.map((rs) => rs.map((r) => ({ seq: num(r.seq), type: str(r.type), data: parse(r.data), at: num(r.at) }))),
-        rows("read events")
-      ),
+      sql<
+        Row
+      >`SELECT seq, type, data, at FROM toolgate_events WHERE session_id = ${sessionId} AND seq > ${after} ORDER BY seq LIMIT ${limit}`
+        .pipe(
+          Effect.map((rs) =>
+            rs.map((r) => ({ seq: num(r.seq), type: str(r.type), data: parse(r.data), at: num(r.at) }))
+          ),
+          rows("read events")
+        ),
     appendTranscript: (sessionId, lines) =>
       lines.length === 0
         ? Effect.void
         : appendNumbered(
-            "append transcript",
-            (next) => sql`INSERT INTO toolgate_transcript ${sql.insert(lines.map((line, i) => ({ session_id: sessionId, seq: next + i, line })))}`,
-            "toolgate_transcript",
-            sessionId
-          ),
+          "append transcript",
+          (next) =>
+            sql`INSERT INTO toolgate_transcript ${
+              sql.insert(lines.map((line, i) => ({ session_id: sessionId, seq: next + i, line })))
+            }`,
+          "toolgate_transcript",
+          sessionId
+        ),
     transcript: (sessionId) =>
       sql<Row>`SELECT line FROM toolgate_transcript WHERE session_id = ${sessionId} ORDER BY seq`.pipe(
         Effect.map((rs) => rs.map((r) => str(r.line))),
@@ -495,20 +596,26 @@ export const make = Effect.gen(function* () {
       ),
 
     beginStep: (executionId, step, runner, now) =>
-      Effect.gen(function* () {
-        const inserted = yield* sql<Row>`INSERT INTO toolgate_steps ${sql.insert({
-          execution_id: executionId,
-          step,
-          state: "started",
-          runner,
-          started_at: now
-        })} ON CONFLICT (execution_id, step) DO NOTHING RETURNING step`
+      Effect.gen(function*() {
+        const inserted = yield* sql<Row>`INSERT INTO toolgate_steps ${
+          sql.insert({
+            execution_id: executionId,
+            step,
+            state: "started",
+            runner,
+            started_at: now
+          })
+        } ON CONFLICT (execution_id, step) DO NOTHING RETURNING step`
         if (inserted.length > 0) return { _tag: "New" } as const
-        const [existing] = yield* sql<Row>`SELECT state, runner FROM toolgate_steps WHERE execution_id = ${executionId} AND step = ${step}`
+        const [existing] = yield* sql<
+          Row
+        >`SELECT state, runner FROM toolgate_steps WHERE execution_id = ${executionId} AND step = ${step}`
         return { _tag: "Existing", state: str(existing?.state), runner: str(existing?.runner) } as const
       }).pipe(Effect.mapError(fail("mark step"))),
     setStepState: (executionId, step, state) =>
-      sql`UPDATE toolgate_steps SET state = ${state} WHERE execution_id = ${executionId} AND step = ${step}`.pipe(exec("mark step"))
+      sql`UPDATE toolgate_steps SET state = ${state} WHERE execution_id = ${executionId} AND step = ${step}`.pipe(
+        exec("mark step")
+      )
   })
 })
 

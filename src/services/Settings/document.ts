@@ -21,7 +21,8 @@ const MODE_NAMES = [...PERMISSION_MODES, "manual"] as const
 /** `manual` is Claude Code's alias of `default`. */
 const Mode = Schema.String.pipe(
   Schema.filter((name) =>
-    (MODE_NAMES as ReadonlyArray<string>).includes(name) || `Expected one of ${MODE_NAMES.map((m) => JSON.stringify(m)).join(", ")}, actual ${JSON.stringify(name)}`
+    (MODE_NAMES as ReadonlyArray<string>).includes(name) ||
+    `Expected one of ${MODE_NAMES.map((m) => JSON.stringify(m)).join(", ")}, actual ${JSON.stringify(name)}`
   )
 )
 
@@ -69,7 +70,9 @@ const describeIssues = (error: ParseResult.ParseError): ReadonlyArray<string> =>
 const brokenFile = (label: string, problems: ReadonlyArray<string>): BrokenSettings =>
   new BrokenSettings({
     file: label,
-    problem: problems.length <= 1 ? (problems[0] ?? "unusable") : `${problems[0]} (and ${problems.length - 1} more problem${problems.length === 2 ? "" : "s"})`
+    problem: problems.length <= 1
+      ? (problems[0] ?? "unusable")
+      : `${problems[0]} (and ${problems.length - 1} more problem${problems.length === 2 ? "" : "s"})`
   })
 
 export type DocumentRead =
@@ -79,7 +82,12 @@ export type DocumentRead =
 
 const fromJson = (read: JsonObjectRead, label: string): DocumentRead => {
   if (read._tag === "Missing") return read
-  if (read._tag === "Failed") return { _tag: "Broken", error: brokenFile(label, [read.reason.startsWith("must be") ? `settings ${read.reason}` : read.reason]) }
+  if (read._tag === "Failed") {
+    return {
+      _tag: "Broken",
+      error: brokenFile(label, [read.reason.startsWith("must be") ? `settings ${read.reason}` : read.reason])
+    }
+  }
   const decoded = decode(read.json)
   if (Either.isLeft(decoded)) return { _tag: "Broken", error: brokenFile(label, describeIssues(decoded.left)) }
   return {

@@ -64,7 +64,10 @@ const Extra = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 /** A string that must be one of `choices`; the error names them all. */
 const oneOf = (...choices: ReadonlyArray<string>) =>
   Schema.String.pipe(
-    Schema.filter((value) => choices.includes(value) || `Expected ${choices.map((c) => JSON.stringify(c)).join(", ")}, actual ${JSON.stringify(value)}`)
+    Schema.filter((value) =>
+      choices.includes(value) ||
+      `Expected ${choices.map((c) => JSON.stringify(c)).join(", ")}, actual ${JSON.stringify(value)}`
+    )
   )
 
 const PositiveSeconds = Schema.Number.pipe(
@@ -101,8 +104,11 @@ const Hook = Schema.Struct({ type: oneOf(...HOOK_TYPES) }, Extra)
   .annotations({ identifier: "a hook (an object with a type)" })
   .pipe(Schema.compose(Schema.Union(CommandHook, PromptHook, AgentHook, HttpHook), { strict: false }))
 
-const Group = Schema.Struct({ matcher: field(Schema.String), hooks: Schema.Array(Hook).annotations({ identifier: "an array of hooks" }) }, Extra).annotations({
-  identifier: 'a matcher group (an object with a "hooks" array)'
+const Group = Schema.Struct({
+  matcher: field(Schema.String),
+  hooks: Schema.Array(Hook).annotations({ identifier: "an array of hooks" })
+}, Extra).annotations({
+  identifier: "a matcher group (an object with a \"hooks\" array)"
 })
 const EventGroups = Schema.Array(Group).annotations({ identifier: "an array of matcher groups" })
 
@@ -122,7 +128,8 @@ const unrunnableBlocking = (block: Readonly<Record<string, unknown>>) => {
         if (hook.type !== "command") {
           return {
             path: [event, gi, "hooks", hi, "type"],
-            message: `a "${hook.type}" hook cannot run in toolgate (it runs command hooks only), and on ${event} it could block calls: make it a command hook or remove it`
+            message:
+              `a "${hook.type}" hook cannot run in toolgate (it runs command hooks only), and on ${event} it could block calls: make it a command hook or remove it`
           }
         }
       }

@@ -95,7 +95,13 @@ export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = {
   excludedCommands: [],
   allowUnsandboxedCommands: true,
   enableWeakerNestedSandbox: false,
-  network: { allowedDomains: [], deniedDomains: [], allowUnixSockets: [], allowAllUnixSockets: false, allowLocalBinding: false },
+  network: {
+    allowedDomains: [],
+    deniedDomains: [],
+    allowUnixSockets: [],
+    allowAllUnixSockets: false,
+    allowLocalBinding: false
+  },
   filesystem: { allowWrite: [], denyWrite: [], denyRead: [], allowRead: [] },
   sources: {}
 }
@@ -110,7 +116,12 @@ export interface SandboxSource {
 
 type Direction = "restrictsWhenTrue" | "loosensWhenTrue"
 
-type BooleanKey = "enabled" | "failIfUnavailable" | "autoAllowBashIfSandboxed" | "allowUnsandboxedCommands" | "enableWeakerNestedSandbox"
+type BooleanKey =
+  | "enabled"
+  | "failIfUnavailable"
+  | "autoAllowBashIfSandboxed"
+  | "allowUnsandboxedCommands"
+  | "enableWeakerNestedSandbox"
 
 const BOOLEANS: ReadonlyArray<readonly [BooleanKey, Direction]> = [
   ["enabled", "restrictsWhenTrue"],
@@ -120,7 +131,10 @@ const BOOLEANS: ReadonlyArray<readonly [BooleanKey, Direction]> = [
   ["enableWeakerNestedSandbox", "loosensWhenTrue"]
 ]
 
-const NETWORK_BOOLEANS: ReadonlyArray<"allowAllUnixSockets" | "allowLocalBinding"> = ["allowAllUnixSockets", "allowLocalBinding"]
+const NETWORK_BOOLEANS: ReadonlyArray<"allowAllUnixSockets" | "allowLocalBinding"> = [
+  "allowAllUnixSockets",
+  "allowLocalBinding"
+]
 
 /** The value of the highest source that may set it; an untrusted source only in the direction that restricts. */
 const mergeBoolean = (
@@ -139,7 +153,11 @@ const mergeBoolean = (
   return { value: fallback }
 }
 
-const mergeList = (sources: ReadonlyArray<SandboxSource>, read: (block: SandboxBlock) => ReadonlyArray<string> | undefined, fromUntrusted: boolean) => {
+const mergeList = (
+  sources: ReadonlyArray<SandboxSource>,
+  read: (block: SandboxBlock) => ReadonlyArray<string> | undefined,
+  fromUntrusted: boolean
+) => {
   const out: Array<string> = []
   for (const s of sources) {
     if (!s.trusted && !fromUntrusted) continue
@@ -160,7 +178,12 @@ const mergePort = (sources: ReadonlyArray<SandboxSource>, read: (block: SandboxB
 export const mergeSandboxSettings = (sources: ReadonlyArray<SandboxSource>): SandboxSettings => {
   if (sources.length === 0) return DEFAULT_SANDBOX_SETTINGS
   const found: Record<string, string> = {}
-  const bool = (key: string, read: (b: SandboxBlock) => boolean | undefined, direction: Direction, fallback: boolean) => {
+  const bool = (
+    key: string,
+    read: (b: SandboxBlock) => boolean | undefined,
+    direction: Direction,
+    fallback: boolean
+  ) => {
     const merged = mergeBoolean(sources, read, direction, fallback)
     if (merged.source !== undefined) found[key] = merged.source
     return merged.value

@@ -13,7 +13,13 @@ import { mayChangeHome } from "./words.js"
 
 const CACHE_LIMIT = 2_000
 
-const failed = (command: string, reason: string): Analysis => ({ command, units: [], complexReasons: [reason], notes: [], rawScan: true })
+const failed = (command: string, reason: string): Analysis => ({
+  command,
+  units: [],
+  complexReasons: [reason],
+  notes: [],
+  rawScan: true
+})
 
 const analyzeUncached = (parser: ShellParser, command: string): Analysis => {
   const bad = checkHygiene(command)
@@ -39,7 +45,9 @@ const analyzeUncached = (parser: ShellParser, command: string): Analysis => {
   } finally {
     parsed.tree.delete()
   }
-  if (command.trim().length === 0 && state.units.length === 0) return { command, units: [], complexReasons: ["the command is empty"], notes: [], rawScan: false }
+  if (command.trim().length === 0 && state.units.length === 0) {
+    return { command, units: [], complexReasons: ["the command is empty"], notes: [], rawScan: false }
+  }
   if (state.reasons.length === 0) {
     // The second reading: nothing is approved unless the grammar reader reads it the same way.
     const read = readCommand(command, state.homeStable)
@@ -79,7 +87,8 @@ export const makeAnalyses = (parser: ShellParser): Analyses => {
     const hit = cache.get(command)
     if (hit !== undefined) return hit
     const analysis = analyzeUncached(parser, command)
-    const parserMissing = analysis.units.length === 0 && analysis.complexReasons.some((r) => r.startsWith("the shell parser"))
+    const parserMissing = analysis.units.length === 0 &&
+      analysis.complexReasons.some((r) => r.startsWith("the shell parser"))
     return parserMissing ? analysis : remember(command, analysis)
   }
   return { analyze, clear: () => cache.clear() }

@@ -13,7 +13,12 @@ import type { WordFacts } from "./words.js"
 export type BashPattern =
   | { readonly kind: "any" }
   | { readonly kind: "prefix"; readonly prefix: string; readonly tokens: ReadonlyArray<string> }
-  | { readonly kind: "wildcard"; readonly regex: RegExp; readonly literalTokens: ReadonlyArray<string>; readonly rest: RegExp | undefined }
+  | {
+    readonly kind: "wildcard"
+    readonly regex: RegExp
+    readonly literalTokens: ReadonlyArray<string>
+    readonly rest: RegExp | undefined
+  }
   | { readonly kind: "exact"; readonly text: string; readonly tokens: ReadonlyArray<string> }
 
 /** Runs of spaces and tabs count as one space (≥ 2.1.98), in rules and commands alike. */
@@ -93,7 +98,8 @@ export const compileBashPattern = (content: string | undefined): BashPattern => 
 }
 
 /** Matches a whole command string (deny/ask on the full text, or a simple candidate string). */
-export const matchesText = (pattern: BashPattern, text: string): boolean => matchesNormalized(pattern, collapseWhitespace(text))
+export const matchesText = (pattern: BashPattern, text: string): boolean =>
+  matchesNormalized(pattern, collapseWhitespace(text))
 
 const matchesNormalized = (pattern: BashPattern, command: string): boolean => {
   switch (pattern.kind) {
@@ -255,7 +261,7 @@ const findToken = (argv: ReadonlyArray<Word>, from: number, token: string): numb
     let last = -1
     while (j < argv.length && isOption(argv[j]!)) {
       const word = argv[j] as string
-      if (!word.startsWith("--")) for (const ch of word.slice(1)) wanted.delete(ch)
+      if (!word.startsWith("--")) { for (const ch of word.slice(1)) wanted.delete(ch) }
       else if (word === token) wanted.clear()
       last = j
       j++
@@ -284,7 +290,11 @@ const findToken = (argv: ReadonlyArray<Word>, from: number, token: string): numb
   return undefined
 }
 
-const matchTokens = (argv: ReadonlyArray<Word>, tokens: ReadonlyArray<string>, requireEnd: boolean): { result: StrictMatch; next: number } => {
+const matchTokens = (
+  argv: ReadonlyArray<Word>,
+  tokens: ReadonlyArray<string>,
+  requireEnd: boolean
+): { result: StrictMatch; next: number } => {
   const first = argv[0]
   if (first === undefined) return { result: "none", next: 0 }
   if (typeof first !== "string") return { result: "possible", next: 0 }
@@ -297,15 +307,28 @@ const matchTokens = (argv: ReadonlyArray<Word>, tokens: ReadonlyArray<string>, r
     pos = found
   }
   if (requireEnd && pos < argv.length) {
-    return argv.slice(pos).some((w) => typeof w !== "string") ? { result: "possible", next: pos } : { result: "none", next: pos }
+    return argv.slice(pos).some((w) => typeof w !== "string")
+      ? { result: "possible", next: pos }
+      : { result: "none", next: pos }
   }
   return { result: "match", next: pos }
 }
 
 /** The better of two readings: as written, and with the program's options and subcommands resolved. */
-const stronger = (a: StrictMatch, b: StrictMatch | undefined): StrictMatch => (a === "match" || b === "match" ? "match" : a === "possible" || b === "possible" ? "possible" : "none")
+const stronger = (
+  a: StrictMatch,
+  b: StrictMatch | undefined
+): StrictMatch => (a === "match" || b === "match"
+  ? "match"
+  : a === "possible" || b === "possible"
+  ? "possible"
+  : "none")
 
-const strictOnArgv = (pattern: BashPattern, argv: ReadonlyArray<Word>, words?: ReadonlyArray<WordFacts>): StrictMatch => {
+const strictOnArgv = (
+  pattern: BashPattern,
+  argv: ReadonlyArray<Word>,
+  words?: ReadonlyArray<WordFacts>
+): StrictMatch => {
   switch (pattern.kind) {
     case "any":
       return "match"
@@ -403,7 +426,8 @@ const strictMatch = (pattern: BashPattern, unit: Unit): StrictMatch => {
   return result
 }
 
-const isUnit = (command: SimpleCommand): command is Unit => "words" in command && "envFacts" in command && "role" in command
+const isUnit = (command: SimpleCommand): command is Unit =>
+  "words" in command && "envFacts" in command && "role" in command
 
 /**
  * Strict matching of a rule against a simple command from a CommandAnalysis (hook `if`
@@ -413,7 +437,10 @@ export const strictMatchesCommand = (pattern: BashPattern, command: SimpleComman
   if (isUnit(command)) return strictMatchesUnit(pattern, command)
   if (command.argv.length === 0) return "none"
   const result = strictOnArgv(pattern, command.argv)
-  if (result === "match" || matchesNormalized(pattern, collapseWhitespace(command.text)) || matchesNormalized(pattern, collapseWhitespace(renderArgv(command.argv)))) return "match"
+  if (
+    result === "match" || matchesNormalized(pattern, collapseWhitespace(command.text)) ||
+    matchesNormalized(pattern, collapseWhitespace(renderArgv(command.argv)))
+  ) return "match"
   return result
 }
 

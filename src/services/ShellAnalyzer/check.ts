@@ -87,16 +87,32 @@ const naiveOperand = (unit: Unit): WordFacts | undefined =>
   unit.words.slice(1).find((w) => typeof w.value === "string" && w.value !== "" && !w.value.startsWith("-"))
 
 /** Output redirection ops; `<` reads, heredocs and herestrings are inputs. */
-const isOutputRedirect = (op: string): boolean => op !== "<" && op !== "<<" && op !== "<<-" && op !== "<<<" && op !== "<&"
+const isOutputRedirect = (op: string): boolean =>
+  op !== "<" && op !== "<<" && op !== "<<-" && op !== "<<<" && op !== "<&"
 const HARMLESS_TARGETS = new Set(["/dev/null"])
 
 /** The trailing word xargs and find -exec add for their run-time arguments (not a shell value). */
-const RUNTIME_ARGS_WORD = (unit: Unit): WordFacts | undefined => (unit.runtimeArgs === true ? unit.words[unit.words.length - 1] : undefined)
+const RUNTIME_ARGS_WORD = (
+  unit: Unit
+): WordFacts | undefined => (unit.runtimeArgs === true ? unit.words[unit.words.length - 1] : undefined)
 
 const keyOf = (unit: Unit): string => (typeof unit.argv[0] === "string" ? commandKey(unit.argv[0]) : "")
 
 /** Commands that write but can neither make a link nor move a path: a path through the tree stays where it led. */
-const CANNOT_LINK: ReadonlySet<string> = new Set(["mkdir", "touch", "rm", "rmdir", "unlink", "tee", "truncate", "chmod", "chgrp", "chown", "sed", "shred"])
+const CANNOT_LINK: ReadonlySet<string> = new Set([
+  "mkdir",
+  "touch",
+  "rm",
+  "rmdir",
+  "unlink",
+  "tee",
+  "truncate",
+  "chmod",
+  "chgrp",
+  "chown",
+  "sed",
+  "shred"
+])
 
 /**
  * May this part change the file tree? Anything that is not a read-only command, a cd, a wrapper
@@ -122,7 +138,9 @@ const isCd = (unit: Unit): boolean => {
 /** Where a cd goes: an absolute path, or null when only known at run time. */
 const cdTarget = (unit: Unit, cwd: string, home: string): string | null => {
   if (keyOf(unit) !== "cd") return null
-  const operands = unit.words.slice(1).filter((w) => w.value !== "-L" && w.value !== "-P" && w.value !== "-e" && w.value !== "-@" && w.value !== "--")
+  const operands = unit.words.slice(1).filter((w) =>
+    w.value !== "-L" && w.value !== "-P" && w.value !== "-e" && w.value !== "-@" && w.value !== "--"
+  )
   if (operands.length === 0) return home
   if (operands.length > 1) return null
   const word = operands[0]!
@@ -180,7 +198,8 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
   const denyAndAsk = [...denyRules, ...askRules]
   units.forEach((unit, index) => {
     // A shell or runner given command text only known at run time could run anything a rule names.
-    const hidden = typeof unit.argv[0] === "string" && runsCommandText(commandKey(unit.argv[0])) && unit.words.slice(1).some((w) => typeof w.value !== "string" && !w.procSub)
+    const hidden = typeof unit.argv[0] === "string" && runsCommandText(commandKey(unit.argv[0])) &&
+      unit.words.slice(1).some((w) => typeof w.value !== "string" && !w.procSub)
     for (const { rule, pattern } of denyAndAsk) {
       const match = hidden ? "possible" : strictMatchesUnit(pattern, unit)
       if (match === "possible" || (match === "match" && rule.behavior === "ask")) {
@@ -204,7 +223,10 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
   const dirsFor = (unit: Unit): Dirs => {
     const dirs: Array<string | null | typeof TREE_CHANGED> = [cwd]
     for (const cd of cdUnits) if (cd.order < unit.order) dirs.push(cdTarget(cd, cwd, home))
-    const changed = changers.some((c) => c !== unit && c.parent !== units.indexOf(unit) && (c.order < unit.order || concurrent || (c.piped === true && unit.piped === true)))
+    const changed = changers.some((c) =>
+      c !== unit && c.parent !== units.indexOf(unit) &&
+      (c.order < unit.order || concurrent || (c.piped === true && unit.piped === true))
+    )
     if (changed) dirs.push(TREE_CHANGED)
     return dirs
   }
@@ -214,12 +236,12 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
   const readCache = new Map<string, PathVerdict>()
   const checkWrite = (abs: string): PathVerdict => {
     let verdict = writeCache.get(abs)
-    if (verdict === undefined) writeCache.set(abs, (verdict = ctx.checkWritePath(abs)))
+    if (verdict === undefined) writeCache.set(abs, verdict = ctx.checkWritePath(abs))
     return verdict
   }
   const checkRead = (abs: string): PathVerdict => {
     let verdict = readCache.get(abs)
-    if (verdict === undefined) readCache.set(abs, (verdict = ctx.checkReadPath(abs)))
+    if (verdict === undefined) readCache.set(abs, verdict = ctx.checkReadPath(abs))
     return verdict
   }
   const withinRead: Within = (abs) => checkRead(abs).within
@@ -274,11 +296,29 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
         continue
       }
       if (typeof target !== "string") {
-        if (output) addAsk(guarded(PRIORITY.guard, M.expansionAsk(expansionReasons(analysis)) ?? M.GENERIC_ASK, `a redirection to ${facts.raw}, only known at run time`, index))
+        if (output) {
+          addAsk(
+            guarded(
+              PRIORITY.guard,
+              M.expansionAsk(expansionReasons(analysis)) ?? M.GENERIC_ASK,
+              `a redirection to ${facts.raw}, only known at run time`,
+              index
+            )
+          )
+        }
         continue
       }
       if (facts.tilde || target.startsWith("~")) {
-        if (output) addAsk(guarded(PRIORITY.guard, M.SHELL_EXPANSION_IN_PATH, `a redirection to ${target} (a path starting with ~)`, index))
+        if (output) {
+          addAsk(
+            guarded(
+              PRIORITY.guard,
+              M.SHELL_EXPANSION_IN_PATH,
+              `a redirection to ${target} (a path starting with ~)`,
+              index
+            )
+          )
+        }
         continue
       }
       if (facts.unquotedGlob) {
@@ -287,7 +327,16 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
       }
       const resolved = resolvePathWord(facts, dirs, home)
       if (!resolved.ok) {
-        if (output) addAsk(guarded(PRIORITY.guard, M.CD_AND_WRITE, `a redirection after a change of directory (${resolved.reason})`, index))
+        if (output) {
+          addAsk(
+            guarded(
+              PRIORITY.guard,
+              M.CD_AND_WRITE,
+              `a redirection after a change of directory (${resolved.reason})`,
+              index
+            )
+          )
+        }
         continue
       }
       for (const abs of resolved.paths) {
@@ -296,14 +345,20 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
         if (verdict.behavior !== "ask") continue
         if (verdict.rule !== undefined) addAsk(ruleAsk(verdict.rule, index))
         else if (output && verdict.protectedName !== undefined) addAsk(protectedAsk(abs, verdict, index))
-        else if (output) addAsk(guarded(PRIORITY.path, M.outputRedirection(abs, verdict.within, workingDirs), verdict.reason, index))
+        else if (output) {
+          addAsk(guarded(PRIORITY.path, M.outputRedirection(abs, verdict.within, workingDirs), verdict.reason, index))
+        }
       }
     }
     // Path arguments of file commands.
     const files = filePaths(unit)
     const ro = readOnlyVerdict(unit)
     const readArgs = readPathOperands(unit) ?? []
-    const reads: Array<WordFacts> = [...(files?.reads ?? []), ...readArgs, ...(ro.readOnly ? ro.paths.filter((p) => !(files?.writes ?? []).includes(p)) : [])]
+    const reads: Array<WordFacts> = [
+      ...(files?.reads ?? []),
+      ...readArgs,
+      ...(ro.readOnly ? ro.paths.filter((p) => !(files?.writes ?? []).includes(p)) : [])
+    ]
     for (const word of reads) {
       if (typeof word.value !== "string" || word.procSub) continue
       const resolved = resolvePathWord(word, dirs, home)
@@ -326,11 +381,17 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
       // A file path only known when the command runs escapes the Read/Edit deny rules.
       // Run-time arguments (xargs) and pathspec globs reach files only a Read/Edit deny rule could care about.
       const unknown = [...reads, ...(files?.writes ?? [])].find(
-        (w) => typeof w.value !== "string" && !w.procSub && (strictPaths || (w !== RUNTIME_ARGS_WORD(unit) && !mattersOnlyUnderDenyRules(w)))
+        (w) =>
+          typeof w.value !== "string" && !w.procSub &&
+          (strictPaths || (w !== RUNTIME_ARGS_WORD(unit) && !mattersOnlyUnderDenyRules(w)))
       )
       if (unknown !== undefined) {
         const detail = `the file path ${unknown.raw}, only known at run time`
-        addAsk(strictPaths ? unchecked(detail, index) : guarded(PRIORITY.guard, M.expansionAsk(expansionReasons(analysis)) ?? M.GENERIC_ASK, detail, index))
+        addAsk(
+          strictPaths
+            ? unchecked(detail, index)
+            : guarded(PRIORITY.guard, M.expansionAsk(expansionReasons(analysis)) ?? M.GENERIC_ASK, detail, index)
+        )
       }
     }
     // A glob that expands to a name starting with `-` hands the program an option (a file named `--from-file=.env`).
@@ -340,7 +401,15 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
       const resolved = resolvePathWord({ ...glob, value: first }, dirs, home)
       const names = resolved.ok ? resolved.paths.map((abs) => globMatches(abs, dotglob)) : [undefined]
       if (names.some((matches) => matches === undefined || matches.some((m) => path.basename(m).startsWith("-")))) {
-        addAsk(guarded(PRIORITY.guard, M.GENERIC_ASK, `the glob ${glob.raw} expands to a name the program reads as an option`, index, false))
+        addAsk(
+          guarded(
+            PRIORITY.guard,
+            M.GENERIC_ASK,
+            `the glob ${glob.raw} expands to a name the program reads as an option`,
+            index,
+            false
+          )
+        )
       }
     }
     const key = keyOf(unit)
@@ -377,10 +446,21 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
       }
       if (outside !== undefined) {
         const named = NAMED_WRITERS.has(key) ? M.fileCommand(key, outside, false, workingDirs) : M.GENERIC_ASK
-        addAsk(guarded(PRIORITY.path, named, `${key} writes ${outside}, which is outside the working directories`, index, NAMED_WRITERS.has(key)))
+        addAsk(
+          guarded(
+            PRIORITY.path,
+            named,
+            `${key} writes ${outside}, which is outside the working directories`,
+            index,
+            NAMED_WRITERS.has(key)
+          )
+        )
       }
       writeVerdicts.set(index, checkable ? verdicts : undefined)
-      if ((key === "cp" || key === "mv") && unit.words.slice(1).some((w) => typeof w.value === "string" && w.value.startsWith("-"))) {
+      if (
+        (key === "cp" || key === "mv") &&
+        unit.words.slice(1).some((w) => typeof w.value === "string" && w.value.startsWith("-"))
+      ) {
         addAsk(guarded(PRIORITY.path, M.withFlags(key), `${key} with options is only approved by a rule`, index))
       }
       // Claude Code names the first operand (as it reads them) when a file command needs approval.
@@ -388,7 +468,12 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
       if (globbed && NAMED_WRITERS.has(key)) unitMessages.set(index, M.GLOB_IN_WRITE)
       else if (NAMED_WRITERS.has(key) && first !== undefined) {
         const resolved = resolvePathWord(first, dirs, home)
-        if (resolved.ok) unitMessages.set(index, M.fileCommand(key, shownPath(first, resolved.paths[0]!), checkWrite(resolved.paths[0]!).within, workingDirs))
+        if (resolved.ok) {
+          unitMessages.set(
+            index,
+            M.fileCommand(key, shownPath(first, resolved.paths[0]!), checkWrite(resolved.paths[0]!).within, workingDirs)
+          )
+        }
       }
     } else if (FILE_WRITERS.has(key)) {
       writes = true
@@ -403,16 +488,18 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
     addAsk({
       priority: PRIORITY.critical,
       level: "always",
-      message:
-        found.kind === "dynamic"
-          ? (M.expansionAsk(expansionReasons(analysis)) ?? M.GENERIC_ASK)
-          : M.dangerousRemoval(keyOf(unit) === "rmdir" ? "rmdir" : "rm", found.path, found.kind === "workspace"),
+      message: found.kind === "dynamic"
+        ? (M.expansionAsk(expansionReasons(analysis)) ?? M.GENERIC_ASK)
+        : M.dangerousRemoval(keyOf(unit) === "rmdir" ? "rmdir" : "rm", found.path, found.kind === "workspace"),
       detail: `removes a critical path: ${found.detail}`,
       reason: safety(`critical path ${found.detail}`),
       unit: index
     })
   })
-  if (analysis.complexReasons.length > 0 && rawTokens(command).some((t) => t === "rm" || t === "rmdir" || t.endsWith("/rm") || t.endsWith("/rmdir"))) {
+  if (
+    analysis.complexReasons.length > 0 &&
+    rawTokens(command).some((t) => t === "rm" || t === "rmdir" || t.endsWith("/rm") || t.endsWith("/rmdir"))
+  ) {
     addAsk({
       priority: PRIORITY.critical,
       level: "always",
@@ -432,22 +519,43 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
 
   // ---- d. guards -----------------------------------------------------------------------------
   const guardsByUnit = units.map((unit) => unitGuards(unit))
-  if (cdUnits.length > 0 && writes) addAsk(guarded(PRIORITY.guard, M.CD_AND_WRITE, "a change of directory combined with writes"))
+  if (cdUnits.length > 0 && writes) {
+    addAsk(guarded(PRIORITY.guard, M.CD_AND_WRITE, "a change of directory combined with writes"))
+  }
   if (cdUnits.length > 1) addAsk(guarded(PRIORITY.guard, M.GENERIC_ASK, "more than one change of directory"))
   const gitUnit = units.findIndex((u) => keyOf(u) === "git")
   if (gitUnit !== -1) {
     const trust = repositoryTrust(cwd)
-    if (!trust.trusted) addAsk(guarded(PRIORITY.guard, M.GENERIC_ASK, `a repository whose configuration can run programs: ${trust.reason}`, gitUnit, false))
+    if (!trust.trusted) {
+      addAsk(
+        guarded(
+          PRIORITY.guard,
+          M.GENERIC_ASK,
+          `a repository whose configuration can run programs: ${trust.reason}`,
+          gitUnit,
+          false
+        )
+      )
+    }
   }
   if (cdUnits.length > 0 && units.some((u) => keyOf(u) === "git")) {
     const elsewhere = cdUnits.some((cd) => cdTarget(cd, cwd, home) !== cwd)
-    if (elsewhere) addAsk(guarded(PRIORITY.guard, M.GENERIC_ASK, "a change of directory combined with git (a repository there can run programs)"))
+    if (elsewhere) {
+      addAsk(
+        guarded(
+          PRIORITY.guard,
+          M.GENERIC_ASK,
+          "a change of directory combined with git (a repository there can run programs)"
+        )
+      )
+    }
   }
 
   // ---- e. approvals --------------------------------------------------------------------------
   const approvals = new Map<number, Approval>()
   const envGuardWaived = new Set<number>()
-  const findAllow = (unit: Unit, withEnv: boolean): CompiledRule | undefined => allowRules.find(({ pattern }) => allowMatchesUnit(pattern, unit, withEnv))
+  const findAllow = (unit: Unit, withEnv: boolean): CompiledRule | undefined =>
+    allowRules.find(({ pattern }) => allowMatchesUnit(pattern, unit, withEnv))
 
   const approve = (index: number): Approval | undefined => {
     const known = approvals.get(index)
@@ -479,7 +587,10 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
 
   for (let index = 0; index < units.length; index++) {
     const unit = units[index]!
-    if (unit.role === "transparent" || unit.role === "nested-shell" || unit.role === "assignment" || unit.role === "redirect-only" || unit.role === "test") {
+    if (
+      unit.role === "transparent" || unit.role === "nested-shell" || unit.role === "assignment" ||
+      unit.role === "redirect-only" || unit.role === "test"
+    ) {
       // Files read through `<` (`$(< f)`, `done < f`) count as reads, as for a read-only command.
       const inputs = inputsOf(unit)
       const outside = inputs.length === 0 ? undefined : firstOutside(inputs, dirsFor(unit), home, withinRead, false)
@@ -497,13 +608,19 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
         const paths = ro.isCd === true ? [cdOperand(unit)] : [...ro.paths, ...inputs]
         const outside = firstOutside(paths, dirsFor(unit), home, withinRead, ro.isCd === true)
         if (outside === undefined) {
-          approvals.set(index, { kind: "readOnly", detail: ro.isCd === true ? "cd inside the working directories" : `${keyOf(unit)} is a read-only command` })
+          approvals.set(index, {
+            kind: "readOnly",
+            detail: ro.isCd === true ? "cd inside the working directories" : `${keyOf(unit)} is a read-only command`
+          })
           continue
         }
         const blocked = typeof outside === "string" ? M.readOutside(keyOf(unit), outside, workingDirs) : undefined
         if (blocked !== undefined) unitMessages.set(index, blocked)
       }
-      if (ctx.mode === "acceptEdits" && acceptEditsApproves(unit, writeVerdicts.get(index), dirsFor(unit), home, withinRead)) {
+      if (
+        ctx.mode === "acceptEdits" &&
+        acceptEditsApproves(unit, writeVerdicts.get(index), dirsFor(unit), home, withinRead)
+      ) {
         approvals.set(index, { kind: "mode", detail: `${unit.argv[0] as string} inside the working directories` })
       }
     }
@@ -517,7 +634,9 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
   })
 
   // A write the path rules or the mode allowed is not a read-only command's: the sandbox must not make it one.
-  const writeApproval: DecisionReason | undefined = writes ? { type: "mode", mode: ctx.mode, detail: "writes the path rules or the mode allow" } : undefined
+  const writeApproval: DecisionReason | undefined = writes
+    ? { type: "mode", mode: ctx.mode, detail: "writes the path rules or the mode allow" }
+    : undefined
   return finish(analysis, deny, asks, approvals, unitAsks, unitMessages, writeApproval)
 }
 
@@ -543,11 +662,17 @@ const structureDetail = (unit: Unit): string => {
   }
 }
 
-const findRuleDeny = (command: string, analysis: Analysis, denyRules: ReadonlyArray<CompiledRule>): Deny | undefined => {
+const findRuleDeny = (
+  command: string,
+  analysis: Analysis,
+  denyRules: ReadonlyArray<CompiledRule>
+): Deny | undefined => {
   for (let index = 0; index < analysis.units.length; index++) {
     const unit = analysis.units[index]!
     for (const { rule, pattern } of denyRules) {
-      if (strictMatchesUnit(pattern, unit) === "match") return { message: M.denied(command), reason: { type: "rule", rule }, unit: index }
+      if (strictMatchesUnit(pattern, unit) === "match") {
+        return { message: M.denied(command), reason: { type: "rule", rule }, unit: index }
+      }
     }
   }
   for (const { rule, pattern } of denyRules) {
@@ -570,7 +695,11 @@ const pathDeny = (command: string, verdict: PathVerdict, unit: number): Deny => 
 })
 
 /** The message when the command could not be fully analysed. */
-const complexMessage = (analysis: Analysis, units: ReadonlyArray<Unit>, allowRules: ReadonlyArray<CompiledRule>): string => {
+const complexMessage = (
+  analysis: Analysis,
+  units: ReadonlyArray<Unit>,
+  allowRules: ReadonlyArray<CompiledRule>
+): string => {
   const expansion = M.expansionAsk(expansionReasons(analysis))
   if (expansion === undefined) return M.GENERIC_ASK
   // A variable set by the command itself: Claude Code says so when the rest is allowed.
@@ -609,7 +738,13 @@ type Within = (absolutePath: string) => boolean
  * The first path a read-only command would read outside the working directories: its absolute
  * path, `true` when it cannot be told, undefined when every path is inside.
  */
-const firstOutside = (paths: ReadonlyArray<WordFacts>, dirs: Dirs, home: string, within: Within, cd: boolean): string | true | undefined => {
+const firstOutside = (
+  paths: ReadonlyArray<WordFacts>,
+  dirs: Dirs,
+  home: string,
+  within: Within,
+  cd: boolean
+): string | true | undefined => {
   for (const word of paths) {
     if (word.procSub) continue
     if (typeof word.value !== "string") return true
@@ -642,7 +777,9 @@ const acceptEditsApproves = (
   if (files === undefined) return false
   const key = argv0
   // Options Claude Code does not auto-approve: any on cp/mv, a time source on touch, sed scripts given with -e.
-  const options = unit.words.slice(1).filter((w) => typeof w.value === "string" && w.value.startsWith("-")).map((w) => w.value as string)
+  const options = unit.words.slice(1).filter((w) => typeof w.value === "string" && w.value.startsWith("-")).map((w) =>
+    w.value as string
+  )
   if ((key === "cp" || key === "mv") && options.length > 0) return false
   if (key === "touch" && options.some((o) => /^-[a-z]*[dtr]|^--(?:date|reference|time)/.test(o))) return false
   if (key === "sed" && options.some((o) => /^-[a-zA-Z]*[ef]|^--(?:expression|file)/.test(o))) return false
@@ -679,10 +816,21 @@ const finish = (
     const own = unitAsks.get(index)
     if (own !== undefined && own.length > 0) return { command: unit.text, behavior: "ask", reason: own.join("; ") }
     const approval = approvals.get(index)
-    if (approval === undefined) return { command: unit.text, behavior: "ask", reason: "no rule allows it, it is not read-only and the mode does not approve it" }
+    if (approval === undefined) {
+      return {
+        command: unit.text,
+        behavior: "ask",
+        reason: "no rule allows it, it is not read-only and the mode does not approve it"
+      }
+    }
     switch (approval.kind) {
       case "rule":
-        return { command: unit.text, behavior: "allow", reason: `allowed by ${approval.rule.raw} from ${approval.rule.source}`, rule: approval.rule }
+        return {
+          command: unit.text,
+          behavior: "allow",
+          reason: `allowed by ${approval.rule.raw} from ${approval.rule.source}`,
+          rule: approval.rule
+        }
       case "readOnly":
         return { command: unit.text, behavior: "allow", reason: approval.detail }
       case "mode":
@@ -713,12 +861,15 @@ const finish = (
     const values = [...approvals.values()]
     const byRule = values.find((a) => a.kind === "rule")
     const byMode = values.find((a) => a.kind === "mode")
-    const reason: DecisionReason =
-      byRule?.kind === "rule"
-        ? { type: "rule", rule: byRule.rule }
-        : byMode?.kind === "mode"
-          ? { type: "mode", mode: "acceptEdits", detail: byMode.detail }
-          : (writeApproval ?? { type: "readOnly", detail: values.find((a) => a.kind === "readOnly")?.detail ?? "nothing in the command needs approval" })
+    const reason: DecisionReason = byRule?.kind === "rule"
+      ? { type: "rule", rule: byRule.rule }
+      : byMode?.kind === "mode"
+      ? { type: "mode", mode: "acceptEdits", detail: byMode.detail }
+      : (writeApproval ??
+        {
+          type: "readOnly",
+          detail: values.find((a) => a.kind === "readOnly")?.detail ?? "nothing in the command needs approval"
+        })
     return Permission.allow(reason, { subcommands })
   }
 

@@ -48,13 +48,17 @@ const criticalOperand = (unit: Unit, index: number, dirs: Dirs, ctx: CriticalCon
   if (typeof word.value !== "string") {
     if (word.procSub) return undefined
     // Beyond Claude Code's "glob or trailing slash after a variable": any unknown operand could be `/`.
-    const detail = word.globAfterExpansion ? `a glob or trailing slash right after a variable (${word.raw})` : `${word.raw}, a path only known at run time`
+    const detail = word.globAfterExpansion
+      ? `a glob or trailing slash right after a variable (${word.raw})`
+      : `${word.raw}, a path only known at run time`
     return { path: word.raw, kind: "dynamic", detail }
   }
   const resolved = resolvePathWord(word, dirs, ctx.home)
   if (!resolved.ok) {
     // A path that cannot be resolved now (after a cd or a change of the tree, /proc, ~user) could be anything.
-    return word.value !== "" ? { path: word.value, kind: "dynamic", detail: `${word.value} (${resolved.reason})` } : undefined
+    return word.value !== ""
+      ? { path: word.value, kind: "dynamic", detail: `${word.value} (${resolved.reason})` }
+      : undefined
   }
   for (const abs of resolved.paths) {
     const trimmed = abs.length > 1 ? abs.replace(/\/+$/, "") || "/" : abs

@@ -15,7 +15,8 @@ export type RepositoryTrust =
   | { readonly trusted: false; readonly reason: string }
 
 /** git's own test for a repository directory: HEAD, objects/ and refs/. */
-const looksLikeRepository = (dir: string): boolean => isFile(path.join(dir, "HEAD")) && isDirectory(path.join(dir, "objects")) && isDirectory(path.join(dir, "refs"))
+const looksLikeRepository = (dir: string): boolean =>
+  isFile(path.join(dir, "HEAD")) && isDirectory(path.join(dir, "objects")) && isDirectory(path.join(dir, "refs"))
 
 /** A `.git` file names the repository (`gitdir: …`); trusted only when that is inside a `.git` directory (a worktree, a submodule). */
 const gitfileTrust = (file: string): RepositoryTrust => {
@@ -28,7 +29,9 @@ const gitfileTrust = (file: string): RepositoryTrust => {
   const target = /^gitdir:\s*(.+?)\s*$/m.exec(text)?.[1]
   if (target === undefined) return { trusted: false, reason: `${file} does not name a repository` }
   const resolved = path.resolve(path.dirname(file), target)
-  return resolved.split(path.sep).includes(".git") ? { trusted: true } : { trusted: false, reason: `${file} points git at ${resolved}` }
+  return resolved.split(path.sep).includes(".git")
+    ? { trusted: true }
+    : { trusted: false, reason: `${file} points git at ${resolved}` }
 }
 
 export const repositoryTrust = (start: string): RepositoryTrust => {
@@ -37,7 +40,12 @@ export const repositoryTrust = (start: string): RepositoryTrust => {
     const dotGit = path.join(dir, ".git")
     if (isDirectory(dotGit)) return { trusted: true }
     if (isFile(dotGit)) return gitfileTrust(dotGit)
-    if (looksLikeRepository(dir)) return { trusted: false, reason: `git would take ${dir} itself for a repository (its HEAD, config, objects and refs are ordinary files)` }
+    if (looksLikeRepository(dir)) {
+      return {
+        trusted: false,
+        reason: `git would take ${dir} itself for a repository (its HEAD, config, objects and refs are ordinary files)`
+      }
+    }
     const parent = path.dirname(dir)
     if (parent === dir) return { trusted: true }
     dir = parent

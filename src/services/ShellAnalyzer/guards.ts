@@ -130,20 +130,37 @@ const SUBSCRIPT_EVALUATORS = new Set([
 ])
 const SUBSCRIPT_PAYLOAD = /\[[^\]]*(?:\$\(|`|\$\{|\$[A-Za-z_])/
 
-const literalArgs = (unit: Unit): Array<string | undefined> => unit.argv.slice(1).map((w) => (typeof w === "string" ? w : undefined))
+const literalArgs = (unit: Unit): Array<string | undefined> =>
+  unit.argv.slice(1).map((w) => (typeof w === "string" ? w : undefined))
 
-const hasOption = (args: ReadonlyArray<string | undefined>, names: ReadonlyArray<string>, shortLetters = ""): string | undefined => {
+const hasOption = (
+  args: ReadonlyArray<string | undefined>,
+  names: ReadonlyArray<string>,
+  shortLetters = ""
+): string | undefined => {
   for (const a of args) {
     if (a === undefined || !a.startsWith("-")) continue
     const name = a.startsWith("--") && a.includes("=") ? a.slice(0, a.indexOf("=")) : a
     if (names.includes(name)) return name
-    if (!a.startsWith("--")) for (const ch of a.slice(1)) if (shortLetters.includes(ch)) return `-${ch}`
+    if (!a.startsWith("--")) { for (const ch of a.slice(1)) if (shortLetters.includes(ch)) return `-${ch}` }
   }
   return undefined
 }
 
 /** git options (any subcommand, abbreviations too) that write files or run programs. */
-const GIT_RISKY_LONG = ["output", "output-directory", "exec", "upload-pack", "receive-pack", "open-files-in-pager", "ext-diff", "extcmd", "sendmail-cmd", "to-cmd", "cc-cmd"]
+const GIT_RISKY_LONG = [
+  "output",
+  "output-directory",
+  "exec",
+  "upload-pack",
+  "receive-pack",
+  "open-files-in-pager",
+  "ext-diff",
+  "extcmd",
+  "sendmail-cmd",
+  "to-cmd",
+  "cc-cmd"
+]
 /** Exact git options that are also the start of a risky name. */
 const GIT_EXACT_HARMLESS = new Set(["cc"])
 
@@ -160,9 +177,16 @@ const gitGuard = (args: ReadonlyArray<string | undefined>): string | undefined =
   while (i < args.length) {
     const a = args[i]
     if (a === undefined || !a.startsWith("-")) break
-    if (a === "-c" || a === "--config-env" || a.startsWith("--config-env=") || a.startsWith("-c")) return "git -c sets configuration that can run programs"
-    if (a === "--exec-path" || a.startsWith("--exec-path=")) return "git --exec-path runs programs from another directory"
-    if (a === "-C" || a === "--git-dir" || a.startsWith("--git-dir=") || a === "--work-tree" || a.startsWith("--work-tree=")) {
+    if (a === "-c" || a === "--config-env" || a.startsWith("--config-env=") || a.startsWith("-c")) {
+      return "git -c sets configuration that can run programs"
+    }
+    if (a === "--exec-path" || a.startsWith("--exec-path=")) {
+      return "git --exec-path runs programs from another directory"
+    }
+    if (
+      a === "-C" || a === "--git-dir" || a.startsWith("--git-dir=") || a === "--work-tree" ||
+      a.startsWith("--work-tree=")
+    ) {
       return "git with another repository directory (its configuration can run programs)"
     }
     i += a === "--namespace" || a === "--super-prefix" ? 2 : 1
@@ -177,19 +201,36 @@ const gitGuard = (args: ReadonlyArray<string | undefined>): string | undefined =
     const hit = a === undefined ? undefined : gitRiskyLong(a)
     if (hit !== undefined) return `git ${a} (${hit}) writes files or runs programs`
   }
-  if (sub === "grep" && rest.some((a) => a !== undefined && /^-[^-]*O/.test(a))) return "git grep -O runs a pager program"
-  if ((sub === "rebase" || sub === "difftool" || sub === "mergetool") && rest.some((a) => a !== undefined && (/^-[^-]*[xt]/.test(a) || /^--(?:t|to|too|tool)(?:=|$)/.test(a)))) return `git ${sub} -x/-t runs a program`
-  if (sub === "format-patch" && rest.some((a) => a !== undefined && /^-[^-]*o/.test(a))) return "git format-patch -o writes files"
-  if ((sub === "clone" || sub === "ls-remote" || sub === "fetch" || sub === "pull" || sub === "archive") && rest.some((a) => a !== undefined && (/^-[^-]*u/.test(a) || a.startsWith("--remote")))) {
+  if (sub === "grep" && rest.some((a) => a !== undefined && /^-[^-]*O/.test(a))) {
+    return "git grep -O runs a pager program"
+  }
+  if (
+    (sub === "rebase" || sub === "difftool" || sub === "mergetool") &&
+    rest.some((a) => a !== undefined && (/^-[^-]*[xt]/.test(a) || /^--(?:t|to|too|tool)(?:=|$)/.test(a)))
+  ) return `git ${sub} -x/-t runs a program`
+  if (sub === "format-patch" && rest.some((a) => a !== undefined && /^-[^-]*o/.test(a))) {
+    return "git format-patch -o writes files"
+  }
+  if (
+    (sub === "clone" || sub === "ls-remote" || sub === "fetch" || sub === "pull" || sub === "archive") &&
+    rest.some((a) => a !== undefined && (/^-[^-]*u/.test(a) || a.startsWith("--remote")))
+  ) {
     return `git ${sub} with a remote program`
   }
   if (sub === "submodule" && rest.includes("foreach")) return "git submodule foreach runs commands"
   if (sub === "bisect" && rest[0] === "run") return "git bisect run runs commands"
   if (sub === "filter-branch" || sub === "filter-repo") return `git ${sub} runs commands`
   if (sub === "config" && rest[0] !== "get" && rest[0] !== "list") {
-    const reads = rest.some((a) => a !== undefined && /^(?:--get|--get-all|--get-regexp|--get-urlmatch|--list|-l)$/.test(a))
+    const reads = rest.some((a) =>
+      a !== undefined && /^(?:--get|--get-all|--get-regexp|--get-urlmatch|--list|-l)$/.test(a)
+    )
     const operands = rest.filter((a) => a === undefined || !a.startsWith("-"))
-    if (!reads && (operands.length >= 2 || rest.some((a) => a !== undefined && /^(?:--add|--replace-all|--unset|--unset-all|--edit|-e|--rename-section|--remove-section|set|unset)$/.test(a)))) {
+    if (
+      !reads && (operands.length >= 2 || rest.some((a) =>
+        a !== undefined &&
+        /^(?:--add|--replace-all|--unset|--unset-all|--edit|-e|--rename-section|--remove-section|set|unset)$/.test(a)
+      ))
+    ) {
       return "git config writes configuration that can run programs"
     }
   }
@@ -217,7 +258,9 @@ const awkProgramGuard = (words: ReadonlyArray<WordFacts>): string | undefined =>
     break
   }
   if (program === undefined) return undefined
-  if (/\bsystem\s*\(|\||>|\bgetline\b|@load|@include|\bfflush\b|\bclose\s*\(/.test(program)) return "an awk program that runs commands or writes files"
+  if (/\bsystem\s*\(|\||>|\bgetline\b|@load|@include|\bfflush\b|\bclose\s*\(/.test(program)) {
+    return "an awk program that runs commands or writes files"
+  }
   return undefined
 }
 
@@ -227,8 +270,12 @@ const tarGuard = (words: ReadonlyArray<WordFacts>): string | undefined => {
   // The first word may be old-style letters without a dash (`tar xzf a.tar`).
   const first = words[1]?.value
   if (typeof first === "string" && !first.startsWith("-") && /[IF]/.test(first)) return "tar -I/-F runs programs"
-  const archives = dangerousOptions(TT.tar, words, VALUES).filter((u) => u.written === "-f" || u.written.startsWith("--f"))
-  if (archives.some((u) => typeof u.value?.value === "string" && /^[^/]*:/.test(u.value.value))) return "tar with a remote archive runs a remote shell"
+  const archives = dangerousOptions(TT.tar, words, VALUES).filter((u) =>
+    u.written === "-f" || u.written.startsWith("--f")
+  )
+  if (archives.some((u) => typeof u.value?.value === "string" && /^[^/]*:/.test(u.value.value))) {
+    return "tar with a remote archive runs a remote shell"
+  }
   return undefined
 }
 
@@ -272,8 +319,13 @@ const curlSendsFile = (words: ReadonlyArray<WordFacts>): string | undefined => {
   for (const use of uses) {
     const v = use.value?.value
     if (typeof v !== "string") continue
-    if (/^--?(?:d|data|data-ascii|data-binary|data-urlencode|json)$/.test(use.written.replace(/^(--[a-z-]+).*/, "$1")) && (v.startsWith("@") || /^[^=]*=?@/.test(v) && use.written.includes("urlencode"))) return `curl ${use.written} sends a local file`
-    if ((use.written === "-F" || use.written.startsWith("--form")) && /=[@<]/.test(v)) return `curl ${use.written} sends a local file`
+    if (
+      /^--?(?:d|data|data-ascii|data-binary|data-urlencode|json)$/.test(use.written.replace(/^(--[a-z-]+).*/, "$1")) &&
+      (v.startsWith("@") || /^[^=]*=?@/.test(v) && use.written.includes("urlencode"))
+    ) return `curl ${use.written} sends a local file`
+    if ((use.written === "-F" || use.written.startsWith("--form")) && /=[@<]/.test(v)) {
+      return `curl ${use.written} sends a local file`
+    }
   }
   return undefined
 }
@@ -295,18 +347,58 @@ const packageManagerGuard = (key: string, words: ReadonlyArray<WordFacts>): stri
     const name = body.startsWith("no-") ? body.slice(3) : body
     if (v.startsWith("--") || body.length > 1) {
       const hit = dangerKeys.find((k) => k === name || (name.length > 0 && k.startsWith(name)))
-      if (hit !== undefined && !(body.length <= 3 && !v.startsWith("--") && NPM_SHORTHANDS.has(body))) return `${key} ${v} (${hit}) runs programs, writes outside the project or changes configuration`
+      if (hit !== undefined && !(body.length <= 3 && !v.startsWith("--") && NPM_SHORTHANDS.has(body))) {
+        return `${key} ${v} (${hit}) runs programs, writes outside the project or changes configuration`
+      }
       if (v.startsWith("--")) continue
     }
     if (NPM_SHORTHANDS.has(body)) {
       if (body === "reg") return `${key} ${v} uses another registry`
       continue
     }
-    for (const ch of body) if (TT.PACKAGE_MANAGER_SHORT_DANGERS.has(ch)) return `${key} -${ch} runs programs or writes outside the project`
+    for (const ch of body) {
+      if (TT.PACKAGE_MANAGER_SHORT_DANGERS.has(ch)) return `${key} -${ch} runs programs or writes outside the project`
+    }
   }
   return undefined
 }
-const NPM_SHORTHANDS = new Set(["d", "dd", "ddd", "q", "s", "quiet", "silent", "verbose", "desc", "help", "local", "n", "no", "porcelain", "readonly", "reg", "iwr", "ws", "w", "y", "f", "a", "l", "m", "p", "S", "B", "D", "E", "O", "P", "h", "H", "?", "v"])
+const NPM_SHORTHANDS = new Set([
+  "d",
+  "dd",
+  "ddd",
+  "q",
+  "s",
+  "quiet",
+  "silent",
+  "verbose",
+  "desc",
+  "help",
+  "local",
+  "n",
+  "no",
+  "porcelain",
+  "readonly",
+  "reg",
+  "iwr",
+  "ws",
+  "w",
+  "y",
+  "f",
+  "a",
+  "l",
+  "m",
+  "p",
+  "S",
+  "B",
+  "D",
+  "E",
+  "O",
+  "P",
+  "h",
+  "H",
+  "?",
+  "v"
+])
 
 /**
  * Indexes of words that are the message of `git commit/tag/merge/notes/stash -m`: a value, never
@@ -336,7 +428,8 @@ const sedGuard = (words: ReadonlyArray<WordFacts>): string | undefined => {
 }
 
 /** Variables on make's command line that change the shell or make's own options. */
-const MAKE_SETTINGS = /^(?:SHELL|\.SHELLFLAGS|MAKESHELL|MAKE|MAKEFLAGS|MFLAGS|GNUMAKEFLAGS|MAKEFILES|\.RECIPEPREFIX)\s*[:+?!]?=/
+const MAKE_SETTINGS =
+  /^(?:SHELL|\.SHELLFLAGS|MAKESHELL|MAKE|MAKEFLAGS|MFLAGS|GNUMAKEFLAGS|MAKEFILES|\.RECIPEPREFIX)\s*[:+?!]?=/
 
 /**
  * Any other variable on make's command line can name the program a recipe runs (`CC=./evil.sh`),
@@ -353,17 +446,34 @@ const programGuard = (key: string, unit: Unit): string | undefined => {
   const words = unit.words
   const options = own(OPTION_GUARDS, key)
   if (options !== undefined) {
-    const found = dangerousOptions(options.table, words, options.effects, options.stopAtOperand === true ? { stopAtOperand: true } : {})
+    const found = dangerousOptions(
+      options.table,
+      words,
+      options.effects,
+      options.stopAtOperand === true ? { stopAtOperand: true } : {}
+    )
     // python's -c and -m end its options: what follows is the program's own argv.
-    const end = options.table === TT.python ? (found.find((u) => u.written === "-c" || u.written === "-m")?.index ?? words.length) : words.length
+    const end = options.table === TT.python
+      ? (found.find((u) => u.written === "-c" || u.written === "-m")?.index ?? words.length)
+      : words.length
     const slipped = (options.notFirst === true ? found.filter((u) => u.index > 1) : found).filter((u) => u.index <= end)
     const hit = slipped[0]
-    if (hit !== undefined) return `${key} ${hit.written} ${hit.effect === "write" ? "writes files" : hit.effect === "read" || hit.effect === "readList" ? "reads local files" : "runs programs or changes configuration"}`
+    if (hit !== undefined) {
+      return `${key} ${hit.written} ${
+        hit.effect === "write"
+          ? "writes files"
+          : hit.effect === "read" || hit.effect === "readList"
+          ? "reads local files"
+          : "runs programs or changes configuration"
+      }`
+    }
   }
   switch (key) {
     case "make":
     case "gmake": {
-      const override = words.slice(1).find((w) => typeof w.value === "string" && (MAKE_SETTINGS.test(w.value) || programOverride(w.value)))
+      const override = words.slice(1).find((w) =>
+        typeof w.value === "string" && (MAKE_SETTINGS.test(w.value) || programOverride(w.value))
+      )
       return override === undefined ? undefined : `make ${override.value as string} changes how make runs recipes`
     }
     case "sed":
@@ -410,7 +520,11 @@ const programGuard = (key: string, unit: Unit): string | undefined => {
     case "ssh":
     case "scp":
     case "sftp": {
-      if (args.some((a) => a !== undefined && /(?:proxycommand|localcommand|permitlocalcommand|knownhostscommand|match\s+exec)/i.test(a))) return `${key} with an option that runs a local program`
+      if (
+        args.some((a) =>
+          a !== undefined && /(?:proxycommand|localcommand|permitlocalcommand|knownhostscommand|match\s+exec)/i.test(a)
+        )
+      ) return `${key} with an option that runs a local program`
       const hit = hasOption(args, ["-F", "-S", "-D"], key === "ssh" ? "F" : "FS")
       return hit === undefined ? undefined : `${key} ${hit} (configuration or program)`
     }
@@ -437,7 +551,9 @@ export const unitGuards = memoByUnit((unit: Unit): ReadonlyArray<string> => {
     for (const w of unit.words.slice(1)) {
       const text = typeof w.value === "string" ? w.value : w.raw
       const name = /^[A-Za-z_][A-Za-z0-9_]*/.exec(text)?.[0]
-      if (name !== undefined && !text.startsWith("-") && isDangerousVariable(name)) found.push(`setting the shell variable ${name}`)
+      if (name !== undefined && !text.startsWith("-") && isDangerousVariable(name)) {
+        found.push(`setting the shell variable ${name}`)
+      }
     }
   }
   if (unit.role !== "redirect-only") {
@@ -449,7 +565,9 @@ export const unitGuards = memoByUnit((unit: Unit): ReadonlyArray<string> => {
     }
   }
   if (SUBSCRIPT_EVALUATORS.has(key) || unit.role === "test") {
-    if (unit.words.slice(1).some((w) => SUBSCRIPT_PAYLOAD.test(typeof w.value === "string" ? w.value : w.raw))) found.push("an argument bash evaluates as an array subscript")
+    if (unit.words.slice(1).some((w) => SUBSCRIPT_PAYLOAD.test(typeof w.value === "string" ? w.value : w.raw))) {
+      found.push("an argument bash evaluates as an array subscript")
+    }
   }
   const program = programGuard(key, unit)
   if (program !== undefined) found.push(program)
@@ -458,8 +576,12 @@ export const unitGuards = memoByUnit((unit: Unit): ReadonlyArray<string> => {
     // A value only known at run time (or xargs' run-time arguments) could be any option.
     const words = unit.words.slice(1)
     const isValue = key === "git" ? gitMessageValues(unit) : new Set<number>()
-    if (words.some((w, i) => typeof w.value !== "string" && !w.procSub && !isValue.has(i + 1))) found.push(`${key} with arguments only known at run time`)
-    if (EXEC_CAPABLE.has(key) && words.some((w) => w.unquotedGlob)) found.push(`an unquoted glob in the arguments of ${key}`)
+    if (words.some((w, i) => typeof w.value !== "string" && !w.procSub && !isValue.has(i + 1))) {
+      found.push(`${key} with arguments only known at run time`)
+    }
+    if (EXEC_CAPABLE.has(key) && words.some((w) => w.unquotedGlob)) {
+      found.push(`an unquoted glob in the arguments of ${key}`)
+    }
   }
   return found
 })

@@ -21,7 +21,9 @@ export const checkHygiene = (command: string): string | undefined => {
   const control = CONTROL.exec(command)
   if (control !== null) return `the command contains a control character (${describeChar(control[0])})`
   const invisible = INVISIBLE.exec(command)
-  if (invisible !== null) return `the command contains an invisible or non-standard Unicode character (${describeChar(invisible[0])})`
+  if (invisible !== null) {
+    return `the command contains an invisible or non-standard Unicode character (${describeChar(invisible[0])})`
+  }
   return undefined
 }
 

@@ -39,7 +39,10 @@ const isReadOnlyAnalysis = (analysis: Analysis): boolean => {
     if (unit.role === "assignment") return false
     if (!readOnlyVerdict(unit).readOnly) return false
     for (const redirect of unit.redirects) {
-      if (redirect.op === "<" || redirect.op === "<<" || redirect.op === "<<-" || redirect.op === "<<<" || redirectIsFdDup(redirect)) continue
+      if (
+        redirect.op === "<" || redirect.op === "<<" || redirect.op === "<<-" || redirect.op === "<<<" ||
+        redirectIsFdDup(redirect)
+      ) continue
       if (typeof redirect.target === "string" && HARMLESS_OUTPUTS.has(redirect.target)) continue
       return false
     }
@@ -48,7 +51,10 @@ const isReadOnlyAnalysis = (analysis: Analysis): boolean => {
 }
 
 /** The analyzer over one parser, with a cache of analyses of its own (given: for benchmarks, which empty it). */
-export const makeShellAnalyzer = (parser: ShellParser, analyses: Analyses = makeAnalyses(parser)): ShellAnalyzerService => ({
+export const makeShellAnalyzer = (
+  parser: ShellParser,
+  analyses: Analyses = makeAnalyses(parser)
+): ShellAnalyzerService => ({
   warmup: parser.ensure,
   unavailable: Effect.map(parser.ensure, () => parser.unavailable()),
   analyze: (command) => Effect.map(parser.ensure, () => toCommandAnalysis(analyses.analyze(command))),

@@ -4,7 +4,7 @@
  */
 import type { Unit } from "./units.js"
 
-export const memoByUnit = <A>(compute: (unit: Unit) => A): ((unit: Unit) => A) => {
+export const memoByUnit = <A>(compute: (unit: Unit) => A): (unit: Unit) => A => {
   const cache = new WeakMap<Unit, { readonly value: A }>()
   return (unit) => {
     const hit = cache.get(unit)

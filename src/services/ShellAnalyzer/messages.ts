@@ -10,18 +10,25 @@ export const GENERIC_ASK = "This command requires approval"
 /** When nothing at all can be checked (an empty command). */
 export const TOOL_ASK = "Claude requested permissions to use Bash, but you haven't granted it yet."
 
-export const denied = (command: string): string => `Permission to use Bash with command ${escapeForDisplay(command)} has been denied.`
+export const denied = (command: string): string =>
+  `Permission to use Bash with command ${escapeForDisplay(command)} has been denied.`
 
 export const compound = (parts: ReadonlyArray<string>): string =>
-  `This Bash command contains multiple operations. The following part${parts.length === 1 ? "" : "s"} require${parts.length === 1 ? "s" : ""} approval: ${parts.map(escapeForDisplay).join(", ")}`
+  `This Bash command contains multiple operations. The following part${parts.length === 1 ? "" : "s"} require${
+    parts.length === 1 ? "s" : ""
+  } approval: ${parts.map(escapeForDisplay).join(", ")}`
 
 /** `('a', 'b')`, as the write messages list the working directories. */
 const listed = (dirs: ReadonlyArray<string>): string => dirs.map((d) => `'${d}'`).join(", ")
 
 const INSIDE_TAIL = (dirs: ReadonlyArray<string>) =>
-  `The path is inside the working directories for this session (${listed(dirs)}), and Claude Code asks before a shell command creates, changes or removes files there.`
+  `The path is inside the working directories for this session (${
+    listed(dirs)
+  }), and Claude Code asks before a shell command creates, changes or removes files there.`
 const OUTSIDE_TAIL = (dirs: ReadonlyArray<string>) =>
-  `The path is outside the working directories for this session (${listed(dirs)}). Allowing runs the command as written.`
+  `The path is outside the working directories for this session (${
+    listed(dirs)
+  }). Allowing runs the command as written.`
 
 /** A command that writes files (`touch`, `rm`, `cp`, `sed -i`, …) at `path`. */
 export const fileCommand = (command: string, path: string, inside: boolean, dirs: ReadonlyArray<string>): string =>
@@ -76,16 +83,26 @@ export const readOutside = (command: string, path: string, dirs: ReadonlyArray<s
   const verb = READ_VERBS[command]
   return verb === undefined
     ? undefined
-    : `${command} in '${escapeForDisplay(path)}' was blocked. For security, Claude Code may only ${verb} the allowed working directories for this session: ${listed(dirs)}.`
+    : `${command} in '${
+      escapeForDisplay(path)
+    }' was blocked. For security, Claude Code may only ${verb} the allowed working directories for this session: ${
+      listed(dirs)
+    }.`
 }
 
 /** Why an expansion keeps the command from being checked, by the kind of the first one. */
 export const expansionAsk = (reasons: ReadonlyArray<string>): string | undefined => {
   for (const reason of reasons) {
-    if (/a command substitution inside a string/.test(reason)) return "Quoted text in this command can't be checked before it runs"
-    if (/unquoted command substitution/.test(reason)) return "A nested command in this command can't be checked before it runs"
+    if (/a command substitution inside a string/.test(reason)) {
+      return "Quoted text in this command can't be checked before it runs"
+    }
+    if (/unquoted command substitution/.test(reason)) {
+      return "A nested command in this command can't be checked before it runs"
+    }
     if (/expansion \$\{/.test(reason)) return "A variable in braces in this command can't be checked before it runs"
-    if (/expansion \$|a command name that is not a literal/.test(reason)) return "A variable in this command can't be checked before it runs"
+    if (/expansion \$|a command name that is not a literal/.test(reason)) {
+      return "A variable in this command can't be checked before it runs"
+    }
   }
   return undefined
 }
@@ -98,6 +115,8 @@ export const dangerousRemoval = (command: string, path: string, workspace: boole
       : "a critical system directory"
   }. This requires explicit approval and cannot be auto-allowed by permission rules.`
 
-export const sensitiveFile = (path: string): string => `Claude requested permissions to edit ${escapeForDisplay(path)} which is a sensitive file.`
+export const sensitiveFile = (path: string): string =>
+  `Claude requested permissions to edit ${escapeForDisplay(path)} which is a sensitive file.`
 
-export const writeTo = (path: string): string => `Claude requested permissions to write to ${escapeForDisplay(path)}, but you haven't granted it yet.`
+export const writeTo = (path: string): string =>
+  `Claude requested permissions to write to ${escapeForDisplay(path)}, but you haven't granted it yet.`

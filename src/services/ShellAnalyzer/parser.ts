@@ -93,7 +93,9 @@ export interface ShellParser {
  * and every parse fails with that reason (as after a failed load).
  */
 export const makeShellParser = (options: { readonly unavailable?: string } = {}): ShellParser => {
-  let state: LoadState = options.unavailable === undefined ? { _tag: "NotLoaded" } : { _tag: "Failed", error: options.unavailable }
+  let state: LoadState = options.unavailable === undefined
+    ? { _tag: "NotLoaded" }
+    : { _tag: "Failed", error: options.unavailable }
 
   const startLoading = (): Promise<void> => {
     const promise = load().then(
@@ -126,12 +128,18 @@ export const makeShellParser = (options: { readonly unavailable?: string } = {})
     state._tag === "Ready"
       ? undefined
       : state._tag === "Failed"
-        ? `the shell parser failed to load (${state.error})`
-        : "the shell parser is not loaded"
+      ? `the shell parser failed to load (${state.error})`
+      : "the shell parser is not loaded"
 
-  const parse = (source: string, deadlineMs: number = PARSE_DEADLINE_MS, maxLength: number = MAX_COMMAND_LENGTH): ParseResult => {
+  const parse = (
+    source: string,
+    deadlineMs: number = PARSE_DEADLINE_MS,
+    maxLength: number = MAX_COMMAND_LENGTH
+  ): ParseResult => {
     if (state._tag !== "Ready") return { _tag: "Failed", reason: unavailable() ?? "the shell parser is not available" }
-    if (source.length > maxLength) return { _tag: "Failed", reason: `the command is longer than ${maxLength} characters` }
+    if (source.length > maxLength) {
+      return { _tag: "Failed", reason: `the command is longer than ${maxLength} characters` }
+    }
     const loaded = state.loaded
     try {
       // A second attempt keeps a stall of the process (GC, a busy machine) from failing an
@@ -155,7 +163,10 @@ export const makeShellParser = (options: { readonly unavailable?: string } = {})
         // already dead
       }
       void startLoading()
-      return { _tag: "Failed", reason: `the shell parser failed (${error instanceof Error ? error.message : String(error)})` }
+      return {
+        _tag: "Failed",
+        reason: `the shell parser failed (${error instanceof Error ? error.message : String(error)})`
+      }
     }
   }
 

@@ -17,7 +17,25 @@ export interface FilePaths {
 export const ACCEPT_EDITS_COMMANDS: ReadonlySet<string> = new Set(["mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"])
 
 /** Commands that write the files they are given (plan mode prompts for them). */
-export const FILE_WRITERS: ReadonlySet<string> = new Set(["mkdir", "touch", "rm", "rmdir", "mv", "cp", "tee", "ln", "truncate", "install", "chmod", "chown", "chgrp", "dd", "shred", "unlink", "rsync"])
+export const FILE_WRITERS: ReadonlySet<string> = new Set([
+  "mkdir",
+  "touch",
+  "rm",
+  "rmdir",
+  "mv",
+  "cp",
+  "tee",
+  "ln",
+  "truncate",
+  "install",
+  "chmod",
+  "chown",
+  "chgrp",
+  "dd",
+  "shred",
+  "unlink",
+  "rsync"
+])
 
 interface Layout {
   /** Short options taking a value, and the long ones (`--x v` form). */
@@ -25,7 +43,10 @@ interface Layout {
   readonly longValues: ReadonlyArray<string>
 }
 
-const split = (words: ReadonlyArray<WordFacts>, layout: Layout): { operands: Array<WordFacts>; values: Map<string, Array<WordFacts>> } => {
+const split = (
+  words: ReadonlyArray<WordFacts>,
+  layout: Layout
+): { operands: Array<WordFacts>; values: Map<string, Array<WordFacts>> } => {
   const operands: Array<WordFacts> = []
   const values = new Map<string, Array<WordFacts>>()
   const addValue = (name: string, w: WordFacts | undefined) => {
@@ -95,9 +116,14 @@ export const filePaths = memoByUnit((unit: Unit): FilePaths | undefined => {
     case "cp":
     case "install":
     case "ln": {
-      const { operands, values } = split(words, { shortValues: key === "install" ? "tSmogT" : "tS", longValues: ["--target-directory", "--suffix", "--mode", "--owner", "--group"] })
+      const { operands, values } = split(words, {
+        shortValues: key === "install" ? "tSmogT" : "tS",
+        longValues: ["--target-directory", "--suffix", "--mode", "--owner", "--group"]
+      })
       const target = [...(values.get("-t") ?? []), ...(values.get("--target-directory") ?? [])]
-      if (target.length > 0) return { reads: key === "mv" ? [] : operands, writes: key === "mv" ? [...operands, ...target] : target }
+      if (target.length > 0) {
+        return { reads: key === "mv" ? [] : operands, writes: key === "mv" ? [...operands, ...target] : target }
+      }
       if (operands.length === 0) return { reads: [], writes: [] }
       const dest = operands[operands.length - 1]!
       const sources = operands.slice(0, -1)
@@ -123,12 +149,29 @@ export const filePaths = memoByUnit((unit: Unit): FilePaths | undefined => {
       return { reads, writes }
     }
     case "sort": {
-      const { operands, values } = split(words, { shortValues: "oTkStz", longValues: ["--output", "--key", "--field-separator", "--buffer-size", "--temporary-directory", "--parallel", "--batch-size", "--sort", "--random-source", "--compress-program", "--files0-from"] })
+      const { operands, values } = split(words, {
+        shortValues: "oTkStz",
+        longValues: [
+          "--output",
+          "--key",
+          "--field-separator",
+          "--buffer-size",
+          "--temporary-directory",
+          "--parallel",
+          "--batch-size",
+          "--sort",
+          "--random-source",
+          "--compress-program",
+          "--files0-from"
+        ]
+      })
       return { reads: operands, writes: [...(values.get("-o") ?? []), ...(values.get("--output") ?? [])] }
     }
     case "sed": {
       const sed = parseSedArgs(words)
-      return sed.inPlace ? { reads: [...sed.scriptFiles], writes: sed.files } : { reads: [...sed.scriptFiles, ...sed.files], writes: [] }
+      return sed.inPlace
+        ? { reads: [...sed.scriptFiles], writes: sed.files }
+        : { reads: [...sed.scriptFiles, ...sed.files], writes: [] }
     }
     default:
       return undefined

@@ -19,7 +19,10 @@ export const TREE_CHANGED: unique symbol = Symbol("the file tree may change")
  */
 export type Dirs = ReadonlyArray<string | null | typeof TREE_CHANGED>
 
-export type Resolved = { readonly ok: true; readonly paths: ReadonlyArray<string> } | { readonly ok: false; readonly reason: string }
+export type Resolved = { readonly ok: true; readonly paths: ReadonlyArray<string> } | {
+  readonly ok: false
+  readonly reason: string
+}
 
 /** Resolves a literal path word against each candidate directory; `~` and `~/…` expand to home. */
 export const resolvePathWord = (word: WordFacts, dirs: Dirs, home: string): Resolved => {
@@ -27,7 +30,9 @@ export const resolvePathWord = (word: WordFacts, dirs: Dirs, home: string): Reso
   const value = word.value
   if (value.length === 0) return { ok: false, reason: "an empty path" }
   if (value.includes("\u0000")) return { ok: false, reason: "a path with a NUL byte" }
-  if (dirs.includes(TREE_CHANGED)) return { ok: false, reason: `the path ${value} is used by a command that may change the file tree first` }
+  if (dirs.includes(TREE_CHANGED)) {
+    return { ok: false, reason: `the path ${value} is used by a command that may change the file tree first` }
+  }
   if (word.tilde || value.startsWith("~")) {
     if (value === "~" || value.startsWith("~/")) return { ok: true, paths: [path.resolve(home, value.slice(2))] }
     return { ok: false, reason: `the path ${value} names another user's home directory` }
@@ -35,7 +40,9 @@ export const resolvePathWord = (word: WordFacts, dirs: Dirs, home: string): Reso
   if (path.isAbsolute(value)) return checkable(kernelJoin("/", value))
   const paths: Array<string> = []
   for (const dir of dirs) {
-    if (dir === null || dir === TREE_CHANGED) return { ok: false, reason: `the relative path ${value} after a cd to a directory only known at run time` }
+    if (dir === null || dir === TREE_CHANGED) {
+      return { ok: false, reason: `the relative path ${value} after a cd to a directory only known at run time` }
+    }
     paths.push(kernelJoin(dir, value))
   }
   return checkable(...paths)
@@ -55,7 +62,9 @@ const kernelJoin = (dir: string, value: string): string => {
 /** /proc paths name the process that opens them: judged in toolgate's process, they say nothing of the shell's. */
 const checkable = (...paths: ReadonlyArray<string>): Resolved => {
   const magic = paths.find((p) => p === "/proc" || p.startsWith("/proc/"))
-  return magic === undefined ? { ok: true, paths } : { ok: false, reason: `${magic} depends on the process that opens it` }
+  return magic === undefined
+    ? { ok: true, paths }
+    : { ok: false, reason: `${magic} depends on the process that opens it` }
 }
 
 export const isInsideDir = (child: string, dir: string): boolean => {
@@ -102,7 +111,10 @@ const realWorkingDir = (dir: string): string => {
   return real
 }
 
-export const workingDirsOf = (dirs: ReadonlyArray<string>): WorkingDirs => ({ lexical: dirs, real: dirs.map(realWorkingDir) })
+export const workingDirsOf = (dirs: ReadonlyArray<string>): WorkingDirs => ({
+  lexical: dirs,
+  real: dirs.map(realWorkingDir)
+})
 
 /** Is the path (lexically, and with symlinks resolved) inside one of the directories? */
 export const isInsideWorkingDirs = (abs: string, dirs: WorkingDirs): boolean => {

@@ -46,19 +46,28 @@ interface Command {
 }
 
 const paths = (table: OptionTable, extra: Partial<Command> = {}): Command => ({ table, operands: "paths", ...extra })
-const none = (table: OptionTable | undefined, extra: Partial<Command> = {}): Command => ({ ...(table === undefined ? {} : { table }), operands: "none", ...extra })
+const none = (table: OptionTable | undefined, extra: Partial<Command> = {}): Command => ({
+  ...(table === undefined ? {} : { table }),
+  operands: "none",
+  ...extra
+})
 const anything: Command = { operands: "none", dynamicSafe: true }
 
 /** date with an operand that is not `+FORMAT` sets the clock. */
 const dateCheck = (parsed: ParsedArgs): string | undefined =>
-  parsed.operands.some((w) => typeof w.value !== "string" || !w.value.startsWith("+")) ? "date with an operand sets the clock" : undefined
+  parsed.operands.some((w) => typeof w.value !== "string" || !w.value.startsWith("+"))
+    ? "date with an operand sets the clock"
+    : undefined
 
 /**
  * ps shows the environment of every process with the BSD `e` modifier (`ps e`, `ps auxe`, `ps eww`)
  * or the `-E`/`--env`-like spellings some versions take: a key or token of any process could leak.
  */
 const psCheck = (parsed: ParsedArgs): string | undefined =>
-  parsed.operands.some((w) => typeof w.value !== "string" || (!w.value.startsWith("-") && w.value.includes("e")) || /env/i.test(w.value) || /^-[A-Za-z]*E/.test(w.value))
+  parsed.operands.some((w) =>
+      typeof w.value !== "string" || (!w.value.startsWith("-") && w.value.includes("e")) || /env/i.test(w.value) ||
+      /^-[A-Za-z]*E/.test(w.value)
+    )
     ? "ps showing the environment of processes"
     : undefined
 
@@ -142,8 +151,14 @@ interface Reading {
   readonly reads?: ReadonlyArray<WordFacts>
 }
 
-const no = (reason: string, reads?: ReadonlyArray<WordFacts>): Reading => ({ verdict: { readOnly: false, reason }, ...(reads === undefined ? {} : { reads }) })
-const yes = (found: ReadonlyArray<WordFacts>, reads: ReadonlyArray<WordFacts> | undefined = found): Reading => ({ verdict: { readOnly: true, paths: found }, ...(reads === undefined ? {} : { reads }) })
+const no = (reason: string, reads?: ReadonlyArray<WordFacts>): Reading => ({
+  verdict: { readOnly: false, reason },
+  ...(reads === undefined ? {} : { reads })
+})
+const yes = (found: ReadonlyArray<WordFacts>, reads: ReadonlyArray<WordFacts> | undefined = found): Reading => ({
+  verdict: { readOnly: true, paths: found },
+  ...(reads === undefined ? {} : { reads })
+})
 
 /** Read-only, reading nothing. */
 const NOTHING: Reading = { verdict: { readOnly: true, paths: [] } }
@@ -154,26 +169,45 @@ const isDynamic = (w: WordFacts): boolean => typeof w.value !== "string" && !w.p
 const tableReading = (name: string, command: Command, unit: Unit): Reading => {
   const words = unit.words
   if (command.table === undefined) {
-    if (!command.dynamicSafe && words.slice(1).some(isDynamic)) return no(`${name} with arguments only known at run time`)
-    if (command.noGlobs === true && words.slice(1).some((w) => w.unquotedGlob)) return no(`an unquoted glob in a ${name} command`)
+    if (!command.dynamicSafe && words.slice(1).some(isDynamic)) {
+      return no(`${name} with arguments only known at run time`)
+    }
+    if (command.noGlobs === true && words.slice(1).some((w) => w.unquotedGlob)) {
+      return no(`an unquoted glob in a ${name} command`)
+    }
     const reason = command.check?.({ uses: [], operands: words.slice(1), dynamic: false, ambiguous: [] })
     return reason === undefined ? NOTHING : no(reason)
   }
   const parsed = parseArgs(command.table, words)
-  const split = command.colonLists === undefined ? undefined : (use: { spec: { id: string }; value?: WordFacts }) => (command.colonLists!.has(use.spec.id) ? (use.value!.value as string).split(":") : undefined)
+  const split = command.colonLists === undefined
+    ? undefined
+    : (
+      use: { spec: { id: string }; value?: WordFacts }
+    ) => (command.colonLists!.has(use.spec.id) ? (use.value!.value as string).split(":") : undefined)
   const values = readValues(parsed, split)
   const patternGiven = parsed.uses.some((u) => u.spec.pattern && !u.negated)
-  const operandFiles = command.operands === "paths" ? parsed.operands : command.operands === "afterPattern" ? (patternGiven ? parsed.operands : parsed.operands.slice(1)) : []
+  const operandFiles = command.operands === "paths"
+    ? parsed.operands
+    : command.operands === "afterPattern"
+    ? (patternGiven ? parsed.operands : parsed.operands.slice(1))
+    : []
   const reads = [...values, ...operandFiles]
   const known = command.operands === "none" ? (values.length > 0 ? values : undefined) : reads
   if (parsed.problem !== undefined) return no(`${name}: ${parsed.problem}`, known)
   if (parsed.dynamic && command.dynamicSafe !== true) return no(`${name} with arguments only known at run time`, known)
   const unsafe = parsed.uses.find((u) => !u.negated && UNSAFE_EFFECTS.has(u.spec.effect))
   if (unsafe !== undefined) return no(`${name} ${unsafe.written} ${effectText(unsafe.spec.effect)}`, known)
-  const globbedValue = parsed.uses.find((u) => u.spec.effect === "read" && u.value !== undefined && u.value.unquotedGlob && words[u.index] !== u.value)
+  const globbedValue = parsed.uses.find((u) =>
+    u.spec.effect === "read" && u.value !== undefined && u.value.unquotedGlob && words[u.index] !== u.value
+  )
   if (globbedValue !== undefined) return no(`an unquoted glob inside ${globbedValue.written}`, known)
-  if (command.noGlobs === true && words.slice(1).some((w) => w.unquotedGlob)) return no(`an unquoted glob in a ${name} command`, known)
-  if (command.responseFiles === true && parsed.operands.some((w) => typeof w.value === "string" && w.value.startsWith("@"))) {
+  if (command.noGlobs === true && words.slice(1).some((w) => w.unquotedGlob)) {
+    return no(`an unquoted glob in a ${name} command`, known)
+  }
+  if (
+    command.responseFiles === true &&
+    parsed.operands.some((w) => typeof w.value === "string" && w.value.startsWith("@"))
+  ) {
     return no(`${name} reads options from an @file`, known)
   }
   if (command.maxOperands !== undefined && parsed.operands.length > command.maxOperands) {
@@ -229,7 +263,9 @@ const DOCKER_READ_ONLY = new Set(["ps", "images", "version", "info", "inspect", 
 const DOCKER_LIST_GROUPS = new Set(["image", "container", "volume", "network", "context"])
 
 const dockerVerdict = (args: ReadonlyArray<string>): string | undefined => {
-  if (args.some((a) => /^(?:-H|--host|--context|--url|--connection|-c|--config)(?:=|$)/.test(a))) return "docker with a host, context or config option"
+  if (args.some((a) => /^(?:-H|--host|--context|--url|--connection|-c|--config)(?:=|$)/.test(a))) {
+    return "docker with a host, context or config option"
+  }
   const sub = args[0]
   if (sub === undefined) return "docker without a subcommand"
   if (DOCKER_READ_ONLY.has(sub)) return undefined
@@ -272,7 +308,9 @@ const read = (unit: Unit, name?: string): Reading => {
   if (typeof argv0 !== "string") return no("a command name that is not literal")
   if (unit.runtimeArgs === true) {
     // xargs and find -exec add arguments at run time: they may be options, and the files they name cannot be checked.
-    const reads = argv0 === "echo" ? undefined : [pathKnownOnlyAtRunTime(words[words.length - 1]!, "the arguments xargs passes")]
+    const reads = argv0 === "echo"
+      ? undefined
+      : [pathKnownOnlyAtRunTime(words[words.length - 1]!, "the arguments xargs passes")]
     return argv0 === "echo" ? NOTHING : no("arguments only known at run time", reads)
   }
   switch (argv0) {
@@ -284,7 +322,9 @@ const read = (unit: Unit, name?: string): Reading => {
     }
     case "git": {
       const git = gitReading(words)
-      return git.reason === undefined ? { verdict: { readOnly: true, paths: git.within }, reads: git.reads } : no(git.reason, git.reads)
+      return git.reason === undefined
+        ? { verdict: { readOnly: true, paths: git.within }, reads: git.reads }
+        : no(git.reason, git.reads)
     }
     case "docker": {
       if (words.slice(1).some(isDynamic)) return no("docker with arguments only known at run time")
@@ -306,8 +346,12 @@ const read = (unit: Unit, name?: string): Reading => {
     case "xxd": {
       const xxd = xxdReading(words)
       if (xxd.problem !== undefined) return no(xxd.problem)
-      if (words.slice(1).some((w) => w.unquotedGlob)) return no("an unquoted glob in an xxd command", xxd.operands.slice(0, 1))
-      return xxd.operands.length > 1 ? no("xxd with an output file writes it", xxd.operands.slice(0, 1)) : yes(xxd.operands)
+      if (words.slice(1).some((w) => w.unquotedGlob)) {
+        return no("an unquoted glob in an xxd command", xxd.operands.slice(0, 1))
+      }
+      return xxd.operands.length > 1
+        ? no("xxd with an output file writes it", xxd.operands.slice(0, 1))
+        : yes(xxd.operands)
     }
     case "printf": {
       const problem = printfProblem(words)
@@ -329,7 +373,9 @@ const read = (unit: Unit, name?: string): Reading => {
 
 const readingOf = memoByUnit((unit) => read(unit))
 
-const readsByKey = memoByUnit((unit): ReadonlyArray<WordFacts> | undefined => read(unit, commandKey(unit.argv[0] as string)).reads)
+const readsByKey = memoByUnit((unit): ReadonlyArray<WordFacts> | undefined =>
+  read(unit, commandKey(unit.argv[0] as string)).reads
+)
 
 const readsOf = (unit: Unit): ReadonlyArray<WordFacts> | undefined => {
   const argv0 = unit.argv[0]
@@ -349,7 +395,9 @@ export const readOnlyVerdict = (unit: Unit): ReadOnlyVerdict => readingOf(unit).
  */
 export const readPathOperands = (unit: Unit): ReadonlyArray<WordFacts> | undefined => {
   const argv0 = unit.argv[0]
-  if (typeof argv0 !== "string" || (unit.role !== "plain" && !(unit.role === "exec" && commandKey(argv0) === "xargs"))) return undefined
+  if (
+    typeof argv0 !== "string" || (unit.role !== "plain" && !(unit.role === "exec" && commandKey(argv0) === "xargs"))
+  ) return undefined
   return readsOf(unit)
 }
 

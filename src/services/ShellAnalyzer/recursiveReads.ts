@@ -9,7 +9,8 @@ import { commandKey } from "./wrappers.js"
 
 const GREPS = new Set(["grep", "egrep", "fgrep", "zgrep", "zegrep", "zfgrep"])
 
-const literalArgs = (unit: Unit): ReadonlyArray<string | undefined> => unit.argv.slice(1).map((w) => (typeof w === "string" ? w : undefined))
+const literalArgs = (unit: Unit): ReadonlyArray<string | undefined> =>
+  unit.argv.slice(1).map((w) => (typeof w === "string" ? w : undefined))
 
 /** A short-option cluster (`-rn`) holding one of `letters`, up to the first letter that takes a value. */
 const clusterHas = (arg: string, letters: string, valueLetters: string): boolean => {
@@ -26,18 +27,37 @@ const grepRecursive = (args: ReadonlyArray<string | undefined>): boolean => {
     const a = args[i]
     if (a === undefined) return true
     if (a === "--") return false
-    if (/^--(?:r|re|rec|recu|recur|recurs|recursi|recursiv|recursive|d|de|der|dere|deref|derefe|derefer|derefere|dereferen|dereferenc|dereference|dereference-|dereference-r\w*)$/.test(a)) return true
-    if (/^--dir\w*=rec/.test(a) || ((a === "-d" || /^--dir\w*$/.test(a)) && args[i + 1]?.startsWith("rec") === true) || /^-[^-]*d\s*rec/.test(a)) return true
+    if (
+      /^--(?:r|re|rec|recu|recur|recurs|recursi|recursiv|recursive|d|de|der|dere|deref|derefe|derefer|derefere|dereferen|dereferenc|dereference|dereference-|dereference-r\w*)$/
+        .test(a)
+    ) return true
+    if (
+      /^--dir\w*=rec/.test(a) || ((a === "-d" || /^--dir\w*$/.test(a)) && args[i + 1]?.startsWith("rec") === true) ||
+      /^-[^-]*d\s*rec/.test(a)
+    ) return true
     if (clusterHas(a, "rR", "efmABCDd")) return true
   }
   return false
 }
 
 /** git subcommands that print file contents from the repository or its history. */
-const GIT_CONTENTS = new Set(["grep", "show", "cat-file", "archive", "format-patch", "diff", "diff-tree", "diff-index", "diff-files", "range-diff"])
+const GIT_CONTENTS = new Set([
+  "grep",
+  "show",
+  "cat-file",
+  "archive",
+  "format-patch",
+  "diff",
+  "diff-tree",
+  "diff-index",
+  "diff-files",
+  "range-diff"
+])
 const GIT_HISTORY = new Set(["log", "whatchanged", "reflog"])
-const PATCH = /^(?:-p|-u|-U\d*|--patch\w*|--cc|-c|--full-diff|--unified(?:=\d+)?|-W|--function-context|--textconv|--ext-diff)$|^-[A-Za-z]*p[A-Za-z]*$/
-const NAMES_ONLY = /^(?:--stat\b.*|--shortstat|--numstat|--name-only|--name-status|--summary|--dirstat\b.*|--quiet|--exit-code|-s|--no-patch)$/
+const PATCH =
+  /^(?:-p|-u|-U\d*|--patch\w*|--cc|-c|--full-diff|--unified(?:=\d+)?|-W|--function-context|--textconv|--ext-diff)$|^-[A-Za-z]*p[A-Za-z]*$/
+const NAMES_ONLY =
+  /^(?:--stat\b.*|--shortstat|--numstat|--name-only|--name-status|--summary|--dirstat\b.*|--quiet|--exit-code|-s|--no-patch)$/
 
 /**
  * Does a git command print file contents? (A pathspec may name a directory, and a revision holds
@@ -63,7 +83,11 @@ export const readsRecursively = (unit: Unit): boolean => {
   const key = commandKey(argv0)
   const args = literalArgs(unit)
   if (GREPS.has(key)) return grepRecursive(args)
-  if (key === "rg" || key === "ripgrep") return !args.some((a) => a === "--files" || a === "--type-list" || a === "--version" || a === "-V" || a === "--help" || a === "-h")
+  if (key === "rg" || key === "ripgrep") {
+    return !args.some((a) =>
+      a === "--files" || a === "--type-list" || a === "--version" || a === "-V" || a === "--help" || a === "-h"
+    )
+  }
   if (key === "git") return gitPrintsContents(args)
   if (key === "diff") return args.some((a) => a === undefined || /^--r\w*$/.test(a) || clusterHas(a, "r", "CUFIxXLSW"))
   return false

@@ -74,7 +74,9 @@ class Scanner {
     if (this.at() === "^") this.i++
     if (this.at() === "]") this.i++
     while (this.at() !== undefined && this.at() !== "\n") {
-      if (this.at() === "[" && (this.s[this.i + 1] === ":" || this.s[this.i + 1] === "=" || this.s[this.i + 1] === ".")) {
+      if (
+        this.at() === "[" && (this.s[this.i + 1] === ":" || this.s[this.i + 1] === "=" || this.s[this.i + 1] === ".")
+      ) {
         const close = this.s.indexOf(`${this.s[this.i + 1]}]`, this.i + 2)
         if (close === -1 || this.s.slice(this.i, close).includes("\n")) return false
         this.i = close + 2
@@ -301,7 +303,12 @@ export const scanSedScript = (script: string): SedScriptFacts => {
   const gnu = scanOnce(script, true)
   if (!script.includes("[")) return gnu
   const plain = scanOnce(script, false)
-  return { exec: gnu.exec || plain.exec, write: gnu.write || plain.write, read: gnu.read || plain.read, unknown: gnu.unknown || plain.unknown }
+  return {
+    exec: gnu.exec || plain.exec,
+    write: gnu.write || plain.write,
+    read: gnu.read || plain.read,
+    unknown: gnu.unknown || plain.unknown
+  }
 }
 
 export interface SedInvocation {
@@ -327,8 +334,9 @@ export const parseSedArgs = (words: ReadonlyArray<WordFacts>): SedInvocation => 
   let sandbox = false
   for (const use of parsed.uses) {
     if (use.spec.id === "--expression") {
-      if (use.value === undefined || typeof use.value.value !== "string") problem ??= "a sed script only known at run time"
-      else pieces.push(use.value.value)
+      if (use.value === undefined || typeof use.value.value !== "string") {
+        problem ??= "a sed script only known at run time"
+      } else pieces.push(use.value.value)
     } else if (use.spec.id === "--file" && use.value !== undefined) scriptFiles.push(use.value)
     else if (use.spec.id === "--in-place") inPlace = true
     else if (use.spec.id === "--sandbox") sandbox = true
@@ -342,5 +350,12 @@ export const parseSedArgs = (words: ReadonlyArray<WordFacts>): SedInvocation => 
     files = files.slice(1)
   }
   if (parsed.dynamic) problem ??= "sed with arguments only known at run time"
-  return { script: pieces.join("\n"), scriptFiles, files, inPlace, sandbox, ...(problem === undefined ? {} : { problem }) }
+  return {
+    script: pieces.join("\n"),
+    scriptFiles,
+    files,
+    inPlace,
+    sandbox,
+    ...(problem === undefined ? {} : { problem })
+  }
 }

@@ -149,7 +149,8 @@ const suggestionFor = (command: SimpleCommand): string | undefined => {
   if (dynamic || argv.length === 0) return undefined
   const argv0 = argv[0]!
   const key = commandKey(argv0)
-  const plain = (i: number) => argv[i] !== undefined && PLAIN_TOKEN.test(argv[i]!) && !argv[i]!.startsWith("-") && !argv[i]!.endsWith(":")
+  const plain = (i: number) =>
+    argv[i] !== undefined && PLAIN_TOKEN.test(argv[i]!) && !argv[i]!.startsWith("-") && !argv[i]!.endsWith(":")
   if (!PLAIN_TOKEN.test(argv0) || argv0.endsWith(":")) return exactRule(argv)
   if (SUBCOMMAND_PROGRAMS.has(key) && plain(1)) {
     const tokens = [argv0, argv[1]!]

@@ -31,11 +31,11 @@ export interface SimpleCommand {
 export type CommandAnalysis =
   | { readonly kind: "simple"; readonly commands: ReadonlyArray<SimpleCommand> }
   | {
-      readonly kind: "tooComplex"
-      readonly reason: string
-      /** Every command that could still be seen (for the deny scan). */
-      readonly visibleCommands: ReadonlyArray<SimpleCommand>
-    }
+    readonly kind: "tooComplex"
+    readonly reason: string
+    /** Every command that could still be seen (for the deny scan). */
+    readonly visibleCommands: ReadonlyArray<SimpleCommand>
+  }
 
 /** Verdict of a path check for a redirect target or a file argument. */
 export interface PathVerdict {
@@ -66,4 +66,3 @@ export interface BashCheckContext {
    */
   readonly pathDenyRules?: boolean
 }
-

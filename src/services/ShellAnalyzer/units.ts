@@ -63,4 +63,5 @@ export interface Analysis {
 export const wordText = (word: Word): string => (typeof word === "string" ? word : word.text)
 
 export const redirectIsFdDup = (redirect: Redirect): boolean =>
-  (redirect.op === ">&" || redirect.op === "<&") && typeof redirect.target === "string" && /^(?:\d+|-)$/.test(redirect.target)
+  (redirect.op === ">&" || redirect.op === "<&") && typeof redirect.target === "string" &&
+  /^(?:\d+|-)$/.test(redirect.target)

@@ -41,7 +41,17 @@ export interface WalkState {
   piped?: number
 }
 
-const STATEMENT_CONTAINERS = new Set(["program", "list", "pipeline", "subshell", "do_group", "else_clause", "elif_clause", "if_statement", "negated_command"])
+const STATEMENT_CONTAINERS = new Set([
+  "program",
+  "list",
+  "pipeline",
+  "subshell",
+  "do_group",
+  "else_clause",
+  "elif_clause",
+  "if_statement",
+  "negated_command"
+])
 const ALLOWED_TOKENS = new Set([
   ";",
   "&",
@@ -110,13 +120,72 @@ const PRINTS_ONLY: ReadonlySet<string> = new Set(["echo", "true", "false", ":"])
  * never a secret. Any other variable from the environment could hold a key or a token.
  */
 const PRINTABLE_VARIABLES: ReadonlySet<string> = new Set([
-  "PATH", "HOME", "USER", "LOGNAME", "PWD", "OLDPWD", "SHELL", "TERM", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ",
-  "HOSTNAME", "HOSTTYPE", "OSTYPE", "MACHTYPE", "UID", "EUID", "PPID", "SHLVL", "BASH", "BASH_VERSION", "TMPDIR",
-  "EDITOR", "VISUAL", "PAGER", "COLUMNS", "LINES", "SECONDS", "RANDOM", "LINENO", "EPOCHSECONDS", "NODE_ENV", "CI",
-  "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR", "GOPATH", "GOROOT", "JAVA_HOME",
-  "VIRTUAL_ENV", "CONDA_PREFIX", "CARGO_HOME", "RUSTUP_HOME", "MANPATH", "DISPLAY",
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "PWD",
+  "OLDPWD",
+  "SHELL",
+  "TERM",
+  "LANG",
+  "LANGUAGE",
+  "LC_ALL",
+  "LC_CTYPE",
+  "TZ",
+  "HOSTNAME",
+  "HOSTTYPE",
+  "OSTYPE",
+  "MACHTYPE",
+  "UID",
+  "EUID",
+  "PPID",
+  "SHLVL",
+  "BASH",
+  "BASH_VERSION",
+  "TMPDIR",
+  "EDITOR",
+  "VISUAL",
+  "PAGER",
+  "COLUMNS",
+  "LINES",
+  "SECONDS",
+  "RANDOM",
+  "LINENO",
+  "EPOCHSECONDS",
+  "NODE_ENV",
+  "CI",
+  "XDG_CONFIG_HOME",
+  "XDG_DATA_HOME",
+  "XDG_CACHE_HOME",
+  "XDG_RUNTIME_DIR",
+  "GOPATH",
+  "GOROOT",
+  "JAVA_HOME",
+  "VIRTUAL_ENV",
+  "CONDA_PREFIX",
+  "CARGO_HOME",
+  "RUSTUP_HOME",
+  "MANPATH",
+  "DISPLAY",
   // special parameters (the positional ones are empty in `bash -c`)
-  "?", "#", "$", "!", "-", "0", "@", "*", "1", "2", "3", "4", "5", "6", "7", "8", "9"
+  "?",
+  "#",
+  "$",
+  "!",
+  "-",
+  "0",
+  "@",
+  "*",
+  "1",
+  "2",
+  "3",
+  "4",
+  "5",
+  "6",
+  "7",
+  "8",
+  "9"
 ])
 
 export class Walker implements WordSink {
@@ -309,7 +378,9 @@ export class Walker implements WordSink {
       }
       if (child.endIndex > pos) pos = child.endIndex
     }
-    if (node.endIndex > pos && !BLANK_GAP.test(this.source.slice(pos, node.endIndex))) this.disagreement("text the parser skipped")
+    if (node.endIndex > pos && !BLANK_GAP.test(this.source.slice(pos, node.endIndex))) {
+      this.disagreement("text the parser skipped")
+    }
   }
 
   /** Children of an allowlisted container: statements and known separator tokens only. */
@@ -373,7 +444,13 @@ export class Walker implements WordSink {
           for (let j = i; j < node.childCount; j++) {
             const part = node.child(j)!
             if (part.isNamed && part.type !== "comment") {
-              words.push(resolveWord(part.type === "command_name" && part.namedChild(0) !== null ? part.namedChild(0)! : part, this.source, sink))
+              words.push(
+                resolveWord(
+                  part.type === "command_name" && part.namedChild(0) !== null ? part.namedChild(0)! : part,
+                  this.source,
+                  sink
+                )
+              )
             }
           }
           this.pushUnit(words, [], [], node.text, "plain")
@@ -387,7 +464,13 @@ export class Walker implements WordSink {
 
   /** A sink for words inside regions that are already too complex: substitutions are still walked. */
   private quietSink(): WordSink {
-    return { homeStable: this.state.homeStable, complex: () => undefined, expansion: () => undefined, disagreement: () => (this.state.rawScan = true), substitution: (n) => this.substitution(n) }
+    return {
+      homeStable: this.state.homeStable,
+      complex: () => undefined,
+      expansion: () => undefined,
+      disagreement: () => (this.state.rawScan = true),
+      substitution: (n) => this.substitution(n)
+    }
   }
 
   private gapIsBlank(from: number, to: number): "none" | "blank" | "other" {
@@ -439,7 +522,12 @@ export class Walker implements WordSink {
       else groups.push([wordNode])
       prevWasWord = true
     }
-    const words = groups.map((group) => (group.length === 1 && group[0]!.isNamed ? resolveWord(group[0]!, this.source, this) : resolveJoinedWord(group, this.source, this)))
+    const words = groups.map((
+      group
+    ) => (group.length === 1 && group[0]!.isNamed
+      ? resolveWord(group[0]!, this.source, this)
+      : resolveJoinedWord(group, this.source, this))
+    )
     const allRedirects = [...redirects, ...outerRedirects]
     if (words.length === 0) {
       if (env.length > 0) this.pushUnit([], env, allRedirects, node.text, "assignment")
@@ -493,32 +581,78 @@ export class Walker implements WordSink {
         this.pushUnit(words, env, redirects, text, "plain", origin, depth, undefined, runtimeArgs)
         return
       case "wrapper": {
-        const outer = this.pushUnit(words, env, redirects, text, unwrapped.role, origin, depth, unwrapped.exactRuleOnly, runtimeArgs)
+        const outer = this.pushUnit(
+          words,
+          env,
+          redirects,
+          text,
+          unwrapped.role,
+          origin,
+          depth,
+          unwrapped.exactRuleOnly,
+          runtimeArgs
+        )
         const end = unwrapped.innerEnd ?? words.length
-        const innerWords: Array<WordFacts> =
-          unwrapped.innerArgv !== undefined ? unwrapped.innerArgv.map(literalFacts) : words.slice(unwrapped.innerStart, end)
+        const innerWords: Array<WordFacts> = unwrapped.innerArgv !== undefined
+          ? unwrapped.innerArgv.map(literalFacts)
+          : words.slice(unwrapped.innerStart, end)
         if (innerWords.length === 0) return
         this.checkCommandName(innerWords[0]!)
         const innerEnv = unwrapped.extraEnv === undefined ? env : [...env, ...unwrapped.extraEnv]
-        this.withParent(outer, () =>
-          this.expand(innerWords, innerEnv, [], innerText(unwrapped.innerStart, end) || innerWords.map((w) => w.raw).join(" "), "wrapper-inner", depth + 1, runtimeArgs || unwrapped.runtimeArgs === true)
+        this.withParent(
+          outer,
+          () =>
+            this.expand(
+              innerWords,
+              innerEnv,
+              [],
+              innerText(unwrapped.innerStart, end) || innerWords.map((w) => w.raw).join(" "),
+              "wrapper-inner",
+              depth + 1,
+              runtimeArgs || unwrapped.runtimeArgs === true
+            )
         )
         return
       }
       case "script": {
-        const outer = this.pushUnit(words, env, redirects, text, unwrapped.role, origin, depth, unwrapped.exactRuleOnly, runtimeArgs)
+        const outer = this.pushUnit(
+          words,
+          env,
+          redirects,
+          text,
+          unwrapped.role,
+          origin,
+          depth,
+          unwrapped.exactRuleOnly,
+          runtimeArgs
+        )
         if (runtimeArgs) this.complex("a shell script that gets arguments at run time")
         this.withParent(outer, () => this.nestedScript(unwrapped.script, depth + 1))
         return
       }
       case "find": {
-        const outer = this.pushUnit(words, env, redirects, text, unwrapped.commands.length > 0 ? "exec" : "plain", origin, depth, unwrapped.exactRuleOnly, runtimeArgs)
+        const outer = this.pushUnit(
+          words,
+          env,
+          redirects,
+          text,
+          unwrapped.commands.length > 0 ? "exec" : "plain",
+          origin,
+          depth,
+          unwrapped.exactRuleOnly,
+          runtimeArgs
+        )
         for (const [start, end] of unwrapped.commands) {
           const innerWords = words.slice(start, end).map((w) =>
-            typeof w.value === "string" && w.value.includes("{}") ? { ...w, value: { dynamic: true as const, text: w.raw } } : w
+            typeof w.value === "string" && w.value.includes("{}")
+              ? { ...w, value: { dynamic: true as const, text: w.raw } }
+              : w
           )
           this.checkCommandName(innerWords[0]!)
-          this.withParent(outer, () => this.expand(innerWords, env, [], innerText(start, end), "wrapper-inner", depth + 1, true))
+          this.withParent(
+            outer,
+            () => this.expand(innerWords, env, [], innerText(start, end), "wrapper-inner", depth + 1, true)
+          )
         }
         return
       }
@@ -572,8 +706,14 @@ export class Walker implements WordSink {
       return
     }
     const inner = this.state.units.slice(before)
-    const differs = disagreement(inner, read.commands, (u) => u.parent === parent && (u.origin === "nested-shell" || u.origin === "substitution"))
-    if (differs !== undefined) this.disagreement(`the parser and the shell grammar read ${differs} of a nested script differently`)
+    const differs = disagreement(
+      inner,
+      read.commands,
+      (u) => u.parent === parent && (u.origin === "nested-shell" || u.origin === "substitution")
+    )
+    if (differs !== undefined) {
+      this.disagreement(`the parser and the shell grammar read ${differs} of a nested script differently`)
+    }
   }
 
   pushUnit(
@@ -618,7 +758,9 @@ export class Walker implements WordSink {
     if (nameNode === null) this.complex("an assignment without a name")
     else if (nameNode.type === "subscript") {
       const index = nameNode.childForFieldName("index")
-      if (index === null || index.type !== "number" || index.namedChildCount > 0) this.complex("an array subscript that bash evaluates")
+      if (index === null || index.type !== "number" || index.namedChildCount > 0) {
+        this.complex("an array subscript that bash evaluates")
+      }
       name = nameNode.childForFieldName("name")?.text ?? name
     }
     const valueNode = node.childForFieldName("value")
@@ -650,7 +792,9 @@ export class Walker implements WordSink {
       }
       if (child.type === "variable_assignment") {
         const assigned = this.assignment(child)
-        const value = typeof assigned.value === "string" ? `${assigned.name}=${assigned.value}` : { dynamic: true as const, text: child.text }
+        const value = typeof assigned.value === "string"
+          ? `${assigned.name}=${assigned.value}`
+          : { dynamic: true as const, text: child.text }
         words.push({ ...literalFacts(typeof value === "string" ? value : child.text), value, raw: child.text })
       } else {
         words.push(resolveWord(child, this.source, this))
@@ -695,8 +839,12 @@ export class Walker implements WordSink {
     const arithmetic = values.some((v) => v !== undefined && ARITHMETIC_OPERATORS.has(v))
     if (arithmetic && open === "[[") {
       // [[ a -eq b ]] evaluates both sides as arithmetic, recursively through variable values.
-      const operands = words.slice(1, -1).filter((w) => typeof w.value !== "string" || !/^(?:-[a-z]{1,2}|[!()]|&&|\|\|)$/.test(w.value))
-      if (operands.some((w) => typeof w.value !== "string" || !INTEGER.test(w.value))) this.complex("an arithmetic comparison on values bash evaluates")
+      const operands = words.slice(1, -1).filter((w) =>
+        typeof w.value !== "string" || !/^(?:-[a-z]{1,2}|[!()]|&&|\|\|)$/.test(w.value)
+      )
+      if (operands.some((w) => typeof w.value !== "string" || !INTEGER.test(w.value))) {
+        this.complex("an arithmetic comparison on values bash evaluates")
+      }
     }
     this.pushUnit(words, [], [], node.text, "test")
   }
@@ -706,7 +854,10 @@ export class Walker implements WordSink {
       for (let i = 0; i < n.namedChildCount; i++) {
         const child = n.namedChild(i)!
         if (child.type === "number" && child.namedChildCount === 0) continue
-        if (child.type === "binary_expression" || child.type === "unary_expression" || child.type === "parenthesized_expression") {
+        if (
+          child.type === "binary_expression" || child.type === "unary_expression" ||
+          child.type === "parenthesized_expression"
+        ) {
           if (!literal(child)) return false
           continue
         }
@@ -745,8 +896,9 @@ export class Walker implements WordSink {
       const child = node.child(i)!
       if (child.isMissing) this.complex("an incomplete command")
       else if (!child.isNamed) this.token(child)
-      else if (node.fieldNameForChild(i) === "body" && node.child(0)?.type === "while") this.withBound(names, () => this.statement(child))
-      else this.statement(child)
+      else if (node.fieldNameForChild(i) === "body" && node.child(0)?.type === "while") {
+        this.withBound(names, () => this.statement(child))
+      } else this.statement(child)
     }
   }
 
@@ -819,12 +971,11 @@ export class Walker implements WordSink {
       return fd === undefined ? { op, target: facts.value, facts } : { op, fd, target: facts.value, facts }
     }
     if (targets.length > 1) this.complex("a redirection with several targets")
-    const facts =
-      targets.length === 0
-        ? literalFacts(op.endsWith("-") ? "-" : "")
-        : targets.length === 1
-          ? resolveWord(targets[0]!, this.source, this, node.type === "herestring_redirect" ? "assignment" : "argument")
-          : resolveJoinedWord(targets, this.source, this)
+    const facts = targets.length === 0
+      ? literalFacts(op.endsWith("-") ? "-" : "")
+      : targets.length === 1
+      ? resolveWord(targets[0]!, this.source, this, node.type === "herestring_redirect" ? "assignment" : "argument")
+      : resolveJoinedWord(targets, this.source, this)
     if (op.endsWith("-") && op.length > 1) op = op.slice(0, -1)
     return fd === undefined ? { op, target: facts.value, facts } : { op, fd, target: facts.value, facts }
   }
@@ -910,4 +1061,7 @@ const dollarParenBodies = (text: string): Array<string> => {
 }
 
 /** The extra arguments xargs and find -exec pass at run time. */
-const RUNTIME_ARGS: WordFacts = { ...literalFacts("<arguments from input>"), value: { dynamic: true, text: "<arguments from input>" } }
+const RUNTIME_ARGS: WordFacts = {
+  ...literalFacts("<arguments from input>"),
+  value: { dynamic: true, text: "<arguments from input>" }
+}

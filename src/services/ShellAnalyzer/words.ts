@@ -45,7 +45,8 @@ export interface WordSink {
   substitution(node: SyntaxNode): void
 }
 
-export const isDynamic = (word: Word): word is { readonly dynamic: true; readonly text: string } => typeof word !== "string"
+export const isDynamic = (word: Word): word is { readonly dynamic: true; readonly text: string } =>
+  typeof word !== "string"
 
 export const literalFacts = (value: string): WordFacts => ({
   value,
@@ -163,7 +164,7 @@ const addDoubleQuotedText = (text: string, b: Builder, sink: WordSink): void => 
     const ch = text[i]!
     if (ch === "\\") {
       const next = text[i + 1]
-      if (next === "$" || next === "`" || next === '"' || next === "\\") {
+      if (next === "$" || next === "`" || next === "\"" || next === "\\") {
         out += next
         i++
         continue
@@ -176,7 +177,10 @@ const addDoubleQuotedText = (text: string, b: Builder, sink: WordSink): void => 
     } else if (ch === "`") {
       sink.disagreement("a backtick the parser left inside a string")
       out += ch
-    } else if (ch === "$" && i + 1 < text.length && EXPANSION_START.test(text[i + 1]!) && text[i + 1] !== "'" && text[i + 1] !== '"') {
+    } else if (
+      ch === "$" && i + 1 < text.length && EXPANSION_START.test(text[i + 1]!) && text[i + 1] !== "'" &&
+      text[i + 1] !== "\""
+    ) {
       sink.disagreement("an expansion the parser left inside a string")
       out += ch
     } else {
@@ -198,7 +202,7 @@ const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
   v: "\u000b",
   "\\": "\\",
   "'": "'",
-  '"': '"',
+  "\"": "\"",
   "?": "?"
 }
 
@@ -230,7 +234,9 @@ export const decodeAnsiC = (body: string): string | undefined => {
     } else if ((match = /^x([0-9A-Fa-f]{1,2})/.exec(rest)) !== null) {
       out += String.fromCharCode(parseInt(match[1]!, 16))
       i += match[0].length
-    } else if ((match = /^u([0-9A-Fa-f]{1,4})/.exec(rest)) !== null || (match = /^U([0-9A-Fa-f]{1,8})/.exec(rest)) !== null) {
+    } else if (
+      (match = /^u([0-9A-Fa-f]{1,4})/.exec(rest)) !== null || (match = /^U([0-9A-Fa-f]{1,8})/.exec(rest)) !== null
+    ) {
       const code = parseInt(match[1]!, 16)
       // Beyond ASCII the result depends on the locale bash runs in (C: the escape stays as text).
       if (code > 0x7f) return undefined
@@ -259,7 +265,8 @@ const isHome = (node: SyntaxNode): boolean => node.type === "simple_expansion" &
  * it, or code it cannot see: a sourced file, eval.)
  */
 export const mayChangeHome = (command: string): boolean =>
-  /\bHOME\s*\+?=|\b(?:export|declare|typeset|local|readonly|unset|read|mapfile|readarray|printf|let|getopts|for|select)\b[^\n;&|]*\bHOME\b/.test(command) ||
+  /\bHOME\s*\+?=|\b(?:export|declare|typeset|local|readonly|unset|read|mapfile|readarray|printf|let|getopts|for|select)\b[^\n;&|]*\bHOME\b/
+    .test(command) ||
   /\b(?:source|eval)\b|(?:^|[;&|(){}!\n]\s*)\.\s/.test(command)
 
 /** Only `$NAME`, `${NAME}` and special parameters are simple; operators (`${x@P}`, `${!x}`, `${x:-$(…)}`) are not. */
@@ -268,7 +275,8 @@ const isSimpleExpansion = (node: SyntaxNode): boolean => {
   if (node.type !== "expansion") return false
   if (node.namedChildCount !== 1) return false
   const inner = node.namedChild(0)
-  return inner !== null && (inner.type === "variable_name" || inner.type === "special_variable_name") && node.text === "${" + inner.text + "}"
+  return inner !== null && (inner.type === "variable_name" || inner.type === "special_variable_name") &&
+    node.text === "${" + inner.text + "}"
 }
 
 /** The name a simple expansion reads (`$X`, `${X}`, `$1`, `$@`). */
@@ -315,11 +323,15 @@ const addString = (node: SyntaxNode, b: Builder, sink: WordSink, source: string)
         }
         // Only $HOME and $PWD are vouched for inside quotes (as Claude Code does); braces never.
         if (!isSimpleExpansion(child)) sink.complex(`the expansion ${child.text} inside a string`)
-        else if (child.type === "expansion" || !TRUSTED_QUOTED_VARIABLES.has(child.text.slice(1))) sink.expansion(`the expansion ${child.text} inside a string`, variableOf(child))
+        else if (child.type === "expansion" || !TRUSTED_QUOTED_VARIABLES.has(child.text.slice(1))) {
+          sink.expansion(`the expansion ${child.text} inside a string`, variableOf(child))
+        }
         b.expansion()
         break
       case "command_substitution":
-        if (child.text.startsWith("`") && child.text.slice(1, -1).includes("\\")) sink.complex("a backslash inside backticks")
+        if (child.text.startsWith("`") && child.text.slice(1, -1).includes("\\")) {
+          sink.complex("a backslash inside backticks")
+        }
         sink.expansion("a command substitution inside a string")
         sink.substitution(child)
         b.expansion()
@@ -335,7 +347,7 @@ const addString = (node: SyntaxNode, b: Builder, sink: WordSink, source: string)
     pos = child.endIndex
   }
   if (end > pos) addDoubleQuotedText(source.slice(pos, end), b, sink)
-  if (!node.text.endsWith('"') || node.text.length < 2) sink.complex("an unterminated string")
+  if (!node.text.endsWith("\"") || node.text.length < 2) sink.complex("an unterminated string")
 }
 
 const addPart = (node: SyntaxNode, b: Builder, sink: WordSink, source: string, mode: WordMode): void => {
@@ -422,7 +434,9 @@ const addPart = (node: SyntaxNode, b: Builder, sink: WordSink, source: string, m
       return
     case "command_substitution":
       if (mode === "argument") sink.expansion("an unquoted command substitution")
-      if (node.text.startsWith("`") && node.text.slice(1, -1).includes("\\")) sink.complex("a backslash inside backticks")
+      if (node.text.startsWith("`") && node.text.slice(1, -1).includes("\\")) {
+        sink.complex("a backslash inside backticks")
+      }
       sink.substitution(node)
       b.expansion()
       return
@@ -480,7 +494,12 @@ const finish = (b: Builder, raw: string, sink: WordSink): WordFacts => {
 }
 
 /** Resolves one argument made of one node. */
-export const resolveWord = (node: SyntaxNode, source: string, sink: WordSink, mode: WordMode = "argument"): WordFacts => {
+export const resolveWord = (
+  node: SyntaxNode,
+  source: string,
+  sink: WordSink,
+  mode: WordMode = "argument"
+): WordFacts => {
   const b = new Builder()
   addPart(node, b, sink, source, mode)
   return finish(b, node.text, sink)
@@ -490,7 +509,12 @@ export const resolveWord = (node: SyntaxNode, source: string, sink: WordSink, mo
  * Resolves one bash word made of several sibling nodes that tree-sitter split but bash joins
  * (siblings separated only by `\⏎`, or a `$` + string pair).
  */
-export const resolveJoinedWord = (nodes: ReadonlyArray<SyntaxNode>, source: string, sink: WordSink, mode: WordMode = "argument"): WordFacts => {
+export const resolveJoinedWord = (
+  nodes: ReadonlyArray<SyntaxNode>,
+  source: string,
+  sink: WordSink,
+  mode: WordMode = "argument"
+): WordFacts => {
   const b = new Builder()
   for (let i = 0; i < nodes.length; i++) {
     const node = nodes[i]!

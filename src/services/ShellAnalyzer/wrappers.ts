@@ -10,28 +10,33 @@ export type Unwrapped =
   | { readonly kind: "none" }
   | { readonly kind: "complex"; readonly reason: string }
   | {
-      readonly kind: "wrapper"
-      /** transparent: the outer needs no approval; exec: the outer must be allowed too. */
-      readonly role: "transparent" | "exec"
-      /** Index of the inner argv[0]; equal to argv.length when there is no inner command. */
-      readonly innerStart: number
-      /** For find: where the inner command ends (exclusive). */
-      readonly innerEnd?: number
-      readonly extraEnv?: ReadonlyArray<EnvFacts>
-      /** The inner command gets more arguments at run time (xargs). */
-      readonly runtimeArgs?: boolean
-      /** Only an exact rule approves the outer command (watch, setsid, ionice, flock). */
-      readonly exactRuleOnly?: string
-      /** Replace the inner argv with this (xargs without a command runs echo). */
-      readonly innerArgv?: ReadonlyArray<string>
-    }
-  | { readonly kind: "script"; readonly script: string; readonly role: "nested-shell" | "exec"; readonly exactRuleOnly?: string }
+    readonly kind: "wrapper"
+    /** transparent: the outer needs no approval; exec: the outer must be allowed too. */
+    readonly role: "transparent" | "exec"
+    /** Index of the inner argv[0]; equal to argv.length when there is no inner command. */
+    readonly innerStart: number
+    /** For find: where the inner command ends (exclusive). */
+    readonly innerEnd?: number
+    readonly extraEnv?: ReadonlyArray<EnvFacts>
+    /** The inner command gets more arguments at run time (xargs). */
+    readonly runtimeArgs?: boolean
+    /** Only an exact rule approves the outer command (watch, setsid, ionice, flock). */
+    readonly exactRuleOnly?: string
+    /** Replace the inner argv with this (xargs without a command runs echo). */
+    readonly innerArgv?: ReadonlyArray<string>
+  }
   | {
-      readonly kind: "find"
-      /** [start, end) of each -exec/-execdir/-ok/-okdir command. */
-      readonly commands: ReadonlyArray<readonly [number, number]>
-      readonly exactRuleOnly?: string
-    }
+    readonly kind: "script"
+    readonly script: string
+    readonly role: "nested-shell" | "exec"
+    readonly exactRuleOnly?: string
+  }
+  | {
+    readonly kind: "find"
+    /** [start, end) of each -exec/-execdir/-ok/-okdir command. */
+    readonly commands: ReadonlyArray<readonly [number, number]>
+    readonly exactRuleOnly?: string
+  }
 
 const NONE: Unwrapped = { kind: "none" }
 const complex = (reason: string): Unwrapped => ({ kind: "complex", reason })
@@ -118,13 +123,21 @@ const skipOptions = (
 const wrapper = (
   role: "transparent" | "exec",
   innerStart: number,
-  extra: { extraEnv?: ReadonlyArray<EnvFacts>; runtimeArgs?: boolean; exactRuleOnly?: string; innerArgv?: ReadonlyArray<string> } = {}
+  extra: {
+    extraEnv?: ReadonlyArray<EnvFacts>
+    runtimeArgs?: boolean
+    exactRuleOnly?: string
+    innerArgv?: ReadonlyArray<string>
+  } = {}
 ): Unwrapped => ({ kind: "wrapper", role, innerStart, ...extra })
 
 const ENV_ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/
 
 /** Collects `NAME=value` words (env, sudo) as environment of the inner command. */
-const takeAssignments = (words: ReadonlyArray<WordFacts>, start: number): { readonly env: Array<EnvFacts>; readonly next: number } => {
+const takeAssignments = (
+  words: ReadonlyArray<WordFacts>,
+  start: number
+): { readonly env: Array<EnvFacts>; readonly next: number } => {
   const env: Array<EnvFacts> = []
   let i = start
   while (i < words.length) {
@@ -140,7 +153,24 @@ const takeAssignments = (words: ReadonlyArray<WordFacts>, start: number): { read
 }
 
 const SHELLS = new Set(["bash", "sh", "dash", "ksh", "mksh", "ash", "rbash"])
-const OTHER_SHELLS = new Set(["zsh", "fish", "csh", "tcsh", "pwsh", "powershell", "nu", "elvish", "xonsh", "yash", "oksh", "loksh", "posh", "hush", "rc", "es"])
+const OTHER_SHELLS = new Set([
+  "zsh",
+  "fish",
+  "csh",
+  "tcsh",
+  "pwsh",
+  "powershell",
+  "nu",
+  "elvish",
+  "xonsh",
+  "yash",
+  "oksh",
+  "loksh",
+  "posh",
+  "hush",
+  "rc",
+  "es"
+])
 
 /**
  * Programs that run a command (or a command string) given in their arguments, in a way that is
@@ -209,7 +239,10 @@ const unwrapShell = (words: ReadonlyArray<WordFacts>): Unwrapped => {
       break
     }
     if (arg.startsWith("--")) {
-      if (arg === "--norc" || arg === "--noprofile" || arg === "--posix" || arg === "--noediting" || arg === "--restricted") {
+      if (
+        arg === "--norc" || arg === "--noprofile" || arg === "--posix" || arg === "--noediting" ||
+        arg === "--restricted"
+      ) {
         i++
         continue
       }
@@ -235,7 +268,11 @@ const unwrapShell = (words: ReadonlyArray<WordFacts>): Unwrapped => {
     return STDIN_SCRIPT.test(script) ? complex("a shell that reads its commands from standard input") : NONE
   }
   const script = lit(words, i)
-  if (script === undefined) return i < words.length ? complex("a shell -c with a dynamic script") : complex("a shell -c without a script")
+  if (script === undefined) {
+    return i < words.length
+      ? complex("a shell -c with a dynamic script")
+      : complex("a shell -c without a script")
+  }
   return { kind: "script", script, role: "nested-shell" }
 }
 
@@ -261,7 +298,22 @@ const unwrapFind = (words: ReadonlyArray<WordFacts>): Unwrapped => {
 }
 
 /** Builtins and programs that run code we cannot see. */
-const CODE_EVALUATORS = new Set(["source", ".", "trap", "fc", "enable", "hash", "bind", "complete", "let", "alias", "unalias", "shopt", "su", "osascript"])
+const CODE_EVALUATORS = new Set([
+  "source",
+  ".",
+  "trap",
+  "fc",
+  "enable",
+  "hash",
+  "bind",
+  "complete",
+  "let",
+  "alias",
+  "unalias",
+  "shopt",
+  "su",
+  "osascript"
+])
 
 export const unwrap = (words: ReadonlyArray<WordFacts>): Unwrapped => {
   const argv0 = lit(words, 0)
@@ -308,7 +360,12 @@ export const unwrap = (words: ReadonlyArray<WordFacts>): Unwrapped => {
       return typeof r === "number" ? wrapper("transparent", r) : complex(r.reason)
     }
     case "stdbuf": {
-      const r = skipOptions(words, 1, { shortWithValue: "ioe", shortFlags: "", longWithValue: ["--input", "--output", "--error"], longFlags: [] })
+      const r = skipOptions(words, 1, {
+        shortWithValue: "ioe",
+        shortFlags: "",
+        longWithValue: ["--input", "--output", "--error"],
+        longFlags: []
+      })
       return typeof r === "number" ? wrapper("transparent", r) : complex(r.reason)
     }
     case "env": {
@@ -324,7 +381,11 @@ export const unwrap = (words: ReadonlyArray<WordFacts>): Unwrapped => {
       const start = lit(words, r) === "-" ? r + 1 : r
       const { env, next } = takeAssignments(words, start)
       // Without a command, env prints the environment: it is printenv then, not a wrapper.
-      return wrapper("transparent", next, next >= words.length ? { extraEnv: env, innerArgv: ["printenv"] } : { extraEnv: env })
+      return wrapper(
+        "transparent",
+        next,
+        next >= words.length ? { extraEnv: env, innerArgv: ["printenv"] } : { extraEnv: env }
+      )
     }
     case "xargs": {
       const seen = new Set<string>()
@@ -334,8 +395,24 @@ export const unwrap = (words: ReadonlyArray<WordFacts>): Unwrapped => {
         {
           shortWithValue: "adEILnPs",
           shortFlags: "0oprtx",
-          longWithValue: ["--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"],
-          longFlags: ["--null", "--open-tty", "--interactive", "--no-run-if-empty", "--verbose", "--exit", "--show-limits"],
+          longWithValue: [
+            "--arg-file",
+            "--delimiter",
+            "--max-lines",
+            "--max-args",
+            "--max-procs",
+            "--max-chars",
+            "--process-slot-var"
+          ],
+          longFlags: [
+            "--null",
+            "--open-tty",
+            "--interactive",
+            "--no-run-if-empty",
+            "--verbose",
+            "--exit",
+            "--show-limits"
+          ],
           forbidden: ["-e", "-i", "-l", "--eof", "--replace"]
         },
         seen
@@ -343,15 +420,40 @@ export const unwrap = (words: ReadonlyArray<WordFacts>): Unwrapped => {
       if (typeof r !== "number") return complex(r.reason)
       const bare = r === 1
       const innerArgv = r >= words.length ? ["echo"] : undefined
-      return wrapper(bare ? "transparent" : "exec", r, innerArgv === undefined ? { runtimeArgs: true } : { runtimeArgs: true, innerArgv })
+      return wrapper(
+        bare ? "transparent" : "exec",
+        r,
+        innerArgv === undefined ? { runtimeArgs: true } : { runtimeArgs: true, innerArgv }
+      )
     }
     case "sudo":
     case "doas": {
       const r = skipOptions(words, 1, {
         shortWithValue: "ugCDhprtTUc",
         shortFlags: "EHnSbAPkK",
-        longWithValue: ["--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--command-timeout", "--other-user"],
-        longFlags: ["--preserve-env", "--set-home", "--non-interactive", "--stdin", "--background", "--askpass", "--preserve-groups", "--reset-timestamp", "--remove-timestamp"],
+        longWithValue: [
+          "--user",
+          "--group",
+          "--close-from",
+          "--chdir",
+          "--host",
+          "--prompt",
+          "--role",
+          "--type",
+          "--command-timeout",
+          "--other-user"
+        ],
+        longFlags: [
+          "--preserve-env",
+          "--set-home",
+          "--non-interactive",
+          "--stdin",
+          "--background",
+          "--askpass",
+          "--preserve-groups",
+          "--reset-timestamp",
+          "--remove-timestamp"
+        ],
         forbidden: ["-i", "-s", "--login", "--shell", "-e", "--edit", "-l", "--list", "-v", "--validate"]
       })
       if (typeof r !== "number") return complex(r.reason)
@@ -367,15 +469,28 @@ export const unwrap = (words: ReadonlyArray<WordFacts>): Unwrapped => {
     case "coproc":
       return words.length > 1 ? wrapper("exec", 1) : complex("coproc without a command")
     case "setsid": {
-      const r = skipOptions(words, 1, { shortWithValue: "", shortFlags: "cfw", longWithValue: [], longFlags: ["--ctty", "--fork", "--wait"] })
+      const r = skipOptions(words, 1, {
+        shortWithValue: "",
+        shortFlags: "cfw",
+        longWithValue: [],
+        longFlags: ["--ctty", "--fork", "--wait"]
+      })
       if (typeof r !== "number") return complex(r.reason)
       return r >= words.length ? NONE : wrapper("exec", r, { exactRuleOnly: "setsid" })
     }
     case "ionice": {
       const seen = new Set<string>()
-      const r = skipOptions(words, 1, { shortWithValue: "cnpPu", shortFlags: "t", longWithValue: ["--class", "--classdata", "--pid", "--pgid", "--uid"], longFlags: ["--ignore"] }, seen)
+      const r = skipOptions(words, 1, {
+        shortWithValue: "cnpPu",
+        shortFlags: "t",
+        longWithValue: ["--class", "--classdata", "--pid", "--pgid", "--uid"],
+        longFlags: ["--ignore"]
+      }, seen)
       if (typeof r !== "number") return complex(r.reason)
-      if (seen.has("-p") || seen.has("-P") || seen.has("-u") || seen.has("--pid") || seen.has("--pgid") || seen.has("--uid") || r >= words.length) return NONE
+      if (
+        seen.has("-p") || seen.has("-P") || seen.has("-u") || seen.has("--pid") || seen.has("--pgid") ||
+        seen.has("--uid") || r >= words.length
+      ) return NONE
       return wrapper("exec", r, { exactRuleOnly: "ionice" })
     }
     case "flock": {
@@ -402,7 +517,9 @@ export const unwrap = (words: ReadonlyArray<WordFacts>): Unwrapped => {
       const next = lit(words, afterFile)
       if (next === "-c" || next === "--command") {
         const script = lit(words, afterFile + 1)
-        return script === undefined ? complex("flock -c with a dynamic script") : { kind: "script", script, role: "exec", exactRuleOnly: "flock" }
+        return script === undefined
+          ? complex("flock -c with a dynamic script")
+          : { kind: "script", script, role: "exec", exactRuleOnly: "flock" }
       }
       return wrapper("exec", afterFile, { exactRuleOnly: "flock" })
     }
@@ -415,7 +532,20 @@ export const unwrap = (words: ReadonlyArray<WordFacts>): Unwrapped => {
           shortWithValue: "nq",
           shortFlags: "dtbegcCpwxr",
           longWithValue: ["--interval", "--equexit"],
-          longFlags: ["--differences", "--no-title", "--beep", "--errexit", "--chgexit", "--color", "--no-color", "--precise", "--no-wrap", "--exec", "--no-rerun", "--no-linewrap"]
+          longFlags: [
+            "--differences",
+            "--no-title",
+            "--beep",
+            "--errexit",
+            "--chgexit",
+            "--color",
+            "--no-color",
+            "--precise",
+            "--no-wrap",
+            "--exec",
+            "--no-rerun",
+            "--no-linewrap"
+          ]
         },
         seen
       )
@@ -449,12 +579,25 @@ export const unwrap = (words: ReadonlyArray<WordFacts>): Unwrapped => {
       return applet.startsWith("-") ? complex(`busybox ${applet}`) : wrapper("exec", 1)
     }
     default:
-      if (OPAQUE_RUNNERS.has(key)) return words.length > 1 ? complex(`${key} runs a command that cannot be checked`) : NONE
+      if (OPAQUE_RUNNERS.has(key)) {
+        return words.length > 1
+          ? complex(`${key} runs a command that cannot be checked`)
+          : NONE
+      }
       if (SHELLS.has(key)) return unwrapShell(words)
-      if (OTHER_SHELLS.has(key)) return words.length > 1 ? complex(`the ${key} shell`) : complex(`an interactive ${key} shell`)
+      if (OTHER_SHELLS.has(key)) {
+        return words.length > 1
+          ? complex(`the ${key} shell`)
+          : complex(`an interactive ${key} shell`)
+      }
       if (CODE_EVALUATORS.has(key)) return complex(`${key} runs code that cannot be checked`)
-      if ((key === "compgen" || key === "complete") && words.some((w) => w.raw.startsWith("-C") || w.raw.startsWith("-F"))) return complex(`${key} -C`)
-      if ((key === "mapfile" || key === "readarray") && words.some((w) => typeof w.value === "string" && /^-[^-]*C/.test(w.value))) return complex(`${key} -C`)
+      if (
+        (key === "compgen" || key === "complete") && words.some((w) => w.raw.startsWith("-C") || w.raw.startsWith("-F"))
+      ) return complex(`${key} -C`)
+      if (
+        (key === "mapfile" || key === "readarray") &&
+        words.some((w) => typeof w.value === "string" && /^-[^-]*C/.test(w.value))
+      ) return complex(`${key} -C`)
       return NONE
   }
 }

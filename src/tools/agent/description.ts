@@ -18,7 +18,8 @@ export const agentToolDescription = (types: ReadonlyArray<AgentDefinition>): str
     ...types.map((d) => `- ${d.name}: ${d.description} (Tools: ${toolsOf(d)})`)
   ].join("\n")
 
-export const AGENT_TOOL_PROMPT = `Agent starts a subagent for a task that takes several steps or a lot of searching, so that its details stay out of your context.
+export const AGENT_TOOL_PROMPT =
+  `Agent starts a subagent for a task that takes several steps or a lot of searching, so that its details stay out of your context.
 - The subagent does not see this conversation: put everything it needs in \`prompt\`, and say what it should report back.
 - Several Agent calls in one message run in parallel: start independent subagents together.
 - The result is the subagent's last message, which the user does not see: summarise what matters from it.

@@ -17,15 +17,26 @@ const JSON_SCHEMA = {
   type: "object",
   properties: {
     description: { type: "string", description: "A short (3-5 word) description of the task" },
-    prompt: { type: "string", description: "The task for the agent to perform: everything it needs to know, since it does not see this conversation" },
+    prompt: {
+      type: "string",
+      description:
+        "The task for the agent to perform: everything it needs to know, since it does not see this conversation"
+    },
     subagent_type: { type: "string", description: "The type of agent to use (default: general-purpose)" },
     model: {
       type: "string",
       enum: [...MODEL_ALIASES],
       description: "Optional model for this agent; by default the agent type's model (or this conversation's)"
     },
-    effort: { type: "string", enum: [...EFFORT_LEVELS], description: "How much reasoning effort the agent should spend" },
-    run_in_background: { type: "boolean", description: "Run the agent in the background (toolgate refuses this: call Agent in the foreground)" },
+    effort: {
+      type: "string",
+      enum: [...EFFORT_LEVELS],
+      description: "How much reasoning effort the agent should spend"
+    },
+    run_in_background: {
+      type: "boolean",
+      description: "Run the agent in the background (toolgate refuses this: call Agent in the foreground)"
+    },
     isolation: {
       type: "string",
       enum: ["worktree", "remote"],
@@ -53,4 +64,6 @@ export type AgentInput = typeof AgentInput.Type
 
 /** What the model sees when background tasks are disabled: no `run_in_background` (a call that sends it is still refused). */
 const { run_in_background: _background, ...FOREGROUND_PROPERTIES } = JSON_SCHEMA.properties
-export const ForegroundAgentInput = AgentInput.annotations({ jsonSchema: { ...JSON_SCHEMA, properties: FOREGROUND_PROPERTIES } })
+export const ForegroundAgentInput = AgentInput.annotations({
+  jsonSchema: { ...JSON_SCHEMA, properties: FOREGROUND_PROPERTIES }
+})

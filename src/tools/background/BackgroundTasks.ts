@@ -129,7 +129,9 @@ export interface BackgroundTasksService {
  * @since 0.1.0
  * @category services
  */
-export class BackgroundTasks extends Context.Tag("toolgate/BackgroundTasks")<BackgroundTasks, BackgroundTasksService>() {}
+export class BackgroundTasks
+  extends Context.Tag("toolgate/BackgroundTasks")<BackgroundTasks, BackgroundTasksService>()
+{}
 
 /**
  * @since 0.1.0
@@ -196,7 +198,7 @@ const snapshot = (state: TaskState): BackgroundTask => ({
  * @category constructors
  */
 export const make = (options: BackgroundTasksOptions = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const graceMs = options.killGraceMs ?? 1000
     const maxOutputBytes = options.maxOutputBytes ?? (yield* taskOutputMaxBytes)
     const tasks = new Map<string, TaskState>()
@@ -204,7 +206,9 @@ export const make = (options: BackgroundTasksOptions = {}) =>
     // Runs last: whatever a supervisor could not stop gets SIGKILL.
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
-        for (const state of tasks.values()) if (state.process.exit() === undefined) signalGroup(state.process.pid, "SIGKILL")
+        for (const state of tasks.values()) {
+          if (state.process.exit() === undefined) signalGroup(state.process.pid, "SIGKILL")
+        }
       })
     )
     // Supervisors live here; closing it interrupts them all at once, so tasks stop in parallel.
@@ -214,7 +218,7 @@ export const make = (options: BackgroundTasksOptions = {}) =>
       Effect.interruptible(state.process.awaitExit).pipe(Effect.timeoutOption(Duration.millis(EXIT_WAIT_MS)))
 
     const finish = (state: TaskState) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         if (state.status !== "running") return
         const exit = state.process.exit()
         state.exitCode = exit === undefined ? undefined : exitCodeOf(exit)
@@ -224,15 +228,17 @@ export const make = (options: BackgroundTasksOptions = {}) =>
       })
 
     const stopGroup = (state: TaskState, cause: StopCause) =>
-      Effect.gen(function* () {
-        if (state.status === "running" && state.stoppedBy === undefined && state.process.exit() === undefined) state.stoppedBy = cause
+      Effect.gen(function*() {
+        if (state.status === "running" && state.stoppedBy === undefined && state.process.exit() === undefined) {
+          state.stoppedBy = cause
+        }
         yield* killGroup(state.process.pid, graceMs)
         yield* waitForExit(state)
       })
 
     /** Completes once the task's output file is over the limit (measured every OUTPUT_CHECK_MS). */
     const outputOverLimit = (state: TaskState) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         for (;;) {
           yield* Effect.sleep(Duration.millis(OUTPUT_CHECK_MS))
           if (fileSize(state.outputFile) > state.maxOutputBytes) return
@@ -255,7 +261,7 @@ export const make = (options: BackgroundTasksOptions = {}) =>
      * stops whatever it left in its group.
      */
     const supervise = (state: TaskState) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const ended = yield* Effect.raceAll([
           state.process.awaitExit.pipe(Effect.as(undefined)),
           Effect.sleep(Duration.millis(state.timeoutMs)).pipe(Effect.as("timeout" as const)),
@@ -271,16 +277,19 @@ export const make = (options: BackgroundTasksOptions = {}) =>
         Effect.ensuring(Scope.close(state.scope, Exit.void))
       )
 
-    const start = Effect.fn("BackgroundTasks.start")(function* (request: StartRequest) {
+    const start = Effect.fn("BackgroundTasks.start")(function*(request: StartRequest) {
       return yield* Effect.uninterruptible(
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const opened = yield* Effect.try({
             try: () => openOutputFile(path.join(request.sessionDir, "tasks"), () => nextFreeId(tasks)),
-            catch: (cause) => new ToolError({ reason: `Could not create the output file for a background task: ${describe(cause)}` })
+            catch: (cause) =>
+              new ToolError({ reason: `Could not create the output file for a background task: ${describe(cause)}` })
           })
           const taskScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
-          const proc = yield* Effect.gen(function* () {
-            const sandboxed = request.sandbox === undefined ? undefined : yield* Scope.extend(request.sandbox({ innerEnv: {}, writableFiles: [] }), taskScope)
+          const proc = yield* Effect.gen(function*() {
+            const sandboxed = request.sandbox === undefined
+              ? undefined
+              : yield* Scope.extend(request.sandbox({ innerEnv: {}, writableFiles: [] }), taskScope)
             return yield* spawnTask({
               shell: request.shell,
               command: request.command,
@@ -291,7 +300,11 @@ export const make = (options: BackgroundTasksOptions = {}) =>
             })
           }).pipe(
             Effect.ensuring(Effect.sync(() => fs.closeSync(opened.fd))),
-            Effect.tapError(() => Effect.sync(() => fs.rmSync(opened.file, { force: true })).pipe(Effect.zipRight(Scope.close(taskScope, Exit.void))))
+            Effect.tapError(() =>
+              Effect.sync(() => fs.rmSync(opened.file, { force: true })).pipe(
+                Effect.zipRight(Scope.close(taskScope, Exit.void))
+              )
+            )
           )
           const state: TaskState = {
             id: opened.id,
@@ -329,7 +342,7 @@ export const make = (options: BackgroundTasksOptions = {}) =>
         return state === undefined ? Option.none<BackgroundTask>() : Option.some(snapshot(state))
       })
 
-    const read = Effect.fn("BackgroundTasks.read")(function* (taskId: string, readOptions: ReadOptions) {
+    const read = Effect.fn("BackgroundTasks.read")(function*(taskId: string, readOptions: ReadOptions) {
       const state = yield* lookup(taskId)
       if (state.status === "running" && readOptions.block) {
         yield* Deferred.await(state.done).pipe(Effect.timeoutOption(Duration.millis(readOptions.waitMs)))
@@ -341,7 +354,7 @@ export const make = (options: BackgroundTasksOptions = {}) =>
       return { task: snapshot(state), retrieval, output } satisfies TaskReading
     })
 
-    const stop = Effect.fn("BackgroundTasks.stop")(function* (taskId: string) {
+    const stop = Effect.fn("BackgroundTasks.stop")(function*(taskId: string) {
       const state = yield* lookup(taskId)
       if (state.status !== "running") return yield* new TaskNotRunning({ taskId, status: state.status })
       yield* stopGroup(state, "TaskStop")
@@ -377,4 +390,5 @@ const fileSize = (file: string): number => {
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: BackgroundTasksOptions = {}): Layer.Layer<BackgroundTasks> => Layer.scoped(BackgroundTasks, make(options))
+export const layer = (options: BackgroundTasksOptions = {}): Layer.Layer<BackgroundTasks> =>
+  Layer.scoped(BackgroundTasks, make(options))

@@ -16,27 +16,42 @@ import { BackgroundTasks, layer as backgroundTasksLayer, type BackgroundTasksSer
 import { backgroundTasksDisabled } from "./settings.js"
 
 /** Bash (able to run in the background), TaskOutput, TaskStop: all bound to one BackgroundTasks. */
-export class BackgroundTools extends Context.Tag("toolgate/BackgroundTools")<BackgroundTools, ReadonlyArray<AnyTool>>() {}
+export class BackgroundTools
+  extends Context.Tag("toolgate/BackgroundTools")<BackgroundTools, ReadonlyArray<AnyTool>>()
+{}
 
-export type BackgroundToolsOptions = Omit<BashToolOptions, "background" | "analyzer" | "sandbox" | "sandboxSchema" | "backgroundSchema">
+export type BackgroundToolsOptions = Omit<
+  BashToolOptions,
+  "background" | "analyzer" | "sandbox" | "sandboxSchema" | "backgroundSchema"
+>
 
-export const makeBackgroundTools = (tasks: BackgroundTasksService, options: Omit<BashToolOptions, "background"> = {}): ReadonlyArray<AnyTool> => [
+export const makeBackgroundTools = (
+  tasks: BackgroundTasksService,
+  options: Omit<BashToolOptions, "background"> = {}
+): ReadonlyArray<AnyTool> => [
   makeBashTool({ ...options, background: tasks }),
   makeTaskOutputTool(tasks),
   makeTaskStopTool(tasks)
 ]
 
 /** Bash gets the runtime's Sandbox stage when there is one (without it, commands run unsandboxed). */
-export const layer = (options: BackgroundToolsOptions = {}): Layer.Layer<BackgroundTools, never, BackgroundTasks | ShellAnalyzer> =>
+export const layer = (
+  options: BackgroundToolsOptions = {}
+): Layer.Layer<BackgroundTools, never, BackgroundTasks | ShellAnalyzer> =>
   Layer.effect(
     BackgroundTools,
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tasks = yield* BackgroundTasks
       const analyzer = yield* ShellAnalyzer
       const sandbox = Option.getOrUndefined(yield* Effect.serviceOption(Sandbox))
       const sandboxSchema = sandbox === undefined ? false : yield* sandbox.settingsProfileActive
       const backgroundSchema = !(yield* backgroundTasksDisabled)
-      return makeBackgroundTools(tasks, { ...options, analyzer, backgroundSchema, ...(sandbox === undefined ? {} : { sandbox, sandboxSchema }) })
+      return makeBackgroundTools(tasks, {
+        ...options,
+        analyzer,
+        backgroundSchema,
+        ...(sandbox === undefined ? {} : { sandbox, sandboxSchema })
+      })
     })
   )
 
@@ -53,9 +68,15 @@ export const layerBuiltins = (
   Layer.effect(
     BuiltinTools,
     Effect.map(BackgroundTools, (background) => withBackgroundTools(tools, background))
-  ).pipe(Layer.provide(layer(options)), Layer.provideMerge(backgroundTasksLayer({ killGraceMs: options.killGraceMs ?? 1000 })))
+  ).pipe(
+    Layer.provide(layer(options)),
+    Layer.provideMerge(backgroundTasksLayer({ killGraceMs: options.killGraceMs ?? 1000 }))
+  )
 
-export const withBackgroundTools = (tools: ReadonlyArray<AnyTool>, background: ReadonlyArray<AnyTool>): ReadonlyArray<AnyTool> => {
+export const withBackgroundTools = (
+  tools: ReadonlyArray<AnyTool>,
+  background: ReadonlyArray<AnyTool>
+): ReadonlyArray<AnyTool> => {
   if (!tools.some((tool) => tool.name === "Bash")) return tools
   const replaced = new Set(background.map((tool) => tool.name))
   return [...tools.filter((tool) => !replaced.has(tool.name)), ...background]

@@ -18,7 +18,7 @@ export interface OpenedOutput {
  */
 export const openOutputFile = (dir: string, nextId: () => string): OpenedOutput => {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 0;; attempt++) {
     const id = nextId()
     const file = path.join(dir, `${id}.output`)
     try {

@@ -18,7 +18,9 @@ export const TASK_OUTPUT_MAX_WAIT_MS = 600_000
 export const EXIT_WAIT_MS = 5_000
 
 const clamp = (requested: number | undefined, fallback: number, max: number, min = 1): number =>
-  requested === undefined || !Number.isFinite(requested) || requested < min ? fallback : Math.min(Math.ceil(requested), max)
+  requested === undefined || !Number.isFinite(requested) || requested < min
+    ? fallback
+    : Math.min(Math.ceil(requested), max)
 
 /** The lifetime of a background run: the default when absent or not positive, clamped to the max. */
 export const backgroundTimeoutMs = (requested: number | undefined): number =>
@@ -42,7 +44,10 @@ export const BACKGROUND_DISABLED =
  * command at 5 GB of output; `TOOLGATE_TASK_OUTPUT_MAX_BYTES` sets another limit.
  */
 export const TASK_OUTPUT_DEFAULT_MAX_BYTES = 5 * 1024 * 1024 * 1024
-export const taskOutputMaxBytes: Effect.Effect<number> = positiveIntSetting("TOOLGATE_TASK_OUTPUT_MAX_BYTES", TASK_OUTPUT_DEFAULT_MAX_BYTES)
+export const taskOutputMaxBytes: Effect.Effect<number> = positiveIntSetting(
+  "TOOLGATE_TASK_OUTPUT_MAX_BYTES",
+  TASK_OUTPUT_DEFAULT_MAX_BYTES
+)
 
 /** How often a running task's output file is measured. */
 export const OUTPUT_CHECK_MS = 250

@@ -31,4 +31,7 @@ export interface TaskSpawn {
 
 /** Starts the task's shell; its output goes straight to the task's output file. */
 export const spawnTask = (options: TaskSpawn): Effect.Effect<TaskProcess, ToolError> =>
-  spawnShell({ ...options, output: options.outputFd }, (child, leashed): TaskProcess => ({ pid: child.pid!, ...trackExit(child, leashed) }))
+  spawnShell(
+    { ...options, output: options.outputFd },
+    (child, leashed): TaskProcess => ({ pid: child.pid!, ...trackExit(child, leashed) })
+  )

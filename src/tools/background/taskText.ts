@@ -29,8 +29,8 @@ export const statusLine = (task: BackgroundTask): string =>
   task.status === "running"
     ? "running"
     : task.status === "killed"
-      ? `killed (${stopCauseText(task) ?? "stopped"})`
-      : `${task.status} (exit code ${task.exitCode ?? "unknown"})`
+    ? `killed (${stopCauseText(task) ?? "stopped"})`
+    : `${task.status} (exit code ${task.exitCode ?? "unknown"})`
 
 export const taskOutputText = (reading: TaskReading, waitedMs: number): string => {
   const { task, output } = reading
@@ -46,16 +46,23 @@ export const taskOutputText = (reading: TaskReading, waitedMs: number): string =
   const body = output.text.replace(/\s+$/, "")
   const notes = [
     ...(output.omittedBytes > 0
-      ? [`[${formatBytes(output.omittedBytes)} of earlier new output not shown; the whole output is in the output file]`]
+      ? [
+        `[${formatBytes(output.omittedBytes)} of earlier new output not shown; the whole output is in the output file]`
+      ]
       : []),
     ...(output.error !== undefined ? [`[the output file could not be read: ${output.error}]`] : [])
   ]
   if (body === "" && notes.length === 0) lines.push("(no new output since the last read)")
   else lines.push("<output>", ...notes, ...(body === "" ? [] : [body]), "</output>")
   if (reading.retrieval === "timeout") {
-    lines.push(`Still running after waiting ${formatDuration(waitedMs)}. Call TaskOutput again to keep waiting, or TaskStop to stop it.`)
+    lines.push(
+      `Still running after waiting ${
+        formatDuration(waitedMs)
+      }. Call TaskOutput again to keep waiting, or TaskStop to stop it.`
+    )
   }
   return lines.join("\n")
 }
 
-export const taskStoppedText = (task: BackgroundTask): string => `Successfully stopped task: ${task.id} (${task.command})`
+export const taskStoppedText = (task: BackgroundTask): string =>
+  `Successfully stopped task: ${task.id} (${task.command})`

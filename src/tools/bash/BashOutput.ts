@@ -34,7 +34,22 @@ export interface BashOutput {
 }
 
 /** Commands that print nothing when they succeed (Claude Code's list). */
-const SILENT_COMMANDS = new Set(["mv", "cp", "rm", "mkdir", "rmdir", "chmod", "chown", "chgrp", "touch", "ln", "cd", "export", "unset", "wait"])
+const SILENT_COMMANDS = new Set([
+  "mv",
+  "cp",
+  "rm",
+  "mkdir",
+  "rmdir",
+  "chmod",
+  "chown",
+  "chgrp",
+  "touch",
+  "ln",
+  "cd",
+  "export",
+  "unset",
+  "wait"
+])
 
 /** True when every command of the line is a silent one; a plain split on the operators is enough for a hint. */
 export const noOutputExpected = (command: string): boolean => {

@@ -273,7 +273,7 @@ const openExclusive = (wanted: string): { readonly fd: number; readonly file: st
   fs.mkdirSync(path.dirname(wanted), { recursive: true })
   const ext = path.extname(wanted)
   const base = wanted.slice(0, wanted.length - ext.length)
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 0;; attempt++) {
     const file = attempt === 0 ? wanted : `${base}-${attempt}${ext}`
     try {
       return { fd: fs.openSync(file, "wx", 0o600), file }

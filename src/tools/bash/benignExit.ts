@@ -47,13 +47,13 @@ export const splitSimpleCommands = (command: string): ReadonlyArray<Segment> | u
       if (close === -1) return undefined
       word = (word ?? "") + command.slice(i + 1, close)
       i = close + 1
-    } else if (c === '"') {
+    } else if (c === "\"") {
       let text = ""
       i++
-      for (; i < command.length && command[i] !== '"'; i++) {
+      for (; i < command.length && command[i] !== "\""; i++) {
         const d = command[i]!
         if (d === "`" || (d === "$" && command[i + 1] === "(")) return undefined
-        if (d === "\\" && i + 1 < command.length && '$`"\\\n'.includes(command[i + 1]!)) {
+        if (d === "\\" && i + 1 < command.length && "$`\"\\\n".includes(command[i + 1]!)) {
           i++
           if (command[i] !== "\n") text += command[i]
         } else text += d

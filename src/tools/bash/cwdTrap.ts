@@ -17,9 +17,12 @@ const doubleQuoted = (text: string): string => `"${text.replace(/[\\"$`]/g, (c) 
 /** `text` inside a single-quoted bash string. */
 const insideSingleQuotes = (text: string): string => text.replace(/'/g, `'\\''`)
 
-const envScript = (cwdFile: string): string => `unset BASH_ENV
+const envScript = (cwdFile: string): string =>
+  `unset BASH_ENV
 exec 2>&1
-trap '{ builtin pwd -L; builtin printf "\\0"; builtin pwd -P; } 2>/dev/null >| ${insideSingleQuotes(doubleQuoted(cwdFile))}' EXIT
+trap '{ builtin pwd -L; builtin printf "\\0"; builtin pwd -P; } 2>/dev/null >| ${
+    insideSingleQuotes(doubleQuoted(cwdFile))
+  }' EXIT
 `
 
 export interface ShellTempDir {

@@ -45,49 +45,60 @@ export interface MovableRun {
 export type MovableOutcome =
   | { readonly _tag: "Finished"; readonly outcome: ShellOutcome }
   | {
-      readonly _tag: "Moved"
-      readonly task: BackgroundTask
-      /** The last characters written before the move, and how many were written in all. */
-      readonly tail: string
-      readonly totalChars: number
-      readonly totalBytes: number
-    }
+    readonly _tag: "Moved"
+    readonly task: BackgroundTask
+    /** The last characters written before the move, and how many were written in all. */
+    readonly tail: string
+    readonly totalChars: number
+    readonly totalBytes: number
+  }
 
 /** Claude Code does not move a command that starts by sleeping: it is stopped at its timeout. */
 export const startsWithSleep = (command: string): boolean => /^\s*sleep(?:\s|$)/.test(command)
 
 export const runMovable = (run: MovableRun): Effect.Effect<MovableOutcome, ToolError, Scope.Scope> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const temp = yield* shellTempDir
     let sandboxed: SandboxedShell | undefined
     const sandbox = run.sandbox
     let moved = false
     // Whatever ends the call early (an interrupt, a defect) stops the task; only a move leaves it running.
-    const task = yield* Effect.acquireRelease(run.background.start({
-      command: run.command,
-      ...(run.description !== undefined ? { description: run.description } : {}),
-      cwd: run.cwd,
-      env: { ...run.env, ...temp.env },
-      shell: run.shell,
-      timeoutMs: run.timeoutMs + MOVED_LIFETIME_MS,
-      sessionDir: run.sessionDir,
-      ...(run.maxSpillBytes === undefined ? {} : { maxOutputBytes: run.maxSpillBytes }),
-      ...(sandbox === undefined
-        ? {}
-        : {
+    const task = yield* Effect.acquireRelease(
+      run.background.start({
+        command: run.command,
+        ...(run.description !== undefined ? { description: run.description } : {}),
+        cwd: run.cwd,
+        env: { ...run.env, ...temp.env },
+        shell: run.shell,
+        timeoutMs: run.timeoutMs + MOVED_LIFETIME_MS,
+        sessionDir: run.sessionDir,
+        ...(run.maxSpillBytes === undefined ? {} : { maxOutputBytes: run.maxSpillBytes }),
+        ...(sandbox === undefined
+          ? {}
+          : {
             sandbox: (given: ShellPlumbing) =>
-              sandbox({ innerEnv: { ...given.innerEnv, ...temp.env }, writableFiles: [...given.writableFiles, temp.cwdFile] }).pipe(
+              sandbox({
+                innerEnv: { ...given.innerEnv, ...temp.env },
+                writableFiles: [...given.writableFiles, temp.cwdFile]
+              }).pipe(
                 Effect.tap((shell) => Effect.sync(() => void (sandboxed = shell)))
               )
           })
-    }), (started) => (moved ? Effect.void : run.background.stop(started.id).pipe(Effect.ignore)))
+      }),
+      (started) => (moved ? Effect.void : run.background.stop(started.id).pipe(Effect.ignore))
+    )
     const follower = new OutputFollower(task.outputFile, run.maxOutputChars, MOVED_TAIL_CHARS)
     const startedAt = Date.now()
     const progress = yield* Effect.sleep(Duration.millis(run.progressIntervalMs)).pipe(
       Effect.zipRight(
         Effect.suspend(() => {
           follower.poll(false)
-          return run.onProgress({ elapsedMs: Date.now() - startedAt, lines: follower.lines, chars: follower.totalChars, tail: follower.lastLines(3) })
+          return run.onProgress({
+            elapsedMs: Date.now() - startedAt,
+            lines: follower.lines,
+            chars: follower.totalChars,
+            tail: follower.lastLines(3)
+          })
         })
       ),
       Effect.forever,
@@ -101,7 +112,13 @@ export const runMovable = (run: MovableRun): Effect.Effect<MovableOutcome, ToolE
     if (waited.retrieval !== "success") {
       moved = true
       follower.poll(false)
-      return { _tag: "Moved", task, tail: follower.tail, totalChars: follower.totalChars, totalBytes: follower.totalBytes } as const
+      return {
+        _tag: "Moved",
+        task,
+        tail: follower.tail,
+        totalChars: follower.totalChars,
+        totalBytes: follower.totalBytes
+      } as const
     }
     follower.poll(true)
     const outputLimited = waited.task.stoppedBy === "output limit"

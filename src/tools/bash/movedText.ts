@@ -36,9 +36,13 @@ const movedTimeout = (ms: number): string => formatTimeout(Math.round(ms / 1000)
 export const movedText = (moved: MovedCommand): string => {
   const silent = moved.totalChars === 0
   const notice =
-    `Command did not complete within its ${movedTimeout(moved.timeoutMs)} timeout and was moved to the background (ID: ${moved.taskId}). ` +
+    `Command did not complete within its ${
+      movedTimeout(moved.timeoutMs)
+    } timeout and was moved to the background (ID: ${moved.taskId}). ` +
     `Output is being written to: ${moved.outputFile} You will be notified when it completes. ` +
-    `If it is still running after ${lifetime(MOVED_LIFETIME_MS)} in the background, it will be stopped and you will be notified. ` +
+    `If it is still running after ${
+      lifetime(MOVED_LIFETIME_MS)
+    } in the background, it will be stopped and you will be notified. ` +
     "It is running now: do not start a second copy while it runs. If it is no longer needed, stop it with TaskStop. " +
     (silent
       ? "No output had been read from it when it was moved. A program that buffers its output, or a pipe into one such as tail, can keep the output file empty until the command finishes. "

@@ -35,11 +35,11 @@ export const successText = (output: BashOutput): string =>
   output.truncated && output.outputFile !== undefined && output.backgroundTaskId === undefined
     ? persistedText(output, output.outputFile)
     : joinNonEmpty([
-        shownOutput(output),
-        output.sandboxViolations,
-        output.interrupted && !output.timedOut ? ABORTED_MARKER : undefined,
-        ...output.notices
-      ])
+      shownOutput(output),
+      output.sandboxViolations,
+      output.interrupted && !output.timedOut ? ABORTED_MARKER : undefined,
+      ...output.notices
+    ])
 
 /** `Exit code N`, the timeout line when it timed out, then the output (its first 30,000 characters). */
 export const failureText = (output: BashOutput): string =>
@@ -68,7 +68,15 @@ export const cwdChangedReminder = (from: string, to: string): string =>
   `<system-reminder>\n# Environment update\n - Primary working directory: ${to} (was ${from})\n</system-reminder>`
 
 export const formatDuration = (ms: number): string =>
-  ms < 1000 ? `${ms}ms` : ms < 60_000 ? `${Number((ms / 1000).toFixed(1))}s` : `${Math.floor(ms / 60_000)}m ${Number(((ms % 60_000) / 1000).toFixed(1))}s`
+  ms < 1000
+    ? `${ms}ms`
+    : ms < 60_000
+    ? `${Number((ms / 1000).toFixed(1))}s`
+    : `${Math.floor(ms / 60_000)}m ${Number(((ms % 60_000) / 1000).toFixed(1))}s`
 
 export const formatBytes = (bytes: number): string =>
-  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / (1024 * 1024)).toFixed(1)} MB`
+  bytes < 1024
+    ? `${bytes} B`
+    : bytes < 1024 * 1024
+    ? `${(bytes / 1024).toFixed(1)} KB`
+    : `${(bytes / (1024 * 1024)).toFixed(1)} MB`

@@ -104,7 +104,7 @@ class ShellProcess {
 }
 
 export const runShell = (run: ShellRun): Effect.Effect<ShellOutcome, ToolError, Scope.Scope> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const temp = yield* shellTempDir
     const limitReached = yield* Deferred.make<void>()
     const capture = yield* Effect.acquireRelease(
@@ -121,7 +121,9 @@ export const runShell = (run: ShellRun): Effect.Effect<ShellOutcome, ToolError, 
       (capture) => Effect.sync(() => capture.close())
     )
     const env: NodeJS.ProcessEnv = { ...run.env, ...temp.env }
-    const sandboxed = run.sandbox === undefined ? undefined : yield* run.sandbox({ innerEnv: temp.env, writableFiles: [temp.cwdFile] })
+    const sandboxed = run.sandbox === undefined
+      ? undefined
+      : yield* run.sandbox({ innerEnv: temp.env, writableFiles: [temp.cwdFile] })
     const invocation = sandboxed === undefined ? {} : { invocation: sandboxed.invocation }
     const shell = yield* Effect.acquireRelease(
       spawnShell({ ...run, env, output: "pipe", ...invocation }, (child, leashed) => {
@@ -136,7 +138,14 @@ export const runShell = (run: ShellRun): Effect.Effect<ShellOutcome, ToolError, 
       Effect.zipRight(
         Effect.suspend(() =>
           Clock.currentTimeMillis.pipe(
-            Effect.flatMap((now) => run.onProgress({ elapsedMs: now - startedAt, lines: capture.lines, chars: capture.totalChars, tail: capture.tail(3) }))
+            Effect.flatMap((now) =>
+              run.onProgress({
+                elapsedMs: now - startedAt,
+                lines: capture.lines,
+                chars: capture.totalChars,
+                tail: capture.tail(3)
+              })
+            )
           )
         )
       ),

@@ -31,7 +31,7 @@ export const flag = (name: string): Config.Config<boolean> =>
     Config.orElse(() => Config.succeed(false))
   )
 
-export const bashSettings: Effect.Effect<BashSettings> = Effect.gen(function* () {
+export const bashSettings: Effect.Effect<BashSettings> = Effect.gen(function*() {
   const defaultTimeoutMs = yield* positiveIntConfig("BASH_DEFAULT_TIMEOUT_MS", DEFAULT_TIMEOUT_MS)
   const maxTimeoutMs = yield* positiveIntConfig("BASH_MAX_TIMEOUT_MS", MAX_TIMEOUT_MS)
   const maxOutputChars = yield* positiveIntConfig("BASH_MAX_OUTPUT_LENGTH", DEFAULT_MAX_OUTPUT_CHARS)

@@ -33,11 +33,18 @@ export interface ShellSpawn {
  * its events can fire (so a very fast exit or the first output is never missed), and whether it is
  * on a leash (then its exit is read with `trackExit(child, true)`).
  */
-export const spawnShell = <A>(options: ShellSpawn, attach: (child: ChildProcess, leashed: boolean) => A): Effect.Effect<A, ToolError> =>
+export const spawnShell = <A>(
+  options: ShellSpawn,
+  attach: (child: ChildProcess, leashed: boolean) => A
+): Effect.Effect<A, ToolError> =>
   Effect.async<A, ToolError>((resume) => {
     let child: ChildProcess
     const env = options.invocation?.env ?? options.env
-    const started = leash(options.invocation?.file ?? options.shell, options.invocation?.args ?? ["--noprofile", "--norc", "-c", options.command], env.PATH)
+    const started = leash(
+      options.invocation?.file ?? options.shell,
+      options.invocation?.args ?? ["--noprofile", "--norc", "-c", options.command],
+      env.PATH
+    )
     try {
       child = spawn(started.file, [...started.args], {
         cwd: options.cwd,
@@ -65,7 +72,11 @@ export const spawnShell = <A>(options: ShellSpawn, attach: (child: ChildProcess,
   })
 
 const startFailure = (options: ShellSpawn, cause: unknown) =>
-  new ToolError({ reason: `Could not start ${options.invocation?.file ?? options.shell} in ${options.cwd}: ${cause instanceof Error ? cause.message : String(cause)}` })
+  new ToolError({
+    reason: `Could not start ${options.invocation?.file ?? options.shell} in ${options.cwd}: ${
+      cause instanceof Error ? cause.message : String(cause)
+    }`
+  })
 
 /** The child's exit (as if it had not been on a leash): known once it happened, and awaitable at any time. */
 export const trackExit = (child: ChildProcess, leashed: boolean) => {
@@ -77,7 +88,8 @@ export const trackExit = (child: ChildProcess, leashed: boolean) => {
     exit: (): ExitInfo | undefined => exit,
     awaitExit: Effect.async<ExitInfo>((resume) => {
       if (exit !== undefined) return resume(Effect.succeed(exit))
-      const onExit = (code: number | null, signal: NodeJS.Signals | null) => resume(Effect.succeed(exitOf(leashed, code, signal)))
+      const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+        resume(Effect.succeed(exitOf(leashed, code, signal)))
       child.once("exit", onExit)
       return Effect.sync(() => void child.off("exit", onExit))
     })

@@ -11,23 +11,42 @@ import { ToolError } from "../../Errors.js"
 import { errorText } from "./paths.js"
 
 export const writeAtomically = (file: string, data: Uint8Array, mode?: number): Effect.Effect<void, ToolError> =>
-  Effect.flatMap(FileGuard, (guard) => (guard === undefined ? writeByName(file, data, mode) : writeGuarded(guard, file, data, mode)))
+  Effect.flatMap(
+    FileGuard,
+    (guard) => (guard === undefined ? writeByName(file, data, mode) : writeGuarded(guard, file, data, mode))
+  )
 
 /**
  * Under a guard: written inside the checked folder, by name there (the rename replaces a symlink
  * swapped in, never follows it), with the exact mode set on the temp file before it lands.
  */
-const writeGuarded = (guard: FileGuardService, file: string, data: Uint8Array, mode: number | undefined): Effect.Effect<void, ToolError> =>
+const writeGuarded = (
+  guard: FileGuardService,
+  file: string,
+  data: Uint8Array,
+  mode: number | undefined
+): Effect.Effect<void, ToolError> =>
   Effect.acquireUseRelease(
-    Effect.try({ try: () => openParentForWrite(guard, file), catch: (error) => new ToolError({ reason: `Failed to write ${file}: ${errorText(error)}` }) }),
-    (folder) => writeAbortably(file, folder.via, data, mode === undefined ? {} : { mode: mode & 0o7777, exactMode: true }),
+    Effect.try({
+      try: () => openParentForWrite(guard, file),
+      catch: (error) => new ToolError({ reason: `Failed to write ${file}: ${errorText(error)}` })
+    }),
+    (folder) =>
+      writeAbortably(file, folder.via, data, mode === undefined ? {} : { mode: mode & 0o7777, exactMode: true }),
     (folder) => Effect.sync(folder.close)
   )
 
 const writeByName = (file: string, data: Uint8Array, mode?: number): Effect.Effect<void, ToolError> =>
-  writeAbortably(file, file, data, mode === undefined ? {} : { mode: mode & 0o7777 }).pipe(Effect.zipRight(mode === undefined ? Effect.void : keepMode(file, mode)))
+  writeAbortably(file, file, data, mode === undefined ? {} : { mode: mode & 0o7777 }).pipe(
+    Effect.zipRight(mode === undefined ? Effect.void : keepMode(file, mode))
+  )
 
-const writeAbortably = (file: string, target: string, data: Uint8Array, options: { readonly mode?: number; readonly exactMode?: boolean }): Effect.Effect<void, ToolError> =>
+const writeAbortably = (
+  file: string,
+  target: string,
+  data: Uint8Array,
+  options: { readonly mode?: number; readonly exactMode?: boolean }
+): Effect.Effect<void, ToolError> =>
   Effect.async<void, ToolError>((resume) => {
     const controller = new AbortController()
     const done = writeFileAtomic(target, data, {
@@ -52,13 +71,16 @@ const keepMode = (file: string, mode: number): Effect.Effect<void> =>
   Effect.promise(async () => {
     const wanted = mode & 0o7777
     const stat = await fs.promises.stat(file).catch(() => undefined)
-    if (stat !== undefined && (stat.mode & 0o7777) !== wanted) await fs.promises.chmod(file, wanted).catch(() => undefined)
+    if (stat !== undefined && (stat.mode & 0o7777) !== wanted) {
+      await fs.promises.chmod(file, wanted).catch(() => undefined)
+    }
   })
 
 export const makeParentDirectories = (file: string, dir: string): Effect.Effect<void, ToolError> =>
   Effect.flatMap(FileGuard, (guard) =>
     Effect.tryPromise({
-      try: async () => (guard === undefined ? void (await fs.promises.mkdir(dir, { recursive: true })) : makeDirectories(guard, dir)),
+      try: async () => (guard === undefined
+        ? void (await fs.promises.mkdir(dir, { recursive: true }))
+        : makeDirectories(guard, dir)),
       catch: (error) => new ToolError({ reason: `Failed to create the directory for ${file}: ${errorText(error)}` })
-    })
-  )
+    }))

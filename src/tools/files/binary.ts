@@ -20,7 +20,9 @@ export const hasBinaryExtension = (file: string): boolean => BINARY_EXTENSIONS.h
 export const looksBinary = (head: Uint8Array): boolean => head.subarray(0, 8192).includes(0)
 
 export const binaryExtensionMessage = (file: string): string =>
-  `This tool cannot read binary files. The file appears to be a binary .${extensionOf(file)} file. Use a skill for this file type if one is available, or a shell command or script that can read the format.`
+  `This tool cannot read binary files. The file appears to be a binary .${
+    extensionOf(file)
+  } file. Use a skill for this file type if one is available, or a shell command or script that can read the format.`
 
 export const binaryContentMessage = (file: string): string =>
   `This tool cannot read binary files. ${file} contains NUL bytes, so it appears to be binary. Please use appropriate tools for binary file analysis.`

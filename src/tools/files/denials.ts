@@ -11,7 +11,11 @@ export const readDenyCoversMessage = (action: "written" | "edited"): string =>
   `File is covered by a Read deny rule in your permission settings and cannot be ${action}.`
 
 /** Why the session's deny rules refuse this access to an absolute path, or undefined. */
-export const deniedAccessMessage = (ctx: ToolCheckContext, absolutePath: string, access: "read" | "write" | "edit"): string | undefined => {
+export const deniedAccessMessage = (
+  ctx: ToolCheckContext,
+  absolutePath: string,
+  access: "read" | "write" | "edit"
+): string | undefined => {
   if (ctx.pathRules === undefined) return undefined
   const denials = ctx.pathRules.denials(absolutePath)
   if (access === "read") return denials.read ? DENIED_DIRECTORY_MESSAGE : undefined

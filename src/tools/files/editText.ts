@@ -14,7 +14,9 @@ export const applyEdit = (content: string, oldString: string, newString: string,
   if (replaceAll) {
     const parts = content.split(oldString)
     let result = parts[0]!
-    for (const part of parts.slice(1)) result += newString + (eatNewline && part.startsWith("\n") ? part.slice(1) : part)
+    for (const part of parts.slice(1)) {
+      result += newString + (eatNewline && part.startsWith("\n") ? part.slice(1) : part)
+    }
     return result
   }
   const index = content.indexOf(oldString)

@@ -19,7 +19,9 @@ export interface GlobSearch {
   readonly respectIgnoreFiles: boolean
 }
 
-const overrideGlobs = (search: GlobSearch): ReadonlyArray<string> => [search.pattern, ...VCS_DIRECTORIES.map((d) => `!${d}`)]
+const overrideGlobs = (
+  search: GlobSearch
+): ReadonlyArray<string> => [search.pattern, ...VCS_DIRECTORIES.map((d) => `!${d}`)]
 
 export const ripgrepGlobArgs = (search: GlobSearch): ReadonlyArray<string> => [
   "--no-config",
@@ -36,8 +38,11 @@ const withRipgrep = (rg: string, search: GlobSearch): Effect.Effect<ReadonlyArra
   runRipgrep(rg, ripgrepGlobArgs(search), search.root).pipe(
     Effect.flatMap((result) => {
       const stdout = result.stdout.toString("utf8")
-      if (result.exitCode === 2 && stdout === "")
-        return Effect.fail(new ToolError({ reason: result.stderr.trim() === "" ? "ripgrep failed" : result.stderr.trim() }))
+      if (result.exitCode === 2 && stdout === "") {
+        return Effect.fail(
+          new ToolError({ reason: result.stderr.trim() === "" ? "ripgrep failed" : result.stderr.trim() })
+        )
+      }
       return Effect.succeed(stdout.split("\0").filter((f) => f !== ""))
     })
   )
@@ -46,23 +51,31 @@ const withJs = (search: GlobSearch): Effect.Effect<ReadonlyArray<string>, ToolEr
   Effect.tryPromise({
     try: async (signal) => {
       const files: Array<string> = []
-      for await (const file of walkFiles({
-        root: search.root,
-        overrides: compileOverrides(overrideGlobs(search)),
-        respectIgnoreFiles: search.respectIgnoreFiles,
-        signal
-      }))
+      for await (
+        const file of walkFiles({
+          root: search.root,
+          overrides: compileOverrides(overrideGlobs(search)),
+          respectIgnoreFiles: search.respectIgnoreFiles,
+          signal
+        })
+      ) {
         files.push(file)
+      }
       return files
     },
     catch: (error) => new ToolError({ reason: errorText(error) })
   })
 
-export const listGlobFiles = (search: GlobSearch, engine: SearchEngine): Effect.Effect<ReadonlyArray<string>, ToolError> => {
+export const listGlobFiles = (
+  search: GlobSearch,
+  engine: SearchEngine
+): Effect.Effect<ReadonlyArray<string>, ToolError> => {
   if (engine === "js") return withJs(search)
   const rg = findRipgrep()
   if (rg !== undefined) return withRipgrep(rg, search)
   return engine === "rg"
-    ? Effect.fail(new ToolError({ reason: "ripgrep (rg) was not found on PATH, and TOOLGATE_GLOB_ENGINE=rg requires it." }))
+    ? Effect.fail(
+      new ToolError({ reason: "ripgrep (rg) was not found on PATH, and TOOLGATE_GLOB_ENGINE=rg requires it." })
+    )
     : withJs(search)
 }

@@ -14,7 +14,10 @@ import { VCS_DIRECTORIES } from "./paths.js"
 const MAX_COLUMNS = 500
 
 export const runJsGrep = async (search: GrepSearch, signal?: AbortSignal): Promise<GrepRawResult> => {
-  const regex = compileSearchRegex(search.pattern, { caseInsensitive: search.caseInsensitive, multiline: search.multiline })
+  const regex = compileSearchRegex(search.pattern, {
+    caseInsensitive: search.caseInsensitive,
+    multiline: search.multiline
+  })
   let selectedTypes: ReadonlyArray<string> | undefined
   if (search.type !== undefined) {
     selectedTypes = typeGlobs(search.type)
@@ -23,12 +26,12 @@ export const runJsGrep = async (search: GrepSearch, signal?: AbortSignal): Promi
   const files: AsyncIterable<string> = search.rootIsFile
     ? single(search.root)
     : walkFiles({
-        root: search.root,
-        overrides: compileOverrides([...VCS_DIRECTORIES.map((d) => `!${d}`), ...search.globs]),
-        respectIgnoreFiles: true,
-        typeGlobs: selectedTypes,
-        signal
-      })
+      root: search.root,
+      overrides: compileOverrides([...VCS_DIRECTORIES.map((d) => `!${d}`), ...search.globs]),
+      respectIgnoreFiles: true,
+      typeGlobs: selectedTypes,
+      signal
+    })
   const lines: Array<string> = []
   const matched: Array<string> = []
   const printer = new ContextPrinter(search, lines)
@@ -73,7 +76,9 @@ const decode = (bytes: Buffer): string => {
     swapped.swap16()
     return swapped.toString("utf16le")
   }
-  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return bytes.subarray(3).toString("utf8")
+  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+    return bytes.subarray(3).toString("utf8")
+  }
   return bytes.toString("utf8")
 }
 
@@ -118,7 +123,12 @@ const allMatches = (regex: RegExp, text: string, from: number, to: number) => {
   return found
 }
 
-const multilineMatches = (regex: RegExp, text: string, lines: ReadonlyArray<string>, onlyMatching: boolean): FileMatches => {
+const multilineMatches = (
+  regex: RegExp,
+  text: string,
+  lines: ReadonlyArray<string>,
+  onlyMatching: boolean
+): FileMatches => {
   const starts: Array<number> = []
   let offset = 0
   for (const line of lines) {
@@ -184,9 +194,13 @@ const binaryFile = (
     // Claude Code shows the matching lines that hold no NUL byte, then ripgrep's notice
     splitLines(text).forEach((line, index) => {
       regex.lastIndex = 0
-      if (!line.includes("\0") && regex.test(line)) lines.push(`${search.lineNumbers ? `${index + 1}:` : ""}${line.replace(/\r$/, "")}`)
+      if (!line.includes("\0") && regex.test(line)) {
+        lines.push(`${search.lineNumbers ? `${index + 1}:` : ""}${line.replace(/\r$/, "")}`)
+      }
     })
-    lines.push(`binary file matches (found "\\0" byte around offset ${Buffer.byteLength(text.slice(0, text.indexOf("\0")))})`)
+    lines.push(
+      `binary file matches (found "\\0" byte around offset ${Buffer.byteLength(text.slice(0, text.indexOf("\0")))})`
+    )
   }
 }
 
@@ -234,5 +248,6 @@ class ContextPrinter {
 }
 
 const clip = (text: string, kind: ":" | "-"): string =>
-  Buffer.byteLength(text, "utf8") > MAX_COLUMNS ? (kind === ":" ? "[Omitted long matching line]" : "[Omitted long context line]") : text
-
+  Buffer.byteLength(text, "utf8") > MAX_COLUMNS
+    ? (kind === ":" ? "[Omitted long matching line]" : "[Omitted long context line]")
+    : text

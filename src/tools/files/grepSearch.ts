@@ -74,17 +74,20 @@ const usageErrorText = (stderr: string): string =>
 
 export const searchRejectedMessage = (stderr: string): string => {
   const text = usageErrorText(stderr)
-  return `Search failed \u2014 ripgrep rejected the pattern, glob, or file type without searching:\n${text.length > 2000 ? text.slice(0, 2000) : text}`
+  return `Search failed \u2014 ripgrep rejected the pattern, glob, or file type without searching:\n${
+    text.length > 2000 ? text.slice(0, 2000) : text
+  }`
 }
 
 const rejectedSearch = (rg: string, search: GrepSearch, stderr: string): Effect.Effect<never, ToolError> =>
   (/^(?:rg: )?regex parse error/.test(stderr) && !search.pattern.startsWith("(?:")
     ? runRipgrep(rg, ripgrepArgs({ ...search, pattern: `(?:${search.pattern})` }), cwdFor(search)).pipe(
-        Effect.map((wrapped) => (/^(?:rg: )?regex parse error/.test(wrapped.stderr) ? wrapped.stderr : stderr)),
-        Effect.orElseSucceed(() => stderr)
-      )
-    : Effect.succeed(stderr)
-  ).pipe(Effect.flatMap((text) => Effect.fail(new ToolError({ reason: searchRejectedMessage(text) }))))
+      Effect.map((wrapped) => (/^(?:rg: )?regex parse error/.test(wrapped.stderr) ? wrapped.stderr : stderr)),
+      Effect.orElseSucceed(() => stderr)
+    )
+    : Effect.succeed(stderr)).pipe(
+      Effect.flatMap((text) => Effect.fail(new ToolError({ reason: searchRejectedMessage(text) })))
+    )
 
 const cwdFor = (search: GrepSearch): string => (search.rootIsFile ? path.dirname(search.root) : search.root)
 
@@ -93,22 +96,36 @@ const withRipgrep = (rg: string, search: GrepSearch): Effect.Effect<GrepRawResul
     rg,
     ripgrepArgs(search),
     cwdFor(search),
-    search.maxRecords === undefined || search.mode === "files_with_matches" || search.keepFile !== undefined ? undefined : { records: search.maxRecords, separator: 10 }
+    search.maxRecords === undefined || search.mode === "files_with_matches" || search.keepFile !== undefined
+      ? undefined
+      : { records: search.maxRecords, separator: 10 }
   ).pipe(
     Effect.flatMap((result) => {
       const stdout = result.stdout.toString("utf8")
       // 1 = no match; 2 = an error, which still may come with results from the readable files
       if (result.exitCode === 2 && stdout === "" && !result.stoppedEarly) {
         if (USAGE_ERROR.test(result.stderr)) return rejectedSearch(rg, search, result.stderr)
-        return Effect.fail(new ToolError({ reason: result.stderr.trim() === "" ? "ripgrep failed" : result.stderr.trim() }))
+        return Effect.fail(
+          new ToolError({ reason: result.stderr.trim() === "" ? "ripgrep failed" : result.stderr.trim() })
+        )
       }
-      if (result.exitCode !== 0 && result.exitCode !== 1 && result.exitCode !== 2 && !result.stoppedEarly)
+      if (result.exitCode !== 0 && result.exitCode !== 1 && result.exitCode !== 2 && !result.stoppedEarly) {
         return Effect.fail(new ToolError({ reason: `ripgrep exited with ${result.exitCode}: ${result.stderr.trim()}` }))
-      if (search.mode === "files_with_matches")
-        return Effect.succeed<GrepRawResult>({ kind: "files", files: keepFiles(search, stdout.split("\0").filter((f) => f !== "")) })
+      }
+      if (search.mode === "files_with_matches") {
+        return Effect.succeed<GrepRawResult>({
+          kind: "files",
+          files: keepFiles(search, stdout.split("\0").filter((f) => f !== ""))
+        })
+      }
       const lines = outputLines(stdout)
-      if (search.rootIsFile && search.mode === "content" && lines.length === 1 && BINARY_NOTICE.test(lines[0]!)) return binaryFileLines(rg, search, lines[0]!)
-      return Effect.succeed<GrepRawResult>({ kind: "lines", lines: search.keepFile === undefined || search.rootIsFile ? lines : keepLines(search.keepFile, lines) })
+      if (
+        search.rootIsFile && search.mode === "content" && lines.length === 1 && BINARY_NOTICE.test(lines[0]!)
+      ) return binaryFileLines(rg, search, lines[0]!)
+      return Effect.succeed<GrepRawResult>({
+        kind: "lines",
+        lines: search.keepFile === undefined || search.rootIsFile ? lines : keepLines(search.keepFile, lines)
+      })
     })
   )
 
@@ -128,7 +145,9 @@ const BINARY_NOTICE = /^binary file matches \(found "\\0" byte around offset \d+
  */
 const binaryFileLines = (rg: string, search: GrepSearch, notice: string): Effect.Effect<GrepRawResult, ToolError> =>
   runRipgrep(rg, ["--text", ...ripgrepArgs(search)], cwdFor(search)).pipe(
-    Effect.map((result) => outputLines(result.stdout.toString("utf8")).filter((line) => !line.includes("\0") && line !== "--")),
+    Effect.map((result) =>
+      outputLines(result.stdout.toString("utf8")).filter((line) => !line.includes("\0") && line !== "--")
+    ),
     Effect.orElseSucceed((): ReadonlyArray<string> => []),
     Effect.map((lines): GrepRawResult => ({ kind: "lines", lines: [...lines, notice] }))
   )
@@ -137,7 +156,10 @@ const keepFiles = (search: GrepSearch, files: ReadonlyArray<string>): ReadonlyAr
   search.keepFile === undefined || search.rootIsFile ? files : files.filter(search.keepFile)
 
 /** Drops the records (`path\0rest`) of rejected files; a `--` group separator is kept only between kept groups. */
-export const keepLines = (keepFile: (absolutePath: string) => boolean, lines: ReadonlyArray<string>): ReadonlyArray<string> => {
+export const keepLines = (
+  keepFile: (absolutePath: string) => boolean,
+  lines: ReadonlyArray<string>
+): ReadonlyArray<string> => {
   const verdicts = new Map<string, boolean>()
   const kept: Array<string> = []
   for (const line of lines) {
@@ -149,7 +171,7 @@ export const keepLines = (keepFile: (absolutePath: string) => boolean, lines: Re
     if (nul === -1) continue // not a record of a named file: nothing to vouch for
     const file = line.slice(0, nul)
     let keep = verdicts.get(file)
-    if (keep === undefined) verdicts.set(file, (keep = keepFile(file)))
+    if (keep === undefined) verdicts.set(file, keep = keepFile(file))
     if (keep) kept.push(line)
   }
   if (kept[kept.length - 1] === "--") kept.pop()
@@ -159,7 +181,10 @@ export const keepLines = (keepFile: (absolutePath: string) => boolean, lines: Re
 const withJs = (search: GrepSearch): Effect.Effect<GrepRawResult, ToolError> =>
   Effect.tryPromise({
     try: (signal) => runJsGrep(search, signal),
-    catch: (error) => new ToolError({ reason: USAGE_ERROR.test(errorText(error)) ? searchRejectedMessage(errorText(error)) : errorText(error) })
+    catch: (error) =>
+      new ToolError({
+        reason: USAGE_ERROR.test(errorText(error)) ? searchRejectedMessage(errorText(error)) : errorText(error)
+      })
   })
 
 export const runGrepSearch = (search: GrepSearch, engine: SearchEngine): Effect.Effect<GrepRawResult, ToolError> => {
@@ -167,6 +192,8 @@ export const runGrepSearch = (search: GrepSearch, engine: SearchEngine): Effect.
   const rg = findRipgrep()
   if (rg !== undefined) return withRipgrep(rg, search)
   return engine === "rg"
-    ? Effect.fail(new ToolError({ reason: "ripgrep (rg) was not found on PATH, and TOOLGATE_GREP_ENGINE=rg requires it." }))
+    ? Effect.fail(
+      new ToolError({ reason: "ripgrep (rg) was not found on PATH, and TOOLGATE_GREP_ENGINE=rg requires it." })
+    )
     : withJs(search)
 }

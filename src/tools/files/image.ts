@@ -29,9 +29,12 @@ export const imageMediaType = (bytes: Uint8Array): ImageMediaType | undefined =>
 const u16be = (b: Uint8Array, at: number) => (b[at]! << 8) | b[at + 1]!
 const u16le = (b: Uint8Array, at: number) => b[at]! | (b[at + 1]! << 8)
 const u24le = (b: Uint8Array, at: number) => b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16)
-const u32be = (b: Uint8Array, at: number) => ((b[at]! << 24) >>> 0) + (b[at + 1]! << 16) + (b[at + 2]! << 8) + b[at + 3]!
+const u32be = (b: Uint8Array, at: number) =>
+  ((b[at]! << 24) >>> 0) + (b[at + 1]! << 16) + (b[at + 2]! << 8) + b[at + 3]!
 
-const pngSize = (b: Uint8Array) => (b.length >= 24 && ascii(b, 12, 16) === "IHDR" ? { width: u32be(b, 16), height: u32be(b, 20) } : undefined)
+const pngSize = (
+  b: Uint8Array
+) => (b.length >= 24 && ascii(b, 12, 16) === "IHDR" ? { width: u32be(b, 16), height: u32be(b, 20) } : undefined)
 
 const gifSize = (b: Uint8Array) => (b.length >= 10 ? { width: u16le(b, 6), height: u16le(b, 8) } : undefined)
 
@@ -75,8 +78,13 @@ const webpSize = (b: Uint8Array) => {
 export const sniffImage = (bytes: Uint8Array): SniffedImage | undefined => {
   const mediaType = imageMediaType(bytes)
   if (mediaType === undefined) return undefined
-  const size =
-    mediaType === "image/png" ? pngSize(bytes) : mediaType === "image/gif" ? gifSize(bytes) : mediaType === "image/jpeg" ? jpegSize(bytes) : webpSize(bytes)
+  const size = mediaType === "image/png"
+    ? pngSize(bytes)
+    : mediaType === "image/gif"
+    ? gifSize(bytes)
+    : mediaType === "image/jpeg"
+    ? jpegSize(bytes)
+    : webpSize(bytes)
   return { mediaType, size }
 }
 
@@ -88,16 +96,24 @@ const preview = (bytes: Uint8Array): string =>
 export const detectedContent = (bytes: Uint8Array): string => {
   const head = Buffer.from(bytes.subarray(0, 64)).toString("latin1")
   const opening = head.replace(/^(?:\xef\xbb\xbf)?\s*/, "").toLowerCase()
-  if (opening.startsWith("<!doctype html") || opening.startsWith("<html")) return `HTML document (starts with "${preview(bytes)}")`
-  if (opening.startsWith("<?xml") || opening.startsWith("<svg")) return `XML/SVG document (starts with "${preview(bytes)}")`
+  if (opening.startsWith("<!doctype html") || opening.startsWith("<html")) {
+    return `HTML document (starts with "${preview(bytes)}")`
+  }
+  if (opening.startsWith("<?xml") || opening.startsWith("<svg")) {
+    return `XML/SVG document (starts with "${preview(bytes)}")`
+  }
   if (head.startsWith("{") || head.startsWith("[")) return `JSON/text (starts with "${preview(bytes)}")`
   if (head.startsWith("%PDF")) return "PDF document"
   if (head.startsWith("PK\x03\x04")) return "ZIP archive (Office documents such as .pptx/.docx/.xlsx are ZIPs)"
-  return `unrecognized bytes (hex: ${Array.from(bytes.subarray(0, 8), (byte) => byte.toString(16).padStart(2, "0")).join(" ")})`
+  return `unrecognized bytes (hex: ${
+    Array.from(bytes.subarray(0, 8), (byte) => byte.toString(16).padStart(2, "0")).join(" ")
+  })`
 }
 
 export const notAnImageText = (file: string, bytes: Uint8Array): string =>
-  `File has an image extension but its content is not a valid PNG/JPEG/GIF/WebP. Detected: ${detectedContent(bytes)}. This usually means a download saved an error/login page instead of the image. Use \`file "${file}"\` to confirm, or read it as text with Bash (e.g. \`head -c 500\`).`
+  `File has an image extension but its content is not a valid PNG/JPEG/GIF/WebP. Detected: ${
+    detectedContent(bytes)
+  }. This usually means a download saved an error/login page instead of the image. Use \`file "${file}"\` to confirm, or read it as text with Bash (e.g. \`head -c 500\`).`
 
 export const UNREADABLE_IMAGE_SIZE =
   "Unable to resize image — image processing is unavailable and dimensions could not be read from the file header. Please convert the image to PNG, JPEG, GIF, or WebP."

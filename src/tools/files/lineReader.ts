@@ -75,6 +75,8 @@ export const readLineRange = async (
   }
   feed(decoder?.end() ?? "", true)
   // a CR at the very end is shown as a line end, as Claude Code shows it (a CR-only file's last CR)
-  if (sawText && lineIndex >= firstIndex && lineIndex < endIndex) lines.push(current.endsWith("\r") ? current.slice(0, -1) : current)
+  if (sawText && lineIndex >= firstIndex && lineIndex < endIndex) {
+    lines.push(current.endsWith("\r") ? current.slice(0, -1) : current)
+  }
   return { lines, totalLines: sawText ? lineIndex + 1 : 0, contentHash: hash.digest("hex"), encoding }
 }

@@ -9,9 +9,11 @@ export const FILE_STATE_CURRENT_NOTE = " (file state is current in your context 
 export const STALE_EDIT_APPLIED_NOTE =
   " (note: the file had been modified on disk since you last read it \u2014 the edit applied cleanly, but the file contains other changes not in your context. Read it before edits that depend on surrounding content.)"
 
-export const writeCreatedText = (given: string): string => `File created successfully at: ${given}${FILE_STATE_CURRENT_NOTE}`
+export const writeCreatedText = (given: string): string =>
+  `File created successfully at: ${given}${FILE_STATE_CURRENT_NOTE}`
 
-export const writeUpdatedText = (given: string): string => `The file ${given} has been updated successfully.${FILE_STATE_CURRENT_NOTE}`
+export const writeUpdatedText = (given: string): string =>
+  `The file ${given} has been updated successfully.${FILE_STATE_CURRENT_NOTE}`
 
 /** `current`: the model holds the whole file as edited; `partial`: it read only part of it (no note); `stale`: the file had other changes. */
 export const editAppliedText = (given: string, replaceAll: boolean, view: "current" | "partial" | "stale"): string => {

@@ -15,7 +15,9 @@ const withMtimes = async (files: ReadonlyArray<string>): Promise<Array<readonly 
 const byPath = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
 export const sortByMtimeNewestFirst = async (files: ReadonlyArray<string>): Promise<ReadonlyArray<string>> =>
-  (await withMtimes(files)).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]) || byPath(a[0], b[0])).map(([f]) => f)
+  (await withMtimes(files)).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]) || byPath(a[0], b[0])).map(([f]) =>
+    f
+  )
 
 export const sortByMtimeOldestFirst = async (files: ReadonlyArray<string>): Promise<ReadonlyArray<string>> =>
   (await withMtimes(files)).sort((a, b) => a[1] - b[1] || byPath(a[0], b[0])).map(([f]) => f)

@@ -28,8 +28,7 @@ export const parseNotebook = (text: string): ReadonlyArray<NotebookCellView> => 
   })
 }
 
-export const renderNotebook = (cells: ReadonlyArray<NotebookCellView>): string =>
-  cells.map(renderCell).join("\n")
+export const renderNotebook = (cells: ReadonlyArray<NotebookCellView>): string => cells.map(renderCell).join("\n")
 
 /** The cell, then each output on a line of its own after a blank line (Claude Code's text blocks, merged). */
 const renderCell = (cell: NotebookCellView): string => {
@@ -72,7 +71,6 @@ const renderOutput = (output: unknown): string => {
 const joinText = (value: unknown): string =>
   typeof value === "string" ? value : Array.isArray(value) ? value.map(String).join("") : ""
 
-// eslint-disable-next-line no-control-regex
 const stripAnsi = (text: string): string => text.replace(/\u001b\[[0-9;]*m/g, "")
 
 const isRecord = (u: unknown): u is Record<string, any> => typeof u === "object" && u !== null && !Array.isArray(u)

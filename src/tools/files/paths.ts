@@ -68,7 +68,8 @@ export const similarFile = async (file: string): Promise<string | undefined> => 
     return names
       .filter((name) => {
         const extension = path.extname(name)
-        return NORMAL_EXTENSION.test(extension.normalize("NFC")) && path.basename(name, extension) === stem && path.join(dir, name) !== file
+        return NORMAL_EXTENSION.test(extension.normalize("NFC")) && path.basename(name, extension) === stem &&
+          path.join(dir, name) !== file
       })
       .sort()[0]
   } catch {
@@ -99,7 +100,9 @@ export const pathUnderCwd = async (file: string, cwd: string): Promise<string | 
   }
 }
 
-const didYouMean = (suggestion: string | undefined): string => (suggestion === undefined ? "" : ` Did you mean ${suggestion}?`)
+const didYouMean = (
+  suggestion: string | undefined
+): string => (suggestion === undefined ? "" : ` Did you mean ${suggestion}?`)
 
 /** `File does not exist. Note: your current working directory is <cwd>.` (+ ` Did you mean <x>?`). */
 export const fileNotFoundMessage = async (file: string, cwd: string): Promise<string> => {
@@ -113,7 +116,8 @@ export const missingSearchPathMessage = async (
   given: string,
   resolved: string,
   cwd: string
-): Promise<string> => `${what} does not exist: ${given}. ${CWD_NOTE} ${cwd}.${didYouMean(await pathUnderCwd(resolved, cwd))}`
+): Promise<string> =>
+  `${what} does not exist: ${given}. ${CWD_NOTE} ${cwd}.${didYouMean(await pathUnderCwd(resolved, cwd))}`
 
 /** Device files that would block or never end. */
 const BLOCKED_DEVICES = new Set([

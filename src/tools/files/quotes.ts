@@ -8,7 +8,7 @@ const LEFT_DOUBLE = "\u201C"
 const RIGHT_DOUBLE = "\u201D"
 
 export const normalizeQuotes = (text: string): string =>
-  text.replace(/[\u2018\u2019]/g, "'").replace(/[\u201C\u201D]/g, '"')
+  text.replace(/[\u2018\u2019]/g, "'").replace(/[\u201C\u201D]/g, "\"")
 
 /**
  * The text of the file that `search` stands for: itself when it occurs as is, otherwise the span
@@ -25,9 +25,9 @@ export const preserveQuoteStyle = (oldString: string, actualOldString: string, n
   if (oldString === actualOldString) return newString
   let result = newString
   const curlyDouble = /[\u201C\u201D]/.test(actualOldString)
-  const straightDouble = actualOldString.includes('"')
+  const straightDouble = actualOldString.includes("\"")
   if (curlyDouble && !straightDouble) result = curlDoubleQuotes(result)
-  else if (straightDouble && !curlyDouble) result = result.replace(/[\u201C\u201D]/g, '"')
+  else if (straightDouble && !curlyDouble) result = result.replace(/[\u201C\u201D]/g, "\"")
   const curlySingle = /[\u2018\u2019]/.test(actualOldString)
   const straightSingle = actualOldString.includes("'")
   if (curlySingle && !straightSingle) result = curlSingleQuotes(result)

@@ -35,4 +35,6 @@ export const mustReadFirst = (model: string | undefined): boolean => {
 
 /** Whether this call may change `file` although it has not read it. */
 export const mayChangeUnread = (ctx: ToolCheckContext | ToolContext, file: string): Effect.Effect<boolean> =>
-  mustReadFirst(ctx.session.model) || ctx.readsWithoutAsking === undefined ? Effect.succeed(false) : ctx.readsWithoutAsking(file)
+  mustReadFirst(ctx.session.model) || ctx.readsWithoutAsking === undefined
+    ? Effect.succeed(false)
+    : ctx.readsWithoutAsking(file)

@@ -34,7 +34,10 @@ export interface RegexOptions {
 /** A global RegExp for the pattern; throws an Error with ripgrep-like text when it cannot be used. */
 export const compileSearchRegex = (pattern: string, options: RegexOptions): RegExp => {
   if (!options.multiline && mentionsNewline(pattern)) throw new Error(NEWLINE_NOT_ALLOWED)
-  let source = pattern.replace(/\(\?P</g, "(?<").replace(/\[:([a-z]+):\]/g, (whole, name: string) => POSIX_CLASSES[name] ?? whole)
+  let source = pattern.replace(/\(\?P</g, "(?<").replace(
+    /\[:([a-z]+):\]/g,
+    (whole, name: string) => POSIX_CLASSES[name] ?? whole
+  )
   const flags = new Set(["g"])
   if (options.caseInsensitive) flags.add("i")
   if (options.multiline) {

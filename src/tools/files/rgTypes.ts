@@ -48,7 +48,8 @@ const TYPES: Record<string, string> = {
   lock: "*.lock,package-lock.json",
   log: "*.log",
   lua: "*.lua",
-  make: "*.mak,*.mk,[Gg][Nn][Uu]makefile,[Gg][Nn][Uu]makefile.am,[Gg][Nn][Uu]makefile.in,[Mm]akefile,[Mm]akefile.am,[Mm]akefile.in",
+  make:
+    "*.mak,*.mk,[Gg][Nn][Uu]makefile,[Gg][Nn][Uu]makefile.am,[Gg][Nn][Uu]makefile.in,[Mm]akefile,[Mm]akefile.am,[Mm]akefile.in",
   markdown: "*.markdown,*.md,*.mdown,*.mkdn",
   matlab: "*.m",
   md: "*.markdown,*.md,*.mdown,*.mkdn",
@@ -73,7 +74,8 @@ const TYPES: Record<string, string> = {
   rust: "*.rs",
   sass: "*.sass,*.scss",
   scala: "*.sbt,*.scala",
-  sh: "*.bash,*.bashrc,*.csh,*.cshrc,*.ksh,*.kshrc,*.sh,*.tcsh,*.zsh,.bash_login,.bash_logout,.bash_profile,.bashrc,.cshrc,.kshrc,.login,.logout,.profile,.tcshrc,.zlogin,.zlogout,.zprofile,.zshenv,.zshrc,bash_login,bash_logout,bash_profile,bashrc,profile,zlogin,zlogout,zprofile,zshenv,zshrc",
+  sh:
+    "*.bash,*.bashrc,*.csh,*.cshrc,*.ksh,*.kshrc,*.sh,*.tcsh,*.zsh,.bash_login,.bash_logout,.bash_profile,.bashrc,.cshrc,.kshrc,.login,.logout,.profile,.tcshrc,.zlogin,.zlogout,.zprofile,.zshenv,.zshrc,bash_login,bash_logout,bash_profile,bashrc,profile,zlogin,zlogout,zprofile,zshenv,zshrc",
   sql: "*.psql,*.sql",
   sv: "*.h,*.sv,*.svh,*.v,*.vg",
   svg: "*.svg",

@@ -72,7 +72,7 @@ export const runRipgrep = (
       if (stoppedEarly) return
       out.push(chunk)
       outBytes += chunk.length
-      if (enough !== undefined) for (const byte of chunk) if (byte === enough.separator) records++
+      if (enough !== undefined) { for (const byte of chunk) if (byte === enough.separator) records++ }
       if ((enough !== undefined && records >= enough.records) || outBytes > MAX_STDOUT_BYTES) {
         stoppedEarly = true
         if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL")
@@ -96,6 +96,8 @@ export const runRipgrep = (
       )
     })
     return Effect.suspend(() =>
-      exited || child.pid === undefined ? Effect.void : killGroup(child.pid, KILL_GRACE_MS).pipe(Effect.zipRight(Effect.promise(() => closed)))
+      exited || child.pid === undefined
+        ? Effect.void
+        : killGroup(child.pid, KILL_GRACE_MS).pipe(Effect.zipRight(Effect.promise(() => closed)))
     )
   })

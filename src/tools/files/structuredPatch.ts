@@ -58,7 +58,9 @@ const myers = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): ReadonlyArra
     // state after step d-1 for k in [-d-1, d+1]
     trace.push(v.slice(offset - d - 1, offset + d + 2))
     for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1
+      let x = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!)
+        ? v[offset + k + 1]!
+        : v[offset + k - 1]! + 1
       let y = x - k
       while (x < n && y < m && a[x] === b[y]) {
         x++
@@ -71,7 +73,11 @@ const myers = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): ReadonlyArra
   return undefined
 }
 
-const backtrack = (trace: ReadonlyArray<Int32Array>, a: ReadonlyArray<string>, b: ReadonlyArray<string>): ReadonlyArray<Op> => {
+const backtrack = (
+  trace: ReadonlyArray<Int32Array>,
+  a: ReadonlyArray<string>,
+  b: ReadonlyArray<string>
+): ReadonlyArray<Op> => {
   const ops: Array<Op> = []
   let x = a.length
   let y = b.length
@@ -155,10 +161,11 @@ const toHunks = (ops: ReadonlyArray<Op>, context: number): ReadonlyArray<Hunk> =
 export const countChanges = (hunks: ReadonlyArray<Hunk>): { readonly added: number; readonly removed: number } => {
   let added = 0
   let removed = 0
-  for (const hunk of hunks)
+  for (const hunk of hunks) {
     for (const line of hunk.lines) {
       if (line.startsWith("+")) added++
       else if (line.startsWith("-")) removed++
     }
+  }
   return { added, removed }
 }

@@ -7,8 +7,10 @@ const MARKDOWN = /\.(?:md|mdx)$/i
 
 export const keepsTrailingWhitespace = (file: string): boolean => MARKDOWN.test(file)
 
-export const stripTrailingWhitespace = (text: string): string =>
-  text.replace(/[^\r\n]+/g, (line) => line.trimEnd())
+export const stripTrailingWhitespace = (text: string): string => text.replace(/[^\r\n]+/g, (line) => line.trimEnd())
 
 /** What is written for `text` in `file`: stripped, unless the file is Markdown. */
-export const writtenText = (file: string, text: string): string => (keepsTrailingWhitespace(file) ? text : stripTrailingWhitespace(text))
+export const writtenText = (
+  file: string,
+  text: string
+): string => (keepsTrailingWhitespace(file) ? text : stripTrailingWhitespace(text))

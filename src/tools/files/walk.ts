@@ -121,7 +121,7 @@ const loadLevel = async (dir: string): Promise<Level> => {
 /** Ignore files of the directories above the search root, nearest first. */
 const parentLevels = async (root: string): Promise<ReadonlyArray<Level>> => {
   const levels: Array<Level> = []
-  for (let dir = path.dirname(root); ; dir = path.dirname(dir)) {
+  for (let dir = path.dirname(root);; dir = path.dirname(dir)) {
     levels.push(await loadLevel(dir))
     if (path.dirname(dir) === dir) break
   }

@@ -19,7 +19,9 @@ export const READ_MCP_RESOURCE = "ReadMcpResourceTool"
 
 const unknownServer = (server: string, available: ReadonlyArray<string>) =>
   new ToolError({
-    reason: `Server "${server}" not found or it offers no resources. Available servers: ${available.length === 0 ? "(none)" : available.join(", ")}`
+    reason: `Server "${server}" not found or it offers no resources. Available servers: ${
+      available.length === 0 ? "(none)" : available.join(", ")
+    }`
   })
 
 const toToolError = (e: McpRequestError) => new ToolError({ reason: e.reason })
@@ -51,7 +53,10 @@ export const makeListMcpResourcesTool = (access: McpResourceAccess): AnyTool =>
   buildTool({
     name: LIST_MCP_RESOURCES,
     inputSchema: Schema.Struct({
-      server: Schema.optionalWith(Schema.String.annotations({ description: "Optional server name to filter resources by" }), { exact: true })
+      server: Schema.optionalWith(
+        Schema.String.annotations({ description: "Optional server name to filter resources by" }),
+        { exact: true }
+      )
     }),
     description:
       "Lists available resources from configured MCP servers. Each resource object includes a 'server' field indicating which server it's from.",
@@ -62,15 +67,23 @@ export const makeListMcpResourcesTool = (access: McpResourceAccess): AnyTool =>
     checkPermissions: () => Effect.succeed(allow("listing MCP resources needs no permission")),
     shouldDefer: true,
     call: (input) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const available = yield* access.resourceServers
-        if (input.server !== undefined && !available.includes(input.server)) return yield* unknownServer(input.server, available)
+        if (input.server !== undefined && !available.includes(input.server)) {
+          return yield* unknownServer(input.server, available)
+        }
         const servers = input.server === undefined ? available : [input.server]
-        const lists = yield* Effect.forEach(servers, (s) => access.listResources(s).pipe(Effect.mapError(toToolError)), { concurrency: 5 })
+        const lists = yield* Effect.forEach(
+          servers,
+          (s) => access.listResources(s).pipe(Effect.mapError(toToolError)),
+          { concurrency: 5 }
+        )
         return { data: lists.flat() as ReadonlyArray<McpResourceEntry> }
       }),
     mapResult: (output) =>
-      output.length === 0 ? "No resources found. MCP servers may still provide tools even if they have no resources." : JSON.stringify(output, null, 2)
+      output.length === 0
+        ? "No resources found. MCP servers may still provide tools even if they have no resources."
+        : JSON.stringify(output, null, 2)
   })
 
 export const makeReadMcpResourceTool = (access: McpResourceAccess): AnyTool =>
@@ -89,7 +102,7 @@ export const makeReadMcpResourceTool = (access: McpResourceAccess): AnyTool =>
     shouldDefer: true,
     renderUse: (input) => `${input.server}: ${input.uri}`,
     call: (input, ctx) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const available = yield* access.resourceServers
         if (!available.includes(input.server)) return yield* unknownServer(input.server, available)
         const result = yield* access.readResource(input.server, input.uri).pipe(Effect.mapError(toToolError))
@@ -100,7 +113,11 @@ export const makeReadMcpResourceTool = (access: McpResourceAccess): AnyTool =>
           if (typeof item.text === "string") return Effect.succeed({ ...base, text: item.text })
           if (typeof item.blob === "string") {
             return saveBlob(ctx.session.sessionDir, input.server, uri, mimeType, item.blob).pipe(
-              Effect.map((file) => ({ ...base, blobSavedTo: file, text: `[Binary content (${mimeType ?? "unknown type"}) saved to ${file}]` }))
+              Effect.map((file) => ({
+                ...base,
+                blobSavedTo: file,
+                text: `[Binary content (${mimeType ?? "unknown type"}) saved to ${file}]`
+              }))
             )
           }
           return Effect.succeed(base)
@@ -110,4 +127,6 @@ export const makeReadMcpResourceTool = (access: McpResourceAccess): AnyTool =>
     mapResult: (output) => JSON.stringify(output, null, 2)
   })
 
-export const makeResourceTools = (access: McpResourceAccess): ReadonlyArray<AnyTool> => [makeListMcpResourcesTool(access), makeReadMcpResourceTool(access)]
+export const makeResourceTools = (
+  access: McpResourceAccess
+): ReadonlyArray<AnyTool> => [makeListMcpResourcesTool(access), makeReadMcpResourceTool(access)]

@@ -24,7 +24,10 @@ export interface NotebookEditPlan {
   readonly language: string
 }
 
-export type PlanResult = { readonly ok: true; readonly plan: NotebookEditPlan } | { readonly ok: false; readonly reason: string }
+export type PlanResult = { readonly ok: true; readonly plan: NotebookEditPlan } | {
+  readonly ok: false
+  readonly reason: string
+}
 
 type Json = null | boolean | number | string | Array<Json> | { [key: string]: Json }
 type Cell = { [key: string]: Json }

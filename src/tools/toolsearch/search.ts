@@ -11,7 +11,12 @@ import { TOOL_SEARCH_NAME } from "../../services/DeferredTools.js"
 
 export type ParsedQuery =
   | { readonly _tag: "Select"; readonly names: ReadonlyArray<string> }
-  | { readonly _tag: "Keywords"; readonly text: string; readonly required: ReadonlyArray<string>; readonly optional: ReadonlyArray<string> }
+  | {
+    readonly _tag: "Keywords"
+    readonly text: string
+    readonly required: ReadonlyArray<string>
+    readonly optional: ReadonlyArray<string>
+  }
 
 export const parseQuery = (query: string): ParsedQuery => {
   const trimmed = query.trim()
@@ -92,8 +97,8 @@ export const searchTools = (query: ParsedQuery, scope: SearchScope, maxResults: 
     const matches: Array<AnyTool> = []
     const unknown: Array<string> = []
     for (const wanted of query.names) {
-      const tool =
-        candidates.find((t) => t.name === wanted) ?? candidates.find((t) => t.name.toLowerCase() === wanted.toLowerCase())
+      const tool = candidates.find((t) => t.name === wanted) ??
+        candidates.find((t) => t.name.toLowerCase() === wanted.toLowerCase())
       if (tool === undefined) unknown.push(wanted)
       else if (!matches.includes(tool)) matches.push(tool)
     }

@@ -7,7 +7,7 @@ import { Effect, Option } from "effect"
 import { Settings } from "../../services/Settings.js"
 import { internalAccessFrom, NO_INTERNAL_ACCESS, type InternalAccess } from "./urlPolicy.js"
 
-export const currentInternalAccess: Effect.Effect<InternalAccess> = Effect.gen(function* () {
+export const currentInternalAccess: Effect.Effect<InternalAccess> = Effect.gen(function*() {
   const settings = yield* Effect.serviceOption(Settings)
   if (Option.isNone(settings)) return NO_INTERNAL_ACCESS
   const loaded = yield* settings.value.current

@@ -36,7 +36,9 @@ const classifyV4 = (address: string): AddressClass => {
   if (inV4(v, "10.0.0.0", 8) || inV4(v, "172.16.0.0", 12) || inV4(v, "192.168.0.0", 16)) return "private"
   if (inV4(v, "100.64.0.0", 10)) return "private" // carrier-grade NAT
   if (inV4(v, "169.254.0.0", 16)) return "link-local" // includes cloud metadata endpoints
-  if (inV4(v, "192.0.0.0", 24) || inV4(v, "198.18.0.0", 15) || inV4(v, "224.0.0.0", 4) || inV4(v, "240.0.0.0", 4)) return "reserved"
+  if (inV4(v, "192.0.0.0", 24) || inV4(v, "198.18.0.0", 15) || inV4(v, "224.0.0.0", 4) || inV4(v, "240.0.0.0", 4)) {
+    return "reserved"
+  }
   return "public"
 }
 
@@ -62,8 +64,7 @@ const ipv6Groups = (address: string): ReadonlyArray<number> | undefined => {
   return groups.some((g) => !Number.isInteger(g) || g < 0 || g > 0xffff) ? undefined : groups
 }
 
-const v4FromGroups = (high: number, low: number): string =>
-  [high >> 8, high & 0xff, low >> 8, low & 0xff].join(".")
+const v4FromGroups = (high: number, low: number): string => [high >> 8, high & 0xff, low >> 8, low & 0xff].join(".")
 
 const classifyV6 = (address: string): AddressClass => {
   const g = ipv6Groups(address)
@@ -73,7 +74,9 @@ const classifyV6 = (address: string): AddressClass => {
   if (zeroPrefix(8)) return "loopback" // the unspecified address reaches the local host
   if (zeroPrefix(5) && g[5] === 0xffff) return classifyV4(v4FromGroups(g[6]!, g[7]!)) // IPv4-mapped
   if (zeroPrefix(6)) return classifyV4(v4FromGroups(g[6]!, g[7]!)) // IPv4-compatible (deprecated)
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return classifyV4(v4FromGroups(g[6]!, g[7]!)) // NAT64
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) {
+    return classifyV4(v4FromGroups(g[6]!, g[7]!)) // NAT64
+  }
   if ((g[0]! & 0xfe00) === 0xfc00) return "private" // fc00::/7 unique local
   if ((g[0]! & 0xffc0) === 0xfe80) return "link-local"
   if ((g[0]! & 0xffc0) === 0xfec0) return "private" // deprecated site-local
@@ -97,12 +100,12 @@ export const describeClass = (kind: AddressClass): string =>
   kind === "loopback"
     ? "a loopback address"
     : kind === "private"
-      ? "a private network address"
-      : kind === "link-local"
-        ? "a link-local address"
-        : kind === "reserved"
-          ? "a reserved address"
-          : "a public address"
+    ? "a private network address"
+    : kind === "link-local"
+    ? "a link-local address"
+    : kind === "reserved"
+    ? "a reserved address"
+    : "a public address"
 
 /** Host names that always mean this machine (RFC 6761), whatever DNS says. */
 export const isLocalhostName = (host: string): boolean => host === "localhost" || host.endsWith(".localhost")

@@ -12,10 +12,11 @@ import { MAX_MARKDOWN_FOR_MODEL } from "./settings.js"
 const SYSTEM = "You answer questions about one web page, using only the page content you are given."
 
 export const answerPrompt = (content: string, prompt: string): string => {
-  const page =
-    content.length > MAX_MARKDOWN_FOR_MODEL
-      ? `${content.slice(0, MAX_MARKDOWN_FOR_MODEL)}\n\n[Content truncated: only the first ${MAX_MARKDOWN_FOR_MODEL} characters are shown.]`
-      : content
+  const page = content.length > MAX_MARKDOWN_FOR_MODEL
+    ? `${
+      content.slice(0, MAX_MARKDOWN_FOR_MODEL)
+    }\n\n[Content truncated: only the first ${MAX_MARKDOWN_FOR_MODEL} characters are shown.]`
+    : content
   return `Web page content:
 ---
 ${page}
@@ -35,7 +36,7 @@ export type Answer =
 
 /** The model's answer about `content`, or NoModel when no ModelClient is provided. */
 export const answerAboutPage = (content: string, prompt: string): Effect.Effect<Answer, ToolError> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const client = yield* Effect.serviceOption(ModelClient)
     if (Option.isNone(client)) return { _tag: "NoModel" } satisfies Answer
     const model = client.value
@@ -43,7 +44,13 @@ export const answerAboutPage = (content: string, prompt: string): Effect.Effect<
       .stream({ system: SYSTEM, messages: [{ role: "user", content: answerPrompt(content, prompt) }], tools: [] })
       .pipe(
         Stream.runFold("", (text, event) => (event._tag === "TextDelta" ? text + event.text : text)),
-        Effect.mapError((error) => new ToolError({ reason: `WebFetch could not get an answer about the page from the model: ${error.message}` }))
+        Effect.mapError((error) =>
+          new ToolError({ reason: `WebFetch could not get an answer about the page from the model: ${error.message}` })
+        )
       )
-    return { _tag: "Model", model: model.model, text: text.trim() === "" ? "(the model gave no answer)" : text.trim() } satisfies Answer
+    return {
+      _tag: "Model",
+      model: model.model,
+      text: text.trim() === "" ? "(the model gave no answer)" : text.trim()
+    } satisfies Answer
   })

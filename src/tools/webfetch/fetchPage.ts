@@ -29,12 +29,12 @@ export interface FetchedPage {
 export type FetchOutcome =
   | { readonly _tag: "Page"; readonly page: FetchedPage }
   | {
-      readonly _tag: "Redirect"
-      readonly originalUrl: string
-      readonly redirectUrl: string
-      readonly code: number
-      readonly codeText: string
-    }
+    readonly _tag: "Redirect"
+    readonly originalUrl: string
+    readonly redirectUrl: string
+    readonly code: number
+    readonly codeText: string
+  }
 
 export interface FetchOptions {
   readonly access: InternalAccess
@@ -68,16 +68,20 @@ const errorText = (error: unknown): string => (error instanceof Error ? error.me
 /** The innermost cause of an HTTP client error that says something to a person. */
 const describeHttpError = (url: string) => (error: HttpClientError.HttpClientError): ToolError => {
   let cause: unknown = error.cause
-  while (cause instanceof Error && !(cause instanceof BlockedAddressError) && cause.cause instanceof Error) cause = cause.cause
+  while (cause instanceof Error && !(cause instanceof BlockedAddressError) && cause.cause instanceof Error) {
+    cause = cause.cause
+  }
   if (cause instanceof BlockedAddressError) return new ToolError({ reason: cause.message })
   // a system error (connect ECONNREFUSED 127.0.0.1:9, getaddrinfo ENOTFOUND host) in Node's words, as Claude Code gives it
-  if (cause instanceof Error && typeof (cause as { code?: unknown }).code === "string") return new ToolError({ reason: cause.message })
+  if (cause instanceof Error && typeof (cause as { code?: unknown }).code === "string") {
+    return new ToolError({ reason: cause.message })
+  }
   return new ToolError({ reason: `Failed to fetch ${url}: ${cause === undefined ? error.message : errorText(cause)}` })
 }
 
 /** Reads at most `maxBytes` of the body and stops the download there. */
 const readCapped = (stream: Stream.Stream<Uint8Array, unknown>, maxBytes: number) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const chunks: Array<Uint8Array> = []
     let total = 0
     let truncated = false
@@ -93,20 +97,22 @@ const readCapped = (stream: Stream.Stream<Uint8Array, unknown>, maxBytes: number
         chunks.push(chunk)
         total += chunk.length
         return true
-      })
-    )
+      }))
     return { body: Buffer.concat(chunks, total), bytes: total, truncated }
   })
 
 export const fetchPage = (start: URL, options: FetchOptions): Effect.Effect<FetchOutcome, ToolError> =>
   Effect.scoped(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       let current = start
       // Loaded on the first fetch: the module also brings undici, a sixth of the CLI's start-up.
       const NodeHttpClient = yield* Effect.promise(() => import("@effect/platform-node/NodeHttpClient"))
-      const agent = yield* NodeHttpClient.makeAgent({ lookup: guardedLookup(options.access, () => current.href, options.resolver), keepAlive: false })
+      const agent = yield* NodeHttpClient.makeAgent({
+        lookup: guardedLookup(options.access, () => current.href, options.resolver),
+        keepAlive: false
+      })
       const client = yield* NodeHttpClient.make.pipe(Effect.provideService(NodeHttpClient.HttpAgent, agent))
-      for (let hop = 0; ; hop++) {
+      for (let hop = 0;; hop++) {
         const request = HttpClientRequest.get(current, {
           headers: {
             "user-agent": options.userAgent,
@@ -119,19 +125,37 @@ export const fetchPage = (start: URL, options: FetchOptions): Effect.Effect<Fetc
         if (REDIRECT_CODES.has(code)) {
           const location = response.headers["location"]
           if (location === undefined || location === "") {
-            return yield* Effect.fail(new ToolError({ reason: `Failed to fetch ${current.href}: redirect (${code}) without a Location header.` }))
+            return yield* Effect.fail(
+              new ToolError({
+                reason: `Failed to fetch ${current.href}: redirect (${code}) without a Location header.`
+              })
+            )
           }
           let next: URL
           try {
             next = new URL(location, current)
           } catch {
-            return yield* Effect.fail(new ToolError({ reason: `Failed to fetch ${current.href}: redirect to an invalid URL ${JSON.stringify(location)}.` }))
+            return yield* Effect.fail(
+              new ToolError({
+                reason: `Failed to fetch ${current.href}: redirect to an invalid URL ${JSON.stringify(location)}.`
+              })
+            )
           }
           if (!isSameHostRedirect(current, next)) {
-            return { _tag: "Redirect", originalUrl: start.href, redirectUrl: next.href, code, codeText: statusText(code) } satisfies FetchOutcome
+            return {
+              _tag: "Redirect",
+              originalUrl: start.href,
+              redirectUrl: next.href,
+              code,
+              codeText: statusText(code)
+            } satisfies FetchOutcome
           }
           if (hop >= MAX_REDIRECTS) {
-            return yield* Effect.fail(new ToolError({ reason: `Failed to fetch ${start.href}: too many redirects (more than ${MAX_REDIRECTS}).` }))
+            return yield* Effect.fail(
+              new ToolError({
+                reason: `Failed to fetch ${start.href}: too many redirects (more than ${MAX_REDIRECTS}).`
+              })
+            )
           }
           const checked = checkUrl(next.href, options.access)
           if (!checked.ok) return yield* Effect.fail(new ToolError({ reason: checked.reason }))
@@ -140,11 +164,17 @@ export const fetchPage = (start: URL, options: FetchOptions): Effect.Effect<Fetc
         }
         if (code < 200 || code >= 300) {
           return yield* Effect.fail(
-            new ToolError({ reason: `Request failed with status code ${code}${statusText(code) === "" ? "" : ` (${statusText(code)})`}: ${current.href}` })
+            new ToolError({
+              reason: `Request failed with status code ${code}${
+                statusText(code) === "" ? "" : ` (${statusText(code)})`
+              }: ${current.href}`
+            })
           )
         }
         const body = yield* readCapped(response.stream, options.maxBytes).pipe(
-          Effect.mapError((error) => new ToolError({ reason: `Failed to read the response from ${current.href}: ${errorText(error)}` }))
+          Effect.mapError((error) =>
+            new ToolError({ reason: `Failed to read the response from ${current.href}: ${errorText(error)}` })
+          )
         )
         return {
           _tag: "Page",

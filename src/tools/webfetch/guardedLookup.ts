@@ -35,10 +35,9 @@ export const resolveChecked = async (
 ): Promise<ReadonlyArray<ResolvedAddress>> => {
   const name = normalizeHost(host)
   const literal = classifyAddress(name)
-  const addresses: ReadonlyArray<ResolvedAddress> =
-    literal !== undefined
-      ? [{ address: name, family: name.includes(":") ? 6 : 4 }]
-      : await resolver(name)
+  const addresses: ReadonlyArray<ResolvedAddress> = literal !== undefined
+    ? [{ address: name, family: name.includes(":") ? 6 : 4 }]
+    : await resolver(name)
   if (access.allows(name)) return addresses
   if (isLocalhostName(name)) throw new BlockedAddressError(name, addresses[0]?.address ?? "127.0.0.1", "loopback", url)
   for (const entry of addresses) {
@@ -49,11 +48,17 @@ export const resolveChecked = async (
 }
 
 /** A `lookup` for `net.connect` options that applies `resolveChecked` to every connection. */
-export const guardedLookup = (access: InternalAccess, url: () => string, resolver: Resolver = systemResolver): LookupFunction =>
+export const guardedLookup = (
+  access: InternalAccess,
+  url: () => string,
+  resolver: Resolver = systemResolver
+): LookupFunction =>
   ((hostname: string, options: dns.LookupOptions, callback: (...args: Array<any>) => void) => {
     resolveChecked(hostname, access, url(), resolver).then(
       (addresses) => {
-        const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses
+        const wanted = options.family === 4 || options.family === 6
+          ? addresses.filter((a) => a.family === options.family)
+          : addresses
         if (wanted.length === 0) {
           const error = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND", hostname })
           return callback(error)

@@ -22,26 +22,45 @@ const decode = (body: Uint8Array, contentType: string): string => {
 }
 
 const formatBytes = (bytes: number): string =>
-  bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, "")} MB` : bytes >= 1024 ? `${Math.round(bytes / 1024)} KB` : `${bytes} bytes`
+  bytes >= 1024 * 1024
+    ? `${(bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, "")} MB`
+    : bytes >= 1024
+    ? `${Math.round(bytes / 1024)} KB`
+    : `${bytes} bytes`
 
 export const truncationNotice = (maxBytes: number): string =>
-  `[Content truncated: the page is larger than ${formatBytes(maxBytes)}; only the first ${formatBytes(maxBytes)} were read.]`
+  `[Content truncated: the page is larger than ${formatBytes(maxBytes)}; only the first ${
+    formatBytes(maxBytes)
+  } were read.]`
 
-export const toPageContent = (page: FetchedPage, maxBytes: number, htmlToMarkdown: HtmlToMarkdown): Effect.Effect<CachedPage, ToolError> =>
-  Effect.gen(function* () {
+export const toPageContent = (
+  page: FetchedPage,
+  maxBytes: number,
+  htmlToMarkdown: HtmlToMarkdown
+): Effect.Effect<CachedPage, ToolError> =>
+  Effect.gen(function*() {
     const mediaType = page.contentType.split(";")[0]!.trim().toLowerCase()
     const head = decode(page.body.subarray(0, 512), page.contentType)
     if (!isText(page.contentType) && !isHtml(page.contentType, head)) {
       return yield* Effect.fail(
-        new ToolError({ reason: `WebFetch reads text and HTML only; ${page.url} returned ${mediaType} content (${formatBytes(page.bytes)}${page.truncated ? " or more" : ""}).` })
+        new ToolError({
+          reason: `WebFetch reads text and HTML only; ${page.url} returned ${mediaType} content (${
+            formatBytes(page.bytes)
+          }${page.truncated ? " or more" : ""}).`
+        })
       )
     }
     const text = decode(page.body, page.contentType)
     const converted = isHtml(page.contentType, head)
       ? yield* Effect.tryPromise({
-          try: () => htmlToMarkdown(text),
-          catch: (error) => new ToolError({ reason: `Could not convert the HTML of ${page.url} to Markdown: ${error instanceof Error ? error.message : String(error)}` })
-        })
+        try: () => htmlToMarkdown(text),
+        catch: (error) =>
+          new ToolError({
+            reason: `Could not convert the HTML of ${page.url} to Markdown: ${
+              error instanceof Error ? error.message : String(error)
+            }`
+          })
+      })
       : text
     return {
       url: page.url,

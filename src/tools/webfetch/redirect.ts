@@ -5,7 +5,8 @@ export const redirectMessage = (redirect: {
   readonly code: number
   readonly codeText: string
   readonly prompt: string
-}): string => `REDIRECT DETECTED: The URL redirects to a different host.
+}): string =>
+  `REDIRECT DETECTED: The URL redirects to a different host.
 
 Original URL: ${redirect.originalUrl}
 Redirect URL: ${redirect.redirectUrl}

@@ -20,7 +20,7 @@ export interface WebFetchSettings {
   readonly maxBytes: number
 }
 
-export const webFetchSettings: Effect.Effect<WebFetchSettings> = Effect.gen(function* () {
+export const webFetchSettings: Effect.Effect<WebFetchSettings> = Effect.gen(function*() {
   return {
     timeoutMs: yield* positiveIntConfig("TOOLGATE_WEBFETCH_TIMEOUT_MS", DEFAULT_TIMEOUT_MS),
     cacheTtlMs: yield* positiveIntConfig("CLAUDE_CODE_WEBFETCH_CACHE_TTL_MS", DEFAULT_CACHE_TTL_MS),

@@ -35,7 +35,9 @@ export const makeHtmlToMarkdown = (): HtmlToMarkdown => {
 export const isHtml = (contentType: string, body: string): boolean => {
   const type = contentType.split(";")[0]!.trim().toLowerCase()
   if (type === "text/html" || type === "application/xhtml+xml") return true
-  if (type === "" || type === "application/octet-stream") return /^\s*(<!doctype html|<html[\s>])/i.test(body.slice(0, 512))
+  if (type === "" || type === "application/octet-stream") {
+    return /^\s*(<!doctype html|<html[\s>])/i.test(body.slice(0, 512))
+  }
   return false
 }
 

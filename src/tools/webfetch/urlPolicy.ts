@@ -49,11 +49,16 @@ export const literalClass = (host: string): AddressClass | undefined => {
 }
 
 export const internalRefusal = (url: string, host: string, kind: AddressClass, resolvedTo?: string): string =>
-  `WebFetch refused ${url}: ${resolvedTo === undefined ? `${host} is ${describeClass(kind)}` : `${host} resolves to ${resolvedTo}, ${describeClass(kind)}`}. ` +
+  `WebFetch refused ${url}: ${
+    resolvedTo === undefined
+      ? `${host} is ${describeClass(kind)}`
+      : `${host} resolves to ${resolvedTo}, ${describeClass(kind)}`
+  }. ` +
   `Fetching from loopback or private-network hosts needs an allow rule naming the host, e.g. WebFetch(domain:${host}).`
 
 /** Claude Code 2.1.332 never fetches a host name without a dot (localhost, an intranet name, an IPv6 literal). */
-export const DOTLESS_HOST = "WebFetch cannot fetch localhost or other hostnames without a dot. To reach a local server, use Bash with curl instead."
+export const DOTLESS_HOST =
+  "WebFetch cannot fetch localhost or other hostnames without a dot. To reach a local server, use Bash with curl instead."
 
 export type UrlCheck =
   | { readonly ok: true; readonly url: URL; readonly host: string; readonly upgraded: boolean }
@@ -64,21 +69,31 @@ export type UrlCheck =
  * internal host literal. Host names are resolved and checked later, when connecting.
  */
 export const checkUrl = (text: string, access: InternalAccess): UrlCheck => {
-  if (text.length > MAX_URL_LENGTH) return { ok: false, reason: `The URL is too long (${text.length} characters; the maximum is ${MAX_URL_LENGTH}).` }
+  if (text.length > MAX_URL_LENGTH) {
+    return { ok: false, reason: `The URL is too long (${text.length} characters; the maximum is ${MAX_URL_LENGTH}).` }
+  }
   let url: URL
   try {
     url = new URL(text.trim())
   } catch {
-    return { ok: false, reason: `Invalid URL: ${JSON.stringify(text)}. WebFetch needs a fully-formed http:// or https:// URL.` }
+    return {
+      ok: false,
+      reason: `Invalid URL: ${JSON.stringify(text)}. WebFetch needs a fully-formed http:// or https:// URL.`
+    }
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return {
       ok: false,
-      reason: `WebFetch only fetches http:// and https:// URLs; ${JSON.stringify(url.protocol.slice(0, -1))} URLs are refused.`
+      reason: `WebFetch only fetches http:// and https:// URLs; ${
+        JSON.stringify(url.protocol.slice(0, -1))
+      } URLs are refused.`
     }
   }
   if (url.username !== "" || url.password !== "") {
-    return { ok: false, reason: "WebFetch refuses URLs that carry a user name or password; remove the credentials from the URL." }
+    return {
+      ok: false,
+      reason: "WebFetch refuses URLs that carry a user name or password; remove the credentials from the URL."
+    }
   }
   const host = normalizeHost(url.hostname)
   if (host === "") return { ok: false, reason: `Invalid URL: ${JSON.stringify(text)} has no host.` }

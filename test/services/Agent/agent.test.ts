@@ -17,21 +17,33 @@ import * as Permission from "../../../src/Permission.js"
 const SleepTool = { ...GatedSleep, isEnabled: Effect.succeed(true) }
 
 const turnWith = (...content: Array<Record<string, unknown>>) => ({ type: "turn", content })
-const use = (name: string, input: unknown, id?: string) => ({ type: "tool_use", name, input, ...(id === undefined ? {} : { id }) })
+const use = (name: string, input: unknown, id?: string) => ({
+  type: "tool_use",
+  name,
+  input,
+  ...(id === undefined ? {} : { id })
+})
 const say = (text: string) => ({ type: "text", text })
 
-const userContent = (messages: ReadonlyArray<{ role: string; content: unknown }>, i: number) => messages[i]!.content as Array<any>
+const userContent = (messages: ReadonlyArray<{ role: string; content: unknown }>, i: number) =>
+  messages[i]!.content as Array<any>
 
 describe("Agent loop (scripted model)", () => {
   it.live("stops at --max-turns", () => {
     const cwd = tempDir("toolgate-agent-")
     const script = [turnWith(use("Now", {})), turnWith(use("Now", {})), turnWith(use("Now", {})), turnWith(say("done"))]
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { outcome } = yield* runPrompt(cwd, "loop", { maxTurns: 2 })
       expect(outcome.stop).toBe("max_turns")
       expect(outcome.turns).toBe(2)
       // the conversation is still valid: every tool_use answered
-      expect(outcome.conversation.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user"])
+      expect(outcome.conversation.messages.map((m) => m.role)).toEqual([
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user"
+      ])
     }).pipe(Effect.provide(agentLayer(scriptedLayer(cwd, script), { cwd, tools: [NowTool] })))
   })
 
@@ -39,10 +51,16 @@ describe("Agent loop (scripted model)", () => {
     const cwd = tempDir("toolgate-agent-")
     const touched: Array<string> = []
     const script = [
-      turnWith(say("several"), use("Touch", { name: "1" }, "t1"), use("Now", {}, "t2"), use("Nope", {}, "t3"), use("Touch", { name: "4" }, "t4")),
+      turnWith(
+        say("several"),
+        use("Touch", { name: "1" }, "t1"),
+        use("Now", {}, "t2"),
+        use("Nope", {}, "t3"),
+        use("Touch", { name: "4" }, "t4")
+      ),
       turnWith(say("done"))
     ]
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { outcome } = yield* runPrompt(cwd, "go")
       const results = userContent(outcome.conversation.messages, 2)
       expect(results.map((b) => b.tool_use_id)).toEqual(["t1", "t2", "t3", "t4"])
@@ -60,9 +78,17 @@ describe("Agent loop (scripted model)", () => {
         type: "turn",
         events: [
           { type: "message_start", message: { id: "m", model: "s", usage: {} } },
-          { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "t_bad", name: "Touch", input: {} } },
-          { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"name": "ha' } },
-          { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: 'lf' } },
+          {
+            type: "content_block_start",
+            index: 0,
+            content_block: { type: "tool_use", id: "t_bad", name: "Touch", input: {} }
+          },
+          {
+            type: "content_block_delta",
+            index: 0,
+            delta: { type: "input_json_delta", partial_json: "{\"name\": \"ha" }
+          },
+          { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: "lf" } },
           { type: "content_block_stop", index: 0 },
           { type: "message_delta", delta: { stop_reason: "tool_use" }, usage: {} },
           { type: "message_stop" }
@@ -70,7 +96,7 @@ describe("Agent loop (scripted model)", () => {
       },
       turnWith(say("ok"))
     ]
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { outcome } = yield* runPrompt(cwd, "go")
       expect(touched).toEqual([])
       const assistant = userContent(outcome.conversation.messages, 1)
@@ -85,11 +111,15 @@ describe("Agent loop (scripted model)", () => {
   it.live("Ctrl-C during a tool: the call is interrupted, the turn ends, the marker follows the results", () => {
     const cwd = tempDir("toolgate-agent-")
     const script = [turnWith(use("Sleep", { duration_ms: 60_000 }, "s1"), use("Now", {}, "n1")), turnWith(say("never"))]
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const interrupts = yield* Queue.unbounded<void>()
       const { outcome } = yield* runPrompt(cwd, "sleep", {
         interrupts: Stream.fromQueue(interrupts),
-        onEvent: (e) => (e._tag === "Call" && e.event._tag === "CallStarted" && e.event.toolUseId === "s1" ? Queue.offer(interrupts, undefined) : Effect.void)
+        onEvent: (
+          e
+        ) => (e._tag === "Call" && e.event._tag === "CallStarted" && e.event.toolUseId === "s1"
+          ? Queue.offer(interrupts, undefined)
+          : Effect.void)
       })
       expect(outcome.stop).toBe("interrupted")
       expect(outcome.turns).toBe(1)
@@ -106,12 +136,16 @@ describe("Agent loop (scripted model)", () => {
     const cwd = tempDir("toolgate-agent-")
     const long = Array.from({ length: 200 }, (_, i) => `word${i}`).join(" ")
     const script = [turnWith(say(long)), turnWith(say("never"))]
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const interrupts = yield* Queue.unbounded<void>()
       let deltas = 0
       const { outcome } = yield* runPrompt(cwd, "talk", {
         interrupts: Stream.fromQueue(interrupts),
-        onEvent: (e) => (e._tag === "Model" && e.event._tag === "TextDelta" && ++deltas === 3 ? Queue.offer(interrupts, undefined) : Effect.void)
+        onEvent: (
+          e
+        ) => (e._tag === "Model" && e.event._tag === "TextDelta" && ++deltas === 3
+          ? Queue.offer(interrupts, undefined)
+          : Effect.void)
       })
       expect(outcome.stop).toBe("interrupted")
       const [, assistant, marker] = outcome.conversation.messages
@@ -119,14 +153,20 @@ describe("Agent loop (scripted model)", () => {
       expect(partial.startsWith("word0 word1")).toBe(true)
       expect(partial.length).toBeLessThan(long.length)
       expect(marker!.content).toEqual([{ type: "text", text: "[Request interrupted by user]" }])
-    }).pipe(Effect.provide(agentLayer(scriptedLayer(cwd, script, 1), { cwd, tools: [NowTool] })), Effect.timeout("20 seconds"))
+    }).pipe(
+      Effect.provide(agentLayer(scriptedLayer(cwd, script, 1), { cwd, tools: [NowTool] })),
+      Effect.timeout("20 seconds")
+    )
   })
 
   it.live("a PostToolBatch hook's halt stops the loop", () => {
     const cwd = tempDir("toolgate-agent-")
     const script = [turnWith(use("Now", {})), turnWith(say("never"))]
-    const hooks = Hooks.layerInProcess([{ event: "PostToolBatch", run: () => Effect.succeed({ continue: false, stopReason: "enough for today" }) }])
-    return Effect.gen(function* () {
+    const hooks = Hooks.layerInProcess([{
+      event: "PostToolBatch",
+      run: () => Effect.succeed({ continue: false, stopReason: "enough for today" })
+    }])
+    return Effect.gen(function*() {
       const { outcome } = yield* runPrompt(cwd, "go")
       expect(outcome.stop).toBe("hook_stop")
       expect(outcome.halt?.reason).toBe("enough for today")
@@ -141,19 +181,33 @@ describe("Agent loop (scripted model)", () => {
       inputSchema: Schema.Struct({}),
       description: "loads a skill",
       checkPermissions: () => Effect.succeed(Permission.allow()),
-      call: () => Effect.succeed({ data: "loaded", newMessages: ["Skill text: always be brief.", { role: "user", content: [{ type: "text", text: "second" }] }, { role: "assistant", content: "x" }] })
+      call: () =>
+        Effect.succeed({
+          data: "loaded",
+          newMessages: ["Skill text: always be brief.", { role: "user", content: [{ type: "text", text: "second" }] }, {
+            role: "assistant",
+            content: "x"
+          }]
+        })
     })
     const hooks = Hooks.layerInProcess([
-      { event: "PostToolUse", run: () => Effect.succeed({ hookSpecificOutput: { hookEventName: "PostToolUse" as const, additionalContext: "note from a hook" } }) }
+      {
+        event: "PostToolUse",
+        run: () =>
+          Effect.succeed({
+            hookSpecificOutput: { hookEventName: "PostToolUse" as const, additionalContext: "note from a hook" }
+          })
+      }
     ])
     const script = [turnWith(use("Skill", {}, "k1")), turnWith(say("done"))]
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { outcome, events } = yield* runPrompt(cwd, "go")
       const content = userContent(outcome.conversation.messages, 2)
       expect(content[0]).toMatchObject({
         type: "tool_result",
         tool_use_id: "k1",
-        content: "loaded\n\n<system-reminder>\nPostToolUse:Skill hook additional context: note from a hook\n</system-reminder>"
+        content:
+          "loaded\n\n<system-reminder>\nPostToolUse:Skill hook additional context: note from a hook\n</system-reminder>"
       })
       expect(content.slice(1).map((b) => b.text)).toEqual(["Skill text: always be brief.", "second"])
       expect(events.some((e) => e._tag === "Notice" && e.text.includes("1 message(s)"))).toBe(true)
@@ -163,7 +217,7 @@ describe("Agent loop (scripted model)", () => {
   it.live("a second prompt continues the conversation; user content is never two messages in a row", () => {
     const cwd = tempDir("toolgate-agent-")
     const script = [turnWith(say("first")), turnWith(say("second"))]
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const agent = yield* (yield* Effect.promise(() => import("../../../src/services/Agent.js"))).Agent
       const { newConversation } = yield* Effect.promise(() => import("../../../src/services/Agent/conversation.js"))
       const { testSession } = yield* Effect.promise(() => import("../../support/runtime.js"))

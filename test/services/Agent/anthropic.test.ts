@@ -37,7 +37,7 @@ describe("Agent over the Anthropic SDK (fake server)", () => {
     const cwd = setup()
     const first = fake.requests.length
     fake.enqueue(sse(fixture("two-turn-reads-1", { cwd })), sse(fixture("two-turn-reads-2", { cwd })))
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { outcome, events } = yield* runPrompt(cwd, "Read a.txt and b.txt")
       expect(outcome.stop).toBe("end_turn")
       expect(outcome.turns).toBe(2)
@@ -66,8 +66,9 @@ describe("Agent over the Anthropic SDK (fake server)", () => {
       // already finished when the second's block arrived (calls start while the model streams).
       const calls = events.flatMap((e) => (e._tag === "Call" ? [e.event] : []))
       const started = calls.flatMap((e) => (e._tag === "CallStarted" ? [e.batch] : []))
-      const firstDoneBeforeSecond =
-        calls.findIndex((e) => e._tag === "CallFinished" && e.index === 0) < calls.findIndex((e) => e._tag === "CallStarted" && e.index === 1)
+      const firstDoneBeforeSecond = calls.findIndex((e) =>
+        e._tag === "CallFinished" && e.index === 0
+      ) < calls.findIndex((e) => e._tag === "CallStarted" && e.index === 1)
       expect(started).toEqual(firstDoneBeforeSecond ? [1, 2] : [1, 1])
       // text streamed as deltas
       const text = events.flatMap((e) => (e._tag === "Model" && e.event._tag === "TextDelta" ? [e.event.text] : []))
@@ -79,12 +80,14 @@ describe("Agent over the Anthropic SDK (fake server)", () => {
     const cwd = setup()
     const first = fake.requests.length
     fake.enqueue(sse(fixture("fragmented-input", { cwd })), sse(fixture("text-only")))
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { outcome, events } = yield* runPrompt(cwd, "read a")
       expect(outcome.stop).toBe("end_turn")
       const deltas = events.filter((e) => e._tag === "Model" && e.event._tag === "ToolInputDelta")
       expect(deltas.length).toBe(9)
-      const arrived = events.flatMap((e) => (e._tag === "Call" && e.event._tag === "CallArrived" ? [e.event.input] : []))
+      const arrived = events.flatMap((
+        e
+      ) => (e._tag === "Call" && e.event._tag === "CallArrived" ? [e.event.input] : []))
       expect(arrived).toEqual([{ file_path: `${cwd}/a.txt`, limit: 1 }])
       const results = requestsFrom(first)[1]!.body.messages[2].content
       expect(results[0].is_error).toBeUndefined()
@@ -96,7 +99,7 @@ describe("Agent over the Anthropic SDK (fake server)", () => {
     const cwd = setup()
     const first = fake.requests.length
     fake.enqueue(sse(fixture("no-args")), sse(fixture("text-only")))
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { outcome } = yield* runPrompt(cwd, "what time is it")
       expect(outcome.stop).toBe("end_turn")
       const messages = requestsFrom(first)[1]!.body.messages
@@ -109,7 +112,7 @@ describe("Agent over the Anthropic SDK (fake server)", () => {
     const cwd = setup()
     const touched: Array<string> = []
     fake.enqueue(sse(fixture("max-tokens-cut")))
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { outcome } = yield* runPrompt(cwd, "touch something")
       expect(outcome.stop).toBe("max_tokens")
       expect(outcome.stopReason).toBe("max_tokens")
@@ -125,7 +128,7 @@ describe("Agent over the Anthropic SDK (fake server)", () => {
     const touched: Array<string> = []
     const first = fake.requests.length
     fake.enqueue(sse(fixture("max-tokens-unsafe")), sse(fixture("text-only")))
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { outcome } = yield* runPrompt(cwd, "touch something")
       expect(outcome.stop).toBe("end_turn")
       expect(touched).toEqual([])
@@ -134,15 +137,18 @@ describe("Agent over the Anthropic SDK (fake server)", () => {
       const result = (results!.content as any)[0]
       expect(result.tool_use_id).toBe("toolu_touch")
       expect(result.is_error).toBe(true)
-      expect(result.content).toContain('stop_reason "max_tokens"')
-      expect(requestsFrom(first)[1]!.body.messages[2].content[0]).toMatchObject({ tool_use_id: "toolu_touch", is_error: true })
+      expect(result.content).toContain("stop_reason \"max_tokens\"")
+      expect(requestsFrom(first)[1]!.body.messages[2].content[0]).toMatchObject({
+        tool_use_id: "toolu_touch",
+        is_error: true
+      })
     }).pipe(Effect.provide(agentLayer(anthropicLayer(fake.url), { cwd, tools: [touchTool(touched)] })))
   })
 
   it.live("a refusal ends the prompt cleanly; a read that had started is answered", () => {
     const cwd = setup()
     fake.enqueue(sse(fixture("refusal", { cwd })))
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { outcome } = yield* runPrompt(cwd, "do something bad")
       expect(outcome.stop).toBe("refusal")
       expect(outcome.turns).toBe(1)
@@ -156,7 +162,7 @@ describe("Agent over the Anthropic SDK (fake server)", () => {
     const cwd = setup()
     const first = fake.requests.length
     fake.enqueue(sse(fixture("error-mid-stream")))
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { outcome, events } = yield* runPrompt(cwd, "hi")
       expect(outcome.stop).toBe("error")
       expect(outcome.error?._tag).toBe("ModelStreamError")
@@ -170,7 +176,7 @@ describe("Agent over the Anthropic SDK (fake server)", () => {
     const cwd = setup()
     const first = fake.requests.length
     fake.enqueue(jsonError(529, "overloaded_error", "Overloaded"), sse(fixture("text-only")))
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { outcome, events } = yield* runPrompt(cwd, "hi")
       expect(outcome.stop).toBe("end_turn")
       expect(outcome.text).toBe("Done.")
@@ -185,7 +191,7 @@ describe("Agent over the Anthropic SDK (fake server)", () => {
   it.live("unknown event, block and delta types are ignored", () => {
     const cwd = setup()
     fake.enqueue(sse(fixture("unknown-event")))
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { outcome } = yield* runPrompt(cwd, "hi")
       expect(outcome.stop).toBe("end_turn")
       expect(outcome.text).toBe("Still fine.")
@@ -196,7 +202,7 @@ describe("Agent over the Anthropic SDK (fake server)", () => {
     const cwd = setup()
     const first = fake.requests.length
     fake.enqueue(sse(fixture("pause-turn")), sse(fixture("text-only")))
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { outcome } = yield* runPrompt(cwd, "long task")
       expect(outcome.stop).toBe("end_turn")
       expect(outcome.turns).toBe(2)
@@ -209,7 +215,7 @@ describe("Agent over the Anthropic SDK (fake server)", () => {
   it.live("an invalid key: the API's 401 is the error, not retried", () => {
     const cwd = setup()
     const first = fake.requests.length
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { outcome } = yield* runPrompt(cwd, "hi")
       expect(outcome.stop).toBe("error")
       expect(outcome.error?.message).toBe("the Anthropic API answered 401 authentication_error: invalid x-api-key")
@@ -220,11 +226,15 @@ describe("Agent over the Anthropic SDK (fake server)", () => {
   it.live("an unreachable base URL: retried, then a clear connection error", () => {
     const cwd = setup()
     const port = closedPort
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { outcome, events } = yield* runPrompt(cwd, "hi")
       expect(outcome.stop).toBe("error")
       expect(outcome.error?._tag).toBe("ModelConnectionError")
-      expect(outcome.error?.message).toMatch(new RegExp(`^cannot reach the Anthropic API at http://127\\.0\\.0\\.1:${port} \\(tried 3 times\\): fetch failed: .*ECONNREFUSED`))
+      expect(outcome.error?.message).toMatch(
+        new RegExp(
+          `^cannot reach the Anthropic API at http://127\\.0\\.0\\.1:${port} \\(tried 3 times\\): fetch failed: .*ECONNREFUSED`
+        )
+      )
       expect(events.filter((e) => e._tag === "Retrying")).toHaveLength(2)
     }).pipe(Effect.provide(agentLayer(anthropicLayer(`http://127.0.0.1:${port}`), { cwd, tools: [ReadTool] })))
   })

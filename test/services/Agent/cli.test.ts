@@ -35,13 +35,31 @@ describe("toolgate run -p against the fake Anthropic server", () => {
     const { work, project } = withFiles()
     const first = fake.requests.length
     fake.enqueue(sse(fixture("two-turn-reads-1", { cwd: project })), sse(fixture("two-turn-reads-2", { cwd: project })))
-    const ran = await runCliInProcess(["run", "-p", "Read a.txt and b.txt", "--output-format", "json", "--toolgate-events", "--cwd", project, "--session-dir", path.join(work, "s")], {
+    const ran = await runCliInProcess([
+      "run",
+      "-p",
+      "Read a.txt and b.txt",
+      "--output-format",
+      "json",
+      "--toolgate-events",
+      "--cwd",
+      project,
+      "--session-dir",
+      path.join(work, "s")
+    ], {
       env: apiEnv()
     })
     expect(ran.stderr).toBe("")
     expect(ran.code).toBe(0)
     const result = JSON.parse(ran.stdout)
-    expect(result).toMatchObject({ type: "result", subtype: "success", is_error: false, result: "Both files say hello.", num_turns: 3, stop_reason: "end_turn" })
+    expect(result).toMatchObject({
+      type: "result",
+      subtype: "success",
+      is_error: false,
+      result: "Both files say hello.",
+      num_turns: 3,
+      stop_reason: "end_turn"
+    })
     expect(result.toolgate).toMatchObject({ stop: "end_turn", model_turns: 2 })
     expect(result.toolgate.tool_calls.map((c: any) => [c.tool_use_id, c.name, c.outcome])).toEqual([
       ["toolu_read_a", "Read", "ok"],
@@ -58,9 +76,24 @@ describe("toolgate run -p against the fake Anthropic server", () => {
     // each call is recorded when it starts and when it ends (their order depends on timing), then the turn
     const isCallRecord = (l: { type: string }) => l.type === "call_started" || l.type === "call_finished"
     expect(lines.filter((l) => !isCallRecord(l)).map((l) => l.type)).toEqual([
-      "session_start", "user", "model_turn", "assistant", "tool_call", "tool_call", "tool_results", "model_turn", "assistant", "prompt_end", "session_end"
+      "session_start",
+      "user",
+      "model_turn",
+      "assistant",
+      "tool_call",
+      "tool_call",
+      "tool_results",
+      "model_turn",
+      "assistant",
+      "prompt_end",
+      "session_end"
     ])
-    expect(lines.filter(isCallRecord).map((l) => l.type).sort()).toEqual(["call_finished", "call_finished", "call_started", "call_started"])
+    expect(lines.filter(isCallRecord).map((l) => l.type).sort()).toEqual([
+      "call_finished",
+      "call_finished",
+      "call_started",
+      "call_started"
+    ])
   })
 
   it("--model and --output-format stream-json: one JSON object per line, the result last", async () => {
@@ -68,14 +101,35 @@ describe("toolgate run -p against the fake Anthropic server", () => {
     const first = fake.requests.length
     fake.enqueue(sse(fixture("two-turn-reads-1", { cwd: project })), sse(fixture("two-turn-reads-2", { cwd: project })))
     const ran = await runCliInProcess(
-      ["run", "-p", "--output-format", "stream-json", "--toolgate-events", "--model", "claude-opus-4-1", "--cwd", project, "--session-dir", path.join(work, "s")],
+      [
+        "run",
+        "-p",
+        "--output-format",
+        "stream-json",
+        "--toolgate-events",
+        "--model",
+        "claude-opus-4-1",
+        "--cwd",
+        project,
+        "--session-dir",
+        path.join(work, "s")
+      ],
       { env: apiEnv(), input: "Read a.txt and b.txt" }
     )
     expect(ran.code).toBe(0)
     const events = ran.stdout.trim().split("\n").map((l) => JSON.parse(l))
     expect(events[0]).toMatchObject({ type: "system", subtype: "init", model: "claude-opus-4-1" })
     const kinds = events.map((e) => (e.type === "tool_call" ? `${e.event}:${e.tool_use_id}` : e.type))
-    expect(kinds.filter((k) => !k.includes(":"))).toEqual(["system", "assistant", "assistant", "assistant", "user", "user", "assistant", "result"])
+    expect(kinds.filter((k) => !k.includes(":"))).toEqual([
+      "system",
+      "assistant",
+      "assistant",
+      "assistant",
+      "user",
+      "user",
+      "assistant",
+      "result"
+    ])
     for (const id of ["toolu_read_a", "toolu_read_b"]) {
       expect(kinds.indexOf(`started:${id}`)).toBeGreaterThan(0)
       expect(kinds.indexOf(`finished:${id}`)).toBeGreaterThan(kinds.indexOf(`started:${id}`))
@@ -95,7 +149,9 @@ describe("toolgate run -p against the fake Anthropic server", () => {
 
   it("an invalid key: the API's 401 shown plainly", async () => {
     const { work, project } = withFiles()
-    const ran = await runCliInProcess(["run", "-p", "hi", "--cwd", project, "--session-dir", path.join(work, "s")], { env: apiEnv("sk-wrong") })
+    const ran = await runCliInProcess(["run", "-p", "hi", "--cwd", project, "--session-dir", path.join(work, "s")], {
+      env: apiEnv("sk-wrong")
+    })
     expect(ran.code).toBe(1)
     expect(ran.stderr).toContain("toolgate: the Anthropic API answered 401 authentication_error: invalid x-api-key")
   })
@@ -106,11 +162,21 @@ describe("toolgate run -p against the fake Anthropic server", () => {
     await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve))
     const port = (probe.address() as net.AddressInfo).port
     await new Promise<void>((resolve) => probe.close(() => resolve()))
-    const env = { ...apiEnv("sk-e2e", `http://127.0.0.1:${port}`), TOOLGATE_MODEL_MAX_RETRIES: "2", TOOLGATE_MODEL_RETRY_BASE_MS: "10" }
-    const ran = await runCliInProcess(["run", "-p", "hi", "--cwd", project, "--session-dir", path.join(work, "s")], { env })
+    const env = {
+      ...apiEnv("sk-e2e", `http://127.0.0.1:${port}`),
+      TOOLGATE_MODEL_MAX_RETRIES: "2",
+      TOOLGATE_MODEL_RETRY_BASE_MS: "10"
+    }
+    const ran = await runCliInProcess(["run", "-p", "hi", "--cwd", project, "--session-dir", path.join(work, "s")], {
+      env
+    })
     expect(ran.code).toBe(1)
     expect(ran.stderr.match(/retrying in/g)).toHaveLength(2)
-    expect(ran.stderr).toMatch(new RegExp(`toolgate: cannot reach the Anthropic API at http://127\\.0\\.0\\.1:${port} \\(tried 3 times\\): fetch failed: .*ECONNREFUSED`))
+    expect(ran.stderr).toMatch(
+      new RegExp(
+        `toolgate: cannot reach the Anthropic API at http://127\\.0\\.0\\.1:${port} \\(tried 3 times\\): fetch failed: .*ECONNREFUSED`
+      )
+    )
   })
 })
 
@@ -122,17 +188,17 @@ describe("start-up", () => {
     const resolveHook = path.join(dir, "resolve.mjs")
     fs.writeFileSync(
       resolveHook,
-      'export async function resolve(s, c, next) { if (/^@anthropic-ai\\/sdk|^@opentelemetry\\/api/.test(s)) process.stderr.write("SDK LOADED\\n"); return next(s, c) }\n'
+      "export async function resolve(s, c, next) { if (/^@anthropic-ai\\/sdk|^@opentelemetry\\/api/.test(s)) process.stderr.write(\"SDK LOADED\\n\"); return next(s, c) }\n"
     )
     const hook = path.join(dir, "hook.mjs")
     fs.writeFileSync(
       hook,
       [
-        'import { register, createRequire } from "node:module"',
+        "import { register, createRequire } from \"node:module\"",
         `register(${JSON.stringify(new URL(`file://${resolveHook}`).href)})`,
-        'const M = createRequire(import.meta.url)("module")',
-        'const load = M._load',
-        'M._load = function (r, ...a) { if (/^@anthropic-ai\\/sdk|^@opentelemetry\\/api/.test(String(r))) process.stderr.write("SDK LOADED\\n"); return load.call(this, r, ...a) }'
+        "const M = createRequire(import.meta.url)(\"module\")",
+        "const load = M._load",
+        "M._load = function (r, ...a) { if (/^@anthropic-ai\\/sdk|^@opentelemetry\\/api/.test(String(r))) process.stderr.write(\"SDK LOADED\\n\"); return load.call(this, r, ...a) }"
       ].join("\n")
     )
     const env = { ...apiEnv(), NODE_OPTIONS: `--import ${hook}` }
@@ -149,9 +215,18 @@ describe("start-up", () => {
 
 describe("the scripted quick start, and replay", () => {
   it("npm run quickstart's script runs the bundled session: parallel reads, grep, edit, a command", async () => {
-    const ran = await runProgram(process.execPath, [path.join(ROOT, "scripts", "quickstart.mjs"), "--replay-speed", "0"], {
+    const ran = await runProgram(process.execPath, [
+      path.join(ROOT, "scripts", "quickstart.mjs"),
+      "--replay-speed",
+      "0"
+    ], {
       cwd: ROOT,
-      env: { ...cleanEnv(), ...(process.env.TOOLGATE_TEST_BIN === undefined ? {} : { TOOLGATE_BIN: path.resolve(ROOT, process.env.TOOLGATE_TEST_BIN) }) },
+      env: {
+        ...cleanEnv(),
+        ...(process.env.TOOLGATE_TEST_BIN === undefined
+          ? {}
+          : { TOOLGATE_BIN: path.resolve(ROOT, process.env.TOOLGATE_TEST_BIN) })
+      },
       timeoutMs: 60_000
     })
     expect(ran.code).toBe(0)
@@ -162,52 +237,121 @@ describe("the scripted quick start, and replay", () => {
     expect(ran.stdout).toMatch(/done · 4 turns/)
   }, 60_000)
 
-  it("a recorded session replays over a fresh copy to the same tool results (the replay through the built CLI)", async () => {
-    const first = copyExample()
-    const recorded = await runCliInProcess(
-      [
-        "run", "-p", "--replay", "examples/sessions/quickstart.jsonl", "--replay-speed", "0", "--cwd", first.project,
-        "--permission-mode", "acceptEdits", "--allowed-tools", "Bash(node test/run.js)", "--session-dir", path.join(first.work, "s"), "--output-format", "json",
-        "--toolgate-events"
-      ],
-      { env: cleanEnv() }
-    )
-    expect(recorded.code).toBe(0)
-    const transcript = JSON.parse(recorded.stdout).toolgate.transcript as string
-    const second = copyExample()
-    const replayed = await runCli(["replay", transcript, "--cwd", second.project, "--replay-speed", "0", "--session-dir", path.join(second.work, "s"), "--output-format", "json"], { env: cleanEnv() })
-    expect(replayed.code).toBe(0)
-    const result = JSON.parse(replayed.stdout)
-    expect(result.replay).toMatchObject({ calls: 6, identical: 6, differences: [] })
-    expect(fs.readFileSync(path.join(second.project, "src", "math.js"), "utf8")).toContain("return a * b")
-    // replaying over the already-edited folder differs, and says where
-    const again = await runCliInProcess(["replay", transcript, "--cwd", second.project, "--replay-speed", "0", "--session-dir", path.join(second.work, "s2")], { env: cleanEnv() })
-    expect(again.code).toBe(1)
-    expect(again.stdout).toMatch(/replay: 6 tool call\(s\), \d identical, \d different/)
-    expect(again.stdout).toMatch(/Edit toolu_qs_05 \(transcript line \d+\)/)
-  }, 90_000)
+  it(
+    "a recorded session replays over a fresh copy to the same tool results (the replay through the built CLI)",
+    async () => {
+      const first = copyExample()
+      const recorded = await runCliInProcess(
+        [
+          "run",
+          "-p",
+          "--replay",
+          "examples/sessions/quickstart.jsonl",
+          "--replay-speed",
+          "0",
+          "--cwd",
+          first.project,
+          "--permission-mode",
+          "acceptEdits",
+          "--allowed-tools",
+          "Bash(node test/run.js)",
+          "--session-dir",
+          path.join(first.work, "s"),
+          "--output-format",
+          "json",
+          "--toolgate-events"
+        ],
+        { env: cleanEnv() }
+      )
+      expect(recorded.code).toBe(0)
+      const transcript = JSON.parse(recorded.stdout).toolgate.transcript as string
+      const second = copyExample()
+      const replayed = await runCli([
+        "replay",
+        transcript,
+        "--cwd",
+        second.project,
+        "--replay-speed",
+        "0",
+        "--session-dir",
+        path.join(second.work, "s"),
+        "--output-format",
+        "json"
+      ], { env: cleanEnv() })
+      expect(replayed.code).toBe(0)
+      const result = JSON.parse(replayed.stdout)
+      expect(result.replay).toMatchObject({ calls: 6, identical: 6, differences: [] })
+      expect(fs.readFileSync(path.join(second.project, "src", "math.js"), "utf8")).toContain("return a * b")
+      // replaying over the already-edited folder differs, and says where
+      const again = await runCliInProcess([
+        "replay",
+        transcript,
+        "--cwd",
+        second.project,
+        "--replay-speed",
+        "0",
+        "--session-dir",
+        path.join(second.work, "s2")
+      ], { env: cleanEnv() })
+      expect(again.code).toBe(1)
+      expect(again.stdout).toMatch(/replay: 6 tool call\(s\), \d identical, \d different/)
+      expect(again.stdout).toMatch(/Edit toolu_qs_05 \(transcript line \d+\)/)
+    },
+    90_000
+  )
 
-  it("the quick start's own transcript, replayed as the README says (at recorded speed), is identical: batches formed by timing are not differences", async () => {
-    const first = copyExample()
-    const recorded = await runCliInProcess(
-      [
-        "run", "-p", "--replay", "examples/sessions/quickstart.jsonl", "--cwd", first.project, "--permission-mode", "acceptEdits",
-        "--allowed-tools", "Bash(node test/run.js)", "--session-dir", path.join(first.work, "s"), "--output-format", "json", "--toolgate-events"
-      ],
-      { env: cleanEnv(), timeoutMs: 60_000 }
-    )
-    expect(recorded.code, recorded.stderr).toBe(0)
-    const transcript = JSON.parse(recorded.stdout).toolgate.transcript as string
-    const second = copyExample()
-    const replayed = await runCliInProcess(["replay", transcript, "--cwd", second.project, "--session-dir", path.join(second.work, "s")], { env: cleanEnv(), timeoutMs: 60_000 })
-    expect(replayed.code, replayed.stdout).toBe(0)
-    expect(replayed.stdout).toContain("replay: 6 tool call(s), all results identical to the recording")
-  }, 90_000)
+  it(
+    "the quick start's own transcript, replayed as the README says (at recorded speed), is identical: batches formed by timing are not differences",
+    async () => {
+      const first = copyExample()
+      const recorded = await runCliInProcess(
+        [
+          "run",
+          "-p",
+          "--replay",
+          "examples/sessions/quickstart.jsonl",
+          "--cwd",
+          first.project,
+          "--permission-mode",
+          "acceptEdits",
+          "--allowed-tools",
+          "Bash(node test/run.js)",
+          "--session-dir",
+          path.join(first.work, "s"),
+          "--output-format",
+          "json",
+          "--toolgate-events"
+        ],
+        { env: cleanEnv(), timeoutMs: 60_000 }
+      )
+      expect(recorded.code, recorded.stderr).toBe(0)
+      const transcript = JSON.parse(recorded.stdout).toolgate.transcript as string
+      const second = copyExample()
+      const replayed = await runCliInProcess([
+        "replay",
+        transcript,
+        "--cwd",
+        second.project,
+        "--session-dir",
+        path.join(second.work, "s")
+      ], { env: cleanEnv(), timeoutMs: 60_000 })
+      expect(replayed.code, replayed.stdout).toBe(0)
+      expect(replayed.stdout).toContain("replay: 6 tool call(s), all results identical to the recording")
+    },
+    90_000
+  )
 
   it("a corrupt transcript: the line number and what is wrong", async () => {
     const { work } = copyExample()
     const file = path.join(work, "broken.jsonl")
-    fs.writeFileSync(file, ['{"type":"session_start","version":1,"cwd":"/tmp"}', '{"type":"user","text":"x"}', '{"type":"model_turn","events":[{"at_ms":1,'].join("\n"))
+    fs.writeFileSync(
+      file,
+      [
+        "{\"type\":\"session_start\",\"version\":1,\"cwd\":\"/tmp\"}",
+        "{\"type\":\"user\",\"text\":\"x\"}",
+        "{\"type\":\"model_turn\",\"events\":[{\"at_ms\":1,"
+      ].join("\n")
+    )
     const ran = await runCliInProcess(["replay", file], { env: cleanEnv() })
     expect(ran.code).toBe(1)
     expect(ran.stderr).toContain(`toolgate: ${file}:3: not valid JSON`)

@@ -15,7 +15,9 @@ export const BIN = path.resolve(ROOT, process.env.TOOLGATE_TEST_BIN ?? "dist/too
 export const cleanEnv = (extra: Readonly<Record<string, string>> = {}): Record<string, string> => {
   const env: Record<string, string> = {}
   for (const [key, value] of Object.entries(process.env)) {
-    if (value === undefined || key.startsWith("ANTHROPIC_") || key.startsWith("TOOLGATE_") || key.startsWith("CLAUDE_")) continue
+    if (
+      value === undefined || key.startsWith("ANTHROPIC_") || key.startsWith("TOOLGATE_") || key.startsWith("CLAUDE_")
+    ) continue
     env[key] = value
   }
   // a HOME of the caller's, or a fresh one
@@ -39,7 +41,11 @@ export interface RunOptions {
 /** Runs a program without blocking the event loop (the fake server lives in this process); killed after the timeout. */
 export const runProgram = (file: string, args: ReadonlyArray<string>, options: RunOptions = {}): Promise<Ran> =>
   new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd: options.cwd ?? ROOT, env: options.env ?? cleanEnv(), stdio: ["pipe", "pipe", "pipe"] })
+    const child = spawn(file, args, {
+      cwd: options.cwd ?? ROOT,
+      env: options.env ?? cleanEnv(),
+      stdio: ["pipe", "pipe", "pipe"]
+    })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()))
@@ -57,7 +63,8 @@ export const runProgram = (file: string, args: ReadonlyArray<string>, options: R
   })
 
 /** Runs the built CLI (see runProgram). */
-export const runCli = (args: ReadonlyArray<string>, options: RunOptions = {}): Promise<Ran> => runProgram(process.execPath, [BIN, ...args], options)
+export const runCli = (args: ReadonlyArray<string>, options: RunOptions = {}): Promise<Ran> =>
+  runProgram(process.execPath, [BIN, ...args], options)
 
 /**
  * Runs the same command in this process (test/support/cliInProcess.ts): a tenth of the CPU of
@@ -73,7 +80,9 @@ export const runCliInProcess = (args: ReadonlyArray<string>, options: RunOptions
       ...(options.input === undefined ? {} : { input: options.input })
     })
   ).then((ran) => {
-    if (ran.timedOut) throw new Error(`toolgate ${args.join(" ")} timed out\nstdout: ${ran.stdout}\nstderr: ${ran.stderr}`)
+    if (ran.timedOut) {
+      throw new Error(`toolgate ${args.join(" ")} timed out\nstdout: ${ran.stdout}\nstderr: ${ran.stderr}`)
+    }
     return { code: ran.exitCode, stdout: ran.stdout, stderr: ran.stderr }
   })
 
@@ -84,5 +93,4 @@ export const copyExample = (): { readonly work: string; readonly project: string
   return { work, project }
 }
 
-// eslint-disable-next-line no-control-regex
 export const stripAnsi = (text: string) => text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/\r/g, "")

@@ -9,8 +9,26 @@ import { spawnCliPty } from "../../support/cliPty.js"
 import { cleanEnv, copyExample } from "./cliSupport.js"
 
 const script = [
-  { type: "turn", delay_ms: 20, content: [{ type: "text", text: "I'll create the file." }, { type: "tool_use", id: "toolu_i1", name: "Bash", input: { command: "echo hello > out.txt", description: "Create out.txt" } }] },
-  { type: "turn", delay_ms: 20, content: [{ type: "text", text: "Now a long wait." }, { type: "tool_use", id: "toolu_i2", name: "Sleep", input: { duration_ms: 60000 } }] },
+  {
+    type: "turn",
+    delay_ms: 20,
+    content: [{ type: "text", text: "I'll create the file." }, {
+      type: "tool_use",
+      id: "toolu_i1",
+      name: "Bash",
+      input: { command: "echo hello > out.txt", description: "Create out.txt" }
+    }]
+  },
+  {
+    type: "turn",
+    delay_ms: 20,
+    content: [{ type: "text", text: "Now a long wait." }, {
+      type: "tool_use",
+      id: "toolu_i2",
+      name: "Sleep",
+      input: { duration_ms: 60000 }
+    }]
+  },
   { type: "turn", delay_ms: 20, content: [{ type: "text", text: "Yes, still here." }] }
 ]
 
@@ -52,9 +70,17 @@ describe("toolgate run, interactive (pseudo-terminal)", () => {
     expect(screen).toContain("The user doesn't want to proceed with this tool use.")
     expect(fs.readFileSync(path.join(project, "out.txt"), "utf8")).toBe("hello\n")
     // the transcript has the answer and the interrupted call
-    const lines = fs.readFileSync(path.join(sessionDir, "transcript.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l))
-    expect(lines.find((l) => l.type === "approval")).toMatchObject({ tool_use_id: "toolu_i1", answer: { behavior: "allow", scope: "once" } })
-    expect(lines.find((l) => l.type === "tool_call" && l.name === "Sleep")).toMatchObject({ outcome: "interrupted", is_error: true })
+    const lines = fs.readFileSync(path.join(sessionDir, "transcript.jsonl"), "utf8").trim().split("\n").map((l) =>
+      JSON.parse(l)
+    )
+    expect(lines.find((l) => l.type === "approval")).toMatchObject({
+      tool_use_id: "toolu_i1",
+      answer: { behavior: "allow", scope: "once" }
+    })
+    expect(lines.find((l) => l.type === "tool_call" && l.name === "Sleep")).toMatchObject({
+      outcome: "interrupted",
+      is_error: true
+    })
     expect(lines.filter((l) => l.type === "prompt_end").map((l) => l.stop)).toEqual(["interrupted", "end_turn"])
   })
 })

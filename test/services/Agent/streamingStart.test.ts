@@ -7,7 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { ReadTool } from "../../../src/tools/Read.js"
-import { fixture, framesOf, sse, startFakeAnthropic, type FakeAnthropic, type SseFrame } from "../../support/fakeAnthropic.js"
+import {
+  fixture,
+  framesOf,
+  sse,
+  startFakeAnthropic,
+  type FakeAnthropic,
+  type SseFrame
+} from "../../support/fakeAnthropic.js"
 import { tempDir } from "../../support/runtime.js"
 import { agentLayer, anthropicLayer, callStarts, runPrompt, touchTool, writeFiles } from "./support.js"
 
@@ -19,7 +26,17 @@ afterAll(async () => {
   await fake.close()
 })
 
-const start = { type: "message_start", message: { id: "msg_s", type: "message", role: "assistant", model: "claude-test", content: [], usage: { input_tokens: 1, output_tokens: 1 } } }
+const start = {
+  type: "message_start",
+  message: {
+    id: "msg_s",
+    type: "message",
+    role: "assistant",
+    model: "claude-test",
+    content: [],
+    usage: { input_tokens: 1, output_tokens: 1 }
+  }
+}
 const toolUse = (index: number, id: string, name: string, input: unknown) => [
   { type: "content_block_start", index, content_block: { type: "tool_use", id, name, input: {} } },
   { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: "" } },
@@ -66,7 +83,7 @@ describe("streaming start (fake server timestamps vs the call timeline)", () => 
       ...framesOf(end("tool_use")).map((f, i) => (i === 0 ? { ...f, delayMs: 50, gate: gate.promise } : f))
     ]
     fake.enqueue(sse(frames), sse(fixture("text-only")))
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { outcome, events } = yield* runPrompt(cwd, "read", { onEvent: gate.onEvent })
       expect(outcome.stop).toBe("end_turn")
       const startedAt = callStarts(events).get("toolu_safe")!
@@ -88,7 +105,7 @@ describe("streaming start (fake server timestamps vs the call timeline)", () => 
       ...framesOf(end("tool_use"))
     ]
     fake.enqueue(sse(frames), sse(fixture("text-only")))
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { outcome, events } = yield* runPrompt(cwd, "touch")
       expect(outcome.stop).toBe("end_turn")
       expect(touched).toEqual(["x"])
@@ -106,7 +123,7 @@ describe("streaming start (fake server timestamps vs the call timeline)", () => 
       ...framesOf(end("tool_use")).map((f, i) => (i === 0 ? { ...f, delayMs: 300 } : f))
     ]
     fake.enqueue(sse(frames), sse(fixture("text-only")))
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { events } = yield* runPrompt(cwd, "touch")
       expect(touched).toEqual(["y"])
       expect(callStarts(events).get("toolu_last")!).toBeGreaterThanOrEqual(fake.sentAt(response, "message_delta"))

@@ -16,7 +16,19 @@ import { analyzedBashTool as BashTool } from "../../support/shellAnalyzer.js"
 import { ReadTool } from "../../../src/tools/Read.js"
 import { isGone, waitGone } from "../Hooks/support.js"
 import { tempDir } from "../../support/runtime.js"
-import { callTimes, latchTool, removeDir, resultsAt, runParent, say, subagentLayer, subTurn, transcriptLines, turn, use } from "./subagents/support.js"
+import {
+  callTimes,
+  latchTool,
+  removeDir,
+  resultsAt,
+  runParent,
+  say,
+  subagentLayer,
+  subTurn,
+  transcriptLines,
+  turn,
+  use
+} from "./subagents/support.js"
 
 const pidsOf = (pattern: string): Array<number> => {
   try {
@@ -37,17 +49,32 @@ describe("Agent tool: subagents (scripted model)", () => {
     const lines = [
       turn(
         say("Two subagents."),
-        use("Agent", { description: "alpha task", prompt: "Read secret.txt and report", subagent_type: "general-purpose" }, "ag1"),
+        use("Agent", {
+          description: "alpha task",
+          prompt: "Read secret.txt and report",
+          subagent_type: "general-purpose"
+        }, "ag1"),
         use("Agent", { description: "beta task", prompt: "Read notes.txt and report" }, "ag2")
       ),
-      subTurn("alpha task", use("Latch", { name: "alpha" }, "la1"), use("Read", { file_path: "{{cwd}}/secret.txt" }, "ra1")),
+      subTurn(
+        "alpha task",
+        use("Latch", { name: "alpha" }, "la1"),
+        use("Read", { file_path: "{{cwd}}/secret.txt" }, "ra1")
+      ),
       subTurn("alpha task", say("alpha: reading the secret was denied")),
-      subTurn("beta task", use("Latch", { name: "beta" }, "lb1"), use("Read", { file_path: "{{cwd}}/notes.txt" }, "rb1")),
+      subTurn(
+        "beta task",
+        use("Latch", { name: "beta" }, "lb1"),
+        use("Read", { file_path: "{{cwd}}/notes.txt" }, "rb1")
+      ),
       subTurn("beta task", say("beta: the notes say hello")),
       turn(say("Both subagents are done."))
     ]
-    const settings = Settings.layerStatic({ cwd, rules: [makeRule("Read(./secret.txt)", "deny", "projectSettings", cwd)] })
-    return Effect.gen(function* () {
+    const settings = Settings.layerStatic({
+      cwd,
+      rules: [makeRule("Read(./secret.txt)", "deny", "projectSettings", cwd)]
+    })
+    return Effect.gen(function*() {
       const { outcome, events, transcriptFile } = yield* runParent(cwd, "delegate")
       expect(outcome.stop).toBe("end_turn")
       expect(outcome.text).toBe("Both subagents are done.")
@@ -81,7 +108,11 @@ describe("Agent tool: subagents (scripted model)", () => {
       expect(starts.map((s) => s.agent_type).sort()).toEqual(["general-purpose", "general-purpose"])
       expect(new Set(starts.map((s) => s.agent_id)).size).toBe(2)
       expect(starts.every((s) => !s.tools.includes("Agent"))).toBe(true)
-    }).pipe(Effect.provide(subagentLayer({ cwd, tools: [ReadTool, latchTool(2)], lines, settings })), Effect.timeout("30 seconds"), Effect.ensuring(removeDir(cwd)))
+    }).pipe(
+      Effect.provide(subagentLayer({ cwd, tools: [ReadTool, latchTool(2)], lines, settings })),
+      Effect.timeout("30 seconds"),
+      Effect.ensuring(removeDir(cwd))
+    )
   })
 
   it.live("an interrupt stops both subagents and the processes their Bash calls started", () => {
@@ -90,7 +121,10 @@ describe("Agent tool: subagents (scripted model)", () => {
     const sleepA = `sleep 317.${marker}1`
     const sleepB = `sleep 317.${marker}2`
     const lines = [
-      turn(use("Agent", { description: "sleeper one", prompt: "sleep" }, "ag1"), use("Agent", { description: "sleeper two", prompt: "sleep" }, "ag2")),
+      turn(
+        use("Agent", { description: "sleeper one", prompt: "sleep" }, "ag1"),
+        use("Agent", { description: "sleeper two", prompt: "sleep" }, "ag2")
+      ),
       subTurn("sleeper one", use("Bash", { command: sleepA }, "b1")),
       subTurn("sleeper one", say("never")),
       subTurn("sleeper two", use("Bash", { command: sleepB }, "b2")),
@@ -98,7 +132,7 @@ describe("Agent tool: subagents (scripted model)", () => {
       turn(say("never"))
     ]
     const settings = Settings.layerStatic({ cwd, rules: [makeRule("Bash(sleep *)", "allow", "projectSettings", cwd)] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const interrupts = yield* Queue.unbounded<void>()
       const bothStarted = yield* Deferred.make<void>()
       let bashStarts = 0
@@ -107,7 +141,9 @@ describe("Agent tool: subagents (scripted model)", () => {
         onEvent: (e) => {
           if (e._tag === "Call" && e.event._tag === "CallProgress") {
             const data = e.event.progress.data as { event?: string; toolName?: string } | undefined
-            if (data?.event === "call_started" && data.toolName === "Bash" && ++bashStarts === 2) return Deferred.succeed(bothStarted, undefined)
+            if (data?.event === "call_started" && data.toolName === "Bash" && ++bashStarts === 2) {
+              return Deferred.succeed(bothStarted, undefined)
+            }
           }
           return Effect.void
         }
@@ -130,7 +166,11 @@ describe("Agent tool: subagents (scripted model)", () => {
       expect(results.get("ag2")).toMatchObject({ content: REJECT_MESSAGE, is_error: true })
       for (const pid of pids) yield* waitGone(pid)
       expect(pids.every(isGone)).toBe(true)
-    }).pipe(Effect.provide(subagentLayer({ cwd, tools: [BashTool], lines, settings })), Effect.timeout("30 seconds"), Effect.ensuring(removeDir(cwd)))
+    }).pipe(
+      Effect.provide(subagentLayer({ cwd, tools: [BashTool], lines, settings })),
+      Effect.timeout("30 seconds"),
+      Effect.ensuring(removeDir(cwd))
+    )
   })
 
   it.live("an unknown subagent type is refused with the available types; a denied type gets Claude Code's text", () => {
@@ -145,7 +185,7 @@ describe("Agent tool: subagents (scripted model)", () => {
       turn(say("done"))
     ]
     const settings = Settings.layerStatic({ cwd, rules: [makeRule("Agent(Explore)", "deny", "userSettings", cwd)] })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { outcome } = yield* runParent(cwd, "go")
       const results = resultsAt(outcome.conversation.messages, 2)
       expect(results.get("ag1")).toMatchObject({
@@ -158,6 +198,10 @@ describe("Agent tool: subagents (scripted model)", () => {
       })
       // the schema is not strict: an unknown key is dropped, the call runs
       expect(results.get("ag3")).toMatchObject({ content: "planned" })
-    }).pipe(Effect.provide(subagentLayer({ cwd, tools: [ReadTool], lines, settings })), Effect.timeout("30 seconds"), Effect.ensuring(removeDir(cwd)))
+    }).pipe(
+      Effect.provide(subagentLayer({ cwd, tools: [ReadTool], lines, settings })),
+      Effect.timeout("30 seconds"),
+      Effect.ensuring(removeDir(cwd))
+    )
   })
 })

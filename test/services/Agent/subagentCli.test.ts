@@ -48,13 +48,32 @@ describe("toolgate run -p with subagents (process, scripted model)", () => {
   it("two subagents run in one batch and report back; the transcript replays with its subagents", async () => {
     const { work, dir } = project()
     const ran = await runCli(
-      ["run", "-p", "--replay", SESSION, "--replay-speed", "4", "--output-format", "json", "--toolgate-events", "--cwd", dir, "--session-dir", path.join(work, "s1")],
+      [
+        "run",
+        "-p",
+        "--replay",
+        SESSION,
+        "--replay-speed",
+        "4",
+        "--output-format",
+        "json",
+        "--toolgate-events",
+        "--cwd",
+        dir,
+        "--session-dir",
+        path.join(work, "s1")
+      ],
       { env: env() }
     )
     expect(ran.stderr).toBe("")
     expect(ran.code).toBe(0)
     const result = JSON.parse(ran.stdout)
-    expect(result).toMatchObject({ subtype: "success", result: "a.txt and b.txt both say hello.", num_turns: 3, toolgate: { model_turns: 2 } })
+    expect(result).toMatchObject({
+      subtype: "success",
+      result: "a.txt and b.txt both say hello.",
+      num_turns: 3,
+      toolgate: { model_turns: 2 }
+    })
     expect(result.toolgate.tool_calls.map((c: any) => [c.tool_use_id, c.name, c.batch, c.outcome])).toEqual([
       ["toolu_agent_a", "Agent", 1, "ok"],
       ["toolu_agent_b", "Agent", 1, "ok"]
@@ -62,13 +81,19 @@ describe("toolgate run -p with subagents (process, scripted model)", () => {
     const recorded = lines(result.toolgate.transcript)
     expect(recorded[0]!.tools).toContain("Agent")
     const results = recorded.find((l) => l.type === "tool_results")!.message.content
-    expect(results.map((b: any) => b.content)).toEqual(["a.txt says hello from a (I have no Bash).", "b.txt says hello from b."])
+    expect(results.map((b: any) => b.content)).toEqual([
+      "a.txt says hello from a (I have no Bash).",
+      "b.txt says hello from b."
+    ])
     const inner = recorded.filter((l) => l.type === "subagent_tool_call")
     expect(inner.find((c) => c.tool_use_id === "toolu_a_bash")).toMatchObject({
       agent_type: "reader",
       result: "<tool_use_error>Error: No such tool available: Bash</tool_use_error>"
     })
-    expect(inner.find((c) => c.tool_use_id === "toolu_b_read")).toMatchObject({ agent_type: "Explore", is_error: false })
+    expect(inner.find((c) => c.tool_use_id === "toolu_b_read")).toMatchObject({
+      agent_type: "Explore",
+      is_error: false
+    })
     expect(recorded.filter((l) => l.type === "subagent_turn").map((l) => l.agent).sort()).toEqual([
       "Summarise a.txt",
       "Summarise a.txt",
@@ -79,7 +104,18 @@ describe("toolgate run -p with subagents (process, scripted model)", () => {
     // the recording replays over a copy of the project, the subagents from their recorded turns
     const copy = path.join(work, "copy")
     fs.cpSync(dir, copy, { recursive: true })
-    const replayed = await runCli(["replay", result.toolgate.transcript, "--replay-speed", "4", "--output-format", "json", "--cwd", copy, "--session-dir", path.join(work, "s2")], {
+    const replayed = await runCli([
+      "replay",
+      result.toolgate.transcript,
+      "--replay-speed",
+      "4",
+      "--output-format",
+      "json",
+      "--cwd",
+      copy,
+      "--session-dir",
+      path.join(work, "s2")
+    ], {
       env: env()
     })
     expect(replayed.stderr).toBe("")

@@ -58,19 +58,24 @@ export const writeFiles = (dir: string, files: Readonly<Record<string, string>>)
 
 /** Runs one prompt in a fresh conversation and collects the agent's events. */
 export const runPrompt = (cwd: string, prompt: string, options: Agent.PromptOptions = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const agent = yield* Agent.Agent
     const events: Array<AgentEvent> = []
     const outcome = yield* agent.prompt(newConversation(testSession(cwd)), prompt, {
       ...options,
-      onEvent: (event) => Effect.zipRight(Effect.sync(() => void events.push(event)), options.onEvent?.(event) ?? Effect.void)
+      onEvent: (event) =>
+        Effect.zipRight(Effect.sync(() => void events.push(event)), options.onEvent?.(event) ?? Effect.void)
     })
     return { outcome, events }
   })
 
 /** Wall-clock start of each call, by tool_use id. */
 export const callStarts = (events: ReadonlyArray<AgentEvent>): Map<string, number> =>
-  new Map(events.flatMap((e) => (e._tag === "Call" && e.event._tag === "CallStarted" ? [[e.event.toolUseId, e.atMs] as const] : [])))
+  new Map(
+    events.flatMap((
+      e
+    ) => (e._tag === "Call" && e.event._tag === "CallStarted" ? [[e.event.toolUseId, e.atMs] as const] : []))
+  )
 
 /** A scripted model from script lines (objects), replayed without delays unless `timeScale` is given. */
 export const scriptedLayer = (cwd: string, lines: ReadonlyArray<Record<string, unknown>>, timeScale = 0) => {

@@ -24,7 +24,17 @@ afterAll(async () => {
   await fake.close()
 })
 
-const start = { type: "message_start", message: { id: "msg_t", type: "message", role: "assistant", model: "claude-test", content: [], usage: { input_tokens: 1, output_tokens: 1 } } }
+const start = {
+  type: "message_start",
+  message: {
+    id: "msg_t",
+    type: "message",
+    role: "assistant",
+    model: "claude-test",
+    content: [],
+    usage: { input_tokens: 1, output_tokens: 1 }
+  }
+}
 const toolUse = (id: string, name: string, input: unknown) => [
   { type: "content_block_start", index: 0, content_block: { type: "tool_use", id, name, input: {} } },
   { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(input) } },
@@ -48,16 +58,20 @@ describe("ToolSearch across turns", () => {
     const first = fake.requests.length
     const todos = [{ content: "Fix multiply", status: "in_progress", activeForm: "Fixing multiply" }]
     fake.enqueue(
-      sse(framesOf([start, ...toolUse("toolu_search", "ToolSearch", { query: "select:TodoWrite" }), ...end("tool_use")])),
+      sse(
+        framesOf([start, ...toolUse("toolu_search", "ToolSearch", { query: "select:TodoWrite" }), ...end("tool_use")])
+      ),
       sse(framesOf([start, ...toolUse("toolu_todo", "TodoWrite", { todos }), ...end("tool_use")])),
       sse(framesOf(textTurn("Planned.")))
     )
-    const runtime = DeferredTools.layer.pipe(Layer.provideMerge(testRuntime({ tools: [ReadTool, TodoWriteTool, ToolSearchTool], cwd })))
+    const runtime = DeferredTools.layer.pipe(
+      Layer.provideMerge(testRuntime({ tools: [ReadTool, TodoWriteTool, ToolSearchTool], cwd }))
+    )
     const layer = Agent.layer.pipe(
       Layer.provideMerge(Layer.merge(anthropicLayer(fake.url), runtime)),
       Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["ENABLE_TOOL_SEARCH", "true"]]))))
     )
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { outcome } = yield* runPrompt(cwd, "plan the fix")
       expect(outcome.stop).toBe("end_turn")
       const requests = fake.requests.slice(first).map((r) => r.body)

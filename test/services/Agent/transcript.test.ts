@@ -27,7 +27,7 @@ afterAll(async () => {
 
 const session = (cwd: string, transcript: string, calls: Array<ReplayedCall>) =>
   Effect.scoped(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const agent = yield* Agent
       const t = yield* openTranscript(transcript)
       yield* t.write({ type: "session_start", version: 1, cwd })
@@ -47,7 +47,7 @@ describe("transcript and replay", () => {
     fake.enqueue(sse(fixture("two-turn-reads-1", { cwd: first })), sse(fixture("two-turn-reads-2", { cwd: first })))
     const recordedCalls: Array<ReplayedCall> = []
     const replayedCalls: Array<ReplayedCall> = []
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const recorded = yield* session(first, file, recordedCalls).pipe(
         Effect.provide(agentLayer(anthropicLayer(fake.url), { cwd: first, tools: [ReadTool] }))
       )
@@ -55,14 +55,23 @@ describe("transcript and replay", () => {
       const lines = fs.readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l))
       const turn = lines.find((l) => l.type === "model_turn")
       // the SDK's raw events with their times, in order (pings are dropped by the SDK)
-      expect(turn.events.map((e: any) => e.event.type).slice(0, 3)).toEqual(["message_start", "content_block_start", "content_block_delta"])
+      expect(turn.events.map((e: any) => e.event.type).slice(0, 3)).toEqual([
+        "message_start",
+        "content_block_start",
+        "content_block_delta"
+      ])
       expect(turn.events.every((e: any, i: number) => i === 0 || e.at_ms >= turn.events[i - 1].at_ms)).toBe(true)
 
       const read = yield* readTranscript(file)
       expect(read.script.prompts).toEqual(["Read a.txt and b.txt"])
       expect(read.calls.map((c) => c.toolUseId)).toEqual(["toolu_read_a", "toolu_read_b"])
       const replayed = yield* session(second, path.join(second, ".session", "transcript.jsonl"), replayedCalls).pipe(
-        Effect.provide(agentLayer(ModelClient.layerScripted({ script: read.script, cwd: second, timeScale: 0 }), { cwd: second, tools: [ReadTool] }))
+        Effect.provide(
+          agentLayer(ModelClient.layerScripted({ script: read.script, cwd: second, timeScale: 0 }), {
+            cwd: second,
+            tools: [ReadTool]
+          })
+        )
       )
       expect(replayed.stop).toBe("end_turn")
       expect(replayed.text).toBe(recorded.text)
@@ -72,31 +81,45 @@ describe("transcript and replay", () => {
       expect(report.calls).toBe(2)
       expect(report.differences).toEqual([])
       expect(report.identical).toBe(2)
-      const moved = compareReplay(read.calls, replayedCalls.map((c) => ({ ...c, batch: (c.batch ?? 0) + 1 })), [[first, "{{cwd}}"]], [[second, "{{cwd}}"]])
+      const moved = compareReplay(read.calls, replayedCalls.map((c) => ({ ...c, batch: (c.batch ?? 0) + 1 })), [[
+        first,
+        "{{cwd}}"
+      ]], [[second, "{{cwd}}"]])
       expect(moved.differences).toEqual([])
       expect(moved.rescheduled.map((r) => r.tool_use_id)).toEqual(["toolu_read_a", "toolu_read_b"])
       // and a changed file is a difference
       fs.writeFileSync(path.join(second, "b.txt"), "changed\n")
-      const changed = compareReplay(read.calls, [replayedCalls[0]!, { ...replayedCalls[1]!, result: "changed" }], [[first, "{{cwd}}"]], [[second, "{{cwd}}"]])
+      const changed = compareReplay(read.calls, [replayedCalls[0]!, { ...replayedCalls[1]!, result: "changed" }], [[
+        first,
+        "{{cwd}}"
+      ]], [[second, "{{cwd}}"]])
       expect(changed.differences.map((d) => d.tool_use_id)).toEqual(["toolu_read_b"])
     })
   })
 
   it.effect("a corrupt transcript names its line", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const dir = tempDir("toolgate-corrupt-")
       const file = path.join(dir, "t.jsonl")
-      fs.writeFileSync(file, ['{"type":"session_start","cwd":"/x"}', '{"type":"model_turn","events":[]}', '{"type":"tool_call","name":"Read"}'].join("\n"))
+      fs.writeFileSync(
+        file,
+        [
+          "{\"type\":\"session_start\",\"cwd\":\"/x\"}",
+          "{\"type\":\"model_turn\",\"events\":[]}",
+          "{\"type\":\"tool_call\",\"name\":\"Read\"}"
+        ].join("\n")
+      )
       const result = yield* Effect.either(readTranscript(file))
-      expect(Either.isLeft(result) && result.left.message).toBe(`${file}:3: a tool_call line needs tool_use_id, name and result (at tool_use_id: is missing)`)
-    })
-  )
+      expect(Either.isLeft(result) && result.left.message).toBe(
+        `${file}:3: a tool_call line needs tool_use_id, name and result (at tool_use_id: is missing)`
+      )
+    }))
 })
 
 describe("a transcript that cannot be written", () => {
   it.effect("no space left (/dev/full): nothing is written, the failure is kept", () =>
     Effect.scoped(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const dir = tempDir("toolgate-transcript-full-")
         const file = path.join(dir, "transcript.jsonl")
         fs.symlinkSync("/dev/full", file)
@@ -109,6 +132,5 @@ describe("a transcript that cannot be written", () => {
         expect(yield* t.failure).toMatch(/after 0 line/)
         fs.rmSync(dir, { recursive: true, force: true })
       })
-    )
-  )
+    ))
 })

@@ -30,14 +30,18 @@ const tool = buildTool({
 })
 
 const ask = (i: number) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const approver = yield* Approver.Approver
     const answer = yield* approver.request({
       tool,
       input: spec.input,
       toolUseId: `toolu_${i}`,
       message: spec.message,
-      decision: Permission.ask(spec.message, { reason: { type: "default", detail: "test" }, suggestions: spec.suggestions, subcommands: spec.subcommands }),
+      decision: Permission.ask(spec.message, {
+        reason: { type: "default", detail: "test" },
+        suggestions: spec.suggestions,
+        subcommands: spec.subcommands
+      }),
       suggestions: spec.suggestions,
       session: {
         sessionId: "s",
@@ -51,7 +55,7 @@ const ask = (i: number) =>
     process.stdout.write(`\nANSWER ${i} ${JSON.stringify(answer)}\n`)
   })
 
-const program = Effect.gen(function* () {
+const program = Effect.gen(function*() {
   const approver = yield* Approver.Approver
   process.stdout.write(`READY canAsk=${approver.canAsk}\n`)
   yield* Effect.forEach(Array.from({ length: count }, (_, i) => i), ask, { concurrency: "unbounded", discard: true })

@@ -27,7 +27,16 @@ const bundled = (script: string): Promise<string> => {
   if (known !== undefined) return known
   bundleDir ??= fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-pty-"))
   const outfile = path.join(bundleDir, `${bundles.size}-${path.basename(script, ".ts")}.cjs`)
-  const made = build({ entryPoints: [script], outfile, bundle: true, platform: "node", format: "cjs", target: "node20", external: EXTERNAL, logLevel: "error" }).then(() => outfile)
+  const made = build({
+    entryPoints: [script],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    external: EXTERNAL,
+    logLevel: "error"
+  }).then(() => outfile)
   bundles.set(script, made)
   return made
 }
@@ -67,7 +76,7 @@ export const runInPty = (script: string, args: ReadonlyArray<string>) =>
         exitCode = e.exitCode
       })
       const poll = <A>(check: () => A | undefined, what: string) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           for (let i = 0; i < 1200; i++) {
             const found = check()
             if (found !== undefined) return found

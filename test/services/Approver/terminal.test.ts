@@ -21,7 +21,17 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }))
 afterAll(removeBundles)
 
-const DANGEROUS = ["Bash(bash:*)", "Bash(sh:*)", "Bash(env:*)", "Bash(xargs *)", "Bash(sudo:*)", "Bash", "Bash(*)", "Bash(python3 -c:*)", "Bash(node:*)"]
+const DANGEROUS = [
+  "Bash(bash:*)",
+  "Bash(sh:*)",
+  "Bash(env:*)",
+  "Bash(xargs *)",
+  "Bash(sudo:*)",
+  "Bash",
+  "Bash(*)",
+  "Bash(python3 -c:*)",
+  "Bash(node:*)"
+]
 
 const writeRequest = (overrides: Record<string, unknown> = {}) => {
   const file = path.join(dir, "request.json")
@@ -51,7 +61,7 @@ const answerOf = (output: string, i = 0): unknown => JSON.parse(new RegExp(`ANSW
 /** Starts the harness, waits for the prompt, types the keys in turn (each after its prompt), returns the answer. */
 const drive = (keys: ReadonlyArray<string>, request = writeRequest()) =>
   Effect.scoped(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const term = yield* runInPty(HARNESS, [request])
       yield* term.waitFor(/READY canAsk=true/)
       yield* term.waitFor(/Choose \[[\d/]+\]: /)
@@ -67,7 +77,7 @@ const drive = (keys: ReadonlyArray<string>, request = writeRequest()) =>
 
 describe("terminal prompt through a pseudo-terminal", () => {
   it.live("allow once", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { answer, output } = yield* drive(["1\r"])
       expect(answer).toEqual({ behavior: "allow", scope: "once" })
       // invisible and control characters are shown escaped, never raw
@@ -79,47 +89,49 @@ describe("terminal prompt through a pseudo-terminal", () => {
     }))
 
   it.live("allow for this session, with only the safe rules", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { answer } = yield* drive(["2\r"])
       expect(answer).toEqual({ behavior: "allow", scope: "session", rules: ["Bash(rm -rf build)", "Bash(npm test:*)"] })
     }))
 
   it.live("always allow: the rules to save never include a dangerous broad prefix", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { answer, output } = yield* drive(["3\r"])
       expect(answer).toEqual({ behavior: "allow", scope: "always", rules: ["Bash(rm -rf build)", "Bash(npm test:*)"] })
-      expect(output).toContain("3. Yes, and always allow (saved to .claude/settings.local.json): Bash(rm -rf build), Bash(npm test:*)")
+      expect(output).toContain(
+        "3. Yes, and always allow (saved to .claude/settings.local.json): Bash(rm -rf build), Bash(npm test:*)"
+      )
       for (const rule of DANGEROUS) expect(output).not.toContain(`${rule},`)
       expect(output).not.toMatch(/Bash\((bash|sh|env|sudo|node):\*\)/)
     }))
 
   it.live("deny with a message to the model", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { answer } = yield* drive(["4\r", "use make clean instead\r"])
       expect(answer).toEqual({ behavior: "deny", feedback: "use make clean instead" })
     }))
 
   it.live("deny without a message", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { answer } = yield* drive(["n\r", "\r"])
       expect(answer).toEqual({ behavior: "deny" })
     }))
 
   it.live("an unknown answer asks again", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { answer, output } = yield* drive(["9\r", "y\r"])
       expect(output).toContain("Please answer 1/2/3/4.")
       expect(answer).toEqual({ behavior: "allow", scope: "once" })
     }))
 
   it.live("Ctrl-C denies and interrupts", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { answer } = yield* drive(["\x03"])
       expect(answer).toEqual({ behavior: "deny", interrupt: true })
     }))
 
   it.live("with only dangerous suggestions, session/always are not offered", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const request = writeRequest({ suggestions: DANGEROUS.map((rule) => ({ rule, behavior: "allow" })) })
       const { answer, output } = yield* drive(["3\r", "1\r"], request)
       expect(output).not.toContain("always allow")
@@ -129,7 +141,7 @@ describe("terminal prompt through a pseudo-terminal", () => {
 
   it.live("concurrent requests are prompted one at a time", () =>
     Effect.scoped(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const term = yield* runInPty(HARNESS, [writeRequest(), "2"])
         yield* term.waitFor(/Choose \[1\/2\/3\/4\]: /)
         expect(term.output().match(/Permission request/g)).toHaveLength(1)
@@ -152,13 +164,37 @@ describe("terminal prompt through a pseudo-terminal", () => {
 describe("prompt helpers", () => {
   it("dangerous rules", () => {
     for (const rule of DANGEROUS) expect(isDangerousRule(rule), rule).toBe(true)
-    for (const rule of ["Bash(/bin/bash:*)", "Bash(FOO=1 make:*)", "Bash(python:*)", "Bash(find . -name x *)", "Bash(*)", "Bash(:*)"]) {
+    for (
+      const rule of [
+        "Bash(/bin/bash:*)",
+        "Bash(FOO=1 make:*)",
+        "Bash(python:*)",
+        "Bash(find . -name x *)",
+        "Bash(*)",
+        "Bash(:*)"
+      ]
+    ) {
       expect(isDangerousRule(rule), rule).toBe(true)
     }
-    for (const rule of ["Bash(npm test:*)", "Bash(git status)", "Bash(bash -c 'echo hi')", "Bash(python3 script.py:*)", "Read(src/**)", "WebFetch(domain:x.com)", "mcp__fs"]) {
+    for (
+      const rule of [
+        "Bash(npm test:*)",
+        "Bash(git status)",
+        "Bash(bash -c 'echo hi')",
+        "Bash(python3 script.py:*)",
+        "Read(src/**)",
+        "WebFetch(domain:x.com)",
+        "mcp__fs"
+      ]
+    ) {
       expect(isDangerousRule(rule), rule).toBe(false)
     }
-    expect(offeredRules([{ rule: "Bash(sh:*)", behavior: "allow" }, { rule: "Edit", behavior: "allow" }, { rule: "Bash(ls:*)", behavior: "deny" }])).toEqual(["Edit"])
+    expect(
+      offeredRules([{ rule: "Bash(sh:*)", behavior: "allow" }, { rule: "Edit", behavior: "allow" }, {
+        rule: "Bash(ls:*)",
+        behavior: "deny"
+      }])
+    ).toEqual(["Edit"])
   })
 
   it("escapes invisible and control characters", () => {

@@ -24,7 +24,15 @@ describe("extensions and WebFetch from a CommonJS bundle", () => {
       fs.mkdirSync(outDir)
       // externals resolve from the project's node_modules, as the CLI's do from dist/
       fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(outDir, "node_modules"))
-      const external = ["@anthropic-ai/sdk", "@modelcontextprotocol/sdk", "web-tree-sitter", "tree-sitter-bash", "turndown", "ajv", "node-pty"]
+      const external = [
+        "@anthropic-ai/sdk",
+        "@modelcontextprotocol/sdk",
+        "web-tree-sitter",
+        "tree-sitter-bash",
+        "turndown",
+        "ajv",
+        "node-pty"
+      ]
       await build({
         entryPoints: [path.join(__dirname, "bundleProbe.ts")],
         outfile: path.join(outDir, "probe.cjs"),
@@ -46,17 +54,36 @@ describe("extensions and WebFetch from a CommonJS bundle", () => {
             { tool: "WordCount", input: { txt: "a b" }, allowedTools: ["WordCount"] },
             { tool: "Shout", input: { text: "hey" }, allowedTools: [] },
             { tool: "Skill", input: { skill: "release-notes", args: "9.9" }, allowedTools: ["Skill(release-notes *)"] },
-            { tool: "WebFetch", input: { url: `${server.origin}/page`, prompt: "title?" }, allowedTools: ["WebFetch(domain:127.0.0.1)"] }
+            {
+              tool: "WebFetch",
+              input: { url: `${server.origin}/page`, prompt: "title?" },
+              allowedTools: ["WebFetch(domain:127.0.0.1)"]
+            }
           ],
           userConfigDir: box.userConfigDir,
           toolgateDir: box.toolgateDir,
           sessionDir: path.join(box.root, "session")
         })
       ])
-      type Outcome = { content: unknown; is_error: boolean; newMessages: Array<{ content: Array<{ text: string }> }>; warnings: Array<string>; tools: Array<string>; skills: Array<string> }
+      type Outcome = {
+        content: unknown
+        is_error: boolean
+        newMessages: Array<{ content: Array<{ text: string }> }>
+        warnings: Array<string>
+        tools: Array<string>
+        skills: Array<string>
+      }
       const [greet, counted, badInput, shout, skill, page] = JSON.parse(stdout) as Array<Outcome>
-      expect(greet).toMatchObject({ content: "Hello, Bundle!", is_error: false, tools: ["Greet", "EmptyStruct", "WordCount", "Shout"] })
-      expect(greet!.warnings.join("\n")).toContain(`custom tool module ${path.join(box.project, ".toolgate", "tools", "broken.mjs")} was skipped: it failed to load: boom at load time`)
+      expect(greet).toMatchObject({
+        content: "Hello, Bundle!",
+        is_error: false,
+        tools: ["Greet", "EmptyStruct", "WordCount", "Shout"]
+      })
+      expect(greet!.warnings.join("\n")).toContain(
+        `custom tool module ${
+          path.join(box.project, ".toolgate", "tools", "broken.mjs")
+        } was skipped: it failed to load: boom at load time`
+      )
       expect(counted).toMatchObject({ content: `2 words (cwd ${box.project})`, is_error: false })
       expect(badInput).toMatchObject({ is_error: true })
       expect(shout).toMatchObject({ content: "HEY", is_error: false })

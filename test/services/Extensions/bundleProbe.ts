@@ -35,25 +35,30 @@ const args = JSON.parse(process.argv[2]!) as ProbeArgs
 
 const runtimeFor = (call: ProbeCall) =>
   extensionsLayer({ toolgateDir: args.toolgateDir, reportWarnings: false, skillTool: makeSkillTool }).pipe(
-  Layer.provideMerge(
-    Runtime.layer({
-      cwd: args.cwd,
-      tools: [...builtinTools, WebFetchTool, TodoWriteTool, NotebookEditTool],
-      allowedTools: call.allowedTools,
-      trustProject: true,
-      userConfigDir: args.userConfigDir,
-      managedDir: `${args.userConfigDir}/managed`,
-      home: args.userConfigDir
-    })
+    Layer.provideMerge(
+      Runtime.layer({
+        cwd: args.cwd,
+        tools: [...builtinTools, WebFetchTool, TodoWriteTool, NotebookEditTool],
+        allowedTools: call.allowedTools,
+        trustProject: true,
+        userConfigDir: args.userConfigDir,
+        managedDir: `${args.userConfigDir}/managed`,
+        home: args.userConfigDir
+      })
+    )
   )
-)
 
 const runOne = (call: ProbeCall) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const scheduler = yield* Scheduler
     const extensions = yield* Extensions
     const session = newSession({ cwd: args.cwd, permissionMode: "default", sessionDir: args.sessionDir })
-    const run = yield* scheduler.runMessage([{ type: "tool_use", id: "toolu_probe", name: call.tool, input: call.input }], { session })
+    const run = yield* scheduler.runMessage([{
+      type: "tool_use",
+      id: "toolu_probe",
+      name: call.tool,
+      input: call.input
+    }], { session })
     const outcome = run.outcomes[0]!
     return {
       content: outcome.result.content,

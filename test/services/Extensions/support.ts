@@ -21,7 +21,9 @@ export const makeExtensionSandbox = (options: { readonly userSkills?: boolean } 
   fs.mkdirSync(project, { recursive: true })
   fs.mkdirSync(toolgateDir, { recursive: true })
   fs.cpSync(path.join(FIXTURES, "skills", "project", ".claude"), path.join(project, ".claude"), { recursive: true })
-  fs.cpSync(path.join(FIXTURES, "custom-tools", "project", ".toolgate"), path.join(project, ".toolgate"), { recursive: true })
+  fs.cpSync(path.join(FIXTURES, "custom-tools", "project", ".toolgate"), path.join(project, ".toolgate"), {
+    recursive: true
+  })
   if (options.userSkills === true) fs.cpSync(path.join(FIXTURES, "skills", "user"), userConfigDir, { recursive: true })
   else fs.mkdirSync(userConfigDir, { recursive: true })
   return { root, project, userConfigDir, toolgateDir, cleanup: () => fs.rmSync(root, { recursive: true, force: true }) }

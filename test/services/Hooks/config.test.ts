@@ -21,7 +21,10 @@ describe("readHookConfig", () => {
   it("reads handlers of every source with their fields and defaults", () => {
     const config = readHookConfig([
       source("localSettings", hooksSettings("PreToolUse", "Bash", [cmd("a.sh", { timeout: 5, if: "Bash(git *)" })])),
-      source("userSettings", hooksSettings("PostToolUse", "Write", [cmd("b", { args: ["x", "${CLAUDE_PROJECT_DIR}"], async: true })]))
+      source(
+        "userSettings",
+        hooksSettings("PostToolUse", "Write", [cmd("b", { args: ["x", "${CLAUDE_PROJECT_DIR}"], async: true })])
+      )
     ])
     expect(config.notices).toEqual([])
     expect(config.handlers).toEqual([
@@ -57,7 +60,10 @@ describe("readHookConfig", () => {
       source("projectSettings", {
         hooks: {
           PreToolUse: [
-            { matcher: "Bash", hooks: [{ type: "http", url: "http://x" }, { type: "command" }, cmd("ok"), cmd("x", { args: [1] })] },
+            {
+              matcher: "Bash",
+              hooks: [{ type: "http", url: "http://x" }, { type: "command" }, cmd("ok"), cmd("x", { args: [1] })]
+            },
             "nonsense"
           ],
           PostToolBatch: [{ hooks: [cmd("never", { if: "Bash(ls)" })] }],
@@ -68,17 +74,17 @@ describe("readHookConfig", () => {
     ])
     expect(config.handlers.map((h) => [h.command, h.matcher])).toEqual([["ok", "Bash"], ["a session event", "startup"]])
     expect(config.notices).toEqual([
-      '/etc/projectSettings.json: field "hooks.PreToolUse[0].hooks[0]": hook type "http" is not supported by toolgate; ignored',
-      '/etc/projectSettings.json: field "hooks.PreToolUse[0].hooks[1].command" must be a non-empty string; ignored',
-      '/etc/projectSettings.json: field "hooks.PreToolUse[0].hooks[3].args" must be an array of strings; ignored',
-      '/etc/projectSettings.json: field "hooks.PreToolUse[1]" must be an object with a "hooks" array; ignored',
-      '/etc/projectSettings.json: field "hooks.PostToolBatch[0].hooks[0]": "if" is only supported on tool events; this hook never runs'
+      "/etc/projectSettings.json: field \"hooks.PreToolUse[0].hooks[0]\": hook type \"http\" is not supported by toolgate; ignored",
+      "/etc/projectSettings.json: field \"hooks.PreToolUse[0].hooks[1].command\" must be a non-empty string; ignored",
+      "/etc/projectSettings.json: field \"hooks.PreToolUse[0].hooks[3].args\" must be an array of strings; ignored",
+      "/etc/projectSettings.json: field \"hooks.PreToolUse[1]\" must be an object with a \"hooks\" array; ignored",
+      "/etc/projectSettings.json: field \"hooks.PostToolBatch[0].hooks[0]\": \"if\" is only supported on tool events; this hook never runs"
     ])
   })
 
   it("a non-object hooks field is a notice", () => {
     expect(readHookConfig([source("userSettings", { hooks: [1] })]).notices).toEqual([
-      '/etc/userSettings.json: field "hooks" must be an object; ignored'
+      "/etc/userSettings.json: field \"hooks\" must be an object; ignored"
     ])
   })
 
@@ -92,23 +98,45 @@ describe("readHookConfig", () => {
 
   it("disableAllHooks in a non-managed source turns off non-managed hooks only", () => {
     expect(
-      commands([source("policySettings", pre("managed")), source("projectSettings", { ...pre("project"), disableAllHooks: true }), source("userSettings", pre("user"))])
+      commands([
+        source("policySettings", pre("managed")),
+        source("projectSettings", { ...pre("project"), disableAllHooks: true }),
+        source("userSettings", pre("user"))
+      ])
     ).toEqual(["managed"])
   })
 
   it("the highest non-managed source decides disableAllHooks", () => {
     expect(
-      commands([source("localSettings", { ...pre("local"), disableAllHooks: false }), source("userSettings", { ...pre("user"), disableAllHooks: true })])
+      commands([
+        source("localSettings", { ...pre("local"), disableAllHooks: false }),
+        source("userSettings", { ...pre("user"), disableAllHooks: true })
+      ])
     ).toEqual(["local", "user"])
   })
 
   it("a managed disableAllHooks turns off every hook", () => {
-    expect(commands([source("policySettings", { ...pre("managed"), disableAllHooks: true }), source("userSettings", pre("user"))])).toEqual([])
+    expect(
+      commands([
+        source("policySettings", { ...pre("managed"), disableAllHooks: true }),
+        source("userSettings", pre("user"))
+      ])
+    ).toEqual([])
   })
 
   it("allowManagedHooksOnly (managed) keeps only managed hooks; elsewhere it means nothing", () => {
-    expect(commands([source("policySettings", { ...pre("managed"), allowManagedHooksOnly: true }), source("userSettings", pre("user"))])).toEqual(["managed"])
-    expect(commands([source("projectSettings", { ...pre("project"), allowManagedHooksOnly: true }), source("userSettings", pre("user"))])).toEqual([
+    expect(
+      commands([
+        source("policySettings", { ...pre("managed"), allowManagedHooksOnly: true }),
+        source("userSettings", pre("user"))
+      ])
+    ).toEqual(["managed"])
+    expect(
+      commands([
+        source("projectSettings", { ...pre("project"), allowManagedHooksOnly: true }),
+        source("userSettings", pre("user"))
+      ])
+    ).toEqual([
       "project",
       "user"
     ])
@@ -123,7 +151,7 @@ describe("deduplication (shell + command + if)", () => {
   afterEach(() => removeProject(project))
 
   it.live("the same handler in several sources runs once; a different `if` makes it another hook", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const count = path.join(project, "count")
       const command = `echo run >> ${count}`
       const sources: Array<SourceSpec> = [
@@ -135,7 +163,10 @@ describe("deduplication (shell + command + if)", () => {
       expect(fs.readFileSync(count, "utf8")).toBe("run\n")
 
       fs.rmSync(count)
-      const withIf: Array<SourceSpec> = [...sources, { source: "userSettings", settings: hooksSettings("PreToolUse", "Bash", [cmd(command, { if: "Bash(ls)" })]) }]
+      const withIf: Array<SourceSpec> = [...sources, {
+        source: "userSettings",
+        settings: hooksSettings("PreToolUse", "Bash", [cmd(command, { if: "Bash(ls)" })])
+      }]
       yield* preToolUse(project, withIf, bashTool, { command: "ls" })
       expect(fs.readFileSync(count, "utf8")).toBe("run\nrun\n")
     }))

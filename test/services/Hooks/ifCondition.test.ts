@@ -7,7 +7,12 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { bashPatternMatches, domainMatches, ifMatches, pathPatternMatches } from "../../../src/services/Hooks/ifCondition.js"
+import {
+  bashPatternMatches,
+  domainMatches,
+  ifMatches,
+  pathPatternMatches
+} from "../../../src/services/Hooks/ifCondition.js"
 import { bashCandidates, splitCommand, stripWrappers } from "../../../src/services/Hooks/bashSubcommands.js"
 import * as ShellAnalyzer from "../../../src/services/ShellAnalyzer.js"
 import { sharedShellAnalyzer } from "../../support/shellAnalyzer.js"
@@ -45,7 +50,8 @@ describe("Bash specifiers (§1.5)", () => {
     ["echo \\*", "echo x", false]
   ]
   for (const [spec, command, expected] of table) {
-    it(`Bash(${spec}) vs ${JSON.stringify(command)} → ${expected}`, () => expect(bashPatternMatches(spec, command)).toBe(expected))
+    it(`Bash(${spec}) vs ${JSON.stringify(command)} → ${expected}`, () =>
+      expect(bashPatternMatches(spec, command)).toBe(expected))
   }
 })
 
@@ -53,10 +59,13 @@ describe("Bash specifiers (§1.5)", () => {
 const splitterOnly = Effect.runSync(ShellAnalyzer.makeUnavailable())
 
 describe("fallback splitter", () => {
-
   it("splits at operators outside quotes and looks into substitutions", () => {
     expect(splitCommand("ls && git push; echo 'a;b' | wc -l")).toEqual(["ls", "git push", "echo 'a;b'", "wc -l"])
-    expect(splitCommand('echo "$(git log -1)" `whoami`')).toEqual(["git log -1", "whoami", 'echo "$(git log -1)" `whoami`'])
+    expect(splitCommand("echo \"$(git log -1)\" `whoami`")).toEqual([
+      "git log -1",
+      "whoami",
+      "echo \"$(git log -1)\" `whoami`"
+    ])
     expect(splitCommand("diff <(cat a) <(cat b)")).toEqual(["cat a", "cat b", "diff <(cat a) <(cat b)"])
     expect(splitCommand("(cd x && make) || true")).toEqual(["cd x", "make", "true"])
     expect(splitCommand("make 2>&1 | tee log & wait")).toEqual(["make 2>&1", "tee log", "wait"])
@@ -72,15 +81,23 @@ describe("fallback splitter", () => {
 
   it("strips assignments, keywords and transparent wrappers", () => {
     expect(stripWrappers("FOO=1 BAR=2 git status")).toEqual(["git status"])
-    expect(stripWrappers("timeout -s KILL 10 nice -n 5 git push")).toEqual(["timeout -s KILL 10 nice -n 5 git push", "nice -n 5 git push", "git push"])
+    expect(stripWrappers("timeout -s KILL 10 nice -n 5 git push")).toEqual([
+      "timeout -s KILL 10 nice -n 5 git push",
+      "nice -n 5 git push",
+      "git push"
+    ])
     expect(stripWrappers("env A=1 git push")).toEqual(["env A=1 git push", "git push"])
     expect(stripWrappers("command -v git")).toEqual(["command -v git"])
     expect(stripWrappers("xargs -n1 rm")).toEqual(["xargs -n1 rm"])
   })
 
   it.effect("candidates include the whole command; commands over 10,000 characters are unparseable", () =>
-    Effect.gen(function* () {
-      expect(yield* bashCandidates(splitterOnly, "ls && FOO=1 git push")).toEqual(["ls && FOO=1 git push", "ls", "git push"])
+    Effect.gen(function*() {
+      expect(yield* bashCandidates(splitterOnly, "ls && FOO=1 git push")).toEqual([
+        "ls && FOO=1 git push",
+        "ls",
+        "git push"
+      ])
       expect(yield* bashCandidates(splitterOnly, `echo ${"a".repeat(10_001)}`)).toBeUndefined()
       expect(yield* bashCandidates(splitterOnly, "echo a\0b")).toBeUndefined()
     }))
@@ -88,8 +105,8 @@ describe("fallback splitter", () => {
 
 describe("ifMatches", async () => {
   const session = sessionFor("/work/proj", { cwd: "/work/proj/pkg" })
-  const check = (rule: string, tool: Parameters<typeof ifMatches>[2], input: unknown) => Effect.runPromise(ifMatches(splitterOnly, rule, tool, input, session))
-
+  const check = (rule: string, tool: Parameters<typeof ifMatches>[2], input: unknown) =>
+    Effect.runPromise(ifMatches(splitterOnly, rule, tool, input, session))
 
   it("tool names, bare rules and legacy names", async () => {
     expect(await check("Bash", bashTool, { command: "ls" })).toBe(true)
@@ -105,7 +122,7 @@ describe("ifMatches", async () => {
     expect(await bash("git status")).toBe(true)
     expect(await bash("ls -la")).toBe(false)
     expect(await bash("ls && git push")).toBe(true)
-    expect(await bash('echo "$(git log -1)"')).toBe(true)
+    expect(await bash("echo \"$(git log -1)\"")).toBe(true)
     expect(await bash("echo `git rev-parse HEAD`")).toBe(true)
     expect(await bash("GIT_DIR=x git status")).toBe(true)
     expect(await bash("timeout 5 git fetch")).toBe(true)
@@ -117,8 +134,12 @@ describe("ifMatches", async () => {
 
   it("Edit and Read rules cover their tool families through the path (§1.7 anchors)", async () => {
     expect(await check("Edit(*.ts)", writeTool, { file_path: "/work/proj/pkg/src/a.ts", content: "" })).toBe(true)
-    expect(await check("Edit(*.ts)", editTool, { file_path: "/work/proj/pkg/src/a.js", old_string: "", new_string: "" })).toBe(false)
-    expect(await check("Edit(src/**)", writeTool, { file_path: "/work/proj/pkg/src/deep/a.js", content: "" })).toBe(true)
+    expect(
+      await check("Edit(*.ts)", editTool, { file_path: "/work/proj/pkg/src/a.js", old_string: "", new_string: "" })
+    ).toBe(false)
+    expect(await check("Edit(src/**)", writeTool, { file_path: "/work/proj/pkg/src/deep/a.js", content: "" })).toBe(
+      true
+    )
     expect(await check("Edit(/pkg/**)", writeTool, { file_path: "/work/proj/pkg/a.js", content: "" })).toBe(true)
     expect(await check("Edit(//etc/**)", writeTool, { file_path: "/etc/passwd", content: "" })).toBe(true)
     expect(await check("Edit(*.ts)", writeTool, { file_path: "/elsewhere/a.ts", content: "" })).toBe(false)
@@ -127,8 +148,11 @@ describe("ifMatches", async () => {
   })
 
   it("WebFetch domains and parameter rules", async () => {
-    expect(await check("WebFetch(domain:*.example.com)", webFetchTool, { url: "https://a.b.example.com/x", prompt: "" })).toBe(true)
-    expect(await check("WebFetch(domain:*.example.com)", webFetchTool, { url: "https://example.com/", prompt: "" })).toBe(false)
+    expect(
+      await check("WebFetch(domain:*.example.com)", webFetchTool, { url: "https://a.b.example.com/x", prompt: "" })
+    ).toBe(true)
+    expect(await check("WebFetch(domain:*.example.com)", webFetchTool, { url: "https://example.com/", prompt: "" }))
+      .toBe(false)
     expect(await check("Agent(model:opus*)", agentTool, { prompt: "", subagent_type: "x", model: "opus-4" })).toBe(true)
     expect(await check("Agent(model:opus*)", agentTool, { prompt: "", subagent_type: "x" })).toBe(false)
     expect(await check("Bash(run_in_background:true)", bashTool, { command: "x", run_in_background: true })).toBe(true)
@@ -150,11 +174,14 @@ describe("`if` decides whether a hook process runs", () => {
   afterEach(() => removeProject(project))
 
   it.live("a Bash(git *) hook runs for git subcommands only; an Edit(*.ts) hook for .ts writes", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const marker = path.join(project, "ran")
       const sources = [
         { settings: hooksSettings("PreToolUse", "Bash", [cmd(`touch ${marker}-git`, { if: "Bash(git *)" })]) },
-        { source: "userSettings" as const, settings: hooksSettings("PreToolUse", "Edit|Write", [cmd(`touch ${marker}-ts`, { if: "Edit(*.ts)" })]) }
+        {
+          source: "userSettings" as const,
+          settings: hooksSettings("PreToolUse", "Edit|Write", [cmd(`touch ${marker}-ts`, { if: "Edit(*.ts)" })])
+        }
       ]
       yield* preToolUse(project, sources, bashTool, { command: "ls -la" })
       expect(fs.existsSync(`${marker}-git`)).toBe(false)
@@ -169,12 +196,13 @@ describe("`if` decides whether a hook process runs", () => {
 
 describe("with the project's shell analyzer", () => {
   const session = sessionFor("/work/proj")
-  const bash = (command: string) => Effect.runPromise(ifMatches(sharedShellAnalyzer, "Bash(git *)", bashTool, { command }, session))
+  const bash = (command: string) =>
+    Effect.runPromise(ifMatches(sharedShellAnalyzer, "Bash(git *)", bashTool, { command }, session))
 
   it("subcommands, substitutions, assignments, wrappers and nested shells", async () => {
     expect(await bash("ls && git push")).toBe(true)
     expect(await bash("ls -la")).toBe(false)
-    expect(await bash('echo "$(git log -1)"')).toBe(true)
+    expect(await bash("echo \"$(git log -1)\"")).toBe(true)
     expect(await bash("GIT_DIR=x git status")).toBe(true)
     expect(await bash("timeout 5 git fetch")).toBe(true)
     expect(await bash("bash -c 'git status'")).toBe(true)
@@ -186,7 +214,8 @@ describe("with the project's shell analyzer", () => {
 
 describe("Bash `if` filters judge the parsed command as deny rules do (issue 22)", () => {
   const session = sessionFor("/work/proj")
-  const matches = (rule: string, command: string) => Effect.runPromise(ifMatches(sharedShellAnalyzer, rule, bashTool, { command }, session))
+  const matches = (rule: string, command: string) =>
+    Effect.runPromise(ifMatches(sharedShellAnalyzer, rule, bashTool, { command }, session))
 
   it("options before the subcommand, equivalent spellings, wrappers and nested shells do not hide the command", async () => {
     const cases: ReadonlyArray<readonly [string, string]> = [
@@ -203,7 +232,9 @@ describe("Bash `if` filters judge the parsed command as deny rules do (issue 22)
       ["Bash(rm:*)", "/bin/rm -f x"],
       ["Bash(git push:*)", "git push $REMOTE"]
     ]
-    for (const [rule, command] of cases) expect({ rule, command, runs: await matches(rule, command) }).toEqual({ rule, command, runs: true })
+    for (const [rule, command] of cases) {
+      expect({ rule, command, runs: await matches(rule, command) }).toEqual({ rule, command, runs: true })
+    }
   })
 
   it("commands the rule does not name still skip the hook", async () => {
@@ -213,6 +244,8 @@ describe("Bash `if` filters judge the parsed command as deny rules do (issue 22)
       ["Bash(rm -rf:*)", "rm -r build"],
       ["Bash(npm publish:*)", "npm pack"]
     ]
-    for (const [rule, command] of cases) expect({ rule, command, runs: await matches(rule, command) }).toEqual({ rule, command, runs: false })
+    for (const [rule, command] of cases) {
+      expect({ rule, command, runs: await matches(rule, command) }).toEqual({ rule, command, runs: false })
+    }
   })
 })

@@ -8,7 +8,17 @@ import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Hooks from "../../../src/services/Hooks.js"
-import { cmd, fixture, hooksLayer, hooksSettings, makeProject, readJson, removeProject, sessionFor, type SourceSpec } from "./support.js"
+import {
+  cmd,
+  fixture,
+  hooksLayer,
+  hooksSettings,
+  makeProject,
+  readJson,
+  removeProject,
+  sessionFor,
+  type SourceSpec
+} from "./support.js"
 import { layerSharedShellAnalyzer } from "../../support/shellAnalyzer.js"
 
 let project: string
@@ -25,40 +35,78 @@ const wrap = (text: string) => `<system-reminder>\n${text}\n</system-reminder>`
 
 describe("UserPromptSubmit", () => {
   const submit = (handlers: ReadonlyArray<Record<string, unknown>>, matcher?: string) =>
-    withHooks([{ settings: hooksSettings("UserPromptSubmit", matcher, handlers) }], (hooks) =>
-      hooks.userPromptSubmit({ prompt: "fix it", session: sessionFor(project, { promptId: "p-1" }) })
+    withHooks(
+      [{ settings: hooksSettings("UserPromptSubmit", matcher, handlers) }],
+      (hooks) => hooks.userPromptSubmit({ prompt: "fix it", session: sessionFor(project, { promptId: "p-1" }) })
     )
 
   it.live("reads the prompt and prompt_id; JSON context and plain stdout become reminders; a matcher is ignored", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const out = path.join(project, "rec")
       const outcome = yield* submit(
-        [cmd(`${fixture("record.sh")} ${out}; echo '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"  as JSON\\n"}}'`), cmd("echo '  plain words  '")],
+        [
+          cmd(
+            `${
+              fixture("record.sh")
+            } ${out}; echo '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"  as JSON\\n"}}'`
+          ),
+          cmd("echo '  plain words  '")
+        ],
         "NoSuchTool"
       )
       expect(outcome).toEqual({
-        reminders: ["UserPromptSubmit hook additional context:   as JSON\n", "UserPromptSubmit hook success: plain words"],
+        reminders: [
+          "UserPromptSubmit hook additional context:   as JSON\n",
+          "UserPromptSubmit hook success: plain words"
+        ],
         notices: []
       })
-      expect(readJson(`${out}.json`)).toMatchObject({ hook_event_name: "UserPromptSubmit", prompt: "fix it", prompt_id: "p-1", permission_mode: "default" })
+      expect(readJson(`${out}.json`)).toMatchObject({
+        hook_event_name: "UserPromptSubmit",
+        prompt: "fix it",
+        prompt_id: "p-1",
+        permission_mode: "default"
+      })
     }))
 
   it.live("decision block, exit 2 and continue: false block the prompt with Claude Code's words", () =>
-    Effect.gen(function* () {
-      expect((yield* submit([echo({ decision: "block", reason: "not now" })])).blocked).toBe("UserPromptSubmit operation blocked by hook:\nnot now\n\nOriginal prompt: fix it")
-      expect((yield* submit([echo({ decision: "block", reason: "quiet", hookSpecificOutput: { hookEventName: "UserPromptSubmit", suppressOriginalPrompt: true } })])).blocked).toBe(
+    Effect.gen(function*() {
+      expect((yield* submit([echo({ decision: "block", reason: "not now" })])).blocked).toBe(
+        "UserPromptSubmit operation blocked by hook:\nnot now\n\nOriginal prompt: fix it"
+      )
+      expect(
+        (yield* submit([
+          echo({
+            decision: "block",
+            reason: "quiet",
+            hookSpecificOutput: { hookEventName: "UserPromptSubmit", suppressOriginalPrompt: true }
+          })
+        ])).blocked
+      ).toBe(
         "UserPromptSubmit operation blocked by hook:\nquiet"
       )
-      expect((yield* submit([cmd("echo nope >&2; exit 2")])).blocked).toBe("UserPromptSubmit operation blocked by hook:\n[echo nope >&2; exit 2]: nope\n\n\nOriginal prompt: fix it")
-      expect((yield* submit([echo({ continue: false, stopReason: "closed" })])).blocked).toBe("Operation stopped by hook: closed")
+      expect((yield* submit([cmd("echo nope >&2; exit 2")])).blocked).toBe(
+        "UserPromptSubmit operation blocked by hook:\n[echo nope >&2; exit 2]: nope\n\n\nOriginal prompt: fix it"
+      )
+      expect((yield* submit([echo({ continue: false, stopReason: "closed" })])).blocked).toBe(
+        "Operation stopped by hook: closed"
+      )
     }))
 
   it.live("an in-process hook that times out blocks the prompt (it cannot be known what it would have said)", () =>
-    Effect.gen(function* () {
-      const outcome = yield* Effect.flatMap(Hooks.Hooks, (hooks) => hooks.userPromptSubmit({ prompt: "x", session: sessionFor(project) })).pipe(
-        Effect.provide(Hooks.layerInProcess([{ event: "UserPromptSubmit", name: "slow", timeout: 0.05, run: () => Effect.never }]).pipe(Layer.provide(layerSharedShellAnalyzer)))
+    Effect.gen(function*() {
+      const outcome = yield* Effect.flatMap(
+        Hooks.Hooks,
+        (hooks) => hooks.userPromptSubmit({ prompt: "x", session: sessionFor(project) })
+      ).pipe(
+        Effect.provide(
+          Hooks.layerInProcess([{ event: "UserPromptSubmit", name: "slow", timeout: 0.05, run: () => Effect.never }])
+            .pipe(Layer.provide(layerSharedShellAnalyzer))
+        )
       )
-      expect(outcome.blocked).toBe("UserPromptSubmit operation blocked by hook:\nslow timed out after 0.05 seconds\n\nOriginal prompt: x")
+      expect(outcome.blocked).toBe(
+        "UserPromptSubmit operation blocked by hook:\nslow timed out after 0.05 seconds\n\nOriginal prompt: x"
+      )
     }))
 })
 
@@ -69,37 +117,57 @@ describe("Stop and SubagentStop", () => {
         session: sessionFor(project, event === "SubagentStop" ? { agent: { id: "a1", type: "Explore" } } : {}),
         stopHookActive: false,
         lastAssistantMessage: "All done."
-      })
-    )
+      }))
 
   it.live("a block keeps the model going with the blocking error and the framed feedback; exit 2 with the feedback only", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const block = echo({ decision: "block", reason: "run the tests" })
       const blocked = yield* stop("Stop", [block])
       expect(blocked.stop).toBeUndefined()
       expect(blocked.continueWith).toHaveLength(2)
-      expect(blocked.continueWith[0]).toBe(`${wrap(`Stop hook blocking error from command: "${block.command}": run the tests`)}\n`)
-      expect(blocked.continueWith[1]).toMatch(/^<system-reminder>\nThe text below is the output of a hook .*\nStop hook feedback:\nrun the tests\n<\/system-reminder>$/s)
+      expect(blocked.continueWith[0]).toBe(
+        `${wrap(`Stop hook blocking error from command: "${block.command}": run the tests`)}\n`
+      )
+      expect(blocked.continueWith[1]).toMatch(
+        /^<system-reminder>\nThe text below is the output of a hook .*\nStop hook feedback:\nrun the tests\n<\/system-reminder>$/s
+      )
       const exit2 = yield* stop("SubagentStop", [cmd("echo again >&2; exit 2")])
       expect(exit2.continueWith).toHaveLength(1)
-      expect(exit2.continueWith[0]).toMatch(/\nStop hook feedback:\n\[echo again >&2; exit 2\]: again\n\n<\/system-reminder>$/)
+      expect(exit2.continueWith[0]).toMatch(
+        /\nStop hook feedback:\n\[echo again >&2; exit 2\]: again\n\n<\/system-reminder>$/
+      )
     }))
 
   it.live("additionalContext keeps the model going too; continue: false ends the turn whatever else was said", () =>
-    Effect.gen(function* () {
-      const context = yield* stop("SubagentStop", [echo({ hookSpecificOutput: { hookEventName: "SubagentStop", additionalContext: "one more thing" } })])
+    Effect.gen(function*() {
+      const context = yield* stop("SubagentStop", [
+        echo({ hookSpecificOutput: { hookEventName: "SubagentStop", additionalContext: "one more thing" } })
+      ])
       expect(context.continueWith).toEqual([wrap("SubagentStop hook additional context: one more thing")])
-      const stopped = yield* stop("Stop", [echo({ continue: false, stopReason: "enough" }), echo({ decision: "block", reason: "go on" })])
+      const stopped = yield* stop("Stop", [
+        echo({ continue: false, stopReason: "enough" }),
+        echo({ decision: "block", reason: "go on" })
+      ])
       expect(stopped).toMatchObject({ continueWith: [], stop: { reason: "enough" } })
     }))
 
   it.live("a subagent's stop runs SubagentStop (with its agent fields), never Stop", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const out = path.join(project, "rec")
-      const sources = [{ settings: { hooks: { Stop: [{ hooks: [cmd(`touch ${out}.stop`)] }], SubagentStop: [{ hooks: [cmd(`${fixture("record.sh")} ${out}`)] }] } } }]
+      const sources = [{
+        settings: {
+          hooks: {
+            Stop: [{ hooks: [cmd(`touch ${out}.stop`)] }],
+            SubagentStop: [{ hooks: [cmd(`${fixture("record.sh")} ${out}`)] }]
+          }
+        }
+      }]
       yield* withHooks(sources, (hooks) =>
-        hooks.stop({ session: sessionFor(project, { agent: { id: "a1", type: "Explore" }, promptId: "p-2" }), stopHookActive: true, lastAssistantMessage: "found it" })
-      )
+        hooks.stop({
+          session: sessionFor(project, { agent: { id: "a1", type: "Explore" }, promptId: "p-2" }),
+          stopHookActive: true,
+          lastAssistantMessage: "found it"
+        }))
       expect(readJson(`${out}.json`)).toMatchObject({
         hook_event_name: "SubagentStop",
         stop_hook_active: true,
@@ -115,14 +183,23 @@ describe("Stop and SubagentStop", () => {
 
 describe("SessionStart, SessionEnd, Notification", () => {
   it.live("SessionStart matches its source; context and plain stdout (named with the source) go to the model; no permission mode", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const out = path.join(project, "rec")
       const sources = [
         {
           settings: {
             hooks: {
               SessionStart: [
-                { matcher: "startup", hooks: [cmd(`${fixture("record.sh")} ${out}; echo '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"ctx"}}'`)] },
+                {
+                  matcher: "startup",
+                  hooks: [
+                    cmd(
+                      `${
+                        fixture("record.sh")
+                      } ${out}; echo '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"ctx"}}'`
+                    )
+                  ]
+                },
                 { matcher: "startup", hooks: [cmd("echo hello")] },
                 { matcher: "resume|compact", hooks: [cmd("echo never")] }
               ]
@@ -130,21 +207,30 @@ describe("SessionStart, SessionEnd, Notification", () => {
           }
         }
       ]
-      const outcome = yield* withHooks(sources, (hooks) => hooks.sessionStart({ session: sessionFor(project), source: "startup" }))
-      expect(outcome.reminders).toEqual(["SessionStart hook additional context: ctx", "SessionStart:startup hook success: hello"])
+      const outcome = yield* withHooks(
+        sources,
+        (hooks) => hooks.sessionStart({ session: sessionFor(project), source: "startup" })
+      )
+      expect(outcome.reminders).toEqual([
+        "SessionStart hook additional context: ctx",
+        "SessionStart:startup hook success: hello"
+      ])
       const input = readJson(`${out}.json`)
       expect(input).toMatchObject({ hook_event_name: "SessionStart", source: "startup" })
       expect(input.permission_mode).toBeUndefined()
     }))
 
   it.live("SessionEnd matches its reason; Notification its type; their output only ever reaches the person", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const out = path.join(project, "rec")
       const sources = [
         {
           settings: {
             hooks: {
-              SessionEnd: [{ matcher: "other", hooks: [cmd(`${fixture("record.sh")} ${out}-end; echo '{"systemMessage":"bye"}'`)] }],
+              SessionEnd: [{
+                matcher: "other",
+                hooks: [cmd(`${fixture("record.sh")} ${out}-end; echo '{"systemMessage":"bye"}'`)]
+              }],
               Notification: [
                 { matcher: "permission_prompt", hooks: [cmd(`${fixture("record.sh")} ${out}-note`)] },
                 { matcher: "idle_prompt", hooks: [cmd(`touch ${out}-idle`)] }
@@ -156,9 +242,12 @@ describe("SessionStart, SessionEnd, Notification", () => {
       const [ended, notified] = yield* withHooks(sources, (hooks) =>
         Effect.all([
           hooks.sessionEnd({ session: sessionFor(project), reason: "other" }),
-          hooks.notification({ session: sessionFor(project), message: "Claude needs your permission to use Bash", notificationType: "permission_prompt" })
-        ])
-      )
+          hooks.notification({
+            session: sessionFor(project),
+            message: "Claude needs your permission to use Bash",
+            notificationType: "permission_prompt"
+          })
+        ]))
       expect(ended.notices).toEqual(["bye"])
       expect(notified.notices).toEqual([])
       expect(readJson(`${out}-end.json`)).toMatchObject({ hook_event_name: "SessionEnd", reason: "other" })

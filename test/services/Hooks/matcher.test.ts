@@ -6,7 +6,17 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { matcherMatches } from "../../../src/services/Hooks/matcher.js"
-import { agentTool, cmd, fixture, makeProject, mcpTool, notebookEditTool, preToolUse, removeProject, writeTool } from "./support.js"
+import {
+  agentTool,
+  cmd,
+  fixture,
+  makeProject,
+  mcpTool,
+  notebookEditTool,
+  preToolUse,
+  removeProject,
+  writeTool
+} from "./support.js"
 
 describe("matcherMatches (§2.2)", () => {
   const table: ReadonlyArray<readonly [string | undefined, string, boolean]> = [
@@ -52,7 +62,7 @@ describe("matchers select which hook processes run", () => {
   afterEach(() => removeProject(project))
 
   it.live("exact list, unanchored regex, invalid regex, legacy alias, mcp server prefix", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const rec = (name: string) => cmd(`${fixture("record.sh")} ${path.join(project, name)}`)
       const groups = [
         { matcher: "Edit|Write", hooks: [rec("exact")] },
@@ -63,7 +73,10 @@ describe("matchers select which hook processes run", () => {
         { matcher: "mcp__memory__.*", hooks: [rec("mcp-regex")] }
       ]
       const sources = [{ settings: { hooks: { PreToolUse: groups } } }]
-      const ran = () => ["exact", "regex", "invalid", "legacy", "mcp-exact", "mcp-regex"].filter((n) => fs.existsSync(path.join(project, `${n}.done`)))
+      const ran = () =>
+        ["exact", "regex", "invalid", "legacy", "mcp-exact", "mcp-regex"].filter((n) =>
+          fs.existsSync(path.join(project, `${n}.done`))
+        )
       const clear = () => {
         for (const f of fs.readdirSync(project)) if (f.endsWith(".done")) fs.rmSync(path.join(project, f))
       }

@@ -11,7 +11,7 @@ afterAll(removeBundles)
 describe("no controlling terminal (§2.5)", () => {
   it.live("a hook cannot open /dev/tty while a plain child of the same process can", () =>
     Effect.scoped(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const term = yield* runInPty(path.join(ROOT, "test/services/Hooks/ttyHarness.ts"), [])
         const match = yield* term.waitFor(/RESULT plain=(\w+) hook=(\w+)/)
         expect(match[1]).toBe("present")

@@ -38,7 +38,11 @@ const nothing = () => Effect.succeed({ data: "" })
 
 export const bashTool: AnyTool = buildTool({
   name: "Bash",
-  inputSchema: Schema.Struct({ command: Schema.String, timeout: Schema.optional(Schema.Number), run_in_background: Schema.optional(Schema.Boolean) }),
+  inputSchema: Schema.Struct({
+    command: Schema.String,
+    timeout: Schema.optional(Schema.Number),
+    run_in_background: Schema.optional(Schema.Boolean)
+  }),
   description: "bash",
   call: nothing,
   permissionSubject: (input: any) => ({ kind: "bash", command: input.command })
@@ -71,7 +75,11 @@ export const readTool: AnyTool = buildTool({
 export const agentTool: AnyTool = buildTool({
   name: "Agent",
   aliases: ["Task"],
-  inputSchema: Schema.Struct({ prompt: Schema.String, subagent_type: Schema.String, model: Schema.optional(Schema.String) }),
+  inputSchema: Schema.Struct({
+    prompt: Schema.String,
+    subagent_type: Schema.String,
+    model: Schema.optional(Schema.String)
+  }),
   description: "agent",
   call: nothing,
   permissionSubject: (input: any) => ({ kind: "agent", agentType: input.subagent_type })
@@ -107,7 +115,11 @@ export interface SourceSpec {
 }
 
 /** A Hooks layer reading `hooks` from the given settings objects (highest precedence first). */
-export const hooksLayer = (project: string, sources: ReadonlyArray<SourceSpec>, inProcess?: ReadonlyArray<Hooks.InProcessHook>) => {
+export const hooksLayer = (
+  project: string,
+  sources: ReadonlyArray<SourceSpec>,
+  inProcess?: ReadonlyArray<Hooks.InProcessHook>
+) => {
   const settings = Settings.layerStatic({
     cwd: project,
     sources: sources.map((s, i) => ({
@@ -122,7 +134,11 @@ export const hooksLayer = (project: string, sources: ReadonlyArray<SourceSpec>, 
 }
 
 /** `{ hooks: { <event>: [{ matcher, hooks: [...handlers] }] } }` */
-export const hooksSettings = (event: Hooks.HookEvent, matcher: string | undefined, handlers: ReadonlyArray<Record<string, unknown>>) => ({
+export const hooksSettings = (
+  event: Hooks.HookEvent,
+  matcher: string | undefined,
+  handlers: ReadonlyArray<Record<string, unknown>>
+) => ({
   hooks: { [event]: [{ ...(matcher === undefined ? {} : { matcher }), hooks: handlers }] }
 })
 
@@ -136,9 +152,14 @@ export const preToolUse = (
   toolInput: unknown,
   options: { readonly session?: SessionContext; readonly inProcess?: ReadonlyArray<Hooks.InProcessHook> } = {}
 ) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const hooks = yield* Hooks.Hooks
-    return yield* hooks.preToolUse({ tool, toolInput, toolUseId: "toolu_01", session: options.session ?? sessionFor(project) })
+    return yield* hooks.preToolUse({
+      tool,
+      toolInput,
+      toolUseId: "toolu_01",
+      session: options.session ?? sessionFor(project)
+    })
   }).pipe(Effect.provide(hooksLayer(project, sources, options.inProcess)))
 
 /** True when a pid no longer names a live process (a zombie counts as gone). */
@@ -149,7 +170,7 @@ export const readHangPids = (file: string): ReadonlyArray<PidRecord> => readPidR
 
 /** Waits (bounded) until a killed process has really terminated; SIGKILL delivery is asynchronous. */
 export const waitGone = (pid: number | PidRecord) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     for (let i = 0; i < 100 && !isGone(pid); i++) yield* Effect.sleep("50 millis")
     return isGone(pid)
   })

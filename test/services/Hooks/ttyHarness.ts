@@ -10,7 +10,15 @@ const probe = "(: </dev/tty) 2>/dev/null && echo present || echo none"
 const plain = spawnSync("bash", ["-c", probe], { stdio: ["inherit", "pipe", "inherit"] }).stdout.toString().trim()
 
 void Effect.runPromise(
-  runHookProcess({ command: probe, args: undefined, shell: "bash", cwd: process.cwd(), env: { PATH: process.env.PATH ?? "" }, stdin: "{}", timeoutMs: 10_000 })
+  runHookProcess({
+    command: probe,
+    args: undefined,
+    shell: "bash",
+    cwd: process.cwd(),
+    env: { PATH: process.env.PATH ?? "" },
+    stdin: "{}",
+    timeoutMs: 10_000
+  })
 ).then((outcome) => {
   const hook = outcome._tag === "Exited" ? outcome.stdout.trim() : outcome._tag
   process.stdout.write(`\nRESULT plain=${plain} hook=${hook}\n`)

@@ -37,11 +37,25 @@ describe("MCP config: variables", () => {
   })
 
   it("expands in command, args, env, url and headers, and warns about unset variables", () => {
-    const stdio = parseServerEntry({ command: "${HOME_DIR}/bin/srv", args: ["--token=${TOKEN}", "${MISSING}"], env: { K: "${TOKEN:-x}" } }, { HOME_DIR: "/h", TOKEN: "t" })
-    expect(stdio).toMatchObject({ _tag: "Ok", config: { type: "stdio", command: "/h/bin/srv", args: ["--token=t", "${MISSING}"], env: { K: "t" } } })
+    const stdio = parseServerEntry({
+      command: "${HOME_DIR}/bin/srv",
+      args: ["--token=${TOKEN}", "${MISSING}"],
+      env: { K: "${TOKEN:-x}" }
+    }, { HOME_DIR: "/h", TOKEN: "t" })
+    expect(stdio).toMatchObject({
+      _tag: "Ok",
+      config: { type: "stdio", command: "/h/bin/srv", args: ["--token=t", "${MISSING}"], env: { K: "t" } }
+    })
     expect(stdio._tag === "Ok" && stdio.warnings.some((w) => w.includes("${MISSING} is not set"))).toBe(true)
-    const http = parseServerEntry({ type: "http", url: "https://${HOST:-example.com}/mcp", headers: { Authorization: "Bearer ${TOKEN}" } }, { TOKEN: "t" })
-    expect(http).toMatchObject({ _tag: "Ok", config: { type: "http", url: "https://example.com/mcp", headers: { Authorization: "Bearer t" } } })
+    const http = parseServerEntry({
+      type: "http",
+      url: "https://${HOST:-example.com}/mcp",
+      headers: { Authorization: "Bearer ${TOKEN}" }
+    }, { TOKEN: "t" })
+    expect(http).toMatchObject({
+      _tag: "Ok",
+      config: { type: "http", url: "https://example.com/mcp", headers: { Authorization: "Bearer t" } }
+    })
   })
 })
 
@@ -60,13 +74,15 @@ describe("MCP config: entries", () => {
       const r = parseServerEntry(raw, {})
       return r._tag === "Invalid" ? r.reason : "ok"
     }
-    expect(reason({ type: "ws", url: "wss://x" })).toContain('type "ws" (WebSocket) is not supported')
-    expect(reason({ type: "grpc", command: "x" })).toBe('unknown type "grpc" (expected "stdio", "http" or "sse")')
-    expect(reason({ url: "https://x/mcp" })).toContain('has a "url" but no "type"')
-    expect(reason({ command: 3 })).toContain('field "command" must be a non-empty string')
-    expect(reason({ command: "x", args: "a b" })).toBe('field "args" must be an array of strings, got a string')
-    expect(reason({ command: "x", env: { A: 1 } })).toBe('field "env.A" must be a string, got a number')
-    expect(reason({ type: "http" })).toBe('field "url" is missing')
+    expect(reason({ type: "ws", url: "wss://x" })).toContain("type \"ws\" (WebSocket) is not supported")
+    expect(reason({ type: "grpc", command: "x" })).toBe(
+      "unknown type \"grpc\" (expected \"stdio\", \"http\" or \"sse\")"
+    )
+    expect(reason({ url: "https://x/mcp" })).toContain("has a \"url\" but no \"type\"")
+    expect(reason({ command: 3 })).toContain("field \"command\" must be a non-empty string")
+    expect(reason({ command: "x", args: "a b" })).toBe("field \"args\" must be an array of strings, got a string")
+    expect(reason({ command: "x", env: { A: 1 } })).toBe("field \"env.A\" must be a string, got a number")
+    expect(reason({ type: "http" })).toBe("field \"url\" is missing")
     expect(reason({ type: "sse", url: "ftp://x" })).toContain("must be an http or https URL")
     expect(reason("npx server")).toBe("must be an object, got a string")
   })
@@ -80,7 +96,7 @@ describe("MCP config: entries", () => {
 
 describe("MCP config: scopes", () => {
   it.effect("takes the whole entry from the winner: dynamic > local > project > user; nearer .mcp.json wins", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const root = tmp()
       fs.mkdirSync(path.join(root, ".git"))
       const cwd = path.join(root, "sub")
@@ -89,30 +105,52 @@ describe("MCP config: scopes", () => {
         mcpServers: { shared: { command: "user-cmd", args: ["u"] }, onlyUser: { command: "u" } },
         projects: { [cwd]: { mcpServers: { shared: { command: "local-cmd" }, onlyLocal: { command: "l" } } } }
       })
-      write(path.join(cwd, ".mcp.json"), { mcpServers: { shared: { command: "project-cmd" }, near: { command: "near" }, onlyProject: { command: "p" } } })
+      write(path.join(cwd, ".mcp.json"), {
+        mcpServers: { shared: { command: "project-cmd" }, near: { command: "near" }, onlyProject: { command: "p" } }
+      })
       write(path.join(root, ".mcp.json"), { mcpServers: { near: { command: "far" }, far: { command: "far" } } })
       const config = yield* loadMcpConfig(options)
       const byName = Object.fromEntries(config.servers.map((s) => [s.name, s]))
       expect(Object.keys(byName)).toEqual(["far", "near", "onlyLocal", "onlyProject", "onlyUser", "shared"])
       expect(byName.shared).toMatchObject({ scope: "local", entry: { config: { command: "local-cmd", args: [] } } })
-      expect(byName.near).toMatchObject({ scope: "project", origin: path.join(cwd, ".mcp.json"), entry: { config: { command: "near" } } })
+      expect(byName.near).toMatchObject({
+        scope: "project",
+        origin: path.join(cwd, ".mcp.json"),
+        entry: { config: { command: "near" } }
+      })
       expect(byName.far).toMatchObject({ scope: "project", origin: path.join(root, ".mcp.json") })
       expect(byName.onlyUser!.scope).toBe("user")
 
-      const withFlag = yield* loadMcpConfig({ ...options, mcpConfig: [JSON.stringify({ mcpServers: { shared: { type: "http", url: "http://127.0.0.1:1/mcp" } } })] })
-      expect(withFlag.servers.find((s) => s.name === "shared")).toMatchObject({ scope: "dynamic", origin: "--mcp-config", entry: { config: { type: "http" } } })
-      const strict = yield* loadMcpConfig({ ...options, strictMcpConfig: true, mcpConfig: ['{"mcpServers":{"only":{"command":"x"}}}'] })
+      const withFlag = yield* loadMcpConfig({
+        ...options,
+        mcpConfig: [JSON.stringify({ mcpServers: { shared: { type: "http", url: "http://127.0.0.1:1/mcp" } } })]
+      })
+      expect(withFlag.servers.find((s) => s.name === "shared")).toMatchObject({
+        scope: "dynamic",
+        origin: "--mcp-config",
+        entry: { config: { type: "http" } }
+      })
+      const strict = yield* loadMcpConfig({
+        ...options,
+        strictMcpConfig: true,
+        mcpConfig: ["{\"mcpServers\":{\"only\":{\"command\":\"x\"}}}"]
+      })
       expect(strict.servers.map((s) => s.name)).toEqual(["only"])
-    })
-  )
+    }))
 
   it.effect("a malformed .mcp.json is an error naming the file; other files still load; a bad entry names file and server", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const root = tmp()
       fs.mkdirSync(path.join(root, ".git"))
       const cwd = path.join(root, "a")
-      write(path.join(cwd, ".mcp.json"), '{ "mcpServers": { "x": { "command": "x", } }')
-      write(path.join(root, ".mcp.json"), { mcpServers: { good: { command: "good" }, broken: { type: "stdio", args: [] }, weird: { type: "carrier-pigeon" } } })
+      write(path.join(cwd, ".mcp.json"), "{ \"mcpServers\": { \"x\": { \"command\": \"x\", } }")
+      write(path.join(root, ".mcp.json"), {
+        mcpServers: {
+          good: { command: "good" },
+          broken: { type: "stdio", args: [] },
+          weird: { type: "carrier-pigeon" }
+        }
+      })
       const options = base(cwd)
       write(options.claudeJsonFile, { mcpServers: { workspace: { command: "x" } } })
       const config = yield* loadMcpConfig(options)
@@ -124,33 +162,43 @@ describe("MCP config: scopes", () => {
         ["good", "Ok"],
         ["weird", "Invalid"]
       ])
-      expect(config.warnings.some((w) => w.includes('"workspace" uses a reserved name'))).toBe(true)
-      const clash = yield* loadMcpConfig({ ...base(tmp()), mcpConfig: ['{"mcpServers":{"my.server":{"command":"a"},"my_server":{"command":"b"},"a__b":{"command":"c"}}}'] })
+      expect(config.warnings.some((w) => w.includes("\"workspace\" uses a reserved name"))).toBe(true)
+      const clash = yield* loadMcpConfig({
+        ...base(tmp()),
+        mcpConfig: [
+          "{\"mcpServers\":{\"my.server\":{\"command\":\"a\"},\"my_server\":{\"command\":\"b\"},\"a__b\":{\"command\":\"c\"}}}"
+        ]
+      })
       expect(clash.warnings).toEqual([
-        '--mcp-config: server "a__b" has "__" in its name, which makes its permission rules ambiguous',
-        'servers "my.server" and "my_server" both become "mcp__my_server__…"; their tools clash and only the first of each name is kept'
+        "--mcp-config: server \"a__b\" has \"__\" in its name, which makes its permission rules ambiguous",
+        "servers \"my.server\" and \"my_server\" both become \"mcp__my_server__…\"; their tools clash and only the first of each name is kept"
       ])
-    })
-  )
+    }))
 
   it.effect("a broken --mcp-config is the caller's mistake (BadRequest)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const cwd = tmp()
       const missing = yield* Effect.either(loadMcpConfig({ ...base(cwd), mcpConfig: ["nope.json"] }))
       expect(Either.isLeft(missing) && missing.left.reason).toContain("--mcp-config: file not found")
       const bad = yield* Effect.either(loadMcpConfig({ ...base(cwd), mcpConfig: ["{not json"] }))
       expect(Either.isLeft(bad) && bad.left.reason).toContain("invalid JSON")
-      const noServers = yield* Effect.either(loadMcpConfig({ ...base(cwd), mcpConfig: ['{"servers":{}}'] }))
-      expect(Either.isLeft(noServers) && noServers.left.reason).toContain('expected an object with "mcpServers"')
-    })
-  )
+      const noServers = yield* Effect.either(loadMcpConfig({ ...base(cwd), mcpConfig: ["{\"servers\":{}}"] }))
+      expect(Either.isLeft(noServers) && noServers.left.reason).toContain("expected an object with \"mcpServers\"")
+    }))
 
   it.effect("disabledMcpjsonServers rejects project servers; 'approved' needs enabledMcpjsonServers from a source that may approve", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const cwd = tmp()
-      write(path.join(cwd, ".mcp.json"), { mcpServers: { a: { command: "a" }, b: { command: "b" }, c: { command: "c" } } })
+      write(path.join(cwd, ".mcp.json"), {
+        mcpServers: { a: { command: "a" }, b: { command: "b" }, c: { command: "c" } }
+      })
       const sources: Array<SettingsSource> = [
-        { source: "localSettings", file: "/l/settings.local.json", root: cwd, settings: { disabledMcpjsonServers: ["a"], enabledMcpjsonServers: ["b"] } },
+        {
+          source: "localSettings",
+          file: "/l/settings.local.json",
+          root: cwd,
+          settings: { disabledMcpjsonServers: ["a"], enabledMcpjsonServers: ["b"] }
+        },
         { source: "projectSettings", file: "/p/settings.json", root: cwd, settings: { enabledMcpjsonServers: ["c"] } }
       ]
       const loaded = yield* loadMcpConfig({ ...base(cwd), settingsSources: sources })
@@ -159,21 +207,41 @@ describe("MCP config: scopes", () => {
         ["b", undefined],
         ["c", undefined]
       ])
-      const startable = (s: { disabledReason?: string; needsApproval?: boolean }) => s.disabledReason === undefined && s.needsApproval !== true
+      const startable = (s: { disabledReason?: string; needsApproval?: boolean }) =>
+        s.disabledReason === undefined && s.needsApproval !== true
       const approved = yield* loadMcpConfig({ ...base(cwd), settingsSources: sources, projectServers: "approved" })
       expect(approved.servers.map(startable)).toEqual([false, true, false])
       expect(approved.servers[2]!.needsApproval).toBe(true)
-      const trusted = yield* loadMcpConfig({ ...base(cwd), settingsSources: sources, projectServers: "approved", trusted: true })
+      const trusted = yield* loadMcpConfig({
+        ...base(cwd),
+        settingsSources: sources,
+        projectServers: "approved",
+        trusted: true
+      })
       expect(trusted.servers.map(startable)).toEqual([false, true, true])
-      const all = yield* loadMcpConfig({ ...base(cwd), projectServers: "approved", settingsSources: [{ source: "userSettings", file: "/u", root: cwd, settings: { enableAllProjectMcpServers: true } }] })
+      const all = yield* loadMcpConfig({
+        ...base(cwd),
+        projectServers: "approved",
+        settingsSources: [{
+          source: "userSettings",
+          file: "/u",
+          root: cwd,
+          settings: { enableAllProjectMcpServers: true }
+        }]
+      })
       expect(all.servers.every(startable)).toBe(true)
       // local settings that are really the project's (committed) approve nothing
       const committed = yield* loadMcpConfig({
         ...base(cwd),
         projectServers: "approved",
-        settingsSources: [{ source: "localSettings", file: "/l", root: cwd, settings: { enableAllProjectMcpServers: true }, untrustedLocal: true }]
+        settingsSources: [{
+          source: "localSettings",
+          file: "/l",
+          root: cwd,
+          settings: { enableAllProjectMcpServers: true },
+          untrustedLocal: true
+        }]
       })
       expect(committed.servers.map(startable)).toEqual([false, false, false])
-    })
-  )
+    }))
 })

@@ -28,14 +28,17 @@ const refusingServer = (status: 401 | 403) =>
         const server = http.createServer((req, res) => {
           counter.hits++
           req.resume()
-          res.writeHead(status, status === 401 ? { "WWW-Authenticate": 'Bearer realm="test"' } : {})
+          res.writeHead(status, status === 401 ? { "WWW-Authenticate": "Bearer realm=\"test\"" } : {})
           res.end(status === 401 ? "Unauthorized" : "Forbidden")
         })
         server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ server, counter })))
       }),
       ({ server }) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
     ),
-    ({ server, counter }) => ({ url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/mcp`, hits: () => counter.hits })
+    ({ server, counter }) => ({
+      url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/mcp`,
+      hits: () => counter.hits
+    })
   )
 
 /** A port nothing listens on. */
@@ -51,17 +54,17 @@ const freePort = () =>
 describe("needs-auth", () => {
   it.scopedLive("a remote server answering 401 or 403 needs auth, says what to do, and the rest of the pool works", () => {
     const cwd = tempDir()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const unauthorized = yield* refusingServer(401)
       const forbidden = yield* refusingServer(403)
       const oldSse = yield* refusingServer(401)
       const closedPort = yield* Effect.promise(freePort)
-      yield* Effect.gen(function* () {
+      yield* Effect.gen(function*() {
         const servers = yield* (yield* McpClients).servers
         const byName = Object.fromEntries(servers.map((s) => [s.name, s]))
         expect(byName.locked).toMatchObject({ state: "needs-auth", type: "http" })
         expect(byName.locked!.reason).toContain("answered 401 Unauthorized")
-        expect(byName.locked!.reason).toContain('"Authorization": "Bearer ${YOUR_TOKEN}"')
+        expect(byName.locked!.reason).toContain("\"Authorization\": \"Bearer ${YOUR_TOKEN}\"")
         expect(byName.forbidden).toMatchObject({ state: "needs-auth" })
         expect(byName.forbidden!.reason).toContain("403 Forbidden")
         expect(byName.oldsse).toMatchObject({ state: "needs-auth", type: "sse" })
@@ -70,9 +73,14 @@ describe("needs-auth", () => {
         expect(byName.down!.reason).toContain("ECONNREFUSED")
         expect(unauthorized.hits()).toBeGreaterThan(0)
         const pipeline = yield* CallPipeline
-        const call = yield* pipeline.run(yield* pipeline.prepare(toolUse("t1", "mcp__fine__echo", { message: "ok" }), 0), { session: testSession(cwd) })
+        const call = yield* pipeline.run(
+          yield* pipeline.prepare(toolUse("t1", "mcp__fine__echo", { message: "ok" }), 0),
+          { session: testSession(cwd) }
+        )
         expect(call.result.content).toBe("echo: ok")
-        const locked = yield* pipeline.run(yield* pipeline.prepare(toolUse("t2", "mcp__locked__anything", {}), 1), { session: testSession(cwd) })
+        const locked = yield* pipeline.run(yield* pipeline.prepare(toolUse("t2", "mcp__locked__anything", {}), 1), {
+          session: testSession(cwd)
+        })
         expect(locked.error?._tag).toBe("UnknownTool")
         const notices = yield* (yield* McpClients).notices
         expect(notices.filter((n) => n.includes("needs authentication"))).toHaveLength(3)
@@ -81,7 +89,11 @@ describe("needs-auth", () => {
           mcpRuntime({
             cwd,
             servers: {
-              locked: { type: "http", url: unauthorized.url, headers: { Authorization: "Bearer ${TOKEN_THAT_IS_NOT_SET}" } },
+              locked: {
+                type: "http",
+                url: unauthorized.url,
+                headers: { Authorization: "Bearer ${TOKEN_THAT_IS_NOT_SET}" }
+              },
               forbidden: { type: "http", url: forbidden.url },
               oldsse: { type: "sse", url: oldSse.url },
               down: { type: "http", url: `http://127.0.0.1:${closedPort}/mcp` },
@@ -97,9 +109,11 @@ describe("needs-auth", () => {
 
 describe("toolgate mcp list", () => {
   const run = (args: ReadonlyArray<string>) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const lines: Array<string> = []
-      const spy = vi.spyOn(console, "log").mockImplementation((...parts: Array<unknown>) => void lines.push(parts.join(" ")))
+      const spy = vi.spyOn(console, "log").mockImplementation((...parts: Array<unknown>) =>
+        void lines.push(parts.join(" "))
+      )
       yield* Command.run(mcp, { name: "toolgate", version: "test" })(["node", "toolgate", ...args]).pipe(
         Effect.provide(NodeContext.layer),
         Effect.ensuring(Effect.sync(() => spy.mockRestore()))
@@ -110,7 +124,7 @@ describe("toolgate mcp list", () => {
   it.scopedLive("prints servers, states, tool counts and errors (JSON and table), and leaves no server process behind", () => {
     const cwd = tempDir()
     const pidFile = path.join(cwd, "fine.json")
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const locked = yield* refusingServer(401)
       const config = JSON.stringify({
         mcpServers: {
@@ -120,14 +134,16 @@ describe("toolgate mcp list", () => {
         }
       })
       const json = yield* run(["list", "--json", "--strict-mcp-config", "--mcp-config", config, "--cwd", cwd])
-      const report = JSON.parse(json) as { servers: Array<{ name: string; state: string; tools: Array<string>; reason?: string; scope: string }> }
+      const report = JSON.parse(json) as {
+        servers: Array<{ name: string; state: string; tools: Array<string>; reason?: string; scope: string }>
+      }
       expect(report.servers.map((s) => [s.name, s.state, s.scope])).toEqual([
         ["fine", "connected", "dynamic"],
         ["locked", "needs-auth", "dynamic"],
         ["weird", "failed", "dynamic"]
       ])
       expect(report.servers[0]!.tools).toContain("mcp__fine__echo")
-      expect(report.servers[2]!.reason).toContain('unknown type "telepathy"')
+      expect(report.servers[2]!.reason).toContain("unknown type \"telepathy\"")
       const { pid, grandchild } = readPidFile(pidFile)
       expect([isProcessAlive(pid), isProcessAlive(grandchild)]).toEqual([false, false])
 
@@ -135,16 +151,17 @@ describe("toolgate mcp list", () => {
       expect(table).toMatch(/fine\s+dynamic\s+stdio\s+\S*connected\S*\s+14/)
       expect(table).toContain("needs auth")
       expect(table).toContain("the model can sign in to it (mcp__<server>__authenticate)")
-      expect(table).toContain('unknown type "telepathy"')
+      expect(table).toContain("unknown type \"telepathy\"")
     })
   })
 
   it.scopedLive("a broken --mcp-config fails the command with a clear error", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const cwd = tempDir()
       const result = yield* Effect.either(run(["list", "--mcp-config", "{broken", "--cwd", cwd]))
       expect(result._tag).toBe("Left")
-      expect(result._tag === "Left" && (result.left as { reason?: string }).reason).toContain("--mcp-config (inline JSON): invalid JSON")
-    })
-  )
+      expect(result._tag === "Left" && (result.left as { reason?: string }).reason).toContain(
+        "--mcp-config (inline JSON): invalid JSON"
+      )
+    }))
 })

@@ -59,7 +59,11 @@ export const mcpRuntime = (options: McpRuntimeOptions) => {
   const runtime = testRuntime({
     tools: options.builtins ?? [],
     cwd: options.cwd,
-    settings: Settings.layerStatic({ cwd: options.cwd, rules: options.rules ?? [], ...(options.home === undefined ? {} : { home: options.home }) }),
+    settings: Settings.layerStatic({
+      cwd: options.cwd,
+      rules: options.rules ?? [],
+      ...(options.home === undefined ? {} : { home: options.home })
+    }),
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
     ...(options.approver === undefined ? {} : { approver: options.approver })
   })
@@ -73,8 +77,11 @@ export const mcpRuntime = (options: McpRuntimeOptions) => {
 }
 
 /** Waits (polling) until `check` holds; fails after `ms`. */
-export const eventually = <A, R>(check: Effect.Effect<A | undefined, never, R>, ms = 10_000): Effect.Effect<A, never, R> =>
-  Effect.gen(function* () {
+export const eventually = <A, R>(
+  check: Effect.Effect<A | undefined, never, R>,
+  ms = 10_000
+): Effect.Effect<A, never, R> =>
+  Effect.gen(function*() {
     const deadline = Date.now() + ms
     for (;;) {
       const value = yield* check
@@ -85,18 +92,20 @@ export const eventually = <A, R>(check: Effect.Effect<A | undefined, never, R>, 
   })
 
 /** Alive and not a zombie. */
-export const isProcessAlive = (pid: number | PidRecord): boolean => isRecordAlive(typeof pid === "number" ? { pid } : pid)
+export const isProcessAlive = (pid: number | PidRecord): boolean =>
+  isRecordAlive(typeof pid === "number" ? { pid } : pid)
 
 /** Polls until none of the pids is alive (or `ms` passes), then reports which still are. */
 export const aliveAfter = (pids: ReadonlyArray<number | PidRecord>, ms = 5000) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const deadline = Date.now() + ms
     while (pids.some(isProcessAlive) && Date.now() < deadline) yield* Effect.sleep(Duration.millis(25))
     return pids.filter(isProcessAlive)
   })
 
 /** What a test server wrote to its pid file: its pid and its child's. */
-export const readPidFile = (file: string): { readonly pid: PidRecord; readonly grandchild: PidRecord } => pidRecordsOf(fs.readFileSync(file, "utf8"))
+export const readPidFile = (file: string): { readonly pid: PidRecord; readonly grandchild: PidRecord } =>
+  pidRecordsOf(fs.readFileSync(file, "utf8"))
 
 /** The records in a test server's pid JSON (host pids). */
 export const pidRecordsOf = (json: string): { readonly pid: PidRecord; readonly grandchild: PidRecord } => {

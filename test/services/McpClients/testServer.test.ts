@@ -19,18 +19,29 @@ import { ToolRegistry } from "../../../src/services/ToolRegistry.js"
 import { buildTool, inputJsonSchema } from "../../../src/Tool.js"
 import { ReadTool } from "../../../src/tools/index.js"
 import { testRuntime, testSession, toolUse } from "../../support/runtime.js"
-import { aliveAfter, eventually, isProcessAlive, mcpRuntime, NODE, readPidFile, SILENT_SERVER, removeTempDirs, tempDir, testServer } from "./support.js"
+import {
+  aliveAfter,
+  eventually,
+  isProcessAlive,
+  mcpRuntime,
+  NODE,
+  readPidFile,
+  SILENT_SERVER,
+  removeTempDirs,
+  tempDir,
+  testServer
+} from "./support.js"
 
 afterAll(removeTempDirs)
 
 const statusOf = (name: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const servers = yield* (yield* McpClients).servers
     return servers.find((s) => s.name === name) as McpServerStatus
   })
 
 const runOne = (name: string, input: unknown, cwd: string, id = "toolu_1") =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const pipeline = yield* CallPipeline
     const prepared = yield* pipeline.prepare(toolUse(id, name, input), 0)
     return yield* pipeline.run(prepared, { session: testSession(cwd) })
@@ -41,7 +52,7 @@ const allow = (cwd: string, ...rules: Array<string>) => rules.map((r) => makeRul
 describe("McpClients with the test server", () => {
   it.live("lists every page, names and flags the tools conservatively", () => {
     const cwd = tempDir()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const status = yield* statusOf("paged")
       expect(status.state).toBe("connected")
       // 14 built-in fixture tools + 25 extras, served 7 per page
@@ -76,31 +87,37 @@ describe("McpClients with the test server", () => {
 
   it.live("stops at a repeating cursor with a warning, keeping what it got", () => {
     const cwd = tempDir()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const status = yield* statusOf("loop")
       expect(status.state).toBe("connected")
       expect(status.tools).toHaveLength(20)
-      expect(status.warnings.some((w) => w.includes('repeated the cursor "page-1"'))).toBe(true)
-    }).pipe(Effect.provide(mcpRuntime({ cwd, servers: { loop: testServer("--extra-tools=25", "--page-size=10", "--repeat-cursor") } })))
+      expect(status.warnings.some((w) => w.includes("repeated the cursor \"page-1\""))).toBe(true)
+    }).pipe(
+      Effect.provide(
+        mcpRuntime({ cwd, servers: { loop: testServer("--extra-tools=25", "--page-size=10", "--repeat-cursor") } })
+      )
+    )
   })
 
   it.live("skips tools with an invalid schema (with a warning) and loads the others", () => {
     const cwd = tempDir()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const status = yield* statusOf("bad")
       expect(status.state).toBe("connected")
       expect(status.tools).toHaveLength(14)
-      expect(status.warnings.find((w) => w.startsWith('tool "bad_type" was skipped'))).toContain("not valid JSON Schema")
-      expect(status.warnings.find((w) => w.startsWith('tool "not_object" was skipped'))).toContain('type "object"')
-      expect(status.warnings.find((w) => w.startsWith('tool "task_only" was skipped'))).toContain("MCP task")
+      expect(status.warnings.find((w) => w.startsWith("tool \"bad_type\" was skipped"))).toContain(
+        "not valid JSON Schema"
+      )
+      expect(status.warnings.find((w) => w.startsWith("tool \"not_object\" was skipped"))).toContain("type \"object\"")
+      expect(status.warnings.find((w) => w.startsWith("tool \"task_only\" was skipped"))).toContain("MCP task")
       const notices = yield* (yield* McpClients).notices
-      expect(notices.filter((n) => n.startsWith('MCP server "bad": tool'))).toHaveLength(3)
+      expect(notices.filter((n) => n.startsWith("MCP server \"bad\": tool"))).toHaveLength(3)
     }).pipe(Effect.provide(mcpRuntime({ cwd, servers: { bad: testServer("--bad-schemas") } })))
   })
 
   it.live("refreshes the pool (all pages) when the server sends tools/list_changed", () => {
     const cwd = tempDir()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const before = yield* statusOf("live")
       expect(before.tools).toHaveLength(15)
       const outcome = yield* runOne("mcp__live__add_tool", { name: "fresh_tool" }, cwd)
@@ -113,17 +130,25 @@ describe("McpClients with the test server", () => {
       expect(after.tools).toContain("mcp__live__extra_000")
       const ran = yield* runOne("mcp__live__fresh_tool", {}, cwd, "toolu_2")
       expect(ran.result.content).toBe("ran fresh_tool")
-    }).pipe(Effect.provide(mcpRuntime({ cwd, servers: { live: testServer("--extra-tools=1", "--page-size=4") }, rules: allow(cwd, "mcp__live") })))
+    }).pipe(
+      Effect.provide(
+        mcpRuntime({
+          cwd,
+          servers: { live: testServer("--extra-tools=1", "--page-size=4") },
+          rules: allow(cwd, "mcp__live")
+        })
+      )
+    )
   })
 
   it.live("a server that crashes mid-call: the call gets an error result, the server is failed, the others work", () => {
     const cwd = tempDir()
     const pidFile = path.join(cwd, "crashy.json")
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const outcome = yield* runOne("mcp__crashy__crash", {}, cwd)
       expect(outcome.result.is_error).toBe(true)
       expect(outcome.error?._tag).toBe("ToolFailed")
-      expect(outcome.result.content).toContain('MCP server "crashy" disconnected during tools/call crash')
+      expect(outcome.result.content).toContain("MCP server \"crashy\" disconnected during tools/call crash")
       expect(outcome.result.content).toContain("exited with code 3")
       expect(outcome.result.content).toContain("about to crash")
       const status = yield* eventually(Effect.map(statusOf("crashy"), (s) => (s.state === "failed" ? s : undefined)))
@@ -152,9 +177,9 @@ describe("McpClients with the test server", () => {
   it.live("no server process (nor its children) is left after the scope closes", () => {
     const cwd = tempDir()
     const files = [path.join(cwd, "a.json"), path.join(cwd, "b.json")]
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const pids = yield* Effect.provide(
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const servers = yield* (yield* McpClients).servers
           expect(servers.map((s) => s.state)).toEqual(["connected", "connected"])
           const recorded = files.flatMap((f) => Object.values(readPidFile(f)))
@@ -163,7 +188,13 @@ describe("McpClients with the test server", () => {
           expect(all.every(isProcessAlive)).toBe(true)
           return all
         }),
-        mcpRuntime({ cwd, servers: { a: testServer("--grandchild", `--pidfile=${files[0]}`), b: testServer("--grandchild", `--pidfile=${files[1]}`) } })
+        mcpRuntime({
+          cwd,
+          servers: {
+            a: testServer("--grandchild", `--pidfile=${files[0]}`),
+            b: testServer("--grandchild", `--pidfile=${files[1]}`)
+          }
+        })
       )
       expect(pids).toHaveLength(6)
       // closing waits for the groups: nothing may be alive right after the scope closed
@@ -173,8 +204,13 @@ describe("McpClients with the test server", () => {
 
   it.live("a server tool named like a built-in never replaces it", () => {
     const cwd = tempDir()
-    const impostor = buildTool({ name: "mcp__clash__echo", inputSchema: Schema.Struct({}), description: "a built-in", call: () => Effect.succeed({ data: "built-in" }) })
-    return Effect.gen(function* () {
+    const impostor = buildTool({
+      name: "mcp__clash__echo",
+      inputSchema: Schema.Struct({}),
+      description: "a built-in",
+      call: () => Effect.succeed({ data: "built-in" })
+    })
+    return Effect.gen(function*() {
       const pool = yield* (yield* ToolRegistry).pool
       expect(pool.lookup("Read")).toBe(ReadTool)
       expect(pool.lookup("mcp__clash__Read")?.mcp?.toolName).toBe("Read")
@@ -186,12 +222,17 @@ describe("McpClients with the test server", () => {
 
   it.live("bad entries, unknown types and missing commands fail alone; the rest of the pool works", () => {
     const cwd = tempDir()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const servers = yield* (yield* McpClients).servers
       const byName = Object.fromEntries(servers.map((s) => [s.name, s]))
-      expect(byName.missing).toMatchObject({ state: "failed", reason: "command not found: /nonexistent/toolgate-mcp-server" })
+      expect(byName.missing).toMatchObject({
+        state: "failed",
+        reason: "command not found: /nonexistent/toolgate-mcp-server"
+      })
       expect(byName.weird).toMatchObject({ state: "failed", type: "carrier-pigeon" })
-      expect(byName.weird!.reason).toBe('--mcp-config: server "weird": unknown type "carrier-pigeon" (expected "stdio", "http" or "sse")')
+      expect(byName.weird!.reason).toBe(
+        "--mcp-config: server \"weird\": unknown type \"carrier-pigeon\" (expected \"stdio\", \"http\" or \"sse\")"
+      )
       expect(byName.exits!.state).toBe("failed")
       expect(byName.exits!.reason).toContain("exited with code 7 before it finished starting")
       expect(byName.fine!.state).toBe("connected")
@@ -215,7 +256,7 @@ describe("McpClients with the test server", () => {
   it.live("tool names work with mcp__server, mcp__server__* and mcp__server__tool rules; a whole-tool deny removes the tool", () => {
     const cwd = tempDir()
     const rule = (raw: string, behavior: "allow" | "deny") => makeRule(raw, behavior, "localSettings", cwd)
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const pool = yield* (yield* ToolRegistry).pool
       expect(pool.lookup("mcp__a__crash")).toBeUndefined()
       expect(pool.removed.find((r) => r.name === "mcp__a__crash")?.reason).toContain("denied by rule 'mcp__a__crash'")
@@ -233,7 +274,13 @@ describe("McpClients with the test server", () => {
         mcpRuntime({
           cwd,
           servers: { a: testServer(), b: testServer() },
-          rules: [rule("mcp__a__*", "allow"), rule("mcp__a__crash", "deny"), rule("mcp__b__echo", "allow"), rule("mcp__b", "allow"), rule("mcp__b__image", "deny")]
+          rules: [
+            rule("mcp__a__*", "allow"),
+            rule("mcp__a__crash", "deny"),
+            rule("mcp__b__echo", "allow"),
+            rule("mcp__b", "allow"),
+            rule("mcp__b__image", "deny")
+          ]
         })
       )
     )
@@ -245,14 +292,19 @@ describe("McpClients with the test server", () => {
     fs.mkdirSync(userDir)
     fs.writeFileSync(
       path.join(cwd, ".mcp.json"),
-      JSON.stringify({ mcpServers: { proj: testServer(), off: testServer(), both: { command: "/nonexistent/project-version" } } })
+      JSON.stringify({
+        mcpServers: { proj: testServer(), off: testServer(), both: { command: "/nonexistent/project-version" } }
+      })
     )
     fs.writeFileSync(
       path.join(userDir, ".claude.json"),
-      JSON.stringify({ mcpServers: { mine: testServer(), both: testServer() }, projects: { [cwd]: { disabledMcpjsonServers: ["off"] } } })
+      JSON.stringify({
+        mcpServers: { mine: testServer(), both: testServer() },
+        projects: { [cwd]: { disabledMcpjsonServers: ["off"] } }
+      })
     )
     const runtime = testRuntime({ tools: [], cwd, settings: Settings.layerStatic({ cwd, userConfigDir: userDir }) })
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const servers = yield* (yield* McpClients).servers
       expect(servers.map((s) => [s.name, s.scope, s.state])).toEqual([
         ["both", "project", "failed"],
@@ -264,7 +316,11 @@ describe("McpClients with the test server", () => {
       const pool = yield* (yield* ToolRegistry).pool
       expect(pool.lookup("mcp__proj__echo")?.mcp?.source).toBe("project")
       expect(pool.lookup("mcp__off__echo")).toBeUndefined()
-    }).pipe(Effect.provide(McpClientsModule.layer({ startupTimeoutMs: 15_000, projectServers: "load" }).pipe(Layer.provideMerge(runtime))))
+    }).pipe(
+      Effect.provide(
+        McpClientsModule.layer({ startupTimeoutMs: 15_000, projectServers: "load" }).pipe(Layer.provideMerge(runtime))
+      )
+    )
   })
 })
 
@@ -272,17 +328,28 @@ describe("McpClients with the test server", () => {
 describe("McpClients with one shared test server", () => {
   const cwd = tempDir()
   const seen: Array<HookInput> = []
-  const record = (event: "PreToolUse" | "PostToolUseFailure") => ({ event, run: (input: HookInput) => Effect.sync(() => void seen.push(input)) })
+  const record = (event: "PreToolUse" | "PostToolUseFailure") => ({
+    event,
+    run: (input: HookInput) => Effect.sync(() => void seen.push(input))
+  })
   const runtime = mcpRuntime({
     cwd,
     servers: { srv: testServer() },
-    rules: allow(cwd, "mcp__srv__echo", "mcp__srv__fail", "mcp__srv__structured", "mcp__srv__image", "mcp__srv__slow", "mcp__srv__huge"),
+    rules: allow(
+      cwd,
+      "mcp__srv__echo",
+      "mcp__srv__fail",
+      "mcp__srv__structured",
+      "mcp__srv__image",
+      "mcp__srv__slow",
+      "mcp__srv__huge"
+    ),
     hooks: Hooks.layerInProcess([record("PreToolUse"), record("PostToolUseFailure")])
   })
 
   layer(runtime, { excludeTestServices: true })((it) => {
     it.effect("a huge output is capped at MAX_MCP_OUTPUT_TOKENS with the notice, then spilled to a file", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const outcome = yield* runOne("mcp__srv__huge", { chars: 300_000 }, cwd)
         const text = outcome.result.content as string
         expect(text.startsWith("<persisted-output>\nOutput too large (")).toBe(true)
@@ -293,11 +360,10 @@ describe("McpClients with one shared test server", () => {
         expect(saved).toContain("\n\n[OUTPUT TRUNCATED - exceeded 25000 token limit]")
         const small = yield* runOne("mcp__srv__huge", { chars: 30_000 }, cwd, "toolu_2")
         expect(small.result.content).toHaveLength(30_000)
-      })
-    )
+      }))
 
     it.effect("runs through the Scheduler: rules, asks, isError, structured content, images, progress, hooks see mcp_server", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         seen.length = 0
         const scheduler = yield* Scheduler
         const events: Array<SchedulerEvent> = []
@@ -315,43 +381,64 @@ describe("McpClients with one shared test server", () => {
         )
         const [echo, fail, bad, structured, image, slow, unallowed] = run.outcomes
         expect(echo!.result).toEqual({ type: "tool_result", tool_use_id: "t1", content: "echo: hi" })
-        expect(fail!.result).toEqual({ type: "tool_result", tool_use_id: "t2", content: "it failed: because", is_error: true })
+        expect(fail!.result).toEqual({
+          type: "tool_result",
+          tool_use_id: "t2",
+          content: "it failed: because",
+          is_error: true
+        })
         // the input goes to the server unchecked, as in Claude Code: this server takes the number
         expect(bad!.result.content).toBe("echo: 5")
-        expect(structured!.result.content).toBe('{\n  "temperature": 21,\n  "unit": "C"\n}')
+        expect(structured!.result.content).toBe("{\n  \"temperature\": 21,\n  \"unit\": \"C\"\n}")
         expect(image!.result.content).toEqual([
           { type: "text", text: "a pixel:" },
           { type: "image", source: { type: "base64", media_type: "image/png", data: expect.any(String) } }
         ])
         expect(slow!.result.content).toBe("slept 200")
-        const progress = events.flatMap((e) => (e._tag === "CallProgress" && e.toolUseId === "t6" ? [e.progress.message] : []))
+        const progress = events.flatMap((
+          e
+        ) => (e._tag === "CallProgress" && e.toolUseId === "t6" ? [e.progress.message] : []))
         expect(progress).toEqual(["1/4 step 1", "2/4 step 2", "3/4 step 3", "4/4 step 4"])
         // no rule for `pids`: the tool asks, and with nothing to ask that is a denial
         expect(unallowed!.error?._tag).toBe("PermissionDenied")
         expect(unallowed!.result.content).toContain("haven't granted it yet")
 
-        const pre = seen.find((h) => h.hook_event_name === "PreToolUse" && (h as { tool_use_id?: string }).tool_use_id === "t1")
-        expect(pre).toMatchObject({ tool_name: "mcp__srv__echo", tool_input: { message: "hi" }, mcp_server: { name: "srv", source: "dynamic" } })
+        const pre = seen.find((h) =>
+          h.hook_event_name === "PreToolUse" && (h as { tool_use_id?: string }).tool_use_id === "t1"
+        )
+        expect(pre).toMatchObject({
+          tool_name: "mcp__srv__echo",
+          tool_input: { message: "hi" },
+          mcp_server: { name: "srv", source: "dynamic" }
+        })
         const failures = seen.filter((h) => h.hook_event_name === "PostToolUseFailure")
         expect(failures.map((h) => (h as { tool_use_id?: string }).tool_use_id)).toEqual(["t2"])
         expect(failures[0]).toMatchObject({ mcp_server: { name: "srv" }, error: "it failed: because" })
-      })
-    )
+      }))
 
     it.effect("resources: ListMcpResourcesTool and ReadMcpResourceTool over connected servers", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const list = yield* runOne("ListMcpResourcesTool", {}, cwd)
         const resources = JSON.parse(list.result.content as string)
-        expect(resources).toContainEqual({ uri: "test://notes/readme", name: "readme", server: "srv", mimeType: "text/plain", description: "a text resource" })
+        expect(resources).toContainEqual({
+          uri: "test://notes/readme",
+          name: "readme",
+          server: "srv",
+          mimeType: "text/plain",
+          description: "a text resource"
+        })
         const text = yield* runOne("ReadMcpResourceTool", { server: "srv", uri: "test://notes/readme" }, cwd, "toolu_2")
-        expect(JSON.parse(text.result.content as string)).toEqual({ contents: [{ uri: "test://notes/readme", mimeType: "text/plain", text: "hello from a resource" }] })
+        expect(JSON.parse(text.result.content as string)).toEqual({
+          contents: [{ uri: "test://notes/readme", mimeType: "text/plain", text: "hello from a resource" }]
+        })
         const blob = yield* runOne("ReadMcpResourceTool", { server: "srv", uri: "test://images/pixel" }, cwd, "toolu_3")
         const saved = JSON.parse(blob.result.content as string).contents[0]
         expect(fs.readFileSync(saved.blobSavedTo).subarray(1, 4).toString()).toBe("PNG")
         const unknown = yield* runOne("ReadMcpResourceTool", { server: "nope", uri: "x" }, cwd, "toolu_4")
-        expect(unknown.result.content).toBe('Server "nope" not found or it offers no resources. Available servers: srv')
-      })
-    )
+        expect(unknown.result.content).toBe(
+          "Server \"nope\" not found or it offers no resources. Available servers: srv"
+        )
+      }))
   })
 })
 
@@ -360,13 +447,15 @@ describe("McpClients with one shared test server", () => {
 describe.concurrent("McpClients timeouts", () => {
   it.live("an interrupt cancels the running request; a timeout is reported as one", () => {
     const cwd = tempDir()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const scheduler = yield* Scheduler
       const interrupts = yield* Queue.unbounded<void>()
       const run = yield* scheduler.runMessage([toolUse("t1", "mcp__srv__slow", { ms: 20_000 })], {
         session: testSession(cwd),
         interrupts: Stream.fromQueue(interrupts),
-        onEvent: (e) => (e._tag === "CallProgress" || e._tag === "CallStarted" ? Queue.offer(interrupts, undefined) : Effect.void)
+        onEvent: (
+          e
+        ) => (e._tag === "CallProgress" || e._tag === "CallStarted" ? Queue.offer(interrupts, undefined) : Effect.void)
       })
       expect(run.interrupted).toBe(true)
       expect(run.outcomes[0]!.error?._tag).toBe("Interrupted")
@@ -375,38 +464,51 @@ describe.concurrent("McpClients timeouts", () => {
       expect(again.result.content).toBe("echo: after")
       const timedOut = yield* runOne("mcp__srv__slow", { ms: 20_000 }, cwd, "toolu_3")
       expect(timedOut.error?._tag).toBe("ToolFailed")
-      expect(timedOut.result.content).toBe('MCP server "srv": tools/call slow timed out after 1000 ms')
-    }).pipe(Effect.provide(mcpRuntime({ cwd, servers: { srv: { ...testServer(), timeout: 1000 } }, rules: allow(cwd, "mcp__srv") })))
+      expect(timedOut.result.content).toBe("MCP server \"srv\": tools/call slow timed out after 1000 ms")
+    }).pipe(
+      Effect.provide(
+        mcpRuntime({ cwd, servers: { srv: { ...testServer(), timeout: 1000 } }, rules: allow(cwd, "mcp__srv") })
+      )
+    )
   })
 
   it.live("MAX_MCP_OUTPUT_TOKENS and MCP_TOOL_TIMEOUT come from the environment (Config)", () => {
     const cwd = tempDir()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const capped = yield* runOne("mcp__srv__huge", { chars: 1000 }, cwd)
       const text = capped.result.content as string
       expect(text.startsWith(`${"x".repeat(99)}\n`)).toBe(true)
       expect(text).toContain("\n\n[OUTPUT TRUNCATED - exceeded 100 token limit]")
       expect(text.indexOf("[OUTPUT TRUNCATED")).toBe(402)
       const slow = yield* runOne("mcp__srv__slow", { ms: 20_000 }, cwd, "toolu_2")
-      expect(slow.result.content).toBe('MCP server "srv": tools/call slow timed out after 1200 ms')
+      expect(slow.result.content).toBe("MCP server \"srv\": tools/call slow timed out after 1200 ms")
     }).pipe(
       Effect.provide(mcpRuntime({ cwd, servers: { srv: testServer() }, rules: allow(cwd, "mcp__srv") })),
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["MAX_MCP_OUTPUT_TOKENS", "100"], ["MCP_TOOL_TIMEOUT", "1200"]])))
+      Effect.withConfigProvider(
+        ConfigProvider.fromMap(new Map([["MAX_MCP_OUTPUT_TOKENS", "100"], ["MCP_TOOL_TIMEOUT", "1200"]]))
+      )
     )
   })
 
   it.live("a server that never answers initialize (and ignores SIGTERM) fails with the startup timeout; its process group is gone", () => {
     const cwd = tempDir()
     const pidFile = path.join(cwd, "silent.json")
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const status = yield* Effect.provide(
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const silent = yield* statusOf("silent")
           const ok = yield* statusOf("ok")
           expect(ok.state).toBe("connected")
           return silent
         }),
-        mcpRuntime({ cwd, servers: { silent: { command: NODE, args: [SILENT_SERVER, pidFile], env: { IGNORE_SIGTERM: "1" } }, ok: testServer() }, mcp: { startupTimeoutMs: 5000 } })
+        mcpRuntime({
+          cwd,
+          servers: {
+            silent: { command: NODE, args: [SILENT_SERVER, pidFile], env: { IGNORE_SIGTERM: "1" } },
+            ok: testServer()
+          },
+          mcp: { startupTimeoutMs: 5000 }
+        })
       )
       expect(status.state).toBe("failed")
       expect(status.reason).toContain("within 5000 ms (MCP_TIMEOUT)")
@@ -419,7 +521,7 @@ describe.concurrent("McpClients timeouts", () => {
 
   it.live("in the background the layer is ready at once: servers are pending, then their tools join the pool", () => {
     const cwd = tempDir()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const clients = yield* McpClients
       const first = yield* clients.servers
       expect(first.map((s) => s.state)).toEqual(["pending", "pending"])
@@ -434,7 +536,11 @@ describe.concurrent("McpClients timeouts", () => {
       expect((yield* (yield* ToolRegistry).pool).lookup("mcp__late__echo")).toBeDefined()
     }).pipe(
       Effect.provide(
-        mcpRuntime({ cwd, servers: { late: testServer(), never: { command: NODE, args: [SILENT_SERVER] } }, mcp: { background: true, startupTimeoutMs: 5000 } })
+        mcpRuntime({
+          cwd,
+          servers: { late: testServer(), never: { command: NODE, args: [SILENT_SERVER] } },
+          mcp: { background: true, startupTimeoutMs: 5000 }
+        })
       )
     )
   })

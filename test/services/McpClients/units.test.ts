@@ -1,8 +1,18 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { compileInputSchema, flattenRoot } from "../../../src/services/McpClients/jsonSchema.js"
-import { assignToolNames, MAX_TOOL_NAME_LENGTH, mcpToolName, normalizeNamePart } from "../../../src/services/McpClients/naming.js"
-import { capContent, estimateTokens, resultContent, truncationNotice } from "../../../src/services/McpClients/results.js"
+import {
+  assignToolNames,
+  MAX_TOOL_NAME_LENGTH,
+  mcpToolName,
+  normalizeNamePart
+} from "../../../src/services/McpClients/naming.js"
+import {
+  capContent,
+  estimateTokens,
+  resultContent,
+  truncationNotice
+} from "../../../src/services/McpClients/results.js"
 import { loadSdk } from "../../../src/services/McpClients/sdk.js"
 
 describe("MCP tool names", () => {
@@ -34,7 +44,7 @@ describe("MCP tool names", () => {
 
 describe("MCP input schemas", () => {
   it.effect("validates with ajv and words failures like the built-ins", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sdk = yield* loadSdk
       const compiled = compileInputSchema(sdk, {
         $schema: "http://json-schema.org/draft-07/schema#",
@@ -56,30 +66,43 @@ describe("MCP input schemas", () => {
       }
       expect(issues({ path: "a" })).toEqual([])
       expect(issues({})).toEqual(["The required parameter `path` is missing"])
-      expect(issues({ path: 1 })).toEqual(["The parameter `path` type is expected as `string` but provided as `number`"])
+      expect(issues({ path: 1 })).toEqual([
+        "The parameter `path` type is expected as `string` but provided as `number`"
+      ])
       expect(issues({ path: "a", bogus: 1 })).toEqual(["An unexpected parameter `bogus` was provided"])
       expect(issues({ path: "a", nested: [{ x: 1 }, { x: "2" }, {}] })).toEqual([
         "The parameter `nested[1].x` type is expected as `number` but provided as `string`",
         "The required parameter `nested[2].x` is missing"
       ])
-      expect(issues({ path: "a", mode: "medium" })).toEqual(["The parameter `mode` is invalid: Invalid enum value. Expected 'fast' | 'slow', received 'medium'"])
-      expect(issues({ path: "a", either: true })).toEqual(["The parameter `either` type is expected as `string | number` but provided as `boolean`"])
+      expect(issues({ path: "a", mode: "medium" })).toEqual([
+        "The parameter `mode` is invalid: Invalid enum value. Expected 'fast' | 'slow', received 'medium'"
+      ])
+      expect(issues({ path: "a", either: true })).toEqual([
+        "The parameter `either` type is expected as `string | number` but provided as `boolean`"
+      ])
       expect(issues({ path: "a", count: 0 })).toEqual(["The parameter `count` is invalid: must be >= 1"])
-    })
-  )
+    }))
 
   it.effect("refuses schemas that are not valid JSON Schema or not an object; handles 2020-12 and shared $ids", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sdk = yield* loadSdk
       const bad = compileInputSchema(sdk, { type: "object", properties: { x: { type: "strnig" } } })
       expect(bad.ok === false && bad.reason).toContain("inputSchema is not valid JSON Schema")
       const notObject = compileInputSchema(sdk, { type: "string" })
-      expect(notObject.ok === false && notObject.reason).toContain('must describe an object (type "object")')
-      const modern = compileInputSchema(sdk, { $schema: "https://json-schema.org/draft/2020-12/schema", $id: "urn:x", type: "object", properties: { t: { type: "array", prefixItems: [{ type: "string" }] } } })
-      const again = compileInputSchema(sdk, { $schema: "https://json-schema.org/draft/2020-12/schema", $id: "urn:x", type: "object" })
+      expect(notObject.ok === false && notObject.reason).toContain("must describe an object (type \"object\")")
+      const modern = compileInputSchema(sdk, {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        $id: "urn:x",
+        type: "object",
+        properties: { t: { type: "array", prefixItems: [{ type: "string" }] } }
+      })
+      const again = compileInputSchema(sdk, {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        $id: "urn:x",
+        type: "object"
+      })
       expect(modern.ok && again.ok).toBe(true)
-    })
-  )
+    }))
 
   it("flattens a root anyOf/oneOf/allOf into one object schema for the API", () => {
     expect(
@@ -89,7 +112,11 @@ describe("MCP input schemas", () => {
           { properties: { b: { type: "number" }, id: { type: "string" } }, required: ["b", "id"] }
         ]
       })
-    ).toEqual({ type: "object", properties: { a: { type: "string" }, id: { type: "string" }, b: { type: "number" } }, required: ["id"] })
+    ).toEqual({
+      type: "object",
+      properties: { a: { type: "string" }, id: { type: "string" }, b: { type: "number" } },
+      required: ["id"]
+    })
     expect(flattenRoot({ type: "object", properties: {} })).toEqual({ type: "object", properties: {} })
   })
 })
@@ -98,7 +125,7 @@ describe("MCP results", () => {
   it("maps text, images, resources and structured content to tool_result content", () => {
     expect(resultContent({ content: [{ type: "text", text: "hi" }] }, "t")).toBe("hi")
     expect(resultContent({ content: [] }, "mcp__s__t")).toBe("(mcp__s__t completed with no output)")
-    expect(resultContent({ content: [], structuredContent: { a: 1 } }, "t")).toBe('{\n  "a": 1\n}')
+    expect(resultContent({ content: [], structuredContent: { a: 1 } }, "t")).toBe("{\n  \"a\": 1\n}")
     expect(
       resultContent(
         {

@@ -12,7 +12,7 @@ const NEVER_ALLOWED: ReadonlyArray<string> = [
   // file paths only known at run time
   "F=.env; cat $F",
   "cat $(echo .env)",
-  'cat "$(echo .env)"',
+  "cat \"$(echo .env)\"",
   "cat `echo .env`",
   "head -n1 ${F:-.env}",
   "cd $X && cat .env",
@@ -24,13 +24,13 @@ const NEVER_ALLOWED: ReadonlyArray<string> = [
   "rm -f .e*",
   "shopt -s dotglob; cat *",
   // command text only known at run time, for a shell or runner
-  'sh -c "$CMD"',
-  'bash -c "$ARG"',
-  'env sh -c "$C"',
-  'eval "$C"',
-  'ssh h "$C"',
-  'busybox sh -c "$C"',
-  'timeout 5 bash -c "$C"',
+  "sh -c \"$CMD\"",
+  "bash -c \"$ARG\"",
+  "env sh -c \"$C\"",
+  "eval \"$C\"",
+  "ssh h \"$C\"",
+  "busybox sh -c \"$C\"",
+  "timeout 5 bash -c \"$C\"",
   // literal forms reach the deny rules
   "sh -c 'cat .env'",
   "(cat .env)",
@@ -42,7 +42,15 @@ const NEVER_ALLOWED: ReadonlyArray<string> = [
   "$(echo rm) -rf foo"
 ]
 
-const STILL_ALLOWED: ReadonlyArray<string> = ["ls", "cat README.md", "cat *.md", "echo $HOME", "git status", 'sh -c "ls"', "export X=1; echo $X"]
+const STILL_ALLOWED: ReadonlyArray<string> = [
+  "ls",
+  "cat README.md",
+  "cat *.md",
+  "echo $HOME",
+  "git status",
+  "sh -c \"ls\"",
+  "export X=1; echo $X"
+]
 
 describe("deny rules hold under a tool-wide Bash allow and bypassPermissions", () => {
   let fx: F.Fixture
@@ -56,11 +64,21 @@ describe("deny rules hold under a tool-wide Bash allow and bypassPermissions", (
 
   for (const mode of ["default", "bypassPermissions"] as const) {
     it.each(NEVER_ALLOWED)(`[${mode}] %s is never allowed`, async (command) => {
-      const { decision } = await F.decide(F.settingsOptions(fx, { trustProject: true }), F.BashTool, { command }, F.session(fx, mode))
+      const { decision } = await F.decide(
+        F.settingsOptions(fx, { trustProject: true }),
+        F.BashTool,
+        { command },
+        F.session(fx, mode)
+      )
       expect(Permission.behaviorOf(decision)).not.toBe("allow")
     })
     it.each(STILL_ALLOWED)(`[${mode}] %s still runs`, async (command) => {
-      const { decision } = await F.decide(F.settingsOptions(fx, { trustProject: true }), F.BashTool, { command }, F.session(fx, mode))
+      const { decision } = await F.decide(
+        F.settingsOptions(fx, { trustProject: true }),
+        F.BashTool,
+        { command },
+        F.session(fx, mode)
+      )
       expect(Permission.behaviorOf(decision)).toBe("allow")
     })
   }

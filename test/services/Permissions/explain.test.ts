@@ -20,32 +20,61 @@ describe("permissionsCheck / explainDecision", () => {
   })
   afterAll(() => fx.cleanup())
 
-  const check = (tool: AnyTool, input: unknown, mode: PermissionMode, files: F.SettingsFiles = {}): Promise<Explanation> => {
+  const check = (
+    tool: AnyTool,
+    input: unknown,
+    mode: PermissionMode,
+    files: F.SettingsFiles = {}
+  ): Promise<Explanation> => {
     F.writeSettings(fx, F.fillDeep(fx, files))
     const options = F.settingsOptions(fx, { trustProject: true })
     return Effect.runPromise(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const loaded = yield* (yield* Settings.Settings).current
-        return yield* permissionsCheck({ tool, input, session: F.session(fx, mode) }, { bypassDisabled: loaded.bypassDisabled === true })
-      }).pipe(Effect.provide(Permissions.layer.pipe(Layer.provideMerge(Layer.mergeAll(Settings.layer(options), FileState.layer, layerSharedShellAnalyzer)))))
+        return yield* permissionsCheck({ tool, input, session: F.session(fx, mode) }, {
+          bypassDisabled: loaded.bypassDisabled === true
+        })
+      }).pipe(
+        Effect.provide(
+          Permissions.layer.pipe(
+            Layer.provideMerge(Layer.mergeAll(Settings.layer(options), FileState.layer, layerSharedShellAnalyzer))
+          )
+        )
+      )
     )
   }
 
   it("a deny names the rule, its source and its file", async () => {
-    const e = await check(F.ReadTool, { file_path: fx.p(".env") }, "default", { project: { permissions: { deny: ["Read(.env)"] } } })
+    const e = await check(F.ReadTool, { file_path: fx.p(".env") }, "default", {
+      project: { permissions: { deny: ["Read(.env)"] } }
+    })
     expect(e.json.decision).toBe("deny")
     expect(e.json.message).toBe(`Permission to read ${fx.p(".env")} has been denied.`)
-    expect(e.json.rule).toEqual({ rule: "Read(.env)", behavior: "deny", source: "projectSettings", file: fx.p(".claude", "settings.json") })
+    expect(e.json.rule).toEqual({
+      rule: "Read(.env)",
+      behavior: "deny",
+      source: "projectSettings",
+      file: fx.p(".claude", "settings.json")
+    })
     expect(e.text.split("\n")[0]).toBe("deny")
     expect(e.text).toContain(`rule:    'Read(.env)' (deny) from projectSettings (${fx.p(".claude", "settings.json")})`)
-    expect(e.text).toMatch(/^mode:    default: no part/m)
+    expect(e.text).toMatch(/^mode: {4}default: no part/m)
   })
 
   it("an ask shows whether it is forced and what always-allow would save", async () => {
     const e = await check(F.ReadTool, { file_path: `${fx.outside}/file.txt` }, "default")
-    expect(e.json).toMatchObject({ decision: "ask", stageDecision: "ask", forced: false, suggestions: [`Read(/${fx.outside}/**)`] })
+    expect(e.json).toMatchObject({
+      decision: "ask",
+      stageDecision: "ask",
+      forced: false,
+      suggestions: [`Read(/${fx.outside}/**)`]
+    })
     expect(e.text).toContain(`always allow would save: Read(/${fx.outside}/**)`)
-    const forced = await check(F.EditTool, { file_path: fx.p(".git", "config"), old_string: "a", new_string: "b" }, "acceptEdits")
+    const forced = await check(
+      F.EditTool,
+      { file_path: fx.p(".git", "config"), old_string: "a", new_string: "b" },
+      "acceptEdits"
+    )
     expect(forced.json).toMatchObject({ decision: "ask", forced: true })
     expect(forced.json.modePart).toMatch(/forced/)
   })
@@ -54,7 +83,9 @@ describe("permissionsCheck / explainDecision", () => {
     const e = await check(F.WebSearchTool, { query: "q" }, "dontAsk")
     expect(e.json.stageDecision).toBe("ask")
     expect(e.json.decision).toBe("deny")
-    expect(e.json.message).toMatch(/^Permission to use WebSearch has been denied because Claude Code is running in don't ask mode\. IMPORTANT: You \*may\* attempt/)
+    expect(e.json.message).toMatch(
+      /^Permission to use WebSearch has been denied because Claude Code is running in don't ask mode\. IMPORTANT: You \*may\* attempt/
+    )
     expect(e.json.modePart).toBe("dontAsk turns this ask into a denial.")
     expect(e.text.split("\n")[0]).toBe("deny (the permission stage says ask)")
   })
@@ -68,9 +99,13 @@ describe("permissionsCheck / explainDecision", () => {
   })
 
   it("a disabled bypassPermissions is explained", async () => {
-    const e = await check(F.WebSearchTool, { query: "q" }, "bypassPermissions", { managed: { permissions: { disableBypassPermissionsMode: "disable" } } })
+    const e = await check(F.WebSearchTool, { query: "q" }, "bypassPermissions", {
+      managed: { permissions: { disableBypassPermissionsMode: "disable" } }
+    })
     expect(e.json.decision).toBe("ask")
-    expect(e.json.modePart).toMatch(/bypassPermissions is disabled by permissions\.disableBypassPermissionsMode, so default applies/)
+    expect(e.json.modePart).toMatch(
+      /bypassPermissions is disabled by permissions\.disableBypassPermissionsMode, so default applies/
+    )
   })
 
   it("invisible characters are shown escaped in the text", async () => {
@@ -80,7 +115,9 @@ describe("permissionsCheck / explainDecision", () => {
   })
 
   it("the JSON form is plain data", async () => {
-    const e = await check(F.AgentTool, { description: "d", prompt: "p", subagent_type: "Explore" }, "default", { user: { permissions: { deny: ["Task(Explore)"] } } })
+    const e = await check(F.AgentTool, { description: "d", prompt: "p", subagent_type: "Explore" }, "default", {
+      user: { permissions: { deny: ["Task(Explore)"] } }
+    })
     expect(JSON.parse(JSON.stringify(e.json))).toEqual(e.json)
     expect(e.json).toMatchObject({
       tool: "Agent",

@@ -35,7 +35,17 @@ const decideWith = (rules: Rules, command: string, mode: PermissionMode): Promis
 }
 
 // Broad allow rules a user might have, so that nothing is denied merely because nothing allows it.
-const BROAD_ALLOW = ["Bash(sh:*)", "Bash(bash:*)", "Bash(env:*)", "Bash(xargs:*)", "Bash(echo:*)", "Bash(busybox:*)", "Bash(zsh:*)", "Bash(nice:*)", "Bash(timeout:*)"]
+const BROAD_ALLOW = [
+  "Bash(sh:*)",
+  "Bash(bash:*)",
+  "Bash(env:*)",
+  "Bash(xargs:*)",
+  "Bash(echo:*)",
+  "Bash(busybox:*)",
+  "Bash(zsh:*)",
+  "Bash(nice:*)",
+  "Bash(timeout:*)"
+]
 
 /** Inner commands with the deny rule that must catch them. */
 const INNER: ReadonlyArray<readonly [string, string]> = [
@@ -131,7 +141,15 @@ describe("nested shells are judged by their inner command (issue 12 item 4)", ()
   })
 
   it("a shell reading a script file or stdin is never approved by an allow rule for the shell", async () => {
-    for (const command of ["bash /dev/stdin <<< 'ls'", "sh - <<< 'ls'", "bash /dev/fd/0 < x.sh", "sh < x.sh", "cat x.sh | bash"]) {
+    for (
+      const command of [
+        "bash /dev/stdin <<< 'ls'",
+        "sh - <<< 'ls'",
+        "bash /dev/fd/0 < x.sh",
+        "sh < x.sh",
+        "cat x.sh | bash"
+      ]
+    ) {
       const decision = await decideWith({ allow: BROAD_ALLOW }, command, "default")
       expect(Permission.behaviorOf(decision), command).toBe("ask")
     }
@@ -207,7 +225,16 @@ const RULE_SETS = [
   {
     name: "realistic rules",
     rules: {
-      allow: ["Bash(git status:*)", "Bash(git log:*)", "Bash(npm test:*)", "Bash(echo:*)", "Bash(ls:*)", "Bash(cat:*)", "Bash(cd:*)", "Bash(touch:*)"],
+      allow: [
+        "Bash(git status:*)",
+        "Bash(git log:*)",
+        "Bash(npm test:*)",
+        "Bash(echo:*)",
+        "Bash(ls:*)",
+        "Bash(cat:*)",
+        "Bash(cd:*)",
+        "Bash(touch:*)"
+      ],
       deny: ["Bash(rm:*)", "Bash(git push:*)", "Read(.env)", "Edit(.claude/**)"],
       ask: ["Bash(npm publish:*)", "Bash(curl:*)"]
     }
@@ -224,9 +251,13 @@ describe("subshells and groups are never more permissive than the bare command (
           const base = await decideWith(set.rules, bare, mode)
           for (const [name, wrap] of WRAPS) {
             const wrapped = await decideWith(set.rules, wrap(bare), mode)
-            if (RANK[wrapped._tag] < RANK[base._tag]) worse.push(`${name}: ${wrap(bare)} is ${wrapped._tag}, bare ${bare} is ${base._tag}`)
+            if (RANK[wrapped._tag] < RANK[base._tag]) {
+              worse.push(`${name}: ${wrap(bare)} is ${wrapped._tag}, bare ${bare} is ${base._tag}`)
+            }
             // denied contents stay denied: a group is judged by what it contains
-            if (Permission.behaviorOf(base) === "deny" && Permission.behaviorOf(wrapped) !== "deny") worse.push(`${name}: ${wrap(bare)} is ${Permission.behaviorOf(wrapped)}, bare is deny`)
+            if (Permission.behaviorOf(base) === "deny" && Permission.behaviorOf(wrapped) !== "deny") {
+              worse.push(`${name}: ${wrap(bare)} is ${Permission.behaviorOf(wrapped)}, bare is deny`)
+            }
           }
         }
         expect(worse).toEqual([])

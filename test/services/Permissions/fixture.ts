@@ -94,7 +94,8 @@ export interface SettingsFiles {
   readonly user?: unknown
 }
 
-const writeJson = (file: string, value: unknown) => write(file, typeof value === "string" ? value : JSON.stringify(value))
+const writeJson = (file: string, value: unknown) =>
+  write(file, typeof value === "string" ? value : JSON.stringify(value))
 
 /** Writes exactly these settings files (removing any earlier ones); returns the `--settings` path, if any. */
 export const writeSettings = (fx: Fixture, files: SettingsFiles): string | undefined => {
@@ -108,7 +109,9 @@ export const writeSettings = (fx: Fixture, files: SettingsFiles): string | undef
   for (const file of Object.values(targets)) fs.rmSync(file, { force: true })
   fs.rmSync(path.join(fx.managed, "managed-settings.d"), { recursive: true, force: true })
   if (files.managed !== undefined) writeJson(targets.managed, files.managed)
-  for (const [name, value] of Object.entries(files.managedDropIns ?? {})) writeJson(path.join(fx.managed, "managed-settings.d", name), value)
+  for (const [name, value] of Object.entries(files.managedDropIns ?? {})) {
+    writeJson(path.join(fx.managed, "managed-settings.d", name), value)
+  }
   if (files.local !== undefined) writeJson(targets.local, files.local)
   if (files.project !== undefined) writeJson(targets.project, files.project)
   if (files.user !== undefined) writeJson(targets.user, files.user)
@@ -119,7 +122,10 @@ export const writeSettings = (fx: Fixture, files: SettingsFiles): string | undef
   return undefined
 }
 
-export const settingsOptions = (fx: Fixture, extra: Partial<Settings.SettingsOptions> = {}): Settings.SettingsOptions => ({
+export const settingsOptions = (
+  fx: Fixture,
+  extra: Partial<Settings.SettingsOptions> = {}
+): Settings.SettingsOptions => ({
   cwd: fx.proj,
   home: fx.home,
   userConfigDir: fx.userConfigDir,
@@ -138,12 +144,14 @@ export const session = (fx: Fixture, mode: PermissionMode, extra: Partial<Sessio
 })
 
 const layerOver = (options: Settings.SettingsOptions) =>
-  Permissions.layer.pipe(Layer.provideMerge(Layer.mergeAll(Settings.layer(options), FileState.layer, layerSharedShellAnalyzer)))
+  Permissions.layer.pipe(
+    Layer.provideMerge(Layer.mergeAll(Settings.layer(options), FileState.layer, layerSharedShellAnalyzer))
+  )
 
 type SessionOf = SessionContext | ((loaded: Settings.LoadedSettings) => SessionContext)
 
 const decision = (tool: AnyTool, input: unknown, sessionContext: SessionOf) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const settings = yield* Settings.Settings
     const loaded = yield* settings.current
     const permissions = yield* Permissions.Permissions
@@ -159,8 +167,9 @@ export const decide = (
   tool: AnyTool,
   input: unknown,
   sessionContext: SessionOf
-): Promise<{ readonly decision: Decision; readonly loaded: Settings.LoadedSettings; readonly session: SessionContext }> =>
-  Effect.runPromise(decision(tool, input, sessionContext).pipe(Effect.provide(layerOver(options))))
+): Promise<
+  { readonly decision: Decision; readonly loaded: Settings.LoadedSettings; readonly session: SessionContext }
+> => Effect.runPromise(decision(tool, input, sessionContext).pipe(Effect.provide(layerOver(options))))
 
 /** Many decisions over settings that do not change: the layer is built once. */
 export interface Decider {
@@ -171,25 +180,38 @@ export interface Decider {
 export const makeDecider = (options: Settings.SettingsOptions): Decider => {
   const runtime = ManagedRuntime.make(layerOver(options))
   return {
-    decide: (tool, input, session) => runtime.runPromise(decision(tool, input, session).pipe(Effect.map((d) => d.decision))),
+    decide: (tool, input, session) =>
+      runtime.runPromise(decision(tool, input, session).pipe(Effect.map((d) => d.decision))),
     dispose: () => runtime.dispose()
   }
 }
 
 /** Replaces `{p}` `{o}` `{h}` `{e}` `{r}` with the fixture's directories (in rules and paths). */
 export const fill = (fx: Fixture, text: string): string =>
-  text.replace(/\{([pohers])\}/g, (_, key: string) =>
-    key === "p" ? fx.proj : key === "o" ? fx.outside : key === "h" ? fx.home : key === "e" ? fx.extra : key === "r" ? fx.root : fx.p("src")
+  text.replace(
+    /\{([pohers])\}/g,
+    (_, key: string) =>
+      key === "p"
+        ? fx.proj
+        : key === "o"
+        ? fx.outside
+        : key === "h"
+        ? fx.home
+        : key === "e"
+        ? fx.extra
+        : key === "r"
+        ? fx.root
+        : fx.p("src")
   )
 
 export const fillDeep = <T>(fx: Fixture, value: T): T =>
   typeof value === "string"
     ? (fill(fx, value) as T)
     : Array.isArray(value)
-      ? (value.map((v) => fillDeep(fx, v)) as T)
-      : value !== null && typeof value === "object"
-        ? (Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillDeep(fx, v)])) as T)
-        : value
+    ? (value.map((v) => fillDeep(fx, v)) as T)
+    : value !== null && typeof value === "object"
+    ? (Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillDeep(fx, v)])) as T)
+    : value
 
 // --- fake tools declaring the subjects of the real ones ---------------------------------------
 
@@ -280,7 +302,11 @@ export const SkillTool = buildTool({
   name: "Skill",
   inputSchema: Schema.Struct({ skill: Schema.String, args: Schema.optional(Schema.String) }),
   description: "skill",
-  permissionSubject: (input) => (input.args === undefined ? { kind: "skill", name: input.skill } : { kind: "skill", name: input.skill, args: input.args }),
+  permissionSubject: (
+    input
+  ) => (input.args === undefined
+    ? { kind: "skill", name: input.skill }
+    : { kind: "skill", name: input.skill, args: input.args }),
   call: noop
 })
 

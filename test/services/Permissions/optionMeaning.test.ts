@@ -20,7 +20,15 @@ describe("option meaning in permission decisions", () => {
       project: {
         permissions: {
           deny: ["Bash(rm -rf:*)", "Bash(git push --force:*)", "Bash(npm publish:*)", "Read(.env)"],
-          allow: ["Bash(rm:*)", "Bash(git push:*)", "Bash(npm:*)", "Bash(make test:*)", "Bash(curl:*)", "Bash(grep:*)", "Bash(git show:*)"]
+          allow: [
+            "Bash(rm:*)",
+            "Bash(git push:*)",
+            "Bash(npm:*)",
+            "Bash(make test:*)",
+            "Bash(curl:*)",
+            "Bash(grep:*)",
+            "Bash(git show:*)"
+          ]
         }
       }
     })
@@ -31,7 +39,8 @@ describe("option meaning in permission decisions", () => {
     fx.cleanup()
   })
 
-  const behavior = async (command: string, mode: PermissionMode = "default") => Permission.behaviorOf(await decider.decide(F.BashTool, { command }, F.session(fx, mode)))
+  const behavior = async (command: string, mode: PermissionMode = "default") =>
+    Permission.behaviorOf(await decider.decide(F.BashTool, { command }, F.session(fx, mode)))
 
   it.each([
     "rm -Rf build",
@@ -50,14 +59,31 @@ describe("option meaning in permission decisions", () => {
     expect(await behavior(command)).toBe("deny")
   })
 
-  it.each(["make test --eval=x", "make test --ev=x", "make test -f other.mk", "curl -o out.txt http://example.com", "curl -sSLo out http://example.com", "date --file=/etc/hostname", "sort --outp=x README.md", "git p origin"])(
+  it.each([
+    "make test --eval=x",
+    "make test --ev=x",
+    "make test -f other.mk",
+    "curl -o out.txt http://example.com",
+    "curl -sSLo out http://example.com",
+    "date --file=/etc/hostname",
+    "sort --outp=x README.md",
+    "git p origin"
+  ])(
     "%s asks",
     async (command) => {
       expect(await behavior(command)).toBe("ask")
     }
   )
 
-  it.each(["rm -r build", "git push origin main", "make test -j4", "curl -s http://example.com", "grep --colo=never x README.md", "git status --porc", "sort -r README.md"])(
+  it.each([
+    "rm -r build",
+    "git push origin main",
+    "make test -j4",
+    "curl -s http://example.com",
+    "grep --colo=never x README.md",
+    "git status --porc",
+    "sort -r README.md"
+  ])(
     "%s is allowed",
     async (command) => {
       expect(await behavior(command)).toBe("allow")

@@ -6,7 +6,14 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { domainMatches, domainOfSpecifier, urlHostname, makeRule, parseRuleText, checkRule } from "../../../src/PermissionRules.js"
+import {
+  domainMatches,
+  domainOfSpecifier,
+  urlHostname,
+  makeRule,
+  parseRuleText,
+  checkRule
+} from "../../../src/PermissionRules.js"
 import { MAX_SYMLINK_HOPS, resolveCandidates } from "../../../src/services/Permissions/pathResolution.js"
 import { protectedComponent } from "../../../src/ProtectedPaths.js"
 import { pathRuleSuggestion } from "../../../src/services/Permissions/suggestions.js"
@@ -101,30 +108,44 @@ describe("rule grammar and validation (§1.3)", () => {
     expect(parseRuleText(raw)).toEqual({ toolName: tool, content })
   })
 
-  it.each([
-    ["allow", "*", false],
-    ["deny", "*", true],
-    ["allow", "mcp__srv__get_*", true],
-    ["allow", "mcp__*", false],
-    ["allow", "Write(/x)", false],
-    ["allow", "Write", true],
-    ["deny", "Bash(command:rm *)", false],
-    ["deny", "Bash(command:*)", true],
-    ["deny", "Agent(model:opus)", true],
-    ["allow", "", false],
-    ["deny", "B*(x)", false]
-  ] as const)("%s %s usable=%s", (behavior, raw, usable) => {
+  it.each(
+    [
+      ["allow", "*", false],
+      ["deny", "*", true],
+      ["allow", "mcp__srv__get_*", true],
+      ["allow", "mcp__*", false],
+      ["allow", "Write(/x)", false],
+      ["allow", "Write", true],
+      ["deny", "Bash(command:rm *)", false],
+      ["deny", "Bash(command:*)", true],
+      ["deny", "Agent(model:opus)", true],
+      ["allow", "", false],
+      ["deny", "B*(x)", false]
+    ] as const
+  )("%s %s usable=%s", (behavior, raw, usable) => {
     expect(checkRule(makeRule(raw, behavior, "userSettings", "/")).usable).toBe(usable)
   })
 })
 
 describe("path rule suggestions", () => {
   it("never suggests the root or the home directory as a whole", () => {
-    expect(pathRuleSuggestion("Read", "/etc/passwd", false, "/p", "/home/u")).toEqual([{ rule: "Read(//etc/**)", behavior: "allow" }])
-    expect(pathRuleSuggestion("Read", "/x.txt", false, "/p", "/home/u")).toEqual([{ rule: "Read(//x.txt)", behavior: "allow" }])
-    expect(pathRuleSuggestion("Read", "/home/u/.bashrc", false, "/p", "/home/u")).toEqual([{ rule: "Read(//home/u/.bashrc)", behavior: "allow" }])
+    expect(pathRuleSuggestion("Read", "/etc/passwd", false, "/p", "/home/u")).toEqual([{
+      rule: "Read(//etc/**)",
+      behavior: "allow"
+    }])
+    expect(pathRuleSuggestion("Read", "/x.txt", false, "/p", "/home/u")).toEqual([{
+      rule: "Read(//x.txt)",
+      behavior: "allow"
+    }])
+    expect(pathRuleSuggestion("Read", "/home/u/.bashrc", false, "/p", "/home/u")).toEqual([{
+      rule: "Read(//home/u/.bashrc)",
+      behavior: "allow"
+    }])
     expect(pathRuleSuggestion("Read", "/home", true, "/p", "/home/u")).toEqual([])
-    expect(pathRuleSuggestion("Edit", "/p/src/a.ts", false, "/p", "/home/u")).toEqual([{ rule: "Edit(/src/**)", behavior: "allow" }])
+    expect(pathRuleSuggestion("Edit", "/p/src/a.ts", false, "/p", "/home/u")).toEqual([{
+      rule: "Edit(/src/**)",
+      behavior: "allow"
+    }])
     expect(pathRuleSuggestion("Edit", "/p/we*rd/a.ts", false, "/p", "/home/u")).toEqual([])
   })
 })

@@ -19,7 +19,7 @@ const write = (file: string, text = "x") => {
 
 describe("hidden paths", () => {
   it.effect("named paths, pattern matches collapsed to their denied folders, nothing that does not exist", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const root = fs.realpathSync(tempDir("toolgate-hidden-"))
       const home = path.join(root, "home")
       const cwd = path.join(root, "project")
@@ -30,23 +30,40 @@ describe("hidden paths", () => {
       write(path.join(cwd, "secrets", "a.key"))
       write(path.join(cwd, "secrets", "deep", "b.key"))
       write(path.join(root, "etc", "shadow"))
-      const rules = ["Read(~/.ssh/**)", "Read(.env)", "Read(./secrets/**)", `Read(/${path.join(root, "etc", "shadow")})`, "Read(~/.aws/**)"].map((raw) =>
-        makeRule(raw, "deny", "userSettings", root)
-      )
+      const rules = [
+        "Read(~/.ssh/**)",
+        "Read(.env)",
+        "Read(./secrets/**)",
+        `Read(/${path.join(root, "etc", "shadow")})`,
+        "Read(~/.aws/**)"
+      ].map((raw) => makeRule(raw, "deny", "userSettings", root))
       const denied = (p: string) => p.endsWith(`${path.sep}.env`) || p.startsWith(path.join(cwd, "secrets"))
-      const hidden = yield* hiddenPaths({ rules, home, cwds: [cwd], isDenied: denied, ripgrep: findProgram("rg", process.env.PATH ?? "") })
+      const hidden = yield* hiddenPaths({
+        rules,
+        home,
+        cwds: [cwd],
+        isDenied: denied,
+        ripgrep: findProgram("rg", process.env.PATH ?? "")
+      })
       expect(hidden).toEqual({
         directories: [path.join(home, ".ssh"), path.join(cwd, "secrets")],
         files: [path.join(cwd, ".env"), path.join(cwd, "app", ".env"), path.join(root, "etc", "shadow")].sort()
       })
-    })
-  )
+    }))
 
   it.effect("a pattern without ripgrep to look for it fails the call rather than hide nothing", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const root = fs.realpathSync(tempDir("toolgate-hidden-"))
-      const failed = yield* Effect.flip(hiddenPaths({ rules: [makeRule("Read(**/*.pem)", "deny", "userSettings", root)], home: root, cwds: [root], ripgrep: undefined }))
-      expect(failed.message).toBe("The sandbox could not be prepared (hidden paths): ripgrep (rg) is needed to find the files the rule Read(**/*.pem) covers")
-    })
-  )
+      const failed = yield* Effect.flip(
+        hiddenPaths({
+          rules: [makeRule("Read(**/*.pem)", "deny", "userSettings", root)],
+          home: root,
+          cwds: [root],
+          ripgrep: undefined
+        })
+      )
+      expect(failed.message).toBe(
+        "The sandbox could not be prepared (hidden paths): ripgrep (rg) is needed to find the files the rule Read(**/*.pem) covers"
+      )
+    }))
 })

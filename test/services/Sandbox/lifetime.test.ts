@@ -17,7 +17,8 @@ import { servedInvocation } from "../../../src/services/Sandbox/served.js"
 import type { ShellInvocation } from "../../../src/services/Sandbox/invocation.js"
 
 const bwrap = ["/usr/bin/bwrap", "/bin/bwrap"].find((p) => fs.existsSync(p))
-const works = bwrap !== undefined && spawnSync(bwrap, ["--unshare-all", "--unshare-user", "--ro-bind", "/", "/", "true"]).status === 0
+const works = bwrap !== undefined &&
+  spawnSync(bwrap, ["--unshare-all", "--unshare-user", "--ro-bind", "/", "/", "true"]).status === 0
 
 /** Processes whose command line holds `token` (zombies excluded). */
 const processesWith = (token: string): ReadonlyArray<number> =>
@@ -33,12 +34,31 @@ const processesWith = (token: string): ReadonlyArray<number> =>
   })
 
 const profiles: ReadonlyArray<readonly [string, (argv: ReadonlyArray<string>, cwd: string) => ShellInvocation]> = [
-  ["read-only", (argv, cwd) => readOnlyInvocation({ bwrapPath: bwrap!, seccompHelper: undefined, cwd, writable: [], hidden: { directories: [], files: [] }, env: { PATH: "/usr/bin:/bin" }, argv })],
+  [
+    "read-only",
+    (argv, cwd) =>
+      readOnlyInvocation({
+        bwrapPath: bwrap!,
+        seccompHelper: undefined,
+        cwd,
+        writable: [],
+        hidden: { directories: [], files: [] },
+        env: { PATH: "/usr/bin:/bin" },
+        argv
+      })
+  ],
   [
     "served",
     (argv, cwd) =>
       servedInvocation(
-        { bwrapPath: bwrap!, seccompHelper: undefined, workingDirectories: [cwd], readOnly: [], hidden: [], network: false },
+        {
+          bwrapPath: bwrap!,
+          seccompHelper: undefined,
+          workingDirectories: [cwd],
+          readOnly: [],
+          hidden: [],
+          network: false
+        },
         { argv, cwd, env: { PATH: "/usr/bin:/bin" }, scratch: cwd, writable: true }
       )
   ]
@@ -47,7 +67,7 @@ const profiles: ReadonlyArray<readonly [string, (argv: ReadonlyArray<string>, cw
 describe.skipIf(!works)("a sandboxed command stopped while it starts", () => {
   for (const [name, invocationOf] of profiles) {
     it.live(`${name}: leaves no process behind and closes its output`, () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-lifetime-"))
         const token = `toolgate-lifetime-${process.pid}-${name}`
         const command = `exec -a ${token} sleep 30`
@@ -55,13 +75,22 @@ describe.skipIf(!works)("a sandboxed command stopped while it starts", () => {
         let unclosed = 0
         for (let trial = 0; trial < 20; trial++) {
           const child = yield* spawnShell(
-            { shell: "/bin/bash", command, cwd, env: { PATH: "/usr/bin:/bin" }, output: "pipe", invocation: invocationOf(["/bin/bash", "-c", command], cwd) },
+            {
+              shell: "/bin/bash",
+              command,
+              cwd,
+              env: { PATH: "/usr/bin:/bin" },
+              output: "pipe",
+              invocation: invocationOf(["/bin/bash", "-c", command], cwd)
+            },
             (c) => c
           )
           const closed = new Promise<void>((resolve) => child.stdout!.on("close", resolve).resume())
           yield* Effect.sleep(`${trial % 10} millis`)
           yield* killGroup(child.pid!, 200)
-          const ended = yield* Effect.promise(() => Promise.race([closed.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 3000))]))
+          const ended = yield* Effect.promise(() =>
+            Promise.race([closed.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 3000))])
+          )
           if (!ended) unclosed++
         }
         yield* Effect.sleep("300 millis")

@@ -28,7 +28,7 @@ interface Options {
 }
 
 const decide = (input: Record<string, unknown>, options: Options = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const cwd = tempDir("toolgate-sandbox-decide-")
     const rules = (options.rules ?? []).map(([behavior, raw]) => makeRule(raw, behavior, "userSettings", cwd))
     const inForce: Sandbox.SandboxPermissions = {
@@ -36,9 +36,14 @@ const decide = (input: Record<string, unknown>, options: Options = {}) =>
       unsandboxedCommandsAllowed: options.unsandboxedAllowed ?? true,
       isExcluded: (command) => isExcludedCommand(sharedShellAnalyzer, command, options.excluded ?? [])
     }
-    const sandbox = Layer.succeed(Sandbox.Sandbox, { ...Sandbox.none, permissions: Effect.succeed(options.off === true ? undefined : inForce) })
+    const sandbox = Layer.succeed(Sandbox.Sandbox, {
+      ...Sandbox.none,
+      permissions: Effect.succeed(options.off === true ? undefined : inForce)
+    })
     const layer = Permissions.layer.pipe(
-      Layer.provide(Layer.mergeAll(Settings.layerStatic({ cwd, rules }), FileState.layer, layerSharedShellAnalyzer, sandbox))
+      Layer.provide(
+        Layer.mergeAll(Settings.layerStatic({ cwd, rules }), FileState.layer, layerSharedShellAnalyzer, sandbox)
+      )
     )
     const permissions = yield* Effect.provide(Permissions.Permissions, layer)
     const tool = analyzedBashTool
@@ -53,17 +58,19 @@ const summary = (d: Decision) => ({
 
 describe("autoAllowBashIfSandboxed", () => {
   it.effect("approves a sandboxed command that only lacked an approval", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(summary(yield* decide({ command: "touch made.txt" }))).toEqual({ behavior: "allow", reason: "sandbox" })
-      expect(summary(yield* decide({ command: "python3 -c 'print(1)'" }))).toEqual({ behavior: "allow", reason: "sandbox" })
+      expect(summary(yield* decide({ command: "python3 -c 'print(1)'" }))).toEqual({
+        behavior: "allow",
+        reason: "sandbox"
+      })
       // off, or not available here: the usual question
       expect(Permission.behaviorOf(yield* decide({ command: "touch made.txt" }, { autoAllow: false }))).toBe("ask")
       expect(Permission.behaviorOf(yield* decide({ command: "touch made.txt" }, { off: true }))).toBe("ask")
-    })
-  )
+    }))
 
   it.effect("never past a deny rule or an ask rule", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const rules = [["deny", "Bash(rm:*)"], ["ask", "Bash(git push:*)"]] as const
       expect(summary(yield* decide({ command: "rm a.md" }, { rules }))).toEqual({
         behavior: "deny",
@@ -71,57 +78,76 @@ describe("autoAllowBashIfSandboxed", () => {
         message: "Permission to use Bash with command rm a.md has been denied."
       })
       expect(Permission.behaviorOf(yield* decide({ command: "git push" }, { rules }))).toBe("ask")
-    })
-  )
+    }))
 
   it.effect("a command the analyzer cannot read fully is not approved while Bash deny or ask rules exist", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const hidden = "cat $(id -u)"
-      expect(Permission.behaviorOf(yield* decide({ command: hidden }, { rules: [["deny", "Bash(rm:*)"]] }))).not.toBe("allow")
+      expect(Permission.behaviorOf(yield* decide({ command: hidden }, { rules: [["deny", "Bash(rm:*)"]] }))).not.toBe(
+        "allow"
+      )
       expect(summary(yield* decide({ command: hidden }))).toEqual({ behavior: "allow", reason: "sandbox" })
-    })
-  )
+    }))
 
   it.effect("excluded commands run outside the sandbox, so they are judged as usual", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(Permission.behaviorOf(yield* decide({ command: "touch made.txt" }, { excluded: ["touch:*"] }))).toBe("ask")
       // every part must match; a redirect keeps the call in the sandbox
-      expect(summary(yield* decide({ command: "touch a && echo b" }, { excluded: ["touch:*"] }))).toEqual({ behavior: "allow", reason: "sandbox" })
-      expect(summary(yield* decide({ command: "touch a > log" }, { excluded: ["touch:*"] }))).toEqual({ behavior: "allow", reason: "sandbox" })
-    })
-  )
+      expect(summary(yield* decide({ command: "touch a && echo b" }, { excluded: ["touch:*"] }))).toEqual({
+        behavior: "allow",
+        reason: "sandbox"
+      })
+      expect(summary(yield* decide({ command: "touch a > log" }, { excluded: ["touch:*"] }))).toEqual({
+        behavior: "allow",
+        reason: "sandbox"
+      })
+    }))
 })
 
 describe("dangerouslyDisableSandbox", () => {
   it.effect("asks to run outside of the sandbox unless an allow rule approves the command", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       for (const autoAllow of [true, false]) {
         expect(summary(yield* decide({ command: "ls", dangerouslyDisableSandbox: true }, { autoAllow }))).toEqual({
           behavior: "ask",
           reason: "sandbox",
           message: "Run outside of the sandbox"
         })
-        expect(summary(yield* decide({ command: "touch in1", dangerouslyDisableSandbox: true }, { autoAllow }))).toEqual({
-          behavior: "ask",
-          reason: "sandbox",
-          message: "Run outside of the sandbox"
-        })
+        expect(summary(yield* decide({ command: "touch in1", dangerouslyDisableSandbox: true }, { autoAllow })))
+          .toEqual({
+            behavior: "ask",
+            reason: "sandbox",
+            message: "Run outside of the sandbox"
+          })
       }
-      expect(summary(yield* decide({ command: "python3 -c 'print(2)'", dangerouslyDisableSandbox: true }, { rules: [["allow", "Bash(python3:*)"]] }))).toEqual({
+      expect(
+        summary(
+          yield* decide({ command: "python3 -c 'print(2)'", dangerouslyDisableSandbox: true }, {
+            rules: [["allow", "Bash(python3:*)"]]
+          })
+        )
+      ).toEqual({
         behavior: "allow",
         reason: "rule"
       })
-      expect(Permission.behaviorOf(yield* decide({ command: "rm x", dangerouslyDisableSandbox: true }, { rules: [["deny", "Bash(rm:*)"]] }))).toBe("deny")
-    })
-  )
+      expect(
+        Permission.behaviorOf(
+          yield* decide({ command: "rm x", dangerouslyDisableSandbox: true }, { rules: [["deny", "Bash(rm:*)"]] })
+        )
+      ).toBe("deny")
+    }))
 
   it.effect("is ignored when allowUnsandboxedCommands is false, and without a sandbox in force", () =>
-    Effect.gen(function* () {
-      expect(summary(yield* decide({ command: "touch u1", dangerouslyDisableSandbox: true }, { unsandboxedAllowed: false }))).toEqual({
+    Effect.gen(function*() {
+      expect(
+        summary(yield* decide({ command: "touch u1", dangerouslyDisableSandbox: true }, { unsandboxedAllowed: false }))
+      ).toEqual({
         behavior: "allow",
         reason: "sandbox"
       })
-      expect(summary(yield* decide({ command: "ls", dangerouslyDisableSandbox: true }, { off: true }))).toEqual({ behavior: "allow", reason: "readOnly" })
-    })
-  )
+      expect(summary(yield* decide({ command: "ls", dangerouslyDisableSandbox: true }, { off: true }))).toEqual({
+        behavior: "allow",
+        reason: "readOnly"
+      })
+    }))
 })

@@ -31,17 +31,18 @@ const later = Effect.sleep("5 millis")
 
 const withSettings = <A>(body: (settings: Settings.SettingsService) => Effect.Effect<A>) =>
   Effect.runPromise(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       return yield* body(yield* Settings.Settings)
     }).pipe(Effect.provide(Settings.layer(F.settingsOptions(fx, { trustProject: true }))))
   )
 
-const denyRules = (loaded: Settings.LoadedSettings) => loaded.rules.filter((r) => r.behavior === "deny").map((r) => r.raw)
+const denyRules = (loaded: Settings.LoadedSettings) =>
+  loaded.rules.filter((r) => r.behavior === "deny").map((r) => r.raw)
 
 describe("settings read again when their files change", () => {
   it("a deny rule added to the project settings, and one added to the user settings, appear", () =>
     withSettings((settings) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         expect(denyRules(yield* settings.current)).toEqual([])
         write(projectFile(), JSON.stringify({ permissions: { deny: ["Bash(rm:*)"] } }))
         write(path.join(fx.userConfigDir, "settings.json"), JSON.stringify({ permissions: { deny: ["WebFetch"] } }))
@@ -52,7 +53,7 @@ describe("settings read again when their files change", () => {
 
   it("a file that becomes unreadable keeps the last good rules and marks them broken; fixed, it clears", () =>
     withSettings((settings) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         write(projectFile(), JSON.stringify({ permissions: { deny: ["Bash(rm:*)"] } }))
         yield* later
         expect(denyRules(yield* settings.current)).toEqual(["Bash(rm:*)"])
@@ -71,7 +72,7 @@ describe("settings read again when their files change", () => {
 
   it("rules approved during the session survive a reload", () =>
     withSettings((settings) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         yield* settings.addRules(["Bash(make:*)"], "allow", "session").pipe(Effect.orDie)
         write(projectFile(), JSON.stringify({ permissions: { deny: ["Bash(rm:*)"] } }))
         yield* later
@@ -83,11 +84,15 @@ describe("settings read again when their files change", () => {
 
   it("with broken settings the Permissions stage denies every call, naming the file", () =>
     Effect.runPromise(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const permissions = yield* Permissions.Permissions
         write(projectFile(), "[]")
         yield* later
-        const decision = yield* permissions.decide({ tool: BashTool, input: { command: "ls" }, session: F.session(fx, "bypassPermissions") })
+        const decision = yield* permissions.decide({
+          tool: BashTool,
+          input: { command: "ls" },
+          session: F.session(fx, "bypassPermissions")
+        })
         expect(decision._tag).toBe("Deny")
         expect(decision._tag === "Deny" ? decision.message : "").toContain(projectFile())
       }).pipe(

@@ -31,19 +31,38 @@ const project = () => {
 }
 
 const load = (options: Settings.SettingsOptions) =>
-  Effect.runPromise(Effect.either(Effect.flatMap(Settings.Settings, (s) => s.current).pipe(Effect.provide(Settings.layer(options)))))
+  Effect.runPromise(
+    Effect.either(Effect.flatMap(Settings.Settings, (s) => s.current).pipe(Effect.provide(Settings.layer(options))))
+  )
 
 describe("sandbox settings", () => {
   it("defaults: off, no auto-approval, unsandboxed commands allowed after approval", async () => {
     const p = project()
     const loaded = await load(p.options())
-    expect(Either.getOrThrow(loaded).sandbox).toMatchObject({ enabled: false, autoAllowBashIfSandboxed: false, allowUnsandboxedCommands: true, excludedCommands: [] })
+    expect(Either.getOrThrow(loaded).sandbox).toMatchObject({
+      enabled: false,
+      autoAllowBashIfSandboxed: false,
+      allowUnsandboxedCommands: true,
+      excludedCommands: []
+    })
   })
 
   it("merges sources: scalars from the highest that sets them, lists from all", async () => {
     const p = project()
-    p.user({ sandbox: { enabled: true, excludedCommands: ["docker:*"], network: { allowedDomains: ["github.com"], deniedDomains: ["evil.test"] } } })
-    const flag = JSON.stringify({ sandbox: { autoAllowBashIfSandboxed: true, network: { allowedDomains: ["*.npmjs.org"] }, filesystem: { denyRead: ["~/.aws"] } } })
+    p.user({
+      sandbox: {
+        enabled: true,
+        excludedCommands: ["docker:*"],
+        network: { allowedDomains: ["github.com"], deniedDomains: ["evil.test"] }
+      }
+    })
+    const flag = JSON.stringify({
+      sandbox: {
+        autoAllowBashIfSandboxed: true,
+        network: { allowedDomains: ["*.npmjs.org"] },
+        filesystem: { denyRead: ["~/.aws"] }
+      }
+    })
     const s = Either.getOrThrow(await load(p.options({ settings: [flag] }))).sandbox!
     expect(s).toMatchObject({ enabled: true, autoAllowBashIfSandboxed: true, excludedCommands: ["docker:*"] })
     expect(s.network.allowedDomains).toEqual(["*.npmjs.org", "github.com"])
@@ -66,8 +85,17 @@ describe("sandbox settings", () => {
       }
     })
     const untrusted = Either.getOrThrow(await load(p.options())).sandbox!
-    expect(untrusted).toMatchObject({ enabled: true, autoAllowBashIfSandboxed: false, allowUnsandboxedCommands: false, excludedCommands: [] })
-    expect(untrusted.network).toMatchObject({ allowedDomains: [], deniedDomains: ["tracker.test"], allowAllUnixSockets: false })
+    expect(untrusted).toMatchObject({
+      enabled: true,
+      autoAllowBashIfSandboxed: false,
+      allowUnsandboxedCommands: false,
+      excludedCommands: []
+    })
+    expect(untrusted.network).toMatchObject({
+      allowedDomains: [],
+      deniedDomains: ["tracker.test"],
+      allowAllUnixSockets: false
+    })
     expect(untrusted.filesystem).toMatchObject({ allowWrite: [], denyWrite: ["secrets"] })
 
     const trusted = Either.getOrThrow(await load(p.options({ trustProject: true }))).sandbox!

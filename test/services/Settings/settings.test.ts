@@ -14,15 +14,18 @@ import * as F from "../Permissions/fixture.js"
 
 const load = (options: Settings.SettingsOptions, env: Record<string, string> = {}) =>
   Effect.runPromise(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const settings = yield* Settings.Settings
       return yield* settings.current
-    }).pipe(Effect.provide(Settings.layer(options)), Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
+    }).pipe(
+      Effect.provide(Settings.layer(options)),
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+    )
   )
 
 const loadEither = (options: Settings.SettingsOptions) =>
   Effect.runPromise(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const settings = yield* Settings.Settings
       return yield* settings.current
     }).pipe(Effect.provide(Settings.layer(options)), Effect.either)
@@ -41,35 +44,82 @@ describe("Settings", () => {
   afterAll(() => fx.cleanup())
 
   const projectFile = () => fx.p(".claude", "settings.json")
-  const opts = (extra: Partial<Settings.SettingsOptions> = {}) => F.settingsOptions(fx, { trustProject: true, ...extra })
+  const opts = (extra: Partial<Settings.SettingsOptions> = {}) =>
+    F.settingsOptions(fx, { trustProject: true, ...extra })
 
   describe("broken files fail closed: nothing loads, the error names the file and the place in it", () => {
     const variants: ReadonlyArray<{ readonly name: string; readonly text: string; readonly problem: RegExp }> = [
-      { name: "truncated JSON", text: '{"permissions": {"deny": ["Bash"]', problem: /invalid JSON/ },
+      { name: "truncated JSON", text: "{\"permissions\": {\"deny\": [\"Bash\"]", problem: /invalid JSON/ },
       { name: "an empty file", text: "", problem: /invalid JSON/ },
-      { name: "a trailing comma", text: '{"permissions": {"deny": ["Bash",]}}', problem: /invalid JSON/ },
-      { name: "a JSON array", text: '["WebSearch"]', problem: /must be a JSON object, got an array/ },
-      { name: "a JSON string", text: '"allow everything"', problem: /must be a JSON object, got a string/ },
+      { name: "a trailing comma", text: "{\"permissions\": {\"deny\": [\"Bash\",]}}", problem: /invalid JSON/ },
+      { name: "a JSON array", text: "[\"WebSearch\"]", problem: /must be a JSON object, got an array/ },
+      { name: "a JSON string", text: "\"allow everything\"", problem: /must be a JSON object, got a string/ },
       { name: "null", text: "null", problem: /must be a JSON object, got null/ },
-      { name: "permissions is an array", text: '{"permissions": ["Bash"]}', problem: /^permissions: Expected/ },
-      { name: "permissions is a string", text: '{"permissions": "deny all"}', problem: /^permissions: Expected/ },
-      { name: "deny is a string", text: '{"permissions": {"deny": "Bash"}}', problem: /^permissions\.deny: Expected/ },
-      { name: "deny is an object", text: '{"permissions": {"deny": {"Bash": true}}}', problem: /^permissions\.deny: Expected/ },
-      { name: "deny has a number", text: '{"permissions": {"deny": ["WebSearch", "Bash", 3]}}', problem: /^permissions\.deny\[2\]: Expected string, actual 3/ },
-      { name: "ask has null", text: '{"permissions": {"ask": [null]}}', problem: /^permissions\.ask\[0\]: Expected string, actual null/ },
-      { name: "allow is a string", text: '{"permissions": {"allow": "WebSearch"}}', problem: /^permissions\.allow: Expected/ },
-      { name: "an unknown defaultMode", text: '{"permissions": {"defaultMode": "yolo"}}', problem: /^permissions\.defaultMode: Expected one of "default", / },
-      { name: "defaultMode is a number", text: '{"permissions": {"defaultMode": 1}}', problem: /^permissions\.defaultMode: / },
-      { name: "additionalDirectories is a string", text: '{"permissions": {"additionalDirectories": "/"}}', problem: /^permissions\.additionalDirectories: Expected/ },
-      { name: "disableBypassPermissionsMode is true", text: '{"permissions": {"disableBypassPermissionsMode": true}}', problem: /^permissions\.disableBypassPermissionsMode: Expected "disable"/ },
-      { name: "allowManagedPermissionRulesOnly is a string", text: '{"allowManagedPermissionRulesOnly": "yes"}', problem: /^allowManagedPermissionRulesOnly: Expected boolean/ },
-      { name: "two problems", text: '{"permissions": {"deny": [1], "ask": "x"}}', problem: /\(and 1 more problem\)$/ }
+      { name: "permissions is an array", text: "{\"permissions\": [\"Bash\"]}", problem: /^permissions: Expected/ },
+      { name: "permissions is a string", text: "{\"permissions\": \"deny all\"}", problem: /^permissions: Expected/ },
+      {
+        name: "deny is a string",
+        text: "{\"permissions\": {\"deny\": \"Bash\"}}",
+        problem: /^permissions\.deny: Expected/
+      },
+      {
+        name: "deny is an object",
+        text: "{\"permissions\": {\"deny\": {\"Bash\": true}}}",
+        problem: /^permissions\.deny: Expected/
+      },
+      {
+        name: "deny has a number",
+        text: "{\"permissions\": {\"deny\": [\"WebSearch\", \"Bash\", 3]}}",
+        problem: /^permissions\.deny\[2\]: Expected string, actual 3/
+      },
+      {
+        name: "ask has null",
+        text: "{\"permissions\": {\"ask\": [null]}}",
+        problem: /^permissions\.ask\[0\]: Expected string, actual null/
+      },
+      {
+        name: "allow is a string",
+        text: "{\"permissions\": {\"allow\": \"WebSearch\"}}",
+        problem: /^permissions\.allow: Expected/
+      },
+      {
+        name: "an unknown defaultMode",
+        text: "{\"permissions\": {\"defaultMode\": \"yolo\"}}",
+        problem: /^permissions\.defaultMode: Expected one of "default", /
+      },
+      {
+        name: "defaultMode is a number",
+        text: "{\"permissions\": {\"defaultMode\": 1}}",
+        problem: /^permissions\.defaultMode: /
+      },
+      {
+        name: "additionalDirectories is a string",
+        text: "{\"permissions\": {\"additionalDirectories\": \"/\"}}",
+        problem: /^permissions\.additionalDirectories: Expected/
+      },
+      {
+        name: "disableBypassPermissionsMode is true",
+        text: "{\"permissions\": {\"disableBypassPermissionsMode\": true}}",
+        problem: /^permissions\.disableBypassPermissionsMode: Expected "disable"/
+      },
+      {
+        name: "allowManagedPermissionRulesOnly is a string",
+        text: "{\"allowManagedPermissionRulesOnly\": \"yes\"}",
+        problem: /^allowManagedPermissionRulesOnly: Expected boolean/
+      },
+      {
+        name: "two problems",
+        text: "{\"permissions\": {\"deny\": [1], \"ask\": \"x\"}}",
+        problem: /\(and 1 more problem\)$/
+      }
     ]
 
     const brokenOf = async (options: Settings.SettingsOptions) => {
       const result = await loadEither(options)
       if (Either.isRight(result)) throw new Error("the load should have failed")
-      if (result.left._tag !== "BrokenSettings") throw new Error(`expected BrokenSettings, got ${result.left._tag}: ${result.left.message}`)
+      if (result.left._tag !== "BrokenSettings") {
+        throw new Error(`expected BrokenSettings, got ${result.left._tag}: ${result.left.message}`)
+      }
       return result.left
     }
 
@@ -83,14 +133,16 @@ describe("Settings", () => {
       expect(error.message.split("\n")).toHaveLength(1)
     })
 
-    it.each([
-      ["managed", () => path.join(fx.managed, "managed-settings.json")],
-      ["managed drop-in", () => path.join(fx.managed, "managed-settings.d", "10-team.json")],
-      ["local", () => fx.p(".claude", "settings.local.json")],
-      ["user", () => path.join(fx.userConfigDir, "settings.json")]
-    ] as const)("a broken %s file fails the load too", async (_, file) => {
+    it.each(
+      [
+        ["managed", () => path.join(fx.managed, "managed-settings.json")],
+        ["managed drop-in", () => path.join(fx.managed, "managed-settings.d", "10-team.json")],
+        ["local", () => fx.p(".claude", "settings.local.json")],
+        ["user", () => path.join(fx.userConfigDir, "settings.json")]
+      ] as const
+    )("a broken %s file fails the load too", async (_, file) => {
       F.writeSettings(fx, {})
-      writeRaw(file(), '{"permissions": {"deny": "Bash"}}')
+      writeRaw(file(), "{\"permissions\": {\"deny\": \"Bash\"}}")
       try {
         const error = await brokenOf(opts())
         expect(error.file).toBe(file())
@@ -102,7 +154,7 @@ describe("Settings", () => {
 
     it("an untrusted project's broken file still fails the load (its deny rules apply untrusted too)", async () => {
       F.writeSettings(fx, {})
-      writeRaw(projectFile(), '{"permissions": {"deny": ["Bash"], "allow": 5}}')
+      writeRaw(projectFile(), "{\"permissions\": {\"deny\": [\"Bash\"], \"allow\": 5}}")
       expect((await brokenOf(F.settingsOptions(fx, { trustProject: false }))).problem).toMatch(/^permissions\.allow: /)
     })
 
@@ -120,19 +172,24 @@ describe("Settings", () => {
 
     it("--settings with bad JSON or a bad field is broken; a missing file is a bad request", async () => {
       F.writeSettings(fx, {})
-      const inline = await brokenOf(opts({ settings: ['{"permissions": '] }))
+      const inline = await brokenOf(opts({ settings: ["{\"permissions\": "] }))
       expect(inline.file).toBe("--settings")
       expect(inline.problem).toMatch(/invalid JSON/)
       const file = path.join(fx.root, "flag-broken.json")
-      writeRaw(file, '{"permissions": {"ask": {}}}')
+      writeRaw(file, "{\"permissions\": {\"ask\": {}}}")
       expect((await brokenOf(opts({ settings: [file] }))).file).toBe(file)
       const missing = await loadEither(opts({ settings: [path.join(fx.root, "nope.json")] }))
-      expect(Either.isLeft(missing) && missing.left._tag === "BadRequest" && missing.left.message).toMatch(/--settings: file not found/)
+      expect(Either.isLeft(missing) && missing.left._tag === "BadRequest" && missing.left.message).toMatch(
+        /--settings: file not found/
+      )
     })
 
     it("accepts a UTF-8 byte order mark, keys it does not know, and the manual alias", async () => {
       F.writeSettings(fx, {})
-      writeRaw(projectFile(), '\ufeff{"permissions": {"deny": ["WebSearch"], "defaultMode": "manual", "futureKey": 1}, "hooks": {}, "somethingNew": [1]}')
+      writeRaw(
+        projectFile(),
+        "\ufeff{\"permissions\": {\"deny\": [\"WebSearch\"], \"defaultMode\": \"manual\", \"futureKey\": 1}, \"hooks\": {}, \"somethingNew\": [1]}"
+      )
       const loaded = await load(opts())
       expect(loaded.rules.map((r) => r.raw)).toEqual(["WebSearch"])
       expect(loaded.mode).toBe("default")
@@ -155,7 +212,12 @@ describe("Settings", () => {
       F.writeSettings(fx, { project: { permissions: { [c.behavior]: [c.rule] } } })
       const loaded = await load(opts())
       const fallback = loaded.rules.find((r) => r.raw === c.rule)
-      expect(fallback).toMatchObject({ toolName: c.asks, content: undefined, behavior: "ask", source: "projectSettings" })
+      expect(fallback).toMatchObject({
+        toolName: c.asks,
+        content: undefined,
+        behavior: "ask",
+        source: "projectSettings"
+      })
       expect(loaded.warnings.join("\n")).toContain(`Permission rule '${c.rule}'`)
       expect(loaded.warnings.join("\n")).toMatch(/fails closed: .* now always asks/)
     })
@@ -184,7 +246,13 @@ describe("Settings", () => {
         user: { permissions: { deny: ["E"] } }
       })!
       const loaded = await load(opts({ settings: [flag] }))
-      expect(loaded.sources.map((s) => s.source)).toEqual(["policySettings", "flagSettings", "localSettings", "projectSettings", "userSettings"])
+      expect(loaded.sources.map((s) => s.source)).toEqual([
+        "policySettings",
+        "flagSettings",
+        "localSettings",
+        "projectSettings",
+        "userSettings"
+      ])
       expect(loaded.rules.map((r) => [r.raw, r.source, r.file])).toEqual([
         ["A", "policySettings", path.join(fx.managed, "managed-settings.json")],
         ["B", "flagSettings", flag],
@@ -209,10 +277,13 @@ describe("Settings", () => {
     it("CLAUDE_CONFIG_DIR and TOOLGATE_MANAGED_SETTINGS_DIR come from the environment", async () => {
       const configDir = path.join(fx.root, "config-dir")
       const managedDir = path.join(fx.root, "managed-env")
-      writeRaw(path.join(configDir, "settings.json"), '{"permissions": {"deny": ["FromConfigDir"]}}')
-      writeRaw(path.join(managedDir, "managed-settings.json"), '{"permissions": {"deny": ["FromManagedEnv"]}}')
+      writeRaw(path.join(configDir, "settings.json"), "{\"permissions\": {\"deny\": [\"FromConfigDir\"]}}")
+      writeRaw(path.join(managedDir, "managed-settings.json"), "{\"permissions\": {\"deny\": [\"FromManagedEnv\"]}}")
       F.writeSettings(fx, {})
-      const loaded = await load({ cwd: fx.proj, home: fx.home }, { CLAUDE_CONFIG_DIR: configDir, TOOLGATE_MANAGED_SETTINGS_DIR: managedDir })
+      const loaded = await load({ cwd: fx.proj, home: fx.home }, {
+        CLAUDE_CONFIG_DIR: configDir,
+        TOOLGATE_MANAGED_SETTINGS_DIR: managedDir
+      })
       expect(loaded.rules.map((r) => [r.raw, r.source])).toEqual([
         ["FromManagedEnv", "policySettings"],
         ["FromConfigDir", "userSettings"]
@@ -220,9 +291,12 @@ describe("Settings", () => {
     })
 
     it("local settings come from the git root, project settings from the cwd only", async () => {
-      F.writeSettings(fx, { local: { permissions: { deny: ["RootLocal"] } }, project: { permissions: { deny: ["RootProject"] } } })
+      F.writeSettings(fx, {
+        local: { permissions: { deny: ["RootLocal"] } },
+        project: { permissions: { deny: ["RootProject"] } }
+      })
       const sub = fx.p("packages", "api")
-      writeRaw(path.join(sub, ".claude", "settings.json"), '{"permissions": {"deny": ["SubProject"]}}')
+      writeRaw(path.join(sub, ".claude", "settings.json"), "{\"permissions\": {\"deny\": [\"SubProject\"]}}")
       try {
         const loaded = await load(F.settingsOptions(fx, { cwd: sub, trustProject: true }))
         expect(loaded.rules.map((r) => r.raw).sort()).toEqual(["RootLocal", "SubProject"])
@@ -249,15 +323,26 @@ describe("Settings", () => {
     it("local settings behind a symlinked .claude count as project settings", async () => {
       const other = fs.mkdtempSync(path.join(fx.root, "proj2-"))
       const realClaude = path.join(fx.root, "shared-claude")
-      writeRaw(path.join(realClaude, "settings.local.json"), '{"permissions": {"allow": ["WebSearch"]}}')
+      writeRaw(path.join(realClaude, "settings.local.json"), "{\"permissions\": {\"allow\": [\"WebSearch\"]}}")
       fs.symlinkSync(realClaude, path.join(other, ".claude"))
-      const loaded = await load({ cwd: other, home: fx.home, userConfigDir: fx.userConfigDir, managedDir: fx.managed, trustProject: false })
+      const loaded = await load({
+        cwd: other,
+        home: fx.home,
+        userConfigDir: fx.userConfigDir,
+        managedDir: fx.managed,
+        trustProject: false
+      })
       expect(loaded.rules.filter((r) => r.behavior === "allow")).toEqual([])
     })
 
     it("invalid rules are warned about and left out", async () => {
       F.writeSettings(fx, {
-        user: { permissions: { allow: ["*", "mcp__*", "B*", "mcp__github__get_*", "", "Write(/x)"], deny: ["Glob(/src/**)", "Bash(command:rm *)", "mcp__*", "NotebookEdit(/a)"] } }
+        user: {
+          permissions: {
+            allow: ["*", "mcp__*", "B*", "mcp__github__get_*", "", "Write(/x)"],
+            deny: ["Glob(/src/**)", "Bash(command:rm *)", "mcp__*", "NotebookEdit(/a)"]
+          }
+        }
       })
       const loaded = await load(opts())
       expect(loaded.rules.map((r) => `${r.behavior}:${r.raw}`)).toEqual(["deny:mcp__*", "allow:mcp__github__get_*"])
@@ -277,7 +362,9 @@ describe("Settings", () => {
         { raw: "mcp__x", toolName: "mcp__x", content: undefined, behavior: "deny", source: "userSettings", root: "/" },
         { raw: "Read", toolName: "Read", content: undefined, behavior: "deny", source: "userSettings", root: "/" }
       ] as const
-      expect(unknownToolWarnings(rules, ["Read", "Bash"])).toEqual(["Permission rule 'Raed' from userSettings names an unknown tool Raed"])
+      expect(unknownToolWarnings(rules, ["Read", "Bash"])).toEqual([
+        "Permission rule 'Raed' from userSettings names an unknown tool Raed"
+      ])
     })
 
     it("--permission-mode bypassPermissions is refused when disabled", async () => {
@@ -306,7 +393,7 @@ describe("Settings", () => {
     it("saves to settings.local.json atomically and applies at once", async () => {
       F.writeSettings(fx, { local: { permissions: { allow: ["Read"] }, other: true } })
       const result = await Effect.runPromise(
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const settings = yield* Settings.Settings
           yield* settings.addRules(["WebSearch", "Read", "*"], "allow", "localSettings")
           yield* settings.addRules(["WebFetch(domain:example.com)"], "allow", "session")
@@ -328,7 +415,7 @@ describe("Settings", () => {
 
     it("layerStatic applies session rules in memory", async () => {
       const loaded = await Effect.runPromise(
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const settings = yield* Settings.Settings
           yield* settings.addRules(["WebSearch"], "allow", "session")
           return yield* settings.current

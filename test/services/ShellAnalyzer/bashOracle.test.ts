@@ -43,18 +43,32 @@ describe.skipIf(unavailable !== undefined)("bash as the oracle", () => {
 
   const analysis = (command: string) => Effect.runPromise(oracle.analyzer.analyze(command))
   /** Runs `command` and judges it against the analysis of `as` (a stand-in for a wrong analysis). */
-  const judgedAs = async (command: string, as: string, context: OracleContext = DEFAULT) => oracle.runAndJudge(command, context, await analysis(as))
+  const judgedAs = async (command: string, as: string, context: OracleContext = DEFAULT) =>
+    oracle.runAndJudge(command, context, await analysis(as))
   const kinds = (checked: Checked): ReadonlyArray<ProblemKind> => checked.problems.map((p) => p.kind)
   const scratch = (...parts: ReadonlyArray<string>) => path.join(oracle.layout.root, ...parts)
 
   const report = (checked: ReadonlyArray<Checked>) =>
     checked
       .filter((c) => c.problems.length > 0)
-      .map((c) => `${JSON.stringify(c.case.command)} (${showContext(c.case.context)}):\n  ${[...new Set(c.problems.map((p) => p.detail.replaceAll(oracle.layout.root, "<scratch>")))].join("\n  ")}`)
+      .map((c) =>
+        `${JSON.stringify(c.case.command)} (${showContext(c.case.context)}):\n  ${
+          [...new Set(c.problems.map((p) => p.detail.replaceAll(oracle.layout.root, "<scratch>")))].join("\n  ")
+        }`
+      )
 
   describe("the harness", () => {
     it("passes commands that run and write exactly what the analyzer named", async () => {
-      for (const command of ["cat README.md | sort | uniq -c", "ls src | xargs -n1 echo", "grep -rn alpha . | head -3", "cat *.md", "cd src && cat a.ts", "git status && git diff --stat"]) {
+      for (
+        const command of [
+          "cat README.md | sort | uniq -c",
+          "ls src | xargs -n1 echo",
+          "grep -rn alpha . | head -3",
+          "cat *.md",
+          "cd src && cat a.ts",
+          "git status && git diff --stat"
+        ]
+      ) {
         const checked = await oracle.runAndJudge(command, DEFAULT, await analysis(command))
         expect({ command, problems: checked.problems }).toEqual({ command, problems: [] })
         expect(checked.bash!.runs.length).toBeGreaterThan(0)
@@ -67,13 +81,20 @@ describe.skipIf(unavailable !== undefined)("bash as the oracle", () => {
 
     it("catches a program the analyzer did not name, and other arguments", async () => {
       const hidden = await judgedAs("cat README.md; touch M", "cat README.md")
-      expect(hidden.problems).toContainEqual(expect.objectContaining({ kind: "unnamed-program", program: "/usr/bin/touch" }))
+      expect(hidden.problems).toContainEqual(
+        expect.objectContaining({ kind: "unnamed-program", program: "/usr/bin/touch" })
+      )
       expect(kinds(await judgedAs("echo a b", "echo a"))).toEqual(["argv-mismatch"])
       // a program started by a program (git runs the pager command through sh)
       expect(kinds(await judgedAs("git grep -Otouch alpha", "git grep alpha"))).toContain("unnamed-program")
       // absolute paths reach the stubs too, and nothing real is removed
       const removal = await judgedAs("rm -rf src; /bin/rm -rf docs; test -e src/a.ts && test -e docs/guide.md", "true")
-      expect(removal.problems.filter((p) => p.kind === "unnamed-program").map((p) => p.program)).toEqual(["/usr/bin/rm", "/usr/bin/rm", "/usr/bin/test", "/usr/bin/test"])
+      expect(removal.problems.filter((p) => p.kind === "unnamed-program").map((p) => p.program)).toEqual([
+        "/usr/bin/rm",
+        "/usr/bin/rm",
+        "/usr/bin/test",
+        "/usr/bin/test"
+      ])
       expect(removal.bash!.status).toBe("0")
       expect(removal.bash!.changes).toEqual([])
     })
@@ -83,8 +104,12 @@ describe.skipIf(unavailable !== undefined)("bash as the oracle", () => {
       // outside acceptEdits no write is approved, even a named one
       expect(kinds(await judgedAs("echo x > out.txt", "echo x > out.txt"))).toEqual(["unnamed-write"])
       // what the real program does with its options shows (sort -o writes its output file)
-      expect(kinds(await judgedAs("sort -o sorted.txt notes.txt", "sort -o sorted.txt notes.txt", EDITS))).toEqual(["unnamed-write"])
-      expect(kinds(await judgedAs("echo x > ../outside/o.txt", "echo x > ../outside/o.txt", EDITS))).toEqual(["write-outside"])
+      expect(kinds(await judgedAs("sort -o sorted.txt notes.txt", "sort -o sorted.txt notes.txt", EDITS))).toEqual([
+        "unnamed-write"
+      ])
+      expect(kinds(await judgedAs("echo x > ../outside/o.txt", "echo x > ../outside/o.txt", EDITS))).toEqual([
+        "write-outside"
+      ])
       expect(kinds(await judgedAs("echo x > .git/o.txt", "echo x > .git/o.txt", EDITS))).toEqual(["protected-write"])
       // the scratch tree is put back after each command
       expect((await judgedAs("test -e out.txt", "test -e out.txt")).bash!.status).toBe("1")
@@ -101,8 +126,15 @@ describe.skipIf(unavailable !== undefined)("bash as the oracle", () => {
   it("replays the named regression cases: none fails", async () => {
     const regressions = loadRegressions()
     const checked = await oracle.check(regressions)
-    const failing = checked.flatMap((c, i) => (c.problems.length === 0 ? [] : [`${regressions[i]!.name} [${regressions[i]!.class}]`]))
-    process.stderr.write(`bash oracle: ${regressions.length} regression cases, ${checked.filter((c) => c.behavior === "allow").length} allowed, ${failing.length} failed\n`)
+    const failing = checked.flatMap((
+      c,
+      i
+    ) => (c.problems.length === 0 ? [] : [`${regressions[i]!.name} [${regressions[i]!.class}]`]))
+    process.stderr.write(
+      `bash oracle: ${regressions.length} regression cases, ${
+        checked.filter((c) => c.behavior === "allow").length
+      } allowed, ${failing.length} failed\n`
+    )
     expect({ failing, details: report(checked) }).toEqual({ failing: [], details: [] })
   }, 120_000)
 
@@ -114,7 +146,9 @@ describe.skipIf(unavailable !== undefined)("bash as the oracle", () => {
     const failed = checked.filter((c) => c.problems.length > 0)
     const timedOut = allowed.filter((c) => c.bash?.status === "timeout")
     process.stderr.write(
-      `bash oracle: seed ${SEED}, ${corpus.length} generated, ${allowed.length} allowed and run in bash, ${failed.length} failed, ${timedOut.length} timed out (${((Date.now() - started) / 1000).toFixed(1)} s)\n`
+      `bash oracle: seed ${SEED}, ${corpus.length} generated, ${allowed.length} allowed and run in bash, ${failed.length} failed, ${timedOut.length} timed out (${
+        ((Date.now() - started) / 1000).toFixed(1)
+      } s)\n`
     )
     expect(report(failed).slice(0, 25)).toEqual([])
   }, 300_000)

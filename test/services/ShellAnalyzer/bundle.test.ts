@@ -33,9 +33,22 @@ describe("the analyzer in a CJS bundle", () => {
     fs.mkdirSync(path.join(pkg, "dist"))
     fs.symlinkSync(path.join(repo, "node_modules"), path.join(pkg, "node_modules"), "dir")
     const outfile = path.join(pkg, "dist", "toolgate.cjs")
-    await build({ entryPoints: [entry], bundle: true, platform: "node", format: "cjs", target: "node20", outfile, logLevel: "silent", nodePaths: [path.join(repo, "node_modules")] })
+    await build({
+      entryPoints: [entry],
+      bundle: true,
+      platform: "node",
+      format: "cjs",
+      target: "node20",
+      outfile,
+      logLevel: "silent",
+      nodePaths: [path.join(repo, "node_modules")]
+    })
     const result = spawnSync(process.execPath, [outfile], { cwd: os.tmpdir(), encoding: "utf8", timeout: 30_000 })
     expect(result.stderr).toBe("")
-    expect(JSON.parse(result.stdout)).toEqual({ kind: "simple", argv: [["git", "status"], ["rm", "-rf", "x"]], readOnly: true })
+    expect(JSON.parse(result.stdout)).toEqual({
+      kind: "simple",
+      argv: [["git", "status"], ["rm", "-rf", "x"]],
+      readOnly: true
+    })
   }, 60_000)
 })

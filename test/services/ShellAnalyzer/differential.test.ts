@@ -48,7 +48,11 @@ const runBashBatch = (commands: ReadonlyArray<string>): Array<Array<Array<string
   const logDirs = commands.map((_, i) => path.join(log, String(i)))
   for (const d of logDirs) fs.mkdirSync(d)
   const done = path.join(log, "done")
-  const script = [STUB_FUNCTIONS, ...commands.flatMap((command, i) => [`STUB_LOG=${quote(logDirs[i]!)}`, command]), `: > ${quote(done)}`].join("\n")
+  const script = [
+    STUB_FUNCTIONS,
+    ...commands.flatMap((command, i) => [`STUB_LOG=${quote(logDirs[i]!)}`, command]),
+    `: > ${quote(done)}`
+  ].join("\n")
   const result = spawnSync("/bin/bash", ["--noprofile", "--norc", "-c", script], {
     env: { PATH: path.join(dir, "empty-bin"), HOME: dir, LC_ALL: "C" },
     cwd: dir,
@@ -66,24 +70,37 @@ const runBash = (command: string): Array<Array<string>> => runBashBatch([command
 /** Reasons that are policy (Claude Code asks for them), not a failure to tell what bash runs. */
 const POLICY_REASONS: ReadonlySet<string> = new Set(["a command substitution inside a string"])
 
-const analyzed = (command: string): { readonly kind: string; readonly reason: string; readonly runs: Array<ReadonlyArray<Word>> } => {
+const analyzed = (
+  command: string
+): { readonly kind: string; readonly reason: string; readonly runs: Array<ReadonlyArray<Word>> } => {
   const analysis = Effect.runSync(sharedShellAnalyzer.analyze(command))
-  const commands: ReadonlyArray<SimpleCommand> = analysis.kind === "simple" ? analysis.commands : analysis.visibleCommands
+  const commands: ReadonlyArray<SimpleCommand> = analysis.kind === "simple"
+    ? analysis.commands
+    : analysis.visibleCommands
   return {
-    kind: analysis.kind === "tooComplex" && analysis.reason.split("; ").every((r) => POLICY_REASONS.has(r)) ? "simple" : analysis.kind,
-    reason: analysis.kind === "tooComplex" ? analysis.reason.split("; ").filter((r) => !POLICY_REASONS.has(r)).join("; ") : "",
+    kind: analysis.kind === "tooComplex" && analysis.reason.split("; ").every((r) => POLICY_REASONS.has(r))
+      ? "simple"
+      : analysis.kind,
+    reason: analysis.kind === "tooComplex"
+      ? analysis.reason.split("; ").filter((r) => !POLICY_REASONS.has(r)).join("; ")
+      : "",
     runs: commands.filter((c) => c.argv.length > 0).map((c) => c.argv)
   }
 }
 
 /** Every analysed command matches one bash run and vice versa (a dynamic word matches any value). */
-const sameRuns = (expected: ReadonlyArray<ReadonlyArray<Word>>, actual: ReadonlyArray<ReadonlyArray<string>>): boolean => {
+const sameRuns = (
+  expected: ReadonlyArray<ReadonlyArray<Word>>,
+  actual: ReadonlyArray<ReadonlyArray<string>>
+): boolean => {
   if (expected.length !== actual.length) return false
   const used = new Set<number>()
   // Literal commands first, so that a dynamic word does not take a run a literal one needs.
   const dynamicCount = (argv: ReadonlyArray<Word>) => argv.filter((w) => typeof w !== "string").length
   for (const argv of [...expected].sort((a, b) => dynamicCount(a) - dynamicCount(b))) {
-    const index = actual.findIndex((run, i) => !used.has(i) && run.length === argv.length && run.every((v, k) => typeof argv[k] !== "string" || argv[k] === v))
+    const index = actual.findIndex((run, i) =>
+      !used.has(i) && run.length === argv.length && run.every((v, k) => typeof argv[k] !== "string" || argv[k] === v)
+    )
     if (index === -1) return false
     used.add(index)
   }
@@ -92,29 +109,42 @@ const sameRuns = (expected: ReadonlyArray<ReadonlyArray<Word>>, actual: Readonly
 
 // ---- generators -------------------------------------------------------------------------------
 
-const chars = (alphabet: string, min: number, max: number) => fc.array(fc.constantFrom(...alphabet.split("")), { minLength: min, maxLength: max }).map((a) => a.join(""))
+const chars = (alphabet: string, min: number, max: number) =>
+  fc.array(fc.constantFrom(...alphabet.split("")), { minLength: min, maxLength: max }).map((a) => a.join(""))
 
 const plain = chars("abcdefxyz0123456789._,/:@%+-", 1, 6)
 // Backticks anywhere near a backtick substitution confuse tree-sitter (the analyzer then asks), so
 // quoted text in the generator has none.
 const singleQuoted = chars("abc xyz$\"\\*?;&|(){}<>#~=!", 0, 6).map((s) => `'${s}'`)
 const doubleQuoted = fc
-  .array(fc.oneof(chars("abc xyz*?;&|(){}<>#~='!", 1, 3), fc.constantFrom("\\$", '\\"', "\\\\", "\\a", "\\\n")), { minLength: 0, maxLength: 4 })
+  .array(fc.oneof(chars("abc xyz*?;&|(){}<>#~='!", 1, 3), fc.constantFrom("\\$", "\\\"", "\\\\", "\\a", "\\\n")), {
+    minLength: 0,
+    maxLength: 4
+  })
   .map((parts) => `"${parts.join("")}"`)
 // `\\` right before the closing quote, and backticks, are misread by tree-sitter (the analyzer
 // asks; see the adversarial table), so the generator leaves them out of `$'…'`.
 const ansiC = fc
-  .array(fc.oneof(chars("abc xyz$\"*?;&|", 1, 3), fc.constantFrom("\\n", "\\t", "\\\\a", "\\'", '\\"', "\\x41", "\\x7a", "\\101", "\\u0041", "\\q")), { minLength: 0, maxLength: 4 })
+  .array(
+    fc.oneof(
+      chars("abc xyz$\"*?;&|", 1, 3),
+      fc.constantFrom("\\n", "\\t", "\\\\a", "\\'", "\\\"", "\\x41", "\\x7a", "\\101", "\\u0041", "\\q")
+    ),
+    { minLength: 0, maxLength: 4 }
+  )
   .map((parts) => `$'${parts.join("")}'`)
 // An escaped blank right after a quote or at the start of a word is a tree-sitter gap the analyzer
 // reports as too complex (see the limits tests); here it only follows plain text.
 const escapedBlank = fc.tuple(plain, plain).map(([a, b]) => `${a}\\ ${b}`)
-const escaped = fc.constantFrom("\\;", "\\&", "\\|", "\\$", "\\*", "\\'", '\\"', "\\a", "\\#", "\\{", "\\\\")
+const escaped = fc.constantFrom("\\;", "\\&", "\\|", "\\$", "\\*", "\\'", "\\\"", "\\a", "\\#", "\\{", "\\\\")
 const continuation = fc.constant("\\\n")
 
 /** One bash word: one to three segments, never starting with a continuation. */
 const word = fc
-  .tuple(fc.oneof(plain, singleQuoted, doubleQuoted, ansiC, escaped, escapedBlank), fc.array(fc.oneof(plain, singleQuoted, doubleQuoted, ansiC, escaped, escapedBlank, continuation), { maxLength: 2 }))
+  .tuple(
+    fc.oneof(plain, singleQuoted, doubleQuoted, ansiC, escaped, escapedBlank),
+    fc.array(fc.oneof(plain, singleQuoted, doubleQuoted, ansiC, escaped, escapedBlank, continuation), { maxLength: 2 })
+  )
   // A `\⏎` at the very end of the input is a syntax error to tree-sitter (it asks): end words with text.
   .map(([first, rest]) => [first, ...rest].join("").replace(/\\\n$/, "\\\nz"))
   // bash drops a word that is only `\⏎`-joined emptiness; keep words that have content.
@@ -123,7 +153,11 @@ const word = fc
 const stub = fc.constantFrom(...STUBS)
 
 const simpleCommand = fc
-  .tuple(fc.option(fc.constantFrom("FOO=bar ", "LANG=C ", "A=1 B='x y' "), { nil: undefined }), stub, fc.array(word, { maxLength: 4 }))
+  .tuple(
+    fc.option(fc.constantFrom("FOO=bar ", "LANG=C ", "A=1 B='x y' "), { nil: undefined }),
+    stub,
+    fc.array(word, { maxLength: 4 })
+  )
   .map(([env, name, words]) => `${env ?? ""}${name}${words.map((w) => ` ${w}`).join("")}`)
 
 /** A quoted substitution: its body is a command of its own; the outer word is dynamic. */
@@ -167,7 +201,7 @@ describe("differential test against bash (shell-security §4)", () => {
       "alph\\\na x",
       "alpha a\\\nb c",
       "alpha $'it\\'s' ; beta",
-      'alpha "$(beta x)" && gamma',
+      "alpha \"$(beta x)\" && gamma",
       "alpha status#; beta X",
       "alpha ok #\\\nbeta X",
       "{ alpha; beta; } | gamma",
@@ -180,12 +214,18 @@ describe("differential test against bash (shell-security §4)", () => {
     cases.forEach((command, i) => {
       const analysis = analyzed(command)
       expect({ command, kind: analysis.kind, reason: analysis.reason }).toEqual({ command, kind: "simple", reason: "" })
-      expect({ command, same: sameRuns(analysis.runs, ran[i]!), analysed: analysis.runs }).toMatchObject({ command, same: true })
+      expect({ command, same: sameRuns(analysis.runs, ran[i]!), analysed: analysis.runs }).toMatchObject({
+        command,
+        same: true
+      })
     })
   })
 
   it("generated benign commands: the analyzer's argv equal what bash ran", () => {
-    const parameters = { seed: Number(process.env.SHELL_DIFF_SEED ?? 20261130), numRuns: Number(process.env.SHELL_DIFF_RUNS ?? 250) }
+    const parameters = {
+      seed: Number(process.env.SHELL_DIFF_SEED ?? 20261130),
+      numRuns: Number(process.env.SHELL_DIFF_RUNS ?? 250)
+    }
     // The seed makes the same commands again: bash runs them all in one script first; a command
     // met only while shrinking a failure runs on its own.
     const generated: Array<string> = []
@@ -202,7 +242,11 @@ describe("differential test against bash (shell-security §4)", () => {
         const analysis = analyzed(command)
         const ran = ranInBatch.get(command) ?? runBash(command)
         if (analysis.kind !== "simple" || !sameRuns(analysis.runs, ran)) {
-          throw new Error(`mismatch for ${JSON.stringify(command)}: ${analysis.kind} ${analysis.reason}\n analysed ${JSON.stringify(analysis.runs)}\n bash ran ${JSON.stringify(ran)}`)
+          throw new Error(
+            `mismatch for ${JSON.stringify(command)}: ${analysis.kind} ${analysis.reason}\n analysed ${
+              JSON.stringify(analysis.runs)
+            }\n bash ran ${JSON.stringify(ran)}`
+          )
         }
         return true
       }),

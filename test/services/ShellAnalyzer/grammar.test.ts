@@ -22,7 +22,10 @@ const argvMatches = (words: ReadonlyArray<Word>, argv: ReadonlyArray<string>): b
     if (w === words.length) return a === argv.length
     const word = words[w]!
     // The reader keeps a leading `~` as written (the path checks expand it).
-    if (typeof word === "string") return a < argv.length && (argv[a] === word || (word.startsWith("~") && argv[a] === STUB_HOME + word.slice(1))) && match(w + 1, a + 1)
+    if (typeof word === "string") {
+      return a < argv.length && (argv[a] === word || (word.startsWith("~") && argv[a] === STUB_HOME + word.slice(1))) &&
+        match(w + 1, a + 1)
+    }
     if (/^"[^"]*"$/s.test(word.text) || word.text.startsWith("<(")) return a < argv.length && match(w + 1, a + 1)
     for (let n = 0; a + n <= argv.length; n++) if (match(w + 1, a + n)) return true
     return false
@@ -33,9 +36,15 @@ const argvMatches = (words: ReadonlyArray<Word>, argv: ReadonlyArray<string>): b
 /** Every bash run is one of the reader's commands (a loop runs one several times), every created file one of its targets. */
 const explains = (read: ReadonlyArray<ReadCommand>, ran: BashRun): string | undefined => {
   for (const run of ran.runs) {
-    if (!read.some((c) => c.argv.length > 0 && argvMatches(c.argv, run))) return `bash ran ${JSON.stringify(run)}, which the reader did not name`
+    if (!read.some((c) => c.argv.length > 0 && argvMatches(c.argv, run))) {
+      return `bash ran ${JSON.stringify(run)}, which the reader did not name`
+    }
   }
-  const targets = new Set(read.flatMap((c) => c.redirects.filter((r) => OUTPUT_OPS.has(r.op)).map((r) => (typeof r.target === "string" ? r.target : "*"))))
+  const targets = new Set(
+    read.flatMap((c) =>
+      c.redirects.filter((r) => OUTPUT_OPS.has(r.op)).map((r) => (typeof r.target === "string" ? r.target : "*"))
+    )
+  )
   for (const file of ran.created) {
     if (!targets.has(file) && !targets.has("*")) return `bash created ${file}, which the reader did not name`
   }
@@ -44,45 +53,97 @@ const explains = (read: ReadonlyArray<ReadCommand>, ran: BashRun): string | unde
 
 // ---- generators -------------------------------------------------------------------------------
 
-const chars = (alphabet: string, min: number, max: number) => fc.array(fc.constantFrom(...alphabet.split("")), { minLength: min, maxLength: max }).map((a) => a.join(""))
+const chars = (alphabet: string, min: number, max: number) =>
+  fc.array(fc.constantFrom(...alphabet.split("")), { minLength: min, maxLength: max }).map((a) => a.join(""))
 
 const plain = chars("abcxyz0123._,/:@%+-=#!]", 1, 5)
 const singleQuoted = chars("abc xyz$\"\\*?;&|(){}<>#~=!\n", 0, 6).map((s) => `'${s}'`)
 const doubleQuoted = fc
-  .array(fc.oneof(chars("abc xyz*?;&|(){}<>#~='!\n", 1, 3), fc.constantFrom("\\$", '\\"', "\\\\", "\\a", "\\\n", "$X", "${Y}", "$1", "$(beta q)", "$'x'")), { maxLength: 4 })
+  .array(
+    fc.oneof(
+      chars("abc xyz*?;&|(){}<>#~='!\n", 1, 3),
+      fc.constantFrom("\\$", "\\\"", "\\\\", "\\a", "\\\n", "$X", "${Y}", "$1", "$(beta q)", "$'x'")
+    ),
+    { maxLength: 4 }
+  )
   .map((parts) => `"${parts.join("")}"`)
 const ansiC = fc
-  .array(fc.oneof(chars("abc xyz$\"*?;&|#", 1, 3), fc.constantFrom("\\n", "\\t", "\\\\", "\\'", '\\"', "\\x41", "\\101", "\\q")), { maxLength: 4 })
+  .array(
+    fc.oneof(
+      chars("abc xyz$\"*?;&|#", 1, 3),
+      fc.constantFrom("\\n", "\\t", "\\\\", "\\'", "\\\"", "\\x41", "\\101", "\\q")
+    ),
+    { maxLength: 4 }
+  )
   .map((parts) => `$'${parts.join("")}'`)
-const escaped = fc.constantFrom("\\;", "\\&", "\\|", "\\$", "\\*", "\\'", '\\"', "\\a", "\\#", "\\ ", "\\\\", "\\<", "\\>")
+const escaped = fc.constantFrom(
+  "\\;",
+  "\\&",
+  "\\|",
+  "\\$",
+  "\\*",
+  "\\'",
+  "\\\"",
+  "\\a",
+  "\\#",
+  "\\ ",
+  "\\\\",
+  "\\<",
+  "\\>"
+)
 const expansion = fc.constantFrom("$X", "${Y}", "$@", "$(beta s)", "$(gamma)", "~", "~/x")
 const continuation = fc.constant("\\\n")
 
 const word = fc
-  .tuple(fc.oneof(plain, singleQuoted, doubleQuoted, ansiC, escaped, expansion), fc.array(fc.oneof(plain, singleQuoted, doubleQuoted, ansiC, escaped, expansion, continuation), { maxLength: 2 }))
+  .tuple(
+    fc.oneof(plain, singleQuoted, doubleQuoted, ansiC, escaped, expansion),
+    fc.array(fc.oneof(plain, singleQuoted, doubleQuoted, ansiC, escaped, expansion, continuation), { maxLength: 2 })
+  )
   .map(([first, rest]) => [first, ...rest].join(""))
 
 const redirect = fc
-  .tuple(fc.constantFrom(">", ">>", ">|", "2>", "&>", ">&", "2>&1", "<", "1>", "2>>", " 2>"), fc.constantFrom("o1", "o2", "'o3'", "o\\4", "/dev/null"))
+  .tuple(
+    fc.constantFrom(">", ">>", ">|", "2>", "&>", ">&", "2>&1", "<", "1>", "2>>", " 2>"),
+    fc.constantFrom("o1", "o2", "'o3'", "o\\4", "/dev/null")
+  )
   .map(([op, target]) => (op === "2>&1" ? " 2>&1" : op === "<" ? " < /dev/null" : ` ${op}${target}`))
 
 const heredoc = fc
-  .tuple(fc.constantFrom("EOF", "'EOF'", '"EOF"', "\\EOF", "E''OF", "$'EOF'", "E'O'F", "-EOF"), fc.constantFrom("body", "EOF", "x\nEOF\nalpha planted", "\tEOF", "$X", "EOF x"), fc.boolean())
+  .tuple(
+    fc.constantFrom("EOF", "'EOF'", "\"EOF\"", "\\EOF", "E''OF", "$'EOF'", "E'O'F", "-EOF"),
+    fc.constantFrom("body", "EOF", "x\nEOF\nalpha planted", "\tEOF", "$X", "EOF x"),
+    fc.boolean()
+  )
   .map(([delimiter, body, tabs]) => ({ op: tabs ? "<<-" : "<<", delimiter, body }))
 
 const stub = fc.constantFrom(...STUBS)
 
 const simple = fc
-  .tuple(fc.option(fc.constantFrom("FOO=bar ", "A=1 B='x y' ", "C=$X "), { nil: undefined }), stub, fc.array(fc.oneof({ weight: 4, arbitrary: word.map((w) => ` ${w}`) }, { weight: 1, arbitrary: redirect }, { weight: 1, arbitrary: continuation }), { maxLength: 4 }), fc.option(fc.constantFrom(" # c", " #\\\nalpha x", "#x"), { nil: undefined }))
+  .tuple(
+    fc.option(fc.constantFrom("FOO=bar ", "A=1 B='x y' ", "C=$X "), { nil: undefined }),
+    stub,
+    fc.array(
+      fc.oneof({ weight: 4, arbitrary: word.map((w) => ` ${w}`) }, { weight: 1, arbitrary: redirect }, {
+        weight: 1,
+        arbitrary: continuation
+      }),
+      { maxLength: 4 }
+    ),
+    fc.option(fc.constantFrom(" # c", " #\\\nalpha x", "#x"), { nil: undefined })
+  )
   .map(([env, name, parts, comment]) => `${env ?? ""}${name}${parts.join("")}${comment ?? ""}`)
 
 /** A command with a here-document: the body lines follow the command line. */
-const withHeredoc = fc.tuple(stub, heredoc, fc.constantFrom("", " | gamma", "; beta")).map(([name, h, tail]) => `${name} ${h.op}${h.delimiter}${tail}\n${h.body}\n${h.delimiter.replace(/['"\\$]/g, "")}`)
+const withHeredoc = fc.tuple(stub, heredoc, fc.constantFrom("", " | gamma", "; beta")).map(([name, h, tail]) =>
+  `${name} ${h.op}${h.delimiter}${tail}\n${h.body}\n${h.delimiter.replace(/['"\\$]/g, "")}`
+)
 
 const command = fc.oneof({ weight: 5, arbitrary: simple }, { weight: 1, arbitrary: withHeredoc })
 
 const joiner = fc.constantFrom(" && ", " ; ", " | ", "\n", " |& ", " || ", " & ", ";\\\n", " &\\\n& ")
-const list = fc.tuple(command, fc.array(fc.tuple(joiner, command), { maxLength: 3 })).map(([first, rest]) => first + rest.map(([j, c]) => j + c).join(""))
+const list = fc.tuple(command, fc.array(fc.tuple(joiner, command), { maxLength: 3 })).map(([first, rest]) =>
+  first + rest.map(([j, c]) => j + c).join("")
+)
 const compound = fc
   .tuple(list, fc.constantFrom("plain", "subshell", "group", "if", "for", "until", "substitution", "process"))
   .map(([text, wrap]) => {
@@ -130,12 +191,12 @@ describe("the grammar reader reads as bash does", () => {
     ["cat <<$'x'\nx\n$'x'", /delimiter/],
     ["cat <<E''OF\nEOF\nE''OF", /delimiter/],
     ["cat <<x'y'\nxy\nx'y'", /delimiter/],
-    ['echo "$(cat <<EOF\nEOF)"', /starts with its delimiter/],
+    ["echo \"$(cat <<EOF\nEOF)\"", /starts with its delimiter/],
     ["cat <<EOF\n$(id)\nEOF", /unquoted here-document/],
     ["echo `id`", /backticks/],
     ["echo $((1+2))", /arithmetic/],
     ["echo ${x:-y}", /operator/],
-    ['echo $"x"', /\$"…"/],
+    ["echo $\"x\"", /\$"…"/],
     ["echo {a,b}", /brace/],
     ["echo a=~/x", /tilde/],
     ["cat ~+/x ~root/y", /tilde/],
@@ -171,14 +232,19 @@ describe("the grammar reader reads as bash does", () => {
     ["[ x > f ]", [["[", "x", "]"]]],
     ["cat <<'EOF'\n$(id)\nEOF", [["cat"]]],
     ["cat <<-\\EOF\n\tx\n\tEOF\nls", [["cat"], ["ls"]]],
-    ['git commit -m "$(cat <<\'EOF\'\nmsg\nEOF\n)"', [["cat"], ["git", "commit", "-m", { dynamic: true, text: "\"$(cat <<'EOF'\nmsg\nEOF\n)\"" }]]],
+    ["git commit -m \"$(cat <<'EOF'\nmsg\nEOF\n)\"", [["cat"], ["git", "commit", "-m", {
+      dynamic: true,
+      text: "\"$(cat <<'EOF'\nmsg\nEOF\n)\""
+    }]]],
     ["time make test", [["time", "make", "test"]]],
     ["! grep -q x f || echo no", [["grep", "-q", "x", "f"], ["echo", "no"]]]
   ]
   for (const [command, expected] of inside) {
     it(`reads ${JSON.stringify(command)}`, () => {
       const read = readCommand(command, false)
-      expect(read.ok ? read.commands.filter((c) => c.argv.length > 0).map((c) => c.argv) : read.reason).toEqual(expected)
+      expect(read.ok ? read.commands.filter((c) => c.argv.length > 0).map((c) => c.argv) : read.reason).toEqual(
+        expected
+      )
     })
   }
 })

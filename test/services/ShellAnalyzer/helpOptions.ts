@@ -12,7 +12,10 @@ export interface HelpOption {
 const NAME = /^(--?[A-Za-z0-9?][\w.-]*)(.*)$/
 
 /** The options of one help text, in order. */
-export const helpOptions = (text: string, options: { readonly angleArguments?: boolean } = {}): ReadonlyArray<HelpOption> => {
+export const helpOptions = (
+  text: string,
+  options: { readonly angleArguments?: boolean } = {}
+): ReadonlyArray<HelpOption> => {
   const out: Array<HelpOption> = []
   for (const line of text.split("\n")) {
     const m = /^\s{1,14}(-[^\s].*)$/.exec(line)

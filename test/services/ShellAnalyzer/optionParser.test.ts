@@ -17,7 +17,9 @@ import { literalFacts } from "../../../src/services/ShellAnalyzer/words.js"
 const parse = (table: OptionTable, ...args: ReadonlyArray<string>) => {
   const parsed = parseArgs(table, ["prog", ...args].map((a) => literalFacts(a)))
   return {
-    uses: parsed.uses.map((u) => (u.value === undefined ? u.spec.id : `${u.spec.id}=${u.value.value as string}`) + (u.negated ? " (off)" : "")),
+    uses: parsed.uses.map((u) =>
+      (u.value === undefined ? u.spec.id : `${u.spec.id}=${u.value.value as string}`) + (u.negated ? " (off)" : "")
+    ),
     operands: parsed.operands.map((w) => w.value),
     problem: parsed.problem
   }
@@ -42,8 +44,14 @@ describe("GNU getopt_long", () => {
     expect(parse(T.sed, "-i.bak", "s/a/b/")).toMatchObject({ uses: ["--in-place=.bak"], operands: ["s/a/b/"] })
   })
   it("reads short clusters up to the first option that takes an argument", () => {
-    expect(parse(T.sort, "-rnoout.txt", "f")).toMatchObject({ uses: ["--reverse", "--numeric-sort", "--output=out.txt"], operands: ["f"] })
-    expect(parse(T.sort, "-rno", "out.txt", "f")).toMatchObject({ uses: ["--reverse", "--numeric-sort", "--output=out.txt"], operands: ["f"] })
+    expect(parse(T.sort, "-rnoout.txt", "f")).toMatchObject({
+      uses: ["--reverse", "--numeric-sort", "--output=out.txt"],
+      operands: ["f"]
+    })
+    expect(parse(T.sort, "-rno", "out.txt", "f")).toMatchObject({
+      uses: ["--reverse", "--numeric-sort", "--output=out.txt"],
+      operands: ["f"]
+    })
   })
   it("permutes: options after operands count; -- ends options; - is an operand", () => {
     expect(parse(T.sort, "f", "-o", "x")).toMatchObject({ uses: ["--output=x"], operands: ["f"] })
@@ -75,7 +83,12 @@ describe("GNU getopt_long", () => {
       sort("-rno", "o2", "in")
       sort("in", "--outp", "o3")
       expect(["o1", "o2", "o3"].map((f) => fs.existsSync(path.join(dir, f)))).toEqual([true, true, true])
-      for (const [args, written] of [[["--outp=o1", "in"], "o1"], [["-rno", "o2", "in"], "o2"], [["in", "--outp", "o3"], "o3"]] as const) {
+      for (
+        const [args, written] of [[["--outp=o1", "in"], "o1"], [["-rno", "o2", "in"], "o2"], [
+          ["in", "--outp", "o3"],
+          "o3"
+        ]] as const
+      ) {
         expect(parse(T.sort, ...args).uses).toContain(`--output=${written}`)
       }
     } finally {

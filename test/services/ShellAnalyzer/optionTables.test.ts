@@ -31,7 +31,11 @@ interface Case {
 }
 
 /** git's parse-options: a short option takes its argument the way its long one does (`-uno`, `-Ocat`). */
-const gitCase = (argv: ReadonlyArray<string>, table: OptionTable, extra: Partial<Case> = {}): Case & { readonly shortFollowsLong: true } => ({ argv, table, shortFollowsLong: true, ...extra })
+const gitCase = (
+  argv: ReadonlyArray<string>,
+  table: OptionTable,
+  extra: Partial<Case> = {}
+): Case & { readonly shortFollowsLong: true } => ({ argv, table, shortFollowsLong: true, ...extra })
 
 const HELP_NAMES = ["--help", "--version"]
 
@@ -45,7 +49,12 @@ export const CASES: Readonly<Record<string, Case & { readonly shortFollowsLong?:
   od: { argv: ["od", "--help"], table: T.od, arity: { "-w": "optional" } },
   hexdump: { argv: ["hexdump", "--help"], table: T.hexdump, arity: { "-L": "optional" } },
   // One blank between an option and its description reads as an argument: "-w --include-all-whitespace Include all whitespace".
-  strings: { argv: ["strings", "--help"], table: T.strings, unlisted: ["-U", "--bytes"], arity: { "-a": "none", "-n": "required", "-w": "none", "--include-all-whitespace": "none" } },
+  strings: {
+    argv: ["strings", "--help"],
+    table: T.strings,
+    unlisted: ["-U", "--bytes"],
+    arity: { "-a": "none", "-n": "required", "-w": "none", "--include-all-whitespace": "none" }
+  },
   rev: { argv: ["rev", "--help"], table: T.rev },
   fold: { argv: ["fold", "--help"], table: T.fold },
   expand: { argv: ["expand", "--help"], table: T.expand },
@@ -72,7 +81,15 @@ export const CASES: Readonly<Record<string, Case & { readonly shortFollowsLong?:
     argv: ["diff", "--help"],
     table: T.diff,
     omitted: ["--GTYPE-group-format", "--LTYPE-line-format"],
-    unlisted: ["--old-group-format", "--new-group-format", "--unchanged-group-format", "--changed-group-format", "--old-line-format", "--new-line-format", "--unchanged-line-format"]
+    unlisted: [
+      "--old-group-format",
+      "--new-group-format",
+      "--unchanged-group-format",
+      "--changed-group-format",
+      "--old-line-format",
+      "--new-line-format",
+      "--unchanged-line-format"
+    ]
   },
   cmp: { argv: ["cmp", "--help"], table: T.cmp },
   comm: { argv: ["comm", "--help"], table: T.comm },
@@ -95,7 +112,13 @@ export const CASES: Readonly<Record<string, Case & { readonly shortFollowsLong?:
   // xargs reads -e[EOF] and -i[R] with an optional attached argument (optstring "e::i::").
   xargs: { argv: ["xargs", "--help"], table: T.xargs, arity: { "-e": "optional", "-i": "optional" } },
   // rg lists each option on a line of its own (`-A, --after-context <NUM>`); `-.` is --hidden's short name.
-  rg: { argv: ["rg", "--help"], table: X.rg, angleArguments: true, lines: /^ {4}(?:-\S, | {4})--[\w-]+(?: <[^>]+>(?:\.\.\.)?)?\s*$/, unlisted: ["-."] },
+  rg: {
+    argv: ["rg", "--help"],
+    table: X.rg,
+    angleArguments: true,
+    lines: /^ {4}(?:-\S, | {4})--[\w-]+(?: <[^>]+>(?:\.\.\.)?)?\s*$/,
+    unlisted: ["-."]
+  },
   rm: { argv: ["rm", "--help"], table: TT.rm },
   chmod: { argv: ["chmod", "--help"], table: TT.chmod },
   chown: { argv: ["chown", "--help"], table: TT.chown },
@@ -107,7 +130,14 @@ export const CASES: Readonly<Record<string, Case & { readonly shortFollowsLong?:
   touch: { argv: ["touch", "--help"], table: TT.touch },
   make: { argv: ["make", "--help"], table: TT.make, arity: { "-j": "optional", "-l": "optional", "-O": "optional" } },
   // curl reads `--help` with an optional category; `-#` is the progress bar (the table notation reserves `-#`).
-  curl: { argv: ["curl", "--help", "all"], table: TT.curl, angleArguments: true, omitted: ["-#"], unlisted: ["-:"], arity: { "-h": "optional", "--help": "optional", "-x": "required", "--proxy": "required", "--preproxy": "required" } },
+  curl: {
+    argv: ["curl", "--help", "all"],
+    table: TT.curl,
+    angleArguments: true,
+    omitted: ["-#"],
+    unlisted: ["-:"],
+    arity: { "-h": "optional", "--help": "optional", "-x": "required", "--proxy": "required", "--preproxy": "required" }
+  },
   tar: { argv: ["tar", "--help"], table: TT.tar, arity: { "--ignore-command-error": "none" } },
   "git status": gitCase(["git", "status", "-h"], G.status),
   "git blame": gitCase(["git", "blame", "-h"], G.blame),
@@ -146,7 +176,10 @@ export const CASES: Readonly<Record<string, Case & { readonly shortFollowsLong?:
 }
 
 export const run = (argv: ReadonlyArray<string>): string | undefined => {
-  const result = spawnSync(argv[0]!, argv.slice(1), { encoding: "utf8", env: { ...process.env, LC_ALL: "C", COLUMNS: "200" } })
+  const result = spawnSync(argv[0]!, argv.slice(1), {
+    encoding: "utf8",
+    env: { ...process.env, LC_ALL: "C", COLUMNS: "200" }
+  })
   if (result.error !== undefined) return undefined
   return `${result.stdout}\n${result.stderr}`
 }
@@ -169,22 +202,33 @@ export const differences = (c: Case & { readonly shortFollowsLong?: boolean }, h
     for (const n of option.names) {
       let arity = option.arity.get(n)!
       // "Mandatory arguments to long options are mandatory for short options too"; an optional long argument is a plain short switch.
-      if (!n.startsWith("--") && arity === "none" && (longArity === "required" || (c.shortFollowsLong === true && longArity !== undefined))) arity = longArity!
+      if (
+        !n.startsWith("--") && arity === "none" &&
+        (longArity === "required" || (c.shortFollowsLong === true && longArity !== undefined))
+      ) arity = longArity!
       inHelp.set(n, c.arity?.[n] ?? arity)
     }
   }
   const missing = [...inHelp.keys()].filter((n) => !table.has(n) && !(c.omitted ?? []).includes(n))
-  const extra = [...table.keys()].filter((n) => !inHelp.has(n) && !(c.unlisted ?? []).includes(n) && !HELP_NAMES.includes(n) && n !== "-h" && n !== "-V" && n !== "-v")
-  const arity = [...inHelp].filter(([n, a]) => table.has(n) && table.get(n) !== a).map(([n, a]) => `${n}: help ${a}, table ${table.get(n)}`)
+  const extra = [...table.keys()].filter((n) =>
+    !inHelp.has(n) && !(c.unlisted ?? []).includes(n) && !HELP_NAMES.includes(n) && n !== "-h" && n !== "-V" &&
+    n !== "-v"
+  )
+  const arity = [...inHelp].filter(([n, a]) => table.has(n) && table.get(n) !== a).map(([n, a]) =>
+    `${n}: help ${a}, table ${table.get(n)}`
+  )
   return { missing, extra, arity }
 }
 
 describe("option tables equal the installed programs' own lists", () => {
   for (const [name, c] of Object.entries(CASES)) {
     const help = run(c.argv)
-    it.skipIf(help === undefined)(`${name}: the table lists every option of \`${c.argv.join(" ")}\`, with its argument`, () => {
-      const { missing, extra, arity } = differences(c, help!)
-      expect({ missing, extra, arity }).toEqual({ missing: [], extra: [], arity: [] })
-    })
+    it.skipIf(help === undefined)(
+      `${name}: the table lists every option of \`${c.argv.join(" ")}\`, with its argument`,
+      () => {
+        const { missing, extra, arity } = differences(c, help!)
+        expect({ missing, extra, arity }).toEqual({ missing: [], extra: [], arity: [] })
+      }
+    )
   }
 })

@@ -19,19 +19,32 @@ beforeAll(() => {
   const project = makeProject()
   root = project.root
   cleanup = project.cleanup
-  for (const [name, text] of Object.entries({ "a.md": "x\n", "b.md": "y\n", "a.json": "{}\n", "prog.jq": ".\n", "list": "a.md\n" })) fs.writeFileSync(path.join(root, name), text)
+  for (
+    const [name, text] of Object.entries({
+      "a.md": "x\n",
+      "b.md": "y\n",
+      "a.json": "{}\n",
+      "prog.jq": ".\n",
+      "list": "a.md\n"
+    })
+  ) fs.writeFileSync(path.join(root, name), text)
   fs.mkdirSync(path.join(root, "-f.env-dir"), { recursive: true })
 })
 afterAll(() => cleanup())
 
 const decide = (command: string, rules: Rules = {}, mode: PermissionMode = "default", pathDenyRules = true) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* sharedShellAnalyzer.warmup
     return yield* check(command, { ...contextFor(root, rules, mode), pathDenyRules })
   })
 
-const expectBehavior = (command: string, behavior: "allow" | "ask" | "deny", rules: Rules = {}, mode: PermissionMode = "default") =>
-  Effect.gen(function* () {
+const expectBehavior = (
+  command: string,
+  behavior: "allow" | "ask" | "deny",
+  rules: Rules = {},
+  mode: PermissionMode = "default"
+) =>
+  Effect.gen(function*() {
     const verdict = yield* decide(command, rules, mode)
     expect({ command, behavior: Permission.behaviorOf(verdict) }).toEqual({ command, behavior })
   })
@@ -118,12 +131,11 @@ describe("class 1: options of read-only commands are checked against exact lists
   ]
   for (const command of NOT_READ_ONLY) {
     it.effect(`${command} is not read-only`, () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         yield* sharedShellAnalyzer.warmup
         expect({ command, readOnly: sharedShellAnalyzer.isReadOnly(command) }).toEqual({ command, readOnly: false })
         yield* expectBehavior(command, "ask")
-      })
-    )
+      }))
   }
 
   const READ_ONLY = [
@@ -203,13 +215,15 @@ describe("class 1: options of read-only commands are checked against exact lists
   ]
   for (const command of READ_ONLY) {
     it.effect(`${command} is read-only`, () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         yield* sharedShellAnalyzer.warmup
         expect({ command, readOnly: sharedShellAnalyzer.isReadOnly(command) }).toEqual({ command, readOnly: true })
         // Without deny rules on paths (a recursive read asks while they exist).
-        expect({ command, behavior: Permission.behaviorOf(yield* decide(command, {}, "default", false)) }).toEqual({ command, behavior: "allow" })
-      })
-    )
+        expect({ command, behavior: Permission.behaviorOf(yield* decide(command, {}, "default", false)) }).toEqual({
+          command,
+          behavior: "allow"
+        })
+      }))
   }
 })
 
@@ -257,7 +271,9 @@ describe("class 2: files named in option values are checked like operands", () =
     ["git log -p -- .env", "Bash(git log:*)"],
     ["jq --rawfile x .env -n .", "Bash(jq:*)"]
   ]
-  for (const [command, allow] of DENIED_UNDER_ALLOW) it.effect(`${command} is denied under ${allow}`, () => expectBehavior(command, "deny", { allow: [allow] }))
+  for (const [command, allow] of DENIED_UNDER_ALLOW) {
+    it.effect(`${command} is denied under ${allow}`, () => expectBehavior(command, "deny", { allow: [allow] }))
+  }
 
   const OUTSIDE = [
     "grep -f /etc/hostname a.md",
@@ -271,41 +287,44 @@ describe("class 2: files named in option values are checked like operands", () =
     "file -m /etc/hostname a.md",
     "find . -newer /etc/hostname"
   ]
-  for (const command of OUTSIDE) it.effect(`${command} reads outside the working directories: asks`, () => expectBehavior(command, "ask"))
+  for (const command of OUTSIDE) {
+    it.effect(`${command} reads outside the working directories: asks`, () => expectBehavior(command, "ask"))
+  }
 
   it.effect("a glob that expands to an option file name asks (a file named -f.env-dir exists)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* expectBehavior("grep x *", "ask")
       yield* expectBehavior("grep x *", "ask", { allow: ["Bash(grep:*)"] })
       yield* expectBehavior("diff * a.md", "ask")
-    })
-  )
+    }))
   it.effect("a glob that cannot expand to an option keeps its verdict", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* expectBehavior("grep x *.md", "allow")
       yield* expectBehavior("grep x src/*", "allow")
       yield* expectBehavior("grep x -- *", "allow")
-    })
-  )
+    }))
 
   it.effect("xargs feeding run-time file names to an allowed reader asks when Read deny rules exist", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const verdict = yield* decide("echo .env | xargs cat", { allow: ["Bash(cat:*)"] }, "default", true)
       expect(Permission.behaviorOf(verdict)).not.toBe("allow")
       const noDeny = yield* decide("find . -print0 | xargs -0 grep x", { allow: ["Bash(grep:*)"] }, "default", false)
       expect(Permission.behaviorOf(noDeny)).toBe("allow")
-    })
-  )
+    }))
   it.effect("run-time arguments that could be options of a program that writes ask", () =>
-    Effect.gen(function* () {
-      const verdict = yield* decide("cat list | xargs sort", { allow: ["Bash(sort:*)", "Bash(cat:*)"] }, "default", false)
+    Effect.gen(function*() {
+      const verdict = yield* decide(
+        "cat list | xargs sort",
+        { allow: ["Bash(sort:*)", "Bash(cat:*)"] },
+        "default",
+        false
+      )
       expect(Permission.behaviorOf(verdict)).toBe("ask")
       const file = yield* decide("cat list | xargs file", { allow: ["Bash(file:*)", "Bash(cat:*)"] }, "default", false)
       expect(Permission.behaviorOf(file)).toBe("ask")
-      const diff = yield* decide('diff "$A" a.md', { allow: ["Bash(diff:*)"] }, "default", false)
+      const diff = yield* decide("diff \"$A\" a.md", { allow: ["Bash(diff:*)"] }, "default", false)
       expect(Permission.behaviorOf(diff)).toBe("ask")
-    })
-  )
+    }))
 })
 
 describe("class 3: deny and ask rules match equivalent spellings", () => {
@@ -362,11 +381,10 @@ describe("class 3: deny and ask rules match equivalent spellings", () => {
   ]
   for (const [rule, command] of NOT_DENIED) {
     it.effect(`${rule} does not deny ${command}`, () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const verdict = yield* decide(command, { deny: [rule], allow: ["Bash(rm:*)", "Bash(git:*)", "Bash(npm:*)"] })
         expect({ command, behavior: Permission.behaviorOf(verdict) }).not.toEqual({ command, behavior: "deny" })
-      })
-    )
+      }))
   }
 
   const POSSIBLE: ReadonlyArray<readonly [string, string]> = [
@@ -377,20 +395,18 @@ describe("class 3: deny and ask rules match equivalent spellings", () => {
   ]
   for (const [rule, command] of POSSIBLE) {
     it.effect(`${rule} may match ${command} (an alias, a correction or an ambiguous option): asks`, () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const verdict = yield* decide(command, { deny: [rule], allow: ["Bash"] })
         expect({ command, behavior: Permission.behaviorOf(verdict) }).toEqual({ command, behavior: "ask" })
-      })
-    )
+      }))
   }
 
   it.effect("ask rules match equivalent spellings too", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const verdict = yield* decide("git push -f", { ask: ["Bash(git push --force:*)"], allow: ["Bash(git:*)"] })
       expect(Permission.behaviorOf(verdict)).toBe("ask")
       expect((verdict as Permission.Ask).kind).toBe("rule")
-    })
-  )
+    }))
 })
 
 describe("class 4: options that run programs or write files ask under prefix allow rules", () => {
@@ -465,7 +481,8 @@ describe("class 4: options that run programs or write files ask under prefix all
     ["Bash(tar -xf:*)", "tar -xf a.tar"]
   ]
   for (const [rule, command] of ALLOWED) {
-    it.effect(`${command} is allowed under ${rule}`, () => expectBehavior(command, "allow", { allow: [rule] }, "default"))
+    it.effect(`${command} is allowed under ${rule}`, () =>
+      expectBehavior(command, "allow", { allow: [rule] }, "default"))
   }
 })
 
@@ -502,11 +519,10 @@ describe("class 6: sed scripts are read command by command", () => {
   ]
   for (const command of NOT_READ_ONLY) {
     it.effect(`${JSON.stringify(command)} is not read-only`, () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         yield* sharedShellAnalyzer.warmup
         expect({ command, readOnly: sharedShellAnalyzer.isReadOnly(command) }).toEqual({ command, readOnly: false })
-      })
-    )
+      }))
   }
   const READ_ONLY = [
     "sed 'a foo\\\n1e id' a.md",
@@ -537,19 +553,17 @@ describe("class 6: sed scripts are read command by command", () => {
   ]
   for (const command of READ_ONLY) {
     it.effect(`${JSON.stringify(command)} is read-only`, () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         yield* sharedShellAnalyzer.warmup
         expect({ command, readOnly: sharedShellAnalyzer.isReadOnly(command) }).toEqual({ command, readOnly: true })
-      })
-    )
+      }))
   }
   it.effect("--sandbox makes a script without e/w/r harmless under an allow rule, and rejects them", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* expectBehavior("sed --sandbox 's/a/b/' a.md", "allow", { allow: ["Bash(sed:*)"] })
       yield* expectBehavior("sed 's/a/b/w out' a.md", "ask", { allow: ["Bash(sed:*)"] })
       yield* expectBehavior("sed 'a x\\\\\n1e id' a.md", "ask", { allow: ["Bash(sed:*)"] })
-    })
-  )
+    }))
 })
 
 describe("class 7: harmless builtins", () => {
@@ -562,10 +576,13 @@ describe("class 7: harmless builtins", () => {
     ["read f", {}],
     ["find . -print0 | xargs -0 grep x", { allow: ["Bash(grep:*)"] }]
   ]
-  for (const [command, rules] of ALLOWED) it.effect(`${command} is allowed`, () => Effect.gen(function* () {
-    const verdict = yield* decide(command, rules, "default", false)
-    expect({ command, behavior: Permission.behaviorOf(verdict) }).toEqual({ command, behavior: "allow" })
-  }))
+  for (const [command, rules] of ALLOWED) {
+    it.effect(`${command} is allowed`, () =>
+      Effect.gen(function*() {
+        const verdict = yield* decide(command, rules, "default", false)
+        expect({ command, behavior: Permission.behaviorOf(verdict) }).toEqual({ command, behavior: "allow" })
+      }))
+  }
 
   const ASK: ReadonlyArray<readonly [string, Rules]> = [
     ["set -k; npm test", { allow: ["Bash(npm test:*)"] }],
@@ -582,14 +599,23 @@ describe("class 7: harmless builtins", () => {
 })
 
 describe("names that are properties of every object are not in any table", () => {
-  for (const command of ["constructor a.md", "toString", "__proto__ x", "hasOwnProperty", "git constructor", "git __proto__", "npm constructor"]) {
+  for (
+    const command of [
+      "constructor a.md",
+      "toString",
+      "__proto__ x",
+      "hasOwnProperty",
+      "git constructor",
+      "git __proto__",
+      "npm constructor"
+    ]
+  ) {
     it.effect(`${command} is not read-only`, () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         yield* sharedShellAnalyzer.warmup
         expect(sharedShellAnalyzer.isReadOnly(command)).toBe(false)
         const verdict = yield* decide(command, { deny: ["Bash(npm publish:*)", "Bash(git push:*)"] })
         expect(Permission.behaviorOf(verdict)).toBe("ask")
-      })
-    )
+      }))
   }
 })

@@ -26,7 +26,10 @@ export const OracleRegressions = Schema.Struct({
   cases: Schema.Array(OracleRegression)
 })
 
-export const CASES_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/bash/oracle-cases.json")
+export const CASES_FILE = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "../../fixtures/bash/oracle-cases.json"
+)
 
 export const loadRegressions = (file = CASES_FILE): ReadonlyArray<OracleRegression> =>
   Schema.decodeUnknownSync(Schema.parseJson(OracleRegressions))(fs.readFileSync(file, "utf8")).cases

@@ -16,8 +16,19 @@ export const OracleContext = Schema.Struct({
 export type OracleContext = typeof OracleContext.Type
 
 /** Rules for programs that are not read-only, so that commands built on them get allowed (and checked). */
-export const RUNNER_RULES: ReadonlyArray<string> = ["Bash(npm test:*)", "Bash(git status:*)", "Bash(make test:*)", "Bash(npm run lint)", "Bash(./scripts/test.sh:*)"]
-export const TOOL_RULES: ReadonlyArray<string> = ["Bash(python3 -m pytest:*)", "Bash(git diff:*)", "Bash(docker ps:*)", "Bash(node --version)"]
+export const RUNNER_RULES: ReadonlyArray<string> = [
+  "Bash(npm test:*)",
+  "Bash(git status:*)",
+  "Bash(make test:*)",
+  "Bash(npm run lint)",
+  "Bash(./scripts/test.sh:*)"
+]
+export const TOOL_RULES: ReadonlyArray<string> = [
+  "Bash(python3 -m pytest:*)",
+  "Bash(git diff:*)",
+  "Bash(docker ps:*)",
+  "Bash(node --version)"
+]
 
 export const CONTEXTS: ReadonlyArray<OracleContext> = [
   { mode: "default", allow: [], cwd: "" },
@@ -31,4 +42,6 @@ export const CONTEXTS: ReadonlyArray<OracleContext> = [
 ]
 
 export const showContext = (ctx: OracleContext): string =>
-  `mode ${ctx.mode}, allow ${ctx.allow.length === 0 ? "(none)" : ctx.allow.join(" ")}, cwd ${ctx.cwd === "" ? "<project>" : `<project>/${ctx.cwd}`}`
+  `mode ${ctx.mode}, allow ${ctx.allow.length === 0 ? "(none)" : ctx.allow.join(" ")}, cwd ${
+    ctx.cwd === "" ? "<project>" : `<project>/${ctx.cwd}`
+  }`

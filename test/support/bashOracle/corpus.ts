@@ -17,17 +17,30 @@ export interface CorpusCase {
   readonly tags: ReadonlyArray<string>
 }
 
-const plainCommand: fc.Arbitrary<Generated> = fc.oneof({ weight: 6, arbitrary: readOnlyCommand.map((command) => ({ command, tags: ["read-only"] })) }, { weight: 1, arbitrary: ruleCommand })
+const plainCommand: fc.Arbitrary<Generated> = fc.oneof({
+  weight: 6,
+  arbitrary: readOnlyCommand.map((command) => ({ command, tags: ["read-only"] }))
+}, { weight: 1, arbitrary: ruleCommand })
 
 const compound: fc.Arbitrary<Generated> = fc
-  .tuple(plainCommand, fc.array(fc.tuple(pick(" && ", " || ", " ; ", " | ", "\n", " |& ", " & ", ";", "|"), plainCommand), { minLength: 1, maxLength: 2 }), pick("plain", "plain", "subshell", "group"))
+  .tuple(
+    plainCommand,
+    fc.array(fc.tuple(pick(" && ", " || ", " ; ", " | ", "\n", " |& ", " & ", ";", "|"), plainCommand), {
+      minLength: 1,
+      maxLength: 2
+    }),
+    pick("plain", "plain", "subshell", "group")
+  )
   .map(([first, rest, wrap]) => {
     const text = first.command + rest.map(([op, c]) => op + c.command).join("")
     const command = wrap === "subshell" ? `( ${text} )` : wrap === "group" ? `{ ${text}; }` : text
     return { command, tags: ["list", ...new Set([first, ...rest.map(([, c]) => c)].flatMap((c) => c.tags))] }
   })
 
-const construct: fc.Arbitrary<Generated> = fc.oneof({ weight: 12, arbitrary: plainCommand }, { weight: 6, arbitrary: compound }, ...attackCases)
+const construct: fc.Arbitrary<Generated> = fc.oneof({ weight: 12, arbitrary: plainCommand }, {
+  weight: 6,
+  arbitrary: compound
+}, ...attackCases)
 
 const hasRules = (ctx: OracleContext, rules: ReadonlyArray<string>) => rules.every((r) => ctx.allow.includes(r))
 
@@ -43,12 +56,18 @@ const contextsFor = (tags: ReadonlyArray<string>, command: string): ReadonlyArra
   return fitting.length > 0 ? fitting : CONTEXTS
 }
 
-export const corpusCase: fc.Arbitrary<CorpusCase> = fc.tuple(construct, mutations, fc.nat()).map(([built, applied, n]) => {
-  const command = applied.reduce((text, [, mutate]) => mutate(text), built.command)
-  const tags = [...built.tags.filter((t) => !t.startsWith("rule:") && t !== "writes"), ...applied.map(([name]) => `+${name}`)]
-  const fitting = contextsFor(built.tags, command)
-  return { command, context: fitting[n % fitting.length]!, tags }
-})
+export const corpusCase: fc.Arbitrary<CorpusCase> = fc.tuple(construct, mutations, fc.nat()).map(
+  ([built, applied, n]) => {
+    const command = applied.reduce((text, [, mutate]) => mutate(text), built.command)
+    const tags = [
+      ...built.tags.filter((t) => !t.startsWith("rule:") && t !== "writes"),
+      ...applied.map(([name]) => `+${name}`)
+    ]
+    const fitting = contextsFor(built.tags, command)
+    return { command, context: fitting[n % fitting.length]!, tags }
+  }
+)
 
 /** `count` cases for a seed: the same every time. */
-export const generateCorpus = (seed: number, count: number): Array<CorpusCase> => fc.sample(corpusCase, { seed, numRuns: count })
+export const generateCorpus = (seed: number, count: number): Array<CorpusCase> =>
+  fc.sample(corpusCase, { seed, numRuns: count })

@@ -14,14 +14,72 @@ import { shellTempDir } from "../../../src/tools/bash/cwdTrap.js"
 /** Programs that run for real after being logged: reading programs and the wrappers that run others. */
 export const PASS_THROUGH: ReadonlyArray<string> = [
   // reading programs whose options may write files or run programs
-  "cat", "head", "tail", "ls", "grep", "rg", "find", "sed", "sort", "uniq", "wc", "git", "diff", "cmp",
-  "comm", "jq", "file", "strings", "stat", "cut", "tr", "od", "xxd", "hexdump", "nl", "tac", "rev", "fold", "expand",
-  "unexpand", "column", "paste", "base64", "md5sum", "sha1sum", "sha256sum", "cksum", "realpath", "readlink", "basename",
-  "dirname", "du", "date", "printenv", "id", "whoami", "uname", "seq", "awk", "gawk", "mawk",
+  "cat",
+  "head",
+  "tail",
+  "ls",
+  "grep",
+  "rg",
+  "find",
+  "sed",
+  "sort",
+  "uniq",
+  "wc",
+  "git",
+  "diff",
+  "cmp",
+  "comm",
+  "jq",
+  "file",
+  "strings",
+  "stat",
+  "cut",
+  "tr",
+  "od",
+  "xxd",
+  "hexdump",
+  "nl",
+  "tac",
+  "rev",
+  "fold",
+  "expand",
+  "unexpand",
+  "column",
+  "paste",
+  "base64",
+  "md5sum",
+  "sha1sum",
+  "sha256sum",
+  "cksum",
+  "realpath",
+  "readlink",
+  "basename",
+  "dirname",
+  "du",
+  "date",
+  "printenv",
+  "id",
+  "whoami",
+  "uname",
+  "seq",
+  "awk",
+  "gawk",
+  "mawk",
   // builtins disabled in the command's shell, so that they are logged too
-  "echo", "printf", "pwd", "test", "[", "true", "false",
+  "echo",
+  "printf",
+  "pwd",
+  "test",
+  "[",
+  "true",
+  "false",
   // wrappers: the real one runs its command through PATH, i.e. through a stub
-  "env", "xargs", "timeout", "nice", "nohup", "stdbuf"
+  "env",
+  "xargs",
+  "timeout",
+  "nice",
+  "nohup",
+  "stdbuf"
 ]
 
 /** Builtins that the command's shell looks up in PATH instead (the cwd trap gets them back at exit). */
@@ -31,7 +89,26 @@ export const DISABLED_BUILTINS: ReadonlyArray<string> = ["echo", "printf", "pwd"
 export const PROJECT_SCRIPT_STUB = "oracle-project-script"
 
 /** Names the corpus uses that may not exist on this machine. */
-const EXTRA_NAMES = ["npm", "npx", "node", "make", "python", "python3", "curl", "wget", "sudo", "docker", "kubectl", "yarn", "pnpm", "tree", "rm", "touch", "mkdir", PROJECT_SCRIPT_STUB]
+const EXTRA_NAMES = [
+  "npm",
+  "npx",
+  "node",
+  "make",
+  "python",
+  "python3",
+  "curl",
+  "wget",
+  "sudo",
+  "docker",
+  "kubectl",
+  "yarn",
+  "pnpm",
+  "tree",
+  "rm",
+  "touch",
+  "mkdir",
+  PROJECT_SCRIPT_STUB
+]
 
 export interface Harness {
   readonly dir: string
@@ -60,33 +137,42 @@ const programNames = (): Array<string> => {
   return [...names]
 }
 
-const stubScript = (h: { realbin: string; log: string; nestedEnv: string }) => `#!${h.realbin}/dash
+const stubScript = (h: { realbin: string; log: string; nestedEnv: string }) =>
+  `#!${h.realbin}/dash
 n=\${0##*/}
 printf '%s\\0' run "$PWD" "$#" "$0" "$@" >> ${shQuote(h.log)}/$$
 case $n in
   egrep) exec ${shQuote(h.realbin)}/grep -E "$@" ;;
   fgrep) exec ${shQuote(h.realbin)}/grep -F "$@" ;;
   ${PASS_THROUGH.map((p) => (p === "[" ? "\\[" : p)).join("|")}) exec ${shQuote(h.realbin)}/"$n" "$@" ;;
-  bash) export __oracle_user_bash_env="\${BASH_ENV-}"; BASH_ENV=${shQuote(h.nestedEnv)} exec ${shQuote(h.realbin)}/bash "$@" ;;
+  bash) export __oracle_user_bash_env="\${BASH_ENV-}"; BASH_ENV=${shQuote(h.nestedEnv)} exec ${
+    shQuote(h.realbin)
+  }/bash "$@" ;;
   sh|dash) exec ${shQuote(h.realbin)}/dash "$@" ;;
 esac
 exit 0
 `
 
 const missingHandler = (h: { realbin: string; log: string }) =>
-  `command_not_found_handle() { ${shQuote(h.realbin)}/printf '%s\\0' missing "$PWD" "$#" "$@" >> ${shQuote(h.log)}/"$BASHPID"; return 127; }`
+  `command_not_found_handle() { ${shQuote(h.realbin)}/printf '%s\\0' missing "$PWD" "$#" "$@" >> ${
+    shQuote(h.log)
+  }/"$BASHPID"; return 127; }`
 
 /** BASH_ENV of the command's shell: toolgate's own script (the cwd trap), with the builtins sent through PATH. */
-const envScript = (h: { realbin: string; log: string; toolgateEnv: string }) => `${missingHandler(h)}
+const envScript = (h: { realbin: string; log: string; toolgateEnv: string }) =>
+  `${missingHandler(h)}
 . ${shQuote(h.toolgateEnv)}
 __oracle_trap=$(trap -p EXIT)
-[ -n "$__oracle_trap" ] && eval "\${__oracle_trap/#trap -- \\'/trap -- \\'builtin enable ${DISABLED_BUILTINS.join(" ")}; }"
+[ -n "$__oracle_trap" ] && eval "\${__oracle_trap/#trap -- \\'/trap -- \\'builtin enable ${
+    DISABLED_BUILTINS.join(" ")
+  }; }"
 unset __oracle_trap
 enable -n ${DISABLED_BUILTINS.join(" ")}
 `
 
 /** BASH_ENV of a nested bash (the `bash` stub): the caller's own BASH_ENV, then the builtins through PATH. */
-const nestedEnvScript = (h: { realbin: string; log: string }) => `${missingHandler(h)}
+const nestedEnvScript = (h: { realbin: string; log: string }) =>
+  `${missingHandler(h)}
 if [ -n "$__oracle_user_bash_env" ]; then __oracle_file=$__oracle_user_bash_env; unset __oracle_user_bash_env; . "$__oracle_file"; unset __oracle_file; else unset __oracle_user_bash_env; fi
 enable -n ${DISABLED_BUILTINS.join(" ")}
 `
@@ -99,12 +185,15 @@ enable -n ${DISABLED_BUILTINS.join(" ")}
  * logs into the next. Writes `done <id> <status>` after each. The driver runs without BASH_ENV
  * (only the command's shell gets it), and the command does not inherit the reply pipe.
  */
-const driverScript = (h: { realbin: string; envScript: string; cwdFile: string }) => `set -m
+const driverScript = (h: { realbin: string; envScript: string; cwdFile: string }) =>
+  `set -m
 exec 3>&1 >/dev/null 2>/dev/null
 while IFS= read -r -d '' __oracle_id && IFS= read -r -d '' __oracle_cwd && IFS= read -r -d '' __oracle_cmd; do
   if builtin cd -- "$__oracle_cwd"; then
     unset OLDPWD
-    (exec 3>&-; export BASH_ENV=${shQuote(h.envScript)} TOOLGATE_CWD_FILE=${shQuote(h.cwdFile)}; exec -a /bin/bash ${shQuote(h.realbin)}/bash --noprofile --norc -c "$__oracle_cmd") </dev/null >/dev/null 2>&1 &
+    (exec 3>&-; export BASH_ENV=${shQuote(h.envScript)} TOOLGATE_CWD_FILE=${shQuote(h.cwdFile)}; exec -a /bin/bash ${
+    shQuote(h.realbin)
+  }/bash --noprofile --norc -c "$__oracle_cmd") </dev/null >/dev/null 2>&1 &
     __oracle_pid=$!
     wait "$__oracle_pid"
     __oracle_status=$?
@@ -121,7 +210,9 @@ done
 `
 
 /** toolgate's BASH_ENV script, as the Bash tool writes it. */
-const toolgateEnvText: Effect.Effect<string> = Effect.scoped(Effect.map(shellTempDir, (temp) => fs.readFileSync(temp.env.BASH_ENV, "utf8")))
+const toolgateEnvText: Effect.Effect<string> = Effect.scoped(
+  Effect.map(shellTempDir, (temp) => fs.readFileSync(temp.env.BASH_ENV, "utf8"))
+)
 
 export const makeHarness = (dir: string): Effect.Effect<Harness> =>
   Effect.map(toolgateEnvText, (toolgateEnv) => {

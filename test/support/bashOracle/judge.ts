@@ -7,12 +7,20 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { CommandAnalysis } from "../../../src/services/ShellAnalyzer.js"
-import { expandTilde, programMatches, programRun, unitMatches, type JudgeContext, type ProgramRun, type SimpleCommand, type Word } from "./matching.js"
+import {
+  expandTilde,
+  programMatches,
+  programRun,
+  unitMatches,
+  type JudgeContext,
+  type ProgramRun,
+  type SimpleCommand,
+  type Word
+} from "./matching.js"
 import type { LoggedRun } from "./sandbox.js"
 import type { Change } from "./scratch.js"
 
 export type { JudgeContext } from "./matching.js"
-
 
 /**
  * `unnamed-program`: bash started a program no command of the analysis names; `argv-mismatch`:
@@ -20,10 +28,23 @@ export type { JudgeContext } from "./matching.js"
  * analysis does not go; the write kinds: a change the analysis did not name and approve, a change
  * outside the working directories, a change of a protected path.
  */
-export type ProblemKind = "unnamed-program" | "argv-mismatch" | "wrong-directory" | "unnamed-write" | "write-outside" | "protected-write"
+export type ProblemKind =
+  | "unnamed-program"
+  | "argv-mismatch"
+  | "wrong-directory"
+  | "unnamed-write"
+  | "write-outside"
+  | "protected-write"
 
 /** Most severe first (a reproducer is minimised keeping its most severe problem). */
-export const SEVERITY: ReadonlyArray<ProblemKind> = ["unnamed-write", "write-outside", "protected-write", "unnamed-program", "wrong-directory", "argv-mismatch"]
+export const SEVERITY: ReadonlyArray<ProblemKind> = [
+  "unnamed-write",
+  "write-outside",
+  "protected-write",
+  "unnamed-program",
+  "wrong-directory",
+  "argv-mismatch"
+]
 
 export interface Problem {
   readonly kind: ProblemKind
@@ -36,12 +57,17 @@ export interface Problem {
   readonly change?: Change["kind"]
 }
 
-const commandsOf = (analysis: CommandAnalysis): ReadonlyArray<SimpleCommand> => (analysis.kind === "simple" ? analysis.commands : analysis.visibleCommands)
+const commandsOf = (
+  analysis: CommandAnalysis
+): ReadonlyArray<SimpleCommand> => (analysis.kind === "simple" ? analysis.commands : analysis.visibleCommands)
 
 const CD_NAMES = new Set(["cd", "pushd", "popd"])
 
 /** The directories the analysis lets commands run in; undefined when a change of directory is only known at run time. */
-const directoriesOf = (commands: ReadonlyArray<SimpleCommand>, ctx: JudgeContext): ReadonlyArray<string> | undefined => {
+const directoriesOf = (
+  commands: ReadonlyArray<SimpleCommand>,
+  ctx: JudgeContext
+): ReadonlyArray<string> | undefined => {
   const dirs = [ctx.cwd]
   for (const c of commands) {
     const name = c.argv[0]
@@ -89,14 +115,27 @@ const FILE_COMMANDS: ReadonlySet<string> = new Set(["mkdir", "touch", "rm", "rmd
 
 const INPUT_OPS = new Set(["<", "<<", "<<-", "<<<", "<&"])
 
-const isFdDuplication = (op: string, target: Word): boolean => (op === ">&" || op === "<&") && typeof target === "string" && /^(?:\d+|-)$/.test(target)
+const isFdDuplication = (op: string, target: Word): boolean =>
+  (op === ">&" || op === "<&") && typeof target === "string" && /^(?:\d+|-)$/.test(target)
 
 const PROTECTED_DIRS = new Set([".git", ".claude", ".vscode", ".idea", ".husky"])
-const PROTECTED_FILES = new Set([".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".gitconfig", ".gitmodules", ".ripgreprc", ".mcp.json", ".claude.json"])
+const PROTECTED_FILES = new Set([
+  ".bashrc",
+  ".bash_profile",
+  ".zshrc",
+  ".zprofile",
+  ".profile",
+  ".gitconfig",
+  ".gitmodules",
+  ".ripgreprc",
+  ".mcp.json",
+  ".claude.json"
+])
 
 const isProtected = (p: string): boolean => {
   const parts = p.split(path.sep)
-  return parts.some((part) => PROTECTED_DIRS.has(part.toLowerCase())) || PROTECTED_FILES.has(path.basename(p).toLowerCase())
+  return parts.some((part) => PROTECTED_DIRS.has(part.toLowerCase())) ||
+    PROTECTED_FILES.has(path.basename(p).toLowerCase())
 }
 
 const inside = (p: string, dir: string): boolean => {
@@ -104,10 +143,16 @@ const inside = (p: string, dir: string): boolean => {
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel))
 }
 
-const showRun = (run: ProgramRun): string => `${run.found ? run.program : `${run.program} (not found)`} ${JSON.stringify(run.args)} in ${run.cwd}`
+const showRun = (run: ProgramRun): string =>
+  `${run.found ? run.program : `${run.program} (not found)`} ${JSON.stringify(run.args)} in ${run.cwd}`
 
 /** Every way in which what bash did differs from what the analyzer said (empty: none). */
-export const judge = (analysis: CommandAnalysis, runs: ReadonlyArray<LoggedRun>, changes: ReadonlyArray<Change>, ctx: JudgeContext): Array<Problem> => {
+export const judge = (
+  analysis: CommandAnalysis,
+  runs: ReadonlyArray<LoggedRun>,
+  changes: ReadonlyArray<Change>,
+  ctx: JudgeContext
+): Array<Problem> => {
   const problems: Array<Problem> = []
   const commands = commandsOf(analysis)
   const dirs = directoriesOf(commands, ctx)
@@ -120,13 +165,21 @@ export const judge = (analysis: CommandAnalysis, runs: ReadonlyArray<LoggedRun>,
       const named = commands.some((c) => c.argv.length > 0 && programMatches(c.argv[0]!, run, ctx))
       problems.push(
         named
-          ? { kind: "argv-mismatch", detail: `bash ran ${showRun(run)}; the analyzer has that program with other arguments`, ...who }
+          ? {
+            kind: "argv-mismatch",
+            detail: `bash ran ${showRun(run)}; the analyzer has that program with other arguments`,
+            ...who
+          }
           : { kind: "unnamed-program", detail: `bash ran ${showRun(run)}, a program the analyzer did not name`, ...who }
       )
       continue
     }
     if (dirs !== undefined && !dirs.includes(run.cwd) && !realDirs!.includes(real(run.cwd))) {
-      problems.push({ kind: "wrong-directory", detail: `bash ran ${showRun(run)}; the analyzer expected ${dirs.join(" or ")}`, ...who })
+      problems.push({
+        kind: "wrong-directory",
+        detail: `bash ran ${showRun(run)}; the analyzer expected ${dirs.join(" or ")}`,
+        ...who
+      })
     }
   }
 
@@ -149,10 +202,14 @@ export const judge = (analysis: CommandAnalysis, runs: ReadonlyArray<LoggedRun>,
         const suffixes = [""]
         for (const a of args) {
           if (typeof a !== "string") continue
-          const backup = program === "sed" ? (/^-[a-zA-Z]*i(.+)$/.exec(a)?.[1] ?? /^--in-place=(.+)$/.exec(a)?.[1]) : undefined
+          const backup = program === "sed"
+            ? (/^-[a-zA-Z]*i(.+)$/.exec(a)?.[1] ?? /^--in-place=(.+)$/.exec(a)?.[1])
+            : undefined
           if (backup !== undefined) suffixes.push(backup)
         }
-        for (const a of args) if (typeof a === "string" && !a.startsWith("-")) for (const suffix of suffixes) name(a + suffix)
+        for (const a of args) {
+          if (typeof a === "string" && !a.startsWith("-")) { for (const suffix of suffixes) name(a + suffix) }
+        }
       }
       for (const r of c.redirects) {
         if (INPUT_OPS.has(r.op) || isFdDuplication(r.op, r.target)) continue
@@ -168,9 +225,17 @@ export const judge = (analysis: CommandAnalysis, runs: ReadonlyArray<LoggedRun>,
   for (const change of changes) {
     const what = `${change.kind} ${change.path} (${change.detail})`
     if (!anyTarget && !named.has(change.path)) {
-      problems.push({ kind: "unnamed-write", detail: `bash ${what}, which the analyzer did not name as an approved write`, change: change.kind })
+      problems.push({
+        kind: "unnamed-write",
+        detail: `bash ${what}, which the analyzer did not name as an approved write`,
+        change: change.kind
+      })
     } else if (!realWorking.some((d) => inside(change.path, d))) {
-      problems.push({ kind: "write-outside", detail: `bash ${what}, outside the working directories`, change: change.kind })
+      problems.push({
+        kind: "write-outside",
+        detail: `bash ${what}, outside the working directories`,
+        change: change.kind
+      })
     } else if (isProtected(path.relative(ctx.workingDirectories[0] ?? "/", change.path))) {
       problems.push({ kind: "protected-write", detail: `bash ${what}, a protected path`, change: change.kind })
     }

@@ -34,7 +34,10 @@ const getsRuntimeArgs = (c: SimpleCommand): boolean => {
   return c.origin === "wrapper-inner" && last !== undefined && isDynamic(last)
 }
 
-export const expandTilde = (word: string, home: string): string => (word === "~" || word.startsWith("~/") ? home + word.slice(1) : word)
+export const expandTilde = (
+  word: string,
+  home: string
+): string => (word === "~" || word.startsWith("~/") ? home + word.slice(1) : word)
 
 /** `/bin` and `/sbin` are links into /usr on the machines this runs on. */
 const canonicalBin = (p: string): string => p.replace(/^\/bin\//, "/usr/bin/").replace(/^\/sbin\//, "/usr/sbin/")
@@ -121,7 +124,12 @@ const oneWord = (w: Exclude<Word, string>): boolean => /^"[^"]*"$/s.test(w.text)
  * one or more arguments it matches (its expansion); the last word of a unit that gets run-time
  * arguments for any number.
  */
-const argsMatch = (expected: ReadonlyArray<Word>, actual: ReadonlyArray<string>, runtimeArgs: boolean, ctx: JudgeContext): boolean => {
+const argsMatch = (
+  expected: ReadonlyArray<Word>,
+  actual: ReadonlyArray<string>,
+  runtimeArgs: boolean,
+  ctx: JudgeContext
+): boolean => {
   const fixed = runtimeArgs ? expected.slice(0, -1) : expected
   const go = (i: number, j: number): boolean => {
     if (i === fixed.length) return runtimeArgs || j === actual.length
@@ -142,5 +150,5 @@ const argsMatch = (expected: ReadonlyArray<Word>, actual: ReadonlyArray<string>,
 }
 
 export const unitMatches = (unit: SimpleCommand, run: ProgramRun, ctx: JudgeContext): boolean =>
-  unit.argv.length > 0 && programMatches(unit.argv[0]!, run, ctx) && argsMatch(unit.argv.slice(1), run.args, getsRuntimeArgs(unit), ctx)
-
+  unit.argv.length > 0 && programMatches(unit.argv[0]!, run, ctx) &&
+  argsMatch(unit.argv.slice(1), run.args, getsRuntimeArgs(unit), ctx)

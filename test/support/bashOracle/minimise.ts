@@ -23,9 +23,13 @@ export const signatures = (checked: Checked): ReadonlyArray<string> => {
 const removals = (command: string): Array<string> => {
   const out: Array<string> = []
   const lines = command.split("\n")
-  if (lines.length > 1) for (let i = 0; i < lines.length; i++) out.push([...lines.slice(0, i), ...lines.slice(i + 1)].join("\n"))
+  if (lines.length > 1) {
+    for (let i = 0; i < lines.length; i++) out.push([...lines.slice(0, i), ...lines.slice(i + 1)].join("\n"))
+  }
   const tokens = command.split(/(?<=[ \t])/)
-  if (tokens.length > 1) for (let i = 0; i < tokens.length; i++) out.push([...tokens.slice(0, i), ...tokens.slice(i + 1)].join(""))
+  if (tokens.length > 1) {
+    for (let i = 0; i < tokens.length; i++) out.push([...tokens.slice(0, i), ...tokens.slice(i + 1)].join(""))
+  }
   for (let i = 0; i < command.length; i++) out.push(command.slice(0, i) + command.slice(i + 1))
   return out
 }

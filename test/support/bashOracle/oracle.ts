@@ -17,7 +17,16 @@ import type { OracleContext } from "./contexts.js"
 import { makeHarness } from "./harness.js"
 import { judge, type Problem } from "./judge.js"
 import { openSlot, sandboxProblem, type LoggedRun, type Slot } from "./sandbox.js"
-import { buildTemplate, diff, restore, snapshot, undo, type Change, type ScratchLayout, type Snapshot } from "./scratch.js"
+import {
+  buildTemplate,
+  diff,
+  restore,
+  snapshot,
+  undo,
+  type Change,
+  type ScratchLayout,
+  type Snapshot
+} from "./scratch.js"
 import { makeVerdicts, type Verdicts } from "./verdicts.js"
 import * as Permission from "../../../src/Permission.js"
 
@@ -30,7 +39,11 @@ export interface Checked {
   readonly case: OracleCase
   readonly behavior: "allow" | "ask" | "deny"
   /** What bash did (allowed commands only). */
-  readonly bash?: { readonly status: string; readonly runs: ReadonlyArray<LoggedRun>; readonly changes: ReadonlyArray<Change> }
+  readonly bash?: {
+    readonly status: string
+    readonly runs: ReadonlyArray<LoggedRun>
+    readonly changes: ReadonlyArray<Change>
+  }
   readonly analysis?: CommandAnalysis
   readonly problems: ReadonlyArray<Problem>
 }
@@ -75,7 +88,7 @@ const strayTrapFiles = (dir: string): Array<Change> =>
 export const sandboxUnavailable = sandboxProblem
 
 export const makeOracle = (options: OracleOptions): Effect.Effect<Oracle, never, Scope.Scope> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const base = yield* Effect.acquireRelease(
       Effect.sync(() => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-bash-oracle-")))),
       (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 }))
@@ -123,12 +136,20 @@ export const makeOracle = (options: OracleOptions): Effect.Effect<Oracle, never,
       slots.push({ slot, copy, trapDir: path.dirname(harness.cwdFile), before: snapshot(copy) })
     }
 
-    const runIn = async (state: SlotState, command: string, context: OracleContext, analysis: CommandAnalysis): Promise<Checked["bash"] & { problems: Array<Problem> }> => {
+    const runIn = async (
+      state: SlotState,
+      command: string,
+      context: OracleContext,
+      analysis: CommandAnalysis
+    ): Promise<Checked["bash"] & { problems: Array<Problem> }> => {
       const cwd = path.join(layout.proj, context.cwd)
       const outcome = await state.slot.run(command, cwd)
       const after = snapshot(state.copy)
       const inCopy = diff(state.before, after)
-      const changes = [...inCopy.map((c) => ({ ...c, path: rebase(c.path, state.copy, layout.root) })), ...strayTrapFiles(state.trapDir)]
+      const changes = [
+        ...inCopy.map((c) => ({ ...c, path: rebase(c.path, state.copy, layout.root) })),
+        ...strayTrapFiles(state.trapDir)
+      ]
       if (inCopy.length > 0) {
         undo(layout.root, state.copy, inCopy)
         state.before = snapshot(state.copy)
@@ -169,7 +190,11 @@ export const makeOracle = (options: OracleOptions): Effect.Effect<Oracle, never,
       return results
     }
 
-    const runAndJudge = async (command: string, context: OracleContext, analysis: CommandAnalysis): Promise<Checked> => {
+    const runAndJudge = async (
+      command: string,
+      context: OracleContext,
+      analysis: CommandAnalysis
+    ): Promise<Checked> => {
       const { problems, ...bash } = await runIn(slots[0]!, command, context, analysis)
       return { case: { command, context }, behavior: "allow", bash, analysis, problems }
     }

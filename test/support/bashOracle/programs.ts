@@ -15,8 +15,10 @@ export const pick = <T>(...values: ReadonlyArray<T>): fc.Arbitrary<T> => fc.cons
 /** The words joined with single spaces, empty ones left out. */
 export const words = (...parts: ReadonlyArray<string>): string => parts.filter((p) => p !== "").join(" ")
 export const maybe = (a: fc.Arbitrary<string>, freq = 2): fc.Arbitrary<string> => fc.option(a, { nil: "", freq })
-export const some = (a: fc.Arbitrary<string>, max: number, min = 0): fc.Arbitrary<string> => fc.array(a, { minLength: min, maxLength: max }).map((xs) => xs.join(" "))
-export const tagged = (tag: string, a: fc.Arbitrary<string>): fc.Arbitrary<Generated> => a.map((command) => ({ command, tags: [tag] }))
+export const some = (a: fc.Arbitrary<string>, max: number, min = 0): fc.Arbitrary<string> =>
+  fc.array(a, { minLength: min, maxLength: max }).map((xs) => xs.join(" "))
+export const tagged = (tag: string, a: fc.Arbitrary<string>): fc.Arbitrary<Generated> =>
+  a.map((command) => ({ command, tags: [tag] }))
 
 export const FILES = [
   "README.md",
@@ -37,12 +39,25 @@ export const FILES = [
   "./--from-file=x"
 ]
 const DIRS = [".", "src", "docs", "src/lib", "build", "empty", "src-link", "./src", "src/"]
-const GLOBS = ["*.md", "src/*.ts", "*.txt", "?otes.txt", "[nR]*", "{README.md,notes.txt}", "README.{md,txt}", "src/{a,b}.ts", "*"]
+const GLOBS = [
+  "*.md",
+  "src/*.ts",
+  "*.txt",
+  "?otes.txt",
+  "[nR]*",
+  "{README.md,notes.txt}",
+  "README.{md,txt}",
+  "src/{a,b}.ts",
+  "*"
+]
 
 const file = pick(...FILES)
-const files = fc.array(fc.oneof({ weight: 5, arbitrary: file }, { weight: 1, arbitrary: pick(...GLOBS) }), { minLength: 1, maxLength: 2 }).map((xs) => xs.join(" "))
+const files = fc.array(fc.oneof({ weight: 5, arbitrary: file }, { weight: 1, arbitrary: pick(...GLOBS) }), {
+  minLength: 1,
+  maxLength: 2
+}).map((xs) => xs.join(" "))
 const num = pick("1", "2", "3", "10")
-const pattern = pick("alpha", "TODO", "'^#'", '"hello world"', "'a.*b'", "beta", "-e alpha", "'[0-9]'", "export")
+const pattern = pick("alpha", "TODO", "'^#'", "\"hello world\"", "'a.*b'", "beta", "-e alpha", "'[0-9]'", "export")
 
 /** A count in every spelling head and tail take. */
 const countOption = fc.oneof(
@@ -57,39 +72,236 @@ const countOption = fc.oneof(
   num.map((n) => `-qn${n}`)
 )
 
-const catCommand = fc.tuple(some(pick("-n", "-A", "-b", "-s", "-v", "-E", "-T", "--number", "--show-all", "--squeeze-blank", "-nE"), 2), files).map(([o, f]) => words("cat", o, f))
-const headTail = fc.tuple(pick("head", "tail"), maybe(countOption, 3), files, fc.boolean()).map(([p, o, f, after]) => (after ? words(p, f, o) : words(p, o, f)))
-const wc = fc.tuple(maybe(pick("-l", "-w", "-c", "-m", "-lw", "--lines", "--li", "--words", "--chars", "-L")), files).map(([o, f]) => words("wc", o, f))
+const catCommand = fc.tuple(
+  some(pick("-n", "-A", "-b", "-s", "-v", "-E", "-T", "--number", "--show-all", "--squeeze-blank", "-nE"), 2),
+  files
+).map(([o, f]) => words("cat", o, f))
+const headTail = fc.tuple(pick("head", "tail"), maybe(countOption, 3), files, fc.boolean()).map((
+  [p, o, f, after]
+) => (after ? words(p, f, o) : words(p, o, f)))
+const wc = fc.tuple(maybe(pick("-l", "-w", "-c", "-m", "-lw", "--lines", "--li", "--words", "--chars", "-L")), files)
+  .map(([o, f]) => words("wc", o, f))
 const ls = fc
-  .tuple(some(pick("-l", "-a", "-la", "-1", "-R", "-lt", "-lh", "--all", "--color=never", "-d", "-F", "--classify", "-I '*.md'", "--hide=*.md", "-A", "--ignore=x", "-T 4"), 2), some(pick(...DIRS, ...FILES, "*.md"), 2))
+  .tuple(
+    some(
+      pick(
+        "-l",
+        "-a",
+        "-la",
+        "-1",
+        "-R",
+        "-lt",
+        "-lh",
+        "--all",
+        "--color=never",
+        "-d",
+        "-F",
+        "--classify",
+        "-I '*.md'",
+        "--hide=*.md",
+        "-A",
+        "--ignore=x",
+        "-T 4"
+      ),
+      2
+    ),
+    some(pick(...DIRS, ...FILES, "*.md"), 2)
+  )
   .map(([o, p]) => words("ls", o, p))
 const grep = fc
   .tuple(
     pick("grep", "egrep", "fgrep"),
-    some(pick("-r", "-n", "-i", "-c", "-l", "-E", "-F", "-v", "-w", "-o", "-H", "-A1", "-B 1", "-C1", "--include=*.ts", "--exclude-dir=build", "-rn", "-ril", "--color=never", "--max-count=1", "-m1", "-s", "-q"), 3),
+    some(
+      pick(
+        "-r",
+        "-n",
+        "-i",
+        "-c",
+        "-l",
+        "-E",
+        "-F",
+        "-v",
+        "-w",
+        "-o",
+        "-H",
+        "-A1",
+        "-B 1",
+        "-C1",
+        "--include=*.ts",
+        "--exclude-dir=build",
+        "-rn",
+        "-ril",
+        "--color=never",
+        "--max-count=1",
+        "-m1",
+        "-s",
+        "-q"
+      ),
+      3
+    ),
     pattern,
     some(pick(...FILES, ".", "src", "*.md"), 2)
   )
   .map(([g, o, p, f]) => words(g, o, p, f))
 const rg = fc
-  .tuple(some(pick("-n", "-i", "-g '*.ts'", "-t ts", "-C1", "--hidden", "-l", "-c", "--no-ignore", "-F", "-w", "--max-count=1", "--json", "-uu", "--sort=path", "-S", "--type=md"), 3), pattern, some(pick(".", "src", "README.md", "docs"), 1))
+  .tuple(
+    some(
+      pick(
+        "-n",
+        "-i",
+        "-g '*.ts'",
+        "-t ts",
+        "-C1",
+        "--hidden",
+        "-l",
+        "-c",
+        "--no-ignore",
+        "-F",
+        "-w",
+        "--max-count=1",
+        "--json",
+        "-uu",
+        "--sort=path",
+        "-S",
+        "--type=md"
+      ),
+      3
+    ),
+    pattern,
+    some(pick(".", "src", "README.md", "docs"), 1)
+  )
   .map(([o, p, f]) => words("rg", o, p, f))
 const rgFiles = some(pick("-g '*.ts'", "--hidden", "-t md", "--sort path", "src"), 2).map((o) => words("rg --files", o))
 const find = fc
   .tuple(
     pick(".", "src", "docs", ". src", "", "src-link", "-L ."),
-    some(pick("-name '*.ts'", "-type f", "-type d", "-maxdepth 1", "-mindepth 1", "-newer README.md", "-print", "-print0", "-path './src/*'", "-iname '*.MD'", "-size -1k", "-empty", "-not -name '*.md'", "! -name x", "\\( -name a.ts -o -name b.ts \\)", "-ls", "-printf '%p\\n'", "-name .git -prune -o -print"), 3)
+    some(
+      pick(
+        "-name '*.ts'",
+        "-type f",
+        "-type d",
+        "-maxdepth 1",
+        "-mindepth 1",
+        "-newer README.md",
+        "-print",
+        "-print0",
+        "-path './src/*'",
+        "-iname '*.MD'",
+        "-size -1k",
+        "-empty",
+        "-not -name '*.md'",
+        "! -name x",
+        "\\( -name a.ts -o -name b.ts \\)",
+        "-ls",
+        "-printf '%p\\n'",
+        "-name .git -prune -o -print"
+      ),
+      3
+    )
   )
   .map(([r, e]) => words("find", r, e))
-const SED_SCRIPTS = ["-n 1p", "-n '1,2p'", "-n '/alpha/p'", "'s/alpha/ALPHA/'", "'s/a/b/g'", "-e 's/x/y/' -e '1d'", "-n '$='", "'y/abc/ABC/'", "-E 's/(a)/[\\1]/'", "2q", "-n l", "=", "--quiet 1p", "--expression=1d", "-s -n 1p", "'1!G;h;$!d'", "-n '/^#/!p'", "'$d'", "-n -e '2{p;q}'", "'s/$/;/'"]
+const SED_SCRIPTS = [
+  "-n 1p",
+  "-n '1,2p'",
+  "-n '/alpha/p'",
+  "'s/alpha/ALPHA/'",
+  "'s/a/b/g'",
+  "-e 's/x/y/' -e '1d'",
+  "-n '$='",
+  "'y/abc/ABC/'",
+  "-E 's/(a)/[\\1]/'",
+  "2q",
+  "-n l",
+  "=",
+  "--quiet 1p",
+  "--expression=1d",
+  "-s -n 1p",
+  "'1!G;h;$!d'",
+  "-n '/^#/!p'",
+  "'$d'",
+  "-n -e '2{p;q}'",
+  "'s/$/;/'"
+]
 const sed = fc.tuple(pick(...SED_SCRIPTS), files).map(([s, f]) => words("sed", s, f))
 const sort = fc
-  .tuple(some(pick("-r", "-u", "-n", "-k2", "-k 1,1", "-t: -k1", "--reverse", "--unique", "-f", "-b", "-V", "-h", "-s", "--stable", "-c", "-m", "--key=1", "-rn", "-ru", "--field-separator=:", "-S 1M"), 2), files)
+  .tuple(
+    some(
+      pick(
+        "-r",
+        "-u",
+        "-n",
+        "-k2",
+        "-k 1,1",
+        "-t: -k1",
+        "--reverse",
+        "--unique",
+        "-f",
+        "-b",
+        "-V",
+        "-h",
+        "-s",
+        "--stable",
+        "-c",
+        "-m",
+        "--key=1",
+        "-rn",
+        "-ru",
+        "--field-separator=:",
+        "-S 1M"
+      ),
+      2
+    ),
+    files
+  )
   .map(([o, f]) => words("sort", o, f))
-const uniq = fc.tuple(maybe(pick("-c", "-d", "-u", "-i", "--count", "-f 1", "--skip-chars=1")), pick("notes.txt", "README.md", "")).map(([o, f]) => words("uniq", o, f))
-const ECHO_WORDS = ["hello", "'a b'", '"$HOME"', "$HOME", "'$x'", '"quoted"', "a\\ b", "~", "~/x", "*.md", "{a,b}", "$((1+2))", "'#not a comment'", "a#b", "--", "-x", "$PWD", '"${HOME}"', "$'tab\\there'", '$"msg"', "x=~/y", "''", '""', "\\$HOME", "\\*", "é", "'\"'", '"\'"']
-const echo = fc.tuple(maybe(pick("-n", "-e", "-E", "-ne")), some(pick(...ECHO_WORDS), 3, 1)).map(([o, w]) => words("echo", o, w))
-const printf = pick("printf '%s\\n' a b", "printf 'x\\n'", "printf -- '-%s\\n' a", "printf '%d\\n' 3", "printf '%q\\n' 'a b'", "printf '%b' 'a\\tb'", "printf '%s' \"$HOME\"", "printf '%5s|\\n' x", "printf hello")
+const uniq = fc.tuple(
+  maybe(pick("-c", "-d", "-u", "-i", "--count", "-f 1", "--skip-chars=1")),
+  pick("notes.txt", "README.md", "")
+).map(([o, f]) => words("uniq", o, f))
+const ECHO_WORDS = [
+  "hello",
+  "'a b'",
+  "\"$HOME\"",
+  "$HOME",
+  "'$x'",
+  "\"quoted\"",
+  "a\\ b",
+  "~",
+  "~/x",
+  "*.md",
+  "{a,b}",
+  "$((1+2))",
+  "'#not a comment'",
+  "a#b",
+  "--",
+  "-x",
+  "$PWD",
+  "\"${HOME}\"",
+  "$'tab\\there'",
+  "$\"msg\"",
+  "x=~/y",
+  "''",
+  "\"\"",
+  "\\$HOME",
+  "\\*",
+  "é",
+  "'\"'",
+  "\"'\""
+]
+const echo = fc.tuple(maybe(pick("-n", "-e", "-E", "-ne")), some(pick(...ECHO_WORDS), 3, 1)).map(([o, w]) =>
+  words("echo", o, w)
+)
+const printf = pick(
+  "printf '%s\\n' a b",
+  "printf 'x\\n'",
+  "printf -- '-%s\\n' a",
+  "printf '%d\\n' 3",
+  "printf '%q\\n' 'a b'",
+  "printf '%b' 'a\\tb'",
+  "printf '%s' \"$HOME\"",
+  "printf '%5s|\\n' x",
+  "printf hello"
+)
 const GIT = [
   "status",
   "status -s",
@@ -142,13 +354,45 @@ const GIT = [
 ]
 const git = fc.tuple(pick("", "", "--no-pager", "-P"), pick(...GIT)).map(([g, s]) => words("git", g, s))
 const diff = fc
-  .tuple(maybe(pick("-u", "-q", "--brief", "-r", "-N", "-y", "--color=never", "-w", "-U1", "--unified=1")), pick("README.md notes.txt", "src docs", "src/a.ts src/b.ts", "src/a.ts src-link/a.ts"))
+  .tuple(
+    maybe(pick("-u", "-q", "--brief", "-r", "-N", "-y", "--color=never", "-w", "-U1", "--unified=1")),
+    pick("README.md notes.txt", "src docs", "src/a.ts src/b.ts", "src/a.ts src-link/a.ts")
+  )
   .map(([o, f]) => words("diff", o, f))
 const jq = fc
-  .tuple(maybe(pick("-r", "-c", "-S", "-e", "--tab", "-M", "--arg k v", "-j", "--raw-output")), pick("'.'", "'.name'", "'.items[]'", "'.items | length'", "keys", ".nested.k", "'.[\"name\"]'", "to_entries", "'.items|map(.+1)'"))
+  .tuple(
+    maybe(pick("-r", "-c", "-S", "-e", "--tab", "-M", "--arg k v", "-j", "--raw-output")),
+    pick(
+      "'.'",
+      "'.name'",
+      "'.items[]'",
+      "'.items | length'",
+      "keys",
+      ".nested.k",
+      "'.[\"name\"]'",
+      "to_entries",
+      "'.items|map(.+1)'"
+    )
+  )
   .map(([o, p]) => words("jq", o, p, "data.json"))
-const fileCommand = fc.tuple(maybe(pick("-b", "-i", "--mime", "-L", "-z", "--mime-type", "-k", "-s", "--brief")), files).map(([o, f]) => words("file", o, f))
-const date = maybe(pick("+%Y", "-u", "--iso-8601", "-d @0", "-r README.md", "--rfc-3339=date", "-R", "--utc", "'+%H:%M'", "-d '2020-01-01' +%s", "--date=@0"), 4).map((o) => words("date", o))
+const fileCommand = fc.tuple(maybe(pick("-b", "-i", "--mime", "-L", "-z", "--mime-type", "-k", "-s", "--brief")), files)
+  .map(([o, f]) => words("file", o, f))
+const date = maybe(
+  pick(
+    "+%Y",
+    "-u",
+    "--iso-8601",
+    "-d @0",
+    "-r README.md",
+    "--rfc-3339=date",
+    "-R",
+    "--utc",
+    "'+%H:%M'",
+    "-d '2020-01-01' +%s",
+    "--date=@0"
+  ),
+  4
+).map((o) => words("date", o))
 const small = pick(
   "stat README.md",
   "stat -c %s README.md",
@@ -229,8 +473,14 @@ export const readOnlyCommand: fc.Arbitrary<string> = fc.oneof(
 
 /** Commands allowed by the rules of some contexts (RUNNER_RULES, TOOL_RULES). */
 export const ruleCommand: fc.Arbitrary<Generated> = fc.oneof(
-  tagged("rule:runner", maybe(pick("-- --watch=false", "--silent", "-- -t x", "--", "-w a")).map((o) => words("npm test", o))),
-  tagged("rule:runner", maybe(pick("-s", "--short", "-b", "--porcelain", "-- src", "-uno")).map((o) => words("git status", o))),
+  tagged(
+    "rule:runner",
+    maybe(pick("-- --watch=false", "--silent", "-- -t x", "--", "-w a")).map((o) => words("npm test", o))
+  ),
+  tagged(
+    "rule:runner",
+    maybe(pick("-s", "--short", "-b", "--porcelain", "-- src", "-uno")).map((o) => words("git status", o))
+  ),
   tagged("rule:runner", maybe(pick("V=1", "-j2", "-s", "-k", "--keep-going")).map((o) => words("make test", o))),
   tagged("rule:runner", fc.constant("npm run lint")),
   tagged("rule:runner", maybe(pick("-v", "--fast", "a b", "'x y'")).map((o) => words("./scripts/test.sh", o))),

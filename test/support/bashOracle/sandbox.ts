@@ -85,7 +85,16 @@ export const drainLog = (log: string): Array<LoggedRun> => {
 /** Whether bubblewrap can start a sandbox on this machine; the reason when it cannot. */
 export const sandboxProblem = (): string | undefined => {
   if (process.platform !== "linux") return "the bash oracle's sandbox needs Linux (bubblewrap)"
-  const probe = spawnSync("bwrap", ["--die-with-parent", "--unshare-all", "--cap-drop", "ALL", "--ro-bind", "/", "/", "/bin/true"], { encoding: "utf8", timeout: 10_000 })
+  const probe = spawnSync("bwrap", [
+    "--die-with-parent",
+    "--unshare-all",
+    "--cap-drop",
+    "ALL",
+    "--ro-bind",
+    "/",
+    "/",
+    "/bin/true"
+  ], { encoding: "utf8", timeout: 10_000 })
   if (probe.error !== undefined) return `bubblewrap cannot run: ${probe.error.message}`
   if (probe.status !== 0) return `bubblewrap cannot make a sandbox: ${probe.stderr.trim()}`
   return undefined

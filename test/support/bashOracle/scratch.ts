@@ -36,8 +36,8 @@ type Entry = string | { readonly content: string; readonly mode: number } | { re
 const TREE: Readonly<Record<string, Entry>> = {
   "proj/README.md": "# demo\nhello world\nsecond line\n",
   "proj/notes.txt": "alpha\nbeta\ngamma\nalpha\n",
-  "proj/data.json": '{"name":"demo","items":[1,2,3],"nested":{"k":"v"}}\n',
-  "proj/package.json": '{"name":"demo","scripts":{"test":"echo ok","lint":"echo lint"}}\n',
+  "proj/data.json": "{\"name\":\"demo\",\"items\":[1,2,3],\"nested\":{\"k\":\"v\"}}\n",
+  "proj/package.json": "{\"name\":\"demo\",\"scripts\":{\"test\":\"echo ok\",\"lint\":\"echo lint\"}}\n",
   "proj/Makefile": "test:\n\techo ok\n",
   "proj/.env": "SECRET=1\n",
   "proj/.gitignore": "build/\n",
@@ -52,7 +52,7 @@ const TREE: Readonly<Record<string, Entry>> = {
   "proj/docs/guide.md": "guide\n",
   "proj/build": null,
   "proj/empty": null,
-  "proj/.claude/settings.json": '{"permissions":{"allow":[]}}\n',
+  "proj/.claude/settings.json": "{\"permissions\":{\"allow\":[]}}\n",
   "proj/.vscode/settings.json": "{}\n",
   "proj/ls": { content: PROJECT_SCRIPT, mode: 0o755 },
   "proj/bin/git": { content: PROJECT_SCRIPT, mode: 0o755 },
@@ -82,7 +82,17 @@ const git = (cwd: string, ...args: ReadonlyArray<string>) =>
   execFileSync("git", [...args], {
     cwd,
     stdio: "ignore",
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "o", GIT_AUTHOR_EMAIL: "o@x", GIT_COMMITTER_NAME: "o", GIT_COMMITTER_EMAIL: "o@x", GIT_AUTHOR_DATE: "2026-01-01T00:00:00Z", GIT_COMMITTER_DATE: "2026-01-01T00:00:00Z" }
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: cwd,
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_AUTHOR_NAME: "o",
+      GIT_AUTHOR_EMAIL: "o@x",
+      GIT_COMMITTER_NAME: "o",
+      GIT_COMMITTER_EMAIL: "o@x",
+      GIT_AUTHOR_DATE: "2026-01-01T00:00:00Z",
+      GIT_COMMITTER_DATE: "2026-01-01T00:00:00Z"
+    }
   })
 
 /**
@@ -136,7 +146,10 @@ export const buildTemplate = (root: string): ScratchLayout => {
   fs.writeFileSync(path.join(layout.proj, "src", "b.ts"), "export const b = 2 // changed\n")
   fs.utimesSync(path.join(layout.proj, "src", "b.ts"), OLD, OLD)
   // A repository outside the project whose configuration runs a program on `git status`.
-  initRepository(path.join(layout.outside, "repo"), [["core.fsmonitor", "touch FSMONITOR_RAN"], ["core.pager", "touch PAGER_RAN"]])
+  initRepository(path.join(layout.outside, "repo"), [["core.fsmonitor", "touch FSMONITOR_RAN"], [
+    "core.pager",
+    "touch PAGER_RAN"
+  ]])
   return layout
 }
 
@@ -148,7 +161,13 @@ export const restore = (template: string, root: string): void => {
     makeRemovable(full)
     fs.rmSync(full, { recursive: true, force: true })
   }
-  for (const name of fs.readdirSync(template)) fs.cpSync(path.join(template, name), path.join(root, name), { recursive: true, verbatimSymlinks: true, preserveTimestamps: true })
+  for (const name of fs.readdirSync(template)) {
+    fs.cpSync(path.join(template, name), path.join(root, name), {
+      recursive: true,
+      verbatimSymlinks: true,
+      preserveTimestamps: true
+    })
+  }
   age(root, true)
 }
 
@@ -242,15 +261,22 @@ export interface Change {
   readonly detail: string
 }
 
-const describe = (s: EntryState) => `${s.type} ${s.mode.toString(8)}${s.type === "file" ? ` ${s.size} bytes` : ""}${s.target !== undefined ? ` -> ${s.target}` : ""}`
+const describe = (s: EntryState) =>
+  `${s.type} ${s.mode.toString(8)}${s.type === "file" ? ` ${s.size} bytes` : ""}${
+    s.target !== undefined ? ` -> ${s.target}` : ""
+  }`
 
 export const diff = (before: Snapshot, after: Snapshot): Array<Change> => {
   const changes: Array<Change> = []
   for (const [p, a] of after) {
     const b = before.get(p)
     if (b === undefined) changes.push({ path: p, kind: "created", detail: describe(a) })
-    else if (b.type !== a.type || b.mode !== a.mode || b.size !== a.size || b.ino !== a.ino || b.ctimeNs !== a.ctimeNs || b.target !== a.target)
+    else if (
+      b.type !== a.type || b.mode !== a.mode || b.size !== a.size || b.ino !== a.ino || b.ctimeNs !== a.ctimeNs ||
+      b.target !== a.target
+    ) {
       changes.push({ path: p, kind: "modified", detail: `${describe(b)} => ${describe(a)}` })
+    }
   }
   for (const [p, b] of before) if (!after.has(p)) changes.push({ path: p, kind: "removed", detail: describe(b) })
   return changes.sort((x, y) => x.path.localeCompare(y.path))

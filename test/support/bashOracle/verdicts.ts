@@ -20,7 +20,11 @@ export interface Verdicts {
   readonly dispose: () => Promise<void>
 }
 
-export const makeVerdicts = (layout: ScratchLayout, managedDir: string, analyzer: ShellAnalyzer.ShellAnalyzerService): Verdicts => {
+export const makeVerdicts = (
+  layout: ScratchLayout,
+  managedDir: string,
+  analyzer: ShellAnalyzer.ShellAnalyzerService
+): Verdicts => {
   const bash = makeBashTool({ analyzer })
   const runtimes = new Map<string, ManagedRuntime.ManagedRuntime<Permissions.Permissions, unknown>>()
   const runtimeFor = (allow: ReadonlyArray<string>) => {
@@ -35,7 +39,9 @@ export const makeVerdicts = (layout: ScratchLayout, managedDir: string, analyzer
       allowedTools: allow
     })
     const runtime = ManagedRuntime.make(
-      Permissions.layer.pipe(Layer.provide(Layer.mergeAll(settings, FileState.layer, Layer.succeed(ShellAnalyzer.ShellAnalyzer, analyzer))))
+      Permissions.layer.pipe(
+        Layer.provide(Layer.mergeAll(settings, FileState.layer, Layer.succeed(ShellAnalyzer.ShellAnalyzer, analyzer)))
+      )
     )
     runtimes.set(key, runtime)
     return runtime
@@ -50,7 +56,10 @@ export const makeVerdicts = (layout: ScratchLayout, managedDir: string, analyzer
   })
   return {
     decide: (command, ctx) =>
-      runtimeFor(ctx.allow).runPromise(Effect.flatMap(Permissions.Permissions, (p) => p.decide({ tool: bash, input: { command }, session: sessionOf(ctx) }))),
+      runtimeFor(ctx.allow).runPromise(
+        Effect.flatMap(Permissions.Permissions, (p) =>
+          p.decide({ tool: bash, input: { command }, session: sessionOf(ctx) }))
+      ),
     dispose: async () => {
       for (const runtime of runtimes.values()) await runtime.dispose()
       runtimes.clear()

@@ -46,14 +46,18 @@ export const layerInherit: Layer.Layer<SubagentModels, never, ModelClient> = Lay
 )
 
 const optionalString = (name: string) =>
-  Config.option(Config.nonEmptyString(name)).pipe(Effect.orElseSucceed(() => Option.none<string>()), Effect.map(Option.getOrUndefined))
+  Config.option(Config.nonEmptyString(name)).pipe(
+    Effect.orElseSucceed(() => Option.none<string>()),
+    Effect.map(Option.getOrUndefined)
+  )
 
 const ALIASES = new Set(["sonnet", "opus", "haiku", "fable"])
 
 /** Claude for subagents, configured like the parent (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, …). */
-export const makeAnthropicConfig = Effect.gen(function* () {
+export const makeAnthropicConfig = Effect.gen(function*() {
   const parent = yield* ModelClient
-  const fixed = (yield* optionalString("TOOLGATE_SUBAGENT_MODEL")) ?? (yield* optionalString("CLAUDE_CODE_SUBAGENT_MODEL"))
+  const fixed = (yield* optionalString("TOOLGATE_SUBAGENT_MODEL")) ??
+    (yield* optionalString("CLAUDE_CODE_SUBAGENT_MODEL"))
   const aliases = new Map<string, string>()
   for (const alias of ALIASES) {
     const id = yield* optionalString(`ANTHROPIC_DEFAULT_${alias.toUpperCase()}_MODEL`)
@@ -77,7 +81,10 @@ export const makeAnthropicConfig = Effect.gen(function* () {
   })
 })
 
-export const layerAnthropicConfig: Layer.Layer<SubagentModels, never, ModelClient> = Layer.effect(SubagentModels, makeAnthropicConfig)
+export const layerAnthropicConfig: Layer.Layer<SubagentModels, never, ModelClient> = Layer.effect(
+  SubagentModels,
+  makeAnthropicConfig
+)
 
 export interface ScriptedSubagentOptions {
   /** The session's working directory (for `{{cwd}}`). */
@@ -88,7 +95,7 @@ export interface ScriptedSubagentOptions {
 
 /** Routes subagents to their own scripted turns (by description, then prompt). */
 export const makeScriptedFrom = (scripts: ReadonlyMap<string, Script>, options: ScriptedSubagentOptions) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const parent = yield* ModelClient
     const clients = new Map<string, ModelClientService>()
     for (const [key, script] of scripts) {
@@ -113,16 +120,29 @@ export const makeScriptedFrom = (scripts: ReadonlyMap<string, Script>, options: 
         return Effect.fail(
           new ScriptError({
             file,
-            reason: `no subagent_turn lines for the subagent ${JSON.stringify(request.description)} (lines have "agent" set to the Agent call's description or prompt; this script has: ${[...clients.keys()].map((k) => JSON.stringify(k)).join(", ")})`
+            reason: `no subagent_turn lines for the subagent ${
+              JSON.stringify(request.description)
+            } (lines have "agent" set to the Agent call's description or prompt; this script has: ${
+              [...clients.keys()].map((k) => JSON.stringify(k)).join(", ")
+            })`
           })
         )
       }
     })
   })
 
-export const layerScriptedFrom = (scripts: ReadonlyMap<string, Script>, options: ScriptedSubagentOptions): Layer.Layer<SubagentModels, ScriptError, ModelClient> =>
+export const layerScriptedFrom = (
+  scripts: ReadonlyMap<string, Script>,
+  options: ScriptedSubagentOptions
+): Layer.Layer<SubagentModels, ScriptError, ModelClient> =>
   Layer.effect(SubagentModels, makeScriptedFrom(scripts, options))
 
 /** The subagent turns of a scripted session or transcript file. */
-export const layerScripted = (file: string, options: ScriptedSubagentOptions): Layer.Layer<SubagentModels, ScriptError, ModelClient> =>
-  Layer.effect(SubagentModels, Effect.flatMap(loadSubagentScripts(file), (scripts) => makeScriptedFrom(scripts, options)))
+export const layerScripted = (
+  file: string,
+  options: ScriptedSubagentOptions
+): Layer.Layer<SubagentModels, ScriptError, ModelClient> =>
+  Layer.effect(
+    SubagentModels,
+    Effect.flatMap(loadSubagentScripts(file), (scripts) => makeScriptedFrom(scripts, options))
+  )

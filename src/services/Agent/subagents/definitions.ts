@@ -58,8 +58,12 @@ export const parseAgentFile = (file: string, text: string, source: AgentSource):
   const name = stringValue(data.name)?.trim()
   const description = stringValue(data.description)?.trim()
   if (name === undefined || name === "") return `${file}: no \`name\` in the front matter; the agent type was skipped`
-  if (!NAME.test(name)) return `${file}: the name ${JSON.stringify(name)} is not a usable agent type (letters, digits, -, _, ., :); skipped`
-  if (description === undefined || description === "") return `${file}: no \`description\` in the front matter; the agent type ${name} was skipped`
+  if (!NAME.test(name)) {
+    return `${file}: the name ${JSON.stringify(name)} is not a usable agent type (letters, digits, -, _, ., :); skipped`
+  }
+  if (description === undefined || description === "") {
+    return `${file}: no \`description\` in the front matter; the agent type ${name} was skipped`
+  }
   const toolsValue = data.tools
   const tools = toolsValue === undefined ? undefined : listValue(toolsValue)
   const everything = tools !== undefined && tools.includes("*")
@@ -67,7 +71,9 @@ export const parseAgentFile = (file: string, text: string, source: AgentSource):
   const maxTurnsText = stringValue(data.maxTurns)?.trim()
   const maxTurns = maxTurnsText === undefined || maxTurnsText === "" ? undefined : Number(maxTurnsText)
   if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns > 0)) {
-    return `${file}: maxTurns must be a positive integer (got ${JSON.stringify(maxTurnsText)}); the agent type ${name} was skipped`
+    return `${file}: maxTurns must be a positive integer (got ${
+      JSON.stringify(maxTurnsText)
+    }); the agent type ${name} was skipped`
   }
   return {
     name,
@@ -89,7 +95,9 @@ const readDir = (dir: string, source: AgentSource, warnings: Array<string>): Arr
     names = fs.readdirSync(dir).filter((n) => n.endsWith(".md")).sort()
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code
-    if (code !== "ENOENT" && code !== "ENOTDIR") warnings.push(`${dir}: cannot read the agents folder (${(e as Error).message})`)
+    if (code !== "ENOENT" && code !== "ENOTDIR") {
+      warnings.push(`${dir}: cannot read the agents folder (${(e as Error).message})`)
+    }
     return []
   }
   const out: Array<AgentDefinition> = []
@@ -114,7 +122,11 @@ const readDir = (dir: string, source: AgentSource, warnings: Array<string>): Arr
  * The agent types of a session: built-ins, then user, then project files (later wins a name),
  * then `extra` (library users' own definitions win over everything).
  */
-export const loadAgents = (dirs: AgentDirs, extra: ReadonlyArray<AgentDefinition> = [], builtins: ReadonlyArray<AgentDefinition> = BUILTIN_AGENTS): LoadedAgents => {
+export const loadAgents = (
+  dirs: AgentDirs,
+  extra: ReadonlyArray<AgentDefinition> = [],
+  builtins: ReadonlyArray<AgentDefinition> = BUILTIN_AGENTS
+): LoadedAgents => {
   const warnings: Array<string> = []
   const byName = new Map<string, AgentDefinition>()
   const add = (list: ReadonlyArray<AgentDefinition>) => {

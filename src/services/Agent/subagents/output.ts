@@ -33,7 +33,8 @@ export const agentHookResponse = (output: AgentOutput) => ({
   prompt: output.prompt,
   content: [{ type: "text", text: output.text }],
   totalDurationMs: output.durationMs,
-  totalTokens: output.usage.input_tokens + output.usage.output_tokens + output.usage.cache_creation_input_tokens + output.usage.cache_read_input_tokens,
+  totalTokens: output.usage.input_tokens + output.usage.output_tokens + output.usage.cache_creation_input_tokens +
+    output.usage.cache_read_input_tokens,
   totalToolUseCount: output.toolUseCount,
   usage: output.usage,
   stop: output.stop,

@@ -29,7 +29,9 @@ export const toolEntryWarnings = (definition: AgentDefinition): ReadonlyArray<st
   for (const entry of definition.tools ?? []) {
     const { toolName, content } = parseRuleText(entry)
     if (content !== undefined && canonicalToolName(toolName) !== AGENT_TOOL_NAME) {
-      out.push(`${where}: tools entry '${entry}' has a specifier, which a tool list cannot enforce; ${toolName} is not given to ${definition.name}`)
+      out.push(
+        `${where}: tools entry '${entry}' has a specifier, which a tool list cannot enforce; ${toolName} is not given to ${definition.name}`
+      )
     }
   }
   return out
@@ -57,7 +59,10 @@ const readOnlyVersion = (tool: AnyTool, agentType: string): AnyTool => {
       }
       return readOnly
         ? tool.validateInput(input, ctx)
-        : reject(tool.name, `${agentType} is a read-only agent: this ${tool.name} call would change files or state, so it was not run. Use only read-only calls.`)
+        : reject(
+          tool.name,
+          `${agentType} is a read-only agent: this ${tool.name} call would change files or state, so it was not run. Use only read-only calls.`
+        )
     }
   }
   byType.set(agentType, wrapped)
@@ -91,5 +96,7 @@ export const narrowPool = (parent: ToolPool, definition: AgentDefinition): ToolP
 }
 
 /** Follows the parent's pool (MCP servers coming and going, session rules) through `narrowPool`. */
-export const narrowedPoolEffect = (parentPool: Effect.Effect<ToolPool>, definition: AgentDefinition): Effect.Effect<ToolPool> =>
-  Effect.map(parentPool, (pool) => narrowPool(pool, definition))
+export const narrowedPoolEffect = (
+  parentPool: Effect.Effect<ToolPool>,
+  definition: AgentDefinition
+): Effect.Effect<ToolPool> => Effect.map(parentPool, (pool) => narrowPool(pool, definition))

@@ -39,7 +39,15 @@ import type { SubagentModelsService } from "./SubagentModels.js"
 import { subagentTranscript } from "./subagentTranscript.js"
 
 /** The parent runtime's stages a subagent's pipeline is built from. */
-export type SubagentDeps = ToolRegistry | InputValidator | Hooks | Permissions | Approver | ResultStore | FileState | Settings
+export type SubagentDeps =
+  | ToolRegistry
+  | InputValidator
+  | Hooks
+  | Permissions
+  | Approver
+  | ResultStore
+  | FileState
+  | Settings
 
 export interface SubagentRequest {
   readonly definition: AgentDefinition
@@ -54,7 +62,11 @@ const newAgentId = () => `a${randomBytes(8).toString("hex")}`
 
 /** The subagent's system prompt: its type's prompt, then the environment. */
 export const subagentSystemPrompt = (definition: AgentDefinition, session: SessionContext): string =>
-  [definition.systemPrompt.trim() === "" ? `You are the ${definition.name} subagent.` : definition.systemPrompt.trim(), "", environmentSection(session)].join("\n")
+  [
+    definition.systemPrompt.trim() === "" ? `You are the ${definition.name} subagent.` : definition.systemPrompt.trim(),
+    "",
+    environmentSection(session)
+  ].join("\n")
 
 const stopFailure = (outcome: AgentLoop.PromptOutcome, definition: AgentDefinition): string | undefined => {
   const said = outcome.text.trim() === "" ? "" : `\nIts last message:\n${outcome.text}`
@@ -68,7 +80,9 @@ const stopFailure = (outcome: AgentLoop.PromptOutcome, definition: AgentDefiniti
     case "hook_stop":
       return `A hook stopped the ${definition.name} subagent: ${outcome.halt?.reason ?? "no reason given"}${said}`
     case "tool_deferred":
-      return `A hook deferred a ${outcome.halt?.toolUse?.name ?? ""} call of the ${definition.name} subagent, so it stopped before that call ran.${said}`
+      return `A hook deferred a ${
+        outcome.halt?.toolUse?.name ?? ""
+      } call of the ${definition.name} subagent, so it stopped before that call ran.${said}`
     case "prompt_blocked":
       return `A hook blocked the ${definition.name} subagent's prompt: ${outcome.text}`
     case "interrupted":
@@ -88,7 +102,7 @@ export const runSubagent = (
   request: SubagentRequest
 ): Effect.Effect<AgentOutput, ToolError> =>
   Effect.scoped(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { definition, ctx } = request
       const startedAt = yield* Clock.currentTimeMillis
       const agentId = newAgentId()
@@ -96,7 +110,11 @@ export const runSubagent = (
 
       // The nested stages: the parent's, with a narrower registry and the subagent's own read state.
       const parentRegistry = Context.get(context, ToolRegistry)
-      const registry = ToolRegistry.of({ pool: narrowedPoolEffect(parentRegistry.pool, definition), setSource: () => Effect.void, withhold: () => Effect.void })
+      const registry = ToolRegistry.of({
+        pool: narrowedPoolEffect(parentRegistry.pool, definition),
+        setSource: () => Effect.void,
+        withhold: () => Effect.void
+      })
       const stages = context.pipe(
         Context.add(ToolRegistry, registry),
         Context.add(FileState, overlayFileState(Context.get(context, FileState)))
@@ -104,8 +122,16 @@ export const runSubagent = (
       const pipeline = yield* Effect.provide(CallPipeline.make, stages)
       const scheduler = yield* Effect.provide(Scheduler.make, Context.add(stages, CallPipeline.CallPipeline, pipeline))
       const client = yield* models
-        .clientFor({ agentId, agentType: definition.name, description: request.description, prompt: request.prompt, model })
-        .pipe(Effect.mapError((e) => new ToolError({ reason: `The ${definition.name} subagent has no model to run on: ${e.message}` })))
+        .clientFor({
+          agentId,
+          agentType: definition.name,
+          description: request.description,
+          prompt: request.prompt,
+          model
+        })
+        .pipe(Effect.mapError((e) =>
+          new ToolError({ reason: `The ${definition.name} subagent has no model to run on: ${e.message}` })
+        ))
       const loop = yield* Effect.provide(
         AgentLoop.make,
         stages.pipe(Context.add(Scheduler.Scheduler, scheduler), Context.add(ModelClient, client))
@@ -116,13 +142,19 @@ export const runSubagent = (
         sessionDir: path.join(ctx.session.sessionDir, "subagents", agentId),
         agent: { id: agentId, type: definition.name }
       }
-      const transcript: Transcript =
-        ctx.session.transcriptPath === undefined || ctx.session.transcriptPath === ""
-          ? noTranscript
-          : subagentTranscript(
-              yield* openTranscript(ctx.session.transcriptPath).pipe(Effect.orElseSucceed(() => noTranscript)),
-              { agent: request.description, agent_id: agentId, agent_type: definition.name, parent_tool_use_id: ctx.toolUseId }
-            )
+      const transcript: Transcript = ctx.session.transcriptPath === undefined || ctx.session.transcriptPath === ""
+        ? noTranscript
+        : subagentTranscript(
+          yield* openTranscript(ctx.session.transcriptPath).pipe(Effect.orElseSucceed(() =>
+            noTranscript
+          )),
+          {
+            agent: request.description,
+            agent_id: agentId,
+            agent_type: definition.name,
+            parent_tool_use_id: ctx.toolUseId
+          }
+        )
       const pool = yield* registry.pool
       yield* transcript.write({
         type: "start",
@@ -138,7 +170,10 @@ export const runSubagent = (
       const names = new Map<string, string>()
       let toolUseCount = 0
       const progress = (message: string, data: Record<string, unknown>) =>
-        ctx.reportProgress({ message: `${definition.name}: ${message}`, data: { agentId, agentType: definition.name, ...data } })
+        ctx.reportProgress({
+          message: `${definition.name}: ${message}`,
+          data: { agentId, agentType: definition.name, ...data }
+        })
       const onEvent = (event: AgentEvent): Effect.Effect<void> => {
         if (event._tag === "TurnStarted") return progress(`turn ${event.turn}`, { event: "turn", turn: event.turn })
         if (event._tag !== "Call") return Effect.void

@@ -14,12 +14,14 @@ import { isRecord } from "../../../internal/json.js"
 
 export const SUBAGENT_TURN = "subagent_turn"
 
-
 /**
  * The subagent scripts of a file, by key. Each keeps the file's line numbers (in errors), and the
  * recorded working directory of a transcript (`session_start.cwd`) for replays over a copy.
  */
-export const parseSubagentScripts = (file: string, text: string): Either.Either<ReadonlyMap<string, Script>, ScriptError> => {
+export const parseSubagentScripts = (
+  file: string,
+  text: string
+): Either.Either<ReadonlyMap<string, Script>, ScriptError> => {
   const lines = text.split("\n")
   const keyed = new Map<string, Array<string>>()
   let recordedCwd: string | undefined
@@ -35,7 +37,13 @@ export const parseSubagentScripts = (file: string, text: string): Either.Either<
     if (value.type === "session_start" && typeof value.cwd === "string") recordedCwd = value.cwd
     if (value.type !== SUBAGENT_TURN) continue
     if (typeof value.agent !== "string" || value.agent === "") {
-      return Either.left(new ScriptError({ file, line: i + 1, reason: "a subagent_turn line needs `agent`: the Agent call's description (or prompt) it answers" }))
+      return Either.left(
+        new ScriptError({
+          file,
+          line: i + 1,
+          reason: "a subagent_turn line needs `agent`: the Agent call's description (or prompt) it answers"
+        })
+      )
     }
     let slots = keyed.get(value.agent)
     if (slots === undefined) {
@@ -60,5 +68,10 @@ export const loadSubagentScripts = (file: string): Effect.Effect<ReadonlyMap<str
   Effect.try({
     try: () => fs.readFileSync(file, "utf8"),
     catch: (e) =>
-      new ScriptError({ file, reason: (e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : `cannot read: ${(e as Error).message}` })
+      new ScriptError({
+        file,
+        reason: (e as NodeJS.ErrnoException).code === "ENOENT"
+          ? "no such file"
+          : `cannot read: ${(e as Error).message}`
+      })
   }).pipe(Effect.flatMap((text) => parseSubagentScripts(file, text)))

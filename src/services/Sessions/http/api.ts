@@ -7,7 +7,15 @@
  * server runs with --no-auth, on loopback only). A token is read from the Authorization header
  * only, never from the URL.
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "@effect/platform"
+import {
+  HttpApi,
+  HttpApiEndpoint,
+  HttpApiGroup,
+  HttpApiMiddleware,
+  HttpApiSchema,
+  HttpApiSecurity,
+  OpenApi
+} from "@effect/platform"
 import { Context, Schema } from "effect"
 import type { Caller } from "../../Sessions.js"
 import {
@@ -30,7 +38,9 @@ import {
   TooBusy
 } from "../model.js"
 
-export class CurrentCaller extends Context.Tag("toolgate/Sessions/CurrentCaller")<CurrentCaller, Caller & { readonly open: boolean }>() {}
+export class CurrentCaller
+  extends Context.Tag("toolgate/Sessions/CurrentCaller")<CurrentCaller, Caller & { readonly open: boolean }>()
+{}
 
 /** Reads the bearer token; whether it is good enough is each endpoint's question. */
 export class Authorization extends HttpApiMiddleware.Tag<Authorization>()("toolgate/Sessions/Authorization", {
@@ -44,12 +54,18 @@ const key = HttpApiSchema.param("key", Schema.String)
 const toolUseId = HttpApiSchema.param("toolUseId", Schema.String)
 
 const WaitForQuestion = Schema.Struct({
-  wait: Schema.optional(Schema.BooleanFromString).annotations({ description: "true: wait until the question is asked (default false)" }),
-  timeout: Schema.optional(Schema.NumberFromString.pipe(Schema.between(0, 600))).annotations({ description: "Seconds to wait (default 120)" })
+  wait: Schema.optional(Schema.BooleanFromString).annotations({
+    description: "true: wait until the question is asked (default false)"
+  }),
+  timeout: Schema.optional(Schema.NumberFromString.pipe(Schema.between(0, 600))).annotations({
+    description: "Seconds to wait (default 120)"
+  })
 })
 
 const Wait = Schema.Struct({
-  wait: Schema.optional(Schema.BooleanFromString).annotations({ description: "true (default): answer once the input finished" })
+  wait: Schema.optional(Schema.BooleanFromString).annotations({
+    description: "true (default): answer once the input finished"
+  })
 })
 
 export const sessions = HttpApiGroup.make("sessions")
@@ -63,14 +79,18 @@ export const sessions = HttpApiGroup.make("sessions")
     HttpApiEndpoint.get("list", "/sessions")
       .setUrlParams(
         Schema.Struct({
-          limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 500))).annotations({ description: "Sessions per page (default 50)" }),
+          limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 500))).annotations({
+            description: "Sessions per page (default 50)"
+          }),
           after: Schema.optional(Schema.String).annotations({ description: "The `next` cursor of the previous page" })
         })
       )
       .addSuccess(SessionPage)
       .annotate(OpenApi.Summary, "List sessions, oldest first, a page at a time")
   )
-  .add(HttpApiEndpoint.get("get")`/sessions/${id}`.addSuccess(SessionView).annotate(OpenApi.Summary, "Inspect a session"))
+  .add(
+    HttpApiEndpoint.get("get")`/sessions/${id}`.addSuccess(SessionView).annotate(OpenApi.Summary, "Inspect a session")
+  )
   .add(
     HttpApiEndpoint.post("send")`/sessions/${id}/messages`
       .setPayload(SendInput)
@@ -89,8 +109,12 @@ export const sessions = HttpApiGroup.make("sessions")
     HttpApiEndpoint.get("events")`/sessions/${id}/events`
       .setUrlParams(
         Schema.Struct({
-          after: Schema.optional(Schema.NumberFromString).annotations({ description: "Only events after this one (also the Last-Event-ID header)" }),
-          follow: Schema.optional(Schema.BooleanFromString).annotations({ description: "true (default): stay open for new events" })
+          after: Schema.optional(Schema.NumberFromString).annotations({
+            description: "Only events after this one (also the Last-Event-ID header)"
+          }),
+          follow: Schema.optional(Schema.BooleanFromString).annotations({
+            description: "true (default): stay open for new events"
+          })
         })
       )
       .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
@@ -114,7 +138,12 @@ export const sessions = HttpApiGroup.make("sessions")
       .addSuccess(Schema.Struct({ interrupted: Schema.Boolean }))
       .annotate(OpenApi.Summary, "Interrupt the running input (like Ctrl-C)")
   )
-  .add(HttpApiEndpoint.post("stop")`/sessions/${id}/stop`.addSuccess(SessionView).annotate(OpenApi.Summary, "Stop the session"))
+  .add(
+    HttpApiEndpoint.post("stop")`/sessions/${id}/stop`.addSuccess(SessionView).annotate(
+      OpenApi.Summary,
+      "Stop the session"
+    )
+  )
   .add(
     HttpApiEndpoint.del("delete")`/sessions/${id}`
       .addSuccess(Schema.Struct({ deleted: Schema.Boolean }))
@@ -141,11 +170,19 @@ export const server = HttpApiGroup.make("server")
     HttpApiEndpoint.get("ready", "/ready")
       .addSuccess(Readiness)
       .addError(Readiness, { status: 503 })
-      .annotate(OpenApi.Summary, "Readiness: storage reachable, shards owned, not shutting down (no token needed; 503 when not ready)")
+      .annotate(
+        OpenApi.Summary,
+        "Readiness: storage reachable, shards owned, not shutting down (no token needed; 503 when not ready)"
+      )
   )
 
 export const openApiGroup = HttpApiGroup.make("openapi")
-  .add(HttpApiEndpoint.get("document", "/openapi.json").addSuccess(Schema.Unknown).annotate(OpenApi.Summary, "This document"))
+  .add(
+    HttpApiEndpoint.get("document", "/openapi.json").addSuccess(Schema.Unknown).annotate(
+      OpenApi.Summary,
+      "This document"
+    )
+  )
   .middleware(Authorization)
 
 export class ServeApi extends HttpApi.make("toolgate")
@@ -156,4 +193,8 @@ export class ServeApi extends HttpApi.make("toolgate")
   .addError(PayloadTooLarge)
   .addError(InvalidRequest)
   .annotate(OpenApi.Title, "toolgate serve")
-  .annotate(OpenApi.Description, "Agent sessions behind an HTTP API: create a session, send prompts or tool_use blocks, follow its events, answer its permission questions.") {}
+  .annotate(
+    OpenApi.Description,
+    "Agent sessions behind an HTTP API: create a session, send prompts or tool_use blocks, follow its events, answer its permission questions."
+  )
+{}

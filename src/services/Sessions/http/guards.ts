@@ -9,7 +9,8 @@
  *     before any of it is read).
  * CORS headers are answered only for the allowed origins.
  */
-import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { HttpApp } from "@effect/platform"
+import { HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
 import * as net from "node:net"
 import * as os from "node:os"
@@ -23,7 +24,8 @@ export interface HttpGuards {
   readonly maxBodyBytes: number
 }
 
-const refusal = (status: number, tag: string, message: string) => HttpServerResponse.unsafeJson({ _tag: tag, message }, { status })
+const refusal = (status: number, tag: string, message: string) =>
+  HttpServerResponse.unsafeJson({ _tag: tag, message }, { status })
 
 const isLoopbackAddress = (address: string): boolean => {
   const lower = address.toLowerCase()
@@ -79,32 +81,52 @@ export const guard =
   <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> => {
     const hostNamesServer = makeHostCheck(options.allowedHosts)
     const origins = new Set(options.corsOrigins.map(normalOrigin))
-    const withCors =
-      origins.size === 0
-        ? app
-        : HttpMiddleware.cors({
-            allowedOrigins: [...origins],
-            allowedHeaders: ["authorization", "content-type", "last-event-id"],
-            allowedMethods: ["GET", "POST", "DELETE", "OPTIONS"],
-            maxAge: 600
-          })(app)
-    return Effect.gen(function* () {
+    const withCors = origins.size === 0
+      ? app
+      : HttpMiddleware.cors({
+        allowedOrigins: [...origins],
+        allowedHeaders: ["authorization", "content-type", "last-event-id"],
+        allowedMethods: ["GET", "POST", "DELETE", "OPTIONS"],
+        maxAge: 600
+      })(app)
+    return Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      if (request.url.length > MAX_URL_BYTES) return refusal(414, "URITooLong", `the request URL has ${request.url.length} bytes; this server accepts at most ${MAX_URL_BYTES}`)
-      const headerBytes = Object.entries(request.headers).reduce((sum, [name, value]) => sum + name.length + String(value).length + 4, 0)
-      if (headerBytes > MAX_HEADER_BYTES) return refusal(431, "RequestHeaderFieldsTooLarge", `the request headers have ${headerBytes} bytes; this server accepts at most ${MAX_HEADER_BYTES}`)
+      if (request.url.length > MAX_URL_BYTES) {
+        return refusal(
+          414,
+          "URITooLong",
+          `the request URL has ${request.url.length} bytes; this server accepts at most ${MAX_URL_BYTES}`
+        )
+      }
+      const headerBytes = Object.entries(request.headers).reduce(
+        (sum, [name, value]) => sum + name.length + String(value).length + 4,
+        0
+      )
+      if (headerBytes > MAX_HEADER_BYTES) {
+        return refusal(
+          431,
+          "RequestHeaderFieldsTooLarge",
+          `the request headers have ${headerBytes} bytes; this server accepts at most ${MAX_HEADER_BYTES}`
+        )
+      }
       const url = new URL(request.url, "http://server")
       const host = request.headers["host"]
       if (!OPEN_PATHS.has(url.pathname) && !hostNamesServer(host)) {
         return refusal(
           403,
           "Forbidden",
-          `the Host header ${JSON.stringify(host ?? "")} does not name this server (loopback names and addresses, this machine's addresses, or a name given with --allowed-host)`
+          `the Host header ${
+            JSON.stringify(host ?? "")
+          } does not name this server (loopback names and addresses, this machine's addresses, or a name given with --allowed-host)`
         )
       }
       const origin = request.headers["origin"]
       if (origin !== undefined && !origins.has(normalOrigin(origin))) {
-        return refusal(403, "Forbidden", `requests from the web page ${origin} are not allowed (toolgate serve --cors-origin ${origin})`)
+        return refusal(
+          403,
+          "Forbidden",
+          `requests from the web page ${origin} are not allowed (toolgate serve --cors-origin ${origin})`
+        )
       }
       if (origin === undefined && request.headers["sec-fetch-site"] === "cross-site") {
         return refusal(403, "Forbidden", "cross-site requests from a web page are not allowed")
@@ -115,11 +137,25 @@ export const guard =
       }
       const declared = Number(request.headers["content-length"] ?? "0")
       if (Number.isFinite(declared) && declared > options.maxBodyBytes) {
-        return refusal(413, "PayloadTooLarge", `the request body has ${declared} bytes; this server accepts at most ${options.maxBodyBytes}`)
+        return refusal(
+          413,
+          "PayloadTooLarge",
+          `the request body has ${declared} bytes; this server accepts at most ${options.maxBodyBytes}`
+        )
       }
       return yield* HttpServerRequest.withMaxBodySize(
-        Effect.flatMap(bodyDepth(request), (depth) =>
-          depth > MAX_BODY_DEPTH ? Effect.succeed(refusal(400, "InvalidRequest", `the request body nests ${depth} levels deep; this server reads at most ${MAX_BODY_DEPTH}`)) : withCors
+        Effect.flatMap(
+          bodyDepth(request),
+          (depth) =>
+            depth > MAX_BODY_DEPTH
+              ? Effect.succeed(
+                refusal(
+                  400,
+                  "InvalidRequest",
+                  `the request body nests ${depth} levels deep; this server reads at most ${MAX_BODY_DEPTH}`
+                )
+              )
+              : withCors
         ),
         Option.some(options.maxBodyBytes)
       )
@@ -134,7 +170,8 @@ const MAX_BODY_DEPTH = 512
  * keeps it for the API. A body that cannot be read is left for the API to answer.
  */
 const bodyDepth = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<number> =>
-  request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS" || request.headers["content-length"] === undefined
+  request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS" ||
+    request.headers["content-length"] === undefined
     ? Effect.succeed(0)
     : Effect.map(request.text, jsonDepth).pipe(Effect.orElseSucceed(() => 0))
 
@@ -166,17 +203,21 @@ export const answerClientError = (error: NodeJS.ErrnoException & { rawPacket?: B
     return
   }
   const raw = error.rawPacket
-  const inRequestLine = raw !== undefined && /^[A-Z]+ /.test(raw.subarray(0, 16).toString("latin1")) && !raw.includes("\r\n")
-  const [status, reason, message] =
-    error.code === "HPE_HEADER_OVERFLOW"
-      ? inRequestLine
-        ? [414, "URI Too Long", "the request URL is too long"]
-        : [431, "Request Header Fields Too Large", "the request headers are too large"]
-      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
-        ? [408, "Request Timeout", "the request took too long to arrive"]
-        : [400, "Bad Request", "the request is not valid HTTP"]
+  const inRequestLine = raw !== undefined && /^[A-Z]+ /.test(raw.subarray(0, 16).toString("latin1")) &&
+    !raw.includes("\r\n")
+  const [status, reason, message] = error.code === "HPE_HEADER_OVERFLOW"
+    ? inRequestLine
+      ? [414, "URI Too Long", "the request URL is too long"]
+      : [431, "Request Header Fields Too Large", "the request headers are too large"]
+    : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+    ? [408, "Request Timeout", "the request took too long to arrive"]
+    : [400, "Bad Request", "the request is not valid HTTP"]
   const body = JSON.stringify({ _tag: reason.replace(/ /g, ""), message })
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${
+      Buffer.byteLength(body)
+    }\r\n\r\n${body}`
+  )
   socket.on("error", () => socket.destroy())
   socket.resume()
   setTimeout(() => socket.destroy(), 2_000).unref()

@@ -30,15 +30,21 @@ export const layerAuthorization = (serverToken: Redacted.Redacted | undefined): 
   )
 
 /** Without a server token (--no-auth, loopback only) anyone local may create and list sessions. */
-const requireServerCaller = Effect.flatMap(CurrentCaller, (caller) =>
-  caller.admin || caller.open ? Effect.void : Effect.fail(new Unauthorized({ message: "this endpoint needs the server's token as a bearer token" }))
+const requireServerCaller = Effect.flatMap(
+  CurrentCaller,
+  (caller) =>
+    caller.admin || caller.open
+      ? Effect.void
+      : Effect.fail(new Unauthorized({ message: "this endpoint needs the server's token as a bearer token" }))
 )
 
 const encoder = new TextEncoder()
 
 /** `id` is the event's number, `event` its type, `data` its JSON (with the time it happened as `at`). */
 const sseFrame = (event: ServeEvent): Uint8Array => {
-  const data = event.data !== null && typeof event.data === "object" && !Array.isArray(event.data) ? { ...event.data, at: event.at } : { value: event.data, at: event.at }
+  const data = event.data !== null && typeof event.data === "object" && !Array.isArray(event.data)
+    ? { ...event.data, at: event.at }
+    : { value: event.data, at: event.at }
   return encoder.encode(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(data)}\n\n`)
 }
 
@@ -50,61 +56,75 @@ const lastEventId = (header: string | undefined): number | undefined => {
 }
 
 export const layerSessionsGroup = HttpApiBuilder.group(ServeApi, "sessions", (handlers) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sessions = yield* Sessions
     const guard = (id: string) => Effect.flatMap(CurrentCaller, (caller) => sessions.authorize(id, caller))
     return handlers
       .handle("create", ({ payload }) => Effect.zipRight(requireServerCaller, sessions.create(payload)))
-      .handle("list", ({ urlParams }) => Effect.zipRight(requireServerCaller, sessions.list({ limit: urlParams.limit ?? 50, after: urlParams.after })))
-      .handle("get", ({ path }) => Effect.zipRight(guard(path.id), sessions.view(path.id)))
-      .handle("send", ({ path, payload, urlParams }) => Effect.zipRight(guard(path.id), sessions.send(path.id, payload, urlParams.wait ?? true)))
-      .handle("input", ({ path, urlParams }) => Effect.zipRight(guard(path.id), sessions.input(path.id, path.key, urlParams.wait ?? true)))
+      .handle("list", ({ urlParams }) =>
+        Effect.zipRight(requireServerCaller, sessions.list({ limit: urlParams.limit ?? 50, after: urlParams.after })))
+      .handle("get", ({ path }) =>
+        Effect.zipRight(guard(path.id), sessions.view(path.id)))
+      .handle("send", ({ path, payload, urlParams }) =>
+        Effect.zipRight(guard(path.id), sessions.send(path.id, payload, urlParams.wait ?? true)))
+      .handle("input", ({ path, urlParams }) =>
+        Effect.zipRight(guard(path.id), sessions.input(path.id, path.key, urlParams.wait ?? true)))
       .handleRaw("events", ({ path, request, urlParams }) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           yield* guard(path.id)
           const after = urlParams.after ?? lastEventId(request.headers["last-event-id"]) ?? 0
           const follow = urlParams.follow ?? true
           const events = sessions.events(path.id, { after, follow }).pipe(
             Stream.map(sseFrame),
-            Stream.catchAll((e) => Stream.succeed(encoder.encode(`event: error\ndata: ${JSON.stringify({ message: e.message })}\n\n`)))
+            Stream.catchAll((e) =>
+              Stream.succeed(encoder.encode(`event: error\ndata: ${JSON.stringify({ message: e.message })}\n\n`))
+            )
           )
-          const body = follow ? Stream.merge(events, Stream.fromSchedule(Schedule.spaced("15 seconds")).pipe(Stream.as(KEEPALIVE)), { haltStrategy: "left" }) : events
+          const body = follow
+            ? Stream.merge(events, Stream.fromSchedule(Schedule.spaced("15 seconds")).pipe(Stream.as(KEEPALIVE)), {
+              haltStrategy: "left"
+            })
+            : events
           return HttpServerResponse.stream(body, {
             contentType: "text/event-stream",
             headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
           })
-        })
-      )
-      .handle("approvals", ({ path, urlParams }) => Effect.zipRight(guard(path.id), sessions.approvals(path.id, questionWait(urlParams))))
+        }))
+      .handle("approvals", ({ path, urlParams }) =>
+        Effect.zipRight(guard(path.id), sessions.approvals(path.id, questionWait(urlParams))))
       .handle("answer", ({ path, payload, urlParams }) =>
-        Effect.zipRight(guard(path.id), sessions.answer(path.id, path.toolUseId, payload, questionWait(urlParams)))
-      )
+        Effect.zipRight(guard(path.id), sessions.answer(path.id, path.toolUseId, payload, questionWait(urlParams))))
       .handle("interrupt", ({ path }) =>
         Effect.zipRight(
           guard(path.id),
           Effect.map(sessions.interrupt(path.id), (interrupted) => ({ interrupted }))
-        )
-      )
-      .handle("stop", ({ path }) => Effect.zipRight(guard(path.id), sessions.stop(path.id)))
-      .handle("transcript", ({ path }) => Effect.zipRight(guard(path.id), sessions.transcript(path.id)))
-      .handle("delete", ({ path }) => Effect.zipRight(guard(path.id), Effect.as(sessions.remove(path.id), { deleted: true })))
-  })
-)
+        ))
+      .handle("stop", ({ path }) =>
+        Effect.zipRight(guard(path.id), sessions.stop(path.id)))
+      .handle("transcript", ({ path }) =>
+        Effect.zipRight(guard(path.id), sessions.transcript(path.id)))
+      .handle("delete", ({ path }) =>
+        Effect.zipRight(guard(path.id), Effect.as(sessions.remove(path.id), { deleted: true })))
+  }))
 
-const questionWait = (params: { readonly wait?: boolean | undefined; readonly timeout?: number | undefined }): QuestionWait => ({
+const questionWait = (
+  params: { readonly wait?: boolean | undefined; readonly timeout?: number | undefined }
+): QuestionWait => ({
   wait: params.wait ?? false,
   timeoutMs: (params.timeout ?? 120) * 1000
 })
 
 export const layerServerGroup = (runner: string) =>
   HttpApiBuilder.group(ServeApi, "server", (handlers) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sessions = yield* Sessions
       return handlers
         .handle("health", () => Effect.succeed({ ok: true, runner }))
-        .handle("ready", () => Effect.flatMap(sessions.readiness, (r) => (r.ready ? Effect.succeed(r) : Effect.fail(r))))
-    })
-  )
+        .handle(
+          "ready",
+          () => Effect.flatMap(sessions.readiness, (r) => (r.ready ? Effect.succeed(r) : Effect.fail(r)))
+        )
+    }))
 
 /** A Schema issue path as one readable line. */
 const issueLine = (issue: { readonly path: ReadonlyArray<PropertyKey>; readonly message: string }) =>
@@ -115,8 +135,10 @@ const issueLine = (issue: { readonly path: ReadonlyArray<PropertyKey>; readonly 
  * a body that does not fit says which field and why, an oversized body is a 413, an unknown
  * route a 404 naming it.
  */
-export const layerOpenApiGroup = HttpApiBuilder.group(ServeApi, "openapi", (handlers) =>
-  handlers.handle("document", () => Effect.as(requireServerCaller, OpenApi.fromApi(ServeApi)))
+export const layerOpenApiGroup = HttpApiBuilder.group(
+  ServeApi,
+  "openapi",
+  (handlers) => handlers.handle("document", () => Effect.as(requireServerCaller, OpenApi.fromApi(ServeApi)))
 )
 
 export const layerErrors = HttpApiBuilder.middleware(ServeApi, (app) =>
@@ -126,10 +148,13 @@ export const layerErrors = HttpApiBuilder.middleware(ServeApi, (app) =>
       const error = Option.getOrUndefined(Option.orElse(Cause.failureOption(cause), () => Cause.dieOption(cause)))
       return error === undefined ? Effect.failCause(cause) : requestError(error, cause)
     })
-  )
-)
+  ))
 
-type Answer = Effect.Effect<HttpServerResponse.HttpServerResponse, InvalidRequest | PayloadTooLarge, HttpServerRequest.HttpServerRequest>
+type Answer = Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  InvalidRequest | PayloadTooLarge,
+  HttpServerRequest.HttpServerRequest
+>
 
 const requestError = (error: unknown, cause: Cause.Cause<unknown>): Answer => {
   if (error instanceof HttpApiDecodeError) {
@@ -137,16 +162,26 @@ const requestError = (error: unknown, cause: Cause.Cause<unknown>): Answer => {
   }
   if (error instanceof HttpServerError.RequestError) {
     const why = error.cause instanceof Error ? error.cause.message : String(error.cause ?? error.description ?? "")
-    if (why.includes("maxBytes")) return Effect.fail(new PayloadTooLarge({ message: "the request body is larger than this server accepts" }))
-    return Effect.fail(new InvalidRequest({ message: error.reason === "Decode" ? `the body is not valid JSON: ${why}` : `the request could not be read: ${why}` }))
+    if (why.includes("maxBytes")) {
+      return Effect.fail(new PayloadTooLarge({ message: "the request body is larger than this server accepts" }))
+    }
+    return Effect.fail(
+      new InvalidRequest({
+        message: error.reason === "Decode"
+          ? `the body is not valid JSON: ${why}`
+          : `the request could not be read: ${why}`
+      })
+    )
   }
   if (error instanceof HttpServerError.RouteNotFound) {
     return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
       HttpServerResponse.json(
-        { _tag: "NotFound", message: `no such endpoint: ${request.method} ${new URL(request.url, "http://server").pathname}` },
+        {
+          _tag: "NotFound",
+          message: `no such endpoint: ${request.method} ${new URL(request.url, "http://server").pathname}`
+        },
         { status: 404 }
-      ).pipe(Effect.orDie)
-    )
+      ).pipe(Effect.orDie))
   }
   return Effect.failCause(cause as Cause.Cause<InvalidRequest>)
 }

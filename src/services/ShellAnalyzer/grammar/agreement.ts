@@ -9,7 +9,8 @@ import type { ReadCommand } from "./reading.js"
 
 const wordKey = (word: Word): string => (typeof word === "string" ? JSON.stringify(word) : "<dynamic>")
 
-const redirectKey = (op: string, fd: number | undefined, target: Word): string => `${fd ?? ""}${op.replace(/-$/, "")} ${wordKey(target)}`
+const redirectKey = (op: string, fd: number | undefined, target: Word): string =>
+  `${fd ?? ""}${op.replace(/-$/, "")} ${wordKey(target)}`
 
 const count = (keys: ReadonlyArray<string>): Map<string, number> => {
   const counts = new Map<string, number>()
@@ -33,7 +34,11 @@ const topLevel = (u: Unit): boolean => u.parent === undefined && (u.origin === "
  * Why the two readings differ, or undefined when they agree. `atLevel` picks the walked units of
  * the text that was read (the whole command, or one nested script).
  */
-export const disagreement = (units: ReadonlyArray<Unit>, read: ReadonlyArray<ReadCommand>, atLevel: (unit: Unit) => boolean = topLevel): string | undefined => {
+export const disagreement = (
+  units: ReadonlyArray<Unit>,
+  read: ReadonlyArray<ReadCommand>,
+  atLevel: (unit: Unit) => boolean = topLevel
+): string | undefined => {
   const walked = units.filter(atLevel)
   const walkedArgv = walked.filter((u) => u.argv.length > 0).map((u) => u.argv.map(wordKey).join(" "))
   const readArgv = read.filter((c) => c.argv.length > 0).map((c) => c.argv.map(wordKey).join(" "))

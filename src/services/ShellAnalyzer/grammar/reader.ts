@@ -29,7 +29,23 @@ const DO = stop(["do"])
 const DONE = stop(["done"])
 
 /** Reserved words the grammar has no place for, wherever they stand as a command. */
-const UNSUPPORTED_KEYWORDS = new Set(["case", "esac", "select", "function", "coproc", "[[", "]]", "then", "elif", "else", "fi", "do", "done", "}", "!"])
+const UNSUPPORTED_KEYWORDS = new Set([
+  "case",
+  "esac",
+  "select",
+  "function",
+  "coproc",
+  "[[",
+  "]]",
+  "then",
+  "elif",
+  "else",
+  "fi",
+  "do",
+  "done",
+  "}",
+  "!"
+])
 
 /** Nesting limit for groups, subshells and substitutions. */
 const MAX_DEPTH = 16
@@ -89,7 +105,7 @@ class Reader {
       for (;;) {
         const ch = c.peek()
         if (isDelimiter(ch)) return word === "" ? undefined : word
-        if (ch === "'" || ch === '"' || ch === "\\" || ch === "$" || ch === "`") return undefined
+        if (ch === "'" || ch === "\"" || ch === "\\" || ch === "$" || ch === "`") return undefined
         word += ch
         c.next()
       }
@@ -248,14 +264,16 @@ class Reader {
       for (;;) {
         this.gap(false)
         const next = c.peek()
-        if (next !== "-" && next !== "\\" && next !== "'" && next !== '"' && next !== "$") return
+        if (next !== "-" && next !== "\\" && next !== "'" && next !== "\"" && next !== "$") return
         const plain = this.peekPlainWord()
         if (plain === "-p" || plain === "--") {
           this.skipWord(plain)
           continue
         }
         const word = this.words.read("argument")
-        if (typeof word.value !== "string" || word.value.startsWith("-")) outside("an option of the time keyword that is not a plain -p")
+        if (typeof word.value !== "string" || word.value.startsWith("-")) {
+          outside("an option of the time keyword that is not a plain -p")
+        }
         return
       }
     } finally {
@@ -272,7 +290,9 @@ class Reader {
     this.skipWord("for")
     this.gap(false)
     const name = this.peekPlainWord()
-    if (name === undefined || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) outside("a for loop without a plain variable name")
+    if (name === undefined || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+      outside("a for loop without a plain variable name")
+    }
     this.checkVariable(name!)
     this.skipWord(name!)
     this.gap(false)
@@ -358,13 +378,19 @@ class Reader {
       if (isDelimiter(ch)) break
       if (argv.length === 0) {
         const plain = this.peekPlainWord()
-        if (plain !== undefined && (UNSUPPORTED_KEYWORDS.has(plain) || plain === "{" || plain === "if" || plain === "while" || plain === "until" || plain === "for")) {
+        if (
+          plain !== undefined &&
+          (UNSUPPORTED_KEYWORDS.has(plain) || plain === "{" || plain === "if" || plain === "while" ||
+            plain === "until" || plain === "for")
+        ) {
           outside(`the shell keyword '${plain}' after an assignment or redirection`)
         }
       }
       const word = this.words.read(argv.length === 0 ? "command" : "argument")
       if (word.assignment !== undefined) {
-        if (RUNTIME_NAME.test(word.assignment.name)) outside(`the variable ${word.assignment.name}, which toolgate's shell uses`)
+        if (RUNTIME_NAME.test(word.assignment.name)) {
+          outside(`the variable ${word.assignment.name}, which toolgate's shell uses`)
+        }
         env.push(word.assignment)
         continue
       }
@@ -395,7 +421,9 @@ class Reader {
     let digits = ""
     while (/[0-9]/.test(c.peek() ?? "")) digits += c.next()
     const fd = digits === "" ? undefined : Number(digits)
-    const op = ["&>>", "&>", ">>", ">|", ">&", ">", "<<<", "<<-", "<<", "<&", "<>", "<"].find((o) => (fd === undefined || !o.startsWith("&")) && c.eat(o))
+    const op = ["&>>", "&>", ">>", ">|", ">&", ">", "<<<", "<<-", "<<", "<&", "<>", "<"].find((o) =>
+      (fd === undefined || !o.startsWith("&")) && c.eat(o)
+    )
     if (op === undefined) return outside("an unknown redirection")
     this.gap(false)
     const at = fd === undefined ? {} : { fd }
@@ -418,7 +446,7 @@ class Reader {
     const ch = c.peek()
     let delimiter = ""
     let expands = false
-    if (ch === "'" || ch === '"') {
+    if (ch === "'" || ch === "\"") {
       c.next()
       for (;;) {
         const next = c.rawNext()
@@ -433,7 +461,9 @@ class Reader {
       } else expands = true
       while (!isDelimiter(c.peek())) delimiter += c.next()
     }
-    if (!HEREDOC_DELIMITER.test(delimiter) || !isDelimiter(c.peek())) outside("a here-document delimiter that is not a plain word")
+    if (!HEREDOC_DELIMITER.test(delimiter) || !isDelimiter(c.peek())) {
+      outside("a here-document delimiter that is not a plain word")
+    }
     this.pending.push({ delimiter, stripTabs, expands })
   }
 

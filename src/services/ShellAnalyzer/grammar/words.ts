@@ -70,10 +70,16 @@ export class WordReader {
         literal("=", false)
         continue
       }
-      if (place === "command" && assignment === undefined && ch === "+" && c.peekSecond() === "=" && NAME.test(shape) && shape === value) {
+      if (
+        place === "command" && assignment === undefined && ch === "+" && c.peekSecond() === "=" && NAME.test(shape) &&
+        shape === value
+      ) {
         outside("an appending assignment")
       }
-      if (place === "command" && assignment === undefined && ch === "[" && NAME.test(shape) && shape === value && value.length > 0) {
+      if (
+        place === "command" && assignment === undefined && ch === "[" && NAME.test(shape) && shape === value &&
+        value.length > 0
+      ) {
         outside("an array assignment")
       }
       switch (ch) {
@@ -90,7 +96,7 @@ export class WordReader {
           literal(this.singleQuoted(), true)
           break
         }
-        case '"': {
+        case "\"": {
           c.next()
           plain = false
           this.doubleQuoted(
@@ -130,20 +136,29 @@ export class WordReader {
     const raw = c.text.slice(start, c.pos)
     if (raw.length === 0) outside("an empty word")
     // `~user`, `~+`, `~-` expand to other directories; only `~` and `~/…` are read as written.
-    if (shape.startsWith("~") && shape.length > 1 && shape[1] !== "/" && assignment === undefined) outside("a tilde expansion other than ~ and ~/")
+    if (shape.startsWith("~") && shape.length > 1 && shape[1] !== "/" && assignment === undefined) {
+      outside("a tilde expansion other than ~ and ~/")
+    }
     checkBraces(shape)
     if (assignment !== undefined) {
       const valueShape = shape.slice(assignment.valueStart)
       if (valueShape.startsWith("~") || valueShape.includes(":~")) outside("a tilde in an assignment")
       const assigned = value.slice(assignment.valueStart)
-      return { value: dynamic ? { dynamic: true, text: raw } : value, raw, plain: false, assignment: { name: assignment.name, value: dynamic ? { dynamic: true, text: raw } : assigned } }
+      return {
+        value: dynamic ? { dynamic: true, text: raw } : value,
+        raw,
+        plain: false,
+        assignment: { name: assignment.name, value: dynamic ? { dynamic: true, text: raw } : assigned }
+      }
     }
     // bash expands `~` after `=` and `:` in any word that looks like an assignment.
     if (/^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(shape) && /[=:]~/.test(shape)) outside("a tilde after '=' in an argument")
     // `<(` or `>(` right after text joins a process substitution to the word.
     const after = c.peek()
     if ((after === "<" || after === ">") && c.peekSecond() === "(") outside("a process substitution joined to a word")
-    if ((after === "<" || after === ">") && /^\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(shape)) outside("a redirection to a named file descriptor")
+    if ((after === "<" || after === ">") && /^\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(shape)) {
+      outside("a redirection to a named file descriptor")
+    }
     return { value: dynamic ? { dynamic: true, text: raw } : value, raw, plain }
   }
 
@@ -168,7 +183,7 @@ export class WordReader {
     for (;;) {
       const ch = c.peek()
       if (ch === undefined) outside("an unterminated string")
-      if (ch === '"') {
+      if (ch === "\"") {
         c.next()
         return
       }
@@ -176,7 +191,7 @@ export class WordReader {
         c.next()
         const escaped = c.rawNext()
         if (escaped === undefined) outside("an unterminated string")
-        literal(escaped === "$" || escaped === "`" || escaped === '"' || escaped === "\\" ? escaped! : "\\" + escaped)
+        literal(escaped === "$" || escaped === "`" || escaped === "\"" || escaped === "\\" ? escaped! : "\\" + escaped)
       } else if (ch === "$") {
         c.next()
         const kind = this.dollar(true, first)
@@ -225,9 +240,9 @@ export class WordReader {
       c.next()
       return "ansiC"
     }
-    if (ch === '"') {
+    if (ch === "\"") {
       if (inQuotes) return "literal"
-      return outside('a $"…" string')
+      return outside("a $\"…\" string")
     }
     if (ch === "[") return outside("arithmetic expansion")
     if (ch !== undefined && NAME_START.test(ch)) {
@@ -260,7 +275,9 @@ export class WordReader {
     }
     const decoded = decodeAnsiC(body)
     if (decoded === undefined) outside("an undecodable $'…' string")
-    if (checkHygiene(decoded!.replace(/[\t\n]/g, " ")) !== undefined) outside("a $'…' string that decodes to control characters")
+    if (checkHygiene(decoded!.replace(/[\t\n]/g, " ")) !== undefined) {
+      outside("a $'…' string that decodes to control characters")
+    }
     return decoded!
   }
 }

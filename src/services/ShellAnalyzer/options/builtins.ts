@@ -7,7 +7,22 @@ import type { WordFacts } from "../words.js"
 
 /** `set -e`, `set -u`, … : errexit, nounset, xtrace, verbose, noexec, noclobber, errtrace, noglob, notify, hashall, monitor, braceexpand, histexpand. */
 const SET_LETTERS = new Set("euxvnCEfbhmBH")
-const SET_NAMES = new Set(["errexit", "nounset", "xtrace", "verbose", "noexec", "noclobber", "errtrace", "noglob", "notify", "hashall", "monitor", "braceexpand", "histexpand", "pipefail"])
+const SET_NAMES = new Set([
+  "errexit",
+  "nounset",
+  "xtrace",
+  "verbose",
+  "noexec",
+  "noclobber",
+  "errtrace",
+  "noglob",
+  "notify",
+  "hashall",
+  "monitor",
+  "braceexpand",
+  "histexpand",
+  "pipefail"
+])
 
 /** Why `set ARGS` is not harmless; undefined when it is. */
 export const setProblem = (words: ReadonlyArray<WordFacts>): string | undefined => {
@@ -23,7 +38,9 @@ export const setProblem = (words: ReadonlyArray<WordFacts>): string | undefined 
     // Each `o` of a cluster takes the next word as an option name (`set -euo pipefail`); without one, set lists the options.
     for (; names > 0 && i + 1 < words.length; names--) {
       const name = words[++i]!.value
-      if (typeof name !== "string" || !SET_NAMES.has(name)) return `set ${v[0]}o ${typeof name === "string" ? name : "…"} changes how commands are read or run`
+      if (typeof name !== "string" || !SET_NAMES.has(name)) {
+        return `set ${v[0]}o ${typeof name === "string" ? name : "…"} changes how commands are read or run`
+      }
     }
   }
   return undefined
@@ -34,7 +51,10 @@ const READ_VALUED = new Set("adnNpt")
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
 /** Why `read ARGS` is not harmless (`isDangerous` judges variable names); undefined when it is. */
-export const readProblem = (words: ReadonlyArray<WordFacts>, isDangerous: (name: string) => boolean): string | undefined => {
+export const readProblem = (
+  words: ReadonlyArray<WordFacts>,
+  isDangerous: (name: string) => boolean
+): string | undefined => {
   let names = false
   for (let i = 1; i < words.length; i++) {
     const v = words[i]!.value
@@ -50,7 +70,9 @@ export const readProblem = (words: ReadonlyArray<WordFacts>, isDangerous: (name:
         if (!READ_VALUED.has(ch)) return `read -${ch}`
         if (ch === "a") {
           const target = j + 1 < v.length ? v.slice(j + 1) : words[++i]?.value
-          if (typeof target !== "string" || !NAME.test(target) || isDangerous(target)) return "read into a variable that is not plain"
+          if (typeof target !== "string" || !NAME.test(target) || isDangerous(target)) {
+            return "read into a variable that is not plain"
+          }
         } else if (j + 1 === v.length) i++
         break
       }
@@ -70,6 +92,8 @@ export const printfProblem = (words: ReadonlyArray<WordFacts>): string | undefin
   if (format === "--") format = words[++i]?.value
   if (format === undefined) return undefined
   if (typeof format !== "string") return "printf with a format only known at run time"
-  if (format.startsWith("-") && format !== "-" && i === 1) return `printf ${format} assigns a variable or is not an option printf knows`
+  if (format.startsWith("-") && format !== "-" && i === 1) {
+    return `printf ${format} assigns a variable or is not an option printf knows`
+  }
   return undefined
 }

@@ -17,14 +17,25 @@ export interface DangerousUse {
   readonly value?: WordFacts
 }
 
-const dangerousNames = new WeakMap<OptionTable, WeakMap<ReadonlySet<OptionEffect>, ReadonlyArray<readonly [string, OptionSpec]>>>()
+const dangerousNames = new WeakMap<
+  OptionTable,
+  WeakMap<ReadonlySet<OptionEffect>, ReadonlyArray<readonly [string, OptionSpec]>>
+>()
 
 /** The long names of a table with one of the effects (once per table and set of effects). */
-const longNamesWith = (table: OptionTable, effects: ReadonlySet<OptionEffect>): ReadonlyArray<readonly [string, OptionSpec]> => {
+const longNamesWith = (
+  table: OptionTable,
+  effects: ReadonlySet<OptionEffect>
+): ReadonlyArray<readonly [string, OptionSpec]> => {
   let byEffects = dangerousNames.get(table)
-  if (byEffects === undefined) dangerousNames.set(table, (byEffects = new WeakMap()))
+  if (byEffects === undefined) dangerousNames.set(table, byEffects = new WeakMap())
   let names = byEffects.get(effects)
-  if (names === undefined) byEffects.set(effects, (names = [...table.long].filter(([, spec]) => effects.has(spec.effect))))
+  if (names === undefined) {
+    byEffects.set(
+      effects,
+      names = [...table.long].filter(([, spec]) => effects.has(spec.effect))
+    )
+  }
   return names
 }
 
@@ -36,7 +47,12 @@ export interface ScanOptions {
 }
 
 /** The dangerous options in words[start…] (up to `--`). */
-export const dangerousOptions = (table: OptionTable, words: ReadonlyArray<WordFacts>, effects: ReadonlySet<OptionEffect>, options: ScanOptions = {}): ReadonlyArray<DangerousUse> => {
+export const dangerousOptions = (
+  table: OptionTable,
+  words: ReadonlyArray<WordFacts>,
+  effects: ReadonlySet<OptionEffect>,
+  options: ScanOptions = {}
+): ReadonlyArray<DangerousUse> => {
   const found: Array<DangerousUse> = []
   const dangerousLong = longNamesWith(table, effects)
   for (let i = options.start ?? 1; i < words.length; i++) {
@@ -54,8 +70,17 @@ export const dangerousOptions = (table: OptionTable, words: ReadonlyArray<WordFa
       const match = resolveLong(table, name)
       if (match.kind === "exact" || match.kind === "prefix") {
         if (!match.negated && effects.has(match.spec.effect)) {
-          const value = eq !== -1 ? { ...word, value: text.slice(eq + 1) } : match.spec.arity === "required" ? words[i + 1] : undefined
-          found.push({ written: `--${name}`, effect: match.spec.effect, index: i, ...(value === undefined ? {} : { value }) })
+          const value = eq !== -1
+            ? { ...word, value: text.slice(eq + 1) }
+            : match.spec.arity === "required"
+            ? words[i + 1]
+            : undefined
+          found.push({
+            written: `--${name}`,
+            effect: match.spec.effect,
+            index: i,
+            ...(value === undefined ? {} : { value })
+          })
         }
         if (eq === -1 && match.spec.arity === "required" && !match.negated) i++
         continue
@@ -69,7 +94,13 @@ export const dangerousOptions = (table: OptionTable, words: ReadonlyArray<WordFa
       if (spec === undefined) continue
       const rest = text.slice(j + 1)
       if (effects.has(spec.effect)) {
-        const value = spec.arity === "none" ? undefined : rest.length > 0 ? { ...word, value: rest } : spec.arity === "required" ? words[i + 1] : undefined
+        const value = spec.arity === "none"
+          ? undefined
+          : rest.length > 0
+          ? { ...word, value: rest }
+          : spec.arity === "required"
+          ? words[i + 1]
+          : undefined
         found.push({ written: `-${text[j]}`, effect: spec.effect, index: i, ...(value === undefined ? {} : { value }) })
       }
       if (spec.arity === "none") continue

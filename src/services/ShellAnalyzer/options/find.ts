@@ -18,16 +18,56 @@ const p = (args: number, effect: OptionEffect = args === 0 ? "flag" : "value"): 
 /** -exec/-execdir/-ok/-okdir are unwrapped in wrappers.ts (their command is a unit of its own). */
 const PREDICATES: ReadonlyMap<string, Predicate> = new Map<string, Predicate>([
   // options
-  ...["-d", "-depth", "-help", "--help", "-ignore_readdir_race", "-mount", "-noignore_readdir_race", "-noleaf", "-version", "--version", "-xdev", "-warn", "-nowarn", "-daystart", "-follow"].map((n) => [n, p(0)] as const),
+  ...[
+    "-d",
+    "-depth",
+    "-help",
+    "--help",
+    "-ignore_readdir_race",
+    "-mount",
+    "-noignore_readdir_race",
+    "-noleaf",
+    "-version",
+    "--version",
+    "-xdev",
+    "-warn",
+    "-nowarn",
+    "-daystart",
+    "-follow"
+  ].map((n) => [n, p(0)] as const),
   ["-maxdepth", p(1)],
   ["-mindepth", p(1)],
   ["-regextype", p(1)],
   ["-files0-from", p(1, "readList")],
   // tests
-  ...["-amin", "-atime", "-cmin", "-ctime", "-mmin", "-mtime", "-used", "-fstype", "-gid", "-group", "-uid", "-user", "-inum", "-links", "-perm", "-size", "-type", "-xtype", "-context"].map((n) => [n, p(1)] as const),
-  ...["-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname"].map((n) => [n, p(1)] as const),
+  ...[
+    "-amin",
+    "-atime",
+    "-cmin",
+    "-ctime",
+    "-mmin",
+    "-mtime",
+    "-used",
+    "-fstype",
+    "-gid",
+    "-group",
+    "-uid",
+    "-user",
+    "-inum",
+    "-links",
+    "-perm",
+    "-size",
+    "-type",
+    "-xtype",
+    "-context"
+  ].map((n) => [n, p(1)] as const),
+  ...["-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname"].map((
+    n
+  ) => [n, p(1)] as const),
   ...["-anewer", "-cnewer", "-newer", "-samefile"].map((n) => [n, p(1, "read")] as const),
-  ...["-empty", "-executable", "-false", "-true", "-nogroup", "-nouser", "-readable", "-writable"].map((n) => [n, p(0)] as const),
+  ...["-empty", "-executable", "-false", "-true", "-nogroup", "-nouser", "-readable", "-writable"].map((n) =>
+    [n, p(0)] as const
+  ),
   // actions
   ...["-print", "-print0", "-ls", "-prune", "-quit"].map((n) => [n, p(0)] as const),
   ["-printf", p(1)],
@@ -90,11 +130,15 @@ export const findReading = (words: ReadonlyArray<WordFacts>): FindReading => {
       i++
       continue
     }
-    if (predicate.effect !== "flag" && predicate.effect !== "value" && predicate.effect !== "read") unsafe ??= `find ${v} writes a file or reads a list of files`
+    if (predicate.effect !== "flag" && predicate.effect !== "value" && predicate.effect !== "read") {
+      unsafe ??= `find ${v} writes a file or reads a list of files`
+    }
     if (i + predicate.args >= words.length) problem ??= `find ${v} without its argument`
     const value = words[i + 1]
     if ((predicate.effect === "read" || predicate.effect === "readList") && value !== undefined) reads.push(value)
-    if (predicate.effect === "readList" && value !== undefined) reads.push(pathKnownOnlyAtRunTime(value, `the files listed in ${value.raw}`))
+    if (predicate.effect === "readList" && value !== undefined) {
+      reads.push(pathKnownOnlyAtRunTime(value, `the files listed in ${value.raw}`))
+    }
     i += predicate.args
   }
   return { ...(problem === undefined ? {} : { problem }), ...(unsafe === undefined ? {} : { unsafe }), roots, reads }

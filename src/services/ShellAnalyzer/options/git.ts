@@ -32,15 +32,20 @@ interface GitCommand {
   readonly check?: (parsed: ParsedArgs) => string | undefined
 }
 
-const listOnly =
-  (what: string) =>
-  (parsed: ParsedArgs): string | undefined => {
-    const listing = parsed.uses.some((u) => u.spec.id === "--list" || u.spec.id === "--contains" || u.spec.id === "--merged" || u.spec.id === "--points-at" || u.spec.id === "--no-contains" || u.spec.id === "--no-merged")
-    return parsed.operands.length > 0 && !listing ? `git ${what} with a name creates or changes a ${what}` : undefined
-  }
+const listOnly = (what: string) => (parsed: ParsedArgs): string | undefined => {
+  const listing = parsed.uses.some((u) =>
+    u.spec.id === "--list" || u.spec.id === "--contains" || u.spec.id === "--merged" || u.spec.id === "--points-at" ||
+    u.spec.id === "--no-contains" || u.spec.id === "--no-merged"
+  )
+  return parsed.operands.length > 0 && !listing ? `git ${what} with a name creates or changes a ${what}` : undefined
+}
 
 const configCheck = (parsed: ParsedArgs): string | undefined => {
-  const reading = parsed.uses.some((u) => ["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "--get-color", "--get-colorbool"].includes(u.spec.id))
+  const reading = parsed.uses.some((u) =>
+    ["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "--get-color", "--get-colorbool"].includes(
+      u.spec.id
+    )
+  )
   if (reading) return undefined
   return parsed.operands.length <= 1 ? undefined : "git config with a value writes the configuration"
 }
@@ -68,7 +73,11 @@ const COMMANDS: Readonly<Record<string, GitCommand>> = {
   "show-ref": { table: G.showRef, operands: "names" },
   "check-ignore": { table: G.checkIgnore, operands: "names" },
   "check-attr": { table: G.checkAttr, operands: "names" },
-  "count-objects": { table: G.countObjects, operands: "names", check: (p) => (p.operands.length > 0 ? "git count-objects takes no operands" : undefined) },
+  "count-objects": {
+    table: G.countObjects,
+    operands: "names",
+    check: (p) => (p.operands.length > 0 ? "git count-objects takes no operands" : undefined)
+  },
   "merge-base": { table: G.mergeBase, operands: "names" },
   "show-branch": { table: G.showBranch, operands: "names" },
   cherry: { table: G.cherry, operands: "names" },
@@ -81,7 +90,11 @@ const COMMANDS: Readonly<Record<string, GitCommand>> = {
   tag: { table: G.tag, operands: "names", check: listOnly("tag") },
   config: { table: G.config, operands: "names", check: configCheck },
   var: { table: G.varTable, operands: "names" },
-  version: { table: G.varTable, operands: "names", check: (p) => (p.uses.length > 0 || p.operands.length > 0 ? "git version with arguments" : undefined) }
+  version: {
+    table: G.varTable,
+    operands: "names",
+    check: (p) => (p.uses.length > 0 || p.operands.length > 0 ? "git version with arguments" : undefined)
+  }
 }
 
 const GLOB = /[*?[]/
@@ -102,9 +115,15 @@ const isRevision = (value: string): boolean => {
  * and `:path`, the word itself otherwise (a revision name is harmless as a path); a pathspec glob
  * or magic is a file only known at run time.
  */
-const operandPath = (word: WordFacts, afterDashDash: boolean): { read?: WordFacts; within?: WordFacts; magic?: boolean } => {
+const operandPath = (
+  word: WordFacts,
+  afterDashDash: boolean
+): { read?: WordFacts; within?: WordFacts; magic?: boolean } => {
   const value = word.value as string
-  if (value.startsWith(":(") || value.startsWith(":/") || (afterDashDash && value.startsWith(":!")) || value.startsWith(":^")) {
+  if (
+    value.startsWith(":(") || value.startsWith(":/") || (afterDashDash && value.startsWith(":!")) ||
+    value.startsWith(":^")
+  ) {
     return { read: pathKnownOnlyAtRunTime(word), magic: true }
   }
   let path = value
@@ -130,7 +149,9 @@ export const gitReading = (words: ReadonlyArray<WordFacts>): GitReading => {
   const reads: Array<WordFacts> = []
   const within: Array<WordFacts> = []
   const verdict = (reason?: string): GitReading => ({ ...(reason === undefined ? {} : { reason }), reads, within })
-  if (words.slice(1).some((w) => typeof w.value !== "string" && !w.procSub)) return verdict("git with arguments only known at run time")
+  if (words.slice(1).some((w) => typeof w.value !== "string" && !w.procSub)) {
+    return verdict("git with arguments only known at run time")
+  }
   const global = parseArgs(G.global, words)
   if (global.problem !== undefined) return verdict(`git ${global.problem}`)
   const risky = global.uses.find((u) => u.spec.effect !== "flag")
@@ -163,12 +184,16 @@ const subcommandReading = (
     return tableOnly(G.worktreeList, words, start + 1, verdict)
   } else if (sub === "reflog") {
     if (next === "show") start++
-    else if (typeof next === "string" && !next.startsWith("-")) return verdict("git reflog with a subcommand changes the reflog")
+    else if (typeof next === "string" && !next.startsWith("-")) {
+      return verdict("git reflog with a subcommand changes the reflog")
+    }
     name = "log"
   } else if (sub === "remote") {
     const args = words.slice(start).map((w) => w.value as string)
     if (args.length === 0 || args.every((a) => a === "-v" || a === "--verbose")) return verdict()
-    if (args[0] === "get-url" && args.slice(1).every((a) => !a.startsWith("-") || a === "--all" || a === "--push")) return verdict()
+    if (args[0] === "get-url" && args.slice(1).every((a) => !a.startsWith("-") || a === "--all" || a === "--push")) {
+      return verdict()
+    }
     if (args[0] === "show" && args.slice(1).every((a) => !a.startsWith("-") || a === "-n")) return verdict()
     return verdict("git remote with a subcommand may change the repository")
   } else if (sub === "rev-parse") {
@@ -191,7 +216,9 @@ const subcommandReading = (
   }
   if (parsed.problem !== undefined) return verdict(`git ${sub}: ${parsed.problem}`)
   const unsafe = parsed.uses.find((u) => !u.negated && UNSAFE_EFFECTS.has(u.spec.effect))
-  if (unsafe !== undefined) return verdict(`git ${sub} ${unsafe.written} writes files, runs programs or changes the repository`)
+  if (unsafe !== undefined) {
+    return verdict(`git ${sub} ${unsafe.written} writes files, runs programs or changes the repository`)
+  }
   const noIndex = parsed.uses.some((u) => u.spec.id === "--no-index")
   const patternGiven = parsed.uses.some((u) => !u.negated && u.spec.pattern)
   let operands = parsed.operands
@@ -211,7 +238,12 @@ const subcommandReading = (
   return verdict(reason)
 }
 
-const tableOnly = (table: OptionTable, words: ReadonlyArray<WordFacts>, start: number, verdict: (reason?: string) => GitReading): GitReading => {
+const tableOnly = (
+  table: OptionTable,
+  words: ReadonlyArray<WordFacts>,
+  start: number,
+  verdict: (reason?: string) => GitReading
+): GitReading => {
   const parsed = parseArgs(table, words, start)
   if (parsed.problem !== undefined) return verdict(`git: ${parsed.problem}`)
   return parsed.operands.length > 0 ? verdict("git with an unexpected operand") : verdict()

@@ -95,7 +95,8 @@ export const jqReading = (words: ReadonlyArray<WordFacts>): JqReading => {
   if (fromFile) {
     fail("jq -f runs a program from a file")
     if (program !== undefined) reads.push(program)
+  } else if (program !== undefined && typeof program.value === "string" && MODULE_READS.test(program.value)) {
+    fail("a jq program that reads modules")
   }
-  else if (program !== undefined && typeof program.value === "string" && MODULE_READS.test(program.value)) fail("a jq program that reads modules")
   return { ...(problem === undefined ? {} : { problem }), reads }
 }

@@ -47,7 +47,12 @@ const fail = (b: Builder, problem: string) => {
  * Parses `words[start…]` with the table. Words only known at run time count as operands and set
  * `dynamic` when they stand where an option could be.
  */
-export const parseArgs = (table: OptionTable, words: ReadonlyArray<WordFacts>, start = 1, end = words.length): ParsedArgs => {
+export const parseArgs = (
+  table: OptionTable,
+  words: ReadonlyArray<WordFacts>,
+  start = 1,
+  end = words.length
+): ParsedArgs => {
   const b: Builder = { uses: [], ambiguous: [], operands: [], dynamic: false }
   let optionsDone = false
   for (let i = start; i < end; i++) {
@@ -78,9 +83,20 @@ export const parseArgs = (table: OptionTable, words: ReadonlyArray<WordFacts>, s
   return finish(b)
 }
 
-const takeNext = (words: ReadonlyArray<WordFacts>, i: number, end: number): WordFacts | undefined => (i + 1 < end ? words[i + 1] : undefined)
+const takeNext = (
+  words: ReadonlyArray<WordFacts>,
+  i: number,
+  end: number
+): WordFacts | undefined => (i + 1 < end ? words[i + 1] : undefined)
 
-const longOption = (table: OptionTable, words: ReadonlyArray<WordFacts>, i: number, end: number, text: string, b: Builder): number => {
+const longOption = (
+  table: OptionTable,
+  words: ReadonlyArray<WordFacts>,
+  i: number,
+  end: number,
+  text: string,
+  b: Builder
+): number => {
   const word = words[i]!
   const eq = text.indexOf("=")
   const name = eq === -1 ? text.slice(2) : text.slice(2, eq)
@@ -96,7 +112,13 @@ const longOption = (table: OptionTable, words: ReadonlyArray<WordFacts>, i: numb
   }
   const spec = match.spec
   const use = (value: WordFacts | undefined) =>
-    b.uses.push({ spec, negated: match.negated, index: i, written: `--${name}`, ...(value === undefined ? {} : { value }) })
+    b.uses.push({
+      spec,
+      negated: match.negated,
+      index: i,
+      written: `--${name}`,
+      ...(value === undefined ? {} : { value })
+    })
   if (match.negated || spec.arity === "none") {
     if (eq !== -1) fail(b, `--${name} takes no argument`)
     use(undefined)
@@ -120,7 +142,14 @@ const longOption = (table: OptionTable, words: ReadonlyArray<WordFacts>, i: numb
   return i + 1
 }
 
-const shortCluster = (table: OptionTable, words: ReadonlyArray<WordFacts>, i: number, end: number, text: string, b: Builder): number => {
+const shortCluster = (
+  table: OptionTable,
+  words: ReadonlyArray<WordFacts>,
+  i: number,
+  end: number,
+  text: string,
+  b: Builder
+): number => {
   const word = words[i]!
   if (table.numeric && /^-\d+$/.test(text)) return i
   let digits = false

@@ -13,7 +13,13 @@ const unknownPaths = new WeakSet<WordFacts>()
  * exist (check.ts).
  */
 export const pathKnownOnlyAtRunTime = (word: WordFacts, text = word.raw): WordFacts => {
-  const marker: WordFacts = { ...word, value: { dynamic: true, text }, unquotedGlob: false, tilde: false, procSub: false }
+  const marker: WordFacts = {
+    ...word,
+    value: { dynamic: true, text },
+    unquotedGlob: false,
+    tilde: false,
+    procSub: false
+  }
   unknownPaths.add(marker)
   return marker
 }
@@ -30,15 +36,22 @@ export const pathPart = (word: WordFacts, value: string): WordFacts => ({
 })
 
 /** The values of the options of a parse that read files (`--file=X`, `-f X`). */
-export const readValues = (parsed: ParsedArgs, split?: (use: OptionUse) => ReadonlyArray<string> | undefined): Array<WordFacts> => {
+export const readValues = (
+  parsed: ParsedArgs,
+  split?: (use: OptionUse) => ReadonlyArray<string> | undefined
+): Array<WordFacts> => {
   const out: Array<WordFacts> = []
   for (const use of parsed.uses) {
-    if (use.negated || (use.spec.effect !== "read" && use.spec.effect !== "readList") || use.value === undefined) continue
+    if (use.negated || (use.spec.effect !== "read" && use.spec.effect !== "readList") || use.value === undefined) {
+      continue
+    }
     const parts = typeof use.value.value === "string" ? split?.(use) : undefined
     if (parts === undefined) out.push(use.value)
     else for (const part of parts) if (part.length > 0) out.push(pathPart(use.value, part))
     // The files a list names are only known when the program reads it.
-    if (use.spec.effect === "readList") out.push(pathKnownOnlyAtRunTime(use.value, `the files listed in ${use.value.raw}`))
+    if (use.spec.effect === "readList") {
+      out.push(pathKnownOnlyAtRunTime(use.value, `the files listed in ${use.value.raw}`))
+    }
   }
   return out
 }

@@ -172,7 +172,7 @@ const ruleShapes = new WeakMap<ReadonlyArray<string>, Shape>()
 /** Rules are few and matched against every command: their reading is kept (compiled patterns keep their tokens). */
 const ruleShape = (command: RuleCommand, tokens: ReadonlyArray<string>): Shape => {
   let shape = ruleShapes.get(tokens)
-  if (shape === undefined) ruleShapes.set(tokens, (shape = shapeOf(command, tokens.map((t) => literalFacts(t)))))
+  if (shape === undefined) ruleShapes.set(tokens, shape = shapeOf(command, tokens.map((t) => literalFacts(t))))
   return shape
 }
 
@@ -182,12 +182,12 @@ const unitShapes = new WeakMap<ReadonlyArray<WordFacts>, Shape>()
 /** A command's head and full reading, once per analysed command (its words are the key). */
 const unitHead = (command: RuleCommand, words: ReadonlyArray<WordFacts>): Head => {
   let head = unitHeads.get(words)
-  if (head === undefined) unitHeads.set(words, (head = headOf(command, words)))
+  if (head === undefined) unitHeads.set(words, head = headOf(command, words))
   return head
 }
 const unitShape = (command: RuleCommand, words: ReadonlyArray<WordFacts>): Shape => {
   let shape = unitShapes.get(words)
-  if (shape === undefined) unitShapes.set(words, (shape = shapeOf(command, words, unitHead(command, words))))
+  if (shape === undefined) unitShapes.set(words, shape = shapeOf(command, words, unitHead(command, words)))
   return shape
 }
 
@@ -197,18 +197,34 @@ const FORCING = new Set([G.push.long.get("mirror")])
 
 /** git push overwrites remote history with `+` before a refspec or with `--mirror` as with `--force`. */
 const pushForces = (shape: Shape): boolean =>
-  shape.uses.some((u) => !u.negated && FORCING.has(u.spec)) || shape.operands.slice(1).some((w) => typeof w.value === "string" && w.value.startsWith("+"))
+  shape.uses.some((u) => !u.negated && FORCING.has(u.spec)) ||
+  shape.operands.slice(1).some((w) => typeof w.value === "string" && w.value.startsWith("+"))
 
-const wordOf = (word: Word): WordFacts => (typeof word === "string" ? literalFacts(word) : { ...literalFacts(word.text), value: word })
+const wordOf = (
+  word: Word
+): WordFacts => (typeof word === "string" ? literalFacts(word) : { ...literalFacts(word.text), value: word })
 
-const valueText = (use: OptionUse): string | undefined => (use.value === undefined ? undefined : typeof use.value.value === "string" ? use.value.value : undefined)
+const valueText = (
+  use: OptionUse
+):
+  | string
+  | undefined => (use.value === undefined
+    ? undefined
+    : typeof use.value.value === "string"
+    ? use.value.value
+    : undefined)
 
 /**
  * Matches rule tokens (`["rm", "-rf"]`) against a command's words, for the programs whose options
  * are known; undefined for others (the caller matches tokens as written). `exact`: the rule is
  * the whole command (no more operands allowed).
  */
-export const optionAwareMatch = (ruleTokens: ReadonlyArray<string>, exact: boolean, argv: ReadonlyArray<Word>, words?: ReadonlyArray<WordFacts>): RuleMatch | undefined => {
+export const optionAwareMatch = (
+  ruleTokens: ReadonlyArray<string>,
+  exact: boolean,
+  argv: ReadonlyArray<Word>,
+  words?: ReadonlyArray<WordFacts>
+): RuleMatch | undefined => {
   const first = argv[0]
   if (typeof first !== "string" || ruleTokens.length === 0) return undefined
   const key = ruleKey(ruleTokens)
@@ -216,8 +232,11 @@ export const optionAwareMatch = (ruleTokens: ReadonlyArray<string>, exact: boole
   if (command === undefined || commandKey(first) !== key) return undefined
   const rule = ruleShape(command, ruleTokens)
   // `Bash(curl -o:*)`: an option whose argument the rule leaves open matches any argument.
-  const openLast = rule.problem?.endsWith("without its argument") === true && rule.uses[rule.uses.length - 1]?.index === ruleTokens.length - 1
-  if ((rule.problem !== undefined && !openLast) || rule.sub === "possible" || rule.ambiguous.length > 0) return undefined
+  const openLast = rule.problem?.endsWith("without its argument") === true &&
+    rule.uses[rule.uses.length - 1]?.index === ruleTokens.length - 1
+  if ((rule.problem !== undefined && !openLast) || rule.sub === "possible" || rule.ambiguous.length > 0) {
+    return undefined
+  }
   const unitWords = words ?? argv.map(wordOf)
   const head = words === undefined ? headOf(command, unitWords) : unitHead(command, unitWords)
   let possible = false
@@ -231,7 +250,9 @@ export const optionAwareMatch = (ruleTokens: ReadonlyArray<string>, exact: boole
   for (const wanted of rule.uses) {
     if (wanted.negated) continue
     if (forced && wanted.spec === FORCE) continue
-    const have = unit.uses.some((u) => u.spec === wanted.spec && !u.negated && (valueText(wanted) === undefined || valueText(u) === valueText(wanted)))
+    const have = unit.uses.some((u) =>
+      u.spec === wanted.spec && !u.negated && (valueText(wanted) === undefined || valueText(u) === valueText(wanted))
+    )
     if (have) continue
     if (unit.ambiguous.some((candidates) => candidates.includes(wanted.spec))) possible = true
     else missing = true

@@ -29,7 +29,9 @@ const parseToken = (token: string): OptionSpec => {
   if (m === null) throw new Error(`option table: cannot read the token ${JSON.stringify(token)}`)
   const names = m[1]!.split("/")
   for (const name of names) {
-    if (!/^(?:-[^-]|--[^-=\s][^=\s]*)$/.test(name)) throw new Error(`option table: bad option name ${JSON.stringify(name)} in ${JSON.stringify(token)}`)
+    if (!/^(?:-[^-]|--[^-=\s][^=\s]*)$/.test(name)) {
+      throw new Error(`option table: bad option name ${JSON.stringify(name)} in ${JSON.stringify(token)}`)
+    }
   }
   let arity: OptionArity = "none"
   let effect: OptionEffect = "flag"
@@ -156,8 +158,12 @@ export const resolveLong = (table: OptionTable, name: string): LongMatch => {
   for (const spec of specsWithPrefix(table, name)) candidates.set(spec, false)
   if (table.style === "git") {
     // `--n`, `--no`, `--no-` could be the negation of any option; `--no-fo` of any option starting with `fo`.
-    if ("no-".startsWith(name)) for (const spec of table.specs) if (spec.names.some((n) => n.startsWith("--"))) candidates.set(spec, true)
-    if (name.startsWith("no-")) for (const spec of specsWithPrefix(table, name.slice(3))) if (!candidates.has(spec)) candidates.set(spec, true)
+    if ("no-".startsWith(name)) {
+      for (const spec of table.specs) if (spec.names.some((n) => n.startsWith("--"))) candidates.set(spec, true)
+    }
+    if (name.startsWith("no-")) {
+      for (const spec of specsWithPrefix(table, name.slice(3))) if (!candidates.has(spec)) candidates.set(spec, true)
+    }
   }
   if (candidates.size === 0) return { kind: "unknown" }
   if (candidates.size > 1) return { kind: "ambiguous", candidates: [...candidates.keys()] }

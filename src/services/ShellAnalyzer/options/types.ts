@@ -80,7 +80,17 @@ export interface ParsedArgs {
 }
 
 /** Effects that keep a command from being read-only. */
-export const UNSAFE_EFFECTS: ReadonlySet<OptionEffect> = new Set(["readList", "write", "exec", "network", "config", "unsafe"])
+export const UNSAFE_EFFECTS: ReadonlySet<OptionEffect> = new Set([
+  "readList",
+  "write",
+  "exec",
+  "network",
+  "config",
+  "unsafe"
+])
 
 /** A record's own entry (never Object.prototype's: a command named `constructor` is not in a table). */
-export const own = <V>(record: Readonly<Record<string, V>>, key: string): V | undefined => (Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined)
+export const own = <V>(
+  record: Readonly<Record<string, V>>,
+  key: string
+): V | undefined => (Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined)

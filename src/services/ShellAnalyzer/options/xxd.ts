@@ -6,7 +6,14 @@ import type { WordFacts } from "../words.js"
 import { own } from "./types.js"
 
 /** Options that take a value, with the rest of their long spelling (`-cols N`, `-c N`, `-c8`). */
-const VALUED: Readonly<Record<string, ReadonlyArray<string>>> = { "-c": ["ols", "apitalize"], "-g": ["roup"], "-o": ["ffset"], "-s": ["eek", "kip"], "-l": ["en"], "-n": ["ame"] }
+const VALUED: Readonly<Record<string, ReadonlyArray<string>>> = {
+  "-c": ["ols", "apitalize"],
+  "-g": ["roup"],
+  "-o": ["ffset"],
+  "-s": ["eek", "kip"],
+  "-l": ["en"],
+  "-n": ["ame"]
+}
 const FLAGS = new Set(["-a", "-b", "-e", "-u", "-p", "-i", "-C", "-d", "-E", "-v", "-h"])
 
 export interface XxdReading {

@@ -11,7 +11,7 @@ const snap = (mtimeMs: number) => ({ mtimeMs, contentHash: `h${mtimeMs}`, partia
 
 describe("a subagent's file-read state", () => {
   it.effect("starts from the parent's, and never writes back to it", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const parent = yield* FileState.make
       yield* parent.record("/p/a.txt", snap(1))
       const child = overlayFileState(parent)
@@ -24,6 +24,5 @@ describe("a subagent's file-read state", () => {
       yield* child.forget("/p/a.txt")
       expect(yield* child.get("/p/a.txt")).toEqual(Option.none())
       expect(yield* parent.get("/p/a.txt")).toEqual(Option.some(snap(1)))
-    })
-  )
+    }))
 })

@@ -25,8 +25,13 @@ describe("scripted subagents", () => {
 
   it("a subagent_turn line without `agent` or with a bad turn is an error naming the line", () => {
     const noKey = parseSubagentScripts("s.jsonl", jsonl([turn(say("main")), { type: "subagent_turn", content: [] }]))
-    expect(Either.isLeft(noKey) && noKey.left.message).toBe("s.jsonl:2: a subagent_turn line needs `agent`: the Agent call's description (or prompt) it answers")
-    const bad = parseSubagentScripts("s.jsonl", jsonl([turn(say("main")), { type: "subagent_turn", agent: "a", content: "nope" }]))
+    expect(Either.isLeft(noKey) && noKey.left.message).toBe(
+      "s.jsonl:2: a subagent_turn line needs `agent`: the Agent call's description (or prompt) it answers"
+    )
+    const bad = parseSubagentScripts(
+      "s.jsonl",
+      jsonl([turn(say("main")), { type: "subagent_turn", agent: "a", content: "nope" }])
+    )
     expect(Either.isLeft(bad) && bad.left.message).toContain("s.jsonl:2:")
   })
 
@@ -39,24 +44,39 @@ describe("scripted subagents", () => {
         use("Agent", { description: "failing", prompt: "x" }, "ag3")
       ),
       subTurn("the exact prompt", say("found by prompt")),
-      { type: "subagent_turn", agent: "failing", error: { status: 400, type: "invalid_request_error", message: "bad request" } },
+      {
+        type: "subagent_turn",
+        agent: "failing",
+        error: { status: 400, type: "invalid_request_error", message: "bad request" }
+      },
       turn(say("done"))
     ]
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { outcome } = yield* runParent(cwd, "go")
       const results = resultsAt(outcome.conversation.messages, 2)
       expect(results.get("ag1")).toMatchObject({ content: "found by prompt" })
       expect(results.get("ag2").is_error).toBe(true)
-      expect(results.get("ag2").content).toContain('The general-purpose subagent has no model to run on: inline-script.jsonl: no subagent_turn lines for the subagent "not scripted"')
+      expect(results.get("ag2").content).toContain(
+        "The general-purpose subagent has no model to run on: inline-script.jsonl: no subagent_turn lines for the subagent \"not scripted\""
+      )
       expect(results.get("ag3").is_error).toBe(true)
-      expect(results.get("ag3").content).toContain("The general-purpose subagent failed: the Anthropic API answered 400 invalid_request_error: bad request")
-    }).pipe(Effect.provide(subagentLayer({ cwd, tools: [ReadTool], lines })), Effect.timeout("30 seconds"), Effect.ensuring(removeDir(cwd)))
+      expect(results.get("ag3").content).toContain(
+        "The general-purpose subagent failed: the Anthropic API answered 400 invalid_request_error: bad request"
+      )
+    }).pipe(
+      Effect.provide(subagentLayer({ cwd, tools: [ReadTool], lines })),
+      Effect.timeout("30 seconds"),
+      Effect.ensuring(removeDir(cwd))
+    )
   })
 
   it.live("a type's maxTurns ends the subagent with an error result that keeps its last words", () => {
     const cwd = fs.realpathSync(tempDir("toolgate-subagent-"))
     fs.mkdirSync(`${cwd}/.claude/agents`, { recursive: true })
-    fs.writeFileSync(`${cwd}/.claude/agents/short.md`, "---\nname: short\ndescription: one turn only\nmaxTurns: 1\n---\nBe brief.\n")
+    fs.writeFileSync(
+      `${cwd}/.claude/agents/short.md`,
+      "---\nname: short\ndescription: one turn only\nmaxTurns: 1\n---\nBe brief.\n"
+    )
     fs.writeFileSync(`${cwd}/a.txt`, "a\n")
     const lines = [
       turn(use("Agent", { description: "short one", prompt: "go", subagent_type: "short" }, "ag1")),
@@ -64,11 +84,17 @@ describe("scripted subagents", () => {
       subTurn("short one", say("never reached")),
       turn(say("done"))
     ]
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const { outcome } = yield* runParent(cwd, "go")
       const result = resultsAt(outcome.conversation.messages, 2).get("ag1")
       expect(result.is_error).toBe(true)
-      expect(result.content).toBe("The short subagent stopped at its turn limit (1 turns) before finishing.\nIts last message:\nReading first.")
-    }).pipe(Effect.provide(subagentLayer({ cwd, tools: [ReadTool], lines })), Effect.timeout("30 seconds"), Effect.ensuring(removeDir(cwd)))
+      expect(result.content).toBe(
+        "The short subagent stopped at its turn limit (1 turns) before finishing.\nIts last message:\nReading first."
+      )
+    }).pipe(
+      Effect.provide(subagentLayer({ cwd, tools: [ReadTool], lines })),
+      Effect.timeout("30 seconds"),
+      Effect.ensuring(removeDir(cwd))
+    )
   })
 })

@@ -23,8 +23,17 @@ import type { ShellAnalyzer } from "../../../../src/services/ShellAnalyzer.js"
 import * as Permission from "../../../../src/Permission.js"
 
 export const turn = (...content: Array<Record<string, unknown>>) => ({ type: "turn", content })
-export const subTurn = (agent: string, ...content: Array<Record<string, unknown>>) => ({ type: "subagent_turn", agent, content })
-export const use = (name: string, input: unknown, id?: string) => ({ type: "tool_use", name, input, ...(id === undefined ? {} : { id }) })
+export const subTurn = (agent: string, ...content: Array<Record<string, unknown>>) => ({
+  type: "subagent_turn",
+  agent,
+  content
+})
+export const use = (name: string, input: unknown, id?: string) => ({
+  type: "tool_use",
+  name,
+  input,
+  ...(id === undefined ? {} : { id })
+})
 export const say = (text: string) => ({ type: "text", text })
 
 export interface SubagentRuntimeOptions {
@@ -60,7 +69,7 @@ export const subagentLayer = (options: SubagentRuntimeOptions) => {
 /** Runs one parent prompt with a transcript (subagents record into it) and collects the events. */
 export const runParent = (cwd: string, prompt: string, options: Agent.PromptOptions = {}) =>
   Effect.scoped(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const agent = yield* Agent.Agent
       const file = path.join(cwd, ".session", "transcript.jsonl")
       const transcript = yield* openTranscript(file)
@@ -69,7 +78,8 @@ export const runParent = (cwd: string, prompt: string, options: Agent.PromptOpti
       const outcome = yield* agent.prompt(newConversation(session), prompt, {
         ...options,
         transcript,
-        onEvent: (event) => Effect.zipRight(Effect.sync(() => void events.push(event)), options.onEvent?.(event) ?? Effect.void)
+        onEvent: (event) =>
+          Effect.zipRight(Effect.sync(() => void events.push(event)), options.onEvent?.(event) ?? Effect.void)
       })
       return { outcome, events, transcriptFile: file }
     })
@@ -87,8 +97,15 @@ export const transcriptLines = (file: string): Array<Record<string, any>> =>
     .map((l) => JSON.parse(l) as Record<string, any>)
 
 /** The tool results of the user message at `index`, by tool_use id. */
-export const resultsAt = (messages: ReadonlyArray<{ role: string; content: unknown }>, index: number): Map<string, any> =>
-  new Map((messages[index]!.content as Array<any>).filter((b) => b.type === "tool_result").map((b) => [b.tool_use_id, b] as const))
+export const resultsAt = (
+  messages: ReadonlyArray<{ role: string; content: unknown }>,
+  index: number
+): Map<string, any> =>
+  new Map(
+    (messages[index]!.content as Array<any>).filter((b) => b.type === "tool_result").map((b) =>
+      [b.tool_use_id, b] as const
+    )
+  )
 
 /** Wall-clock start and end of each parent call, by tool_use id. */
 export const callTimes = (events: ReadonlyArray<AgentEvent>) => {
@@ -96,7 +113,9 @@ export const callTimes = (events: ReadonlyArray<AgentEvent>) => {
   for (const e of events) {
     if (e._tag !== "Call") continue
     if (e.event._tag === "CallStarted") times.set(e.event.toolUseId, { ...times.get(e.event.toolUseId), start: e.atMs })
-    if (e.event._tag === "CallFinished") times.set(e.event.outcome.toolUseId, { ...times.get(e.event.outcome.toolUseId), end: e.atMs })
+    if (e.event._tag === "CallFinished") {
+      times.set(e.event.outcome.toolUseId, { ...times.get(e.event.outcome.toolUseId), end: e.atMs })
+    }
   }
   return times
 }
@@ -116,11 +135,14 @@ export const latchTool = (expected: number, timeout = "10 seconds" as const): An
     isConcurrencySafe: () => true,
     checkPermissions: () => Effect.succeed(Permission.allow()),
     call: (input) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         arrived++
         if (arrived >= expected) yield* Deferred.succeed(open, undefined)
         yield* Deferred.await(open).pipe(
-          Effect.timeoutFail({ duration: timeout, onTimeout: () => new ToolError({ reason: `${input.name} waited alone at the latch` }) })
+          Effect.timeoutFail({
+            duration: timeout,
+            onTimeout: () => new ToolError({ reason: `${input.name} waited alone at the latch` })
+          })
         )
         return { data: `${input.name} met the others at the latch` }
       })

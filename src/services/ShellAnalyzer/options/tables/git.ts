@@ -56,7 +56,11 @@ const revisionOptions = exact(
 export const logFamily = mergeTables("exact", revisionOptions, diffOptions)
 
 /** git diff: the log family's options, and the index and merge options of diff. `--no-index` compares two files. */
-export const diff = mergeTables("exact", logFamily, exact(`--cached/--staged --merge-base --no-index -0 -1/--base -2/--ours -3/--theirs`))
+export const diff = mergeTables(
+  "exact",
+  logFamily,
+  exact(`--cached/--staged --merge-base --no-index -0 -1/--base -2/--ours -3/--theirs`)
+)
 
 /** shortlog reads its own options first (`-n`, `-s`, `-c` differ from log's), then a few revision ones. */
 export const shortlog = exact(
@@ -104,7 +108,9 @@ export const lsFiles = git(
    --empty-directory -u/--unmerged --resolve-undo -x/--exclude=v -X/--exclude-from=r --exclude-per-directory=v --exclude-standard
    --full-name --recurse-submodules --error-unmatch --with-tree=v --abbrev[=v] --debug --deduplicate --sparse --format=v`
 )
-export const lsTree = git(`-d -r -t -z -l/--long --name-only --name-status --object-only --full-name --full-tree --format=v --abbrev[=v]`)
+export const lsTree = git(
+  `-d -r -t -z -l/--long --name-only --name-status --object-only --full-name --full-tree --format=v --abbrev[=v]`
+)
 export const catFile = git(
   `-e -p -t -s --allow-unknown-type --use-mailmap --mailmap --batch[=v] --batch-check[=v] -z --batch-command[=v] --batch-all-objects
    --buffer --follow-symlinks --unordered --textconv --filters --path=v`
@@ -113,8 +119,12 @@ export const forEachRef = git(
   `-s/--shell -p/--perl --python --tcl --count=v --format=v --color[=v] --sort=v --points-at=v --merged=v --no-merged=v --contains=v
    --no-contains=v --ignore-case`
 )
-export const nameRev = git(`--name-only --tags --refs=v --exclude=v --all --stdin --annotate-stdin --undefined --always`)
-export const showRef = git(`--tags --heads --verify --head -d/--dereference -s/--hash[=v] --abbrev[=v] -q/--quiet --exclude-existing[=v]`)
+export const nameRev = git(
+  `--name-only --tags --refs=v --exclude=v --all --stdin --annotate-stdin --undefined --always`
+)
+export const showRef = git(
+  `--tags --heads --verify --head -d/--dereference -s/--hash[=v] --abbrev[=v] -q/--quiet --exclude-existing[=v]`
+)
 export const checkIgnore = git(`-q/--quiet -v/--verbose --stdin -z -n/--non-matching --no-index`)
 export const checkAttr = git(`-a/--all --cached --stdin -z`)
 export const countObjects = git(`-v/--verbose -H/--human-readable`)
@@ -196,7 +206,9 @@ export const add = git(
   `-n/--dry-run -v/--verbose -i/--interactive -p/--patch -e/--edit -f/--force -u/--update --renormalize -N/--intent-to-add -A/--all
    --ignore-removal --refresh --ignore-errors --ignore-missing --sparse --chmod=v --pathspec-from-file=v --pathspec-file-nul`
 )
-export const rm = git(`-n/--dry-run -q/--quiet --cached -f/--force -r --ignore-unmatch --sparse --pathspec-from-file=v --pathspec-file-nul`)
+export const rm = git(
+  `-n/--dry-run -q/--quiet --cached -f/--force -r --ignore-unmatch --sparse --pathspec-from-file=v --pathspec-file-nul`
+)
 export const stashPush = git(
   `-k/--keep-index -S/--staged -p/--patch -q/--quiet -u/--include-untracked -a/--all -m/--message=v --pathspec-from-file=v
    --pathspec-file-nul`

@@ -8,7 +8,9 @@ import { optionTable as t } from "../table.js"
 
 const HELP = "--help --version"
 
-export const cat = t(`-A/--show-all -b/--number-nonblank -e -E/--show-ends -n/--number -s/--squeeze-blank -t -T/--show-tabs -u -v/--show-nonprinting ${HELP}`)
+export const cat = t(
+  `-A/--show-all -b/--number-nonblank -e -E/--show-ends -n/--number -s/--squeeze-blank -t -T/--show-tabs -u -v/--show-nonprinting ${HELP}`
+)
 export const tac = t(`-b/--before -r/--regex -s/--separator=v ${HELP}`)
 export const nl = t(
   `-b/--body-numbering=v -d/--section-delimiter=v -f/--footer-numbering=v -h/--header-numbering=v -i/--line-increment=v -l/--join-blank-lines=v
@@ -51,10 +53,13 @@ export const cut = t(
 export const tr = t(`-c/-C/--complement -d/--delete -s/--squeeze-repeats -t/--truncate-set1 ${HELP}`)
 export const base64 = t(`-d/--decode -i/--ignore-garbage -w/--wrap=v ${HELP}`)
 /** `--check` reads the files a checksum list names: reads that cannot be known before it runs. */
-const CHECKSUM = `-b/--binary -c/--check!R --tag -t/--text -z/--zero --ignore-missing --quiet --status --strict -w/--warn ${HELP}`
+const CHECKSUM =
+  `-b/--binary -c/--check!R --tag -t/--text -z/--zero --ignore-missing --quiet --status --strict -w/--warn ${HELP}`
 export const checksum = t(CHECKSUM)
 export const b2sum = t(`${CHECKSUM} -l/--length=v`)
-export const cksum = t(`-a/--algorithm=v -c/--check!R -l/--length=v --tag --untagged -z/--zero --ignore-missing --quiet --status --strict -w/--warn --debug ${HELP}`)
+export const cksum = t(
+  `-a/--algorithm=v -c/--check!R -l/--length=v --tag --untagged -z/--zero --ignore-missing --quiet --status --strict -w/--warn --debug ${HELP}`
+)
 export const sum = t(`-r -s/--sysv ${HELP}`)
 export const uniq = t(
   `-c/--count -d/--repeated -D --all-repeated[=v] -f/--skip-fields=v --group[=v] -i/--ignore-case -s/--skip-chars=v -u/--unique
@@ -77,7 +82,9 @@ export const df = t(
   `-a/--all -B/--block-size=v -h/--human-readable -H/--si -i/--inodes -k -l/--local --no-sync --output[=v] -P/--portability --sync
    --total -t/--type=v -T/--print-type -x/--exclude-type=v -v ${HELP}`
 )
-export const readlink = t(`-f/--canonicalize -e/--canonicalize-existing -m/--canonicalize-missing -n/--no-newline -q/--quiet -s/--silent -v/--verbose -z/--zero ${HELP}`)
+export const readlink = t(
+  `-f/--canonicalize -e/--canonicalize-existing -m/--canonicalize-missing -n/--no-newline -q/--quiet -s/--silent -v/--verbose -z/--zero ${HELP}`
+)
 export const realpath = t(
   `-e/--canonicalize-existing -m/--canonicalize-missing -L/--logical -P/--physical -q/--quiet --relative-to=r --relative-base=r
    -s/--strip/--no-symlinks -z/--zero ${HELP}`
@@ -94,8 +101,12 @@ export const diff = t(
    --old-line-format=v --new-line-format=v --unchanged-line-format=v -d/--minimal --horizon-lines=v --speed-large-files
    --color[=v] --palette=v --help -v/--version`
 )
-export const cmp = t(`-b/--print-bytes -i/--ignore-initial=v -l/--verbose -n/--bytes=v -s/--quiet/--silent --help -v/--version`)
-export const comm = t(`-1 -2 -3 --check-order --nocheck-order --output-delimiter=v --total -z/--zero-terminated ${HELP}`)
+export const cmp = t(
+  `-b/--print-bytes -i/--ignore-initial=v -l/--verbose -n/--bytes=v -s/--quiet/--silent --help -v/--version`
+)
+export const comm = t(
+  `-1 -2 -3 --check-order --nocheck-order --output-delimiter=v --total -z/--zero-terminated ${HELP}`
+)
 export const printenv = t(`-0/--null ${HELP}`)
 export const uname = t(
   `-a/--all -s/--kernel-name -n/--nodename -r/--kernel-release -v/--kernel-version -m/--machine -p/--processor -i/--hardware-platform

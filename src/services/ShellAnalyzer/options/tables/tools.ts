@@ -12,8 +12,12 @@ const HELP = "--help --version"
 
 // ---- coreutils file commands (deny and ask rules name their options) -------------------------
 
-export const rm = t(`-f/--force -i -I --interactive[=v] --one-file-system --no-preserve-root --preserve-root[=v] -r/-R/--recursive -d/--dir -v/--verbose ${HELP}`)
-export const chmod = t(`-c/--changes -f/--silent/--quiet -v/--verbose --no-preserve-root --preserve-root --reference=r -R/--recursive ${HELP}`)
+export const rm = t(
+  `-f/--force -i -I --interactive[=v] --one-file-system --no-preserve-root --preserve-root[=v] -r/-R/--recursive -d/--dir -v/--verbose ${HELP}`
+)
+export const chmod = t(
+  `-c/--changes -f/--silent/--quiet -v/--verbose --no-preserve-root --preserve-root --reference=r -R/--recursive ${HELP}`
+)
 export const chown = t(
   `-c/--changes -f/--silent/--quiet -v/--verbose --dereference -h/--no-dereference --from=v --no-preserve-root --preserve-root
    --reference=r -R/--recursive -H -L -P ${HELP}`
@@ -136,7 +140,9 @@ export const rsync = t(
 )
 
 /** ssh: options that take an argument (the command runs remotely; a local one through these options). */
-export const ssh = t(`-b=v -B=v -c=v -D=v -E=w -e=v -F=c -I=c -i=r -J=v -L=v -l=v -m=v -O=v -o=c -p=v -Q=v -R=v -S=c -W=v -w=v`)
+export const ssh = t(
+  `-b=v -B=v -c=v -D=v -E=w -e=v -F=c -I=c -i=r -J=v -L=v -l=v -m=v -O=v -o=c -p=v -Q=v -R=v -S=c -W=v -w=v`
+)
 
 /** awk (gawk, mawk): program files, extensions and output files. */
 export const awk = t(
