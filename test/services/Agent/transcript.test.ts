@@ -81,10 +81,18 @@ describe("transcript and replay", () => {
       expect(report.calls).toBe(2)
       expect(report.differences).toEqual([])
       expect(report.identical).toBe(2)
-      const moved = compareReplay(read.calls, replayedCalls.map((c) => ({ ...c, batch: (c.batch ?? 0) + 1 })), [[
-        first,
-        "{{cwd}}"
-      ]], [[second, "{{cwd}}"]])
+      const moved = compareReplay(
+        read.calls,
+        replayedCalls.map((c) => ({
+          ...c,
+          batch: (c.batch ?? 0) + 100
+        })), /* a batch no recorded call had, whatever the timing */
+        [[
+          first,
+          "{{cwd}}"
+        ]],
+        [[second, "{{cwd}}"]]
+      )
       expect(moved.differences).toEqual([])
       expect(moved.rescheduled.map((r) => r.tool_use_id)).toEqual(["toolu_read_a", "toolu_read_b"])
       // and a changed file is a difference
