@@ -5,6 +5,7 @@ import { Effect, Fiber } from "effect"
 import { GrepTool } from "../../src/tools/Grep.js"
 import { findRipgrep, runRipgrep } from "../../src/tools/files/ripgrep.js"
 import { ripgrepArgs } from "../../src/tools/files/grepSearch.js"
+import { FileGuard } from "../../src/internal/fileGuard.js"
 import { makeEnv, makeTempDir, removeDir, runTool, setMtime, withSettings, write } from "../fixtures/files/harness.js"
 import { buildTree } from "../fixtures/files/tree.js"
 
@@ -350,5 +351,44 @@ describe("Grep contract", () => {
       setMtime(p("src/a.ts"), 1_900_000_000)
       const out = yield* grep({ pattern: "foo", path: p("src") })
       expect(out.text.split("\n").slice(0, 2)).toEqual(["Found 4 files", "src/a.ts"])
+    }))
+})
+
+describe("Grep under a FileGuard (a served session): searches from the folder it opened", () => {
+  const guarded = (engine: "rg" | "js", input: Record<string, unknown>, allowed: string) =>
+    grepWith(engine, input).pipe(
+      Effect.provideService(FileGuard, {
+        refuses: (real) => (real === allowed || real.startsWith(`${allowed}/`) ? undefined : `${real} is outside`)
+      })
+    )
+
+  it.effect("gives the same results as without a guard, under the session's own paths", () =>
+    Effect.gen(function*() {
+      const engines = hasRg ? (["js", "rg"] as const) : (["js"] as const)
+      for (const engine of engines) {
+        for (
+          const input of [
+            { pattern: "foo" },
+            { pattern: "foo", output_mode: "content", path: p("src") },
+            { pattern: "foo", output_mode: "count", glob: "*.ts" },
+            { pattern: "foo", output_mode: "content", path: p("src/a.ts") }
+          ]
+        ) {
+          const plain = yield* grepWith(engine, input)
+          const held = yield* guarded(engine, input, dir)
+          expect(held, `${engine} ${JSON.stringify(input)}`).toEqual(plain)
+          expect(held.stage, held.text).toBe("ok")
+          expect(held.text).not.toContain("/proc/")
+        }
+      }
+    }))
+
+  it.effect("refuses a search folder whose real path lies outside what the guard allows", () =>
+    Effect.gen(function*() {
+      for (const engine of hasRg ? (["js", "rg"] as const) : (["js"] as const)) {
+        const out = yield* guarded(engine, { pattern: "foo", path: p("src") }, p("docs"))
+        expect(out.stage).toBe("failed")
+        expect(out.text).toContain("is outside")
+      }
     }))
 })

@@ -10,6 +10,7 @@ import { compileOverrides } from "./globPattern.js"
 import { walkFiles } from "./walk.js"
 import { VCS_DIRECTORIES, errorText } from "./paths.js"
 import type { SearchEngine } from "./settings.js"
+import { unpin, type PinnedRoot } from "./pinnedRoot.js"
 
 export interface GlobSearch {
   /** An absolute directory. */
@@ -66,7 +67,17 @@ const withJs = (search: GlobSearch): Effect.Effect<ReadonlyArray<string>, ToolEr
     catch: (error) => new ToolError({ reason: errorText(error) })
   })
 
+/** The listing, from `pinned.searchFrom` when the root is held open (see pinnedRoot.ts), named under the root. */
 export const listGlobFiles = (
+  search: GlobSearch,
+  engine: SearchEngine,
+  pinned?: PinnedRoot
+): Effect.Effect<ReadonlyArray<string>, ToolError> =>
+  pinned === undefined
+    ? listByName(search, engine)
+    : Effect.map(listByName({ ...search, root: pinned.searchFrom }, engine), (files) => files.map(unpin(pinned)))
+
+const listByName = (
   search: GlobSearch,
   engine: SearchEngine
 ): Effect.Effect<ReadonlyArray<string>, ToolError> => {

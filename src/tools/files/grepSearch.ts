@@ -9,6 +9,7 @@ import { findRipgrep, runRipgrep } from "./ripgrep.js"
 import { runJsGrep } from "./grepJs.js"
 import { VCS_DIRECTORIES, errorText } from "./paths.js"
 import type { SearchEngine } from "./settings.js"
+import { unpin, type PinnedRoot } from "./pinnedRoot.js"
 
 export type GrepMode = "content" | "files_with_matches" | "count"
 
@@ -187,7 +188,41 @@ const withJs = (search: GrepSearch): Effect.Effect<GrepRawResult, ToolError> =>
       })
   })
 
-export const runGrepSearch = (search: GrepSearch, engine: SearchEngine): Effect.Effect<GrepRawResult, ToolError> => {
+/** A path at the start of a record (`path\0rest`), named under the root again. */
+const unpinRecord = (name: (p: string) => string) => (line: string): string => {
+  const nul = line.indexOf("\0")
+  return nul < 0 ? line : `${name(line.slice(0, nul))}${line.slice(nul)}`
+}
+
+/**
+ * The search, from `pinned.searchFrom` when the root is held open (see pinnedRoot.ts): the files
+ * a deny rule covers are still judged, and the results shown, by their paths under the root.
+ */
+export const runGrepSearch = (
+  search: GrepSearch,
+  engine: SearchEngine,
+  pinned?: PinnedRoot
+): Effect.Effect<GrepRawResult, ToolError> => {
+  if (pinned === undefined) return searchByName(search, engine)
+  const name = unpin(pinned)
+  const keepFile = search.keepFile
+  return searchByName(
+    {
+      ...search,
+      root: pinned.searchFrom,
+      ...(keepFile === undefined ? {} : { keepFile: (file: string) => keepFile(name(file)) })
+    },
+    engine
+  ).pipe(
+    Effect.map((raw): GrepRawResult =>
+      raw.kind === "files"
+        ? { kind: "files", files: raw.files.map(name) }
+        : { kind: "lines", lines: raw.lines.map(unpinRecord(name)) }
+    )
+  )
+}
+
+const searchByName = (search: GrepSearch, engine: SearchEngine): Effect.Effect<GrepRawResult, ToolError> => {
   if (engine === "js") return withJs(search)
   const rg = findRipgrep()
   if (rg !== undefined) return withRipgrep(rg, search)
