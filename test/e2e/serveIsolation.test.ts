@@ -273,17 +273,25 @@ describe("toolgate serve: a session cannot reach its host (default policy)", () 
     const cwd = workspace(host, "search-race")
     fs.mkdirSync(path.join(cwd, "sub"))
     fs.writeFileSync(path.join(cwd, "sub", "mine.txt"), "mine canary-free\n")
-    // the search folder flips between a folder of the workspace and one outside it
+    fs.mkdirSync(path.join(cwd, "deep"))
+    fs.writeFileSync(path.join(cwd, "deep", "deep.txt"), "deep\n")
+    // the search folder flips between a folder of the workspace and one outside it; a real folder
+    // under the search is moved away and a symlink leading outside put in its place, then back
     const swapper = spawn("python3", [
       "-c",
       [
         "import os, sys",
         "cwd, outside = sys.argv[1], sys.argv[2]",
+        "deep, moved = os.path.join(cwd, 'deep'), os.path.join(cwd, '.deep.moved')",
         "while True:",
         "    for t in ['sub', outside]:",
         "        tmp = os.path.join(cwd, '.flipdir.tmp')",
         "        os.symlink(t, tmp)",
-        "        os.replace(tmp, os.path.join(cwd, 'flipdir'))"
+        "        os.replace(tmp, os.path.join(cwd, 'flipdir'))",
+        "    os.rename(deep, moved)",
+        "    os.symlink(outside, deep)",
+        "    os.remove(deep)",
+        "    os.rename(moved, deep)"
       ].join("\n"),
       cwd,
       host.outside
@@ -298,10 +306,10 @@ describe("toolgate serve: a session cannot reach its host (default policy)", () 
           k % 2 === 0
             ? toolUse(`g_${round}_${k}`, "Grep", {
               pattern: k % 4 === 0 ? "canary" : "e",
-              path: flipdir,
+              path: k % 6 === 0 ? cwd : flipdir,
               output_mode: k % 8 === 0 ? "files_with_matches" : "content"
             })
-            : toolUse(`glob_${round}_${k}`, "Glob", { pattern: "**/*.txt", path: flipdir }))
+            : toolUse(`glob_${round}_${k}`, "Glob", { pattern: "**/*.txt", path: k % 3 === 0 ? cwd : flipdir }))
         const results = await runApproving(server.url, session, blocks)
         expect(results.size).toBe(blocks.length)
         for (const [id, result] of results) {

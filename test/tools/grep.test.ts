@@ -6,6 +6,7 @@ import { GrepTool } from "../../src/tools/Grep.js"
 import { findRipgrep, runRipgrep } from "../../src/tools/files/ripgrep.js"
 import { ripgrepArgs } from "../../src/tools/files/grepSearch.js"
 import { FileGuard } from "../../src/internal/fileGuard.js"
+import { SearchSandbox } from "../../src/internal/searchSandbox.js"
 import { makeEnv, makeTempDir, removeDir, runTool, setMtime, withSettings, write } from "../fixtures/files/harness.js"
 import { buildTree } from "../fixtures/files/tree.js"
 
@@ -390,5 +391,33 @@ describe("Grep under a FileGuard (a served session): searches from the folder it
         expect(out.stage).toBe("failed")
         expect(out.text).toContain("is outside")
       }
+    }))
+})
+
+describe("Grep with a search sandbox (a served session's)", () => {
+  it.effect.skipIf(!hasRg)("runs ripgrep through the sandbox, on the root by its name", () =>
+    Effect.gen(function*() {
+      const started: Array<ReadonlyArray<string>> = []
+      const plain = yield* grepWith("rg", { pattern: "foo", output_mode: "content" })
+      const held = yield* grepWith("rg", { pattern: "foo", output_mode: "content" }).pipe(
+        Effect.provideService(FileGuard, { refuses: () => undefined }),
+        Effect.provideService(SearchSandbox, (request) =>
+          Effect.sync(() => {
+            started.push(request.argv)
+            return { file: request.argv[0]!, args: request.argv.slice(1), env: { ...request.env } }
+          }))
+      )
+      expect(held).toEqual(plain)
+      expect(started.length).toBeGreaterThan(0)
+      expect(started[0]![started[0]!.length - 1]).toBe(dir)
+    }))
+
+  it.effect.skipIf(!hasRg)("fails the call when the sandbox cannot start it", () =>
+    Effect.gen(function*() {
+      const out = yield* grepWith("rg", { pattern: "foo" }).pipe(
+        Effect.provideService(SearchSandbox, () => Effect.succeed(undefined))
+      )
+      expect(out.stage).toBe("failed")
+      expect(out.text).toContain("no sandbox")
     }))
 })

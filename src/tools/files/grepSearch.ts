@@ -6,6 +6,7 @@ import * as path from "node:path"
 import { Effect } from "effect"
 import { ToolError } from "../../Errors.js"
 import { findRipgrep, runRipgrep } from "./ripgrep.js"
+import { SearchSandbox } from "../../internal/searchSandbox.js"
 import { runJsGrep } from "./grepJs.js"
 import { VCS_DIRECTORIES, errorText } from "./paths.js"
 import type { SearchEngine } from "./settings.js"
@@ -195,15 +196,28 @@ const unpinRecord = (name: (p: string) => string) => (line: string): string => {
 }
 
 /**
- * The search, from `pinned.searchFrom` when the root is held open (see pinnedRoot.ts): the files
- * a deny rule covers are still judged, and the results shown, by their paths under the root.
+ * The search, from `pinned.searchFrom` when the root is held open (see pinnedRoot.ts) and ripgrep
+ * does not run in a sandbox: the files a deny rule covers are still judged, and the results
+ * shown, by their paths under the root.
  */
 export const runGrepSearch = (
   search: GrepSearch,
   engine: SearchEngine,
   pinned?: PinnedRoot
+): Effect.Effect<GrepRawResult, ToolError> =>
+  Effect.flatMap(SearchSandbox, (sandbox) =>
+    // in the sandbox only the session's directories exist: the root is searched by its name there
+    pinned === undefined || (sandbox !== undefined && usesRipgrep(engine))
+      ? searchByName(search, engine)
+      : searchPinned(search, engine, pinned))
+
+const usesRipgrep = (engine: SearchEngine) => engine !== "js" && findRipgrep() !== undefined
+
+const searchPinned = (
+  search: GrepSearch,
+  engine: SearchEngine,
+  pinned: PinnedRoot
 ): Effect.Effect<GrepRawResult, ToolError> => {
-  if (pinned === undefined) return searchByName(search, engine)
   const name = unpin(pinned)
   const keepFile = search.keepFile
   return searchByName(
