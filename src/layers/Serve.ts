@@ -146,7 +146,11 @@ const HOSTLESS_TOOLS = new Set([
  * work on files in this process are held to the session's directories; WebFetch only when the
  * server allows the network; anything else not listed here is refused rather than trusted.
  */
-const servedTools = (confinement: Confinement, network: boolean): ReadonlyArray<AnyTool> =>
+const servedTools = (
+  confinement: Confinement,
+  network: boolean,
+  searchSandbox: Sandbox.ProcessWrapper | undefined
+): ReadonlyArray<AnyTool> =>
   builtinTools.map((tool) => {
     if (tool.name === "Bash" || HOSTLESS_TOOLS.has(tool.name)) return tool
     if (tool.name === "WebFetch") {
@@ -154,8 +158,8 @@ const servedTools = (confinement: Confinement, network: boolean): ReadonlyArray<
         ? tool
         : refuseTool(tool, "WebFetch is not available: this server keeps its sessions off the network")
     }
-    if (tool.name === "Glob") return confineTool(tool, confinement, globPatternBase)
-    if (tool.footprint !== undefined) return confineTool(tool, confinement)
+    if (tool.name === "Glob") return confineTool(tool, confinement, globPatternBase, searchSandbox)
+    if (tool.footprint !== undefined) return confineTool(tool, confinement, undefined, searchSandbox)
     return refuseTool(tool, `${tool.name} is not available in a served session`)
   })
 
@@ -242,7 +246,8 @@ const sessionRuntime = (
     trustProject: (config.trustProject ?? false) && policy.trustProject,
     ...(config.permissionMode === undefined ? {} : { permissionMode: config.permissionMode }),
     userConfigDir: serve.configDir,
-    tools: servedTools(confinement, policy.network),
+    // ripgrep of Grep and Glob runs in the session's sandbox when there is one
+    tools: servedTools(confinement, policy.network, profile === undefined ? undefined : sandbox.wrapProcess),
     processEnv: env,
     sandbox: Layer.succeed(Sandbox.Sandbox, sandbox),
     hooks,

@@ -20,6 +20,7 @@ import { splitAbsoluteGlob } from "./files/globPattern.js"
 import { listGlobFiles } from "./files/globSearch.js"
 import { sortByMtimeOldestFirst } from "./files/mtimeOrder.js"
 import { readableOnly } from "./files/denials.js"
+import { pinSearchRoot } from "./files/pinnedRoot.js"
 import { engineSetting, GLOB_RESPECTS_IGNORE, GLOB_TIMEOUT_SECONDS } from "./files/settings.js"
 
 export const GLOB_TOOL_NAME = "Glob"
@@ -88,10 +89,14 @@ const run = Effect.fn("Glob.call")(function*(input: GlobInput, ctx: ToolContext)
   } else if (input.path !== undefined) yield* checkSearchDirectory(input.path, root, ctx.session.cwd)
   const rootStat = yield* Effect.promise(() => statOrUndefined(root).catch(() => undefined))
   const seconds = yield* GLOB_TIMEOUT_SECONDS
+  const respectIgnoreFiles = yield* GLOB_RESPECTS_IGNORE
+  const engine = yield* engineSetting("TOOLGATE_GLOB_ENGINE")
   const files: ReadonlyArray<string> = rootStat?.isDirectory() === true && pattern !== ""
-    ? yield* listGlobFiles(
-      { root, pattern, respectIgnoreFiles: yield* GLOB_RESPECTS_IGNORE },
-      yield* engineSetting("TOOLGATE_GLOB_ENGINE")
+    ? yield* Effect.scoped(
+      Effect.flatMap(
+        pinSearchRoot(root, "directory"),
+        (pinned) => listGlobFiles({ root, pattern, respectIgnoreFiles }, engine, pinned)
+      )
     ).pipe(
       Effect.timeoutFail({
         duration: Duration.seconds(seconds),

@@ -21,6 +21,7 @@ import { splitGlobParameter } from "./files/globPattern.js"
 import { runGrepSearch, type GrepMode } from "./files/grepSearch.js"
 import { sortByMtimeNewestFirst } from "./files/mtimeOrder.js"
 import { engineSetting } from "./files/settings.js"
+import { pinSearchRoot } from "./files/pinnedRoot.js"
 
 export const GREP_TOOL_NAME = "Grep"
 export const DEFAULT_HEAD_LIMIT = 250
@@ -202,24 +203,28 @@ const run = Effect.fn("Grep.call")(function*(input: GrepInput, ctx: ToolContext)
     )
   }
   const maxRecords = content && limit > 0 ? offset + limit + 1 : undefined
-  const raw = yield* runGrepSearch(
-    {
-      root,
-      rootIsFile: !stat.isDirectory(),
-      pattern: input.pattern,
-      mode,
-      caseInsensitive: input["-i"] === true,
-      multiline: input.multiline === true,
-      lineNumbers: content,
-      onlyMatching: content && input["-o"] === true,
-      before: content ? (around ?? input["-B"] ?? 0) : 0,
-      after: content ? (around ?? input["-A"] ?? 0) : 0,
-      globs: input.glob === undefined ? [] : splitGlobParameter(input.glob),
-      type: input.type,
-      maxRecords,
-      ...readableOnly(ctx)
-    },
-    yield* engineSetting("TOOLGATE_GREP_ENGINE")
+  const search = {
+    root,
+    rootIsFile: !stat.isDirectory(),
+    pattern: input.pattern,
+    mode,
+    caseInsensitive: input["-i"] === true,
+    multiline: input.multiline === true,
+    lineNumbers: content,
+    onlyMatching: content && input["-o"] === true,
+    before: content ? (around ?? input["-B"] ?? 0) : 0,
+    after: content ? (around ?? input["-A"] ?? 0) : 0,
+    globs: input.glob === undefined ? [] : splitGlobParameter(input.glob),
+    type: input.type,
+    maxRecords,
+    ...readableOnly(ctx)
+  }
+  const engine = yield* engineSetting("TOOLGATE_GREP_ENGINE")
+  const raw = yield* Effect.scoped(
+    Effect.flatMap(
+      pinSearchRoot(root, stat.isDirectory() ? "directory" : "file"),
+      (pinned) => runGrepSearch(search, engine, pinned)
+    )
   )
   let output: GrepOutput
   if (raw.kind === "files") {

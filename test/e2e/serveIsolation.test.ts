@@ -269,6 +269,62 @@ describe("toolgate serve: a session cannot reach its host (default policy)", () 
     }
   }, 120_000)
 
+  it("holds Grep and Glob to the session's directories while their search folder is swapped under them", async () => {
+    const cwd = workspace(host, "search-race")
+    fs.mkdirSync(path.join(cwd, "sub"))
+    fs.writeFileSync(path.join(cwd, "sub", "mine.txt"), "mine canary-free\n")
+    fs.mkdirSync(path.join(cwd, "deep"))
+    fs.writeFileSync(path.join(cwd, "deep", "deep.txt"), "deep\n")
+    // the search folder flips between a folder of the workspace and one outside it; a real folder
+    // under the search is moved away and a symlink leading outside put in its place, then back
+    const swapper = spawn("python3", [
+      "-c",
+      [
+        "import os, sys",
+        "cwd, outside = sys.argv[1], sys.argv[2]",
+        "deep, moved = os.path.join(cwd, 'deep'), os.path.join(cwd, '.deep.moved')",
+        "while True:",
+        "    for t in ['sub', outside]:",
+        "        tmp = os.path.join(cwd, '.flipdir.tmp')",
+        "        os.symlink(t, tmp)",
+        "        os.replace(tmp, os.path.join(cwd, 'flipdir'))",
+        "    os.rename(deep, moved)",
+        "    os.symlink(outside, deep)",
+        "    os.remove(deep)",
+        "    os.rename(moved, deep)"
+      ].join("\n"),
+      cwd,
+      host.outside
+    ], { stdio: "ignore" })
+    try {
+      const session = await create({ cwd })
+      const flipdir = path.join(cwd, "flipdir")
+      let answered = 0
+      const leaked: Array<string> = []
+      for (let round = 0; round < 4; round++) {
+        const blocks = Array.from({ length: 40 }, (_, k) =>
+          k % 2 === 0
+            ? toolUse(`g_${round}_${k}`, "Grep", {
+              pattern: k % 4 === 0 ? "canary" : "e",
+              path: k % 6 === 0 ? cwd : flipdir,
+              output_mode: k % 8 === 0 ? "files_with_matches" : "content"
+            })
+            : toolUse(`glob_${round}_${k}`, "Glob", { pattern: "**/*.txt", path: k % 3 === 0 ? cwd : flipdir }))
+        const results = await runApproving(server.url, session, blocks)
+        expect(results.size).toBe(blocks.length)
+        for (const [id, result] of results) {
+          if (leaks(result.text) || /data\.txt|\/proc\//.test(result.text)) leaked.push(`${id}: ${result.text}`)
+          if (!result.isError && result.text.includes("mine.txt")) answered++
+        }
+      }
+      expect(leaked).toEqual([])
+      // the searches that found the folder inside did their work, naming the session's own paths
+      expect(answered).toBeGreaterThan(0)
+    } finally {
+      swapper.kill("SIGKILL")
+    }
+  }, 120_000)
+
   it("runs no hook of the project's settings and no MCP server of its .mcp.json", async () => {
     const cwd = workspace(host, "project-config")
     const marker = path.join(host.outside, "hook-ran")

@@ -3,6 +3,7 @@ import * as path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { GlobTool } from "../../src/tools/Glob.js"
+import { FileGuard } from "../../src/internal/fileGuard.js"
 import { findRipgrep } from "../../src/tools/files/ripgrep.js"
 import { makeEnv, makeTempDir, removeDir, runTool, setMtime, withSettings, write } from "../fixtures/files/harness.js"
 import { buildTree } from "../fixtures/files/tree.js"
@@ -194,5 +195,33 @@ describe("Glob", () => {
         reads: [p("real")],
         writes: []
       })
+    }))
+})
+
+describe("Glob under a FileGuard (a served session): lists from the folder it opened", () => {
+  const guarded = (engine: "rg" | "js", input: Record<string, unknown>, allowed: string) =>
+    globWith(engine, input).pipe(
+      Effect.provideService(FileGuard, {
+        refuses: (real) => (real === allowed || real.startsWith(`${allowed}/`) ? undefined : `${real} is outside`)
+      })
+    )
+
+  it.effect("gives the same files as without a guard, under the session's own paths", () =>
+    Effect.gen(function*() {
+      buildTree(dir)
+      for (const engine of hasRg ? (["js", "rg"] as const) : (["js"] as const)) {
+        for (
+          const input of [{ pattern: "**/*.ts" }, { pattern: "*.ts", path: p("src") }, { pattern: `${p("src")}/*.ts` }]
+        ) {
+          const plain = yield* globWith(engine, input)
+          const held = yield* guarded(engine, input, dir)
+          expect(held.text, `${engine} ${JSON.stringify(input)}`).toEqual(plain.text)
+          expect(held.stage, held.text).toBe("ok")
+          expect(held.text).not.toContain("/proc/")
+        }
+        const outside = yield* guarded(engine, { pattern: "*.ts", path: p("src") }, p("docs"))
+        expect(outside.stage).toBe("failed")
+        expect(outside.text).toContain("is outside")
+      }
     }))
 })

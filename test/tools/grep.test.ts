@@ -5,6 +5,8 @@ import { Effect, Fiber } from "effect"
 import { GrepTool } from "../../src/tools/Grep.js"
 import { findRipgrep, runRipgrep } from "../../src/tools/files/ripgrep.js"
 import { ripgrepArgs } from "../../src/tools/files/grepSearch.js"
+import { FileGuard } from "../../src/internal/fileGuard.js"
+import { SearchSandbox } from "../../src/internal/searchSandbox.js"
 import { makeEnv, makeTempDir, removeDir, runTool, setMtime, withSettings, write } from "../fixtures/files/harness.js"
 import { buildTree } from "../fixtures/files/tree.js"
 
@@ -350,5 +352,72 @@ describe("Grep contract", () => {
       setMtime(p("src/a.ts"), 1_900_000_000)
       const out = yield* grep({ pattern: "foo", path: p("src") })
       expect(out.text.split("\n").slice(0, 2)).toEqual(["Found 4 files", "src/a.ts"])
+    }))
+})
+
+describe("Grep under a FileGuard (a served session): searches from the folder it opened", () => {
+  const guarded = (engine: "rg" | "js", input: Record<string, unknown>, allowed: string) =>
+    grepWith(engine, input).pipe(
+      Effect.provideService(FileGuard, {
+        refuses: (real) => (real === allowed || real.startsWith(`${allowed}/`) ? undefined : `${real} is outside`)
+      })
+    )
+
+  it.effect("gives the same results as without a guard, under the session's own paths", () =>
+    Effect.gen(function*() {
+      const engines = hasRg ? (["js", "rg"] as const) : (["js"] as const)
+      for (const engine of engines) {
+        for (
+          const input of [
+            { pattern: "foo" },
+            { pattern: "foo", output_mode: "content", path: p("src") },
+            { pattern: "foo", output_mode: "count", glob: "*.ts" },
+            { pattern: "foo", output_mode: "content", path: p("src/a.ts") }
+          ]
+        ) {
+          const plain = yield* grepWith(engine, input)
+          const held = yield* guarded(engine, input, dir)
+          expect(held, `${engine} ${JSON.stringify(input)}`).toEqual(plain)
+          expect(held.stage, held.text).toBe("ok")
+          expect(held.text).not.toContain("/proc/")
+        }
+      }
+    }))
+
+  it.effect("refuses a search folder whose real path lies outside what the guard allows", () =>
+    Effect.gen(function*() {
+      for (const engine of hasRg ? (["js", "rg"] as const) : (["js"] as const)) {
+        const out = yield* guarded(engine, { pattern: "foo", path: p("src") }, p("docs"))
+        expect(out.stage).toBe("failed")
+        expect(out.text).toContain("is outside")
+      }
+    }))
+})
+
+describe("Grep with a search sandbox (a served session's)", () => {
+  it.effect.skipIf(!hasRg)("runs ripgrep through the sandbox, on the root by its name", () =>
+    Effect.gen(function*() {
+      const started: Array<ReadonlyArray<string>> = []
+      const plain = yield* grepWith("rg", { pattern: "foo", output_mode: "content" })
+      const held = yield* grepWith("rg", { pattern: "foo", output_mode: "content" }).pipe(
+        Effect.provideService(FileGuard, { refuses: () => undefined }),
+        Effect.provideService(SearchSandbox, (request) =>
+          Effect.sync(() => {
+            started.push(request.argv)
+            return { file: request.argv[0]!, args: request.argv.slice(1), env: { ...request.env } }
+          }))
+      )
+      expect(held).toEqual(plain)
+      expect(started.length).toBeGreaterThan(0)
+      expect(started[0]![started[0]!.length - 1]).toBe(dir)
+    }))
+
+  it.effect.skipIf(!hasRg)("fails the call when the sandbox cannot start it", () =>
+    Effect.gen(function*() {
+      const out = yield* grepWith("rg", { pattern: "foo" }).pipe(
+        Effect.provideService(SearchSandbox, () => Effect.succeed(undefined))
+      )
+      expect(out.stage).toBe("failed")
+      expect(out.text).toContain("no sandbox")
     }))
 })

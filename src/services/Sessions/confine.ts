@@ -16,6 +16,7 @@ import { FileGuard, type FileGuardService } from "../../internal/fileGuard.js"
 import type { AnyTool, Footprint } from "../../Tool.js"
 import type { SessionContext } from "../../Session.js"
 import { isWithin } from "./policy.js"
+import { SearchSandbox, type SearchSandboxService } from "../../internal/searchSandbox.js"
 
 export interface Confinement {
   /** Real paths a call may read and write. */
@@ -128,21 +129,28 @@ export const guardOf = (c: Confinement): FileGuardService => ({
 })
 
 /** The tool, held to the session's directories (it must declare a footprint). */
-export const confineTool = (tool: AnyTool, c: Confinement, extraReads?: ExtraReads): AnyTool => {
+export const confineTool = (
+  tool: AnyTool,
+  c: Confinement,
+  extraReads?: ExtraReads,
+  searchSandbox?: SearchSandboxService
+): AnyTool => {
   const guard = guardOf(c)
+  const held = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.provideService(effect, FileGuard, guard).pipe(Effect.provideService(SearchSandbox, searchSandbox))
   return {
     ...tool,
     validateInput: (input, ctx) =>
       Effect.flatMap(check(tool, c, input, ctx.session, extraReads), (reason) =>
         reason === undefined
-          ? Effect.provideService(tool.validateInput(input, ctx), FileGuard, guard)
+          ? held(tool.validateInput(input, ctx))
           : Effect.fail(new InputRejected({ toolName: tool.name, reason }))),
     call: (input, ctx) =>
       Effect.flatMap(
         check(tool, c, input, ctx.session, extraReads),
         (reason) =>
           reason === undefined
-            ? Effect.provideService(tool.call(input, ctx), FileGuard, guard)
+            ? held(tool.call(input, ctx))
             : Effect.fail(new ToolError({ reason }))
       )
   }

@@ -6,10 +6,12 @@
 import { Effect } from "effect"
 import { ToolError } from "../../Errors.js"
 import { findRipgrep, runRipgrep } from "./ripgrep.js"
+import { SearchSandbox } from "../../internal/searchSandbox.js"
 import { compileOverrides } from "./globPattern.js"
 import { walkFiles } from "./walk.js"
 import { VCS_DIRECTORIES, errorText } from "./paths.js"
 import type { SearchEngine } from "./settings.js"
+import { unpin, type PinnedRoot } from "./pinnedRoot.js"
 
 export interface GlobSearch {
   /** An absolute directory. */
@@ -66,7 +68,19 @@ const withJs = (search: GlobSearch): Effect.Effect<ReadonlyArray<string>, ToolEr
     catch: (error) => new ToolError({ reason: errorText(error) })
   })
 
+/** The listing, from `pinned.searchFrom` when the root is held open (see pinnedRoot.ts) and ripgrep runs on the host, named under the root. */
 export const listGlobFiles = (
+  search: GlobSearch,
+  engine: SearchEngine,
+  pinned?: PinnedRoot
+): Effect.Effect<ReadonlyArray<string>, ToolError> =>
+  Effect.flatMap(SearchSandbox, (sandbox) =>
+    // in the sandbox only the session's directories exist: the root is listed by its name there
+    pinned === undefined || (sandbox !== undefined && engine !== "js" && findRipgrep() !== undefined)
+      ? listByName(search, engine)
+      : Effect.map(listByName({ ...search, root: pinned.searchFrom }, engine), (files) => files.map(unpin(pinned))))
+
+const listByName = (
   search: GlobSearch,
   engine: SearchEngine
 ): Effect.Effect<ReadonlyArray<string>, ToolError> => {

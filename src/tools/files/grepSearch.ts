@@ -6,9 +6,11 @@ import * as path from "node:path"
 import { Effect } from "effect"
 import { ToolError } from "../../Errors.js"
 import { findRipgrep, runRipgrep } from "./ripgrep.js"
+import { SearchSandbox } from "../../internal/searchSandbox.js"
 import { runJsGrep } from "./grepJs.js"
 import { VCS_DIRECTORIES, errorText } from "./paths.js"
 import type { SearchEngine } from "./settings.js"
+import { unpin, type PinnedRoot } from "./pinnedRoot.js"
 
 export type GrepMode = "content" | "files_with_matches" | "count"
 
@@ -187,7 +189,54 @@ const withJs = (search: GrepSearch): Effect.Effect<GrepRawResult, ToolError> =>
       })
   })
 
-export const runGrepSearch = (search: GrepSearch, engine: SearchEngine): Effect.Effect<GrepRawResult, ToolError> => {
+/** A path at the start of a record (`path\0rest`), named under the root again. */
+const unpinRecord = (name: (p: string) => string) => (line: string): string => {
+  const nul = line.indexOf("\0")
+  return nul < 0 ? line : `${name(line.slice(0, nul))}${line.slice(nul)}`
+}
+
+/**
+ * The search, from `pinned.searchFrom` when the root is held open (see pinnedRoot.ts) and ripgrep
+ * does not run in a sandbox: the files a deny rule covers are still judged, and the results
+ * shown, by their paths under the root.
+ */
+export const runGrepSearch = (
+  search: GrepSearch,
+  engine: SearchEngine,
+  pinned?: PinnedRoot
+): Effect.Effect<GrepRawResult, ToolError> =>
+  Effect.flatMap(SearchSandbox, (sandbox) =>
+    // in the sandbox only the session's directories exist: the root is searched by its name there
+    pinned === undefined || (sandbox !== undefined && usesRipgrep(engine))
+      ? searchByName(search, engine)
+      : searchPinned(search, engine, pinned))
+
+const usesRipgrep = (engine: SearchEngine) => engine !== "js" && findRipgrep() !== undefined
+
+const searchPinned = (
+  search: GrepSearch,
+  engine: SearchEngine,
+  pinned: PinnedRoot
+): Effect.Effect<GrepRawResult, ToolError> => {
+  const name = unpin(pinned)
+  const keepFile = search.keepFile
+  return searchByName(
+    {
+      ...search,
+      root: pinned.searchFrom,
+      ...(keepFile === undefined ? {} : { keepFile: (file: string) => keepFile(name(file)) })
+    },
+    engine
+  ).pipe(
+    Effect.map((raw): GrepRawResult =>
+      raw.kind === "files"
+        ? { kind: "files", files: raw.files.map(name) }
+        : { kind: "lines", lines: raw.lines.map(unpinRecord(name)) }
+    )
+  )
+}
+
+const searchByName = (search: GrepSearch, engine: SearchEngine): Effect.Effect<GrepRawResult, ToolError> => {
   if (engine === "js") return withJs(search)
   const rg = findRipgrep()
   if (rg !== undefined) return withRipgrep(rg, search)

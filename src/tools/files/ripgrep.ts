@@ -1,12 +1,15 @@
 /**
  * Running ripgrep: found on PATH (once per PATH value), spawned with an argv array (never a
  * shell), with `--no-config` so no config file can add flags such as `--pre`, in a process group
- * of its own, and stopped — and waited for — when the calling fiber is interrupted.
+ * of its own, and stopped — and waited for — when the calling fiber is interrupted. In a served
+ * session it runs in the session's sandbox (`SearchSandbox`), where nothing outside the session's
+ * directories exists: a symlink swapped in anywhere under the search leads nowhere.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { spawn } from "node:child_process"
 import { Effect } from "effect"
+import { SearchSandbox } from "../../internal/searchSandbox.js"
 import { ToolError } from "../../Errors.js"
 import { forgetIfEmpty, killGroup, signalGroup, trackGroup } from "../../internal/processGroup.js"
 
@@ -55,11 +58,33 @@ export const runRipgrep = (
   cwd: string,
   enough?: { readonly records: number; readonly separator: 10 | 0 }
 ): Effect.Effect<RipgrepOutput, ToolError> =>
+  Effect.flatMap(SearchSandbox, (sandbox) => {
+    if (sandbox === undefined) {
+      const env = { ...process.env }
+      delete env.RIPGREP_CONFIG_PATH
+      return spawnRipgrep(rg, args, { cwd, env }, enough)
+    }
+    return Effect.scoped(
+      sandbox({ argv: [rg, ...args], cwd: "/", env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } }).pipe(
+        Effect.mapError((e) => new ToolError({ reason: `Failed to run ripgrep in the sandbox: ${e.reason}` })),
+        Effect.flatMap((invocation) =>
+          invocation === undefined
+            ? Effect.fail(new ToolError({ reason: "Failed to run ripgrep: no sandbox to run it in" }))
+            : spawnRipgrep(invocation.file, invocation.args, { cwd: "/", env: invocation.env }, enough)
+        )
+      )
+    )
+  })
+
+const spawnRipgrep = (
+  file: string,
+  args: ReadonlyArray<string>,
+  options: { readonly cwd: string; readonly env: NodeJS.ProcessEnv },
+  enough?: { readonly records: number; readonly separator: 10 | 0 }
+): Effect.Effect<RipgrepOutput, ToolError> =>
   Effect.async<RipgrepOutput, ToolError>((resume) => {
-    const env = { ...process.env }
-    delete env.RIPGREP_CONFIG_PATH
     // its own process group, like every process toolgate starts (see processGroup.ts)
-    const child = spawn(rg, [...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true })
+    const child = spawn(file, [...args], { ...options, stdio: ["ignore", "pipe", "pipe"], detached: true })
     trackGroup(child.pid)
     const out: Array<Buffer> = []
     const err: Array<Buffer> = []
