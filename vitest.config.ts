@@ -1,12 +1,9 @@
 import { defineConfig } from "vitest/config"
 import { SlowFirstSequencer } from "./test/support/sequencer.js"
-import { isolatedFiles } from "./vitest.isolated.config.js"
 
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // run on their own by vitest.isolated.config.ts (npm test runs both)
-    exclude: ["**/node_modules/**", ...isolatedFiles],
     globalSetup: ["test/support/tempRoot.ts"],
     setupFiles: ["test/support/freshEffectVitest.ts"],
     testTimeout: 30_000,
