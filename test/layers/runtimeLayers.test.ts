@@ -160,7 +160,8 @@ const promptWith = (slot: Slot | undefined) =>
   }).pipe(Effect.scoped)
 
 describe("Runtime.layer: every service replaceable", () => {
-  it.effect("with no replacement, the default stages run the prompt, and a tool reaches its requirements", () =>
+  // live clock: the prompts run real processes, whose waits (a group to empty, a timeout) need time to pass
+  it.live("with no replacement, the default stages run the prompt, and a tool reaches its requirements", () =>
     Effect.gen(function*() {
       const { made, outcome, results } = yield* promptWith(undefined)
       expect(outcome.stop).toBe("end_turn")
@@ -175,7 +176,7 @@ describe("Runtime.layer: every service replaceable", () => {
       expect([...usage.used]).toEqual([])
     }))
 
-  it.effect.each(Runtime.SERVICE_NAMES)("a replacement %s is the one the stages use", (slot) =>
+  it.live.each(Runtime.SERVICE_NAMES)("a replacement %s is the one the stages use", (slot) =>
     Effect.gen(function*() {
       const { outcome, results } = yield* promptWith(slot)
       expect(outcome.stop).toBe("end_turn")
