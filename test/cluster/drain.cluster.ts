@@ -5,45 +5,27 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { postgresBin, startPostgres, type Postgres } from "../support/postgres.js"
-import { tempDir } from "../support/runtime.js"
+import { describe, expect, it } from "vitest"
+import { postgresBin } from "../support/postgres.js"
 import { eventually, request, toolUse } from "../support/serve.js"
 import {
   allInCallB,
   expectMarkedSessionDone,
-  makeCluster,
   SERVER_TOKEN,
   startSpreadSessions,
   toolResultsOf,
   waitForInput,
-  type Cluster,
-  type Runner
+  type Runner,
+  useClusters
 } from "./support.js"
 
 const bin = postgresBin()
 
 describe.skipIf(bin === undefined)("toolgate serve --runner: graceful drain", () => {
-  let pg: Postgres
-  let cluster: Cluster | undefined
-  const work = fs.realpathSync(tempDir("toolgate-drain-"))
-  let n = 0
-  const newCluster = async () => (cluster = await makeCluster(pg, `${work}/c${n}`, `drain_${n++}`))
-
-  beforeAll(async () => {
-    pg = await startPostgres(bin!)
-  }, 120_000)
-  afterEach(async () => {
-    await cluster?.stopAll()
-    cluster = undefined
-  })
-  afterAll(async () => {
-    await pg?.stop()
-  })
+  const { newCluster } = useClusters(bin!, "drain")
 
   it("SIGTERM during calls: the runner stops taking input, finishes what runs, then exits; no call is cut short", async () => {
     const c = await newCluster()
-    fs.mkdirSync(c.work, { recursive: true })
     const [r1, r2] = [await c.start("r1"), await c.start("r2")]
     const { sessions } = await startSpreadSessions(r2, c.work, [r1, r2], { each: 2, sleepSeconds: 4 })
     await allInCallB(sessions)
@@ -66,7 +48,6 @@ describe.skipIf(bin === undefined)("toolgate serve --runner: graceful drain", ()
 
   it("a rolling restart of both runners under load loses no input and fails no call", async () => {
     const c = await newCluster()
-    fs.mkdirSync(c.work, { recursive: true })
     const live: Array<Runner> = [await c.start("r1"), await c.start("r2")]
     const SESSIONS = 6
     const sessions = await Promise.all(

@@ -5,48 +5,29 @@
  * runner died runs exactly once and succeeds; only the call in flight on a runner that died may
  * be answered "stopped while it ran", and none runs twice.
  */
-import * as fs from "node:fs"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { postgresBin, startPostgres, type Postgres } from "../support/postgres.js"
-import { tempDir } from "../support/runtime.js"
+import { describe, expect, it } from "vitest"
+import { postgresBin } from "../support/postgres.js"
 import { request } from "../support/serve.js"
 import {
   allInCallB,
   expectMarkedSessionDone,
   freeze,
-  makeCluster,
   resumedOn,
   runsOf,
   startMarkedSession,
   startSpreadSessions,
   thaw,
   waitForInput,
-  type Cluster
+  useClusters
 } from "./support.js"
 
 const bin = postgresBin()
 
 describe.skipIf(bin === undefined)("toolgate serve --runner: failover", () => {
-  let pg: Postgres
-  let cluster: Cluster | undefined
-  const work = fs.realpathSync(tempDir("toolgate-failover-"))
-  let n = 0
-  const newCluster = async () => (cluster = await makeCluster(pg, `${work}/c${n}`, `failover_${n++}`))
-
-  beforeAll(async () => {
-    pg = await startPostgres(bin!)
-  }, 120_000)
-  afterEach(async () => {
-    await cluster?.stopAll()
-    cluster = undefined
-  })
-  afterAll(async () => {
-    await pg?.stop()
-  })
+  const { newCluster } = useClusters(bin!, "failover")
 
   it("a runner killed mid-call: its sessions finish on the other runner; only the calls it was running are answered as stopped", async () => {
     const c = await newCluster()
-    fs.mkdirSync(c.work, { recursive: true })
     const [r1, r2] = [await c.start("r1"), await c.start("r2")]
     const { sessions, owner } = await startSpreadSessions(r2, c.work, [r1, r2], { each: 2, sleepSeconds: 30 })
     await allInCallB(sessions)
@@ -64,7 +45,6 @@ describe.skipIf(bin === undefined)("toolgate serve --runner: failover", () => {
 
   it("a frozen runner (its whole process tree stopped) loses its sessions once its lease runs out, and stops itself when it wakes", async () => {
     const c = await newCluster()
-    fs.mkdirSync(c.work, { recursive: true })
     const [r1, r2] = [await c.start("r1"), await c.start("r2")]
     const { sessions, owner } = await startSpreadSessions(r2, c.work, [r1, r2], { each: 2, sleepSeconds: 30 })
     await allInCallB(sessions)
@@ -88,7 +68,6 @@ describe.skipIf(bin === undefined)("toolgate serve --runner: failover", () => {
 
   it("a runner joining while calls run: the sessions it takes over finish, their running calls too, and none stalls", async () => {
     const c = await newCluster()
-    fs.mkdirSync(c.work, { recursive: true })
     const r1 = await c.start("r1")
     const sessions = await Promise.all(Array.from({ length: 12 }, (_, i) => startMarkedSession(r1, c.work, i, 3)))
     await allInCallB(sessions)

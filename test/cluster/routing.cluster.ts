@@ -6,45 +6,27 @@
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { postgresBin, startPostgres, type Postgres } from "../support/postgres.js"
-import { tempDir } from "../support/runtime.js"
+import { describe, expect, it } from "vitest"
+import { postgresBin } from "../support/postgres.js"
 import { readEvents, request, scriptOf, text, toolUse } from "../support/serve.js"
 import {
-  makeCluster,
   marker,
   runsOf,
   SERVER_TOKEN,
   startedOn,
   toolResultsOf,
   waitForInput,
-  type Cluster,
-  type Runner
+  type Runner,
+  useClusters
 } from "./support.js"
 
 const bin = postgresBin()
 
 describe.skipIf(bin === undefined)("toolgate serve --runner: any runner serves any session", () => {
-  let pg: Postgres
-  let cluster: Cluster | undefined
-  const work = fs.realpathSync(tempDir("toolgate-routing-"))
-  let n = 0
-  const newCluster = async () => (cluster = await makeCluster(pg, `${work}/c${n}`, `routing_${n++}`))
-
-  beforeAll(async () => {
-    pg = await startPostgres(bin!)
-  }, 120_000)
-  afterEach(async () => {
-    await cluster?.stopAll()
-    cluster = undefined
-  })
-  afterAll(async () => {
-    await pg?.stop()
-  })
+  const { newCluster } = useClusters(bin!, "routing")
 
   it("streams events and takes permission answers through the other runner, before and after the session's runner dies", async () => {
     const c = await newCluster()
-    fs.mkdirSync(c.work, { recursive: true })
     const [r1, r2] = [await c.start("r1"), await c.start("r2")]
 
     // a session run by r1, driven only through r2
@@ -121,7 +103,6 @@ describe.skipIf(bin === undefined)("toolgate serve --runner: any runner serves a
 
   it("closes a runner connection that does not open with the runners' secret", async () => {
     const c = await newCluster()
-    fs.mkdirSync(c.work, { recursive: true })
     const r1: Runner = await c.start("r1")
     const runnerPort = Number(r1.address.split(":")[1])
     const closed = await new Promise<boolean>((resolve) => {

@@ -7,8 +7,9 @@
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { expect } from "vitest"
-import { createDatabase, freePort, type Postgres } from "../support/postgres.js"
+import { afterAll, afterEach, beforeAll, expect } from "vitest"
+import { createDatabase, freePort, startPostgres, type Postgres } from "../support/postgres.js"
+import { tempDir } from "../support/runtime.js"
 import {
   eventually,
   readEvents,
@@ -151,6 +152,34 @@ const signalAll = (pids: ReadonlyArray<number>, signal: NodeJS.Signals) => {
 }
 
 /** Stops the runner and everything it started, as a paused machine: nothing of it runs. */
+/**
+ * One PostgreSQL for the calling `describe`, and a fresh cluster (database, work folder) per test:
+ * registers the hooks that start PostgreSQL, stop each test's runners, and stop PostgreSQL.
+ */
+export const useClusters = (bin: string, name: string): { readonly newCluster: () => Promise<Cluster> } => {
+  let pg: Postgres
+  let cluster: Cluster | undefined
+  const work = fs.realpathSync(tempDir(`toolgate-${name}-`))
+  let n = 0
+  beforeAll(async () => {
+    pg = await startPostgres(bin)
+  }, 120_000)
+  afterEach(async () => {
+    await cluster?.stopAll()
+    cluster = undefined
+  })
+  afterAll(async () => {
+    await pg?.stop()
+  })
+  return {
+    newCluster: async () => {
+      const made = await makeCluster(pg, `${work}/c${n}`, `${name}_${n++}`)
+      fs.mkdirSync(made.work, { recursive: true })
+      return (cluster = made)
+    }
+  }
+}
+
 export const freeze = (pid: number): void => {
   // stopped first, the runner starts nothing new while its tree is walked
   let frozen = new Set<number>()
