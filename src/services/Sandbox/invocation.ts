@@ -5,5 +5,4 @@ export interface ShellInvocation {
   readonly env: Readonly<Record<string, string>>
 }
 
-/** `'text'` for a POSIX shell, whatever the text holds. */
-export const shellQuote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`
+export { shellQuote } from "../../internal/shellScript.js"
