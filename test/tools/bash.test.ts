@@ -135,7 +135,7 @@ describe("Bash runs exactly the input string with a clean shell", () => {
   it.live("bash evaluates the input, byte for byte, as Claude Code's shell does (`eval`)", () =>
     Effect.gen(function*() {
       const out = path.join(box.root, "exec.txt")
-      const command = `printf '%s' "$BASH_EXECUTION_STRING" > '${out}' # "quotes" $HOME \\ \`tick\` ünï 'it'\''s'`
+      const command = `printf '%s' "$BASH_EXECUTION_STRING" > '${out}' # "quotes" $HOME \\ \`tick\` ünï 'it'\\''s'`
       textOf(tool, yield* callBash(tool, { command }, box.session))
       const script = fs.readFileSync(out, "utf8")
       expect(script).toBe(`: && eval ${shellQuote(command)}`)
