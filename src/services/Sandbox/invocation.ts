@@ -1,4 +1,4 @@
-/** A process to start: what the shell spawner runs in place of `<shell> --noprofile --norc -c <command>`. */
+/** A process to start: what the shell spawner runs in place of the shell itself (src/internal/shellScript.ts). */
 export interface ShellInvocation {
   readonly file: string
   readonly args: ReadonlyArray<string>
