@@ -1,8 +1,8 @@
 /**
  * What a served runner measures: spans around each input, tool call and permission wait, and
- * counters and histograms of them. They cost little when nothing exports them (Effect's default
- * tracer keeps spans in memory only; a metric update is a map lookup); `src/layers/Telemetry.ts`
- * exports them over OTLP when the environment names an endpoint.
+ * counters and histograms of them. Spans are made only when a tracer is installed (Effect's
+ * default one keeps them in memory only); a metric update is a map lookup.
+ * `src/layers/Telemetry.ts` exports them over OTLP when the environment names an endpoint.
  *
  * Only names, ids, tags and timings are recorded, never what a tool was asked or answered, and
  * only attributes under `toolgate.` leave the process (see src/internal/exportedSpans.ts).
@@ -76,7 +76,36 @@ export const runnerLost = Metric.counter("toolgate.runner_lost", {
   incremental: true
 })
 
-const label = MetricLabel.make
+/**
+ * The same labels as the same array each time: Effect finds a metric's tagged series by the
+ * array's identity (a new array is hashed and looked up again, about ten times the cost).
+ */
+const labelSets = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
+const labels = (...pairs: ReadonlyArray<readonly [string, string]>): ReadonlyArray<MetricLabel.MetricLabel> => {
+  const key = pairs.map(([k, v]) => `${k}\0${v}`).join("\0")
+  let set = labelSets.get(key)
+  if (set === undefined) {
+    set = pairs.map(([k, v]) => MetricLabel.make(k, v))
+    labelSets.set(key, set)
+  }
+  return set
+}
+
+/**
+ * The tracer Effect has when none is installed: it only keeps spans in memory, so none is made
+ * for it (a span and its attributes cost tens of microseconds a call).
+ */
+const defaultTracer = Effect.runSync(Effect.tracer)
+
+/** `effect` in a span named `name`, when a tracer is installed. */
+const spanned = (name: string, attributes: Record<string, unknown>) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.tracerWith((tracer) =>
+    tracer === defaultTracer ? effect : Effect.withSpan(effect, name, { attributes, captureStackTrace: false })
+  )
+
+/** Attributes of the current span, when a tracer is installed. */
+const annotate = (values: Record<string, unknown>): Effect.Effect<void> =>
+  Effect.tracerWith((tracer) => (tracer === defaultTracer ? Effect.void : Effect.annotateCurrentSpan(values)))
 
 export const sessionCreated: Effect.Effect<void> = Effect.sync(() => sessionsCreated.unsafeUpdate(1, []))
 
@@ -126,7 +155,7 @@ export const measureCall = <E, R>(
             ? "interrupted"
             : "error"
           const replayed = replayedCalls.has(call)
-          yield* Effect.annotateCurrentSpan({
+          yield* annotate({
             "toolgate.call.outcome": outcome,
             "toolgate.call.replayed": replayed,
             ...(Exit.isSuccess(exit) && exit.value.error !== undefined
@@ -137,16 +166,13 @@ export const measureCall = <E, R>(
               : {})
           })
           if (replayed) return
-          const tags = [label("tool", tool), label("outcome", outcome)]
+          const tags = labels(["tool", tool], ["outcome", outcome])
           calls.unsafeUpdate(1, tags)
           callDuration.unsafeUpdate(yield* secondsSince(start), tags)
-          if (outcome === "runner_lost") runnerLost.unsafeUpdate(1, [label("tool", tool)])
+          if (outcome === "runner_lost") runnerLost.unsafeUpdate(1, labels(["tool", tool]))
         })
       ),
-      Effect.withSpan(SPAN_CALL, {
-        attributes: { "toolgate.tool": tool, "toolgate.tool_use.id": call.block.id },
-        captureStackTrace: false
-      })
+      spanned(SPAN_CALL, { "toolgate.tool": tool, "toolgate.tool_use.id": call.block.id })
     ))
 }
 
@@ -159,7 +185,7 @@ export const callAnsweredUnrun = (outcome: CallOutcome): Effect.Effect<void> =>
     const tag = outcome.error?._tag
     if (tag === undefined || !NEVER_RAN.has(tag)) return
     const tool = tag === "UnknownTool" ? "unknown" : outcome.toolName
-    calls.unsafeUpdate(1, [label("tool", tool), label("outcome", "error")])
+    calls.unsafeUpdate(1, labels(["tool", tool], ["outcome", "error"]))
   })
 
 /** Answers that are a question's time running out (told apart from a person's deny). */
@@ -181,24 +207,21 @@ export const measureApproval = <E, R>(
           const decision = Exit.isSuccess(exit)
             ? timedOutAnswers.has(exit.value) ? "timeout" : exit.value.behavior
             : "interrupted"
-          yield* Effect.annotateCurrentSpan({
+          yield* annotate({
             "toolgate.approval.decision": decision,
             ...(Exit.isSuccess(exit) && exit.value.behavior === "allow"
               ? { "toolgate.approval.scope": exit.value.scope }
               : {})
           })
-          const tags = [label("decision", decision)]
+          const tags = labels(["decision", decision])
           approvals.unsafeUpdate(1, tags)
           approvalWait.unsafeUpdate(yield* secondsSince(start), tags)
         })
       ),
-      Effect.withSpan(SPAN_APPROVAL, {
-        attributes: {
-          "toolgate.session.id": question.sessionId,
-          "toolgate.tool_use.id": question.toolUseId,
-          "toolgate.tool": question.tool
-        },
-        captureStackTrace: false
+      spanned(SPAN_APPROVAL, {
+        "toolgate.session.id": question.sessionId,
+        "toolgate.tool_use.id": question.toolUseId,
+        "toolgate.tool": question.tool
       })
     ))
 
@@ -207,7 +230,7 @@ export const inputFinished = (
   input: { readonly kind: string; readonly status: "done" | "failed"; readonly createdAt: number; readonly now: number }
 ): Effect.Effect<void> =>
   Effect.sync(() => {
-    const tags = [label("kind", input.kind), label("status", input.status)]
+    const tags = labels(["kind", input.kind], ["status", input.status])
     inputs.unsafeUpdate(1, tags)
     inputDuration.unsafeUpdate(Math.max(0, input.now - input.createdAt) / 1000, tags)
   })
@@ -225,16 +248,13 @@ export const measureInput = (
 ) =>
 <A extends { readonly status: string }, E, R>(run: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   run.pipe(
-    Effect.tap((result) => Effect.annotateCurrentSpan("toolgate.input.status", result.status)),
-    Effect.withSpan(SPAN_INPUT, {
-      attributes: {
-        "toolgate.session.id": input.sessionId,
-        "toolgate.input.key": input.key,
-        "toolgate.input.kind": input.kind,
-        "toolgate.input.seq": input.seq,
-        "toolgate.runner": input.runner,
-        "toolgate.input.resumed": input.resumed
-      },
-      captureStackTrace: false
+    Effect.tap((result) => annotate({ "toolgate.input.status": result.status })),
+    spanned(SPAN_INPUT, {
+      "toolgate.session.id": input.sessionId,
+      "toolgate.input.key": input.key,
+      "toolgate.input.kind": input.kind,
+      "toolgate.input.seq": input.seq,
+      "toolgate.runner": input.runner,
+      "toolgate.input.resumed": input.resumed
     })
   )
