@@ -258,6 +258,75 @@ describe("toolgate serve with OpenTelemetry export", () => {
     90_000
   )
 
+  it(
+    "counts the call a runner killed mid-call left behind, answered RunnerLost by the runner that resumes its input",
+    async () => {
+      const stateDir = tempDir("toolgate-otel-lost-")
+      const otel = {
+        ...quiet,
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        OTEL_BSP_SCHEDULE_DELAY: "100",
+        OTEL_METRIC_EXPORT_INTERVAL: "200"
+      }
+      const start = () =>
+        startServer({
+          args: ["--state-dir", stateDir, "--allow", "bypassPermissions"],
+          env: { TOOLGATE_SERVE_TOKEN: SERVER_TOKEN, TOOLGATE_SERVE_POLL_MS: "200", ...otel }
+        })
+      const cwd = workspace()
+      const mark = path.join(cwd, "started")
+      let server = await start()
+      try {
+        const created = await request(server.url, "POST", "/sessions", {
+          token: SERVER_TOKEN,
+          body: { cwd, permissionMode: "bypassPermissions" }
+        })
+        const session = created.body as { id: string; token: string }
+        await request(server.url, "POST", `/sessions/${session.id}/messages?wait=false`, {
+          token: session.token,
+          body: {
+            role: "assistant",
+            content: [toolUse("toolu_lost", "Bash", { command: `touch ${mark}; sleep 30` })],
+            key: "k"
+          }
+        })
+        await eventually(() => (fs.existsSync(mark) ? true : undefined))
+        await server.stop("SIGKILL")
+        const exportedBefore = collector.posts.length
+
+        server = await start()
+        const result = await request(server.url, "GET", `/sessions/${session.id}/messages/k?wait=true`, {
+          token: session.token
+        })
+        expect(result.body.status).toBe("done")
+        expect(JSON.stringify(result.body.messages)).toContain("stopped while it ran")
+        const points = await eventually(() => {
+          const latest = lastMetrics(collector.posts.slice(exportedBefore))
+          return pointOf(latest, "toolgate.runner_lost", { tool: "Bash" }) !== undefined ? latest : undefined
+        }, 30_000)
+        expect(pointOf(points, "toolgate.runner_lost", { tool: "Bash" })?.value).toBe(1)
+        expect(pointOf(points, "toolgate.calls", { tool: "Bash", outcome: "runner_lost" })?.value).toBe(1)
+        const spans = await eventually(() => {
+          const all = spansOf(collector.posts.slice(exportedBefore))
+          return all.some((s) => s.name === "toolgate.input") ? all : undefined
+        }, 30_000)
+        expect(spans.find((s) => s.name === "toolgate.input")?.attributes).toMatchObject({
+          "toolgate.input.resumed": true,
+          "toolgate.input.status": "done"
+        })
+        expect(spans.find((s) => s.name === "toolgate.call")?.attributes).toMatchObject({
+          "toolgate.tool_use.id": "toolu_lost",
+          "toolgate.call.outcome": "runner_lost",
+          "toolgate.call.error": "RunnerLost"
+        })
+      } finally {
+        await server.stop()
+      }
+    },
+    120_000
+  )
+
   it("sends nothing without an endpoint in the environment", async () => {
     const before = collector.posts.length
     const server = await serveWith({ ...quiet, OTEL_BSP_SCHEDULE_DELAY: "100", OTEL_METRIC_EXPORT_INTERVAL: "100" })
