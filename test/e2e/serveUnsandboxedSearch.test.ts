@@ -15,7 +15,8 @@ import { request, runApproving, startServer, toolUse, type Served } from "../sup
 const CANARY = "canary-unsandboxed-3d9a7e"
 const SERVER_TOKEN = "serve-unsandboxed-search-token-0123"
 const FOLDERS = 6
-const ROUNDS = 2
+/** Rounds of 40 searches per engine (TOOLGATE_SWAP_ROUNDS for a longer campaign). */
+const ROUNDS = Math.max(1, Number(process.env.TOOLGATE_SWAP_ROUNDS ?? 1) || 1)
 const FILES = 30
 
 describe.each([
