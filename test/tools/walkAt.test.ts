@@ -79,6 +79,29 @@ describe("walkFilesAt", () => {
     }
   })
 
+  it("honours the ignore files inside the opened root as a walk by name does", async () => {
+    const { ws } = tree("ignores")
+    fs.mkdirSync(path.join(ws, ".git", "info"), { recursive: true })
+    fs.writeFileSync(path.join(ws, ".gitignore"), "*.log\n")
+    fs.writeFileSync(path.join(ws, "sub", ".ignore"), "skip.txt\n")
+    fs.writeFileSync(path.join(ws, "sub", "skip.txt"), "skip\n")
+    fs.writeFileSync(path.join(ws, "sub", "x.log"), "log\n")
+    const fd = fs.openSync(ws, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY)
+    try {
+      const byName: Array<string> = []
+      for await (const file of walkFiles({ root: ws, respectIgnoreFiles: true })) byName.push(file)
+      const opened: Array<string> = []
+      for await (const file of walkFilesAt({ root: ws, respectIgnoreFiles: true, at: `/proc/self/fd/${fd}` })) {
+        opened.push(file.path)
+      }
+      expect(opened).toEqual(byName)
+      expect(opened.map((f) => path.basename(f))).not.toContain("x.log")
+      expect(opened.map((f) => path.basename(f))).not.toContain("skip.txt")
+    } finally {
+      fs.closeSync(fd)
+    }
+  })
+
   it("skips a folder whose real path the guard refuses", async () => {
     const { ws } = tree("refused")
     const fd = fs.openSync(ws, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY)
