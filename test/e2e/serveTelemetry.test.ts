@@ -12,7 +12,16 @@ import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { tempDir } from "../support/runtime.js"
-import { eventually, request, runApproving, startServer, toolUse, type Served } from "../support/serve.js"
+import {
+  eventually,
+  request,
+  runApproving,
+  scriptOf,
+  startServer,
+  text,
+  toolUse,
+  type Served
+} from "../support/serve.js"
 
 const SERVER_TOKEN = "serve-telemetry-token-0123456789"
 const HEADER_SECRET = "collector-key-5e1f0a9b"
@@ -180,16 +189,39 @@ describe("toolgate serve with OpenTelemetry export", () => {
         expect(fs.readFileSync(path.join(cwd, "out.txt"), "utf8")).toBe(`${COMMAND_MARKER}\n`)
         expect(results.get("toolu_nope")?.isError).toBe(true)
 
+        // a prompt whose one call asks, and nobody answers in time
+        const unanswered = await request(server.url, "POST", "/sessions", {
+          token: SERVER_TOKEN,
+          body: {
+            cwd,
+            approvalTimeoutSeconds: 1,
+            script: scriptOf([
+              {
+                content: [toolUse("toolu_late", "Bash", { command: `touch ${COMMAND_MARKER}` })],
+                stop_reason: "tool_use"
+              },
+              { content: [text("It was denied.")], stop_reason: "end_turn" }
+            ])
+          }
+        })
+        const prompt = await request(server.url, "POST", `/sessions/${unanswered.body.id}/messages`, {
+          token: unanswered.body.token,
+          body: { role: "user", content: `touch a file ${INPUT_MARKER}` }
+        })
+        expect(prompt.body.status).toBe("done")
+
         const spans = await eventually(() => {
           const all = spansOf(collector.posts)
-          const input = all.find((s) => s.name === "toolgate.input" && s.attributes["toolgate.input.status"] === "done")
-          const approval = all.find((s) => s.name === "toolgate.approval")
-          return input !== undefined && approval !== undefined &&
-              all.filter((s) => s.name === "toolgate.call").length >= 2
+          const inputs = all.filter((s) => s.name === "toolgate.input")
+          const approvals = all.filter((s) => s.name === "toolgate.approval")
+          return inputs.length >= 2 && approvals.length >= 2 &&
+              all.filter((s) => s.name === "toolgate.call").length >= 3
             ? all
             : undefined
         }, 30_000)
-        const input = spans.find((s) => s.name === "toolgate.input")!
+        const input = spans.find((s) =>
+          s.name === "toolgate.input" && s.attributes["toolgate.session.id"] === session.id
+        )!
         expect(input.attributes).toMatchObject({
           "toolgate.session.id": session.id,
           "toolgate.input.kind": "tool_uses",
@@ -197,14 +229,29 @@ describe("toolgate serve with OpenTelemetry export", () => {
           "toolgate.runner": "embedded",
           "toolgate.input.resumed": false
         })
+        const promptInput = spans.find((s) =>
+          s.name === "toolgate.input" && s.attributes["toolgate.session.id"] === unanswered.body.id
+        )!
+        expect(promptInput.attributes).toMatchObject({
+          "toolgate.input.kind": "prompt",
+          "toolgate.input.status": "done"
+        })
         const callSpans = spans.filter((s) => s.name === "toolgate.call")
         const call = (id: string) => callSpans.find((s) => s.attributes["toolgate.tool_use.id"] === id)!
         expect(call("toolu_read").attributes).toMatchObject({ "toolgate.tool": "Read", "toolgate.call.outcome": "ok" })
         expect(call("toolu_bash").attributes).toMatchObject({ "toolgate.tool": "Bash", "toolgate.call.outcome": "ok" })
         // a tool that does not exist never runs: counted below, no span
         expect(call("toolu_nope")).toBeUndefined()
-        for (const s of callSpans) expect(s.parentSpanId).toBe(input.spanId)
-        const approval = spans.find((s) => s.name === "toolgate.approval")!
+        expect(call("toolu_late").attributes).toMatchObject({ "toolgate.call.outcome": "not_approved" })
+        expect(call("toolu_late").parentSpanId).toBe(promptInput.spanId)
+        for (const id of ["toolu_read", "toolu_bash"]) expect(call(id).parentSpanId).toBe(input.spanId)
+        expect(
+          spans.find((s) => s.attributes["toolgate.tool_use.id"] === "toolu_late" && s.name === "toolgate.approval")
+            ?.attributes
+        ).toMatchObject({ "toolgate.approval.decision": "timeout" })
+        const approval = spans.find((s) =>
+          s.name === "toolgate.approval" && s.attributes["toolgate.tool_use.id"] === "toolu_bash"
+        )!
         expect(approval.attributes).toMatchObject({
           "toolgate.tool": "Bash",
           "toolgate.tool_use.id": "toolu_bash",
@@ -221,12 +268,15 @@ describe("toolgate serve with OpenTelemetry export", () => {
 
         const points = await eventually(() => {
           const latest = lastMetrics(collector.posts)
-          return pointOf(latest, "toolgate.inputs", { kind: "tool_uses", status: "done" }) !== undefined &&
-              pointOf(latest, "toolgate.approvals", { decision: "allow" }) !== undefined
+          return pointOf(latest, "toolgate.inputs", { kind: "prompt", status: "done" }) !== undefined &&
+              pointOf(latest, "toolgate.approvals", { decision: "timeout" }) !== undefined
             ? latest
             : undefined
         }, 30_000)
-        expect(pointOf(points, "toolgate.sessions.created")?.value).toBe(1)
+        expect(pointOf(points, "toolgate.sessions.created")?.value).toBe(2)
+        expect(pointOf(points, "toolgate.inputs", { kind: "prompt", status: "done" })?.value).toBe(1)
+        expect(pointOf(points, "toolgate.calls", { tool: "Bash", outcome: "not_approved" })?.value).toBe(1)
+        expect(pointOf(points, "toolgate.approvals", { decision: "timeout" })?.value).toBe(1)
         expect(pointOf(points, "toolgate.inputs", { kind: "tool_uses", status: "done" })?.value).toBe(1)
         expect(pointOf(points, "toolgate.input.duration", { kind: "tool_uses", status: "done" })?.value).toBe(1)
         expect(pointOf(points, "toolgate.calls", { tool: "Read", outcome: "ok" })?.value).toBe(1)
@@ -247,7 +297,17 @@ describe("toolgate serve with OpenTelemetry export", () => {
         expect(collector.posts.every((p) => p.headers["x-collector-key"] === HEADER_SECRET)).toBe(true)
         expect(collector.posts.every((p) => p.headers["content-type"] === "application/json")).toBe(true)
         const sent = collector.posts.map((p) => p.text).join("\n")
-        for (const secret of [FILE_MARKER, COMMAND_MARKER, INPUT_MARKER, SERVER_TOKEN, session.token, HEADER_SECRET]) {
+        for (
+          const secret of [
+            FILE_MARKER,
+            COMMAND_MARKER,
+            INPUT_MARKER,
+            SERVER_TOKEN,
+            session.token,
+            unanswered.body.token,
+            HEADER_SECRET
+          ]
+        ) {
           expect(sent).not.toContain(secret)
         }
         expect(server.stdout()).toBe("")
