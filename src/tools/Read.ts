@@ -34,7 +34,7 @@ import {
   UNREADABLE_IMAGE_SIZE,
   type ImageMediaType
 } from "./files/image.js"
-import { parseNotebook, renderNotebook, type NotebookCellView } from "./files/notebook.js"
+import { NotebookUnreadable, parseNotebook, renderNotebook, type NotebookCellView } from "./files/notebook.js"
 import { readLineRange } from "./files/lineReader.js"
 import { decodeText, snapshotHash, stripBom } from "./files/textCodec.js"
 import { snapshotMtime } from "./files/freshness.js"
@@ -321,7 +321,12 @@ const readNotebook = (file: string, source: string, stat: fs.Stats, ctx: ToolCon
     const text = decodeText(bytes).text
     const cells = yield* Effect.try({
       try: () => parseNotebook(stripBom(text)),
-      catch: (error) => new ToolError({ reason: `Notebook is not valid JSON: ${errorText(error)}` })
+      catch: (error) =>
+        new ToolError({
+          reason: error instanceof NotebookUnreadable
+            ? error.message
+            : `Notebook is not valid JSON: ${errorText(error)}`
+        })
     })
     const tokens = countTokens(renderNotebook(cells), true)
     if (tokens > maxTokens) {
