@@ -174,6 +174,7 @@ export const serve: Benchmark = {
             }
           )
         )
+        metrics.push(await servedGrepCost(server, bare, cwd))
       } finally {
         await bare.stop("SIGTERM")
       }
@@ -219,4 +220,51 @@ export const serve: Benchmark = {
     }
     return metrics
   }
+}
+
+/**
+ * A served Grep (content of a small folder): ripgrep started in the session's sandbox, against
+ * the same search on a --unsandboxed server, where it is the JS walk from the opened root (no
+ * ripgrep: it would follow a symlink swapped in under the search), paired round by round.
+ */
+export const servedGrepCost = async (sandboxed: Served, unsandboxed: Served, cwd: string): Promise<Metric> => {
+  const folder = path.join(cwd, "grep")
+  fs.mkdirSync(folder, { recursive: true })
+  for (let i = 0; i < 20; i++) fs.writeFileSync(path.join(folder, `f${i}.txt`), `line ${i}\nneedle ${i}\n`)
+  const sessionOn = async (via: Served) =>
+    (await request(via.url, "POST", "/sessions", { token: SERVER_TOKEN, body: { cwd, script } })).body as {
+      id: string
+      token: string
+    }
+  const sessions = { sandboxed: await sessionOn(sandboxed), unsandboxed: await sessionOn(unsandboxed) }
+  let n = 0
+  const grepCall = (via: Served, session: { id: string; token: string }) => async () => {
+    const block = toolUse(`toolu_g${n++}`, "Grep", { pattern: "needle", path: folder, output_mode: "content" })
+    const t0 = now()
+    const sent = await request(via.url, "POST", `/sessions/${session.id}/messages`, {
+      token: session.token,
+      body: { role: "assistant", content: [block] }
+    })
+    const answer = JSON.stringify(sent.body?.messages)
+    if (sent.body?.status !== "done" || answer.includes("\"is_error\":true") || !answer.includes("needle 19")) {
+      throw new Error(`bench serve: Grep call failed: ${sent.text}`)
+    }
+    return now() - t0
+  }
+  const samples = await pairedRounds(
+    [
+      ["sandboxed", grepCall(sandboxed, sessions.sandboxed)],
+      ["unsandboxed", grepCall(unsandboxed, sessions.unsandboxed)]
+    ],
+    { warmup: 5, rounds: 40 }
+  )
+  return ratioMetric(
+    {
+      name: "serve.grep_call.sandboxed",
+      unit: "ms",
+      note: "Grep over HTTP, ripgrep in the sandbox; baseline: the JS search on a --unsandboxed server"
+    },
+    samples.sandboxed,
+    { name: "unsandboxed", samples: samples.unsandboxed }
+  )
 }

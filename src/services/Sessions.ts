@@ -56,6 +56,7 @@ import {
   type SessionRow
 } from "./Sessions/store.js"
 import { hashToken, newSessionToken, tokenMatches } from "./Sessions/tokens.js"
+import { sessionCreated } from "./Sessions/telemetry.js"
 import { VERSION } from "../version.js"
 
 /** Who is asking: the bearer token of the request, and whether it is the server's token. */
@@ -315,6 +316,7 @@ export const make = Effect.gen(function*() {
         ])
         .pipe(Effect.mapError(unavailable))
       yield* eventLog.append(id, "session_created", { id, cwd }).pipe(Effect.mapError(unavailable))
+      yield* sessionCreated
       const view = yield* viewOf(
         yield* sessionRow(id).pipe(
           Effect.catchTag("SessionNotFound", (e) => Effect.fail(new Unavailable({ message: e.message })))
@@ -586,3 +588,4 @@ export { durableCalls } from "./Sessions/durableCalls.js"
 export { confineTool, refuseTool, type Confinement } from "./Sessions/confine.js"
 export { makeRemoteApprover } from "./Sessions/remoteApprover.js"
 export { makePositionedScripted } from "./Sessions/scriptedModel.js"
+export * as Telemetry from "./Sessions/telemetry.js"

@@ -17,6 +17,7 @@ export interface Served {
   readonly pid: number
   readonly child: ChildProcess
   stderr(): string
+  stdout(): string
   /** Sends the signal and waits for the process to exit. */
   stop(signal?: NodeJS.Signals): Promise<void>
 }
@@ -55,6 +56,7 @@ export const startServer = (options: ServeOptions): Promise<Served> =>
           pid: child.pid!,
           child,
           stderr: () => stderr,
+          stdout: () => stdout,
           stop: async (signal = "SIGTERM") => {
             if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, signal)
             await exited

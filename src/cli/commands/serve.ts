@@ -394,8 +394,13 @@ export const serve = Command.make("serve", optionsOf(serveFlags), (flags) =>
       ) => (Option.isSome(file) ? [realPath(path.resolve(file.value))] : []))
     ]
 
+    // OpenTelemetry export, when the environment names a collector (its headers are credentials)
+    const Telemetry = yield* Effect.promise(() => import("../../layers/Telemetry.js"))
+    const telemetry = yield* Telemetry.settingsFromEnv
+
     // sessions' processes: a scrubbed environment, in the served sandbox (or, explicitly, none)
     const secrets = [
+      ...Telemetry.headerSecrets(telemetry),
       ...(Option.isSome(token) ? [Redacted.value(token.value)] : []),
       ...(Option.isSome(runnerSecret) ? [Redacted.value(runnerSecret.value)] : []),
       ...(storage._tag === "Postgres" ? [Redacted.value(storage.url)] : [])
@@ -505,7 +510,10 @@ export const serve = Command.make("serve", optionsOf(serveFlags), (flags) =>
       Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)),
       Logger.minimumLogLevel(level)
     )
-    yield* Effect.raceFirst(Layer.launch(served), Deferred.await(drained)).pipe(
+    const exporters = telemetry === undefined
+      ? Layer.empty
+      : Telemetry.layer(telemetry, runner === undefined ? "embedded" : `${runner.host}:${runner.port}`)
+    yield* Effect.raceFirst(Layer.launch(served).pipe(Effect.provide(exporters)), Deferred.await(drained)).pipe(
       Effect.mapError((error) => startFailure(error, { host, port }, runner)),
       Effect.provide(logging)
     )

@@ -20,6 +20,7 @@ import { toJsonValue } from "./json.js"
 import { CurrentRun, InStep, neverAgain, Runs, type RunControls, type RunsService } from "./run.js"
 import { ShardLease, type ShardLeaseService } from "./lease.js"
 import { SessionStore, type SessionStoreService } from "./store.js"
+import { measureCall, noteReplayedCall } from "./telemetry.js"
 
 const RecordedOutcome = Schema.Struct({
   toolUseId: Schema.String,
@@ -220,7 +221,7 @@ export const durableCalls = (inner: CallPipelineService) =>
     const store = yield* SessionStore
     const runs = yield* Runs
     const lease = yield* ShardLease
-    const run = (call: PreparedCall, options: RunCallOptions): Effect.Effect<CallOutcome> =>
+    const runDurable = (call: PreparedCall, options: RunCallOptions): Effect.Effect<CallOutcome> =>
       Effect.gen(function*() {
         const current = yield* Effect.serviceOption(CurrentRun)
         const inStep = yield* InStep
@@ -260,12 +261,16 @@ export const durableCalls = (inner: CallPipelineService) =>
           )
         )
         if (Exit.isFailure(exit)) return yield* Effect.failCause(exit.cause)
-        if (!executedHere) controls.noteReplayed()
+        if (!executedHere) {
+          controls.noteReplayed()
+          yield* noteReplayedCall(call)
+        }
         const recorded = exit.value
         if (recorded._tag === "Outcome") return restore(recorded.outcome)
         // A cancellation that happened here: the scheduler interrupted us and answers the call itself.
         if (executedHere) return yield* Effect.interrupt
         return yield* replayCancelled(recorded, controls)
       })
+    const run = (call: PreparedCall, options: RunCallOptions) => measureCall(call, runDurable(call, options))
     return { ...inner, run } satisfies CallPipelineService
   })

@@ -39,6 +39,7 @@ import { decodeConfig, SessionRuntimes, type StoredConfig } from "./runtimes.js"
 import { ServeSettings } from "./settings.js"
 import { ShardLease } from "./lease.js"
 import { SessionStore, type SessionStoreService } from "./store.js"
+import { inputFinished, measureInput } from "./telemetry.js"
 
 const StoredSession = Schema.Struct({
   sessionId: Schema.String,
@@ -258,6 +259,7 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
             })
             .pipe(Effect.orDie)
           yield* eventLog.append(sessionId, "input_finished", result).pipe(Effect.ignore)
+          yield* inputFinished({ kind: snapshot.kind, status, createdAt: snapshot.createdAt, now })
           return result
         })
       )
@@ -318,6 +320,14 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
           Cause.isInterruptedOnly(cause)
             ? Effect.failCause(cause as Cause.Cause<never>)
             : commit("failed", { error: Cause.pretty(cause).split("\n")[0] ?? "the input failed" }, undefined)
+      }),
+      measureInput({
+        sessionId,
+        key,
+        kind: snapshot.kind,
+        seq: snapshot.seq,
+        runner: settings.runner,
+        resumed: !loadedHere
       })
     )
   })

@@ -8,6 +8,7 @@ import type { AgentEvent } from "../Agent.js"
 import type { SchedulerEvent } from "../Scheduler.js"
 import { toJsonValue } from "./json.js"
 import type { RunControls } from "./run.js"
+import { callAnsweredUnrun } from "./telemetry.js"
 
 export const publishSchedulerEvent = (run: RunControls, turn: number, event: SchedulerEvent): Effect.Effect<void> => {
   switch (event._tag) {
@@ -25,14 +26,18 @@ export const publishSchedulerEvent = (run: RunControls, turn: number, event: Sch
         progress: toJsonValue(event.progress)
       })
     case "CallFinished":
-      return run.events.emit("call_finished", {
-        turn,
-        toolUseId: event.outcome.toolUseId,
-        name: event.outcome.toolName,
-        isError: event.outcome.result.is_error === true,
-        error: event.outcome.error?._tag ?? null,
-        content: toJsonValue(event.outcome.result.content)
-      })
+      return Effect.zipRight(
+        // a resumed run replaying what an earlier run answered does not count it again
+        run.isLive() ? callAnsweredUnrun(event.outcome) : Effect.void,
+        run.events.emit("call_finished", {
+          turn,
+          toolUseId: event.outcome.toolUseId,
+          name: event.outcome.toolName,
+          isError: event.outcome.result.is_error === true,
+          error: event.outcome.error?._tag ?? null,
+          content: toJsonValue(event.outcome.result.content)
+        })
+      )
     default:
       return Effect.void
   }

@@ -13,6 +13,7 @@ import { offeredRules, type ApprovalAnswer, type ApprovalRequest, type ApproverS
 import { toJsonValue } from "./json.js"
 import { CurrentRun, type RunControls } from "./run.js"
 import { SessionStore, type ApprovalRow, type SessionStoreService } from "./store.js"
+import { measureApproval, noteTimedOut } from "./telemetry.js"
 
 export const StoredAnswer = Schema.Union(
   Schema.Struct({
@@ -59,7 +60,7 @@ export const makeRemoteApprover = (sessionId: string, options: RemoteApproverOpt
           if (Option.isSome(stored) && stored.value.answeredAt !== undefined) return decodeAnswer(stored.value.answer)
           const remaining = row.expiresAt - (yield* Clock.currentTimeMillis)
           if (remaining <= 0) {
-            const answer = timedOut(Math.round((row.expiresAt - row.askedAt) / 1000))
+            const answer = noteTimedOut(timedOut(Math.round((row.expiresAt - row.askedAt) / 1000)))
             // an answer that won the race is read on the next round
             if (
               yield* store.answer(run.executionId, row.toolUseId, answer, yield* Clock.currentTimeMillis).pipe(
@@ -113,7 +114,8 @@ export const makeRemoteApprover = (sessionId: string, options: RemoteApproverOpt
               : Effect.flatMap(Clock.currentTimeMillis, (at) =>
                 store.answer(run.executionId, request.toolUseId, { behavior: "deny", feedback: "interrupted" }, at)
                   .pipe(Effect.ignore))
-          )
+          ),
+          (waiting) => measureApproval({ sessionId, toolUseId: request.toolUseId, tool: request.tool.name }, waiting)
         )
         if (step !== undefined) yield* store.setStepState(run.executionId, step, "started").pipe(Effect.orDie)
         return answer

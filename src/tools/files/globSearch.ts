@@ -8,10 +8,11 @@ import { ToolError } from "../../Errors.js"
 import { findRipgrep, runRipgrep } from "./ripgrep.js"
 import { SearchSandbox } from "../../internal/searchSandbox.js"
 import { compileOverrides } from "./globPattern.js"
-import { walkFiles } from "./walk.js"
+import { walkFiles, walkFilesAt, type OpenedRoot } from "./walk.js"
 import { VCS_DIRECTORIES, errorText } from "./paths.js"
 import type { SearchEngine } from "./settings.js"
-import { unpin, type PinnedRoot } from "./pinnedRoot.js"
+import { openedRoot, type PinnedRoot } from "./pinnedRoot.js"
+import { FileGuard } from "../../internal/fileGuard.js"
 
 export interface GlobSearch {
   /** An absolute directory. */
@@ -49,26 +50,29 @@ const withRipgrep = (rg: string, search: GlobSearch): Effect.Effect<ReadonlyArra
     })
   )
 
-const withJs = (search: GlobSearch): Effect.Effect<ReadonlyArray<string>, ToolError> =>
+/** `opened`: the root opened and checked, walked without following a symlink swapped in (see walk.ts). */
+const withJs = (search: GlobSearch, opened?: OpenedRoot): Effect.Effect<ReadonlyArray<string>, ToolError> =>
   Effect.tryPromise({
     try: async (signal) => {
-      const files: Array<string> = []
-      for await (
-        const file of walkFiles({
-          root: search.root,
-          overrides: compileOverrides(overrideGlobs(search)),
-          respectIgnoreFiles: search.respectIgnoreFiles,
-          signal
-        })
-      ) {
-        files.push(file)
+      const options = {
+        root: search.root,
+        overrides: compileOverrides(overrideGlobs(search)),
+        respectIgnoreFiles: search.respectIgnoreFiles,
+        signal
       }
+      const files: Array<string> = []
+      if (opened === undefined) { for await (const file of walkFiles(options)) files.push(file) }
+      else for await (const file of walkFilesAt({ ...options, ...opened })) files.push(file.path)
       return files
     },
     catch: (error) => new ToolError({ reason: errorText(error) })
   })
 
-/** The listing, from `pinned.searchFrom` when the root is held open (see pinnedRoot.ts) and ripgrep runs on the host, named under the root. */
+/**
+ * The listing. When the root is held open (see pinnedRoot.ts) and ripgrep cannot run in a
+ * sandbox, the JS walk lists from the open root, entering no folder through a symlink (ripgrep
+ * would follow one swapped in during the walk out of the root), naming files under the root.
+ */
 export const listGlobFiles = (
   search: GlobSearch,
   engine: SearchEngine,
@@ -78,7 +82,7 @@ export const listGlobFiles = (
     // in the sandbox only the session's directories exist: the root is listed by its name there
     pinned === undefined || (sandbox !== undefined && engine !== "js" && findRipgrep() !== undefined)
       ? listByName(search, engine)
-      : Effect.map(listByName({ ...search, root: pinned.searchFrom }, engine), (files) => files.map(unpin(pinned))))
+      : Effect.flatMap(FileGuard, (guard) => withJs(search, openedRoot(pinned, guard))))
 
 const listByName = (
   search: GlobSearch,

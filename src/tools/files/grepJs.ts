@@ -7,13 +7,23 @@ import * as fs from "node:fs"
 import { compileOverrides } from "./globPattern.js"
 import { compileSearchRegex } from "./regex.js"
 import { typeGlobs } from "./rgTypes.js"
-import { walkFiles } from "./walk.js"
+import { walkFiles, walkFilesAt, type OpenedRoot, type WalkedFile } from "./walk.js"
 import type { GrepSearch, GrepRawResult } from "./grepSearch.js"
 import { VCS_DIRECTORIES } from "./paths.js"
 
 const MAX_COLUMNS = 500
 
-export const runJsGrep = async (search: GrepSearch, signal?: AbortSignal): Promise<GrepRawResult> => {
+/**
+ * `opened`: the root opened and checked (a path naming it, `/proc/<pid>/fd/N`): the walk then
+ * enters no folder and reads no file through a symlink put in its place, nor one whose real path
+ * `allowed` refuses (see walk.ts).
+ */
+export const runJsGrep = async (
+  search: GrepSearch,
+  signal?: AbortSignal,
+  opened?: OpenedRoot
+): Promise<GrepRawResult> => {
+  const at = opened?.at
   const regex = compileSearchRegex(search.pattern, {
     caseInsensitive: search.caseInsensitive,
     multiline: search.multiline
@@ -23,24 +33,30 @@ export const runJsGrep = async (search: GrepSearch, signal?: AbortSignal): Promi
     selectedTypes = typeGlobs(search.type)
     if (selectedTypes === undefined) throw new Error(`unrecognized file type: ${search.type}`)
   }
-  const files: AsyncIterable<string> = search.rootIsFile
-    ? single(search.root)
-    : walkFiles({
-      root: search.root,
-      overrides: compileOverrides([...VCS_DIRECTORIES.map((d) => `!${d}`), ...search.globs]),
-      respectIgnoreFiles: true,
-      typeGlobs: selectedTypes,
-      signal
-    })
+  const walkOptions = {
+    root: search.root,
+    overrides: compileOverrides([...VCS_DIRECTORIES.map((d) => `!${d}`), ...search.globs]),
+    respectIgnoreFiles: true,
+    typeGlobs: selectedTypes,
+    signal
+  }
+  const files: AsyncIterable<WalkedFile> = search.rootIsFile
+    ? single({ path: search.root, open: at ?? search.root })
+    : at === undefined
+    ? named(walkFiles(walkOptions))
+    : walkFilesAt({ ...walkOptions, ...opened! })
   const lines: Array<string> = []
   const matched: Array<string> = []
   const printer = new ContextPrinter(search, lines)
-  for await (const file of files) {
+  for await (const walked of files) {
     signal?.throwIfAborted()
+    const file = walked.path
     if (search.keepFile !== undefined && !search.rootIsFile && !search.keepFile(file)) continue
     let bytes: Buffer
     try {
-      bytes = await fs.promises.readFile(file)
+      bytes = at === undefined || search.rootIsFile
+        ? await fs.promises.readFile(walked.open)
+        : await readUnfollowed(walked.open, opened?.allowed)
     } catch {
       continue
     }
@@ -64,8 +80,28 @@ export const runJsGrep = async (search: GrepSearch, signal?: AbortSignal): Promi
   return search.mode === "files_with_matches" ? { kind: "files", files: matched } : { kind: "lines", lines }
 }
 
-async function* single(file: string): AsyncGenerator<string> {
+async function* single(file: WalkedFile): AsyncGenerator<WalkedFile> {
   yield file
+}
+
+async function* named(paths: AsyncIterable<string>): AsyncGenerator<WalkedFile> {
+  for await (const p of paths) yield { path: p, open: p }
+}
+
+const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants
+
+/** A regular file's bytes, refusing a symlink (or a FIFO, a device) put in its place, and a file `allowed` refuses. */
+const readUnfollowed = async (file: string, allowed: ((realPath: string) => boolean) | undefined): Promise<Buffer> => {
+  const handle = await fs.promises.open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+  try {
+    if (!(await handle.stat()).isFile()) throw new Error(`${file} is not a regular file`)
+    if (allowed !== undefined && !allowed(await fs.promises.readlink(`/proc/self/fd/${handle.fd}`))) {
+      throw new Error(`${file} is outside what this search may read`)
+    }
+    return await handle.readFile()
+  } finally {
+    await handle.close()
+  }
 }
 
 /** UTF-16 with a BOM is transcoded and a UTF-8 BOM dropped, as ripgrep does. */

@@ -10,7 +10,9 @@ import { SearchSandbox } from "../../internal/searchSandbox.js"
 import { runJsGrep } from "./grepJs.js"
 import { VCS_DIRECTORIES, errorText } from "./paths.js"
 import type { SearchEngine } from "./settings.js"
-import { unpin, type PinnedRoot } from "./pinnedRoot.js"
+import { openedRoot, type PinnedRoot } from "./pinnedRoot.js"
+import { FileGuard } from "../../internal/fileGuard.js"
+import type { OpenedRoot } from "./walk.js"
 
 export type GrepMode = "content" | "files_with_matches" | "count"
 
@@ -180,25 +182,20 @@ export const keepLines = (
   return kept
 }
 
-const withJs = (search: GrepSearch): Effect.Effect<GrepRawResult, ToolError> =>
+const withJs = (search: GrepSearch, opened?: OpenedRoot): Effect.Effect<GrepRawResult, ToolError> =>
   Effect.tryPromise({
-    try: (signal) => runJsGrep(search, signal),
+    try: (signal) => runJsGrep(search, signal, opened),
     catch: (error) =>
       new ToolError({
         reason: USAGE_ERROR.test(errorText(error)) ? searchRejectedMessage(errorText(error)) : errorText(error)
       })
   })
 
-/** A path at the start of a record (`path\0rest`), named under the root again. */
-const unpinRecord = (name: (p: string) => string) => (line: string): string => {
-  const nul = line.indexOf("\0")
-  return nul < 0 ? line : `${name(line.slice(0, nul))}${line.slice(nul)}`
-}
-
 /**
- * The search, from `pinned.searchFrom` when the root is held open (see pinnedRoot.ts) and ripgrep
- * does not run in a sandbox: the files a deny rule covers are still judged, and the results
- * shown, by their paths under the root.
+ * The search. When the root is held open (see pinnedRoot.ts) and ripgrep cannot run in a sandbox,
+ * the JS search walks from the open root, entering no folder and reading no file through a
+ * symlink (ripgrep, which opens what it finds by name, would follow one swapped in during the
+ * search out of the root); files are judged and shown by their paths under the root.
  */
 export const runGrepSearch = (
   search: GrepSearch,
@@ -209,32 +206,9 @@ export const runGrepSearch = (
     // in the sandbox only the session's directories exist: the root is searched by its name there
     pinned === undefined || (sandbox !== undefined && usesRipgrep(engine))
       ? searchByName(search, engine)
-      : searchPinned(search, engine, pinned))
+      : Effect.flatMap(FileGuard, (guard) => withJs(search, openedRoot(pinned, guard))))
 
 const usesRipgrep = (engine: SearchEngine) => engine !== "js" && findRipgrep() !== undefined
-
-const searchPinned = (
-  search: GrepSearch,
-  engine: SearchEngine,
-  pinned: PinnedRoot
-): Effect.Effect<GrepRawResult, ToolError> => {
-  const name = unpin(pinned)
-  const keepFile = search.keepFile
-  return searchByName(
-    {
-      ...search,
-      root: pinned.searchFrom,
-      ...(keepFile === undefined ? {} : { keepFile: (file: string) => keepFile(name(file)) })
-    },
-    engine
-  ).pipe(
-    Effect.map((raw): GrepRawResult =>
-      raw.kind === "files"
-        ? { kind: "files", files: raw.files.map(name) }
-        : { kind: "lines", lines: raw.lines.map(unpinRecord(name)) }
-    )
-  )
-}
 
 const searchByName = (search: GrepSearch, engine: SearchEngine): Effect.Effect<GrepRawResult, ToolError> => {
   if (engine === "js") return withJs(search)

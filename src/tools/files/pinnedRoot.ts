@@ -2,14 +2,14 @@
  * A search root held to the call's `FileGuard`: Grep and Glob check their path by name, then start
  * a search, so a symlink swapped in between would take the search anywhere. Under a guard the root
  * is opened first, the folder or file really opened is checked, and the search starts from that
- * descriptor, named `/proc/<server pid>/fd/N` so ripgrep (a child process) reaches the same open
- * folder. The search's paths are named by the root again before anyone sees them. Without a guard
- * (the CLI) nothing changes.
+ * descriptor, named `/proc/<server pid>/fd/N`: the JS search walks down from it without following
+ * a symlink (see walk.ts), and ripgrep in the session's sandbox starts from the root's name there.
+ * Without a guard (the CLI) nothing changes.
  */
 import * as fs from "node:fs"
 import { Effect, type Scope } from "effect"
 import { ToolError } from "../../Errors.js"
-import { FileGuard, openForRead } from "../../internal/fileGuard.js"
+import { FileGuard, openForRead, type FileGuardService } from "../../internal/fileGuard.js"
 import { errorText } from "./paths.js"
 
 /** Where the search starts from (`searchFrom`) and the path its results are shown under (`root`). */
@@ -49,10 +49,8 @@ export const pinSearchRoot = (
         (opened) => Effect.sync(opened.close)
       ).pipe(Effect.map((opened) => ({ root, searchFrom: `/proc/${process.pid}/fd/${opened.fd}` }))))
 
-/** A path of the search, named under the root again. */
-export const unpin = (pinned: PinnedRoot) => (p: string): string =>
-  p === pinned.searchFrom
-    ? pinned.root
-    : p.startsWith(`${pinned.searchFrom}/`)
-    ? `${pinned.root}${p.slice(pinned.searchFrom.length)}`
-    : p
+/** The pinned root as the JS search walks it: what it may enter and read is what the guard lets it read. */
+export const openedRoot = (pinned: PinnedRoot, guard: FileGuardService | undefined) => ({
+  at: pinned.searchFrom,
+  allowed: guard === undefined ? undefined : (realPath: string) => guard.refuses(realPath, "read") === undefined
+})

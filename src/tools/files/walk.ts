@@ -4,6 +4,11 @@
  * `--glob` overrides first (they beat ignore files), then `.rgignore`, `.ignore`, `.gitignore`
  * (inside a git repository, up to its root), `.git/info/exclude` and the global git excludes file,
  * then `--type`. Hidden files are included (Claude Code passes `--hidden`).
+ *
+ * `walkFilesAt` walks a root already opened and checked (a served session's search root, named
+ * `/proc/<pid>/fd/N`): each folder is entered through its opened parent with `O_NOFOLLOW`, never
+ * by its name from the root, so a folder swapped for a symlink while the walk runs is skipped,
+ * not followed out of the root; each file comes with a path naming it inside its opened folder.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -29,8 +34,34 @@ interface Level {
   readonly hasGit: boolean
 }
 
+/** A file of `walkFilesAt`: its path under the root, and a path naming it inside its opened folder. */
+export interface WalkedFile {
+  readonly path: string
+  /** Valid until the walk moves on; open it with `O_NOFOLLOW` (a symlink swapped in is refused). */
+  readonly open: string
+}
+
 /** Yields absolute paths of the files to search, in ripgrep's `--sort path` order. */
 export async function* walkFiles(options: WalkOptions): AsyncGenerator<string> {
+  for await (const file of walk(options, undefined)) yield file.path
+}
+
+/** Where `walkFilesAt` starts: the opened root, and what may be entered (by the folder's real path). */
+export interface OpenedRoot {
+  readonly at: string
+  readonly allowed?: ((realPath: string) => boolean) | undefined
+}
+
+/**
+ * `walkFiles` from the opened root `at` (see the top of this file): no folder is entered through
+ * a symlink, and a folder whose real path `allowed` refuses (moved out meanwhile) is skipped.
+ */
+export const walkFilesAt = (options: WalkOptions & OpenedRoot): AsyncGenerator<WalkedFile> => walk(options, options)
+
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants
+
+async function* walk(options: WalkOptions, opened: OpenedRoot | undefined): AsyncGenerator<WalkedFile> {
+  const at = opened?.at
   const types = options.typeGlobs?.map(compileNameGlob)
   const parents = options.respectIgnoreFiles ? await parentLevels(options.root) : []
   const globalExcludes = options.respectIgnoreFiles ? await loadMatcher(globalExcludesFile()) : undefined
@@ -53,11 +84,12 @@ export async function* walkFiles(options: WalkOptions): AsyncGenerator<string> {
     return whitelisted
   }
 
-  async function* visit(dir: string, chain: ReadonlyArray<Level>): AsyncGenerator<string> {
+  /** `dir` is the folder's path under the root; `from` names it for reading (itself, or its opened folder). */
+  async function* visit(dir: string, from: string, chain: ReadonlyArray<Level>): AsyncGenerator<WalkedFile> {
     options.signal?.throwIfAborted()
     let entries: Array<fs.Dirent>
     try {
-      entries = await fs.promises.readdir(dir, { withFileTypes: true })
+      entries = await fs.promises.readdir(from, { withFileTypes: true })
     } catch {
       return
     }
@@ -67,15 +99,35 @@ export async function* walkFiles(options: WalkOptions): AsyncGenerator<string> {
       const abs = path.join(dir, entry.name)
       const isDir = entry.isDirectory()
       if (verdict(abs, entry.name, isDir, chain) === "ignore") continue
-      if (isDir) {
+      if (!isDir) {
+        yield { path: abs, open: at === undefined ? abs : `${from}/${entry.name}` }
+        continue
+      }
+      if (at === undefined) {
         const level = options.respectIgnoreFiles ? await loadLevel(abs) : undefined
-        yield* visit(abs, level === undefined ? chain : [level, ...chain])
-      } else yield abs
+        yield* visit(abs, abs, level === undefined ? chain : [level, ...chain])
+        continue
+      }
+      // entered through this open folder, never through a symlink put in its place
+      let handle: fs.promises.FileHandle
+      try {
+        handle = await fs.promises.open(`${from}/${entry.name}`, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
+      } catch {
+        continue
+      }
+      try {
+        const inside = `/proc/self/fd/${handle.fd}`
+        if (opened?.allowed !== undefined && !opened.allowed(await fs.promises.readlink(inside))) continue
+        const level = options.respectIgnoreFiles ? await loadLevel(abs, inside) : undefined
+        yield* visit(abs, inside, level === undefined ? chain : [level, ...chain])
+      } finally {
+        await handle.close()
+      }
     }
   }
 
-  const rootLevel = options.respectIgnoreFiles ? await loadLevel(options.root) : undefined
-  yield* visit(options.root, rootLevel === undefined ? parents : [rootLevel, ...parents])
+  const rootLevel = options.respectIgnoreFiles ? await loadLevel(options.root, at) : undefined
+  yield* visit(options.root, at ?? options.root, rootLevel === undefined ? parents : [rootLevel, ...parents])
 }
 
 const ignoreVerdict = (
@@ -105,15 +157,20 @@ const ignoreVerdict = (
   return custom ?? ignore ?? git ?? exclude ?? global
 }
 
-const loadLevel = async (dir: string): Promise<Level> => {
-  const gitPath = path.join(dir, ".git")
+/** The ignore files of `dir`, read from `from` (the folder itself, or a path naming it opened). */
+const loadLevel = async (dir: string, from = dir): Promise<Level> => {
+  const gitPath = path.join(from, ".git")
   const gitStat = await fs.promises.stat(gitPath).catch(() => undefined)
+  // inside an opened folder, an ignore file that is a symlink is not followed either
+  const flag = from === dir ? O_RDONLY : O_RDONLY | O_NOFOLLOW
   return {
     dir,
-    custom: await loadMatcher(path.join(dir, ".rgignore")),
-    ignore: await loadMatcher(path.join(dir, ".ignore")),
-    git: await loadMatcher(path.join(dir, ".gitignore")),
-    exclude: gitStat?.isDirectory() === true ? await loadMatcher(path.join(gitPath, "info", "exclude")) : undefined,
+    custom: await loadMatcher(path.join(from, ".rgignore"), flag),
+    ignore: await loadMatcher(path.join(from, ".ignore"), flag),
+    git: await loadMatcher(path.join(from, ".gitignore"), flag),
+    exclude: gitStat?.isDirectory() === true
+      ? await loadMatcher(path.join(gitPath, "info", "exclude"), flag)
+      : undefined,
     hasGit: gitStat !== undefined
   }
 }
@@ -128,10 +185,10 @@ const parentLevels = async (root: string): Promise<ReadonlyArray<Level>> => {
   return root === path.dirname(root) ? [] : levels
 }
 
-const loadMatcher = async (file: string | undefined): Promise<GlobMatcher | undefined> => {
+const loadMatcher = async (file: string | undefined, flag = O_RDONLY): Promise<GlobMatcher | undefined> => {
   if (file === undefined) return undefined
   try {
-    const text = await fs.promises.readFile(file, "utf8")
+    const text = await fs.promises.readFile(file, { encoding: "utf8", flag })
     return compileGitignore(text.split(/\r?\n/))
   } catch {
     return undefined
