@@ -4,7 +4,7 @@
  * the Sessions stage with its entity and workflow, the per-session runtimes (the same stages as
  * `toolgate run`, with durable model turns and calls and the remote approver), and the HTTP API.
  */
-import { ClusterWorkflowEngine, RunnerAddress, type ShardingConfig, SingleRunner } from "@effect/cluster"
+import { ClusterWorkflowEngine, RunnerAddress, type ShardingConfig } from "@effect/cluster"
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
@@ -46,6 +46,7 @@ import {
   ServeSettings,
   SessionStore,
   ShardLease,
+  StorageFaults,
   Drain,
   type Confinement
 } from "../services/Sessions.js"
@@ -334,7 +335,7 @@ const layerSql = (
 const layerCluster = (options: ServeOptions) => {
   const sharding = { shardsPerGroup: DEFAULT_SHARDS, ...options.sharding }
   if (options.runner === undefined) {
-    return Layer.merge(SingleRunner.layer({ runnerStorage: "sql", shardingConfig: sharding }), ShardLease.layerNone)
+    return Layer.merge(StorageFaults.layerSingleRunner(sharding), ShardLease.layerNone)
   }
   const { runner } = options
   return RunnerSocket.layer({
@@ -352,7 +353,7 @@ const layerCluster = (options: ServeOptions) => {
 export const layerSessions = (options: ServeOptions) => {
   const runner = options.runner === undefined ? "embedded" : `${options.runner.host}:${options.runner.port}`
   const storage = Layer.merge(layerCluster(options), SessionStore.layer).pipe(
-    Layer.provideMerge(layerSql(options.storage))
+    Layer.provideMerge(Layer.merge(layerSql(options.storage), StorageFaults.layerHealth))
   )
   const core = Layer.mergeAll(
     ClusterWorkflowEngine.layer,
