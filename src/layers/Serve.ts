@@ -10,7 +10,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { ConfigError } from "effect"
-import { Console, Duration, Effect, Either, Layer, Option, type Redacted, Stream } from "effect"
+import { Cause, Console, Duration, Effect, Either, Layer, Option, type Redacted, Stream } from "effect"
 import * as fs from "node:fs"
 import { createServer, type Server } from "node:http"
 import * as path from "node:path"
@@ -327,7 +327,14 @@ const layerSql = (
   return Layer.unwrapEffect(
     Effect.map(loadDriver(() => import("@effect/sql-sqlite-node"), "SQLite", "better-sqlite3"), ({ SqliteClient }) => {
       fs.mkdirSync(path.dirname(file), { recursive: true })
-      return SqliteClient.layer({ filename: file })
+      // a database that cannot be opened is named (the driver's words alone do not say which)
+      return SqliteClient.layer({ filename: file }).pipe(
+        Layer.catchAllCause((cause) =>
+          Layer.fail(
+            new BadRequest({ reason: `SQLite storage ${file}: ${StorageFaults.faultText(Cause.squash(cause))}` })
+          )
+        )
+      )
     })
   )
 }

@@ -1,16 +1,17 @@
 /**
- * `toolgate serve` whose state folder (SQLite and session folders) fills up while an input runs:
- * readiness says storage fails (503 with the reason) while it does, and once space returns the
- * input ends (its call answered, run once), the same session takes new inputs and readiness is
- * 200 again, without a restart. The state folder is a small tmpfs (mounting needs root: without
- * it the test says so and does not run).
+ * `toolgate serve` on storage that fails. A state folder (SQLite and session folders) that fills
+ * up while an input runs: readiness says storage fails (503 with the reason) while it does, and
+ * once space returns the input ends (its call answered, run once), the same session takes new
+ * inputs and readiness is 200 again, without a restart. A read-only state folder: one line naming
+ * it, and the exit code of a usage error. The folders are small tmpfs mounts (mounting needs
+ * root: without it the test says so and does not run).
  */
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { tempDir } from "../support/runtime.js"
-import { eventually, request, startServer, toolUse, type Served } from "../support/serve.js"
+import { bin, eventually, request, startServer, toolUse, type Served } from "../support/serve.js"
 
 const TOKEN = "serve-full-disk-token-0123456789"
 
@@ -24,13 +25,14 @@ const mountTmpfs = (dir: string, size: string): boolean => {
 }
 
 const stateDir = tempDir("toolgate-serve-fulldisk-")
-const mounted = process.getuid?.() === 0 && mountTmpfs(stateDir, "4m")
-if (!mounted) process.stderr.write("serveFullDisk: not run (mounting a tmpfs needs root)\n")
+const readOnlyDir = tempDir("toolgate-serve-readonly-")
+const mounted = process.getuid?.() === 0 && mountTmpfs(stateDir, "4m") && mountTmpfs(readOnlyDir, "1m")
+if (!mounted) process.stderr.write("serveStorageFaults: not run (mounting a tmpfs needs root)\n")
 
 let server: Served | undefined
 afterAll(async () => {
   await server?.stop("SIGKILL")
-  if (mounted) execFileSync("umount", ["-l", stateDir], { stdio: "ignore" })
+  for (const dir of [stateDir, readOnlyDir]) spawnSync("umount", ["-l", dir], { stdio: "ignore" })
 })
 
 /** Fills the file system of `dir` with one file, up to its last byte. */
@@ -115,4 +117,21 @@ describe.skipIf(!mounted)("toolgate serve on a full disk", () => {
     expect(JSON.stringify(next.body.messages)).toContain("three")
     await eventually(async () => ((await request(url, "GET", "/ready")).status === 200 ? true : undefined), 30_000)
   }, 180_000)
+})
+
+describe.skipIf(!mounted)("toolgate serve on a read-only state folder", () => {
+  it("says so in one line naming the folder, and exits as for a usage error", () => {
+    execFileSync("mount", ["-o", "remount,ro", readOnlyDir], { stdio: "ignore" })
+    const ran = spawnSync(process.execPath, [bin, "serve", "--port", "0", "--state-dir", readOnlyDir], {
+      env: { ...process.env, TOOLGATE_SERVE_TOKEN: TOKEN, NO_COLOR: "1" },
+      encoding: "utf8",
+      timeout: 60_000
+    })
+    expect(ran.status).toBe(1)
+    expect(ran.stdout).toBe("")
+    const lines = ran.stderr.trim().split("\n")
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toContain(readOnlyDir)
+    expect(lines[0]).toMatch(/read-only/)
+  }, 60_000)
 })
