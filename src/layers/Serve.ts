@@ -53,6 +53,7 @@ import {
 import type { ServePolicy } from "../ServePolicy.js"
 import * as ShellAnalyzer from "../services/ShellAnalyzer.js"
 import * as AgentTool from "../tools/AgentTool.js"
+import * as BackgroundTasks from "../tools/background/BackgroundTasks.js"
 import * as Runtime from "./Runtime.js"
 import { BadRequest } from "../Errors.js"
 
@@ -89,6 +90,8 @@ export interface ServeOptions {
   readonly sandbox: Sandbox.SandboxAvailable | undefined
   /** Sessions idle this long are deleted (undefined: never). */
   readonly sessionTtlMs?: number
+  /** A session's runtime no input uses (and with no background shell running) is released after this long. */
+  readonly runtimeIdleMs?: number
   /** New inputs get 429 while this many run on this runner (undefined: no limit). */
   readonly maxRunningInputs?: number
   /** Cluster timings and sizes (the same on every runner). */
@@ -266,7 +269,14 @@ const sessionRuntime = (
     approver: Layer.effect(Approver, makeRemoteApprover(sessionId)).pipe(Layer.provide(deps)),
     wrapCallPipeline: (pipeline) => durableCalls(pipeline).pipe(Effect.provide(deps))
   })
-  return Layer.merge(Agent.layer, AgentTool.layer()).pipe(
+  // background shells keep the runtime from being released while idle
+  const activity = Layer.effect(
+    SessionRuntimes.RuntimeActivity,
+    Effect.map(BackgroundTasks.BackgroundTasks, (tasks) => ({
+      busy: Effect.map(tasks.list, (list) => list.some((task) => task.status === "running"))
+    }))
+  )
+  return Layer.mergeAll(Agent.layer, AgentTool.layer(), activity).pipe(
     Layer.provideMerge(subagents),
     Layer.provideMerge(model),
     Layer.provideMerge(runtime),
@@ -381,7 +391,9 @@ export const layerSessions = (options: ServeOptions) => {
       maxRunningInputs: options.maxRunningInputs
     })
   ).pipe(Layer.provideMerge(storage))
-  const runtimes = SessionRuntimes.layer().pipe(Layer.provide(layerRuntimeBuilder), Layer.provideMerge(core))
+  const runtimes = SessionRuntimes.layer(
+    options.runtimeIdleMs === undefined ? {} : { idleTimeToLive: Duration.millis(options.runtimeIdleMs) }
+  ).pipe(Layer.provide(layerRuntimeBuilder), Layer.provideMerge(core))
   const drain = options.drain === undefined ? Layer.empty : Drain.layer(options.drain)
   return Layer.mergeAll(Handlers.layer, Sessions.layer, drain).pipe(Layer.provideMerge(runtimes))
 }

@@ -540,6 +540,7 @@ export const make = Effect.gen(function*() {
       storage,
       shards,
       draining,
+      runtimes: yield* runtimes.count,
       ...(reason === undefined ? {} : { reason })
     }
   })

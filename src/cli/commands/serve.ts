@@ -457,6 +457,8 @@ export const serve = Command.make("serve", optionsOf(serveFlags), (flags) =>
       DEFAULT_SESSION_TTL_SECONDS)
     const sharding = yield* shardingFromEnv
     const eventPollMs = yield* Effect.orDie(positiveIntConfig("TOOLGATE_SERVE_EVENT_POLL_MS", 500))
+    // an idle session's runtime (tools, MCP servers) is released after this long, and rebuilt at its next input
+    const runtimeIdleMs = yield* Effect.orDie(positiveIntConfig("TOOLGATE_SERVE_RUNTIME_IDLE_MS", 120_000))
     const drainMs = yield* Effect.orDie(positiveIntConfig("TOOLGATE_SERVE_DRAIN_MS", DEFAULT_DRAIN_MS))
     // 0: no cap on the inputs running on this runner
     const maxRunningInputs = yield* Effect.orDie(
@@ -503,6 +505,7 @@ export const serve = Command.make("serve", optionsOf(serveFlags), (flags) =>
       sharding,
       ...(maxRunningInputs > 0 ? { maxRunningInputs } : {}),
       eventPollInterval: Duration.millis(eventPollMs),
+      runtimeIdleMs,
       drain: {
         requested: Deferred.await(requested),
         timeout: Duration.millis(drainMs),
