@@ -1,7 +1,8 @@
 /**
  * `toolgate serve` killed with SIGKILL at random moments while two sessions run Bash calls with
  * side effects (a line in a log when a call starts and one when it ends; some slow, some leaving
- * `setsid` processes behind), then started again on the same state folder. Over every trial: no
+ * `setsid` processes behind), then started again on the same state folder (in half the trials
+ * killed once more while the inputs resume, and started again). Over every trial: no
  * process of the killed server is left, every input ends once the server is back, every tool_use
  * of every session's stored conversation has its tool_result, nothing happens once the killed
  * server's processes are gone nor after a call's answer, a call answered as not run left no
@@ -88,6 +89,8 @@ const textOf = (block: Block): string =>
 interface Figures {
   trials: number
   killedBeforeSessions: number
+  /** Trials whose restarted server was killed again while the inputs resumed. */
+  killedWhileResuming: number
   inputsSent: number
   callsAsked: number
   leftProcesses: number
@@ -188,14 +191,29 @@ const trial = async (figures: Figures, killAfterMs: number): Promise<void> => {
   if (sessions.length < 2) figures.killedBeforeSessions++
   if (sessions.length === 0) return
 
-  // the server again on the same state folder: the inputs resume and end
-  let again: Served
-  try {
-    again = await serve(stateDir)
-  } catch (e) {
-    figures.restartFailed++
-    process.stderr.write(`restart failed: ${String(e)}\n`)
-    return
+  // the server again on the same state folder: the inputs resume and end; in half the trials it
+  // is killed once more while they resume
+  const restart = async (): Promise<Served | undefined> => {
+    try {
+      return await serve(stateDir)
+    } catch (e) {
+      figures.restartFailed++
+      process.stderr.write(`restart failed: ${String(e)}\n`)
+      return undefined
+    }
+  }
+  let again = await restart()
+  if (again === undefined) return
+  if (Math.random() < 0.5) {
+    figures.killedWhileResuming++
+    await sleep(Math.floor(Math.random() * 1500))
+    await again.stop("SIGKILL")
+    figures.leftProcesses += (await survivors(marker)).length
+    const gone = sessions.map((s) => logLines(s.cwd).length)
+    await sleep(300)
+    figures.effectsAfterDeath += sessions.reduce((n, s, i) => n + logLines(s.cwd).length - gone[i]!, 0)
+    again = await restart()
+    if (again === undefined) return
   }
   const deadline = Date.now() + 60_000
   const answers = new Map<string, Block>()
@@ -267,6 +285,7 @@ describe("SIGKILL of toolgate serve at random moments", () => {
       const figures: Figures = {
         trials: 0,
         killedBeforeSessions: 0,
+        killedWhileResuming: 0,
         inputsSent: 0,
         callsAsked: 0,
         leftProcesses: 0,
