@@ -1,9 +1,12 @@
 /**
  * Storage that stops taking writes (a full disk, a read-only or failing volume) and takes them
- * again later: what was failing is known (readiness reports it), and the writes that must land
- * (the cluster's messages and replies, an input's start and end) wait for storage to take them
- * rather than fail. A cluster write that failed for good would leave its entity waiting for a
- * reply that never comes, until a restart.
+ * again later. Every storage fault is noted (readiness reports it; a probe row written every half
+ * second notices a full disk even while nothing else writes). The writes that must land wait for
+ * storage to take them rather than fail: an input's start and end, and the cluster's writes made
+ * through its message storage service. The replies the cluster writes for messages it read back
+ * from storage do not go through that service: one whose COMMIT fails leaves its entity waiting
+ * for good, so after a fault the runner lets go of its shards and takes them back once storage
+ * takes writes again (`resetting`), and the unanswered messages are delivered again.
  */
 import {
   MessageStorage,
