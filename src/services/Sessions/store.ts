@@ -7,7 +7,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Layer, Option, Schedule, Schema } from "effect"
-import { faultReason, isStorageFault, StorageHealth, type StorageHealthService } from "./storageFaults.js"
+import { faultReason, faultText, isStorageFault, StorageHealth, type StorageHealthService } from "./storageFaults.js"
 
 const TABLES = [
   `CREATE TABLE IF NOT EXISTS toolgate_sessions (
@@ -298,7 +298,7 @@ export const make = Effect.gen(function*() {
   // Two runners starting together on PostgreSQL may race on CREATE TABLE IF NOT EXISTS: retry.
   yield* Effect.forEach(TABLES, (ddl) => sql.unsafe(ddl), { discard: true }).pipe(
     Effect.retry({ times: 5, schedule: Schedule.spaced("200 millis") }),
-    Effect.mapError((e) => new StoreError({ operation: "create tables", reason: e.message }))
+    Effect.mapError((e) => new StoreError({ operation: "create tables", reason: faultText(e) }))
   )
 
   const fail = (operation: string) => (e: SqlError) =>
