@@ -4,7 +4,7 @@
  * that runs toolgate on the same cases (test/e2e/printBehaviours.test.ts). It needs Claude Code
  * itself and is never run by the tests or CI:
  *
- *   npx tsx scripts/record-claude-print.ts [path/to/claude]
+ *   npx tsx scripts/record-claude-print.ts [path/to/claude [case names…]]
  *
  * Each case runs with a clean environment in a fresh project and home folder against a fake
  * Messages API on 127.0.0.1 that answers the main agent's requests with the case's turns (or its
@@ -30,6 +30,10 @@ interface Case {
   readonly apiError?: { readonly status: number; readonly type: string; readonly message: string }
   /** Ctrl-C once the case's command has created this file in the project. */
   readonly interruptWhen?: string
+  /** The signal sent at `interruptWhen` (Ctrl-C's SIGINT unless named). */
+  readonly interruptSignal?: NodeJS.Signals
+  /** How many times the signal is sent, 150 ms apart (once unless given). */
+  readonly interruptCount?: number
   claude?: { readonly code: number | null; readonly stdout: string; readonly stderr: boolean }
 }
 
@@ -106,7 +110,9 @@ const runCase = (c: Case): Promise<NonNullable<Case["claude"]>> =>
         const poll = setInterval(() => {
           if (!fs.existsSync(marker)) return
           clearInterval(poll)
-          setTimeout(() => child.kill("SIGINT"), 500)
+          for (let i = 0; i < (c.interruptCount ?? 1); i++) {
+            setTimeout(() => child.kill(c.interruptSignal ?? "SIGINT"), 500 + 150 * i)
+          }
         }, 50)
         child.on("close", () => clearInterval(poll))
       }
@@ -126,7 +132,9 @@ const runCase = (c: Case): Promise<NonNullable<Case["claude"]>> =>
     })
   })
 
+const only = process.argv.slice(3)
 for (const c of fixture.cases) {
+  if (only.length > 0 && !only.includes(c.name)) continue
   c.claude = await runCase(c)
   console.log(`${c.name}: exit ${c.claude.code}`)
 }

@@ -38,6 +38,26 @@ export const ImageBlock = Schema.Struct({
 export type ImageBlock = typeof ImageBlock.Type
 
 /**
+ * A PDF sent whole to the model (Read of a `.pdf` file).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const DocumentBlock = Schema.Struct({
+  type: Schema.Literal("document"),
+  source: Schema.Struct({
+    type: Schema.Literal("base64"),
+    media_type: Schema.Literal("application/pdf"),
+    data: Schema.String
+  })
+})
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type DocumentBlock = typeof DocumentBlock.Type
+
+/**
  * A `tool_use` block as the model sends it; `input` is untrusted JSON.
  *
  * @since 0.1.0
@@ -61,7 +81,7 @@ export type ToolUseBlock = typeof ToolUseBlock.Type
  */
 export const ToolResultContent = Schema.Union(
   Schema.String,
-  Schema.Array(Schema.Union(TextBlock, ImageBlock))
+  Schema.Array(Schema.Union(TextBlock, ImageBlock, DocumentBlock))
 )
 /**
  * @since 0.1.0
@@ -147,7 +167,7 @@ export const contentLength = (content: ToolResultContent): number =>
 export const contentText = (content: ToolResultContent): string =>
   typeof content === "string"
     ? content
-    : content.map((block) => (block.type === "text" ? block.text : "[image]")).join("\n")
+    : content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n")
 
 /**
  * A text the harness adds for the model, not the user or a tool.
@@ -223,7 +243,7 @@ export const layoutToolResults = (
  * @category utils
  */
 export const hasImage = (content: ToolResultContent): boolean =>
-  typeof content !== "string" && content.some((block) => block.type === "image")
+  typeof content !== "string" && content.some((block) => block.type !== "text")
 
 /**
  * Stands in for a tool_use input that was not valid JSON (e.g. cut off by max_tokens). It never

@@ -318,7 +318,8 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
             else lastResult = result
           } else if (text === undefined) {
             // -p: the answer only; an error is the answer, as `claude -p` prints it on stdout
-            const failure = printedErrorOf(outcome, turnsLimit)
+            // SIGTERM ends `claude -p` without a word on stdout
+            const failure = terminationRequested() ? undefined : printedErrorOf(outcome, turnsLimit)
             // toolgate's own account of a model failure (what failed, where) stays on stderr for the person
             if (outcome.stop === "error") {
               process.stderr.write(`toolgate: ${outcome.error?.message ?? "the model failed"}\n`)
@@ -328,8 +329,9 @@ export const runSession = (plan: SessionPlan) => (session: SessionContext) =>
               out.write(outcome.text.endsWith("\n") ? outcome.text : `${outcome.text}\n`)
             }
           }
-          // the last prompt decides the exit code
-          process.exitCode = outcome.stop === "interrupted" ? 130 : isErrorOutcome(outcome) ? 1 : 0
+          // the last prompt decides the exit code; after Ctrl-C `claude -p` exits 0 (its result says what
+          // happened), and SIGTERM's 143 is set where the signal is handled
+          process.exitCode = isErrorOutcome(outcome) ? 1 : 0
           return outcome
         })
 

@@ -14,7 +14,7 @@ const GROUP_TITLES: Record<FlagGroup, string> = {
 }
 
 const EXIT_CODES =
-  "Exit codes: 0 success; 1 a failure (a tool call, the prompt or the command failed); 2 a usage error; 130 interrupted (Ctrl-C)."
+  "Exit codes: 0 success; 1 a failure (a tool call, the prompt or the command failed); 2 a usage error; 130 interrupted (Ctrl-C; `run` exits 0 as claude -p does)."
 
 const wrap = (text: string, width: number): Array<string> => {
   const lines: Array<string> = []

@@ -33,26 +33,29 @@ type Decoder = (input: unknown) => Either.Either<unknown, InvalidToolInput>
 
 const decoders = new WeakMap<AnyTool, Decoder>()
 
-const typeOf = (u: unknown) =>
-  u === null ? "null" : Array.isArray(u) ? "array" : u instanceof UnparsableInput ? "unparsable" : typeof u
+/**
+ * An input that is not an object is read as Claude Code reads it: its own keys (an array's or a
+ * string's indices) as parameters, none for null or a number, so the model is told which
+ * parameters are missing and which were not expected.
+ */
+const asObject = (input: unknown): unknown =>
+  typeof input === "string" || Array.isArray(input)
+    ? Object.fromEntries(Object.entries(input))
+    : input === null || input === undefined || typeof input !== "object"
+    ? {}
+    : input
 
 const makeDecoder = (tool: AnyTool): Decoder => {
-  const notObject = (input: unknown) =>
-    new InvalidToolInput({
-      toolName: tool.name,
-      issues: [
-        input instanceof UnparsableInput
-          ? `The input is not valid JSON (${input.reason})`
-          : `The input is expected as \`object\` but provided as \`${typeOf(input)}\``
-      ]
-    })
+  const notObject = (input: UnparsableInput) =>
+    new InvalidToolInput({ toolName: tool.name, issues: [`The input is not valid JSON (${input.reason})`] })
   const repair = (
     input: unknown
   ) => (tool.repairInput === undefined ? input : (tool.repairInput(input as Record<string, unknown>) ?? input))
   if (tool.inputSchema._tag === "JsonSchema") {
     const { validate } = tool.inputSchema
-    return (input) => {
-      if (typeOf(input) !== "object") return Either.left(notObject(input))
+    return (given) => {
+      if (given instanceof UnparsableInput) return Either.left(notObject(given))
+      const input = asObject(given)
       const result = validate(repair(input))
       return result.ok
         ? Either.right(result.value)
@@ -60,8 +63,9 @@ const makeDecoder = (tool: AnyTool): Decoder => {
     }
   }
   const decodeSchema = Schema.decodeUnknownEither(tool.inputSchema.schema, { onExcessProperty: "error", errors: "all" })
-  return (input) => {
-    if (typeOf(input) !== "object") return Either.left(notObject(input))
+  return (given) => {
+    if (given instanceof UnparsableInput) return Either.left(notObject(given))
+    const input = asObject(given)
     return Either.mapLeft(decodeSchema(repair(input)), (error: ParseResult.ParseError) => {
       const issues = zodIssues(error.issue)
       const lines = sentences(issues)

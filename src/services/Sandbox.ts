@@ -37,6 +37,7 @@ import { servedInvocation, type ServedProfile } from "./Sandbox/served.js"
 import { filesystemPolicy, networkPolicy, type PolicyContext } from "./Sandbox/settingsPolicy.js"
 import { acquireManager, type ManagerHandle } from "./Sandbox/settingsRuntime.js"
 import { settingsProfileMissing, type SandboxStatus } from "./Sandbox/status.js"
+import { commandArgs } from "../internal/shellScript.js"
 
 export {
   /**
@@ -368,7 +369,7 @@ export const make = (
           writable: [scratch, ...request.writableFiles],
           hidden,
           env: { ...request.env, ...request.innerEnv, TMPDIR: scratch },
-          argv: [request.shell, "--noprofile", "--norc", "-c", request.command]
+          argv: [request.shell, ...commandArgs(request.command)]
         })
         return { profile: "readOnly", invocation, violations: () => undefined } satisfies SandboxedShell
       })
@@ -509,7 +510,7 @@ export const served = (profile: ServedProfile | undefined, status: SandboxStatus
       profile === undefined
         ? Effect.succeed(undefined)
         : Effect.map(
-          run([request.shell, "--noprofile", "--norc", "-c", request.command], request.cwd, {
+          run([request.shell, ...commandArgs(request.command)], request.cwd, {
             ...request.env,
             ...request.innerEnv
           }, {

@@ -1,6 +1,6 @@
 /**
  * Bash: runs a command in the session's working directory.
- * Exactly the input string runs, with `/bin/bash --noprofile --norc -c`; the whole process group
+ * Exactly the input string runs, evaluated by `/bin/bash --noprofile --norc` (src/internal/shellScript.ts); the whole process group
  * is killed on timeout and on interruption; large output is kept on disk, not in memory; a `cd`
  * carries over to the next call only inside the working directories. With `run_in_background`
  * the command is handed to the BackgroundTasks service and the call returns at once.
@@ -130,7 +130,7 @@ export const backgroundStartedText = (taskId: string, outputFile: string): strin
 
 const PROMPT = `Runs a bash command in the current working directory and returns its output.
 
-- The command runs with /bin/bash --noprofile --norc -c, with no input (stdin is /dev/null).
+- The command runs in /bin/bash --noprofile --norc, with no input (stdin is /dev/null).
 - A cd carries over to later calls while it stays inside the working directories; environment variables, functions and aliases do not.
 - timeout is in milliseconds: 120000 by default, at most 600000. A command still running at its timeout is moved to the background: the call returns the output so far and the task ID, the command goes on writing to its output file (read it with Read), TaskStop stops it, and it is stopped 10 minutes later. A command that starts with sleep is stopped at its timeout instead, together with every process it started.
 - Output over 30000 characters is saved to a file; you get its start and end and the file's path.

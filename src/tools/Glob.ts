@@ -81,7 +81,8 @@ const run = Effect.fn("Glob.call")(function*(input: GlobInput, ctx: ToolContext)
     try: () => expandPath(input.path ?? ctx.session.cwd, ctx.session.cwd),
     catch: (e) => new ToolError({ reason: errorText(e) })
   })
-  let pattern = input.pattern
+  // an empty pattern lists every file, as Claude Code's does
+  let pattern = input.pattern === "" ? "**" : input.pattern
   if (path.isAbsolute(pattern)) {
     const split = splitAbsoluteGlob(pattern)
     root = path.resolve(split.base)

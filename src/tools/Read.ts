@@ -1,6 +1,6 @@
 /**
- * Read: numbered lines of a text file, an image as an image block,
- * or a notebook's cells as text. Records what was seen in FileState so Edit and Write can check it.
+ * Read: numbered lines of a text file, an image as an image block, a PDF as a document block
+ * (or some of its pages as images), or a notebook's cells as text. Records what was seen in FileState so Edit and Write can check it.
  *
  * Size limits follow 2.1.112: a whole-file read of more than 262,144 bytes, or any read whose text
  * would exceed 25,000 tokens (chars / 4; `CLAUDE_CODE_FILE_READ_MAX_OUTPUT_TOKENS`), is an error
@@ -34,11 +34,22 @@ import {
   UNREADABLE_IMAGE_SIZE,
   type ImageMediaType
 } from "./files/image.js"
-import { parseNotebook, renderNotebook, type NotebookCellView } from "./files/notebook.js"
+import { NotebookUnreadable, parseNotebook, renderNotebook, type NotebookCellView } from "./files/notebook.js"
 import { readLineRange } from "./files/lineReader.js"
 import { decodeText, snapshotHash, stripBom } from "./files/textCodec.js"
 import { snapshotMtime } from "./files/freshness.js"
 import { READ_MAX_OUTPUT_TOKENS } from "./files/settings.js"
+import {
+  checkWholePdf,
+  emptyPdfText,
+  pagesProblem,
+  pagesText,
+  parsePages,
+  PDF_MAX_BYTES,
+  renderPages,
+  TOO_LARGE_PDF,
+  wholePdfText
+} from "./files/pdf.js"
 
 export const READ_TOOL_NAME = "Read"
 export const MAX_READ_BYTES = 262_144
@@ -89,6 +100,20 @@ export type ReadOutput =
     readonly type: "notebook"
     readonly file: { readonly filePath: string; readonly cells: ReadonlyArray<NotebookCellView> }
   }
+  | {
+    readonly type: "pdf"
+    readonly file: { readonly filePath: string; readonly base64: string; readonly originalSize: number }
+  }
+  | {
+    /** Pages of a PDF, rendered to JPEG images. */
+    readonly type: "parts"
+    readonly file: {
+      readonly filePath: string
+      readonly originalSize: number
+      readonly count: number
+      readonly images: ReadonlyArray<string>
+    }
+  }
 
 const PROMPT =
   `Reads a file from the local filesystem. Any file on the machine can be read with this tool; if the user gives a path, assume it is valid. Reading a file that does not exist is fine: you get an error back.
@@ -102,6 +127,9 @@ Usage:
   }, or any read whose text exceeds the token limit, returns an error; read such files in parts with offset and limit, or search them with Grep.
 - Images (PNG, JPG, GIF, WEBP) come back as images you can see.
 - Jupyter notebooks (.ipynb) come back as all their cells with outputs.
+- PDFs (up to ${
+    formatFileSize(PDF_MAX_BYTES)
+  }) come back whole as a document; with pages ("3" or "1-5", at most 20 pages) the pages come back as images (needs poppler's pdftoppm).
 - Only files can be read, not directories; list a directory with Glob (or ls through Bash).
 - Read several files in one response when they may be useful: the reads run in parallel.
 - An empty file, or an offset past the end, returns a warning instead of content.`
@@ -251,6 +279,31 @@ const readImage = (file: string, source: string, stat: fs.Stats, ctx: ToolContex
     return output
   })
 
+const readPdf = (file: string, source: string, stat: fs.Stats, pages: string | undefined) =>
+  Effect.gen(function*() {
+    if (stat.size === 0) return yield* fail(emptyPdfText(file))
+    const range = pages === undefined ? undefined : parsePages(pages)
+    if (range === undefined && stat.size > PDF_MAX_BYTES) return yield* fail(TOO_LARGE_PDF)
+    const bytes = yield* Effect.tryPromise({
+      try: (signal) => fs.promises.readFile(source, { signal }),
+      catch: fsFailure(file)
+    })
+    if (range !== undefined) {
+      const images = yield* renderPages(bytes, range)
+      const output: ReadOutput = {
+        type: "parts",
+        file: { filePath: file, originalSize: stat.size, count: images.length, images }
+      }
+      return output
+    }
+    yield* checkWholePdf(file, bytes)
+    const output: ReadOutput = {
+      type: "pdf",
+      file: { filePath: file, base64: bytes.toString("base64"), originalSize: stat.size }
+    }
+    return output
+  })
+
 const readNotebook = (file: string, source: string, stat: fs.Stats, ctx: ToolContext) =>
   Effect.gen(function*() {
     if (stat.size > MAX_NOTEBOOK_BYTES) {
@@ -268,7 +321,12 @@ const readNotebook = (file: string, source: string, stat: fs.Stats, ctx: ToolCon
     const text = decodeText(bytes).text
     const cells = yield* Effect.try({
       try: () => parseNotebook(stripBom(text)),
-      catch: (error) => new ToolError({ reason: `Notebook is not valid JSON: ${errorText(error)}` })
+      catch: (error) =>
+        new ToolError({
+          reason: error instanceof NotebookUnreadable
+            ? error.message
+            : `Notebook is not valid JSON: ${errorText(error)}`
+        })
     })
     const tokens = countTokens(renderNotebook(cells), true)
     if (tokens > maxTokens) {
@@ -289,6 +347,19 @@ const mapReadResult = (output: ReadOutput): ToolResultContent => {
   switch (output.type) {
     case "image":
       return [{ type: "image", source: { type: "base64", media_type: output.file.type, data: output.file.base64 } }]
+    case "pdf":
+      return [
+        { type: "text", text: wholePdfText(output.file.filePath, output.file.originalSize) },
+        { type: "document", source: { type: "base64", media_type: "application/pdf", data: output.file.base64 } }
+      ]
+    case "parts":
+      return [
+        { type: "text", text: pagesText(output.file.filePath, output.file.count, output.file.originalSize) },
+        ...output.file.images.map((data) => ({
+          type: "image" as const,
+          source: { type: "base64" as const, media_type: "image/jpeg", data }
+        }))
+      ]
     case "notebook":
       return output.file.cells.length === 0
         ? "<system-reminder>Warning: the notebook exists but has no cells.</system-reminder>"
@@ -323,7 +394,7 @@ export const ReadTool = buildTool<ReadInput, ReadOutput>({
   knownAs: ["view"],
   repairInput: repairReadInput,
   inputSchema: ReadInput,
-  description: "Read a file from the local filesystem: text with line numbers, images, or Jupyter notebooks.",
+  description: "Read a file from the local filesystem: text with line numbers, images, PDFs, or Jupyter notebooks.",
   prompt: PROMPT,
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
@@ -337,6 +408,8 @@ export const ReadTool = buildTool<ReadInput, ReadOutput>({
     const file = expandPath(input.file_path, ctx.session.cwd)
     const denied = deniedAccessMessage(ctx, file, "read")
     if (denied !== undefined) return reject(READ_TOOL_NAME, denied)
+    const pages = input.pages === undefined ? undefined : pagesProblem(input.pages)
+    if (pages !== undefined) return reject(READ_TOOL_NAME, pages)
     if (hasBinaryExtension(file)) return reject(READ_TOOL_NAME, binaryExtensionMessage(file))
     if (isBlockedDevice(file)) {
       return reject(
@@ -368,9 +441,7 @@ export const ReadTool = buildTool<ReadInput, ReadOutput>({
       : extension === "ipynb"
       ? yield* readNotebook(file, source, stat, ctx)
       : extension === "pdf"
-      ? yield* fail(
-        `Reading PDF files is not supported by this Read tool: ${file}. Extract its text through Bash (e.g. pdftotext) instead.`
-      )
+      ? yield* readPdf(file, source, stat, input.pages)
       : yield* readText(file, source, stat, input, ctx)
     const result: ToolResult<ReadOutput> = { data }
     return result
@@ -382,6 +453,8 @@ export const ReadTool = buildTool<ReadInput, ReadOutput>({
         type: "image",
         file: { filePath: output.file.filePath, type: output.file.type, originalSize: output.file.originalSize }
       }
+      : output.type === "pdf" || output.type === "parts"
+      ? { type: output.type, file: { filePath: output.file.filePath, originalSize: output.file.originalSize } }
       : output,
   renderUse: (input) => {
     const range = input.offset === undefined && input.limit === undefined
@@ -393,6 +466,10 @@ export const ReadTool = buildTool<ReadInput, ReadOutput>({
     switch (output.type) {
       case "image":
         return `Read image (${formatFileSize(output.file.originalSize)})`
+      case "pdf":
+        return `Read PDF (${formatFileSize(output.file.originalSize)})`
+      case "parts":
+        return `Read ${output.file.count} ${plural(output.file.count, "page", "pages")} of a PDF`
       case "notebook":
         return `Read ${output.file.cells.length} ${plural(output.file.cells.length, "cell", "cells")}`
       case "text": {

@@ -2,7 +2,7 @@
  * `toolgate run` beside `claude -p` on the cases of test/fixtures/claude-code/print-behaviours.json:
  * the same fake Messages API answers, and toolgate must exit with Claude Code's code and print
  * what it printed on stdout (-c with no session to continue, the max-turns and API-error lines,
- * usage errors), and in JSON the result's values a script reads (after Ctrl-C too). Claude Code's side was recorded
+ * usage errors, what is left after Ctrl-C or SIGTERM), and in JSON the result's values a script reads. Claude Code's side was recorded
  * by scripts/record-claude-print.ts.
  */
 import * as fs from "node:fs"
@@ -21,6 +21,8 @@ interface Case {
   readonly turns: ReadonlyArray<SessionTurn>
   readonly apiError?: { readonly status: number; readonly type: string; readonly message: string }
   readonly interruptWhen?: string
+  readonly interruptSignal?: NodeJS.Signals
+  readonly interruptCount?: number
   readonly claude: { readonly code: number; readonly stdout: string; readonly stderr: boolean }
 }
 
@@ -30,17 +32,19 @@ const fixture = JSON.parse(fs.readFileSync(path.join(CLAUDE_FIXTURES, "print-beh
 }
 
 /**
- * Exit codes that differ on purpose: after Ctrl-C toolgate exits 130 (the README's exit codes; a
- * script learns it was interrupted), Claude Code 0 with an error result.
+ * Where toolgate prints more on purpose: after SIGTERM, `--output-format json` still gets its result
+ * (every call answered, `error_during_execution`); Claude Code prints nothing.
  */
-const EXIT_CODE_DIFFERS: Readonly<Record<string, number>> = { "interrupt-during-tools-json": 130 }
+const PRINTS_RESULT_WHERE_CLAUDE_IS_SILENT = new Set(["sigterm-during-tools-json"])
 
-/** The built CLI, with Ctrl-C once the case's command has created its marker file. */
+/** The built CLI, with Ctrl-C (or the case's signal) once the case's command has created its marker file. */
 const runInterrupted = (
   args: ReadonlyArray<string>,
   cwd: string,
   env: Record<string, string>,
-  marker: string
+  marker: string,
+  signal: NodeJS.Signals,
+  count: number
 ): Promise<Ran> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] })
@@ -51,7 +55,7 @@ const runInterrupted = (
     const poll = setInterval(() => {
       if (!fs.existsSync(marker)) return
       clearInterval(poll)
-      setTimeout(() => child.kill("SIGINT"), 500)
+      for (let i = 0; i < count; i++) setTimeout(() => child.kill(signal), 500 + 150 * i)
     }, 50)
     const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
     child.on("error", reject)
@@ -97,17 +101,35 @@ const runCaseOn = async (fake: FakeAnthropic, c: Case) => {
   const env = cleanEnv({ ANTHROPIC_API_KEY: "sk-print", ANTHROPIC_BASE_URL: fake.url })
   const ran = c.interruptWhen === undefined
     ? await runCliInProcess(args, { cwd: project, env })
-    : await runInterrupted(args, project, env, path.join(project, c.interruptWhen))
+    : await runInterrupted(
+      args,
+      project,
+      env,
+      path.join(project, c.interruptWhen),
+      c.interruptSignal ?? "SIGINT",
+      c.interruptCount ?? 1
+    )
   return { ...ran, stdout: ran.stdout.split(project).join("{{cwd}}") }
 }
 
 describe("toolgate run beside claude -p (recorded from Claude Code)", () => {
   it.each(fixture.cases.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
     const ran = await runCase(c)
-    expect(ran.code, ran.stderr).toBe(EXIT_CODE_DIFFERS[c.name] ?? c.claude.code)
-    if (c.args.includes("json")) {
-      const ours = JSON.parse(ran.stdout) as Record<string, unknown>
-      const theirs = JSON.parse(c.claude.stdout) as Record<string, unknown>
+    expect(ran.code, ran.stderr).toBe(c.claude.code)
+    const format = c.args[c.args.indexOf("--output-format") + 1]
+    if (PRINTS_RESULT_WHERE_CLAUDE_IS_SILENT.has(c.name)) {
+      expect(c.claude.stdout).toBe("")
+      expect(JSON.parse(ran.stdout)).toMatchObject({
+        type: "result",
+        subtype: "error_during_execution",
+        is_error: true,
+        terminal_reason: "aborted_tools"
+      })
+    } else if ((format === "json" || format === "stream-json") && c.claude.stdout !== "") {
+      // stream-json: the result message, its last line
+      const lastLine = (out: string) => out.trim().split("\n").at(-1)!
+      const ours = JSON.parse(lastLine(ran.stdout)) as Record<string, unknown>
+      const theirs = JSON.parse(lastLine(c.claude.stdout)) as Record<string, unknown>
       const pick = (r: Record<string, unknown>) =>
         Object.fromEntries(READ_BY_SCRIPTS.filter((k) => k in r).map((k) => [k, r[k]]))
       expect(pick(ours)).toEqual(pick(theirs))

@@ -97,7 +97,8 @@ describe("a third Ctrl-C", () => {
     ])
     await waitFor(() => processesWith(marker).length >= 2, run, "the shell to start")
     await threePresses(run.child)
-    expect(await run.exited).toBe(130)
+    // as claude -p: exit 0, the result says the run was stopped
+    expect(await run.exited).toBe(0)
     expect(await survivors(marker)).toEqual([])
     const answered = transcriptLines(sessionDir)
       .filter((l) => l.type === "tool_results")

@@ -98,8 +98,12 @@ describe("CallPipeline", () => {
         )
         const several = yield* runOne("Strict", { count: "x", other: 1 }, cwd)
         expect(several.result.content).toContain("failed due to the following issues:")
+        // an input that is no object is read by its keys, as Claude Code reads it
         const notObject = yield* runOne("Strict", ["a"], cwd)
-        expect(notObject.result.content).toContain("The input is expected as `object` but provided as `array`")
+        expect(notObject.result.content).toContain("The required parameter `path` is missing")
+        expect(notObject.result.content).toContain("An unexpected parameter `0` was provided")
+        const none = yield* runOne("Strict", null, cwd)
+        expect(none.result.content).toContain("The required parameter `path` is missing")
         expect(validated).toBe(before)
         expect([...probe.ran].filter((r) => r.startsWith("strict:"))).toEqual([])
       }))

@@ -1,3 +1,4 @@
+import { shellQuote } from "../../src/internal/shellScript.js"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Exit, Fiber, Schema } from "effect"
 import { spawnSync } from "node:child_process"
@@ -131,13 +132,22 @@ describe("Bash results", () => {
 })
 
 describe("Bash runs exactly the input string with a clean shell", () => {
-  it.live("BASH_EXECUTION_STRING is the input, byte for byte", () =>
+  it.live("bash evaluates the input, byte for byte, as Claude Code's shell does (`eval`)", () =>
     Effect.gen(function*() {
       const out = path.join(box.root, "exec.txt")
-      const command = `printf '%s' "$BASH_EXECUTION_STRING" > '${out}' # "quotes" $HOME \\ \`tick\` ünï`
+      const command = `printf '%s' "$BASH_EXECUTION_STRING" > '${out}' # "quotes" $HOME \\ \`tick\` ünï 'it'\\''s'`
       textOf(tool, yield* callBash(tool, { command }, box.session))
-      expect(fs.readFileSync(out, "utf8")).toBe(command)
-      expect(textOf(tool, yield* callBash(tool, { command: "echo \"$0\"" }, box.session))).toBe("/bin/bash")
+      const script = fs.readFileSync(out, "utf8")
+      expect(script).toBe(`: && eval ${shellQuote(command)}`)
+      // the quoted word is the input again when bash reads it
+      expect(spawnSync("/bin/bash", ["-c", `printf '%s' ${shellQuote(command)}`], { encoding: "utf8" }).stdout).toBe(
+        command
+      )
+      expect(textOf(tool, yield* callBash(tool, { command: "echo \"$0\" $# \"$*\"" }, box.session))).toBe("/bin/bash 0")
+      // a syntax error is named as Claude Code's shell names it
+      expect(errorOf(yield* callBash(tool, { command: "echo a; echo (" }, box.session)).reason).toBe(
+        "Exit code 2\n/bin/bash: eval: line 1: syntax error near unexpected token `newline'\n/bin/bash: eval: line 1: `echo a; echo ('"
+      )
     }))
 
   it.live("environment variables do not persist, and the tool's own variables are not visible", () =>

@@ -35,6 +35,13 @@ const glob = (input: Record<string, unknown>, extra: Record<string, string> = {}
 const p = (name: string) => path.join(dir, name)
 
 describe("Glob", () => {
+  it.effect("an empty pattern lists every file, at any depth (Claude Code 2.1.332)", () =>
+    Effect.gen(function*() {
+      setMtime(write(p("a.txt"), ""), 1_600_000_000)
+      setMtime(write(p("d/b.txt"), ""), 1_600_000_001)
+      expect((yield* glob({ pattern: "" })).text).toBe("a.txt\nd/b.txt")
+    }))
+
   it.effect("lists paths relative to the working directory, oldest first", () =>
     Effect.gen(function*() {
       write(p("src/old.ts"), "")

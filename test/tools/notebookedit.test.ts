@@ -241,12 +241,14 @@ describe("NotebookEdit on real notebooks, through the pipeline (Read first, acce
         fs.writeFileSync(broken, "{\"cells\": [")
         yield* record(broken)
         const bad = yield* edit({ notebook_path: broken, cell_id: "cell-0", new_source: "x" })
-        expect(bad.result.content).toMatch(/^<tool_use_error>Notebook is not valid JSON: /)
+        expect(bad.result.content).toMatch(
+          /^<tool_use_error>Notebook file is not valid JSON \(it may be truncated, corrupted, or still being written\): JSON Parse error: Unexpected EOF</
+        )
         const noCells = path.join(cwd, "nocells.ipynb")
         fs.writeFileSync(noCells, "{\"metadata\": {}}")
         yield* record(noCells)
         expect((yield* edit({ notebook_path: noCells, cell_id: "cell-0", new_source: "x" })).result.content).toBe(
-          "<tool_use_error>Notebook is not valid: it has no cells array.</tool_use_error>"
+          "<tool_use_error>Notebook file is not a valid Jupyter notebook (top-level \"cells\" must be an array of cell objects, each with a string or string-array \"source\").</tool_use_error>"
         )
         expect(
           (yield* edit({ notebook_path: path.join(cwd, "notes.txt"), cell_id: "a", new_source: "x" })).result.content

@@ -384,3 +384,71 @@ describe("Read: contract", () => {
       expect(footprint).toEqual({ reads: [target], writes: [] })
     }))
 })
+
+describe("Read: PDF (the rest is in conformance/scenarios/read-pdf.json, recorded from Claude Code)", () => {
+  /** A one-page PDF that poppler reads. */
+  const onePage = [
+    "%PDF-1.4",
+    "1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj",
+    "2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj",
+    "3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]>>endobj",
+    "trailer<</Root 1 0 R>>",
+    "%%EOF",
+    ""
+  ].join("\n")
+
+  /** Runs `effect` with a PATH that has no poppler (nor anything else). */
+  const withoutPoppler = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.acquireUseRelease(
+      Effect.sync(() => {
+        const saved = process.env.PATH
+        process.env.PATH = path.join(dir, "empty-bin")
+        return saved
+      }),
+      () => effect,
+      (saved) => Effect.sync(() => (process.env.PATH = saved))
+    )
+
+  it.effect("a whole read is a line naming the file and a document block", () =>
+    Effect.gen(function*() {
+      const file = write(path.join(dir, "a.pdf"), onePage)
+      const out = yield* read({ file_path: file })
+      expect(out.stage).toBe("ok")
+      if (out.stage !== "ok") return
+      expect(out.content).toEqual([
+        { type: "text", text: `PDF file read: ${file} (${onePage.length} bytes)` },
+        {
+          type: "document",
+          source: { type: "base64", media_type: "application/pdf", data: Buffer.from(onePage).toString("base64") }
+        }
+      ])
+    }))
+
+  it.effect("over 20 MB a whole read is refused before the file is read", () =>
+    Effect.gen(function*() {
+      const file = write(path.join(dir, "big.pdf"), onePage)
+      fs.truncateSync(file, 20 * 1024 * 1024 + 1)
+      expect(yield* read({ file_path: file })).toMatchObject({
+        stage: "failed",
+        text: "PDF file exceeds maximum allowed size of 20MB."
+      })
+    }))
+
+  it.effect("without poppler: pages say pdftoppm is missing, and a whole read is sent uncounted", () =>
+    withoutPoppler(Effect.gen(function*() {
+      const file = write(path.join(dir, "a.pdf"), onePage)
+      expect(yield* read({ file_path: file, pages: "1" })).toMatchObject({
+        stage: "failed",
+        text:
+          "pdftoppm is not installed. Install poppler-utils (e.g. `brew install poppler` or `apt-get install poppler-utils`) to enable PDF page rendering."
+      })
+      expect((yield* read({ file_path: file })).stage).toBe("ok")
+    })))
+
+  it.effect("pages of a text file's name are checked as for a PDF, and ignored when fine", () =>
+    Effect.gen(function*() {
+      const file = write(path.join(dir, "a.txt"), "x\n")
+      expect((yield* read({ file_path: file, pages: "a" })).stage).toBe("rejected")
+      expect(yield* read({ file_path: file, pages: "1" })).toMatchObject({ stage: "ok", text: "1\tx\n2\t" })
+    }))
+})

@@ -183,7 +183,7 @@ export const runSpec: CommandSpec = {
   flags: F.metasOf(runFlags, scheduleFlags, commonFlags),
   details: [
     "Sessions are kept in ~/.toolgate/projects/<folder>/<session id>/transcript.jsonl (or --session-dir); -c continues the latest one of the folder, -r <id> a given one.",
-    "Exit code 1 when the prompt fails (a model error, --max-turns reached) or the command line is wrong (as claude -p), 130 after Ctrl-C."
+    "Exit code 1 when the prompt fails (a model error, --max-turns reached) or the command line is wrong, 0 after Ctrl-C (the output says the run was stopped), 143 after SIGTERM: as claude -p."
   ]
 }
 

@@ -216,8 +216,12 @@ export const errorText = (outcome: PromptOutcome, maxTurns: number | undefined):
   return `API Error: ${error?.message ?? "the model failed"}`
 }
 
-/** What `claude -p` prints on stdout in text mode when a prompt ends in an error (the max-turns line has no line end). */
+/**
+ * What `claude -p` prints on stdout in text mode when a prompt ends in an error or Ctrl-C stopped it
+ * (the max-turns and Ctrl-C lines have no line end).
+ */
 export const printedErrorOf = (outcome: PromptOutcome, maxTurns: number | undefined): string | undefined => {
+  if (outcome.stop === "interrupted") return "Execution error"
   const text = errorText(outcome, maxTurns)
   if (text === undefined) return undefined
   return outcome.stop === "max_turns" ? `Error: ${text}` : `${text}\n`

@@ -4,7 +4,7 @@
  * Over the cap, text is cut to cap × 4 characters and the truncation notice is appended; what is
  * still over the tool's persistence threshold is then spilled by the pipeline's ResultStore.
  */
-import type { ImageBlock, TextBlock, ToolResultContent } from "../../Messages.js"
+import type { DocumentBlock, ImageBlock, TextBlock, ToolResultContent } from "../../Messages.js"
 
 /** The parts of a `CallToolResult` this module reads (the SDK's type is wider). */
 export interface McpCallResult {
@@ -21,7 +21,7 @@ const CHARS_PER_TOKEN = 4
 /** Image types the Messages API takes; others become a text note. */
 const API_IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"])
 
-type Block = TextBlock | ImageBlock
+type Block = TextBlock | ImageBlock | DocumentBlock
 
 const text = (value: string): TextBlock => ({ type: "text", text: value })
 
@@ -118,7 +118,7 @@ export const capContent = (
   const kept: Array<Block> = []
   for (const block of content) {
     if (budget <= 0) break
-    if (block.type === "image") {
+    if (block.type !== "text") {
       if (IMAGE_TOKENS * CHARS_PER_TOKEN <= budget) {
         kept.push(block)
         budget -= IMAGE_TOKENS * CHARS_PER_TOKEN

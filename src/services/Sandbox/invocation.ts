@@ -1,9 +1,8 @@
-/** A process to start: what the shell spawner runs in place of `<shell> --noprofile --norc -c <command>`. */
+/** A process to start: what the shell spawner runs in place of the shell itself (src/internal/shellScript.ts). */
 export interface ShellInvocation {
   readonly file: string
   readonly args: ReadonlyArray<string>
   readonly env: Readonly<Record<string, string>>
 }
 
-/** `'text'` for a POSIX shell, whatever the text holds. */
-export const shellQuote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`
+export { shellQuote } from "../../internal/shellScript.js"

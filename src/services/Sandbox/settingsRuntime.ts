@@ -15,6 +15,7 @@ import { Effect, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import { SandboxError } from "./errors.js"
 import { shellQuote, type ShellInvocation } from "./invocation.js"
+import { commandArgs } from "../../internal/shellScript.js"
 import { loadRuntimePackage } from "./runtimePackage.js"
 
 type RuntimePackage = ReturnType<typeof loadRuntimePackage>
@@ -144,8 +145,8 @@ export const acquireManager = (needs: ManagerNeeds): Effect.Effect<ManagerHandle
         const assignments = Object.entries(request.innerEnv)
           .map(([name, value]) => `${name}=${shellQuote(value)}`)
           .join(" ")
-        const inner = `${assignments} exec ${shellQuote(request.shell)} --noprofile --norc -c ${
-          shellQuote(request.command)
+        const inner = `${assignments} exec ${
+          [request.shell, ...commandArgs(request.command)].map(shellQuote).join(" ")
         }`
         const { argv } = yield* Effect.acquireRelease(
           Effect.tryPromise({

@@ -22,6 +22,8 @@ import {
 } from "./bashRules.js"
 import { criticalRemoval, type CriticalContext } from "./critical.js"
 import * as M from "./messages.js"
+import { leavesExpansionOpen } from "./unterminated.js"
+import { SYNTAX_ERROR } from "./walk.js"
 import { isAgentConfigPath } from "../../ProtectedPaths.js"
 import { unitGuards } from "./guards.js"
 import { escapeForDisplay } from "./hygiene.js"
@@ -496,6 +498,15 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
       unit: index
     })
   })
+  if (leavesExpansionOpen(command)) {
+    addAsk({
+      priority: PRIORITY.critical,
+      level: "always",
+      message: M.UNSURE_READING,
+      detail: "leaves a $ expansion open",
+      reason: safety("a $ expansion left open: how the shell reads it is unsure")
+    })
+  }
   if (
     analysis.complexReasons.length > 0 &&
     rawTokens(command).some((t) => t === "rm" || t === "rmdir" || t.endsWith("/rm") || t.endsWith("/rmdir"))
@@ -701,7 +712,7 @@ const complexMessage = (
   allowRules: ReadonlyArray<CompiledRule>
 ): string => {
   const expansion = M.expansionAsk(expansionReasons(analysis))
-  if (expansion === undefined) return M.GENERIC_ASK
+  if (expansion === undefined) return analysis.complexReasons.includes(SYNTAX_ERROR) ? M.PARSE_ERROR : M.GENERIC_ASK
   // A variable set by the command itself: Claude Code says so when the rest is allowed.
   if (units.some((u) => u.role === "assignment")) {
     const rest = units.filter((u) => u.role === "plain" || u.role === "exec")

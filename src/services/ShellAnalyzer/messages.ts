@@ -7,6 +7,13 @@ import { escapeForDisplay } from "./hygiene.js"
 
 export const GENERIC_ASK = "This command requires approval"
 
+/** A command that does not parse (and has no expansion to name instead). */
+export const PARSE_ERROR = "Parse error"
+
+/** A `$` expansion left open (`${x`, `$(cmd`): asked in every mode, bypassPermissions included. */
+export const UNSURE_READING =
+  "Claude Code can't be sure it read this command the way the shell will, so it can't rule out a dangerous removal. This requires explicit approval. A command that deletes nothing can be sent again in plain syntax that bash and zsh both read, and that is not a workaround. A command that deletes anything, by rm or any other means, needs the user: do not send that part again."
+
 /** When nothing at all can be checked (an empty command). */
 export const TOOL_ASK = "Claude requested permissions to use Bash, but you haven't granted it yet."
 

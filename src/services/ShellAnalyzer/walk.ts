@@ -22,6 +22,9 @@ export interface RedirectFacts extends Redirect {
 /** Nesting limit for wrappers, nested shells and substitutions. */
 const MAX_DEPTH = 12
 
+/** The complex reason of a command (or part) that does not parse. */
+export const SYNTAX_ERROR = "the command has a syntax error"
+
 /** State shared by the walkers of one command (the top one and nested scripts). */
 export interface WalkState {
   /** Parses the nested scripts (`bash -c`, `eval`) with the parser of the whole command. */
@@ -292,7 +295,7 @@ export class Walker implements WordSink {
   /** Walks the root of a parsed program. */
   program(root: SyntaxNode): void {
     if (root.hasError) {
-      this.complex("the command has a syntax error")
+      this.complex(SYNTAX_ERROR)
       this.state.rawScan = true
     }
     this.statement(root)
@@ -358,7 +361,7 @@ export class Walker implements WordSink {
         return this.withComplexRegion("a C-style for loop", () => this.anyChildren(node))
       case "ERROR":
         this.state.rawScan = true
-        return this.withComplexRegion("the command has a syntax error", () => this.anyChildren(node))
+        return this.withComplexRegion(SYNTAX_ERROR, () => this.anyChildren(node))
       default:
         return this.withComplexRegion(`unsupported shell syntax (${type})`, () => this.anyChildren(node))
     }
@@ -963,7 +966,7 @@ export class Walker implements WordSink {
       if (field === "destination" || node.type === "herestring_redirect") targets.push(child)
       else if (child.type === "ERROR") {
         this.state.rawScan = true
-        this.withComplexRegion("the command has a syntax error", () => this.anyChildren(child))
+        this.withComplexRegion(SYNTAX_ERROR, () => this.anyChildren(child))
       } else this.complex(`unsupported syntax in a redirection (${child.type})`)
     }
     if (node.type === "heredoc_redirect") {

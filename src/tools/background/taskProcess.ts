@@ -1,5 +1,5 @@
 /**
- * Starts a background command: `<shell> --noprofile --norc -c <command>` as the leader of a new
+ * Starts a background command in `<shell> --noprofile --norc` (src/internal/shellScript.ts) as the leader of a new
  * process group (so the whole tree can be stopped at once), stdin from /dev/null, stdout and
  * stderr both written straight to the task's output file.
  */

@@ -1,5 +1,5 @@
 /**
- * Runs one command string with `/bin/bash --noprofile --norc -c <command>` (argv, no extra shell
+ * Runs one command string in `/bin/bash --noprofile --norc` (src/internal/shellScript.ts; argv, no extra shell
  * layer), stdin from /dev/null, as the leader of a new process
  * group. When the shell exits, times out or the fiber is interrupted, the whole group is stopped:
  * nothing the command started outlives the call (use run_in_background for

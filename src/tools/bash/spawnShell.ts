@@ -1,5 +1,5 @@
 /**
- * Starting `<shell> --noprofile --norc -c <command>` (argv, no extra shell layer;
+ * Starting the shell on the command (src/internal/shellScript.ts; argv, no extra shell layer;
  * the sandbox layer) as the leader of a new process group, stdin from /dev/null,
  * for foreground and background Bash alike; on a leash (src/internal/leash.ts), so that nothing
  * it starts outlives toolgate.
@@ -9,6 +9,7 @@ import { spawn, type ChildProcess, type StdioNull, type StdioPipe } from "node:c
 import * as os from "node:os"
 import { ToolError } from "../../Errors.js"
 import { exitOf, leash } from "../../internal/leash.js"
+import { commandArgs } from "../../internal/shellScript.js"
 import { forgetIfEmpty, trackGroup } from "../../internal/processGroup.js"
 import type { ShellInvocation } from "../../services/Sandbox.js"
 
@@ -42,7 +43,7 @@ export const spawnShell = <A>(
     const env = options.invocation?.env ?? options.env
     const started = leash(
       options.invocation?.file ?? options.shell,
-      options.invocation?.args ?? ["--noprofile", "--norc", "-c", options.command],
+      options.invocation?.args ?? commandArgs(options.command),
       env.PATH
     )
     try {

@@ -2,6 +2,8 @@
  * `.ipynb` files as text for Read: every cell with its id, type and outputs, in Claude Code's
  * `<cell id="…">…</cell id="…">` form. Image outputs are named, not embedded.
  */
+import { jsonSyntaxError } from "./jsonSyntax.js"
+
 export interface NotebookCellView {
   readonly cellId: string
   readonly cellType: string
@@ -10,9 +12,34 @@ export interface NotebookCellView {
   readonly outputs: ReadonlyArray<string>
 }
 
+/** Why a notebook cannot be read, in Claude Code's words (the whole result text). */
+export class NotebookUnreadable extends Error {}
+
+export const NOT_A_NOTEBOOK =
+  "Notebook file is not a valid Jupyter notebook (top-level \"cells\" must be an array of cell objects, each with a string or string-array \"source\")."
+
+/** The notebook's JSON, or the NotebookUnreadable text for a file that is not JSON. */
+export const parseNotebookJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text) as unknown
+  } catch (error) {
+    throw new NotebookUnreadable(
+      `Notebook file is not valid JSON (it may be truncated, corrupted, or still being written): JSON Parse error: ${
+        jsonSyntaxError(text) ?? (error instanceof Error ? error.message : String(error))
+      }`
+    )
+  }
+}
+
+const isSource = (source: unknown): boolean =>
+  typeof source === "string" || (Array.isArray(source) && source.every((line) => typeof line === "string"))
+
 export const parseNotebook = (text: string): ReadonlyArray<NotebookCellView> => {
-  const notebook = JSON.parse(text) as unknown
-  if (!isRecord(notebook) || !Array.isArray(notebook.cells)) throw new Error("it has no cells array")
+  const notebook = parseNotebookJson(text)
+  if (
+    !isRecord(notebook) || !Array.isArray(notebook.cells) ||
+    !notebook.cells.every((cell) => isRecord(cell) && isSource(cell.source))
+  ) throw new NotebookUnreadable(NOT_A_NOTEBOOK)
   const metadata = isRecord(notebook.metadata) ? notebook.metadata : {}
   const languageInfo = isRecord(metadata.language_info) ? metadata.language_info : {}
   const language = typeof languageInfo.name === "string" ? languageInfo.name : "python"

@@ -4,6 +4,8 @@
  * one string), and the whole notebook written back as JSON with one-space indentation, in the
  * file's line endings and with its final newline if it had one.
  */
+import { NOT_A_NOTEBOOK, parseNotebookJson } from "../files/notebook.js"
+
 export type CellType = "code" | "markdown"
 export type EditMode = "replace" | "insert" | "delete"
 
@@ -66,13 +68,13 @@ const serialize = (notebook: unknown, original: string): string => {
 export const planNotebookEdit = (text: string, request: NotebookEditRequest, randomId: () => string): PlanResult => {
   let notebook: unknown
   try {
-    notebook = JSON.parse(text)
+    notebook = parseNotebookJson(text)
   } catch (error) {
-    return fail(`Notebook is not valid JSON: ${error instanceof Error ? error.message : String(error)}`)
+    return fail(error instanceof Error ? error.message : String(error))
   }
-  if (!isObject(notebook)) return fail("Notebook is not valid: the file is not a JSON object.")
+  if (!isObject(notebook)) return fail(NOT_A_NOTEBOOK)
   const cells = notebook.cells
-  if (!Array.isArray(cells)) return fail("Notebook is not valid: it has no cells array.")
+  if (!Array.isArray(cells)) return fail(NOT_A_NOTEBOOK)
   const metadata = isObject(notebook.metadata) ? notebook.metadata : {}
   const languageInfo = isObject(metadata.language_info) ? metadata.language_info : {}
   const language = typeof languageInfo.name === "string" ? languageInfo.name : "python"

@@ -1155,6 +1155,26 @@ const cases: ReadonlyArray<Case> = [
     input: { command: "sleep 1", run_in_background: true },
     expect: "deny"
   },
+  ...["echo ${x", "echo $(echo hi", "echo \"${x\"", "echo $[1+", "echo ${x:-", "touch a; echo ${y"].map((
+    command
+  ): Case => ({
+    spec: "§1.12 critical paths (Claude Code 2.1.332, asked)",
+    name: `a $ expansion left open asks even in bypassPermissions: ${command}`,
+    mode: "bypassPermissions",
+    tool: F.BashTool,
+    input: { command },
+    expect: "ask",
+    message: /^Claude Code can't be sure it read this command the way the shell will/
+  })),
+  ...["echo hi )", "echo <(ls", "echo a && "].map((command): Case => ({
+    spec: "§1.6 compound commands (Claude Code 2.1.332, asked)",
+    name: `a command that does not parse: "Parse error" (${command})`,
+    files: { project: perms({ allow: ["Bash(echo:*)"] }) },
+    tool: F.BashTool,
+    input: { command },
+    expect: "ask",
+    message: "Parse error"
+  })),
   {
     spec: "§1.3 params",
     name: "primary field parameter rule is ignored (Read)",
