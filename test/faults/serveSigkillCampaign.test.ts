@@ -109,6 +109,7 @@ interface Figures {
   answeredOkNotOnce: number
   doubled: number
   restartFailed: number
+  trialErrors: number
 }
 
 /** The tool_use ids of a stored conversation that no tool_result in the next message answers. */
@@ -301,10 +302,17 @@ describe("SIGKILL of toolgate serve at random moments", () => {
         answeredUnfinished: 0,
         answeredOkNotOnce: 0,
         doubled: 0,
-        restartFailed: 0
+        restartFailed: 0,
+        trialErrors: 0
       }
       // creating the sessions takes a moment; their inputs about three seconds more
-      for (let i = 0; i < TRIALS; i++) await trial(figures, Math.floor(Math.random() * 4000))
+      for (let i = 0; i < TRIALS; i++) {
+        const killAfterMs = Math.floor(Math.random() * 4000)
+        await trial(figures, killAfterMs).catch((e) => {
+          figures.trialErrors++
+          process.stderr.write(`trial ${i} (kill after ${killAfterMs} ms) failed: ${String(e?.stack ?? e)}\n`)
+        })
+      }
       process.stderr.write(`SIGKILL campaign (serve): ${JSON.stringify(figures)}\n`)
       expect(figures).toMatchObject({
         trials: TRIALS,
@@ -317,7 +325,8 @@ describe("SIGKILL of toolgate serve at random moments", () => {
         answeredUnfinished: 0,
         answeredOkNotOnce: 0,
         doubled: 0,
-        restartFailed: 0
+        restartFailed: 0,
+        trialErrors: 0
       })
     },
     60_000 + TRIALS * 90_000
