@@ -4,13 +4,13 @@
  * the Sessions stage with its entity and workflow, the per-session runtimes (the same stages as
  * `toolgate run`, with durable model turns and calls and the remote approver), and the HTTP API.
  */
-import { ClusterWorkflowEngine, RunnerAddress, type ShardingConfig, SingleRunner } from "@effect/cluster"
+import { ClusterWorkflowEngine, RunnerAddress, type ShardingConfig } from "@effect/cluster"
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { ConfigError } from "effect"
-import { Console, Duration, Effect, Either, Layer, Option, type Redacted, Stream } from "effect"
+import { Cause, Console, Duration, Effect, Either, Layer, Option, type Redacted, Stream } from "effect"
 import * as fs from "node:fs"
 import { createServer, type Server } from "node:http"
 import * as path from "node:path"
@@ -46,12 +46,14 @@ import {
   ServeSettings,
   SessionStore,
   ShardLease,
+  StorageFaults,
   Drain,
   type Confinement
 } from "../services/Sessions.js"
 import type { ServePolicy } from "../ServePolicy.js"
 import * as ShellAnalyzer from "../services/ShellAnalyzer.js"
 import * as AgentTool from "../tools/AgentTool.js"
+import * as BackgroundTasks from "../tools/background/BackgroundTasks.js"
 import * as Runtime from "./Runtime.js"
 import { BadRequest } from "../Errors.js"
 
@@ -88,6 +90,8 @@ export interface ServeOptions {
   readonly sandbox: Sandbox.SandboxAvailable | undefined
   /** Sessions idle this long are deleted (undefined: never). */
   readonly sessionTtlMs?: number
+  /** A session's runtime no input uses (and with no background shell running) is released after this long. */
+  readonly runtimeIdleMs?: number
   /** New inputs get 429 while this many run on this runner (undefined: no limit). */
   readonly maxRunningInputs?: number
   /** Cluster timings and sizes (the same on every runner). */
@@ -265,7 +269,14 @@ const sessionRuntime = (
     approver: Layer.effect(Approver, makeRemoteApprover(sessionId)).pipe(Layer.provide(deps)),
     wrapCallPipeline: (pipeline) => durableCalls(pipeline).pipe(Effect.provide(deps))
   })
-  return Layer.merge(Agent.layer, AgentTool.layer()).pipe(
+  // background shells keep the runtime from being released while idle
+  const activity = Layer.effect(
+    SessionRuntimes.RuntimeActivity,
+    Effect.map(BackgroundTasks.BackgroundTasks, (tasks) => ({
+      busy: Effect.map(tasks.list, (list) => list.some((task) => task.status === "running"))
+    }))
+  )
+  return Layer.mergeAll(Agent.layer, AgentTool.layer(), activity).pipe(
     Layer.provideMerge(subagents),
     Layer.provideMerge(model),
     Layer.provideMerge(runtime),
@@ -326,7 +337,14 @@ const layerSql = (
   return Layer.unwrapEffect(
     Effect.map(loadDriver(() => import("@effect/sql-sqlite-node"), "SQLite", "better-sqlite3"), ({ SqliteClient }) => {
       fs.mkdirSync(path.dirname(file), { recursive: true })
-      return SqliteClient.layer({ filename: file })
+      // a database that cannot be opened is named (the driver's words alone do not say which)
+      return SqliteClient.layer({ filename: file }).pipe(
+        Layer.catchAllCause((cause) =>
+          Layer.fail(
+            new BadRequest({ reason: `SQLite storage ${file}: ${StorageFaults.faultText(Cause.squash(cause))}` })
+          )
+        )
+      )
     })
   )
 }
@@ -334,7 +352,7 @@ const layerSql = (
 const layerCluster = (options: ServeOptions) => {
   const sharding = { shardsPerGroup: DEFAULT_SHARDS, ...options.sharding }
   if (options.runner === undefined) {
-    return Layer.merge(SingleRunner.layer({ runnerStorage: "sql", shardingConfig: sharding }), ShardLease.layerNone)
+    return Layer.merge(StorageFaults.layerSingleRunner(sharding), ShardLease.layerNone)
   }
   const { runner } = options
   return RunnerSocket.layer({
@@ -352,7 +370,7 @@ const layerCluster = (options: ServeOptions) => {
 export const layerSessions = (options: ServeOptions) => {
   const runner = options.runner === undefined ? "embedded" : `${options.runner.host}:${options.runner.port}`
   const storage = Layer.merge(layerCluster(options), SessionStore.layer).pipe(
-    Layer.provideMerge(layerSql(options.storage))
+    Layer.provideMerge(Layer.merge(layerSql(options.storage), StorageFaults.layerHealth))
   )
   const core = Layer.mergeAll(
     ClusterWorkflowEngine.layer,
@@ -373,7 +391,9 @@ export const layerSessions = (options: ServeOptions) => {
       maxRunningInputs: options.maxRunningInputs
     })
   ).pipe(Layer.provideMerge(storage))
-  const runtimes = SessionRuntimes.layer().pipe(Layer.provide(layerRuntimeBuilder), Layer.provideMerge(core))
+  const runtimes = SessionRuntimes.layer(
+    options.runtimeIdleMs === undefined ? {} : { idleTimeToLive: Duration.millis(options.runtimeIdleMs) }
+  ).pipe(Layer.provide(layerRuntimeBuilder), Layer.provideMerge(core))
   const drain = options.drain === undefined ? Layer.empty : Drain.layer(options.drain)
   return Layer.mergeAll(Handlers.layer, Sessions.layer, drain).pipe(Layer.provideMerge(runtimes))
 }

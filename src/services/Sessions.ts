@@ -12,7 +12,20 @@
  * This module is what the HTTP API calls; `Sessions/handlers.ts` is the runner side.
  */
 import { EntityId, Sharding, ShardId } from "@effect/cluster"
-import { Config, Context, Deferred, Duration, Effect, Layer, Option, Redacted, Schedule, Schema, Stream } from "effect"
+import {
+  Config,
+  Context,
+  Deferred,
+  Duration,
+  Effect,
+  Either,
+  Layer,
+  Option,
+  Redacted,
+  Schedule,
+  Schema,
+  Stream
+} from "effect"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -48,6 +61,8 @@ import { Runs } from "./Sessions/run.js"
 import type { StoredConfig } from "./Sessions/runtimes.js"
 import { decodeConfig, SessionRuntimes } from "./Sessions/runtimes.js"
 import { ServeSettings } from "./Sessions/settings.js"
+import * as StorageFaults from "./Sessions/storageFaults.js"
+import { StorageHealth } from "./Sessions/storageFaults.js"
 import {
   SessionStore,
   type ApprovalRow,
@@ -174,6 +189,9 @@ const NO_MODEL_PROMPT = `this session has no model: ${
 
 const POLL_QUESTION = Duration.millis(200)
 
+/** How long after a failed write storage still counts as failing (a write may succeed between failures). */
+const FAULT_WINDOW_MS = 3_000
+
 /** `createdAt~id`: where a page of sessions ends. */
 const cursorOf = (row: SessionListRow) => `${row.createdAt}~${row.id}`
 const parseCursor = (cursor: string) => {
@@ -187,6 +205,7 @@ export const make = Effect.gen(function*() {
   const settings = yield* ServeSettings
   const runtimes = yield* SessionRuntimes
   const runs = yield* Runs
+  const health = yield* StorageHealth
   const sharding = yield* Sharding.Sharding
   const clientFor = yield* Session.client.pipe(Effect.provideService(Sharding.Sharding, sharding))
 
@@ -496,13 +515,22 @@ export const make = Effect.gen(function*() {
     })
 
   const readiness: Effect.Effect<Readiness> = Effect.gen(function*() {
-    const storage = yield* Effect.isSuccess(store.ping.pipe(Effect.timeout("5 seconds")))
+    const probe = yield* store.probe(settings.runner, Date.now()).pipe(Effect.timeout("5 seconds"), Effect.either)
+    const fault = health.recentFault(FAULT_WINDOW_MS)
+    const storageProblem = Either.isLeft(probe)
+      ? probe.left._tag === "TimeoutException"
+        ? "storage does not answer"
+        : `storage does not take writes (${probe.left.reason})`
+      : fault !== undefined
+      ? `storage failed a write ${((Date.now() - fault.at) / 1000).toFixed(1)} s ago (${fault.reason})`
+      : undefined
+    const storage = storageProblem === undefined
     const group = Session.getShardGroup(EntityId.make("readiness"))
     let shards = 0
     for (let i = 1; i <= settings.shardsPerGroup; i++) if (sharding.hasShardId(ShardId.make(group, i))) shards++
     const draining = (yield* Deferred.isDone(runs.draining)) || (yield* sharding.isShutdown)
-    const reason = !storage
-      ? "storage does not answer"
+    const reason = storageProblem !== undefined
+      ? storageProblem
       : draining
       ? "shutting down"
       : shards === 0
@@ -514,9 +542,13 @@ export const make = Effect.gen(function*() {
       storage,
       shards,
       draining,
+      runtimes: yield* runtimes.count,
       ...(reason === undefined ? {} : { reason })
     }
   })
+
+  // a full disk is noticed even while nothing else writes (readiness, the shard locks' reset)
+  yield* StorageFaults.monitor(Effect.suspend(() => store.probe(settings.runner, Date.now())))
 
   // idle sessions past their time are deleted (on every runner: deleting twice is harmless)
   const ttl = settings.sessionTtlMs
@@ -563,7 +595,7 @@ export const make = Effect.gen(function*() {
 export const layer: Layer.Layer<
   Sessions,
   never,
-  SessionStore | EventLog | ServeSettings | SessionRuntimes | Runs | Sharding.Sharding
+  SessionStore | EventLog | ServeSettings | SessionRuntimes | Runs | StorageHealth | Sharding.Sharding
 > = Layer.scoped(Sessions, make)
 
 // ---------------------------------------------------------------------------------------------
@@ -582,6 +614,7 @@ export * as ShardLease from "./Sessions/lease.js"
 export * as Drain from "./Sessions/drain.js"
 export * as Http from "./Sessions/http/handlers.js"
 export * as SessionRuntimes from "./Sessions/runtimes.js"
+export * as StorageFaults from "./Sessions/storageFaults.js"
 export { layerRuns, Runs, type RunsService } from "./Sessions/run.js"
 export { durableModel } from "./Sessions/durableModel.js"
 export { durableCalls } from "./Sessions/durableCalls.js"

@@ -231,6 +231,26 @@ const shardingFromEnv = Effect.gen(function*() {
   }
 })
 
+/** The folder exists (made when missing) and takes new files; otherwise one line naming it. */
+const writableFolder = (dir: string, what: string, why: string) =>
+  Effect.try({
+    try: () => {
+      fs.mkdirSync(dir, { recursive: true })
+      fs.accessSync(dir, fs.constants.W_OK)
+    },
+    catch: (e) => {
+      const code = (e as NodeJS.ErrnoException).code
+      const problem = code === "EROFS"
+        ? "it is on a read-only file system"
+        : code === "EACCES" || code === "EPERM"
+        ? "this user may not write there"
+        : code === "ENOENT" || code === "ENOTDIR"
+        ? "a parent folder is missing, read-only or not a folder"
+        : (e as Error).message
+      return new BadRequest({ reason: `${what}: ${dir} is not a folder this server can write to (${problem}): ${why}` })
+    }
+  })
+
 /** A start-up failure in one line: a busy port names the port. */
 const startFailure = (
   error: unknown,
@@ -406,7 +426,14 @@ export const serve = Command.make("serve", optionsOf(serveFlags), (flags) =>
       ...(storage._tag === "Postgres" ? [Redacted.value(storage.url)] : [])
     ]
     const sessionEnv = sessionEnvironment(process.env, policy.env, secrets)
-    fs.mkdirSync(stateDir, { recursive: true })
+    yield* writableFolder(stateDir, "--state-dir", "the server keeps its database and session folders there")
+    if (storage._tag === "Sqlite") {
+      yield* writableFolder(
+        path.dirname(storage.file),
+        `SQLite storage ${storage.file}`,
+        "its database and journal go there"
+      )
+    }
     const sandbox = yield* servedSandbox(stateDir)
     if (sandbox._tag === "Unavailable") {
       if (!flags.unsandboxed) {
@@ -435,6 +462,8 @@ export const serve = Command.make("serve", optionsOf(serveFlags), (flags) =>
       DEFAULT_SESSION_TTL_SECONDS)
     const sharding = yield* shardingFromEnv
     const eventPollMs = yield* Effect.orDie(positiveIntConfig("TOOLGATE_SERVE_EVENT_POLL_MS", 500))
+    // an idle session's runtime (tools, MCP servers) is released after this long, and rebuilt at its next input
+    const runtimeIdleMs = yield* Effect.orDie(positiveIntConfig("TOOLGATE_SERVE_RUNTIME_IDLE_MS", 120_000))
     const drainMs = yield* Effect.orDie(positiveIntConfig("TOOLGATE_SERVE_DRAIN_MS", DEFAULT_DRAIN_MS))
     // 0: no cap on the inputs running on this runner
     const maxRunningInputs = yield* Effect.orDie(
@@ -481,6 +510,7 @@ export const serve = Command.make("serve", optionsOf(serveFlags), (flags) =>
       sharding,
       ...(maxRunningInputs > 0 ? { maxRunningInputs } : {}),
       eventPollInterval: Duration.millis(eventPollMs),
+      runtimeIdleMs,
       drain: {
         requested: Deferred.await(requested),
         timeout: Duration.millis(drainMs),

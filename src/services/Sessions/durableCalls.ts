@@ -13,12 +13,13 @@
 import { Activity } from "@effect/workflow"
 import { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngine"
 import { Deferred, Duration, Effect, Either, Exit, Fiber, Option, Schema } from "effect"
-import { CallError, RunnerLost } from "../../Errors.js"
+import { CallError, NotStarted, RunnerLost } from "../../Errors.js"
 import type { SessionContext } from "../../Session.js"
 import type { CallOutcome, CallPipelineService, Halt, PreparedCall, RunCallOptions } from "../CallPipeline.js"
 import { toJsonValue } from "./json.js"
 import { CurrentRun, InStep, neverAgain, Runs, type RunControls, type RunsService } from "./run.js"
 import { ShardLease, type ShardLeaseService } from "./lease.js"
+import { isStorageFault } from "./storageFaults.js"
 import { SessionStore, type SessionStoreService } from "./store.js"
 import { measureCall, noteReplayedCall } from "./telemetry.js"
 
@@ -157,7 +158,22 @@ const executeCall = (
     if (joined !== undefined) return (yield* Deferred.await(joined)) as RecordedCall
     const sideEffects = hasSideEffects(call)
     if (sideEffects) {
-      const mark = yield* store.beginStep(run.executionId, step, run.runner, Date.now()).pipe(Effect.orDie)
+      const marked = yield* store.beginStep(run.executionId, step, run.runner, Date.now()).pipe(Effect.either)
+      // without its start mark a call could run twice after a crash: it does not run
+      if (Either.isLeft(marked)) {
+        if (!isStorageFault(marked.left)) return yield* Effect.die(marked.left)
+        return record(
+          inner.errorOutcome(
+            call,
+            new NotStarted({
+              toolName: call.block.name,
+              reason: `the session's storage does not take writes (${marked.left.reason})`
+            })
+          ),
+          options.session
+        )
+      }
+      const mark = marked.right
       // An earlier attempt that was still waiting for a permission answer never ran the tool.
       if (mark._tag === "Existing" && mark.state !== "asking") {
         return record(inner.errorOutcome(call, new RunnerLost({ toolName: call.block.name })), options.session)

@@ -38,6 +38,7 @@ import { CurrentRun, makeRun, neverAgain, Runs, type RunControls } from "./run.j
 import { decodeConfig, SessionRuntimes, type StoredConfig } from "./runtimes.js"
 import { ServeSettings } from "./settings.js"
 import { ShardLease } from "./lease.js"
+import { StorageHealth, untilStored } from "./storageFaults.js"
 import { SessionStore, type SessionStoreService } from "./store.js"
 import { inputFinished, measureInput } from "./telemetry.js"
 
@@ -205,6 +206,8 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
     const lease = yield* ShardLease
     const runtimes = yield* SessionRuntimes
     const settings = yield* ServeSettings
+    // the input's end must be stored: it waits for storage that does not take writes
+    const stored = untilStored(yield* StorageHealth)
     const engine = yield* WorkflowEngine
     const instance = yield* WorkflowInstance
     const { sessionId, key } = payload
@@ -248,8 +251,8 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
           yield* lease.check
           const now = yield* Clock.currentTimeMillis
           const result = toJsonValue({ ...base, status, ...produced, finishedAt: now }) as InputResult
-          yield* store
-            .finishInput({
+          yield* stored(
+            store.finishInput({
               sessionId,
               key,
               status,
@@ -257,7 +260,7 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
               state: state === undefined ? undefined : toJsonValue(state),
               now
             })
-            .pipe(Effect.orDie)
+          ).pipe(Effect.orDie)
           yield* eventLog.append(sessionId, "input_finished", result).pipe(Effect.ignore)
           yield* inputFinished({ kind: snapshot.kind, status, createdAt: snapshot.createdAt, now })
           return result

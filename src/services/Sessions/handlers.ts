@@ -10,6 +10,7 @@ import { executeInput } from "./execute.js"
 import { InputResult } from "./model.js"
 import { Runs } from "./run.js"
 import { SessionRuntimes } from "./runtimes.js"
+import { StorageHealth, untilStored } from "./storageFaults.js"
 import { SessionStore } from "./store.js"
 
 const decodeResult = Schema.decodeUnknown(InputResult)
@@ -22,6 +23,8 @@ export const layerSessionEntity = Session.toLayer(
     const runs = yield* Runs
     const runtimes = yield* SessionRuntimes
     const inputs = yield* Effect.makeSemaphore(1)
+    // an input's start and end must be stored: they wait for storage that does not take writes
+    const stored = untilStored(yield* StorageHealth)
 
     // A draining runner starts nothing: the input stays stored, and the runner that takes the
     // session next runs it (this delivery ends with the runner, unanswered). The wait is not an
@@ -53,14 +56,14 @@ export const layerSessionEntity = Session.toLayer(
             createdAt: input.value.createdAt,
             finishedAt: now
           }
-          yield* store.finishInput({ sessionId, key, status: "failed", result, state: undefined, now }).pipe(
+          yield* stored(store.finishInput({ sessionId, key, status: "failed", result, state: undefined, now })).pipe(
             Effect.orDie
           )
           return result
         }
         const { executionId, salt } = yield* pinExecution(sessionId, key)
         if (input.value.status === "queued") {
-          yield* store.startInput(sessionId, key, executionId, now).pipe(Effect.orDie)
+          yield* stored(store.startInput(sessionId, key, executionId, now)).pipe(Effect.orDie)
         }
         return yield* SessionInput.execute({ sessionId, key, salt })
       })

@@ -140,6 +140,8 @@ export const Readiness = Schema.Struct({
   /** Shards of the session entities this runner holds now. */
   shards: Schema.Number,
   draining: Schema.Boolean,
+  /** Sessions whose runtime (tools, MCP servers, background shells) this runner holds now. */
+  runtimes: Schema.Number,
   reason: Schema.optional(Schema.String)
 })
 export type Readiness = typeof Readiness.Type

@@ -21,6 +21,7 @@ import { Effect, Layer, Option, Redacted, Scope } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import * as net from "node:net"
 import { layer as layerLease, layerMessageStorage, layerRunnerStorage } from "./lease.js"
+import { layerMessageStorage as layerPatient } from "./storageFaults.js"
 
 /** The bytes a runner sends first on each connection. */
 export const preambleOf = (secret: Redacted.Redacted): Uint8Array =>
@@ -129,7 +130,7 @@ export const layer = (options: {
   return SocketRunner.layer.pipe(
     Layer.provide([layerSocketServer(preamble), client]),
     Layer.provide(runnerHealth),
-    Layer.provideMerge(layerMessageStorage(SqlMessageStorage.layer)),
+    Layer.provideMerge(layerPatient(layerMessageStorage(SqlMessageStorage.layer))),
     Layer.provide(layerRunnerStorage(Layer.orDie(SqlRunnerStorage.layer))),
     Layer.provideMerge(layerLease(options.onLeaseLost)),
     // shard locks as rows with an expiry, not advisory locks held as long as a connection lives

@@ -1,10 +1,12 @@
 /**
  * Each served session runs on a runtime of its own (settings, tool pool, MCP servers, file
  * state, background shells, the agent on its model), built on the runner where the session runs
- * at its first input there and kept while it is used and for a while after. How a runtime is put
- * together is the preset's business (`SessionRuntimeBuilder`): this stage only caches them.
+ * at its first input there and kept while it is used, while its background shells run, and for an
+ * idle time after (then its memory and processes are given back; the next input builds it again
+ * from storage). How a runtime is put together is the preset's business (`SessionRuntimeBuilder`):
+ * this stage only caches them.
  */
-import { Context, Duration, Effect, Layer, Option, RcMap, Schema, type Scope } from "effect"
+import { Context, Duration, Effect, Layer, Option, RcMap, Schedule, Schema, type Scope } from "effect"
 import type { Agent } from "../Agent.js"
 import type { Scheduler } from "../Scheduler.js"
 import type { Settings } from "../Settings.js"
@@ -19,7 +21,17 @@ export const StoredConfig = Schema.Struct({
 })
 export type StoredConfig = typeof StoredConfig.Type
 
-export type SessionServices = Agent | Scheduler | Settings | ToolRegistry
+/** Whether a session's runtime still does work of its own between inputs (background shells). */
+export interface RuntimeActivityService {
+  readonly busy: Effect.Effect<boolean>
+}
+
+export class RuntimeActivity extends Context.Tag("toolgate/Sessions/RuntimeActivity")<
+  RuntimeActivity,
+  RuntimeActivityService
+>() {}
+
+export type SessionServices = Agent | Scheduler | Settings | ToolRegistry | RuntimeActivity
 
 export class SessionUnavailable extends Schema.TaggedError<SessionUnavailable>()("SessionUnavailable", {
   sessionId: Schema.String,
@@ -49,6 +61,8 @@ export interface SessionRuntimesService {
   readonly get: (sessionId: string) => Effect.Effect<Context.Context<SessionServices>, SessionUnavailable, Scope.Scope>
   /** Lets go of the session's runtime here (its shells and servers stop once no input uses it). */
   readonly release: (sessionId: string) => Effect.Effect<void>
+  /** How many sessions have a runtime on this runner. */
+  readonly count: Effect.Effect<number>
 }
 
 export class SessionRuntimes
@@ -57,10 +71,19 @@ export class SessionRuntimes
 
 export const decodeConfig = Schema.decodeUnknown(StoredConfig)
 
-export const make = (options: { readonly idleTimeToLive?: Duration.DurationInput } = {}) =>
+export interface RuntimesOptions {
+  /** How long a runtime no input uses and with no background shell running is kept (default 2 minutes). */
+  readonly idleTimeToLive?: Duration.DurationInput
+}
+
+const DEFAULT_IDLE = Duration.minutes(2)
+
+export const make = (options: RuntimesOptions = {}) =>
   Effect.gen(function*() {
     const store = yield* SessionStore
     const builder = yield* SessionRuntimeBuilder
+    const idleMs = Duration.toMillis(options.idleTimeToLive ?? DEFAULT_IDLE)
+    // released here, not by the map's own idle timer: a runtime whose background shells run is kept
     const runtimes = yield* RcMap.make({
       lookup: (sessionId: string) =>
         Effect.gen(function*() {
@@ -75,15 +98,53 @@ export const make = (options: { readonly idleTimeToLive?: Duration.DurationInput
           )
           return yield* Layer.build(builder.build({ sessionId, config, grantedRules: row.value.grantedRules }))
         }),
-      idleTimeToLive: options.idleTimeToLive ?? Duration.minutes(10)
+      idleTimeToLive: Duration.infinity
     })
+    /** Inputs holding each runtime, and when the last one let go. */
+    const uses = new Map<string, { holders: number; since: number }>()
+    const hold = (sessionId: string) =>
+      Effect.acquireRelease(
+        Effect.sync(() => {
+          const use = uses.get(sessionId) ?? { holders: 0, since: Date.now() }
+          uses.set(sessionId, { holders: use.holders + 1, since: use.since })
+        }),
+        () =>
+          Effect.sync(() => {
+            const use = uses.get(sessionId)
+            if (use !== undefined) uses.set(sessionId, { holders: Math.max(0, use.holders - 1), since: Date.now() })
+          })
+      )
+    const release = (sessionId: string) =>
+      Effect.zipRight(Effect.sync(() => uses.delete(sessionId)), RcMap.invalidate(runtimes, sessionId))
+    const sweep = Effect.gen(function*() {
+      const now = Date.now()
+      for (const [sessionId, use] of Array.from(uses)) {
+        if (use.holders > 0 || now - use.since < idleMs) continue
+        // a runtime whose build failed is not in the map: looking it up would build it again
+        if (!(yield* RcMap.has(runtimes, sessionId))) {
+          uses.delete(sessionId)
+          continue
+        }
+        const context = yield* RcMap.get(runtimes, sessionId).pipe(Effect.scoped, Effect.option)
+        const busy = Option.isSome(context)
+          ? yield* Context.get(context.value, RuntimeActivity).busy.pipe(Effect.orElseSucceed(() => false))
+          : false
+        if (busy) uses.set(sessionId, { holders: 0, since: now })
+        else if (uses.get(sessionId)?.holders === 0) yield* release(sessionId)
+      }
+    })
+    yield* sweep.pipe(
+      Effect.repeat(Schedule.spaced(Duration.millis(Math.min(10_000, Math.max(100, Math.floor(idleMs / 4)))))),
+      Effect.forkScoped
+    )
     return SessionRuntimes.of({
-      get: (sessionId) => RcMap.get(runtimes, sessionId),
-      release: (sessionId) => RcMap.invalidate(runtimes, sessionId)
+      get: (sessionId) => Effect.zipRight(hold(sessionId), RcMap.get(runtimes, sessionId)),
+      release,
+      count: Effect.map(RcMap.keys(runtimes), (keys) => keys.length)
     })
   })
 
-export const layer = (options: { readonly idleTimeToLive?: Duration.DurationInput } = {}): Layer.Layer<
+export const layer = (options: RuntimesOptions = {}): Layer.Layer<
   SessionRuntimes,
   never,
   SessionStore | SessionRuntimeBuilder

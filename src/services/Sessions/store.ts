@@ -7,6 +7,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Layer, Option, Schedule, Schema } from "effect"
+import { faultReason, faultText, isStorageFault, StorageHealth, type StorageHealthService } from "./storageFaults.js"
 
 const TABLES = [
   `CREATE TABLE IF NOT EXISTS toolgate_sessions (
@@ -66,6 +67,10 @@ const TABLES = [
     runner TEXT NOT NULL,
     started_at BIGINT NOT NULL,
     PRIMARY KEY (execution_id, step)
+  )`,
+  `CREATE TABLE IF NOT EXISTS toolgate_probe (
+    runner TEXT PRIMARY KEY,
+    at BIGINT NOT NULL
   )`,
   `CREATE INDEX IF NOT EXISTS toolgate_approvals_session ON toolgate_approvals (session_id, answered_at)`
 ]
@@ -156,6 +161,8 @@ export interface SessionStoreService {
   readonly deleteSession: (id: string) => Effect.Effect<boolean, StoreError>
   /** Storage answers. */
   readonly ping: Effect.Effect<void, StoreError>
+  /** Storage takes a write (a row of this runner's). */
+  readonly probe: (runner: string, now: number) => Effect.Effect<void, StoreError>
   readonly setStatus: (id: string, status: SessionRow["status"], now: number) => Effect.Effect<void, StoreError>
   readonly addGrantedRules: (id: string, rules: ReadonlyArray<string>, now: number) => Effect.Effect<void, StoreError>
 
@@ -291,10 +298,11 @@ export const make = Effect.gen(function*() {
   // Two runners starting together on PostgreSQL may race on CREATE TABLE IF NOT EXISTS: retry.
   yield* Effect.forEach(TABLES, (ddl) => sql.unsafe(ddl), { discard: true }).pipe(
     Effect.retry({ times: 5, schedule: Schedule.spaced("200 millis") }),
-    Effect.mapError((e) => new StoreError({ operation: "create tables", reason: e.message }))
+    Effect.mapError((e) => new StoreError({ operation: "create tables", reason: faultText(e) }))
   )
 
-  const fail = (operation: string) => (e: SqlError) => new StoreError({ operation, reason: e.message })
+  const fail = (operation: string) => (e: SqlError) =>
+    new StoreError({ operation, reason: isStorageFault(e) ? faultReason(e) : e.message })
   const rows = (operation: string) => <A>(effect: Effect.Effect<ReadonlyArray<A>, SqlError>) =>
     Effect.mapError(effect, fail(operation))
   const first = <A, B>(operation: string, effect: Effect.Effect<ReadonlyArray<A>, SqlError>, f: (a: A) => B) =>
@@ -342,7 +350,7 @@ export const make = Effect.gen(function*() {
         Effect.mapError(fail(operation))
       )
 
-  return SessionStore.of({
+  return noteFaults(yield* StorageHealth, {
     insertSession: (row) =>
       sql`INSERT INTO toolgate_sessions ${
         sql.insert({
@@ -427,6 +435,9 @@ export const make = Effect.gen(function*() {
             )
       ).pipe(Effect.mapError(fail("delete session"))),
     ping: sql`SELECT 1`.pipe(exec("ping")),
+    probe: (runner, now) =>
+      sql`INSERT INTO toolgate_probe (runner, at) VALUES (${runner}, ${now})
+        ON CONFLICT (runner) DO UPDATE SET at = ${now}`.pipe(exec("write")),
     setStatus: (id, status, now) =>
       sql`UPDATE toolgate_sessions SET status = ${status}, updated_at = ${now} WHERE id = ${id}`.pipe(
         exec("update session")
@@ -619,4 +630,29 @@ export const make = Effect.gen(function*() {
   })
 })
 
-export const layer: Layer.Layer<SessionStore, StoreError, SqlClient.SqlClient> = Layer.effect(SessionStore, make)
+/** Every storage fault of the store's operations is noted (readiness reports it). */
+const noteFaults = (health: StorageHealthService, service: SessionStoreService): SessionStoreService => {
+  // a COMMIT that fails is a defect of the SQL client: a storage fault is made this store's error
+  const note = <A, R>(effect: Effect.Effect<A, StoreError, R>) =>
+    effect.pipe(
+      Effect.catchAllDefect((defect) =>
+        isStorageFault(defect)
+          ? Effect.fail(new StoreError({ operation: "commit", reason: faultReason(defect) }))
+          : Effect.die(defect)
+      ),
+      Effect.tapError((e) => Effect.sync(() => isStorageFault(e) && health.noteFault(e.reason)))
+    )
+  const noted: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(service)) {
+    noted[name] = Effect.isEffect(value)
+      ? note(value as Effect.Effect<unknown, StoreError>)
+      : (...args: Array<unknown>) =>
+        note((value as (...a: Array<unknown>) => Effect.Effect<unknown, StoreError>)(...args))
+  }
+  return SessionStore.of(noted as unknown as SessionStoreService)
+}
+
+export const layer: Layer.Layer<SessionStore, StoreError, SqlClient.SqlClient | StorageHealth> = Layer.effect(
+  SessionStore,
+  make
+)
