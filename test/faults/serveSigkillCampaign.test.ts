@@ -17,7 +17,7 @@ import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { tempDir } from "../support/runtime.js"
 import { request, startServer, toolUse, type Served } from "../support/serve.js"
-import { killAll, newMarker, sleep, survivors } from "./support.js"
+import { killAll, logLines, newMarker, resultText, sleep, survivors } from "./support.js"
 
 /** The SQLite driver the server uses (no type declarations of its own): only what the test reads. */
 const Database = createRequire(import.meta.url)("better-sqlite3") as new(
@@ -73,18 +73,6 @@ const inputsOf = (session: string, marker: string): ReadonlyArray<{ key: string;
 ]
 
 const STEPS = ["a", "b", "c", "d", "e"]
-
-const logLines = (cwd: string): ReadonlyArray<string> => {
-  const file = path.join(cwd, "log")
-  return fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "") : []
-}
-
-const textOf = (block: Block): string =>
-  typeof block.content === "string"
-    ? block.content
-    : Array.isArray(block.content)
-    ? (block.content as Array<Block>).map((b) => String(b.text ?? "")).join("")
-    : ""
 
 interface Figures {
   trials: number
@@ -265,7 +253,7 @@ const trial = async (figures: Figures, killAfterMs: number): Promise<void> => {
       if (started > 1 || ended > 1) figures.doubled++
       const answer = answers.get(`toolu_${id}`)
       if (answer === undefined) continue
-      const text = textOf(answer)
+      const text = resultText(answer)
       if (/this tool call was not run/.test(text)) {
         figures.answeredNotRun++
         if (started > 0) figures.effectsOfUnrunCalls++

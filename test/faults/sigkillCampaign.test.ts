@@ -13,7 +13,18 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { fixture, sse, startFakeAnthropic, type FakeAnthropic } from "../support/fakeAnthropic.js"
-import { bash, killAll, newMarker, project, sleep, startCli, survivors, writeScript, type Project } from "./support.js"
+import {
+  bash,
+  killAll,
+  logLines,
+  newMarker,
+  project,
+  resultText,
+  sleep,
+  startCli,
+  survivors,
+  writeScript
+} from "./support.js"
 
 const TRIALS = Number(process.env.TOOLGATE_FAULT_TRIALS ?? 6)
 
@@ -47,18 +58,6 @@ const turnsOf = (marker: string) => [
 
 type Block = Record<string, unknown>
 type Message = { readonly role: string; readonly content: ReadonlyArray<Block> | string }
-
-const logLines = (p: Project): ReadonlyArray<string> => {
-  const file = path.join(p.dir, "log")
-  return fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "") : []
-}
-
-const textOf = (block: Block): string =>
-  typeof block.content === "string"
-    ? block.content
-    : Array.isArray(block.content)
-    ? (block.content as Array<Block>).map((b) => String(b.text ?? "")).join("")
-    : ""
 
 interface Figures {
   trials: number
@@ -97,15 +96,15 @@ const trial = async (figures: Figures, killAfterMs: number): Promise<void> => {
   await sleep(killAfterMs)
   run.child.kill("SIGKILL")
   await run.exited
-  const atDeath = logLines(p)
+  const atDeath = logLines(p.dir)
   figures.trials++
   figures.leftProcesses += (await survivors(marker)).length
   // the kernel tears the namespaces down just after toolgate's death: a command may still write
   // then (its call is answered "outcome unknown"); nothing may write once they are gone
-  const tornDown = logLines(p)
+  const tornDown = logLines(p.dir)
   figures.effectsDuringTeardown += tornDown.length - atDeath.length
   await sleep(300)
-  const afterGrace = logLines(p)
+  const afterGrace = logLines(p.dir)
   figures.effectsAfterDeath += afterGrace.length - tornDown.length
 
   const transcript = path.join(sessionDir, "transcript.jsonl")
@@ -150,7 +149,7 @@ const trial = async (figures: Figures, killAfterMs: number): Promise<void> => {
   figures.callsAsked += asked.length
   figures.unanswered += asked.filter((id) => !answers.has(id)).length
   await sleep(300)
-  const final = logLines(p)
+  const final = logLines(p.dir)
   figures.effectsAfterDeath += final.length - afterGrace.length
   for (const id of ["a", "b", "c", "d", "e"]) {
     const answer = answers.get(`toolu_${id}`)
@@ -158,7 +157,7 @@ const trial = async (figures: Figures, killAfterMs: number): Promise<void> => {
     const endedLines = final.filter((l) => l === `end ${id}`).length
     if (startedLines > 1 || endedLines > 1) figures.doubled++
     if (answer === undefined) continue
-    const text = textOf(answer)
+    const text = resultText(answer)
     if (text.includes("was not run") && startedLines > 0) figures.effectsOfUnrunCalls++
     if (answer.is_error !== true && text.includes(`done ${id}`) && endedLines === 0) figures.answeredUnfinished++
   }

@@ -144,3 +144,17 @@ export const transcriptLines = (sessionDir: string): ReadonlyArray<Record<string
       }
     })
 }
+
+/** The lines a campaign's commands appended to `<dir>/log`, in order. */
+export const logLines = (dir: string): ReadonlyArray<string> => {
+  const file = path.join(dir, "log")
+  return fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "") : []
+}
+
+/** A tool_result block's text, whether its content is a string or text blocks. */
+export const resultText = (block: Readonly<Record<string, unknown>>): string =>
+  typeof block.content === "string"
+    ? block.content
+    : Array.isArray(block.content)
+    ? (block.content as Array<Record<string, unknown>>).map((b) => String(b.text ?? "")).join("")
+    : ""
