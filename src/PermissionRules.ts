@@ -181,6 +181,8 @@ export interface RuleCheck {
    * (every tool when no name can be told), so that the rule fails closed instead of vanishing.
    */
   readonly fallback?: PermissionRule
+  /** The fallback is the rule itself, written for the tool whose rules cover it (`Write(x)` as `Edit(x)`). */
+  readonly applied?: boolean
 }
 
 const where = (rule: PermissionRule): string => `${rule.source}${rule.file === undefined ? "" : ` (${rule.file})`}`
@@ -220,7 +222,18 @@ export const checkRule = (rule: PermissionRule): RuleCheck => {
   }
   if (rule.content !== undefined && UNCONSULTED_PATH_RULE_TOOLS.has(rule.toolName)) {
     const use = rule.toolName === "Glob" ? "Read" : "Edit"
-    return skip(`is a ${rule.toolName}(...) path rule, which is never consulted (use ${use}(...))`)
+    if (rule.behavior === "allow") {
+      return skip(`is a ${rule.toolName}(...) path rule, which is never consulted (use ${use}(...))`)
+    }
+    // Claude Code ignores it; dropping a deny or ask rule would allow what the person meant to forbid.
+    return {
+      usable: false,
+      fallback: { ...rule, toolName: use },
+      applied: true,
+      warning: `Permission rule '${rule.raw}' from ${
+        where(rule)
+      } is a ${rule.toolName}(...) path rule, which Claude Code never consults; toolgate applies it as ${use}(${rule.content})`
+    }
   }
   if (rule.content !== undefined && rule.behavior !== "allow") {
     const primary = PRIMARY_FIELDS[rule.toolName]

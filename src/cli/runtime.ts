@@ -30,6 +30,7 @@ export const checkDenyRules = (
     (raw) => {
       const check = checkRule(makeRule(raw, "deny", "cliArg", cwd))
       if (check.usable) return Effect.void
+      if (check.applied === true) return Effect.void
       const why =
         /^Permission rule '[\s\S]*' from \S+ ([\s\S]*?); (?:it is ignored|as a \w+ rule it fails closed)/.exec(
           check.warning ?? ""

@@ -98,6 +98,27 @@ describe("usage errors name the offending flag or token, start with toolgate:, e
     expect(ran.stderr.trim()).toBe("toolgate: no tool named 'read' (did you mean Read?); toolgate tools lists them")
   }, 60_000)
 
+  it("a Write(path) deny flag, which Claude Code never consults, denies as Edit(path) does", async () => {
+    const { project } = copyExample()
+    const call = (file: string) =>
+      cli([
+        "call",
+        "Write",
+        JSON.stringify({ file_path: path.join(project, file), content: "A=1\n" }),
+        "--permission-mode",
+        "acceptEdits",
+        "--disallowed-tools",
+        "Write(*.env)"
+      ], { cwd: project })
+    const denied = await call("prod.env")
+    expect(denied.stdout).toContain("denied by your permission settings")
+    expect(fs.existsSync(path.join(project, "prod.env"))).toBe(false)
+    expect(denied.stderr.match(/toolgate applies it as Edit\(\*\.env\)/g)).toHaveLength(1)
+    const other = await call("notes.txt")
+    expect(other.code, other.stderr).toBe(0)
+    expect(fs.readFileSync(path.join(project, "notes.txt"), "utf8")).toBe("A=1\n")
+  }, 60_000)
+
   it("`run --verbose -p <prompt>` is fine (no blame on -p)", async () => {
     const { work, project } = copyExample()
     const file = path.join(work, "s.jsonl")

@@ -1027,13 +1027,13 @@ const cases: ReadonlyArray<Case> = [
   },
   {
     spec: "§1.3",
-    name: "Write path rules are never consulted",
+    name: "a Write path deny rule, which Claude Code never consults, applies as Edit",
     files: { project: perms({ deny: ["Write(/notes.txt)"] }) },
     mode: "acceptEdits",
     tool: F.WriteTool,
     input: W("{p}/notes.txt"),
-    expect: "allow",
-    warning: /never consulted/
+    expect: "deny",
+    warning: /never consults; toolgate applies it as Edit\(\/notes\.txt\)/
   },
   {
     spec: "§1.3",
@@ -1055,11 +1055,12 @@ const cases: ReadonlyArray<Case> = [
   },
   {
     spec: "§1.3",
-    name: "Glob path deny is never consulted",
+    name: "a Glob path deny rule applies as Read",
     files: { project: perms({ deny: ["Glob(/src/**)"] }) },
-    tool: F.GlobTool,
-    input: G("{p}/src"),
-    expect: "allow"
+    tool: F.ReadTool,
+    input: R("{p}/src/a.ts"),
+    expect: "deny",
+    warning: /applies it as Read/
   },
   {
     spec: "§1.3",

@@ -345,14 +345,19 @@ describe("Settings", () => {
         }
       })
       const loaded = await load(opts())
-      expect(loaded.rules.map((r) => `${r.behavior}:${r.raw}`)).toEqual(["deny:mcp__*", "allow:mcp__github__get_*"])
+      expect(loaded.rules.map((r) => `${r.behavior}:${r.toolName}:${r.raw}`)).toEqual([
+        "deny:Read:Glob(/src/**)",
+        "deny:mcp__*:mcp__*",
+        "deny:Edit:NotebookEdit(/a)",
+        "allow:mcp__github__get_*:mcp__github__get_*"
+      ])
       const warnings = loaded.warnings.join("\n")
       expect(warnings).toMatch(/'\*' .* tool-name glob in an allow rule/)
       expect(warnings).toMatch(/'B\*'/)
       expect(warnings).toMatch(/is empty/)
       expect(warnings).toMatch(/'Write\(\/x\)' .* never consulted \(use Edit/)
-      expect(warnings).toMatch(/'Glob\(\/src\/\*\*\)' .* never consulted \(use Read/)
-      expect(warnings).toMatch(/'NotebookEdit\(\/a\)' .* never consulted/)
+      expect(warnings).toMatch(/'Glob\(\/src\/\*\*\)' .* toolgate applies it as Read\(\/src\/\*\*\)/)
+      expect(warnings).toMatch(/'NotebookEdit\(\/a\)' .* toolgate applies it as Edit\(\/a\)/)
       expect(warnings).toMatch(/'Bash\(command:rm \*\)' .* primary field "command"/)
     })
 
