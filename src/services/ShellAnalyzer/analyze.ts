@@ -34,7 +34,8 @@ const analyzeUncached = (parser: ShellParser, command: string): Analysis => {
     order: 0,
     parent: undefined,
     rawScan: false,
-    homeStable: !mayChangeHome(command)
+    homeStable: !mayChangeHome(command),
+    concerns: []
   }
   try {
     new Walker(state, command, "top", 0, false).program(parsed.tree.rootNode)
@@ -60,7 +61,14 @@ const analyzeUncached = (parser: ShellParser, command: string): Analysis => {
       }
     }
   }
-  return { command, units: state.units, complexReasons: state.reasons, notes: state.notes, rawScan: state.rawScan }
+  return {
+    command,
+    units: state.units,
+    complexReasons: state.reasons,
+    notes: state.notes,
+    rawScan: state.rawScan,
+    concerns: state.concerns ?? []
+  }
 }
 
 export interface Analyses {

@@ -23,6 +23,7 @@ import {
 import { criticalRemoval, type CriticalContext } from "./critical.js"
 import * as M from "./messages.js"
 import { leavesExpansionOpen } from "./unterminated.js"
+import { escapedWhitespace } from "./escapedWhitespace.js"
 import { SYNTAX_ERROR } from "./walk.js"
 import { isAgentConfigPath } from "../../ProtectedPaths.js"
 import { unitGuards } from "./guards.js"
@@ -33,6 +34,7 @@ import { repositoryTrust } from "./gitRepository.js"
 import { mattersOnlyUnderDenyRules } from "./options/paths.js"
 import { readsRecursively } from "./recursiveReads.js"
 import { optionLikeGlobs, readOnlyVerdict, readPathOperands } from "./readOnly.js"
+import { parseSedArgs } from "./sedScript.js"
 import { suggestRules } from "./suggest.js"
 import type { BashCheckContext, PathVerdict } from "./types.js"
 import type { Analysis, Unit } from "./units.js"
@@ -466,7 +468,7 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
         addAsk(guarded(PRIORITY.path, M.withFlags(key), `${key} with options is only approved by a rule`, index))
       }
       // Claude Code names the first operand (as it reads them) when a file command needs approval.
-      const first = naiveOperand(unit)
+      const first = key === "sed" ? sedFile(unit) : naiveOperand(unit)
       if (globbed && NAMED_WRITERS.has(key)) unitMessages.set(index, M.GLOB_IN_WRITE)
       else if (NAMED_WRITERS.has(key) && first !== undefined) {
         const resolved = resolvePathWord(first, dirs, home)
@@ -520,7 +522,11 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
     })
   }
 
-  // ---- c. too complex ------------------------------------------------------------------------
+  // ---- c. text Claude Code will not read before it runs (bash reads it well) -------------------
+  const reading = readingConcern(command, analysis)
+  if (reading !== undefined) addAsk(guarded(PRIORITY.complex, reading, "text Claude Code does not read statically"))
+
+  // ---- d. too complex ------------------------------------------------------------------------
   if (analysis.complexReasons.length > 0) {
     const detail = analysis.complexReasons.join("; ")
     addAsk(guarded(PRIORITY.complex, complexMessage(analysis, units, allowRules), `too complex: ${detail}`))
@@ -528,7 +534,7 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
     addAsk(guarded(PRIORITY.complex, M.TOOL_ASK, "the command runs nothing that could be checked"))
   }
 
-  // ---- d. guards -----------------------------------------------------------------------------
+  // ---- e. guards -----------------------------------------------------------------------------
   const guardsByUnit = units.map((unit) => unitGuards(unit))
   if (cdUnits.length > 0 && writes) {
     addAsk(guarded(PRIORITY.guard, M.CD_AND_WRITE, "a change of directory combined with writes"))
@@ -562,7 +568,7 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
     }
   }
 
-  // ---- e. approvals --------------------------------------------------------------------------
+  // ---- f. approvals --------------------------------------------------------------------------
   const approvals = new Map<number, Approval>()
   const envGuardWaived = new Set<number>()
   const findAllow = (unit: Unit, withEnv: boolean): CompiledRule | undefined =>
@@ -635,6 +641,10 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
         approvals.set(index, { kind: "mode", detail: `${unit.argv[0] as string} inside the working directories` })
       }
     }
+    if (!approvals.has(index) && keyOf(unit) === "sed" && (!unitMessages.has(index) || ctx.mode === "acceptEdits")) {
+      const message = sedMessage(unit, ctx.mode, dirsFor(unit), home, checkWrite, workingDirs)
+      if (message !== undefined) unitMessages.set(index, message)
+    }
   }
 
   units.forEach((unit, index) => {
@@ -704,6 +714,39 @@ const pathDeny = (command: string, verdict: PathVerdict, unit: number): Deny => 
   reason: verdict.rule !== undefined ? { type: "rule", rule: verdict.rule } : safety(verdict.reason),
   unit
 })
+
+/** The file a sed command reads or edits first (the script is an option or the first operand). */
+const sedFile = (unit: Unit): WordFacts | undefined => parseSedArgs(unit.words).files[0]
+
+/**
+ * A sed command nothing approved: Claude Code names its file, or in acceptEdits (where a plain
+ * in-place edit would run) calls it dangerous.
+ */
+const sedMessage = (
+  unit: Unit,
+  mode: string,
+  dirs: Dirs,
+  home: string,
+  checkWrite: (abs: string) => PathVerdict,
+  workingDirs: ReadonlyArray<string>
+): string | undefined => {
+  if (mode === "acceptEdits") return "sed command requires approval (contains potentially dangerous operations)"
+  const file = sedFile(unit)
+  if (file === undefined) return undefined
+  const resolved = resolvePathWord(file, dirs, home)
+  if (!resolved.ok) return undefined
+  const abs = resolved.paths[0]!
+  return M.fileCommand("sed", shownPath(file, abs), checkWrite(abs).within, workingDirs)
+}
+
+/** The first construct Claude Code asks about although bash reads it plainly, in its words. */
+const readingConcern = (command: string, analysis: Analysis): string | undefined => {
+  const escaped = escapedWhitespace(command)
+  if (escaped?._tag === "Escaped") return "Contains backslash-escaped whitespace"
+  if (escaped?._tag === "PipePart") return M.compound(escaped.parts)
+  const [first] = [...(analysis.concerns ?? [])].sort((a, b) => a.rank - b.rank)
+  return first?.message
+}
 
 /** The message when the command could not be fully analysed. */
 const complexMessage = (

@@ -314,6 +314,8 @@ export const scanSedScript = (script: string): SedScriptFacts => {
 export interface SedInvocation {
   /** The script sed runs: `-e` pieces joined with newlines, or the first operand. */
   readonly script: string
+  /** The script was given with `-e`/`--expression`. */
+  readonly expressions: boolean
   /** Files scripts come from (`-f`). */
   readonly scriptFiles: ReadonlyArray<WordFacts>
   /** Operands that are input files (edited in place with `-i`). */
@@ -352,6 +354,7 @@ export const parseSedArgs = (words: ReadonlyArray<WordFacts>): SedInvocation => 
   if (parsed.dynamic) problem ??= "sed with arguments only known at run time"
   return {
     script: pieces.join("\n"),
+    expressions: parsed.uses.some((use) => use.spec.id === "--expression"),
     scriptFiles,
     files,
     inPlace,

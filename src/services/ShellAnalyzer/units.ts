@@ -58,6 +58,18 @@ export interface Analysis {
   readonly notes: ReadonlyArray<string>
   /** Hygiene or parsing failed (or the tree has errors): the raw-text deny scan applies. */
   readonly rawScan: boolean
+  /** Constructs Claude Code will not read statically (see ReadingConcern); each one asks. */
+  readonly concerns?: ReadonlyArray<ReadingConcern>
+}
+
+/**
+ * Something in the text that Claude Code refuses to read before it runs, although bash reads it
+ * well: it asks (outside bypassPermissions and a tool-wide Bash allow) with `message`. The lowest
+ * `rank` is the one named.
+ */
+export interface ReadingConcern {
+  readonly rank: number
+  readonly message: string
 }
 
 export const wordText = (word: Word): string => (typeof word === "string" ? word : word.text)

@@ -9,7 +9,7 @@ import { disagreement } from "./grammar/agreement.js"
 import { readCommand } from "./grammar/reader.js"
 import { checkHygiene } from "./hygiene.js"
 import type { Redirect, SimpleCommand, Word } from "./types.js"
-import type { EnvFacts, Unit, UnitRole } from "./units.js"
+import type { EnvFacts, ReadingConcern, Unit, UnitRole } from "./units.js"
 import type { WordFacts, WordMode, WordSink } from "./words.js"
 import { literalFacts, resolveJoinedWord, resolveWord } from "./words.js"
 import { unwrap } from "./wrappers.js"
@@ -42,6 +42,8 @@ export interface WalkState {
   readonly homeStable: boolean
   /** >0 while walking the commands of a pipeline. */
   piped?: number
+  /** See Analysis.concerns. */
+  readonly concerns?: Array<ReadingConcern>
 }
 
 const STATEMENT_CONTAINERS = new Set([
@@ -231,7 +233,8 @@ export class Walker implements WordSink {
     const argv0 = words[0]?.value
     const printsOnly = role === "plain" && typeof argv0 === "string" && PRINTS_ONLY.has(argv0)
     for (const { reason, variable } of this.pendingExpansions) {
-      if (printsOnly && this.printable(variable)) {
+      // Claude Code asks about every nested command, even one whose output is only printed.
+      if (printsOnly && this.printable(variable) && !/command substitution/.test(reason)) {
         if (!this.state.notes.includes(reason)) this.state.notes.push(reason)
       } else this.complex(reason)
     }
@@ -970,6 +973,7 @@ export class Walker implements WordSink {
       } else this.complex(`unsupported syntax in a redirection (${child.type})`)
     }
     if (node.type === "heredoc_redirect") {
+      this.heredocConcerns(node)
       const facts = literalFacts("<here-document>")
       return fd === undefined ? { op, target: facts.value, facts } : { op, fd, target: facts.value, facts }
     }
@@ -984,6 +988,25 @@ export class Walker implements WordSink {
   }
 
   private heredocQuoted = false
+
+  /**
+   * What Claude Code will not read in a here-document: text after its start on the same line
+   * (named by what it is), and a delimiter left unquoted (the body is expanded).
+   */
+  private heredocConcerns(node: SyntaxNode): void {
+    const concerns = this.state.concerns
+    if (concerns === undefined) return
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i)!
+      if (child.type === "heredoc_start" && !/['"\\]/.test(child.text)) {
+        concerns.push({ rank: 1, message: HEREDOC_UNQUOTED })
+      }
+    }
+    const after = Array.from({ length: node.childCount }, (_, i) => node.child(i)!).find((child) =>
+      !HEREDOC_PARTS.has(child.type)
+    )
+    if (after !== undefined) concerns.push({ rank: 0, message: afterHeredocStart(after) })
+  }
 
   private heredocPart(child: SyntaxNode, field: string | null): void {
     switch (child.type) {
@@ -1044,6 +1067,26 @@ export class Walker implements WordSink {
       }
     }
   }
+}
+
+const HEREDOC_PARTS: ReadonlySet<string> = new Set([
+  "<<",
+  "<<-",
+  "heredoc_start",
+  "heredoc_body",
+  "heredoc_end",
+  "file_descriptor"
+])
+
+const HEREDOC_UNQUOTED = "Heredoc with unquoted delimiter undergoes shell expansion"
+
+/** Claude Code's words for what follows a here-document's start on its line. */
+const afterHeredocStart = (node: SyntaxNode): string => {
+  if (REDIRECT_TYPES.has(node.type)) return "A file redirect in this command can't be checked before it runs"
+  if (node.type === "pipeline" || node.type === "|" || node.type === "|&") {
+    return "A pipeline in this command can't be checked before it runs"
+  }
+  return "Text after the heredoc start on the same line cannot be statically analyzed"
 }
 
 /** The bodies of `$( … )` in text tree-sitter left unparsed (parentheses counted, quotes ignored). */

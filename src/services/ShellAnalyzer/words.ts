@@ -6,6 +6,7 @@
 import type { SyntaxNode } from "./parser.js"
 import type { Word } from "./types.js"
 import { checkHygiene } from "./hygiene.js"
+import { quotedHeredocText } from "./grammar/heredocText.js"
 
 /** What the checks need to know about one argument besides its value. */
 export interface WordFacts {
@@ -328,7 +329,12 @@ const addString = (node: SyntaxNode, b: Builder, sink: WordSink, source: string)
         }
         b.expansion()
         break
-      case "command_substitution":
+      case "command_substitution": {
+        const printed = quotedHeredocText(child.text, 0)
+        if (printed !== undefined && printed.end === child.text.length) {
+          b.literal(printed.value, true)
+          break
+        }
         if (child.text.startsWith("`") && child.text.slice(1, -1).includes("\\")) {
           sink.complex("a backslash inside backticks")
         }
@@ -336,6 +342,7 @@ const addString = (node: SyntaxNode, b: Builder, sink: WordSink, source: string)
         sink.substitution(child)
         b.expansion()
         break
+      }
       case "arithmetic_expansion":
         if (!isLiteralArithmetic(child)) sink.complex("arithmetic with variables or substitutions")
         b.expansion()

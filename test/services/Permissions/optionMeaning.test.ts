@@ -1,8 +1,8 @@
 /**
  * Issue 22 through the real Permissions stage over a real project with settings files: deny
  * rules match equivalent spellings, files named in option values meet Read deny rules, options
- * that run or write ask under prefix allow rules, and read-only commands with abbreviated or
- * unknown options are judged by what they mean.
+ * that run or write ask under prefix allow rules, and read-only commands with unknown options
+ * are judged by what they mean (an abbreviated option is never read-only).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as fs from "node:fs"
@@ -67,7 +67,9 @@ describe("option meaning in permission decisions", () => {
     "curl -sSLo out http://example.com",
     "date --file=/etc/hostname",
     "sort --outp=x README.md",
-    "git p origin"
+    "git p origin",
+    // an abbreviation is read-only only when a rule allows it
+    "git status --porc"
   ])(
     "%s asks",
     async (command) => {
@@ -81,7 +83,6 @@ describe("option meaning in permission decisions", () => {
     "make test -j4",
     "curl -s http://example.com",
     "grep --colo=never x README.md",
-    "git status --porc",
     "sort -r README.md"
   ])(
     "%s is allowed",

@@ -316,9 +316,9 @@ const cases: ReadonlyArray<Case> = [
   },
   { spec: "§1.6 quoted $( ) asks, as in Claude Code 2.1.332", command: "cat \"today: $(date)\"", expect: "ask" },
   {
-    spec: "beyond Claude Code: a quoted $( ) that only echo prints runs (the inner command is read-only)",
+    spec: "a quoted $( ) that only echo prints asks too, as in Claude Code 2.1.332",
     command: "echo \"today: $(date)\"",
-    expect: "allow"
+    expect: "ask"
   },
   { spec: "§1.6 quoted $( ) needs its own approval", command: "echo \"$(make)\"", expect: "ask" },
   {

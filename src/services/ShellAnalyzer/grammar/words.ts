@@ -9,6 +9,7 @@ import { checkHygiene } from "../hygiene.js"
 import type { Word } from "../types.js"
 import { decodeAnsiC } from "../words.js"
 import { outside, type Cursor } from "./cursor.js"
+import { quotedHeredocText } from "./heredocText.js"
 
 /** Where a word stands, which decides what bash does with it. */
 export type WordPlace = "command" | "argument" | "redirect" | "for"
@@ -193,6 +194,13 @@ export class WordReader {
         if (escaped === undefined) outside("an unterminated string")
         literal(escaped === "$" || escaped === "`" || escaped === "\"" || escaped === "\\" ? escaped! : "\\" + escaped)
       } else if (ch === "$") {
+        const printed = quotedHeredocText(c.text, c.pos)
+        if (printed !== undefined) {
+          c.pos = printed.end
+          literal(printed.value)
+          first = false
+          continue
+        }
         c.next()
         const kind = this.dollar(true, first)
         if (kind === "literal") literal("$")

@@ -111,6 +111,9 @@ const longOption = (
     return i
   }
   const spec = match.spec
+  // The program would take it for the one option it abbreviates, but Claude Code asks about an
+  // abbreviation, and a newer version of the program may read it as another option.
+  if (match.kind === "prefix") fail(b, `the abbreviated option --${name}`)
   const use = (value: WordFacts | undefined) =>
     b.uses.push({
       spec,

@@ -1,0 +1,114 @@
+/**
+ * Text bash reads plainly but Claude Code 2.1.332 will not read before it runs: backslashes
+ * before whitespace, here-documents with an unquoted delimiter or text after their start, nested
+ * commands whose output is only printed. Each asks (in Claude Code's words) in every mode but
+ * bypassPermissions, whatever allow rule matches; recorded with the oracle.
+ */
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import type { PermissionMode } from "../../../src/Permission.js"
+import { check, contextFor, makeProject } from "./support.js"
+
+const project = makeProject()
+afterAll(() => project.cleanup())
+
+const ESCAPED = "Contains backslash-escaped whitespace"
+const UNQUOTED = "Heredoc with unquoted delimiter undergoes shell expansion"
+const AFTER = "Text after the heredoc start on the same line cannot be statically analyzed"
+const REDIRECT = "A file redirect in this command can't be checked before it runs"
+const PIPELINE = "A pipeline in this command can't be checked before it runs"
+const NESTED = "A nested command in this command can't be checked before it runs"
+const QUOTED = "Quoted text in this command can't be checked before it runs"
+
+interface Case {
+  readonly command: string
+  readonly message: string
+  readonly mode?: PermissionMode
+  readonly allow?: ReadonlyArray<string>
+}
+
+const asks: ReadonlyArray<Case> = [
+  { command: "to\\\nuch pwned", message: ESCAPED, mode: "acceptEdits" },
+  { command: "l\\\ns", message: ESCAPED },
+  { command: "l\\\ns -la", message: ESCAPED, allow: ["Bash(ls:*)"] },
+  { command: "cat p\\\n1.txt", message: ESCAPED },
+  { command: "ls \\\n\\\n-la", message: ESCAPED },
+  { command: "echo 'a\\\nb'", message: ESCAPED },
+  { command: "echo \"a\\\nb\"", message: ESCAPED },
+  { command: "ls \\  -la", message: ESCAPED },
+  { command: "cat p\\ 1.txt", message: ESCAPED, mode: "acceptEdits" },
+  { command: "ls\\\t-la", message: ESCAPED },
+  { command: "echo 'a\\ b'", message: ESCAPED },
+  { command: "echo a\\\\ b", message: ESCAPED },
+  { command: "ls # a\\ b", message: ESCAPED },
+  { command: "cat <<'EOF'\na\\ b\nEOF", message: ESCAPED },
+  {
+    command: "cat README.md \\\n| wc -l",
+    message: "This Bash command contains multiple operations. The following part requires approval: cat README.md \\"
+  },
+  {
+    command: "cat README.md | \\\nwc -l",
+    message: "This Bash command contains multiple operations. The following part requires approval: \\\nwc -l"
+  },
+  { command: "cat <<EOF\nplain\nEOF", message: UNQUOTED },
+  { command: "cat <<EOF\nplain\nEOF", message: UNQUOTED, mode: "acceptEdits" },
+  { command: "cat <<EOF\nplain\nEOF", message: UNQUOTED, allow: ["Bash(cat:*)"] },
+  { command: "cat <<-EOF\n\tx\n\tEOF", message: UNQUOTED },
+  { command: "cat <<EOF\n$HOME\nEOF", message: UNQUOTED },
+  { command: "cat <<EOF\n$(touch pwned)\nEOF", message: UNQUOTED, allow: ["Bash(cat:*)"] },
+  { command: "cat <<EOF > out.txt\nhi\nEOF", message: REDIRECT, mode: "acceptEdits" },
+  { command: "cat <<'EOF' > out.txt\nx\nEOF", message: REDIRECT, mode: "acceptEdits" },
+  { command: "cat <<'EOF' 2>/dev/null\nx\nEOF", message: REDIRECT },
+  { command: "cat <<'EOF' | wc -l\na\nEOF", message: PIPELINE },
+  { command: "wc -l <<'EOF' && touch pwned\nx\nEOF", message: AFTER, mode: "acceptEdits" },
+  { command: "cat <<'EOF' # c\nx\nEOF", message: AFTER },
+  { command: "echo $(cat README.md)", message: NESTED },
+  { command: "echo $(date +%Y)", message: NESTED, allow: ["Bash(echo:*)"] },
+  { command: "echo $(echo $(cat README.md))", message: NESTED },
+  { command: "echo \"$(cat README.md)\"", message: QUOTED },
+  { command: "echo $(cat <<'EOF'\nx\nEOF\n)", message: NESTED },
+  { command: "echo \"$(cat <<'EOF'\nx\nEOF\ntouch pwned\n)\"", message: QUOTED },
+  { command: "echo \"$(cat <<'EOF'\nx\nEOF \n)\"", message: QUOTED },
+  { command: "echo \"$(cat <<'EOF' && touch pwned\nx\nEOF\n)\"", message: AFTER },
+  { command: "echo \"$(cat <<-'EOF'\nx\nEOF\n)\"", message: QUOTED },
+  { command: "echo \"$(cat -v <<'EOF'\nx\nEOF\n)\"", message: QUOTED }
+]
+
+const runs: ReadonlyArray<Case> = [
+  { command: "ls \\\n-la", message: "" },
+  { command: "ls -la \\\n README.md", message: "" },
+  { command: "ls\t\\\n-la", message: "" },
+  { command: "ls && \\\nls", message: "" },
+  { command: "ls \\\n; ls", message: "" },
+  { command: "cat <<'EOF'\nx\nEOF", message: "" },
+  { command: "cat <<\"EOF\"\nx\nEOF", message: "" },
+  { command: "cat <<\\EOF\nx\nEOF", message: "" },
+  { command: "cat <<'EOF'   \nx\nEOF", message: "" },
+  { command: "grep x <<'EOF'\nx\nEOF", message: "" },
+  { command: "cat <<'EOF'\n$(touch pwned)\nEOF", message: "" },
+  // the quoted here-document a commit message is usually passed in: its text is known
+  {
+    command: "git commit -m \"$(cat <<'EOF'\nFix it\n\nBody (with parens)\nEOF\n)\"",
+    message: "",
+    allow: ["Bash(git commit:*)"]
+  },
+  { command: "echo \"$(cat <<\"EOF\"\nx\nEOF\n)\"", message: "" }
+]
+
+describe("text Claude Code will not read before it runs", () => {
+  it.each(asks)("asks: $command ($mode, $allow)", (c) =>
+    Effect.gen(function*() {
+      const decision = yield* check(c.command, contextFor(project.root, { allow: c.allow ?? [] }, c.mode ?? "default"))
+      expect(decision._tag).toBe("Ask")
+      if (decision._tag !== "Ask") return
+      expect(decision.message).toBe(c.message)
+      // bypassPermissions and a tool-wide Bash allow skip it, as in Claude Code
+      expect(decision.kind).toBe("guarded")
+    }).pipe(Effect.runPromise))
+
+  it.each(runs)("runs: $command ($mode)", (c) =>
+    Effect.gen(function*() {
+      const decision = yield* check(c.command, contextFor(project.root, { allow: c.allow ?? [] }, c.mode ?? "default"))
+      expect(decision._tag).toBe("Allow")
+    }).pipe(Effect.runPromise))
+})
