@@ -641,6 +641,15 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
         approvals.set(index, { kind: "mode", detail: `${unit.argv[0] as string} inside the working directories` })
       }
     }
+    if (!approvals.has(index) && keyOf(unit) === "find") {
+      const action = findAction(unit)
+      if (action !== undefined) {
+        unitMessages.set(
+          index,
+          `find with '${action}' executes commands or modifies files — cannot be auto-allowed by a Bash(find:*) prefix rule`
+        )
+      }
+    }
     if (!approvals.has(index) && keyOf(unit) === "sed" && (!unitMessages.has(index) || ctx.mode === "acceptEdits")) {
       const message = sedMessage(unit, ctx.mode, dirsFor(unit), home, checkWrite, workingDirs)
       if (message !== undefined) unitMessages.set(index, message)
@@ -715,6 +724,25 @@ const pathDeny = (command: string, verdict: PathVerdict, unit: number): Deny => 
   unit
 })
 
+/** find actions that run programs or write files. */
+const FIND_ACTIONS: ReadonlySet<string> = new Set([
+  "-exec",
+  "-execdir",
+  "-ok",
+  "-okdir",
+  "-delete",
+  "-fprint",
+  "-fprint0",
+  "-fprintf",
+  "-fls"
+])
+
+/** The first action of a find command that runs a program or writes a file. */
+const findAction = (unit: Unit): string | undefined => {
+  const word = unit.words.slice(1).find((w) => typeof w.value === "string" && FIND_ACTIONS.has(w.value))
+  return typeof word?.value === "string" ? word.value : undefined
+}
+
 /** The file a sed command reads or edits first (the script is an option or the first operand). */
 const sedFile = (unit: Unit): WordFacts | undefined => parseSedArgs(unit.words).files[0]
 
@@ -744,6 +772,8 @@ const readingConcern = (command: string, analysis: Analysis): string | undefined
   const escaped = escapedWhitespace(command)
   if (escaped?._tag === "Escaped") return "Contains backslash-escaped whitespace"
   if (escaped?._tag === "PipePart") return M.compound(escaped.parts)
+  // A command that does not parse asks as such.
+  if (analysis.complexReasons.includes(SYNTAX_ERROR)) return undefined
   const [first] = [...(analysis.concerns ?? [])].sort((a, b) => a.rank - b.rank)
   return first?.message
 }
@@ -810,7 +840,8 @@ const firstOutside = (
     if (!resolved.ok) return true
     for (const abs of resolved.paths) {
       const target = word.unquotedGlob ? (globBase(abs)?.base ?? abs) : abs
-      if (!within(target)) return abs
+      // Claude Code names the directory cd would enter with `..` taken lexically.
+      if (!within(target)) return cd ? path.resolve(abs) : abs
     }
   }
   return undefined
@@ -928,11 +959,25 @@ const finish = (
   }
 
   const guardedAsks = byPriority.filter((a) => a.level === "guarded")
-  const parts = needing.map((i) => units[i]!.text)
+  // Claude Code names a wrapper with the command inside it (`xargs rm`, `find … -exec …`) when the
+  // wrapper needs approval too, or stands in a pipeline.
+  const needingSet = new Set(needing)
+  const namedUnit = (index: number): number => {
+    let at = index
+    for (;;) {
+      const unit = units[at]!
+      const parent = unit.parent
+      if (unit.origin !== "wrapper-inner" || parent === undefined) return at
+      if (!needingSet.has(parent) && unit.piped !== true) return at
+      at = parent
+    }
+  }
+  const named = [...new Set(needing.map(namedUnit))]
+  const parts = named.map((i) => units[i]!.text)
   let message: string
   if (whole !== undefined) message = whole.message
-  else if (needing.length === 1) {
-    const index = needing[0]!
+  else if (named.length === 1) {
+    const index = named[0]!
     const specific = guardedAsks.find((a) => a.unit === index && a.specific === true)
     // A part of a pipeline is named in the list of parts; a part of a list (`a && b`) by its own concern.
     const ownConcern = units[index]!.piped === true ? undefined : (specific?.message ?? unitMessages.get(index))

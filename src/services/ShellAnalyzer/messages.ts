@@ -106,6 +106,10 @@ export const expansionAsk = (reasons: ReadonlyArray<string>): string | undefined
     if (/unquoted command substitution/.test(reason)) {
       return "A nested command in this command can't be checked before it runs"
     }
+    // Claude Code reads the session's own variables in "…" (`"$USER"`) as quoted text, others as variables.
+    if (/expansion \$(?:USER|PWD|LOGNAME|SHELL) inside a string/.test(reason)) {
+      return "Quoted text in this command can't be checked before it runs"
+    }
     if (/expansion \$\{/.test(reason)) return "A variable in braces in this command can't be checked before it runs"
     if (/expansion \$|a command name that is not a literal/.test(reason)) {
       return "A variable in this command can't be checked before it runs"

@@ -117,89 +117,11 @@ const INTEGER = /^-?\d+$/
 
 type Origin = SimpleCommand["origin"]
 
-/** Commands that only print their arguments: an expansion reaching them decides nothing. */
-const PRINTS_ONLY: ReadonlySet<string> = new Set(["echo", "true", "false", ":"])
-
-/**
- * Variables whose value may be printed without asking: facts about the machine and the session,
- * never a secret. Any other variable from the environment could hold a key or a token.
- */
-const PRINTABLE_VARIABLES: ReadonlySet<string> = new Set([
-  "PATH",
-  "HOME",
-  "USER",
-  "LOGNAME",
-  "PWD",
-  "OLDPWD",
-  "SHELL",
-  "TERM",
-  "LANG",
-  "LANGUAGE",
-  "LC_ALL",
-  "LC_CTYPE",
-  "TZ",
-  "HOSTNAME",
-  "HOSTTYPE",
-  "OSTYPE",
-  "MACHTYPE",
-  "UID",
-  "EUID",
-  "PPID",
-  "SHLVL",
-  "BASH",
-  "BASH_VERSION",
-  "TMPDIR",
-  "EDITOR",
-  "VISUAL",
-  "PAGER",
-  "COLUMNS",
-  "LINES",
-  "SECONDS",
-  "RANDOM",
-  "LINENO",
-  "EPOCHSECONDS",
-  "NODE_ENV",
-  "CI",
-  "XDG_CONFIG_HOME",
-  "XDG_DATA_HOME",
-  "XDG_CACHE_HOME",
-  "XDG_RUNTIME_DIR",
-  "GOPATH",
-  "GOROOT",
-  "JAVA_HOME",
-  "VIRTUAL_ENV",
-  "CONDA_PREFIX",
-  "CARGO_HOME",
-  "RUSTUP_HOME",
-  "MANPATH",
-  "DISPLAY",
-  // special parameters (the positional ones are empty in `bash -c`)
-  "?",
-  "#",
-  "$",
-  "!",
-  "-",
-  "0",
-  "@",
-  "*",
-  "1",
-  "2",
-  "3",
-  "4",
-  "5",
-  "6",
-  "7",
-  "8",
-  "9"
-])
-
 export class Walker implements WordSink {
   /** >0 while inside a construct that made the command too complex. */
   private complexRegion = 0
   /** Expansions met since the last unit was pushed; they belong to the next one. */
   private pendingExpansions: Array<{ readonly reason: string; readonly variable?: string }> = []
-  /** Variables the enclosing loops set (`for f in …`, `while read f`): their values come from the command itself. */
-  private bound: Array<string> = []
 
   get homeStable(): boolean {
     return this.state.homeStable
@@ -219,25 +141,21 @@ export class Walker implements WordSink {
     if (!this.state.reasons.includes(reason)) this.state.reasons.push(reason)
   }
 
+  /** A construct Claude Code will not read before it runs (see Analysis.concerns), in its words. */
+  concern(message: string, rank = 2): void {
+    this.state.concerns?.push({ rank, message })
+  }
+
   expansion(reason: string, variable?: string): void {
     this.pendingExpansions.push(variable === undefined ? { reason } : { reason, variable })
   }
 
-  private printable(variable: string | undefined): boolean {
-    return variable === undefined || PRINTABLE_VARIABLES.has(variable) || this.bound.includes(variable)
-  }
-
-  /** The expansions met for a unit: notes when the unit only prints them, otherwise too complex. */
-  private settleExpansions(words: ReadonlyArray<WordFacts>, role: UnitRole): void {
-    if (this.pendingExpansions.length === 0) return
-    const argv0 = words[0]?.value
-    const printsOnly = role === "plain" && typeof argv0 === "string" && PRINTS_ONLY.has(argv0)
-    for (const { reason, variable } of this.pendingExpansions) {
-      // Claude Code asks about every nested command, even one whose output is only printed.
-      if (printsOnly && this.printable(variable) && !/command substitution/.test(reason)) {
-        if (!this.state.notes.includes(reason)) this.state.notes.push(reason)
-      } else this.complex(reason)
-    }
+  /**
+   * The expansions met for a unit make the command too complex, even when the unit only prints
+   * them (`echo $USER`): Claude Code asks about every value only known at run time but `$HOME`.
+   */
+  private settleExpansions(): void {
+    for (const { reason } of this.pendingExpansions) this.complex(reason)
     this.pendingExpansions = []
   }
 
@@ -245,16 +163,6 @@ export class Walker implements WordSink {
   finish(): void {
     for (const { reason } of this.pendingExpansions) this.complex(reason)
     this.pendingExpansions = []
-  }
-
-  private withBound(names: ReadonlyArray<string>, body: () => void): void {
-    const saved = this.bound
-    this.bound = [...saved, ...names]
-    try {
-      body()
-    } finally {
-      this.bound = saved
-    }
   }
 
   disagreement(reason: string): void {
@@ -322,6 +230,8 @@ export class Walker implements WordSink {
     }
     const type = node.type
     if (COVERED_TYPES.has(type)) this.checkCovered(node)
+    const construct = constructConcern(node)
+    if (construct !== undefined) this.concern(construct)
     if (type === "pipeline") {
       this.state.piped = (this.state.piped ?? 0) + 1
       try {
@@ -475,7 +385,8 @@ export class Walker implements WordSink {
       complex: () => undefined,
       expansion: () => undefined,
       disagreement: () => (this.state.rawScan = true),
-      substitution: (n) => this.substitution(n)
+      substitution: (n) => this.substitution(n),
+      concern: (message) => this.concern(message)
     }
   }
 
@@ -565,6 +476,8 @@ export class Walker implements WordSink {
     depth: number,
     runtimeArgs = false
   ): void {
+    const named = commandConcern(words, env)
+    if (named !== undefined) this.concern(named)
     if (depth > MAX_DEPTH) {
       this.complex("commands nested too deeply")
       this.pushUnit(words, env, redirects, text, "plain", origin, depth)
@@ -733,7 +646,7 @@ export class Walker implements WordSink {
     exactRuleOnly?: string,
     runtimeArgs = false
   ): number {
-    this.settleExpansions(words, role)
+    this.settleExpansions()
     const argv: Array<Word> = words.map((w) => w.value)
     const allWords = runtimeArgs ? [...words, RUNTIME_ARGS] : words
     if (runtimeArgs) argv.push(RUNTIME_ARGS.value)
@@ -879,32 +792,20 @@ export class Walker implements WordSink {
   }
 
   private forStatement(node: SyntaxNode): void {
-    let variable: Array<string> = []
+    // Claude Code asks about the loop's variable before anything in its body.
+    if (node.child(0)?.type === "for") this.concern("A variable in this command can't be checked before it runs")
     this.eachNamed(node, (child, field) => {
-      if (field === "variable") variable = [child.text]
-      else if (field === "value") resolveWord(child, this.source, this)
-      else if (field === "body") this.withBound(variable, () => this.statement(child))
-      else this.statement(child)
+      if (field === "value") resolveWord(child, this.source, this)
+      else if (field !== "variable") this.statement(child)
     })
   }
 
-  /** `while read a b; do …`: the body runs only after read set a and b. */
   private whileStatement(node: SyntaxNode): void {
-    const condition = node.childForFieldName("condition")
-    const names: Array<string> = []
-    if (condition !== null && condition.type === "command" && condition.childForFieldName("name")?.text === "read") {
-      for (let i = 0; i < condition.namedChildCount; i++) {
-        const part = condition.namedChild(i)!
-        if (part.type === "word" && /^[a-z_][a-z0-9_]*$/.test(part.text)) names.push(part.text)
-      }
-    }
     for (let i = 0; i < node.childCount; i++) {
       const child = node.child(i)!
       if (child.isMissing) this.complex("an incomplete command")
       else if (!child.isNamed) this.token(child)
-      else if (node.fieldNameForChild(i) === "body" && node.child(0)?.type === "while") {
-        this.withBound(names, () => this.statement(child))
-      } else this.statement(child)
+      else this.statement(child)
     }
   }
 
@@ -1067,6 +968,37 @@ export class Walker implements WordSink {
       }
     }
   }
+}
+
+/** Statements Claude Code does not read before they run, in its words. */
+const constructConcern = (node: SyntaxNode): string | undefined => {
+  switch (node.type) {
+    case "subshell":
+      return "This command uses shell operators that require approval for safety"
+    case "compound_statement":
+      return "A group in braces or double parentheses in this command can't be checked before it runs"
+    case "case_statement":
+      return "A case statement in this command can't be checked before it runs"
+    case "function_definition":
+      return "A function definition in this command can't be checked before it runs"
+    case "for_statement":
+      return node.child(0)?.type === "select"
+        ? "select statement reads stdin into $REPLY; cannot statically model"
+        : undefined
+    default:
+      return undefined
+  }
+}
+
+/** Builtins that run text as shell code. */
+const EVALUATES: ReadonlySet<string> = new Set(["eval", "exec", "alias", "source", "."])
+
+/** A simple command Claude Code does not read before it runs, in its words. */
+const commandConcern = (words: ReadonlyArray<WordFacts>, env: ReadonlyArray<EnvFacts>): string | undefined => {
+  if (env.some((e) => e.name === "IFS")) return "IFS assignment changes word-splitting — cannot model statically"
+  const name = words[0]?.value
+  if (typeof name !== "string") return undefined
+  return EVALUATES.has(name) ? `'${name}' evaluates arguments as shell code` : undefined
 }
 
 const HEREDOC_PARTS: ReadonlySet<string> = new Set([

@@ -44,6 +44,8 @@ export interface WordSink {
   disagreement(reason: string): void
   /** A `$( )`, backtick or `<( )`/`>( )` inside a word: the walker analyses its body as commands. */
   substitution(node: SyntaxNode): void
+  /** A construct Claude Code will not read before it runs: it asks, in these words. */
+  concern(message: string): void
 }
 
 export const isDynamic = (word: Word): word is { readonly dynamic: true; readonly text: string } =>
@@ -255,8 +257,8 @@ export const decodeAnsiC = (body: string): string | undefined => {
   return nul === -1 ? out : out.slice(0, nul)
 }
 
-/** Variables whose quoted value Claude Code takes as known: the home and the current directory. */
-const TRUSTED_QUOTED_VARIABLES: ReadonlySet<string> = new Set(["HOME", "PWD"])
+/** Variables whose quoted value Claude Code takes as known: the home directory. */
+const TRUSTED_QUOTED_VARIABLES: ReadonlySet<string> = new Set(["HOME"])
 
 /** `$HOME` written plainly (not `${HOME}`). */
 const isHome = (node: SyntaxNode): boolean => node.type === "simple_expansion" && node.text === "$HOME"
@@ -282,6 +284,28 @@ const isSimpleExpansion = (node: SyntaxNode): boolean => {
 
 /** The name a simple expansion reads (`$X`, `${X}`, `$1`, `$@`). */
 const variableOf = (node: SyntaxNode): string => node.text.replace(/^\$\{?|\}$/g, "")
+
+/** `$(( ))` or `$[ ]`: Claude Code reads only the first form, with number literals alone. */
+const arithmetic = (node: SyntaxNode, sink: WordSink): void => {
+  if (isLiteralArithmetic(node) && !node.text.startsWith("$[")) return
+  const operand = node.text.startsWith("$[") ? "$[" : firstNonLiteral(node) ?? node.text
+  sink.concern(`Arithmetic expansion references variable or non-literal: ${operand}`)
+  if (!isLiteralArithmetic(node)) sink.complex("arithmetic with variables or substitutions")
+}
+
+/** The first operand of an arithmetic expression that is not a number literal. */
+const firstNonLiteral = (node: SyntaxNode): string | undefined => {
+  for (let i = 0; i < node.namedChildCount; i++) {
+    const child = node.namedChild(i)!
+    if (child.type === "number" && child.namedChildCount === 0) continue
+    if (child.namedChildCount === 0 || child.type === "simple_expansion" || child.type === "expansion") {
+      return child.text
+    }
+    const inner = firstNonLiteral(child)
+    if (inner !== undefined) return inner
+  }
+  return undefined
+}
 
 /** Arithmetic whose only operands are number literals: evaluating it runs nothing. */
 const isLiteralArithmetic = (node: SyntaxNode): boolean => {
@@ -344,7 +368,7 @@ const addString = (node: SyntaxNode, b: Builder, sink: WordSink, source: string)
         break
       }
       case "arithmetic_expansion":
-        if (!isLiteralArithmetic(child)) sink.complex("arithmetic with variables or substitutions")
+        arithmetic(child, sink)
         b.expansion()
         break
       default:
@@ -397,6 +421,7 @@ const addPart = (node: SyntaxNode, b: Builder, sink: WordSink, source: string, m
       return
     }
     case "ansi_c_string": {
+      sink.concern("Text with escape codes in this command can't be checked before it runs")
       const text = node.text
       if (text.length < 3 || ansiCEnd(text) !== text.length - 1) {
         // tree-sitter reads `$'\\'` as an escaped quote and runs on into the next words.
@@ -448,15 +473,17 @@ const addPart = (node: SyntaxNode, b: Builder, sink: WordSink, source: string, m
       b.expansion()
       return
     case "process_substitution":
+      sink.concern("A command used as a file in this command can't be checked before it runs")
       sink.substitution(node)
       b.expansion()
       b.procSub = true
       return
     case "arithmetic_expansion":
-      if (!isLiteralArithmetic(node)) sink.complex("arithmetic with variables or substitutions")
+      arithmetic(node, sink)
       b.expansion()
       return
     case "brace_expression":
+      sink.concern("A brace pattern in this command can't be checked before it runs")
       sink.complex("brace expansion")
       b.expansion()
       return
@@ -487,7 +514,10 @@ const addLooseToken = (token: SyntaxNode, next: SyntaxNode | null, b: Builder, s
 }
 
 const finish = (b: Builder, raw: string, sink: WordSink): WordFacts => {
-  if (BRACE_EXPANSION.test(b.shape)) sink.complex("brace expansion")
+  if (BRACE_EXPANSION.test(b.shape)) {
+    sink.concern("Brace expansion")
+    sink.complex("brace expansion")
+  }
   if (b.shape.includes("~[")) sink.complex("zsh ~[ syntax")
   return {
     value: b.dynamic ? { dynamic: true, text: raw } : b.value,

@@ -135,7 +135,7 @@ describe("shell analyzer", () => {
         }))
     }
 
-    // An expansion that only reaches a command printing it decides nothing: the command stays simple.
+    // Claude Code asks about every value only known at run time but $HOME, even one echo only prints.
     for (
       const command of [
         "echo \"$USER\"",
@@ -144,7 +144,13 @@ describe("shell analyzer", () => {
         "for x in a b; do echo \"$x\"; done"
       ]
     ) {
-      it.effect(`simple, with a note: ${JSON.stringify(command)}`, () =>
+      it.effect(`too complex, although echo only prints it: ${JSON.stringify(command)}`, () =>
+        Effect.gen(function*() {
+          expect((yield* sharedShellAnalyzer.analyze(command)).kind).toBe("tooComplex")
+        }))
+    }
+    for (const command of ["echo $HOME", "echo \"$HOME\""]) {
+      it.effect(`simple: ${JSON.stringify(command)}`, () =>
         Effect.gen(function*() {
           expect((yield* sharedShellAnalyzer.analyze(command)).kind).toBe("simple")
         }))

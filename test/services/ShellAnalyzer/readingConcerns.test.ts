@@ -25,9 +25,70 @@ interface Case {
   readonly message: string
   readonly mode?: PermissionMode
   readonly allow?: ReadonlyArray<string>
+  /** Asked because nothing approves a part (a rule or the mode could), not because of how it reads. */
+  readonly unapproved?: true
 }
 
+const VARIABLE = "A variable in this command can't be checked before it runs"
+
 const asks: ReadonlyArray<Case> = [
+  { command: "echo $USER", message: VARIABLE },
+  { command: "echo $PATH", message: VARIABLE },
+  { command: "echo $?", message: VARIABLE },
+  { command: "echo \"$USER\"", message: QUOTED },
+  { command: "echo \"$PWD\"", message: QUOTED },
+  { command: "echo ${HOME}", message: "A variable in braces in this command can't be checked before it runs" },
+  { command: "for x in a b; do echo \"$x\"; done", message: VARIABLE },
+  {
+    command: "{ ls; }",
+    message: "A group in braces or double parentheses in this command can't be checked before it runs"
+  },
+  {
+    command: "(( 1 + 2 ))",
+    message: "A group in braces or double parentheses in this command can't be checked before it runs"
+  },
+  { command: "(ls)", message: "This command uses shell operators that require approval for safety" },
+  {
+    command: "ls && (touch x)",
+    message: "This command uses shell operators that require approval for safety",
+    mode: "acceptEdits"
+  },
+  { command: "diff <(ls) <(ls)", message: "A command used as a file in this command can't be checked before it runs" },
+  { command: "eval ls", message: "'eval' evaluates arguments as shell code" },
+  { command: "exec ls", message: "'exec' evaluates arguments as shell code" },
+  { command: "source README.md", message: "'source' evaluates arguments as shell code" },
+  { command: "alias ll='ls -l'", message: "'alias' evaluates arguments as shell code" },
+  { command: "$'\\x6cs'", message: "Text with escape codes in this command can't be checked before it runs" },
+  { command: "echo $'a\\tb'", message: "Text with escape codes in this command can't be checked before it runs" },
+  { command: "echo {a,b}", message: "Brace expansion" },
+  { command: "echo {1..3}", message: "A brace pattern in this command can't be checked before it runs" },
+  { command: "echo $((X+1))", message: "Arithmetic expansion references variable or non-literal: X" },
+  { command: "echo $[1+2]", message: "Arithmetic expansion references variable or non-literal: $[" },
+  { command: "case x in x) ls;; esac", message: "A case statement in this command can't be checked before it runs" },
+  {
+    command: "select x in a; do ls; done",
+    message: "select statement reads stdin into $REPLY; cannot statically model"
+  },
+  { command: "f() { ls; }; f", message: "A function definition in this command can't be checked before it runs" },
+  { command: "IFS=: read a b <<< 'x:y'", message: "IFS assignment changes word-splitting — cannot model statically" },
+  {
+    command: "find . -name x -exec cat {} \\;",
+    message:
+      "find with '-exec' executes commands or modifies files — cannot be auto-allowed by a Bash(find:*) prefix rule",
+    unapproved: true
+  },
+  {
+    command: "find . -name x -delete",
+    message:
+      "find with '-delete' executes commands or modifies files — cannot be auto-allowed by a Bash(find:*) prefix rule",
+    allow: ["Bash(find:*)"],
+    unapproved: true
+  },
+  {
+    command: "echo x | xargs touch",
+    message: "This Bash command contains multiple operations. The following part requires approval: xargs touch",
+    unapproved: true
+  },
   { command: "to\\\nuch pwned", message: ESCAPED, mode: "acceptEdits" },
   { command: "l\\\ns", message: ESCAPED },
   { command: "l\\\ns -la", message: ESCAPED, allow: ["Bash(ls:*)"] },
@@ -86,6 +147,9 @@ const runs: ReadonlyArray<Case> = [
   { command: "cat <<'EOF'   \nx\nEOF", message: "" },
   { command: "grep x <<'EOF'\nx\nEOF", message: "" },
   { command: "cat <<'EOF'\n$(touch pwned)\nEOF", message: "" },
+  { command: "echo $HOME", message: "" },
+  { command: "echo \"$HOME\"", message: "" },
+  { command: "find build -delete", message: "", allow: ["Bash(find build -delete)"] },
   // the quoted here-document a commit message is usually passed in: its text is known
   {
     command: "git commit -m \"$(cat <<'EOF'\nFix it\n\nBody (with parens)\nEOF\n)\"",
@@ -103,7 +167,7 @@ describe("text Claude Code will not read before it runs", () => {
       if (decision._tag !== "Ask") return
       expect(decision.message).toBe(c.message)
       // bypassPermissions and a tool-wide Bash allow skip it, as in Claude Code
-      expect(decision.kind).toBe("guarded")
+      expect(decision.kind).toBe(c.unapproved === true ? "unapproved" : "guarded")
     }).pipe(Effect.runPromise))
 
   it.each(runs)("runs: $command ($mode)", (c) =>
