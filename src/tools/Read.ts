@@ -203,6 +203,8 @@ const countTokens = (
   whole: boolean
 ): number => (whole ? Math.ceil(text.length / 4) : Math.round(text.length / 4))
 
+const NOTHING_WRITING = "Nothing is writing to this pipe. Check that the app serving it is running and unlocked."
+
 const readText = (file: string, source: string, stat: fs.Stats, input: ReadInput, ctx: ToolContext) =>
   Effect.gen(function*() {
     const maxTokens = yield* READ_MAX_OUTPUT_TOKENS
@@ -414,7 +416,7 @@ export const ReadTool = buildTool<ReadInput, ReadOutput>({
     if (isBlockedDevice(file)) {
       return reject(
         READ_TOOL_NAME,
-        `Cannot read '${input.file_path}': this device file would block or produce infinite output.`
+        `Cannot read '${input.file_path}': this path names a device or process file that this tool does not read.`
       )
     }
     return Effect.void
@@ -427,6 +429,8 @@ export const ReadTool = buildTool<ReadInput, ReadOutput>({
     })
     const named = yield* Effect.tryPromise({ try: () => statOrUndefined(file), catch: fsFailure(file) })
     if (named === undefined) return yield* fail(yield* Effect.promise(() => fileNotFoundMessage(file, cwd)))
+    // Opening a pipe waits for a writer: never open one.
+    if (named.isFIFO()) return yield* fail(NOTHING_WRITING)
     // under a guard, what is read is the file opened and checked, whatever the name leads to now
     const opened = yield* guardedOpen(file)
     const stat = opened === undefined ? named : fs.fstatSync(opened.fd)

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
@@ -173,7 +174,17 @@ describe("Read: text", () => {
     Effect.gen(function*() {
       expect(yield* read({ file_path: "/dev/zero" })).toEqual({
         stage: "rejected",
-        text: "Cannot read '/dev/zero': this device file would block or produce infinite output."
+        text: "Cannot read '/dev/zero': this path names a device or process file that this tool does not read."
+      })
+    }))
+
+  it.effect("a named pipe is never opened (opening one waits for a writer)", () =>
+    Effect.gen(function*() {
+      const fifo = path.join(dir, "pipe")
+      execFileSync("mkfifo", [fifo])
+      expect(yield* read({ file_path: fifo })).toEqual({
+        stage: "failed",
+        text: "Nothing is writing to this pipe. Check that the app serving it is running and unlocked."
       })
     }))
 

@@ -38,7 +38,7 @@ import { parseSedArgs } from "./sedScript.js"
 import { suggestRules } from "./suggest.js"
 import type { BashCheckContext, PathVerdict } from "./types.js"
 import type { Analysis, Unit } from "./units.js"
-import { redirectIsFdDup } from "./units.js"
+import { redirectIsFdDup, wordText } from "./units.js"
 import type { RedirectFacts } from "./walk.js"
 import type { WordFacts } from "./words.js"
 import { commandKey, runsCommandText } from "./wrappers.js"
@@ -641,6 +641,11 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
         approvals.set(index, { kind: "mode", detail: `${unit.argv[0] as string} inside the working directories` })
       }
     }
+    if (
+      !approvals.has(index) && AWKS.has(keyOf(unit)) && unit.words.some((w) => wordText(w.value).includes("system("))
+    ) {
+      unitMessages.set(index, "awk program contains system() which executes arbitrary commands")
+    }
     if (!approvals.has(index) && keyOf(unit) === "find") {
       const action = findAction(unit)
       if (action !== undefined) {
@@ -724,6 +729,8 @@ const pathDeny = (command: string, verdict: PathVerdict, unit: number): Deny => 
   unit
 })
 
+const AWKS: ReadonlySet<string> = new Set(["awk", "gawk", "mawk", "nawk"])
+
 /** find actions that run programs or write files. */
 const FIND_ACTIONS: ReadonlySet<string> = new Set([
   "-exec",
@@ -772,8 +779,10 @@ const readingConcern = (command: string, analysis: Analysis): string | undefined
   const escaped = escapedWhitespace(command)
   if (escaped?._tag === "Escaped") return "Contains backslash-escaped whitespace"
   if (escaped?._tag === "PipePart") return M.compound(escaped.parts)
-  // A command that does not parse asks as such.
-  if (analysis.complexReasons.includes(SYNTAX_ERROR)) return undefined
+  // A command that does not parse asks as such; tree-sitter does not parse a brace expansion as a command.
+  if (analysis.complexReasons.includes(SYNTAX_ERROR)) {
+    return /(?:^|[\s;&|])\{[^{}\s'"]*,[^{}\s'"]*\}/.test(command) ? "Brace expansion" : undefined
+  }
   const [first] = [...(analysis.concerns ?? [])].sort((a, b) => a.rank - b.rank)
   return first?.message
 }

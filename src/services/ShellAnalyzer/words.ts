@@ -289,7 +289,11 @@ const variableOf = (node: SyntaxNode): string => node.text.replace(/^\$\{?|\}$/g
 const arithmetic = (node: SyntaxNode, sink: WordSink): void => {
   if (isLiteralArithmetic(node) && !node.text.startsWith("$[")) return
   const operand = node.text.startsWith("$[") ? "$[" : firstNonLiteral(node) ?? node.text
-  sink.concern(`Arithmetic expansion references variable or non-literal: ${operand}`)
+  sink.concern(
+    /^(?:\$\(|`)/.test(operand)
+      ? "A nested command in this command can't be checked before it runs"
+      : `Arithmetic expansion references variable or non-literal: ${operand}`
+  )
   if (!isLiteralArithmetic(node)) sink.complex("arithmetic with variables or substitutions")
 }
 
@@ -298,7 +302,10 @@ const firstNonLiteral = (node: SyntaxNode): string | undefined => {
   for (let i = 0; i < node.namedChildCount; i++) {
     const child = node.namedChild(i)!
     if (child.type === "number" && child.namedChildCount === 0) continue
-    if (child.namedChildCount === 0 || child.type === "simple_expansion" || child.type === "expansion") {
+    if (
+      child.namedChildCount === 0 || child.type === "simple_expansion" || child.type === "expansion" ||
+      child.type === "command_substitution"
+    ) {
       return child.text
     }
     const inner = firstNonLiteral(child)

@@ -194,7 +194,7 @@ describe("the grammar reader reads as bash does", () => {
     ["echo \"$(cat <<EOF\nEOF)\"", /starts with its delimiter/],
     ["cat <<EOF\n$(id)\nEOF", /unquoted here-document/],
     ["echo `id`", /backticks/],
-    ["echo $((1+2))", /arithmetic/],
+    ["echo $((x+2))", /arithmetic/],
     ["echo ${x:-y}", /operator/],
     ["echo $\"x\"", /\$"…"/],
     ["echo {a,b}", /brace/],

@@ -64,6 +64,12 @@ const asks: ReadonlyArray<Case> = [
   { command: "echo {1..3}", message: "A brace pattern in this command can't be checked before it runs" },
   { command: "echo $((X+1))", message: "Arithmetic expansion references variable or non-literal: X" },
   { command: "echo $[1+2]", message: "Arithmetic expansion references variable or non-literal: $[" },
+  { command: "echo $(( $(touch pwned) ))", message: NESTED },
+  { command: "{touch,pwned}", message: "Brace expansion" },
+  {
+    command: "awk 'BEGIN{system(\"touch pwned\")}'",
+    message: "awk program contains system() which executes arbitrary commands"
+  },
   { command: "case x in x) ls;; esac", message: "A case statement in this command can't be checked before it runs" },
   {
     command: "select x in a; do ls; done",
@@ -148,6 +154,7 @@ const runs: ReadonlyArray<Case> = [
   { command: "grep x <<'EOF'\nx\nEOF", message: "" },
   { command: "cat <<'EOF'\n$(touch pwned)\nEOF", message: "" },
   { command: "echo $HOME", message: "" },
+  { command: "echo $((1+(2*3)))", message: "" },
   { command: "echo \"$HOME\"", message: "" },
   { command: "find build -delete", message: "", allow: ["Bash(find build -delete)"] },
   // the quoted here-document a commit message is usually passed in: its text is known

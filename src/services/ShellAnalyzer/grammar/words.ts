@@ -225,7 +225,10 @@ export class WordReader {
     const c = this.cursor
     const ch = c.peek()
     if (ch === "(") {
-      if (c.peekSecond() === "(") outside("arithmetic expansion")
+      if (c.peekSecond() === "(") {
+        this.literalArithmetic()
+        return "expansion"
+      }
       c.next()
       this.nested()
       return "expansion"
@@ -263,6 +266,18 @@ export class WordReader {
       return "expansion"
     }
     return "literal"
+  }
+
+  /**
+   * `$(( … ))` (after the `$`) whose operands are all number literals: evaluating it runs nothing.
+   * Anything else in it (a name, a `$`, a quote) leaves the grammar.
+   */
+  private literalArithmetic(): void {
+    const c = this.cursor
+    const rest = c.text.slice(c.pos)
+    const match = /^\(\(([0-9 \t+\-*\/%()]*)\)\)/.exec(rest)
+    if (match === null || /\(\(|\)\)/.test(match[1]!)) outside("arithmetic expansion")
+    c.pos += match![0].length
   }
 
   /** The body of $'…' (after the quote), decoded as bash does. */
