@@ -493,7 +493,7 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
       priority: PRIORITY.critical,
       level: "always",
       message: found.kind === "dynamic"
-        ? (M.expansionAsk(expansionReasons(analysis)) ?? M.GENERIC_ASK)
+        ? (M.expansionAsk(expansionReasons(analysis)) ?? runtimeArgsWrapper(unit, units) ?? M.GENERIC_ASK)
         : M.dangerousRemoval(keyOf(unit) === "rmdir" ? "rmdir" : "rm", found.path, found.kind === "workspace"),
       detail: `removes a critical path: ${found.detail}`,
       reason: safety(`critical path ${found.detail}`),
@@ -730,6 +730,10 @@ const pathDeny = (command: string, verdict: PathVerdict, unit: number): Deny => 
 })
 
 const AWKS: ReadonlySet<string> = new Set(["awk", "gawk", "mawk", "nawk"])
+
+/** `xargs rm`: a command given its arguments at run time is named with its wrapper, as a part. */
+const runtimeArgsWrapper = (unit: Unit, units: ReadonlyArray<Unit>): string | undefined =>
+  unit.runtimeArgs === true && unit.parent !== undefined ? M.compound([units[unit.parent]!.text]) : undefined
 
 /** find actions that run programs or write files. */
 const FIND_ACTIONS: ReadonlySet<string> = new Set([
