@@ -275,7 +275,7 @@ export class WordReader {
   private literalArithmetic(): void {
     const c = this.cursor
     const rest = c.text.slice(c.pos)
-    const match = /^\(\(([0-9 \t+\-*\/%()]*)\)\)/.exec(rest)
+    const match = /^\(\(([0-9 \t+\-*/%()]*)\)\)/.exec(rest)
     if (match === null || /\(\(|\)\)/.test(match[1]!)) outside("arithmetic expansion")
     c.pos += match![0].length
   }
