@@ -85,6 +85,8 @@ export type ReadOutput =
       readonly totalLines: number
       /** Set when a whole-file read was cut to its first page (over the token limit). */
       readonly truncationNote?: string
+      /** The file is not valid UTF-8 (its undecodable bytes show as U+FFFD). */
+      readonly notUtf8?: true
     }
   }
   | {
@@ -203,6 +205,14 @@ const countTokens = (
   whole: boolean
 ): number => (whole ? Math.ceil(text.length / 4) : Math.round(text.length / 4))
 
+const withoutKey = <A extends object, K extends keyof A>(value: A, key: K): Omit<A, K> => {
+  const { [key]: _, ...rest } = value
+  return rest
+}
+
+const NOT_UTF8_NOTE =
+  "[This file is not valid UTF-8: it uses a legacy encoding such as Windows-1252, Shift-JIS or GBK, or it is binary. Its undecodable bytes show above as U+FFFD. Edit and Write will refuse it: change it with a shell command that keeps its encoding, or ask the user whether to convert it to UTF-8.]"
+
 const NOTHING_WRITING = "Nothing is writing to this pipe. Check that the app serving it is running and unlocked."
 
 const readText = (file: string, source: string, stat: fs.Stats, input: ReadInput, ctx: ToolContext) =>
@@ -246,7 +256,8 @@ const readText = (file: string, source: string, stat: fs.Stats, input: ReadInput
         numLines: lines.length,
         startLine,
         totalLines: range.totalLines,
-        ...(note === undefined ? {} : { truncationNote: note })
+        ...(note === undefined ? {} : { truncationNote: note }),
+        ...(range.invalidUtf8 ? { notUtf8: true as const } : {})
       }
     }
     return output
@@ -367,11 +378,12 @@ const mapReadResult = (output: ReadOutput): ToolResultContent => {
         ? "<system-reminder>Warning: the notebook exists but has no cells.</system-reminder>"
         : renderNotebook(output.file.cells)
     case "text": {
-      const { content, numLines, startLine, totalLines, truncationNote } = output.file
+      const { content, numLines, notUtf8, startLine, totalLines, truncationNote } = output.file
       if (numLines > 0) {
-        return truncationNote === undefined
+        const text = truncationNote === undefined
           ? numberLines(content.split("\n"), startLine)
           : `${numberLines(content.split("\n"), startLine)}\n\n<system-reminder>\n${truncationNote}\n</system-reminder>`
+        return notUtf8 === true ? `${text}\n\n${NOT_UTF8_NOTE}` : text
       }
       return totalLines === 0 ? EMPTY_FILE_NOTICE : offsetNotice(startLine, totalLines)
     }
@@ -459,6 +471,8 @@ export const ReadTool = buildTool<ReadInput, ReadOutput>({
       }
       : output.type === "pdf" || output.type === "parts"
       ? { type: output.type, file: { filePath: output.file.filePath, originalSize: output.file.originalSize } }
+      : output.type === "text" && output.file.notUtf8 === true
+      ? { ...output, file: withoutKey(output.file, "notUtf8") }
       : output,
   renderUse: (input) => {
     const range = input.offset === undefined && input.limit === undefined

@@ -178,6 +178,17 @@ describe("Read: text", () => {
       })
     }))
 
+  it.effect("a file that is not valid UTF-8 is read with a note saying so, whatever range is read", () =>
+    Effect.gen(function*() {
+      const latin1 = write(path.join(dir, "latin1.txt"), Buffer.from("a\nb\ncaf\xe9\nd\n", "latin1"))
+      const note =
+        "\n\n[This file is not valid UTF-8: it uses a legacy encoding such as Windows-1252, Shift-JIS or GBK, or it is binary. Its undecodable bytes show above as U+FFFD. Edit and Write will refuse it: change it with a shell command that keeps its encoding, or ask the user whether to convert it to UTF-8.]"
+      expect((yield* read({ file_path: latin1, limit: 2 })).text).toBe(`1\ta\n2\tb${note}`)
+      expect((yield* read({ file_path: latin1, offset: 3, limit: 1 })).text).toBe(`3\tcaf\uFFFD${note}`)
+      const replacement = write(path.join(dir, "fffd.txt"), "ok \uFFFD fine\n")
+      expect((yield* read({ file_path: replacement })).text).toBe("1\tok \uFFFD fine\n2\t")
+    }))
+
   it.effect("a named pipe is never opened (opening one waits for a writer)", () =>
     Effect.gen(function*() {
       const fifo = path.join(dir, "pipe")

@@ -5,6 +5,7 @@
  */
 import * as fs from "node:fs"
 import { createHash } from "node:crypto"
+import { isUtf8 } from "node:buffer"
 import { StringDecoder } from "node:string_decoder"
 import { detectEncoding, type TextEncoding } from "./textCodec.js"
 import { looksBinary } from "./binary.js"
@@ -16,6 +17,8 @@ export interface LineRange {
   readonly totalLines: number
   readonly contentHash: string
   readonly encoding: TextEncoding
+  /** UTF-8 was expected and some bytes were not UTF-8 (they read as U+FFFD). */
+  readonly invalidUtf8: boolean
 }
 
 export type LineRangeResult = LineRange | { readonly binary: true }
@@ -37,6 +40,7 @@ export const readLineRange = async (
   let current = ""
   let lineIndex = 0
   let sawText = false
+  let invalidUtf8 = false
 
   const take = (text: string): void => {
     if (text === "") return
@@ -71,12 +75,17 @@ export const readLineRange = async (
       }
       decoder = new StringDecoder(encoding)
     }
-    feed(decoder.write(chunk), false)
+    const decoded = decoder.write(chunk)
+    if (encoding === "utf8" && !invalidUtf8 && decoded.includes("\uFFFD") && !isUtf8(chunk)) invalidUtf8 = true
+    feed(decoded, false)
   }
-  feed(decoder?.end() ?? "", true)
+  const rest = decoder?.end() ?? ""
+  // a multi-byte sequence cut off by the end of the file
+  if (encoding === "utf8" && rest.includes("\uFFFD")) invalidUtf8 = true
+  feed(rest, true)
   // a CR at the very end is shown as a line end, as Claude Code shows it (a CR-only file's last CR)
   if (sawText && lineIndex >= firstIndex && lineIndex < endIndex) {
     lines.push(current.endsWith("\r") ? current.slice(0, -1) : current)
   }
-  return { lines, totalLines: sawText ? lineIndex + 1 : 0, contentHash: hash.digest("hex"), encoding }
+  return { lines, totalLines: sawText ? lineIndex + 1 : 0, contentHash: hash.digest("hex"), encoding, invalidUtf8 }
 }
