@@ -148,6 +148,8 @@ const QUIET_MS = 1_000
  * of the shard locks that follows a storage fault fails, so the cluster stops the shards'
  * entities, and once storage takes writes again it takes the shards back and delivers their
  * unprocessed messages again (each durable step then replays, or is answered as lost).
+ * Meanwhile the runner's probes store its heartbeat: over a lease-renewing runner storage, that
+ * keeps a runner that holds no shard alive however long storage fails.
  */
 export const resetting = (
   storage: RunnerStorage.RunnerStorage["Type"],
@@ -162,13 +164,18 @@ export const resetting = (
     refresh: (address, shardIds) =>
       Effect.suspend(() => {
         const startedAt = Date.now()
-        const probe = Array.from(shardIds).length === 0
-        const failing = probe ? health.recentFault(QUIET_MS) !== undefined : health.faultSince(lastGood)
-        if (failing) return Effect.fail(refused)
-        return Effect.tap(storage.refresh(address, shardIds), () =>
+        const stored = Effect.tap(storage.refresh(address, shardIds), () =>
           Effect.sync(() => {
             if (!health.faultSince(startedAt)) lastGood = startedAt
           }))
+        // a probe (from a runner that let go of its shards) stores the heartbeat in any case
+        if (Array.from(shardIds).length === 0) {
+          return Effect.flatMap(
+            stored,
+            (held) => health.recentFault(QUIET_MS) === undefined ? Effect.succeed(held) : Effect.fail(refused)
+          )
+        }
+        return health.faultSince(lastGood) ? Effect.fail(refused) : stored
       })
   }
 }
