@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, afterEach, beforeAll, expect } from "vitest"
-import { createDatabase, freePort, startPostgres, type Postgres } from "../support/postgres.js"
+import { createDatabase, freePort, startPostgres, type Postgres, type PostgresOptions } from "../support/postgres.js"
 import { tempDir } from "../support/runtime.js"
 import {
   eventually,
@@ -166,7 +166,7 @@ const signalAll = (pids: ReadonlyArray<number>, signal: NodeJS.Signals) => {
  * One PostgreSQL for the calling `describe`, and a fresh cluster (database, work folder) per test:
  * registers the hooks that start PostgreSQL, stop each test's runners, and stop PostgreSQL.
  */
-export const useClusters = (bin: string, name: string): {
+export const useClusters = (bin: string, name: string, postgresOptions: PostgresOptions = {}): {
   readonly newCluster: (options?: ClusterOptions) => Promise<Cluster>
   /** The file's PostgreSQL (started before the first test). */
   readonly postgres: () => Postgres
@@ -176,7 +176,7 @@ export const useClusters = (bin: string, name: string): {
   const work = fs.realpathSync(tempDir(`toolgate-${name}-`))
   let n = 0
   beforeAll(async () => {
-    pg = await startPostgres(bin)
+    pg = await startPostgres(bin, postgresOptions)
   }, 120_000)
   afterEach(async () => {
     await cluster?.stopAll()

@@ -42,7 +42,15 @@ const asRoot = process.getuid?.() === 0
 const unprivileged = (command: string, args: ReadonlyArray<string>): [string, Array<string>] =>
   asRoot ? ["setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", command, ...args]] : [command, [...args]]
 
-export const startPostgres = async (bin: string): Promise<Postgres> => {
+export interface PostgresOptions {
+  /**
+   * Commits wait for their log record to be written (default: they do not, which loses the last
+   * commits when the server crashes).
+   */
+  readonly durableCommits?: boolean
+}
+
+export const startPostgres = async (bin: string, options: PostgresOptions = {}): Promise<Postgres> => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-pg-"))
   const data = path.join(dir, "data")
   fs.mkdirSync(data, { mode: 0o700 })
@@ -71,7 +79,7 @@ export const startPostgres = async (bin: string): Promise<Postgres> => {
     "-c",
     "fsync=off",
     "-c",
-    "synchronous_commit=off",
+    `synchronous_commit=${options.durableCommits === true ? "on" : "off"}`,
     "-c",
     "max_connections=200"
   ])
