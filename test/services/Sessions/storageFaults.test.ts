@@ -1,0 +1,61 @@
+/**
+ * The runner storage after a storage fault (`resetting`, over the lease-renewing storage of a
+ * runner on PostgreSQL): the refresh of the shard locks is refused, so the cluster lets go of the
+ * shards; the probes that follow still store the runner's heartbeat, which renews its lease, and
+ * are refused until storage has taken writes for a while; then the shards are taken back.
+ */
+import { RunnerAddress, type RunnerStorage, ShardId } from "@effect/cluster"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit } from "effect"
+import { renewing } from "../../../src/services/Sessions/lease.js"
+import { makeHealth, resetting } from "../../../src/services/Sessions/storageFaults.js"
+
+const address = RunnerAddress.make("127.0.0.1", 34431)
+const shard = ShardId.make("default", 1)
+
+/** A runner storage whose refreshes succeed and are counted (with how many shards each named). */
+const countingStorage = () => {
+  const refreshed: Array<number> = []
+  const storage = {
+    refresh: (_address: RunnerAddress.RunnerAddress, shardIds: Iterable<ShardId.ShardId>) =>
+      Effect.sync(() => {
+        const ids = Array.from(shardIds)
+        refreshed.push(ids.length)
+        return ids.map(String)
+      })
+  } as unknown as RunnerStorage.RunnerStorage["Type"]
+  return { storage, refreshed }
+}
+
+describe("runner storage after a storage fault", () => {
+  it.live("lets go of the shards, keeps the lease with its heartbeat, and takes the shards back once quiet", () =>
+    Effect.gen(function*() {
+      const health = makeHealth()
+      const renewals: Array<number> = []
+      const inner = countingStorage()
+      const storage = resetting(
+        renewing(inner.storage, { check: Effect.void, renewed: (at) => void renewals.push(at) }),
+        health
+      )
+
+      expect(yield* storage.refresh(address, [shard])).toEqual([String(shard)])
+      expect(renewals).toHaveLength(1)
+
+      health.noteFault("No space left on device")
+      // the locks are not refreshed: the cluster lets go of the shards
+      expect(Exit.isFailure(yield* Effect.exit(storage.refresh(address, [shard])))).toBe(true)
+      expect(inner.refreshed).toEqual([1])
+
+      // a probe while the fault is recent: refused, but the heartbeat is stored and renews the lease
+      expect(Exit.isFailure(yield* Effect.exit(storage.refresh(address, [])))).toBe(true)
+      expect(inner.refreshed).toEqual([1, 0])
+      expect(renewals).toHaveLength(2)
+
+      // storage took writes for a while: the probe succeeds, and the shards' locks are refreshed again
+      yield* Effect.sleep("1100 millis")
+      expect(yield* storage.refresh(address, [])).toEqual([])
+      expect(yield* storage.refresh(address, [shard])).toEqual([String(shard)])
+      expect(inner.refreshed).toEqual([1, 0, 0, 1])
+      expect(renewals).toHaveLength(4)
+    }))
+})
