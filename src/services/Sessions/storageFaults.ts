@@ -77,13 +77,16 @@ export const faultText = (error: unknown): string => {
 /** The storage itself failed (full, read-only, broken), not the statement. */
 export const isStorageFault = (error: unknown): boolean => FAULT.test(faultText(error))
 
-/** The most specific words of a storage fault (`database or disk is full`). */
+/**
+ * The words of a storage fault (`database or disk is full`; `could not extend file "…": No space
+ * left on device`), without the error codes.
+ */
 export const faultReason = (error: unknown): string => {
   const text = faultText(error)
   const match = FAULT.exec(text)
   if (match === null) return text
-  const parts = text.split(": ")
-  return parts.find((part) => FAULT.test(part) && !/^SQLITE_/.test(part)) ?? match[0]
+  const parts = text.split(": ").filter((part) => FAULT.test(part) && !/^SQLITE_/.test(part))
+  return parts.length === 0 ? match[0] : parts.join(": ")
 }
 
 const RETRY_EVERY = Duration.millis(250)

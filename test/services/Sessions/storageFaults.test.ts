@@ -8,7 +8,7 @@ import { RunnerAddress, type RunnerStorage, ShardId } from "@effect/cluster"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { renewing } from "../../../src/services/Sessions/lease.js"
-import { makeHealth, resetting } from "../../../src/services/Sessions/storageFaults.js"
+import { faultReason, makeHealth, resetting } from "../../../src/services/Sessions/storageFaults.js"
 
 const address = RunnerAddress.make("127.0.0.1", 34431)
 const shard = ShardId.make("default", 1)
@@ -26,6 +26,20 @@ const countingStorage = () => {
   } as unknown as RunnerStorage.RunnerStorage["Type"]
   return { storage, refreshed }
 }
+
+describe("storage faults", () => {
+  it("are named in their own words, without error codes", () => {
+    const sqlError = (cause: unknown) => ({ message: "Failed to execute statement", cause })
+    expect(
+      faultReason(
+        sqlError({ message: "could not extend file \"base/16385/16499\": No space left on device", code: "53100" })
+      )
+    ).toBe("could not extend file \"base/16385/16499\": No space left on device")
+    expect(faultReason(sqlError({ message: "database or disk is full", code: "SQLITE_FULL" }))).toBe(
+      "database or disk is full"
+    )
+  })
+})
 
 describe("runner storage after a storage fault", () => {
   it.live("lets go of the shards, keeps the lease with its heartbeat, and takes the shards back once quiet", () =>
