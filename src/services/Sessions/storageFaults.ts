@@ -1,6 +1,6 @@
 /**
- * Storage that stops taking writes (a full disk, a read-only or failing volume) and takes them
- * again later. Every storage fault is noted (readiness reports it; a probe row written every half
+ * Storage that stops taking writes (a full disk, a read-only or failing volume, a database server
+ * that restarts) and takes them again later. Every storage fault is noted (readiness reports it; a probe row written every half
  * second notices a full disk even while nothing else writes). The writes that must land wait for
  * storage to take them rather than fail: an input's start and end, and the cluster's writes made
  * through its message storage service. The replies the cluster writes for messages it read back
@@ -48,8 +48,10 @@ export const makeHealth = (): StorageHealthService => {
 
 export const layerHealth: Layer.Layer<StorageHealth> = Layer.sync(StorageHealth, makeHealth)
 
+// a database server that restarts (after a crash, or a full write-ahead log) is storage failing for
+// a while too: its connections end, and new ones are refused until it has recovered
 const FAULT =
-  /SQLITE_(FULL|IOERR|READONLY|CANTOPEN|CORRUPT|NOTADB)|disk is full|disk I\/O error|readonly database|read-only file system|unable to open database|ENOSPC|EROFS|EDQUOT|EIO\b|no space left|could not extend file|could not write/i
+  /SQLITE_(FULL|IOERR|READONLY|CANTOPEN|CORRUPT|NOTADB)|disk is full|disk I\/O error|readonly database|read-only file system|unable to open database|ENOSPC|EROFS|EDQUOT|EIO\b|no space left|could not extend file|could not write|connection terminated|terminating connection|the database system is (starting up|shutting down|in recovery mode|not yet accepting connections)|ECONNREFUSED|ECONNRESET/i
 
 /** The messages and codes of an error and its causes, most specific last. */
 export const faultText = (error: unknown): string => {

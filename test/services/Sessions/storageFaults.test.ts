@@ -8,7 +8,7 @@ import { RunnerAddress, type RunnerStorage, ShardId } from "@effect/cluster"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { renewing } from "../../../src/services/Sessions/lease.js"
-import { faultReason, makeHealth, resetting } from "../../../src/services/Sessions/storageFaults.js"
+import { faultReason, isStorageFault, makeHealth, resetting } from "../../../src/services/Sessions/storageFaults.js"
 
 const address = RunnerAddress.make("127.0.0.1", 34431)
 const shard = ShardId.make("default", 1)
@@ -38,6 +38,18 @@ describe("storage faults", () => {
     expect(faultReason(sqlError({ message: "database or disk is full", code: "SQLITE_FULL" }))).toBe(
       "database or disk is full"
     )
+  })
+
+  it("include a database server that restarts, not a statement it refuses", () => {
+    const sqlError = (cause: unknown) => ({ message: "Failed to execute statement", cause })
+    expect(isStorageFault(sqlError(new Error("Connection terminated unexpectedly")))).toBe(true)
+    expect(isStorageFault(sqlError({ message: "the database system is in recovery mode", code: "57P03" }))).toBe(true)
+    expect(isStorageFault(sqlError({ message: "connect ECONNREFUSED 127.0.0.1:5432", code: "ECONNREFUSED" }))).toBe(
+      true
+    )
+    expect(
+      isStorageFault(sqlError({ message: "duplicate key value violates unique constraint", code: "23505" }))
+    ).toBe(false)
   })
 })
 
