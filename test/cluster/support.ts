@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, afterEach, beforeAll, expect } from "vitest"
-import { createDatabase, freePort, startPostgres, type Postgres } from "../support/postgres.js"
+import { createDatabase, freePort, startPostgres, type Postgres, type PostgresOptions } from "../support/postgres.js"
 import { tempDir } from "../support/runtime.js"
 import {
   eventually,
@@ -58,9 +58,19 @@ export interface Cluster {
   stopAll(): Promise<void>
 }
 
+export interface ClusterOptions {
+  /** The tablespace of the cluster's database (default: the server's own). */
+  readonly tablespace?: string
+}
+
 /** A fresh database on the file's PostgreSQL, and runners on it that share `work`. */
-export const makeCluster = async (pg: Postgres, work: string, name: string): Promise<Cluster> => {
-  const url = await createDatabase(pg, name)
+export const makeCluster = async (
+  pg: Postgres,
+  work: string,
+  name: string,
+  options: ClusterOptions = {}
+): Promise<Cluster> => {
+  const url = await createDatabase(pg, name, options.tablespace)
   const runners: Array<Runner> = []
   const start = async (runnerName: string, extraArgs: ReadonlyArray<string> = []) => {
     const port = await freePort()
@@ -156,13 +166,17 @@ const signalAll = (pids: ReadonlyArray<number>, signal: NodeJS.Signals) => {
  * One PostgreSQL for the calling `describe`, and a fresh cluster (database, work folder) per test:
  * registers the hooks that start PostgreSQL, stop each test's runners, and stop PostgreSQL.
  */
-export const useClusters = (bin: string, name: string): { readonly newCluster: () => Promise<Cluster> } => {
+export const useClusters = (bin: string, name: string, postgresOptions: PostgresOptions = {}): {
+  readonly newCluster: (options?: ClusterOptions) => Promise<Cluster>
+  /** The file's PostgreSQL (started before the first test). */
+  readonly postgres: () => Postgres
+} => {
   let pg: Postgres
   let cluster: Cluster | undefined
   const work = fs.realpathSync(tempDir(`toolgate-${name}-`))
   let n = 0
   beforeAll(async () => {
-    pg = await startPostgres(bin)
+    pg = await startPostgres(bin, postgresOptions)
   }, 120_000)
   afterEach(async () => {
     await cluster?.stopAll()
@@ -172,8 +186,9 @@ export const useClusters = (bin: string, name: string): { readonly newCluster: (
     await pg?.stop()
   })
   return {
-    newCluster: async () => {
-      const made = await makeCluster(pg, `${work}/c${n}`, `${name}_${n++}`)
+    postgres: () => pg,
+    newCluster: async (options?: ClusterOptions) => {
+      const made = await makeCluster(pg, `${work}/c${n}`, `${name}_${n++}`, options)
       fs.mkdirSync(made.work, { recursive: true })
       return (cluster = made)
     }

@@ -42,7 +42,15 @@ const asRoot = process.getuid?.() === 0
 const unprivileged = (command: string, args: ReadonlyArray<string>): [string, Array<string>] =>
   asRoot ? ["setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", command, ...args]] : [command, [...args]]
 
-export const startPostgres = async (bin: string): Promise<Postgres> => {
+export interface PostgresOptions {
+  /**
+   * Commits wait for their log record to be written (default: they do not, which loses the last
+   * commits when the server crashes).
+   */
+  readonly durableCommits?: boolean
+}
+
+export const startPostgres = async (bin: string, options: PostgresOptions = {}): Promise<Postgres> => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-pg-"))
   const data = path.join(dir, "data")
   fs.mkdirSync(data, { mode: 0o700 })
@@ -71,7 +79,7 @@ export const startPostgres = async (bin: string): Promise<Postgres> => {
     "-c",
     "fsync=off",
     "-c",
-    "synchronous_commit=off",
+    `synchronous_commit=${options.durableCommits === true ? "on" : "off"}`,
     "-c",
     "max_connections=200"
   ])
@@ -105,10 +113,25 @@ export const startPostgres = async (bin: string): Promise<Postgres> => {
   }
 }
 
-/** A new, empty database on the server; its URL. */
-export const createDatabase = async (pg: Postgres, name: string): Promise<string> => {
-  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a database name: ${name}`)
-  const psql = fs.existsSync(path.join(pg.bin, "psql")) ? path.join(pg.bin, "psql") : "psql"
-  execFileSync(psql, [pg.url, "-q", "-c", `CREATE DATABASE ${name}`], { stdio: "pipe" })
+const psqlOf = (pg: Postgres) => fs.existsSync(path.join(pg.bin, "psql")) ? path.join(pg.bin, "psql") : "psql"
+
+const checkName = (name: string) => {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a database object name: ${name}`)
+}
+
+/** A new, empty database on the server (its tables in `tablespace`, when given); its URL. */
+export const createDatabase = async (pg: Postgres, name: string, tablespace?: string): Promise<string> => {
+  checkName(name)
+  if (tablespace !== undefined) checkName(tablespace)
+  const sql = `CREATE DATABASE ${name}${tablespace === undefined ? "" : ` TABLESPACE ${tablespace}`}`
+  execFileSync(psqlOf(pg), [pg.url, "-q", "-c", sql], { stdio: "pipe" })
   return pg.url.replace(/\/postgres$/, `/${name}`)
+}
+
+/** A tablespace in `dir`, an empty folder (as root, it is given to the server's user). */
+export const createTablespace = (pg: Postgres, name: string, dir: string): void => {
+  checkName(name)
+  if (!/^[\w./-]+$/.test(dir)) throw new Error(`not a plain folder path: ${dir}`)
+  if (asRoot) execFileSync("chown", ["nobody:nogroup", dir])
+  execFileSync(psqlOf(pg), [pg.url, "-q", "-c", `CREATE TABLESPACE ${name} LOCATION '${dir}'`], { stdio: "pipe" })
 }

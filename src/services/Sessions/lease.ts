@@ -8,7 +8,8 @@
  * on exit): a runner that was frozen, or cut off from the database, never runs a call or writes
  * a result for a session that moved on. Besides the watchdog, writes that record outcomes
  * (`check`) stop the process first when the lease ran out, as a runner woken from a pause may
- * reach them before its watchdog runs.
+ * reach them before its watchdog runs. A runner that let go of its shards after a storage fault
+ * (`storageFaults.ts`) renews its lease with its heartbeat: it holds nothing to give up.
  */
 import { MessageStorage, RunnerStorage, ShardingConfig } from "@effect/cluster"
 import { Context, Duration, Effect, Layer, Schedule, type Scope } from "effect"

@@ -21,7 +21,7 @@ import { Effect, Layer, Option, Redacted, Scope } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import * as net from "node:net"
 import { layer as layerLease, layerMessageStorage, layerRunnerStorage } from "./lease.js"
-import { layerMessageStorage as layerPatient } from "./storageFaults.js"
+import { layerMessageStorage as layerPatient, layerRunnerStorage as layerResetting } from "./storageFaults.js"
 
 /** The bytes a runner sends first on each connection. */
 export const preambleOf = (secret: Redacted.Redacted): Uint8Array =>
@@ -131,7 +131,7 @@ export const layer = (options: {
     Layer.provide([layerSocketServer(preamble), client]),
     Layer.provide(runnerHealth),
     Layer.provideMerge(layerPatient(layerMessageStorage(SqlMessageStorage.layer))),
-    Layer.provide(layerRunnerStorage(Layer.orDie(SqlRunnerStorage.layer))),
+    Layer.provide(layerResetting(layerRunnerStorage(Layer.orDie(SqlRunnerStorage.layer)))),
     Layer.provideMerge(layerLease(options.onLeaseLost)),
     // shard locks as rows with an expiry, not advisory locks held as long as a connection lives
     Layer.provide(ShardingConfig.layerFromEnv({ ...options.shardingConfig, shardLockDisableAdvisory: true })),

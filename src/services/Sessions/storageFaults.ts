@@ -1,6 +1,6 @@
 /**
- * Storage that stops taking writes (a full disk, a read-only or failing volume) and takes them
- * again later. Every storage fault is noted (readiness reports it; a probe row written every half
+ * Storage that stops taking writes (a full disk, a read-only or failing volume, a database server
+ * that restarts) and takes them again later. Every storage fault is noted (readiness reports it; a probe row written every half
  * second notices a full disk even while nothing else writes). The writes that must land wait for
  * storage to take them rather than fail: an input's start and end, and the cluster's writes made
  * through its message storage service. The replies the cluster writes for messages it read back
@@ -48,8 +48,10 @@ export const makeHealth = (): StorageHealthService => {
 
 export const layerHealth: Layer.Layer<StorageHealth> = Layer.sync(StorageHealth, makeHealth)
 
+// a database server that restarts (after a crash, or a full write-ahead log) is storage failing for
+// a while too: its connections end, and new ones are refused until it has recovered
 const FAULT =
-  /SQLITE_(FULL|IOERR|READONLY|CANTOPEN|CORRUPT|NOTADB)|disk is full|disk I\/O error|readonly database|read-only file system|unable to open database|ENOSPC|EROFS|EDQUOT|EIO\b|no space left|could not extend file|could not write/i
+  /SQLITE_(FULL|IOERR|READONLY|CANTOPEN|CORRUPT|NOTADB)|disk is full|disk I\/O error|readonly database|read-only file system|unable to open database|ENOSPC|EROFS|EDQUOT|EIO\b|no space left|could not extend file|could not write|connection terminated|terminating connection|the database system is (starting up|shutting down|in recovery mode|not yet accepting connections)|ECONNREFUSED|ECONNRESET/i
 
 /** The messages and codes of an error and its causes, most specific last. */
 export const faultText = (error: unknown): string => {
@@ -77,13 +79,16 @@ export const faultText = (error: unknown): string => {
 /** The storage itself failed (full, read-only, broken), not the statement. */
 export const isStorageFault = (error: unknown): boolean => FAULT.test(faultText(error))
 
-/** The most specific words of a storage fault (`database or disk is full`). */
+/**
+ * The words of a storage fault (`database or disk is full`; `could not extend file "…": No space
+ * left on device`), without the error codes.
+ */
 export const faultReason = (error: unknown): string => {
   const text = faultText(error)
   const match = FAULT.exec(text)
   if (match === null) return text
-  const parts = text.split(": ")
-  return parts.find((part) => FAULT.test(part) && !/^SQLITE_/.test(part)) ?? match[0]
+  const parts = text.split(": ").filter((part) => FAULT.test(part) && !/^SQLITE_/.test(part))
+  return parts.length === 0 ? match[0] : parts.join(": ")
 }
 
 const RETRY_EVERY = Duration.millis(250)
@@ -148,6 +153,8 @@ const QUIET_MS = 1_000
  * of the shard locks that follows a storage fault fails, so the cluster stops the shards'
  * entities, and once storage takes writes again it takes the shards back and delivers their
  * unprocessed messages again (each durable step then replays, or is answered as lost).
+ * Meanwhile the runner's probes store its heartbeat: over a lease-renewing runner storage, that
+ * keeps a runner that holds no shard alive however long storage fails.
  */
 export const resetting = (
   storage: RunnerStorage.RunnerStorage["Type"],
@@ -162,13 +169,18 @@ export const resetting = (
     refresh: (address, shardIds) =>
       Effect.suspend(() => {
         const startedAt = Date.now()
-        const probe = Array.from(shardIds).length === 0
-        const failing = probe ? health.recentFault(QUIET_MS) !== undefined : health.faultSince(lastGood)
-        if (failing) return Effect.fail(refused)
-        return Effect.tap(storage.refresh(address, shardIds), () =>
+        const stored = Effect.tap(storage.refresh(address, shardIds), () =>
           Effect.sync(() => {
             if (!health.faultSince(startedAt)) lastGood = startedAt
           }))
+        // a probe (from a runner that let go of its shards) stores the heartbeat in any case
+        if (Array.from(shardIds).length === 0) {
+          return Effect.flatMap(
+            stored,
+            (held) => health.recentFault(QUIET_MS) === undefined ? Effect.succeed(held) : Effect.fail(refused)
+          )
+        }
+        return health.faultSince(lastGood) ? Effect.fail(refused) : stored
       })
   }
 }

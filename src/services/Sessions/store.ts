@@ -72,6 +72,9 @@ const TABLES = [
     runner TEXT PRIMARY KEY,
     at BIGINT NOT NULL
   )`,
+  `CREATE TABLE IF NOT EXISTS toolgate_space_probe (
+    at BIGINT NOT NULL
+  )`,
   `CREATE INDEX IF NOT EXISTS toolgate_approvals_session ON toolgate_approvals (session_id, answered_at)`
 ]
 
@@ -161,7 +164,7 @@ export interface SessionStoreService {
   readonly deleteSession: (id: string) => Effect.Effect<boolean, StoreError>
   /** Storage answers. */
   readonly ping: Effect.Effect<void, StoreError>
-  /** Storage takes a write (a row of this runner's). */
+  /** Storage takes a write (a row of this runner's; on PostgreSQL, one that needs new space too). */
   readonly probe: (runner: string, now: number) => Effect.Effect<void, StoreError>
   readonly setStatus: (id: string, status: SessionRow["status"], now: number) => Effect.Effect<void, StoreError>
   readonly addGrantedRules: (id: string, rules: ReadonlyArray<string>, now: number) => Effect.Effect<void, StoreError>
@@ -313,6 +316,19 @@ export const make = Effect.gen(function*() {
   const exec = (operation: string) => (effect: Effect.Effect<unknown, SqlError>) =>
     effect.pipe(Effect.asVoid, Effect.mapError(fail(operation)))
   type Row = Record<string, unknown>
+  // PostgreSQL writes rows into the free space of the pages it has: a full disk shows only when a
+  // table grows. Emptied, the probe's table is a new, empty file, and its row needs a new page.
+  const probeSpace = (now: number) =>
+    sql.onDialectOrElse({
+      pg: () =>
+        sql.withTransaction(
+          Effect.zipRight(
+            sql`TRUNCATE toolgate_space_probe`,
+            sql`INSERT INTO toolgate_space_probe (at) VALUES (${now})`
+          )
+        ),
+      orElse: () => Effect.void
+    })
 
   const session = (id: string) =>
     first("read session", sql<Row>`SELECT * FROM toolgate_sessions WHERE id = ${id}`, sessionRow)
@@ -437,7 +453,7 @@ export const make = Effect.gen(function*() {
     ping: sql`SELECT 1`.pipe(exec("ping")),
     probe: (runner, now) =>
       sql`INSERT INTO toolgate_probe (runner, at) VALUES (${runner}, ${now})
-        ON CONFLICT (runner) DO UPDATE SET at = ${now}`.pipe(exec("write")),
+        ON CONFLICT (runner) DO UPDATE SET at = ${now}`.pipe(Effect.zipRight(probeSpace(now)), exec("write")),
     setStatus: (id, status, now) =>
       sql`UPDATE toolgate_sessions SET status = ${status}, updated_at = ${now} WHERE id = ${id}`.pipe(
         exec("update session")
