@@ -21,7 +21,7 @@ import { deniedAccessMessage } from "./files/denials.js"
 import { formatFileSize, oneLine, plural } from "./files/format.js"
 import { errorText, fileNotFoundMessage, pathProblem, statOrUndefined } from "./files/paths.js"
 import { EDIT_DIRECTORY_TEXT, editAppliedText } from "./files/messages.js"
-import { readCurrentFile, type CurrentFile } from "./files/currentFile.js"
+import { NOT_UTF8_TEXT, readCurrentFile, type CurrentFile } from "./files/currentFile.js"
 import { FileGuard } from "../internal/fileGuard.js"
 import {
   freshness,
@@ -143,6 +143,7 @@ const validate = Effect.fn("Edit.validateInput")(function*(input: EditInput, ctx
   })
   if (state === "unread" && !(yield* mayChangeUnread(ctx, file))) return yield* rejectWith(NOT_READ_MESSAGE)
   if (state === "stale" && !editApplies(current.lf, input)) return yield* rejectWith(MODIFIED_SINCE_READ_MESSAGE)
+  if (!current.writable) return yield* rejectWith(NOT_UTF8_TEXT)
   // 9
   const actual = findActualString(current.lf, input.old_string)
   if (actual === undefined) return yield* rejectWith(notFoundText(input.old_string))

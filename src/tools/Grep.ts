@@ -10,13 +10,21 @@
  */
 import { searchUnder } from "./files/pathTraits.js"
 import { Effect, Schema } from "effect"
-import { buildTool, reject, type ToolContext, type ToolResult } from "../Tool.js"
+import { buildTool, reject, type ToolCheckContext, type ToolContext, type ToolResult } from "../Tool.js"
 import { ToolError } from "../Errors.js"
 import { BooleanLike, NumberLike, optional } from "./schemas.js"
 import { expandPath } from "../internal/expandPath.js"
 import { readableOnly } from "./files/denials.js"
 import { oneLine, plural } from "./files/format.js"
-import { displayPath, errorText, missingSearchPathMessage, pathProblem, statOrUndefined } from "./files/paths.js"
+import {
+  blockedDeviceText,
+  displayPath,
+  errorText,
+  isBlockedDevice,
+  missingSearchPathMessage,
+  pathProblem,
+  statOrUndefined
+} from "./files/paths.js"
 import { splitGlobParameter } from "./files/globPattern.js"
 import { runGrepSearch, type GrepMode } from "./files/grepSearch.js"
 import { sortByMtimeNewestFirst } from "./files/mtimeOrder.js"
@@ -116,7 +124,7 @@ const searchTraits = searchUnder<GrepInput>()
 
 const isCount = (n: number | undefined) => n === undefined || (Number.isInteger(n) && n >= 0)
 
-const validate = (input: GrepInput) => {
+const validate = (input: GrepInput, ctx: ToolCheckContext) => {
   if (!isCount(input.head_limit)) {
     return reject(
       GREP_TOOL_NAME,
@@ -127,7 +135,11 @@ const validate = (input: GrepInput) => {
     return reject(GREP_TOOL_NAME, `offset must be a whole number of 0 or more, got ${input.offset}.`)
   }
   const problem = input.path === undefined ? undefined : pathProblem(input.path)
-  return problem === undefined ? Effect.void : reject(GREP_TOOL_NAME, problem)
+  if (problem !== undefined) return reject(GREP_TOOL_NAME, problem)
+  if (input.path !== undefined && isBlockedDevice(expandPath(input.path, ctx.session.cwd))) {
+    return reject(GREP_TOOL_NAME, blockedDeviceText(input.path))
+  }
+  return Effect.void
 }
 
 /** `| tail -n +offset | head -limit`, remembering whether the limit cut anything. */

@@ -18,7 +18,14 @@ import { expandPath } from "../internal/expandPath.js"
 import { FileGuard, openForRead } from "../internal/fileGuard.js"
 import { deniedAccessMessage } from "./files/denials.js"
 import { formatFileSize, numberLines, oneLine, plural } from "./files/format.js"
-import { errorText, fileNotFoundMessage, isBlockedDevice, pathProblem, statOrUndefined } from "./files/paths.js"
+import {
+  blockedDeviceText,
+  errorText,
+  fileNotFoundMessage,
+  isBlockedDevice,
+  pathProblem,
+  statOrUndefined
+} from "./files/paths.js"
 import {
   binaryContentMessage,
   binaryExtensionMessage,
@@ -425,12 +432,7 @@ export const ReadTool = buildTool<ReadInput, ReadOutput>({
     const pages = input.pages === undefined ? undefined : pagesProblem(input.pages)
     if (pages !== undefined) return reject(READ_TOOL_NAME, pages)
     if (hasBinaryExtension(file)) return reject(READ_TOOL_NAME, binaryExtensionMessage(file))
-    if (isBlockedDevice(file)) {
-      return reject(
-        READ_TOOL_NAME,
-        `Cannot read '${input.file_path}': this path names a device or process file that this tool does not read.`
-      )
-    }
+    if (isBlockedDevice(file)) return reject(READ_TOOL_NAME, blockedDeviceText(input.file_path))
     return Effect.void
   },
   call: Effect.fn("Read.call")(function*(input: ReadInput, ctx: ToolContext) {

@@ -16,7 +16,7 @@ import { deniedAccessMessage } from "./files/denials.js"
 import { oneLine, plural } from "./files/format.js"
 import { errorText, pathProblem, statOrUndefined } from "./files/paths.js"
 import { isDirectoryText, writeCreatedText, writeUpdatedText } from "./files/messages.js"
-import { readCurrentFile } from "./files/currentFile.js"
+import { NOT_UTF8_TEXT, readCurrentFile } from "./files/currentFile.js"
 import { FileGuard } from "../internal/fileGuard.js"
 import {
   freshness,
@@ -123,6 +123,7 @@ const run = Effect.fn("Write.call")(function*(input: WriteInput, ctx: ToolContex
       return yield* Effect.fail(toolError(NOT_READ_MESSAGE))
     }
     if (state === "stale") return yield* Effect.fail(toolError(UNEXPECTEDLY_MODIFIED_MESSAGE))
+    if (!current.writable) return yield* Effect.fail(toolError(NOT_UTF8_TEXT))
   }
   const encoding = current?.encoding ?? "utf8"
   // As in Claude Code, trailing whitespace goes from each line (not in Markdown).

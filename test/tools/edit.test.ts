@@ -86,6 +86,17 @@ describe("Edit", () => {
       })
     }))
 
+  it.effect("a file that is not valid UTF-8 is refused and left alone", () =>
+    Effect.gen(function*() {
+      const env = yield* makeEnv(dir)
+      const file = write(path.join(dir, "latin1.txt"), Buffer.from("a\ncaf\xe9\n", "latin1"))
+      yield* readFile(env, file)
+      const out = yield* edit(env, { file_path: file, old_string: "a\n", new_string: "A\n" })
+      expect(out.stage).toBe("rejected")
+      expect(out.text).toMatch(/^File is not valid UTF-8: /)
+      expect(fs.readFileSync(file)).toEqual(Buffer.from("a\ncaf\xe9\n", "latin1"))
+    }))
+
   it.effect("an unread file is refused (check 7) and left alone", () =>
     Effect.gen(function*() {
       const env = yield* makeEnv(dir)

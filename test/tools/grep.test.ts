@@ -96,6 +96,14 @@ describe("Grep output modes (ripgrep and the JS fallback give the same text)", (
       expect(before.text).toBe(`src/a.ts:5:  return foo`)
     }))
 
+  it.effect("a file of a running process is not searched", () =>
+    Effect.gen(function*() {
+      expect(yield* grep({ pattern: "Name", path: "/proc/self/status" })).toEqual({
+        stage: "rejected",
+        text: "Cannot read '/proc/self/status': this path names a device or process file that this tool does not read."
+      })
+    }))
+
   it.effect("-i, -o, type and glob narrow the search", () =>
     Effect.gen(function*() {
       const ci = yield* grep({ pattern: "foo", "-i": true, type: "md" })

@@ -189,6 +189,16 @@ describe("Read: text", () => {
       expect((yield* read({ file_path: replacement })).text).toBe("1\tok \uFFFD fine\n2\t")
     }))
 
+  it.effect("files of a running process are refused in every mode (/proc/self/environ holds its secrets)", () =>
+    Effect.gen(function*() {
+      for (const file of ["/proc/self/environ", "/proc/self/status", `/proc/${process.pid}/cmdline`]) {
+        expect(yield* read({ file_path: file })).toEqual({
+          stage: "rejected",
+          text: `Cannot read '${file}': this path names a device or process file that this tool does not read.`
+        })
+      }
+    }))
+
   it.effect("a named pipe is never opened (opening one waits for a writer)", () =>
     Effect.gen(function*() {
       const fifo = path.join(dir, "pipe")

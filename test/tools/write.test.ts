@@ -77,6 +77,19 @@ describe("Write", () => {
       expect(fs.readFileSync(file, "utf8")).toBe("keep me")
     }))
 
+  it.effect("a file that is not valid UTF-8 is left alone, with a text saying why (Claude Code's)", () =>
+    Effect.gen(function*() {
+      const env = yield* makeEnv(dir)
+      const file = write(path.join(dir, "latin1.txt"), Buffer.from("caf\xe9\n", "latin1"))
+      yield* readFile(env, file)
+      const out = yield* writeTool(env, { file_path: file, content: "new\n" })
+      expect(out.stage).toBe("failed")
+      expect(out.text).toMatch(
+        /^File is not valid UTF-8: .* nothing was written\. .* delete it first, then Write it\.$/
+      )
+      expect(fs.readFileSync(file)).toEqual(Buffer.from("caf\xe9\n", "latin1"))
+    }))
+
   it.effect("replaces a file read in full, with Claude Code's text and a structured patch", () =>
     Effect.gen(function*() {
       const env = yield* makeEnv(dir)

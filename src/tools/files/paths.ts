@@ -138,7 +138,14 @@ const BLOCKED_DEVICES = new Set([
   "/proc/self/fd/2"
 ])
 
-export const isBlockedDevice = (file: string): boolean => BLOCKED_DEVICES.has(file)
+/** A file of a running process (`/proc/self/environ`, `/proc/1/status`): its contents are that process's. */
+const PROCESS_FILE = /^\/proc\/(?:self|thread-self|\d+)(?:\/|$)/
+
+/** Device and process files the file tools never read (they block, never end, or expose a process). */
+export const isBlockedDevice = (file: string): boolean => BLOCKED_DEVICES.has(file) || PROCESS_FILE.test(file)
+
+export const blockedDeviceText = (given: string): string =>
+  `Cannot read '${given}': this path names a device or process file that this tool does not read.`
 
 /** Stats a path, or undefined when it does not exist. Other errors are thrown. */
 export const statOrUndefined = async (file: string): Promise<fs.Stats | undefined> => {
