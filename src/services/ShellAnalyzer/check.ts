@@ -619,7 +619,8 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
     const guards = guardsByUnit[index]!
     if (hasOnlySafeEnv(unit) && guards.length === 0) {
       const ro = readOnlyVerdict(unit)
-      if (ro.readOnly) {
+      // Claude Code approves no command by itself behind a wrapper (`nice ls`, `timeout 5 cat f`).
+      if (ro.readOnly && (unit.origin !== "wrapper-inner" || parentIs(units, unit, "builtin"))) {
         // Files read through `<` count as read paths too (`cat < ~/.ssh/id_rsa`).
         const inputs = inputsOf(unit)
         const paths = ro.isCd === true ? [cdOperand(unit)] : [...ro.paths, ...inputs]
@@ -631,7 +632,14 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
           })
           continue
         }
-        const blocked = typeof outside === "string" ? M.readOutside(keyOf(unit), outside, workingDirs) : undefined
+        // Claude Code names a file read through `<` as an input redirection.
+        const fromInput = ro.isCd !== true && typeof outside === "string" &&
+          firstOutside(ro.paths, dirsFor(unit), home, withinRead, false) === undefined
+        const blocked = typeof outside !== "string"
+          ? undefined
+          : fromInput
+          ? M.inputOutside(outside, workingDirs)
+          : M.readOutside(keyOf(unit), outside, workingDirs)
         if (blocked !== undefined) unitMessages.set(index, blocked)
       }
       if (
@@ -645,6 +653,9 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
       !approvals.has(index) && AWKS.has(keyOf(unit)) && unit.words.some((w) => wordText(w.value).includes("system("))
     ) {
       unitMessages.set(index, "awk program contains system() which executes arbitrary commands")
+    }
+    if (!approvals.has(index) && keyOf(unit) === "jq" && unit.words.some((w) => JQ_CODE_FLAGS.has(wordText(w.value)))) {
+      unitMessages.set(index, "jq command contains dangerous flags that could execute code or read arbitrary files")
     }
     if (!approvals.has(index) && keyOf(unit) === "find") {
       const action = findAction(unit)
@@ -729,11 +740,16 @@ const pathDeny = (command: string, verdict: PathVerdict, unit: number): Deny => 
   unit
 })
 
+const JQ_CODE_FLAGS: ReadonlySet<string> = new Set(["-f", "--from-file", "-L"])
+
 const AWKS: ReadonlySet<string> = new Set(["awk", "gawk", "mawk", "nawk"])
 
 /** `xargs rm`: a command given its arguments at run time is named with its wrapper, as a part. */
 const runtimeArgsWrapper = (unit: Unit, units: ReadonlyArray<Unit>): string | undefined =>
   unit.runtimeArgs === true && unit.parent !== undefined ? M.compound([units[unit.parent]!.text]) : undefined
+
+const parentIs = (units: ReadonlyArray<Unit>, unit: Unit, name: string): boolean =>
+  unit.parent !== undefined && units[unit.parent]!.argv[0] === name
 
 /** find actions that run programs or write files. */
 const FIND_ACTIONS: ReadonlySet<string> = new Set([
@@ -853,8 +869,8 @@ const firstOutside = (
     if (!resolved.ok) return true
     for (const abs of resolved.paths) {
       const target = word.unquotedGlob ? (globBase(abs)?.base ?? abs) : abs
-      // Claude Code names the directory cd would enter with `..` taken lexically.
-      if (!within(target)) return cd ? path.resolve(abs) : abs
+      // Claude Code names the path with `..` taken lexically.
+      if (!within(target)) return path.resolve(abs)
     }
   }
   return undefined
@@ -952,7 +968,9 @@ const finish = (
   }
 
   // Whole-command concerns (too complex, cd with writes), then the parts that need approval.
-  const commandUnits = units.filter((u) => u.argv.length > 0 && (u.role === "plain" || u.role === "exec"))
+  const commandUnits = units.filter((u) =>
+    u.argv.length > 0 && (u.role === "plain" || u.role === "exec") && u.origin !== "wrapper-inner"
+  )
   const whole = byPriority.find((a) => a.unit === undefined)
   const needing = units.map((_, i) => i).filter((i) => !approvals.has(i) || asks.some((a) => a.unit === i))
   if (whole === undefined && needing.length === 0) {
@@ -994,7 +1012,8 @@ const finish = (
     const specific = guardedAsks.find((a) => a.unit === index && a.specific === true)
     // A part of a pipeline is named in the list of parts; a part of a list (`a && b`) by its own concern.
     const ownConcern = units[index]!.piped === true ? undefined : (specific?.message ?? unitMessages.get(index))
-    message = ownConcern ?? (commandUnits.length > 1 ? M.compound(parts) : M.GENERIC_ASK)
+    message = ownConcern ??
+      (commandUnits.length > 1 || units[index]!.piped === true ? M.compound(parts) : M.GENERIC_ASK)
   } else message = M.compound(parts)
 
   const unapproved = needing.filter((i) => !approvals.has(i))

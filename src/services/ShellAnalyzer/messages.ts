@@ -97,6 +97,14 @@ export const readOutside = (command: string, path: string, dirs: ReadonlyArray<s
     }.`
 }
 
+/** A file read through `<` outside the working directories. */
+export const inputOutside = (path: string, dirs: ReadonlyArray<string>): string =>
+  `Input redirection from '${
+    escapeForDisplay(path)
+  }' was blocked. For security, Claude Code may only read files in the allowed working directories for this session: ${
+    listed(dirs)
+  }.`
+
 /** Why an expansion keeps the command from being checked, by the kind of the first one. */
 export const expansionAsk = (reasons: ReadonlyArray<string>): string | undefined => {
   for (const reason of reasons) {

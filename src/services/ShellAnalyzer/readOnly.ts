@@ -333,10 +333,11 @@ const read = (unit: Unit, name?: string): Reading => {
       const reason = dockerVerdict(words.slice(1).map((w) => w.value as string))
       return reason === undefined ? NOTHING : no(reason)
     }
-    case "command": {
-      const first = words[1]?.value
-      return first === "-v" || first === "-V" ? NOTHING : no("command without -v")
-    }
+    // Claude Code 2.1.332 asks about each of these however they are written.
+    case "command":
+      return no("command (a way around aliases and functions)")
+    case "xxd":
+      return no("xxd (-r writes files)", xxdReading(words).operands.slice(0, 1))
     case "sed":
       return sedReading(unit)
     case "find":
@@ -344,16 +345,6 @@ const read = (unit: Unit, name?: string): Reading => {
     case "jq": {
       const jq = jqReading(words)
       return jq.problem === undefined ? yes(jq.reads) : no(jq.problem, jq.reads)
-    }
-    case "xxd": {
-      const xxd = xxdReading(words)
-      if (xxd.problem !== undefined) return no(xxd.problem)
-      if (words.slice(1).some((w) => w.unquotedGlob)) {
-        return no("an unquoted glob in an xxd command", xxd.operands.slice(0, 1))
-      }
-      return xxd.operands.length > 1
-        ? no("xxd with an output file writes it", xxd.operands.slice(0, 1))
-        : yes(xxd.operands)
     }
     case "printf": {
       const problem = printfProblem(words)

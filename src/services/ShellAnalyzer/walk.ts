@@ -991,14 +991,21 @@ const constructConcern = (node: SyntaxNode): string | undefined => {
 }
 
 /** Builtins that run text as shell code. */
-const EVALUATES: ReadonlySet<string> = new Set(["eval", "exec", "alias", "source", "."])
+const EVALUATES: ReadonlySet<string> = new Set(["eval", "exec", "alias", "source", ".", "coproc", "hash"])
 
 /** A simple command Claude Code does not read before it runs, in its words. */
 const commandConcern = (words: ReadonlyArray<WordFacts>, env: ReadonlyArray<EnvFacts>): string | undefined => {
   if (env.some((e) => e.name === "IFS")) return "IFS assignment changes word-splitting — cannot model statically"
   const name = words[0]?.value
   if (typeof name !== "string") return undefined
-  return EVALUATES.has(name) ? `'${name}' evaluates arguments as shell code` : undefined
+  if (EVALUATES.has(name)) return `'${name}' evaluates arguments as shell code`
+  if (name === "env") {
+    const split = words.slice(1).find((w) =>
+      typeof w.value === "string" && /^(?:-S|--split-string(?:=|$))/.test(w.value)
+    )
+    if (typeof split?.value === "string") return `'env ${split.value}' can't be checked before it runs`
+  }
+  return undefined
 }
 
 const HEREDOC_PARTS: ReadonlySet<string> = new Set([

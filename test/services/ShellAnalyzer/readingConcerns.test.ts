@@ -70,6 +70,24 @@ const asks: ReadonlyArray<Case> = [
     command: "awk 'BEGIN{system(\"touch pwned\")}'",
     message: "awk program contains system() which executes arbitrary commands"
   },
+  { command: "nice ls", message: "This command requires approval", unapproved: true },
+  { command: "timeout -s KILL 5 ls", message: "This command requires approval", unapproved: true },
+  { command: "env -i ls", message: "This command requires approval", unapproved: true },
+  { command: "command -v ls", message: "This command requires approval", unapproved: true },
+  { command: "set", message: "This command requires approval", unapproved: true },
+  { command: "git config user.name", message: "This command requires approval", unapproved: true },
+  { command: "xxd README.md", message: "This command requires approval", unapproved: true },
+  { command: "coproc ls", message: "'coproc' evaluates arguments as shell code" },
+  { command: "env -S 'touch pwned'", message: "'env -S' can't be checked before it runs" },
+  {
+    command: "env --split-string='touch pwned'",
+    message: "'env --split-string=touch pwned' can't be checked before it runs"
+  },
+  {
+    command: "jq -f README.md README.md",
+    message: "jq command contains dangerous flags that could execute code or read arbitrary files",
+    unapproved: true
+  },
   { command: "case x in x) ls;; esac", message: "A case statement in this command can't be checked before it runs" },
   {
     command: "select x in a; do ls; done",
@@ -154,6 +172,8 @@ const runs: ReadonlyArray<Case> = [
   { command: "grep x <<'EOF'\nx\nEOF", message: "" },
   { command: "cat <<'EOF'\n$(touch pwned)\nEOF", message: "" },
   { command: "echo $HOME", message: "" },
+  { command: "builtin echo hi", message: "" },
+  { command: "git config --get user.name", message: "" },
   { command: "echo $((1+(2*3)))", message: "" },
   { command: "echo \"$HOME\"", message: "" },
   { command: "find build -delete", message: "", allow: ["Bash(find build -delete)"] },

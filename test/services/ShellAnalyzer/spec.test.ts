@@ -181,10 +181,10 @@ const cases: ReadonlyArray<Case> = [
     expect: "deny"
   },
   {
-    spec: "§1.5 command -v is not a wrapper",
+    spec: "§1.5 command -v is not a wrapper (a deny rule on rm does not deny it; Claude Code 2.1.332 asks)",
     command: "command -v rm",
     rules: { deny: ["Bash(rm:*)"] },
-    expect: "allow"
+    expect: "ask"
   },
   {
     spec: "§1.5 bare xargs removed",

@@ -26,6 +26,8 @@ const SET_NAMES = new Set([
 
 /** Why `set ARGS` is not harmless; undefined when it is. */
 export const setProblem = (words: ReadonlyArray<WordFacts>): string | undefined => {
+  // Alone, set prints every variable: the environment's secrets too.
+  if (words.length === 1) return "set without arguments prints every variable"
   for (let i = 1; i < words.length; i++) {
     const v = words[i]!.value
     if (typeof v !== "string") return "set with arguments only known at run time"

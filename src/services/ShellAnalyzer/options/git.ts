@@ -40,15 +40,15 @@ const listOnly = (what: string) => (parsed: ParsedArgs): string | undefined => {
   return parsed.operands.length > 0 && !listing ? `git ${what} with a name creates or changes a ${what}` : undefined
 }
 
-const configCheck = (parsed: ParsedArgs): string | undefined => {
-  const reading = parsed.uses.some((u) =>
-    ["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "--get-color", "--get-colorbool"].includes(
-      u.spec.id
+/** Only an explicit read (`--get`, `--list`) is read-only: Claude Code asks about `git config name` too. */
+const configCheck = (parsed: ParsedArgs): string | undefined =>
+  parsed.uses.some((u) =>
+      ["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "--get-color", "--get-colorbool"].includes(
+        u.spec.id
+      )
     )
-  )
-  if (reading) return undefined
-  return parsed.operands.length <= 1 ? undefined : "git config with a value writes the configuration"
-}
+    ? undefined
+    : "git config without --get or --list"
 
 const COMMANDS: Readonly<Record<string, GitCommand>> = {
   status: { table: G.status, operands: "names" },
