@@ -3,8 +3,8 @@
  * several runners of an @effect/cluster on shared SQL storage.
  *
  * Each session is a cluster entity addressed by its id; each of its inputs (a prompt for the agent
- * loop, or an assistant message of tool_use blocks for the scheduler) runs as a `SessionInput`
- * workflow execution whose model turns and tool calls are durable steps: after a runner dies,
+ * loop, or an assistant message of tool_use blocks for the scheduler) runs on the session's entity
+ * as an execution whose model turns and tool calls are durable steps: after a runner dies,
  * another one continues the input from storage, gives recorded steps their recorded results, and
  * never runs a side-effecting call twice (it is answered with `RunnerLost` instead). Permission
  * questions go to the remote approver and are answered over HTTP, or denied after a timeout.

@@ -1,5 +1,6 @@
 /**
- * One input of a served session, as the body of its `SessionInput` workflow execution:
+ * One input of a served session, run by its session entity (see `handlers.ts`) as an execution
+ * of durable steps (see `steps.ts`):
  * 1. `load` (a step): the session's configuration, conversation and the input, as they were when
  *    the input started — a resumed run starts from the same snapshot;
  * 2. the agent loop on the prompt (or the scheduler on the tool_use blocks), on the session's
@@ -8,8 +9,6 @@
  * A failure (not an interruption: that is a runner stopping, and the run resumes elsewhere) ends
  * the input as failed and leaves the conversation as it was.
  */
-import { Activity } from "@effect/workflow"
-import { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngine"
 import { Cause, Clock, Effect, Option, Schema, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -34,10 +33,11 @@ import { EventLog } from "./events.js"
 import { toJsonValue } from "./json.js"
 import { InputKind, InputResult, Message, Usage } from "./model.js"
 import { publishAgentEvent, publishSchedulerEvent } from "./publish.js"
-import { CurrentRun, makeRun, neverAgain, Runs, type RunControls } from "./run.js"
+import { CurrentRun, makeRun, Runs, type RunControls } from "./run.js"
 import { decodeConfig, SessionRuntimes, type StoredConfig } from "./runtimes.js"
 import { ServeSettings } from "./settings.js"
 import { ShardLease } from "./lease.js"
+import { makeRunStep } from "./steps.js"
 import { StorageHealth, untilStored } from "./storageFaults.js"
 import { SessionStore, type SessionStoreService } from "./store.js"
 import { inputFinished, measureInput } from "./telemetry.js"
@@ -199,7 +199,7 @@ const runToolUses = (run: RunControls, conversation: Conversation, body: unknown
   })
 
 export const executeInput = (payload: { readonly sessionId: string; readonly key: string }, executionId: string) =>
-  Effect.gen(function*() {
+  Effect.scoped(Effect.gen(function*() {
     const store = yield* SessionStore
     const eventLog = yield* EventLog
     const runs = yield* Runs
@@ -208,14 +208,11 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
     const settings = yield* ServeSettings
     // the input's end must be stored: it waits for storage that does not take writes
     const stored = untilStored(yield* StorageHealth)
-    const engine = yield* WorkflowEngine
-    const instance = yield* WorkflowInstance
+    const scope = yield* Effect.scope
     const { sessionId, key } = payload
+    const runStep = makeRunStep({ store, lease, stored, executionId })
     const step = <A, I>(name: string, success: Schema.Schema<A, I>, execute: Effect.Effect<A>) =>
-      Activity.make({ name, success, execute, interruptRetryPolicy: neverAgain }).pipe(
-        Effect.provideService(WorkflowEngine, engine),
-        Effect.provideService(WorkflowInstance, instance)
-      )
+      Effect.map(runStep(name, success, execute), (r) => r.value)
 
     let loadedHere = false
     const snapshot: Snapshot = yield* step(
@@ -280,8 +277,8 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
           inputKey: key,
           executionId,
           runner: settings.runner,
-          engine,
-          instance,
+          step: runStep,
+          scope,
           approvalTimeoutMs: config.approvalTimeoutSeconds === undefined
             ? settings.approvalTimeoutMs
             : config.approvalTimeoutSeconds * 1000,
@@ -333,4 +330,4 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
         resumed: !loadedHere
       })
     )
-  })
+  }))

@@ -1,7 +1,8 @@
 /**
  * The served sessions' own tables, next to the cluster's in the same SQL database (SQLite or
  * PostgreSQL): sessions (config, token hash, conversation), their inputs, permission questions
- * and answers, the event log, the transcript, and the start marks of side-effecting calls.
+ * and answers, the event log, the transcript, the start marks of side-effecting calls and the
+ * outcomes of durable steps.
  * JSON columns are text; every row read back is decoded with a Schema.
  */
 import { SqlClient } from "@effect/sql"
@@ -66,6 +67,12 @@ const TABLES = [
     state TEXT NOT NULL,
     runner TEXT NOT NULL,
     started_at BIGINT NOT NULL,
+    PRIMARY KEY (execution_id, step)
+  )`,
+  `CREATE TABLE IF NOT EXISTS toolgate_step_outcomes (
+    execution_id TEXT NOT NULL,
+    step TEXT NOT NULL,
+    outcome TEXT NOT NULL,
     PRIMARY KEY (execution_id, step)
   )`,
   `CREATE TABLE IF NOT EXISTS toolgate_probe (
@@ -227,6 +234,14 @@ export interface SessionStoreService {
     now: number
   ) => Effect.Effect<StepMark, StoreError>
   readonly setStepState: (executionId: string, step: string, state: string) => Effect.Effect<void, StoreError>
+  /** The outcome stored for a durable step, if it executed. */
+  readonly stepOutcome: (executionId: string, step: string) => Effect.Effect<Option.Option<unknown>, StoreError>
+  /** Stores a step's outcome unless one is stored already: then returns that earlier one. */
+  readonly recordStep: (
+    executionId: string,
+    step: string,
+    outcome: unknown
+  ) => Effect.Effect<Option.Option<unknown>, StoreError>
 }
 
 export class SessionStore extends Context.Tag("toolgate/Sessions/SessionStore")<SessionStore, SessionStoreService>() {}
@@ -425,6 +440,7 @@ export const make = Effect.gen(function*() {
                   yield* sql`DELETE FROM cluster_messages WHERE request_id IN (${clusterMessages})`
                 }
                 yield* sql`DELETE FROM toolgate_steps WHERE execution_id IN (${executions})`
+                yield* sql`DELETE FROM toolgate_step_outcomes WHERE execution_id IN (${executions})`
                 yield* sql`DELETE FROM toolgate_approvals WHERE session_id = ${id}`
                 yield* sql`DELETE FROM toolgate_events WHERE session_id = ${id}`
                 yield* sql`DELETE FROM toolgate_transcript WHERE session_id = ${id}`
@@ -626,7 +642,24 @@ export const make = Effect.gen(function*() {
     setStepState: (executionId, step, state) =>
       sql`UPDATE toolgate_steps SET state = ${state} WHERE execution_id = ${executionId} AND step = ${step}`.pipe(
         exec("mark step")
-      )
+      ),
+    stepOutcome: (executionId, step) =>
+      first(
+        "read step",
+        sql<Row>`SELECT outcome FROM toolgate_step_outcomes WHERE execution_id = ${executionId} AND step = ${step}`,
+        (r) => parse(r.outcome)
+      ),
+    recordStep: (executionId, step, outcome) =>
+      Effect.gen(function*() {
+        const inserted = yield* sql<Row>`INSERT INTO toolgate_step_outcomes ${
+          sql.insert({ execution_id: executionId, step, outcome: JSON.stringify(outcome) })
+        } ON CONFLICT (execution_id, step) DO NOTHING RETURNING step`
+        if (inserted.length > 0) return Option.none()
+        const [existing] = yield* sql<
+          Row
+        >`SELECT outcome FROM toolgate_step_outcomes WHERE execution_id = ${executionId} AND step = ${step}`
+        return Option.some(parse(existing?.outcome))
+      }).pipe(Effect.mapError(fail("record step")))
   })
 })
 
