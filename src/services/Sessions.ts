@@ -35,7 +35,7 @@ import { toJsonLine, TRANSCRIPT_VERSION } from "./Agent.js"
 import { NO_MODEL_MESSAGE, parseScript } from "./ModelClient.js"
 import { Session } from "./Sessions/entities.js"
 import { EventLog } from "./Sessions/events.js"
-import { StoredConversation } from "./Sessions/execute.js"
+import { StoredSummary } from "./Sessions/conversations.js"
 import {
   Conflict,
   Forbidden,
@@ -218,7 +218,7 @@ export const make = Effect.gen(function*() {
   const viewOf = (row: SessionRow): Effect.Effect<SessionView, Unavailable> =>
     Effect.gen(function*() {
       const config = yield* decodeConfig(row.config).pipe(Effect.orElseSucceed(() => undefined))
-      const state = Option.getOrUndefined(Schema.decodeUnknownOption(StoredConversation)(row.state))
+      const state = Option.getOrUndefined(Schema.decodeUnknownOption(StoredSummary)(row.state))
       const last = yield* store.lastInput(row.id).pipe(Effect.mapError(unavailable))
       const pending = yield* store.pendingApprovals(row.id).pipe(Effect.mapError(unavailable))
       const inputs = yield* store.inputCount(row.id).pipe(Effect.mapError(unavailable))

@@ -14,7 +14,6 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { appendLineWhole } from "../../internal/appendWhole.js"
 import { ToolUseBlock } from "../../Messages.js"
-import { PermissionModeName } from "../../Permission.js"
 import { newSession, type SessionContext } from "../../Session.js"
 import {
   Agent,
@@ -29,9 +28,10 @@ import {
 import type { ModelMessage } from "../ModelClient.js"
 import { Scheduler } from "../Scheduler.js"
 import { Settings } from "../Settings.js"
+import { conversationWrite, loadConversation, type Loaded } from "./conversations.js"
 import { EventLog } from "./events.js"
 import { toJsonValue } from "./json.js"
-import { InputKind, InputResult, Message, Usage } from "./model.js"
+import { InputKind, InputResult } from "./model.js"
 import { publishAgentEvent, publishSchedulerEvent } from "./publish.js"
 import { CurrentRun, makeRun, Runs, type RunControls } from "./run.js"
 import { decodeConfig, SessionRuntimes, type StoredConfig } from "./runtimes.js"
@@ -41,23 +41,6 @@ import { makeRunStep } from "./steps.js"
 import { StorageHealth, untilStored } from "./storageFaults.js"
 import { SessionStore, type SessionStoreService } from "./store.js"
 import { inputFinished, measureInput } from "./telemetry.js"
-
-const StoredSession = Schema.Struct({
-  sessionId: Schema.String,
-  sessionDir: Schema.String,
-  projectDir: Schema.String,
-  cwd: Schema.String,
-  additionalDirectories: Schema.Array(Schema.String),
-  permissionMode: PermissionModeName,
-  transcriptPath: Schema.optionalWith(Schema.String, { exact: true })
-})
-
-export const StoredConversation = Schema.Struct({
-  messages: Schema.Array(Message),
-  session: StoredSession,
-  usage: Usage,
-  turns: Schema.Number
-})
 
 const Snapshot = Schema.Struct({
   config: Schema.Unknown,
@@ -77,6 +60,12 @@ const ToolUses = Schema.Struct({ content: Schema.Array(ToolUseBlock) })
 interface Produced {
   readonly result: Omit<InputResult, "key" | "seq" | "kind" | "status" | "createdAt">
   readonly state: Conversation
+}
+
+/** What the input produced, and the conversation it started from. */
+interface Ran {
+  readonly produced: Produced
+  readonly before: Loaded | undefined
 }
 
 /** Transcript lines go to storage (served over HTTP) and to the session folder's file (hooks get its path). */
@@ -239,7 +228,7 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
     const commit = (
       status: "done" | "failed",
       produced: Omit<InputResult, keyof typeof base | "status">,
-      state: Conversation | undefined
+      ran: Ran | undefined
     ) =>
       step(
         "commit",
@@ -248,16 +237,21 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
           yield* lease.check
           const now = yield* Clock.currentTimeMillis
           const result = toJsonValue({ ...base, status, ...produced, finishedAt: now }) as InputResult
+          const write = ran === undefined ? undefined : conversationWrite(ran.before, ran.produced.state, executionId)
           yield* stored(
             store.finishInput({
               sessionId,
               key,
               status,
               result,
-              state: state === undefined ? undefined : toJsonValue(state),
+              state: write?.header,
+              ...(write === undefined ? {} : { messages: { from: write.from, rows: write.rows } }),
               now
             })
           ).pipe(Effect.orDie)
+          if (write !== undefined) {
+            runs.conversations.set(sessionId, { committedBy: executionId, messages: write.messages })
+          }
           yield* eventLog.append(sessionId, "input_finished", result).pipe(Effect.ignore)
           yield* inputFinished({ kind: snapshot.kind, status, createdAt: snapshot.createdAt, now })
           return result
@@ -269,9 +263,7 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
         const config = yield* decodeConfig(snapshot.config)
         const transcriptFile = path.join(config.sessionDir, TRANSCRIPT_FILE)
         const writer = yield* eventLog.writer(sessionId)
-        const stored = snapshot.state === null
-          ? Option.none()
-          : Option.some(yield* Schema.decodeUnknown(StoredConversation)(snapshot.state))
+        const stored = yield* loadConversation(store, runs.conversations, sessionId, snapshot.state)
         const run = yield* makeRun({
           sessionId,
           inputKey: key,
@@ -282,7 +274,7 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
           approvalTimeoutMs: config.approvalTimeoutSeconds === undefined
             ? settings.approvalTimeoutMs
             : config.approvalTimeoutSeconds * 1000,
-          turnsBefore: Option.match(stored, { onNone: () => 0, onSome: (c) => c.turns }),
+          turnsBefore: Option.match(stored, { onNone: () => 0, onSome: (c) => c.conversation.turns }),
           events: writer,
           transcript: transcriptOf(store, sessionId, transcriptFile)
         })
@@ -298,7 +290,7 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
         const context = yield* runtimes.get(sessionId)
         const produced = yield* Effect.gen(function*() {
           let conversation: Conversation
-          if (Option.isSome(stored)) conversation = stored.value as unknown as Conversation
+          if (Option.isSome(stored)) conversation = stored.value.conversation
           else {
             const { loaded, session } = yield* firstSession(sessionId, config, transcriptFile)
             for (const warning of loaded.warnings) yield* run.events.emit("notice", { text: `settings: ${warning}` })
@@ -309,13 +301,13 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
             : yield* runToolUses(run, conversation, snapshot.body, snapshot.seq)
         }).pipe(Effect.provideService(CurrentRun, run), Effect.provide(context))
         yield* writer.flush
-        return produced
+        return { produced, before: Option.getOrUndefined(stored) } satisfies Ran
       })
     )
 
     return yield* body.pipe(
       Effect.matchCauseEffect({
-        onSuccess: (produced) => commit("done", produced.result, produced.state),
+        onSuccess: (ran) => commit("done", ran.produced.result, ran),
         onFailure: (cause) =>
           Cause.isInterruptedOnly(cause)
             ? Effect.failCause(cause as Cause.Cause<never>)

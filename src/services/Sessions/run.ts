@@ -11,6 +11,7 @@ import { EntityId, Sharding } from "@effect/cluster"
 import { Context, Deferred, Duration, Effect, Layer, Queue, Schedule, type Scope } from "effect"
 import type { Transcript } from "../Agent.js"
 import { Session } from "./entities.js"
+import { type ConversationCache, makeConversationCache } from "./conversations.js"
 import type { EventWriter } from "./events.js"
 import type { RunStep } from "./steps.js"
 
@@ -152,11 +153,16 @@ export interface RunsService {
    * runner, or this one shuts down. Whatever the session's run still waits for will not come here.
    */
   readonly released: (sessionId: string) => Effect.Effect<void>
+  /** The messages of the conversations committed here last. */
+  readonly conversations: ConversationCache
 }
 
 export class Runs extends Context.Tag("toolgate/Sessions/Runs")<Runs, RunsService>() {}
 
 const POLL = Duration.millis(100)
+
+/** Conversations whose messages a runner keeps in memory. */
+const CACHED_CONVERSATIONS = 64
 
 export const layerRuns: Layer.Layer<Runs, never, Sharding.Sharding> = Layer.effect(
   Runs,
@@ -192,7 +198,10 @@ export const layerRuns: Layer.Layer<Runs, never, Sharding.Sharding> = Layer.effe
       inflight: new Map(),
       draining,
       released: (sessionId) =>
-        Effect.repeat(holds(sessionId), { until: (held) => !held, schedule: Schedule.spaced(POLL) }).pipe(Effect.asVoid)
+        Effect.repeat(holds(sessionId), { until: (held) => !held, schedule: Schedule.spaced(POLL) }).pipe(
+          Effect.asVoid
+        ),
+      conversations: makeConversationCache(CACHED_CONVERSATIONS)
     })
   })
 )

@@ -69,6 +69,12 @@ const TABLES = [
     started_at BIGINT NOT NULL,
     PRIMARY KEY (execution_id, step)
   )`,
+  `CREATE TABLE IF NOT EXISTS toolgate_messages (
+    session_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    message TEXT NOT NULL,
+    PRIMARY KEY (session_id, idx)
+  )`,
   `CREATE TABLE IF NOT EXISTS toolgate_step_outcomes (
     execution_id TEXT NOT NULL,
     step TEXT NOT NULL,
@@ -186,15 +192,21 @@ export interface SessionStoreService {
     executionId: string,
     now: number
   ) => Effect.Effect<void, StoreError>
-  /** Ends an input and, in the same transaction, stores the session's conversation and status. */
+  /**
+   * Ends an input and, in the same transaction, stores the session's status and conversation:
+   * its part on the session row (`state`), and its messages from index `from` on.
+   */
   readonly finishInput: (options: {
     readonly sessionId: string
     readonly key: string
     readonly status: "done" | "failed"
     readonly result: unknown
     readonly state: unknown
+    readonly messages?: { readonly from: number; readonly rows: ReadonlyArray<unknown> }
     readonly now: number
   }) => Effect.Effect<void, StoreError>
+  /** The first `count` messages of a session's conversation, in order. */
+  readonly messages: (sessionId: string, count: number) => Effect.Effect<ReadonlyArray<unknown>, StoreError>
   readonly countInterrupt: (sessionId: string, key: string) => Effect.Effect<void, StoreError>
 
   /** Records a question unless it was asked before (a resumed run); returns the stored row. */
@@ -303,6 +315,9 @@ const approvalRow = (r: Record<string, unknown>): ApprovalRow => ({
   expiresAt: num(r.expires_at),
   answeredAt: optNum(r.answered_at)
 })
+
+/** Rows of one INSERT (the databases' limits on parameters are far above). */
+const MESSAGE_ROWS_PER_INSERT = 200
 
 /** A unique-key clash: another writer took the row (retried by the caller). */
 const isConflict = (e: SqlError) =>
@@ -444,6 +459,7 @@ export const make = Effect.gen(function*() {
                 yield* sql`DELETE FROM toolgate_approvals WHERE session_id = ${id}`
                 yield* sql`DELETE FROM toolgate_events WHERE session_id = ${id}`
                 yield* sql`DELETE FROM toolgate_transcript WHERE session_id = ${id}`
+                yield* sql`DELETE FROM toolgate_messages WHERE session_id = ${id}`
                 yield* sql`DELETE FROM toolgate_inputs WHERE session_id = ${id}`
                 const deleted = yield* sql<Row>`DELETE FROM toolgate_sessions WHERE id = ${id} RETURNING id`
                 return deleted.length > 0
@@ -512,21 +528,41 @@ export const make = Effect.gen(function*() {
           ])
         )
         .pipe(exec("start input")),
-    finishInput: ({ sessionId, key, status, result, state, now }) =>
+    finishInput: ({ messages, now, result, sessionId, key, state, status }) =>
       sql
         .withTransaction(
-          Effect.all([
-            sql`UPDATE toolgate_inputs SET status = ${status}, result = ${
+          Effect.gen(function*() {
+            yield* sql`UPDATE toolgate_inputs SET status = ${status}, result = ${
               JSON.stringify(result)
-            }, finished_at = ${now} WHERE session_id = ${sessionId} AND input_key = ${key}`,
-            state === undefined
-              ? sql`UPDATE toolgate_sessions SET status = CASE WHEN status = 'stopped' THEN 'stopped' ELSE 'idle' END, updated_at = ${now} WHERE id = ${sessionId}`
-              : sql`UPDATE toolgate_sessions SET state = ${
-                JSON.stringify(state)
-              }, status = CASE WHEN status = 'stopped' THEN 'stopped' ELSE 'idle' END, updated_at = ${now} WHERE id = ${sessionId}`
-          ])
+            }, finished_at = ${now} WHERE session_id = ${sessionId} AND input_key = ${key}`
+            if (state === undefined) {
+              yield* sql`UPDATE toolgate_sessions SET status = CASE WHEN status = 'stopped' THEN 'stopped' ELSE 'idle' END, updated_at = ${now} WHERE id = ${sessionId}`
+              return
+            }
+            yield* sql`UPDATE toolgate_sessions SET state = ${
+              JSON.stringify(state)
+            }, status = CASE WHEN status = 'stopped' THEN 'stopped' ELSE 'idle' END, updated_at = ${now} WHERE id = ${sessionId}`
+            if (messages === undefined) return
+            yield* sql`DELETE FROM toolgate_messages WHERE session_id = ${sessionId} AND idx >= ${messages.from}`
+            for (let at = 0; at < messages.rows.length; at += MESSAGE_ROWS_PER_INSERT) {
+              const batch = messages.rows.slice(at, at + MESSAGE_ROWS_PER_INSERT)
+              yield* sql`INSERT INTO toolgate_messages ${
+                sql.insert(batch.map((m, i) => ({
+                  session_id: sessionId,
+                  idx: messages.from + at + i,
+                  message: JSON.stringify(m)
+                })))
+              }`
+            }
+          })
         )
         .pipe(exec("finish input")),
+    messages: (sessionId, count) =>
+      sql<Row>`SELECT message FROM toolgate_messages WHERE session_id = ${sessionId} AND idx < ${count} ORDER BY idx`
+        .pipe(
+          Effect.map((rs) => rs.map((r) => parse(r.message))),
+          rows("read messages")
+        ),
     countInterrupt: (sessionId, key) =>
       sql`UPDATE toolgate_inputs SET interrupts = interrupts + 1 WHERE session_id = ${sessionId} AND input_key = ${key}`
         .pipe(exec("count interrupt")),
