@@ -39,7 +39,7 @@ import { ServeSettings } from "./settings.js"
 import { ShardLease } from "./lease.js"
 import { makeRunStep } from "./steps.js"
 import { StorageHealth, untilStored } from "./storageFaults.js"
-import { SessionStore, type SessionStoreService } from "./store.js"
+import { type InputRow, type SessionRow, SessionStore, type SessionStoreService } from "./store.js"
 import { inputFinished, measureInput } from "./telemetry.js"
 
 const Snapshot = Schema.Struct({
@@ -187,7 +187,12 @@ const runToolUses = (run: RunControls, conversation: Conversation, body: unknown
     } satisfies Produced
   })
 
-export const executeInput = (payload: { readonly sessionId: string; readonly key: string }, executionId: string) =>
+export const executeInput = (
+  payload: { readonly sessionId: string; readonly key: string },
+  executionId: string,
+  /** The session's and the input's rows as the caller just read them (else they are read here). */
+  rows?: { readonly session: SessionRow; readonly input: InputRow }
+) =>
   Effect.scoped(Effect.gen(function*() {
     const store = yield* SessionStore
     const eventLog = yield* EventLog
@@ -204,25 +209,26 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
       Effect.map(runStep(name, success, execute), (r) => r.value)
 
     let loadedHere = false
-    const snapshot: Snapshot = yield* step(
+    const { value: snapshot } = yield* runStep(
       "load",
       Snapshot,
       Effect.gen(function*() {
         loadedHere = true
-        const session = yield* store.session(sessionId).pipe(Effect.orDie)
-        const input = yield* store.input(sessionId, key).pipe(Effect.orDie)
-        if (Option.isNone(session) || Option.isNone(input)) {
+        const session = rows?.session ?? Option.getOrUndefined(yield* store.session(sessionId).pipe(Effect.orDie))
+        const input = rows?.input ?? Option.getOrUndefined(yield* store.input(sessionId, key).pipe(Effect.orDie))
+        if (session === undefined || input === undefined) {
           return yield* Effect.dieMessage(`input ${key} of session ${sessionId} is not stored`)
         }
         return {
-          config: session.value.config,
-          state: session.value.state ?? null,
-          kind: input.value.kind,
-          body: input.value.body,
-          seq: input.value.seq,
-          createdAt: input.value.createdAt
-        }
-      })
+          config: session.config,
+          state: session.state ?? null,
+          kind: input.kind,
+          body: input.body,
+          seq: input.seq,
+          createdAt: input.createdAt
+        } satisfies Snapshot
+      }),
+      true
     )
     const base = { key, seq: snapshot.seq, kind: snapshot.kind, createdAt: snapshot.createdAt }
     const commit = (

@@ -65,7 +65,11 @@ export const layerSessionEntity = Session.toLayer(
         if (input.value.status === "queued") {
           yield* stored(store.startInput(sessionId, key, executionId, now)).pipe(Effect.orDie)
         }
-        return yield* executeInput({ sessionId, key }, executionId)
+        return yield* executeInput(
+          { sessionId, key },
+          executionId,
+          Option.isSome(session) ? { session: session.value, input: input.value } : undefined
+        )
       })
 
     const interrupt = (times: number) =>

@@ -4,6 +4,9 @@
  * and a run resumed after a crash gets the stored outcome back instead of executing the step
  * again. A step stopped before its end (its runner let go of the session) stores nothing, so steps
  * run at least once; the first outcome stored is the one every later attempt gets.
+ *
+ * Steps start only once the execution's first step is stored, so a run that stored that one
+ * itself is the first to get past it: it looks for no stored outcome of its later steps.
  */
 import { Effect, Option, Schema } from "effect"
 import type { ShardLeaseService } from "./lease.js"
@@ -18,7 +21,9 @@ export interface StepResult<A> {
 export type RunStep = <A, I>(
   name: string,
   schema: Schema.Schema<A, I>,
-  execute: Effect.Effect<A>
+  execute: Effect.Effect<A>,
+  /** The execution's first step (every other one starts after it). */
+  first?: boolean
 ) => Effect.Effect<StepResult<A>>
 
 export const makeRunStep = (options: {
@@ -27,19 +32,23 @@ export const makeRunStep = (options: {
   /** How a write that must be stored waits for storage that does not take writes. */
   readonly stored: <A>(write: Effect.Effect<A, StoreError>) => Effect.Effect<A, StoreError>
   readonly executionId: string
-}): RunStep =>
-<A, I>(name: string, schema: Schema.Schema<A, I>, execute: Effect.Effect<A>) =>
-  Effect.gen(function*() {
-    const { executionId, lease, store, stored } = options
-    const decode = (u: unknown) => Effect.orDie(Schema.decodeUnknown(schema)(u))
-    const earlier = yield* store.stepOutcome(executionId, name).pipe(Effect.orDie)
-    if (Option.isSome(earlier)) return { value: yield* decode(earlier.value), executedHere: false }
-    const value = yield* execute
-    const encoded = yield* Effect.orDie(Schema.encode(schema)(value))
-    // an outcome is stored only while this runner holds the session
-    yield* lease.check
-    const kept = yield* stored(store.recordStep(executionId, name, encoded)).pipe(Effect.orDie)
-    return Option.isNone(kept)
-      ? { value, executedHere: true }
-      : { value: yield* decode(kept.value), executedHere: false }
-  })
+}): RunStep => {
+  const { executionId, lease, store, stored } = options
+  let firstStoredHere = false
+  return <A, I>(name: string, schema: Schema.Schema<A, I>, execute: Effect.Effect<A>, first = false) =>
+    Effect.gen(function*() {
+      const decode = (u: unknown) => Effect.orDie(Schema.decodeUnknown(schema)(u))
+      if (!firstStoredHere) {
+        const earlier = yield* store.stepOutcome(executionId, name).pipe(Effect.orDie)
+        if (Option.isSome(earlier)) return { value: yield* decode(earlier.value), executedHere: false }
+      }
+      const value = yield* execute
+      const encoded = yield* Effect.orDie(Schema.encode(schema)(value))
+      // an outcome is stored only while this runner holds the session
+      yield* lease.check
+      const kept = yield* stored(store.recordStep(executionId, name, encoded)).pipe(Effect.orDie)
+      if (Option.isSome(kept)) return { value: yield* decode(kept.value), executedHere: false }
+      if (first) firstStoredHere = true
+      return { value, executedHere: true }
+    })
+}

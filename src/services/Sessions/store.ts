@@ -359,14 +359,18 @@ export const make = Effect.gen(function*() {
       approvalRow
     )
 
-  /** Appends rows numbered after the session's last one; a concurrent writer's clash is retried. */
+  /**
+   * Appends rows numbered after the session's last one; a concurrent writer's clash is retried.
+   * One row (the most common case) is one statement: it numbers itself.
+   */
   const appendNumbered = (
     operation: string,
     insert: (next: number) => Effect.Effect<unknown, SqlError>,
+    insertOne: Effect.Effect<unknown, SqlError> | undefined,
     table: "toolgate_events" | "toolgate_transcript",
     sessionId: string
   ) =>
-    sql
+    (insertOne ?? sql
       .withTransaction(
         Effect.gen(function*() {
           const [top] = yield* sql<Row>`SELECT COALESCE(MAX(seq), 0) AS top FROM ${
@@ -374,7 +378,7 @@ export const make = Effect.gen(function*() {
           } WHERE session_id = ${sessionId}`
           yield* insert(num(top?.top ?? 0) + 1)
         })
-      )
+      ))
       .pipe(
         Effect.retry({ times: 20, while: isConflict }),
         Effect.mapError(fail(operation))
@@ -627,6 +631,12 @@ export const make = Effect.gen(function*() {
                 }))
               )
             }`,
+          events.length === 1
+            ? sql`INSERT INTO toolgate_events (session_id, seq, type, data, at)
+              SELECT ${sessionId}, COALESCE(MAX(seq), 0) + 1, ${events[0]!.type}, ${
+              JSON.stringify(events[0]!.data ?? null)
+            }, ${events[0]!.at} FROM toolgate_events WHERE session_id = ${sessionId}`
+            : undefined,
           "toolgate_events",
           sessionId
         ),
@@ -649,6 +659,12 @@ export const make = Effect.gen(function*() {
             sql`INSERT INTO toolgate_transcript ${
               sql.insert(lines.map((line, i) => ({ session_id: sessionId, seq: next + i, line })))
             }`,
+          lines.length === 1
+            ? sql`INSERT INTO toolgate_transcript (session_id, seq, line)
+              SELECT ${sessionId}, COALESCE(MAX(seq), 0) + 1, ${lines[
+              0
+            ]!} FROM toolgate_transcript WHERE session_id = ${sessionId}`
+            : undefined,
           "toolgate_transcript",
           sessionId
         ),
