@@ -19,6 +19,8 @@ export interface EventLogService {
   readonly writer: (sessionId: string) => Effect.Effect<EventWriter, never, Scope.Scope>
   /** Appends one event now (outside a run: a session created, stopped, an answer given). */
   readonly append: (sessionId: string, type: string, data: unknown) => Effect.Effect<void, StoreError>
+  /** Wakes this process's streams of the session: events of it were stored by another write. */
+  readonly landed: (sessionId: string) => Effect.Effect<void>
   /** Events after `after`; with `follow`, stays open and streams new ones as they land. */
   readonly read: (
     sessionId: string,
@@ -117,7 +119,12 @@ export const make = (options: EventLogOptions = {}) =>
         })
       )
 
-    return EventLog.of({ writer, append, read })
+    return EventLog.of({
+      writer,
+      append,
+      read,
+      landed: (sessionId) => Effect.asVoid(PubSub.publish(landed, sessionId))
+    })
   })
 
 export const layer = (options: EventLogOptions = {}): Layer.Layer<EventLog, never, SessionStore> =>

@@ -1,11 +1,12 @@
 /**
- * One input of a served session, run by its session entity (see `handlers.ts`) as an execution
- * of durable steps (see `steps.ts`):
- * 1. `load` (a step): the session's configuration, conversation and the input, as they were when
- *    the input started — a resumed run starts from the same snapshot;
+ * One input of a served session, run by its session entity (see `handlers.ts`):
+ * 1. the session's configuration and conversation and the input, as stored (they change only
+ *    when the session's inputs end, one at a time: a resumed run starts from what the first did);
  * 2. the agent loop on the prompt (or the scheduler on the tool_use blocks), on the session's
- *    runtime, with the model turns and calls as durable steps and the remote approver;
- * 3. `commit` (a step): the conversation and the input's result are stored together.
+ *    runtime, with the model turns and calls as durable steps (see `steps.ts`) and the remote
+ *    approver;
+ * 3. the commit: the input's result, the conversation and the `input_finished` event are stored
+ *    together, once.
  * A failure (not an interruption: that is a runner stopping, and the run resumes elsewhere) ends
  * the input as failed and leaves the conversation as it was.
  */
@@ -31,7 +32,8 @@ import { Settings } from "../Settings.js"
 import { conversationWrite, loadConversation, type Loaded } from "./conversations.js"
 import { EventLog } from "./events.js"
 import { toJsonValue } from "./json.js"
-import { InputKind, InputResult } from "./model.js"
+import type { InputKind } from "./model.js"
+import { InputResult } from "./model.js"
 import { publishAgentEvent, publishSchedulerEvent } from "./publish.js"
 import { CurrentRun, makeRun, Runs, type RunControls } from "./run.js"
 import { decodeConfig, SessionRuntimes, type StoredConfig } from "./runtimes.js"
@@ -42,15 +44,15 @@ import { StorageHealth, untilStored } from "./storageFaults.js"
 import { type InputRow, type SessionRow, SessionStore, type SessionStoreService } from "./store.js"
 import { inputFinished, measureInput } from "./telemetry.js"
 
-const Snapshot = Schema.Struct({
-  config: Schema.Unknown,
-  state: Schema.Unknown,
-  kind: InputKind,
-  body: Schema.Unknown,
-  seq: Schema.Number,
-  createdAt: Schema.Number
-})
-type Snapshot = typeof Snapshot.Type
+/** What an input starts from: the session's configuration and conversation, and the input. */
+interface Snapshot {
+  readonly config: unknown
+  readonly state: unknown
+  readonly kind: typeof InputKind.Type
+  readonly body: unknown
+  readonly seq: number
+  readonly createdAt: number
+}
 
 const Body = Schema.Struct({
   content: Schema.Union(Schema.String, Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown })))
@@ -190,8 +192,13 @@ const runToolUses = (run: RunControls, conversation: Conversation, body: unknown
 export const executeInput = (
   payload: { readonly sessionId: string; readonly key: string },
   executionId: string,
-  /** The session's and the input's rows as the caller just read them (else they are read here). */
-  rows?: { readonly session: SessionRow; readonly input: InputRow }
+  start: {
+    /** The session's and the input's rows as the caller just read them. */
+    readonly session: SessionRow
+    readonly input: InputRow
+    /** The caller moved the input from queued to running: no earlier attempt ran any of it. */
+    readonly fresh: boolean
+  }
 ) =>
   Effect.scoped(Effect.gen(function*() {
     const store = yield* SessionStore
@@ -204,65 +211,53 @@ export const executeInput = (
     const stored = untilStored(yield* StorageHealth)
     const scope = yield* Effect.scope
     const { sessionId, key } = payload
-    const runStep = makeRunStep({ store, lease, stored, executionId })
-    const step = <A, I>(name: string, success: Schema.Schema<A, I>, execute: Effect.Effect<A>) =>
-      Effect.map(runStep(name, success, execute), (r) => r.value)
-
-    let loadedHere = false
-    const { value: snapshot } = yield* runStep(
-      "load",
-      Snapshot,
-      Effect.gen(function*() {
-        loadedHere = true
-        const session = rows?.session ?? Option.getOrUndefined(yield* store.session(sessionId).pipe(Effect.orDie))
-        const input = rows?.input ?? Option.getOrUndefined(yield* store.input(sessionId, key).pipe(Effect.orDie))
-        if (session === undefined || input === undefined) {
-          return yield* Effect.dieMessage(`input ${key} of session ${sessionId} is not stored`)
-        }
-        return {
-          config: session.config,
-          state: session.state ?? null,
-          kind: input.kind,
-          body: input.body,
-          seq: input.seq,
-          createdAt: input.createdAt
-        } satisfies Snapshot
-      }),
-      true
-    )
+    const runStep = makeRunStep({ store, lease, stored, executionId, fresh: start.fresh })
+    // the session's conversation and configuration change only when its inputs commit, and its
+    // inputs run one at a time: a resumed run reads what the first one started from
+    const snapshot: Snapshot = {
+      config: start.session.config,
+      state: start.session.state ?? null,
+      kind: start.input.kind,
+      body: start.input.body,
+      seq: start.input.seq,
+      createdAt: start.input.createdAt
+    }
+    const loadedHere = start.fresh
     const base = { key, seq: snapshot.seq, kind: snapshot.kind, createdAt: snapshot.createdAt }
+    /** Stores the input's end (once: a run that finds it ended gets the stored result). */
     const commit = (
       status: "done" | "failed",
       produced: Omit<InputResult, keyof typeof base | "status">,
       ran: Ran | undefined
     ) =>
-      step(
-        "commit",
-        InputResult,
-        Effect.gen(function*() {
-          yield* lease.check
-          const now = yield* Clock.currentTimeMillis
-          const result = toJsonValue({ ...base, status, ...produced, finishedAt: now }) as InputResult
-          const write = ran === undefined ? undefined : conversationWrite(ran.before, ran.produced.state, executionId)
-          yield* stored(
-            store.finishInput({
-              sessionId,
-              key,
-              status,
-              result,
-              state: write?.header,
-              ...(write === undefined ? {} : { messages: { from: write.from, rows: write.rows } }),
-              now
-            })
-          ).pipe(Effect.orDie)
-          if (write !== undefined) {
-            runs.conversations.set(sessionId, { committedBy: executionId, messages: write.messages })
-          }
-          yield* eventLog.append(sessionId, "input_finished", result).pipe(Effect.ignore)
-          yield* inputFinished({ kind: snapshot.kind, status, createdAt: snapshot.createdAt, now })
-          return result
-        })
-      )
+      Effect.gen(function*() {
+        yield* lease.check
+        const now = yield* Clock.currentTimeMillis
+        const result = toJsonValue({ ...base, status, ...produced, finishedAt: now }) as InputResult
+        const write = ran === undefined ? undefined : conversationWrite(ran.before, ran.produced.state, executionId)
+        const finished = yield* stored(
+          store.finishInput({
+            sessionId,
+            key,
+            status,
+            result,
+            state: write?.header,
+            ...(write === undefined ? {} : { messages: { from: write.from, rows: write.rows } }),
+            event: { type: "input_finished", data: result },
+            now
+          })
+        ).pipe(Effect.orDie)
+        if (!finished) {
+          const row = yield* store.input(sessionId, key).pipe(Effect.orDie)
+          return yield* Effect.orDie(Schema.decodeUnknown(InputResult)(Option.getOrUndefined(row)?.result))
+        }
+        if (write !== undefined) {
+          runs.conversations.set(sessionId, { committedBy: executionId, messages: write.messages })
+        }
+        yield* eventLog.landed(sessionId)
+        yield* inputFinished({ kind: snapshot.kind, status, createdAt: snapshot.createdAt, now })
+        return result
+      })
 
     const body = Effect.scoped(
       Effect.gen(function*() {

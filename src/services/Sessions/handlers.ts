@@ -61,15 +61,15 @@ export const layerSessionEntity = Session.toLayer(
           )
           return result
         }
+        if (Option.isNone(session)) return yield* Effect.dieMessage(`session ${sessionId} is not stored`)
         const executionId = input.value.executionId ?? executionIdOf(sessionId, key)
-        if (input.value.status === "queued") {
-          yield* stored(store.startInput(sessionId, key, executionId, now)).pipe(Effect.orDie)
-        }
-        return yield* executeInput(
-          { sessionId, key },
-          executionId,
-          Option.isSome(session) ? { session: session.value, input: input.value } : undefined
-        )
+        const fresh = input.value.status === "queued" &&
+          (yield* stored(store.startInput(sessionId, key, executionId, now)).pipe(Effect.orDie))
+        return yield* executeInput({ sessionId, key }, executionId, {
+          session: session.value,
+          input: input.value,
+          fresh
+        })
       })
 
     const interrupt = (times: number) =>

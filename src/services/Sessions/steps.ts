@@ -5,8 +5,8 @@
  * again. A step stopped before its end (its runner let go of the session) stores nothing, so steps
  * run at least once; the first outcome stored is the one every later attempt gets.
  *
- * Steps start only once the execution's first step is stored, so a run that stored that one
- * itself is the first to get past it: it looks for no stored outcome of its later steps.
+ * A fresh run (the one that started its input: see `executeInput`) looks for no stored outcome:
+ * no attempt before it ran a step.
  */
 import { Effect, Option, Schema } from "effect"
 import type { ShardLeaseService } from "./lease.js"
@@ -21,9 +21,7 @@ export interface StepResult<A> {
 export type RunStep = <A, I>(
   name: string,
   schema: Schema.Schema<A, I>,
-  execute: Effect.Effect<A>,
-  /** The execution's first step (every other one starts after it). */
-  first?: boolean
+  execute: Effect.Effect<A>
 ) => Effect.Effect<StepResult<A>>
 
 export const makeRunStep = (options: {
@@ -32,13 +30,14 @@ export const makeRunStep = (options: {
   /** How a write that must be stored waits for storage that does not take writes. */
   readonly stored: <A>(write: Effect.Effect<A, StoreError>) => Effect.Effect<A, StoreError>
   readonly executionId: string
+  /** No earlier attempt of this execution ran a step. */
+  readonly fresh: boolean
 }): RunStep => {
-  const { executionId, lease, store, stored } = options
-  let firstStoredHere = false
-  return <A, I>(name: string, schema: Schema.Schema<A, I>, execute: Effect.Effect<A>, first = false) =>
+  const { executionId, fresh, lease, store, stored } = options
+  return <A, I>(name: string, schema: Schema.Schema<A, I>, execute: Effect.Effect<A>) =>
     Effect.gen(function*() {
       const decode = (u: unknown) => Effect.orDie(Schema.decodeUnknown(schema)(u))
-      if (!firstStoredHere) {
+      if (!fresh) {
         const earlier = yield* store.stepOutcome(executionId, name).pipe(Effect.orDie)
         if (Option.isSome(earlier)) return { value: yield* decode(earlier.value), executedHere: false }
       }
@@ -48,7 +47,6 @@ export const makeRunStep = (options: {
       yield* lease.check
       const kept = yield* stored(store.recordStep(executionId, name, encoded)).pipe(Effect.orDie)
       if (Option.isSome(kept)) return { value: yield* decode(kept.value), executedHere: false }
-      if (first) firstStoredHere = true
       return { value, executedHere: true }
     })
 }

@@ -186,15 +186,17 @@ export interface SessionStoreService {
   readonly input: (sessionId: string, key: string) => Effect.Effect<Option.Option<InputRow>, StoreError>
   readonly lastInput: (sessionId: string) => Effect.Effect<Option.Option<InputRow>, StoreError>
   readonly runningInput: (sessionId: string) => Effect.Effect<Option.Option<InputRow>, StoreError>
+  /** Moves a queued input to running; false when it was not queued (an earlier delivery started it). */
   readonly startInput: (
     sessionId: string,
     key: string,
     executionId: string,
     now: number
-  ) => Effect.Effect<void, StoreError>
+  ) => Effect.Effect<boolean, StoreError>
   /**
-   * Ends an input and, in the same transaction, stores the session's status and conversation:
-   * its part on the session row (`state`), and its messages from index `from` on.
+   * Ends an input and, in the same transaction, stores the session's status and conversation
+   * (its part on the session row, `state`, and its messages from index `from` on) and appends
+   * the event saying so. False, and nothing stored, when the input had ended already.
    */
   readonly finishInput: (options: {
     readonly sessionId: string
@@ -203,8 +205,9 @@ export interface SessionStoreService {
     readonly result: unknown
     readonly state: unknown
     readonly messages?: { readonly from: number; readonly rows: ReadonlyArray<unknown> }
+    readonly event?: { readonly type: string; readonly data: unknown }
     readonly now: number
-  }) => Effect.Effect<void, StoreError>
+  }) => Effect.Effect<boolean, StoreError>
   /** The first `count` messages of a session's conversation, in order. */
   readonly messages: (sessionId: string, count: number) => Effect.Effect<ReadonlyArray<unknown>, StoreError>
   readonly countInterrupt: (sessionId: string, key: string) => Effect.Effect<void, StoreError>
@@ -526,27 +529,38 @@ export const make = Effect.gen(function*() {
     startInput: (sessionId, key, executionId, now) =>
       sql
         .withTransaction(
-          Effect.all([
-            sql`UPDATE toolgate_inputs SET status = 'running', execution_id = ${executionId} WHERE session_id = ${sessionId} AND input_key = ${key} AND status = 'queued'`,
-            sql`UPDATE toolgate_sessions SET status = 'running', updated_at = ${now} WHERE id = ${sessionId} AND status <> 'stopped'`
-          ])
+          Effect.gen(function*() {
+            const started = yield* sql<
+              Row
+            >`UPDATE toolgate_inputs SET status = 'running', execution_id = ${executionId} WHERE session_id = ${sessionId} AND input_key = ${key} AND status = 'queued' RETURNING input_key`
+            if (started.length === 0) return false
+            yield* sql`UPDATE toolgate_sessions SET status = 'running', updated_at = ${now} WHERE id = ${sessionId} AND status <> 'stopped'`
+            return true
+          })
         )
-        .pipe(exec("start input")),
-    finishInput: ({ messages, now, result, sessionId, key, state, status }) =>
+        .pipe(Effect.mapError(fail("start input"))),
+    finishInput: ({ event, key, messages, now, result, sessionId, state, status }) =>
       sql
         .withTransaction(
           Effect.gen(function*() {
-            yield* sql`UPDATE toolgate_inputs SET status = ${status}, result = ${
+            const finished = yield* sql<Row>`UPDATE toolgate_inputs SET status = ${status}, result = ${
               JSON.stringify(result)
-            }, finished_at = ${now} WHERE session_id = ${sessionId} AND input_key = ${key}`
+            }, finished_at = ${now} WHERE session_id = ${sessionId} AND input_key = ${key} AND status IN ('queued', 'running') RETURNING input_key`
+            if (finished.length === 0) return false
+            if (event !== undefined) {
+              yield* sql`INSERT INTO toolgate_events (session_id, seq, type, data, at)
+                SELECT ${sessionId}, COALESCE(MAX(seq), 0) + 1, ${event.type}, ${
+                JSON.stringify(event.data ?? null)
+              }, ${now} FROM toolgate_events WHERE session_id = ${sessionId}`
+            }
             if (state === undefined) {
               yield* sql`UPDATE toolgate_sessions SET status = CASE WHEN status = 'stopped' THEN 'stopped' ELSE 'idle' END, updated_at = ${now} WHERE id = ${sessionId}`
-              return
+              return true
             }
             yield* sql`UPDATE toolgate_sessions SET state = ${
               JSON.stringify(state)
             }, status = CASE WHEN status = 'stopped' THEN 'stopped' ELSE 'idle' END, updated_at = ${now} WHERE id = ${sessionId}`
-            if (messages === undefined) return
+            if (messages === undefined) return true
             yield* sql`DELETE FROM toolgate_messages WHERE session_id = ${sessionId} AND idx >= ${messages.from}`
             for (let at = 0; at < messages.rows.length; at += MESSAGE_ROWS_PER_INSERT) {
               const batch = messages.rows.slice(at, at + MESSAGE_ROWS_PER_INSERT)
@@ -558,9 +572,13 @@ export const make = Effect.gen(function*() {
                 })))
               }`
             }
+            return true
           })
         )
-        .pipe(exec("finish input")),
+        .pipe(
+          Effect.retry({ times: 20, while: isConflict }),
+          Effect.mapError(fail("finish input"))
+        ),
     messages: (sessionId, count) =>
       sql<Row>`SELECT message FROM toolgate_messages WHERE session_id = ${sessionId} AND idx < ${count} ORDER BY idx`
         .pipe(
