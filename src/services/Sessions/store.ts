@@ -7,6 +7,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
+import type { Fragment } from "@effect/sql/Statement"
 import { Context, Effect, Layer, Option, Schedule, Schema } from "effect"
 import { faultReason, faultText, isStorageFault, StorageHealth, type StorageHealthService } from "./storageFaults.js"
 
@@ -322,6 +323,15 @@ const approvalRow = (r: Record<string, unknown>): ApprovalRow => ({
 /** Rows of one INSERT (the databases' limits on parameters are far above). */
 const MESSAGE_ROWS_PER_INSERT = 200
 
+/** Events or transcript lines appended by one statement. */
+const ROWS_PER_APPEND = 50
+
+const chunks = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
+  const out: Array<ReadonlyArray<A>> = []
+  for (let at = 0; at < items.length; at += size) out.push(items.slice(at, at + size))
+  return out
+}
+
 /** A unique-key clash: another writer took the row (retried by the caller). */
 const isConflict = (e: SqlError) =>
   /unique|duplicate|constraint/i.test(`${e.message} ${String((e.cause as Error | undefined)?.message ?? e.cause)}`)
@@ -363,29 +373,28 @@ export const make = Effect.gen(function*() {
     )
 
   /**
-   * Appends rows numbered after the session's last one; a concurrent writer's clash is retried.
-   * One row (the most common case) is one statement: it numbers itself.
+   * Appends rows numbered after the session's last one, in one statement (each row numbers itself
+   * from what the table held before it); a concurrent writer's clash is retried.
    */
   const appendNumbered = (
     operation: string,
-    insert: (next: number) => Effect.Effect<unknown, SqlError>,
-    insertOne: Effect.Effect<unknown, SqlError> | undefined,
     table: "toolgate_events" | "toolgate_transcript",
-    sessionId: string
-  ) =>
-    (insertOne ?? sql
-      .withTransaction(
-        Effect.gen(function*() {
-          const [top] = yield* sql<Row>`SELECT COALESCE(MAX(seq), 0) AS top FROM ${
-            sql(table)
-          } WHERE session_id = ${sessionId}`
-          yield* insert(num(top?.top ?? 0) + 1)
-        })
-      ))
-      .pipe(
-        Effect.retry({ times: 20, while: isConflict }),
-        Effect.mapError(fail(operation))
-      )
+    sessionId: string,
+    columns: ReadonlyArray<string>,
+    rows: ReadonlyArray<Fragment>
+  ) => {
+    const arms = rows.map((row, i) =>
+      sql`SELECT ${sessionId}, b.top + ${sql.literal(String(i + 1))}, ${row} FROM (SELECT COALESCE(MAX(seq), 0) AS top FROM ${
+        sql(table)
+      } WHERE session_id = ${sessionId}) b`
+    )
+    return sql`INSERT INTO ${sql(table)} (session_id, seq, ${sql.literal(columns.join(", "))}) ${
+      sql.join(" UNION ALL ", false)(arms)
+    }`.pipe(
+      Effect.retry({ times: 20, while: isConflict }),
+      Effect.mapError(fail(operation))
+    )
+  }
 
   return noteFaults(yield* StorageHealth, {
     insertSession: (row) =>
@@ -526,19 +535,16 @@ export const make = Effect.gen(function*() {
         >`SELECT * FROM toolgate_inputs WHERE session_id = ${sessionId} AND status = 'running' ORDER BY seq DESC LIMIT 1`,
         inputRow
       ),
+    // no transaction: a session marked running whose input is still queued (a crash between the
+    // two) is started again by the input's next delivery, and marked idle when it ends
     startInput: (sessionId, key, executionId, now) =>
-      sql
-        .withTransaction(
-          Effect.gen(function*() {
-            const started = yield* sql<
-              Row
-            >`UPDATE toolgate_inputs SET status = 'running', execution_id = ${executionId} WHERE session_id = ${sessionId} AND input_key = ${key} AND status = 'queued' RETURNING input_key`
-            if (started.length === 0) return false
-            yield* sql`UPDATE toolgate_sessions SET status = 'running', updated_at = ${now} WHERE id = ${sessionId} AND status <> 'stopped'`
-            return true
-          })
-        )
-        .pipe(Effect.mapError(fail("start input"))),
+      Effect.gen(function*() {
+        yield* sql`UPDATE toolgate_sessions SET status = 'running', updated_at = ${now} WHERE id = ${sessionId} AND status <> 'stopped'`
+        const started = yield* sql<
+          Row
+        >`UPDATE toolgate_inputs SET status = 'running', execution_id = ${executionId} WHERE session_id = ${sessionId} AND input_key = ${key} AND status = 'queued' RETURNING input_key`
+        return started.length > 0
+      }).pipe(Effect.mapError(fail("start input"))),
     finishInput: ({ event, key, messages, now, result, sessionId, state, status }) =>
       sql
         .withTransaction(
@@ -551,7 +557,7 @@ export const make = Effect.gen(function*() {
               yield* sql`INSERT INTO toolgate_events (session_id, seq, type, data, at)
                 SELECT ${sessionId}, COALESCE(MAX(seq), 0) + 1, ${event.type}, ${
                 JSON.stringify(event.data ?? null)
-              }, ${now} FROM toolgate_events WHERE session_id = ${sessionId}`
+              }, CAST(${now} AS BIGINT) FROM toolgate_events WHERE session_id = ${sessionId}`
             }
             if (state === undefined) {
               yield* sql`UPDATE toolgate_sessions SET status = CASE WHEN status = 'stopped' THEN 'stopped' ELSE 'idle' END, updated_at = ${now} WHERE id = ${sessionId}`
@@ -561,7 +567,7 @@ export const make = Effect.gen(function*() {
               JSON.stringify(state)
             }, status = CASE WHEN status = 'stopped' THEN 'stopped' ELSE 'idle' END, updated_at = ${now} WHERE id = ${sessionId}`
             if (messages === undefined) return true
-            yield* sql`DELETE FROM toolgate_messages WHERE session_id = ${sessionId} AND idx >= ${messages.from}`
+            // rows from `from` on are replaced (rows past the conversation's count are never read)
             for (let at = 0; at < messages.rows.length; at += MESSAGE_ROWS_PER_INSERT) {
               const batch = messages.rows.slice(at, at + MESSAGE_ROWS_PER_INSERT)
               yield* sql`INSERT INTO toolgate_messages ${
@@ -570,7 +576,7 @@ export const make = Effect.gen(function*() {
                   idx: messages.from + at + i,
                   message: JSON.stringify(m)
                 })))
-              }`
+              } ON CONFLICT (session_id, idx) DO UPDATE SET message = excluded.message`
             }
             return true
           })
@@ -633,31 +639,18 @@ export const make = Effect.gen(function*() {
         ),
 
     appendEvents: (sessionId, events) =>
-      events.length === 0
-        ? Effect.void
-        : appendNumbered(
-          "append events",
-          (next) =>
-            sql`INSERT INTO toolgate_events ${
-              sql.insert(
-                events.map((e, i) => ({
-                  session_id: sessionId,
-                  seq: next + i,
-                  type: e.type,
-                  data: JSON.stringify(e.data ?? null),
-                  at: e.at
-                }))
-              )
-            }`,
-          events.length === 1
-            ? sql`INSERT INTO toolgate_events (session_id, seq, type, data, at)
-              SELECT ${sessionId}, COALESCE(MAX(seq), 0) + 1, ${events[0]!.type}, ${
-              JSON.stringify(events[0]!.data ?? null)
-            }, ${events[0]!.at} FROM toolgate_events WHERE session_id = ${sessionId}`
-            : undefined,
-          "toolgate_events",
-          sessionId
-        ),
+      Effect.forEach(
+        chunks(events, ROWS_PER_APPEND),
+        (chunk) =>
+          appendNumbered(
+            "append events",
+            "toolgate_events",
+            sessionId,
+            ["type", "data", "at"],
+            chunk.map((e) => sql`${e.type}, ${JSON.stringify(e.data ?? null)}, CAST(${e.at} AS BIGINT)`)
+          ),
+        { discard: true }
+      ),
     events: (sessionId, after, limit) =>
       sql<
         Row
@@ -669,23 +662,18 @@ export const make = Effect.gen(function*() {
           rows("read events")
         ),
     appendTranscript: (sessionId, lines) =>
-      lines.length === 0
-        ? Effect.void
-        : appendNumbered(
-          "append transcript",
-          (next) =>
-            sql`INSERT INTO toolgate_transcript ${
-              sql.insert(lines.map((line, i) => ({ session_id: sessionId, seq: next + i, line })))
-            }`,
-          lines.length === 1
-            ? sql`INSERT INTO toolgate_transcript (session_id, seq, line)
-              SELECT ${sessionId}, COALESCE(MAX(seq), 0) + 1, ${lines[
-              0
-            ]!} FROM toolgate_transcript WHERE session_id = ${sessionId}`
-            : undefined,
-          "toolgate_transcript",
-          sessionId
-        ),
+      Effect.forEach(
+        chunks(lines, ROWS_PER_APPEND),
+        (chunk) =>
+          appendNumbered(
+            "append transcript",
+            "toolgate_transcript",
+            sessionId,
+            ["line"],
+            chunk.map((line) => sql`${line}`)
+          ),
+        { discard: true }
+      ),
     transcript: (sessionId) =>
       sql<Row>`SELECT line FROM toolgate_transcript WHERE session_id = ${sessionId} ORDER BY seq`.pipe(
         Effect.map((rs) => rs.map((r) => str(r.line))),
