@@ -384,9 +384,9 @@ export const make = Effect.gen(function*() {
     rows: ReadonlyArray<Fragment>
   ) => {
     const arms = rows.map((row, i) =>
-      sql`SELECT ${sessionId}, b.top + ${sql.literal(String(i + 1))}, ${row} FROM (SELECT COALESCE(MAX(seq), 0) AS top FROM ${
-        sql(table)
-      } WHERE session_id = ${sessionId}) b`
+      sql`SELECT ${sessionId}, b.top + ${
+        sql.literal(String(i + 1))
+      }, ${row} FROM (SELECT COALESCE(MAX(seq), 0) AS top FROM ${sql(table)} WHERE session_id = ${sessionId}) b`
     )
     return sql`INSERT INTO ${sql(table)} (session_id, seq, ${sql.literal(columns.join(", "))}) ${
       sql.join(" UNION ALL ", false)(arms)
