@@ -211,7 +211,14 @@ export const executeInput = (
     const stored = untilStored(yield* StorageHealth)
     const scope = yield* Effect.scope
     const { sessionId, key } = payload
-    const runStep = makeRunStep({ store, lease, stored, executionId, fresh: start.fresh })
+    const runStep = makeRunStep({
+      store,
+      lease,
+      stored,
+      executionId,
+      fresh: start.fresh,
+      holds: runs.holds(sessionId)
+    })
     // the session's conversation and configuration change only when its inputs commit, and its
     // inputs run one at a time: a resumed run reads what the first one started from
     const snapshot: Snapshot = {

@@ -153,6 +153,8 @@ export interface RunsService {
    * runner, or this one shuts down. Whatever the session's run still waits for will not come here.
    */
   readonly released: (sessionId: string) => Effect.Effect<void>
+  /** Whether this runner holds the shard of the session (false while it lets go of it). */
+  readonly holds: (sessionId: string) => Effect.Effect<boolean>
   /** The messages of the conversations committed here last. */
   readonly conversations: ConversationCache
 }
@@ -201,6 +203,7 @@ export const layerRuns: Layer.Layer<Runs, never, Sharding.Sharding> = Layer.effe
         Effect.repeat(holds(sessionId), { until: (held) => !held, schedule: Schedule.spaced(POLL) }).pipe(
           Effect.asVoid
         ),
+      holds,
       conversations: makeConversationCache(CACHED_CONVERSATIONS)
     })
   })

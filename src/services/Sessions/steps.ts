@@ -7,6 +7,9 @@
  *
  * A fresh run (the one that started its input: see `executeInput`) looks for no stored outcome:
  * no attempt before it ran a step.
+ *
+ * A runner letting go of the session (to a runner that joined, or shutting down) executes no
+ * further step: the step waits until the run is stopped, and the session's next runner executes it.
  */
 import { Effect, Option, Schema } from "effect"
 import type { ShardLeaseService } from "./lease.js"
@@ -32,8 +35,10 @@ export const makeRunStep = (options: {
   readonly executionId: string
   /** No earlier attempt of this execution ran a step. */
   readonly fresh: boolean
+  /** Whether this runner still holds the session. */
+  readonly holds: Effect.Effect<boolean>
 }): RunStep => {
-  const { executionId, fresh, lease, store, stored } = options
+  const { executionId, fresh, holds, lease, store, stored } = options
   return <A, I>(name: string, schema: Schema.Schema<A, I>, execute: Effect.Effect<A>) =>
     Effect.gen(function*() {
       const decode = (u: unknown) => Effect.orDie(Schema.decodeUnknown(schema)(u))
@@ -41,6 +46,7 @@ export const makeRunStep = (options: {
         const earlier = yield* store.stepOutcome(executionId, name).pipe(Effect.orDie)
         if (Option.isSome(earlier)) return { value: yield* decode(earlier.value), executedHere: false }
       }
+      if (!(yield* holds)) return yield* Effect.never
       const value = yield* execute
       const encoded = yield* Effect.orDie(Schema.encode(schema)(value))
       // an outcome is stored only while this runner holds the session
