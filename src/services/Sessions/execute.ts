@@ -229,7 +229,6 @@ export const executeInput = (
       seq: start.input.seq,
       createdAt: start.input.createdAt
     }
-    const loadedHere = start.fresh
     const base = { key, seq: snapshot.seq, kind: snapshot.kind, createdAt: snapshot.createdAt }
     /** Stores the input's end (once: a run that finds it ended gets the stored result). */
     const commit = (
@@ -286,7 +285,7 @@ export const executeInput = (
           events: writer,
           transcript: transcriptOf(store, sessionId, transcriptFile)
         })
-        if (loadedHere) yield* run.goLive
+        if (start.fresh) yield* run.goLive
         else run.noteReplayed()
         yield* Effect.acquireRelease(runs.register(run), () => runs.unregister(run))
         yield* run.events.emit("input_started", {
@@ -327,7 +326,7 @@ export const executeInput = (
         kind: snapshot.kind,
         seq: snapshot.seq,
         runner: settings.runner,
-        resumed: !loadedHere
+        resumed: !start.fresh
       })
     )
   }))

@@ -1,9 +1,9 @@
 /**
- * The durable steps of a served input (loading its snapshot, model turns, tool calls, its commit):
- * once a step executed, its outcome is stored under the input's execution id and the step's name,
- * and a run resumed after a crash gets the stored outcome back instead of executing the step
- * again. A step stopped before its end (its runner let go of the session) stores nothing, so steps
- * run at least once; the first outcome stored is the one every later attempt gets.
+ * The durable steps of a served input (its model turns and tool calls): once a step executed, its
+ * outcome is stored under the input's execution id and the step's name, and a run resumed after a
+ * crash gets the stored outcome back instead of executing the step again. A step stopped before
+ * its end (its runner let go of the session) stores nothing, so steps run at least once; the first
+ * outcome stored is the one every later attempt gets.
  *
  * A fresh run (the one that started its input: see `executeInput`) looks for no stored outcome:
  * no attempt before it ran a step.
