@@ -6,7 +6,7 @@
  *   a temporary PostgreSQL (sessions spread across both);
  * - the latency of a no-op call (Read of a small file, permission mode bypassPermissions) sent
  *   over HTTP as an assistant message, against the same call through the stages in this process
- *   (what `toolgate exec`/`call` run), paired round by round;
+ *   (what `toolgate exec`/`call` run), paired round by round (target: p50 ≤ 5×);
  * - the cost of the served sandbox: a Bash call (`true`) over HTTP to a server whose sessions run
  *   in it, against the same call to a server started with --unsandboxed, paired round by round.
  */
@@ -54,15 +54,6 @@ const drive = async (servers: ReadonlyArray<Served>, cwd: string, count: number)
   return count / ((now() - t0) / 1000)
 }
 
-const latencyMetrics = (name: string, samples: ReadonlyArray<number>, note: string): Array<Metric> => [
-  { ...plainMetric({ name: `${name}.p50`, unit: "ms", note }, samples) },
-  {
-    ...plainMetric({ name: `${name}.p99`, unit: "ms", note }, samples),
-    value: quantile(samples, 0.99),
-    spread: undefined
-  }
-]
-
 export const serve: Benchmark = {
   name: "serve",
   run: async () => {
@@ -95,39 +86,59 @@ export const serve: Benchmark = {
       const { id, token } = session.body
       const runtime = ManagedRuntime.make(Runtime.layer({ cwd, permissionMode: "bypassPermissions", mcp: false }))
       const inProcessSession = newSession({ cwd, permissionMode: "bypassPermissions" })
-      const http: Array<number> = []
-      const local: Array<number> = []
-      try {
-        for (let i = 0; i < CALLS + 10; i++) {
-          const block = toolUse(`toolu_${i}`, "Read", { file_path: file })
-          let t0 = now()
-          const sent = await request(server.url, "POST", `/sessions/${id}/messages`, {
-            token,
-            body: { role: "assistant", content: [block], key: `call-${i}` }
-          })
-          const overHttp = now() - t0
-          if (sent.body?.status !== "done" || JSON.stringify(sent.body.messages).includes("\"is_error\":true")) {
-            throw new Error(`bench serve: call failed: ${sent.text}`)
-          }
-          t0 = now()
-          const ran = await runtime.runPromise(
-            Effect.flatMap(Scheduler, (s) => s.runMessage([block], { session: inProcessSession }))
-          )
-          const inProcess = now() - t0
-          const result = ran.message.content[0]
-          if (result?.type !== "tool_result" || result.is_error === true) {
-            throw new Error("bench serve: in-process call failed")
-          }
-          if (i >= 10) {
-            http.push(overHttp)
-            local.push(inProcess)
-          }
+      let n = 0
+      const overHttp = async () => {
+        const block = toolUse(`toolu_${n++}`, "Read", { file_path: file })
+        const t0 = now()
+        const sent = await request(server.url, "POST", `/sessions/${id}/messages`, {
+          token,
+          body: { role: "assistant", content: [block], key: `call-${n}` }
+        })
+        const took = now() - t0
+        if (sent.body?.status !== "done" || JSON.stringify(sent.body.messages).includes("\"is_error\":true")) {
+          throw new Error(`bench serve: call failed: ${sent.text}`)
         }
+        return took
+      }
+      const inProcess = async () => {
+        const block = toolUse(`toolu_${n++}`, "Read", { file_path: file })
+        const t0 = now()
+        const ran = await runtime.runPromise(
+          Effect.flatMap(Scheduler, (s) => s.runMessage([block], { session: inProcessSession }))
+        )
+        const took = now() - t0
+        const result = ran.message.content[0]
+        if (result?.type !== "tool_result" || result.is_error === true) {
+          throw new Error("bench serve: in-process call failed")
+        }
+        return took
+      }
+      try {
+        const samples = await pairedRounds([["http", overHttp], ["inProcess", inProcess]], {
+          warmup: 10,
+          rounds: CALLS
+        })
+        metrics.push(
+          ratioMetric(
+            {
+              name: "serve.noop_call.http",
+              unit: "ms",
+              target: "p50 ≤ 5× the in-process call",
+              meets: ({ ratio }) => ratio <= 5,
+              note: "Read over HTTP (a durable input); baseline: the same call through Scheduler.runMessage"
+            },
+            samples.http,
+            { name: "in process", samples: samples.inProcess }
+          ),
+          {
+            ...plainMetric({ name: "serve.noop_call.http.p99", unit: "ms" }, samples.http),
+            value: quantile(samples.http, 0.99),
+            spread: undefined
+          }
+        )
       } finally {
         await runtime.dispose()
       }
-      metrics.push(...latencyMetrics("serve.noop_call.http", http, "Read over HTTP: a durable workflow per input"))
-      metrics.push(...latencyMetrics("serve.noop_call.in_process", local, "the same call through Scheduler.runMessage"))
       // the served sandbox's start per Bash call, against a server without it
       const bare = await startServer({
         args: ["--state-dir", path.join(root, "state-unsandboxed"), "--allow", "bypassPermissions", "--unsandboxed"],

@@ -1,10 +1,10 @@
 /**
  * `toolgate serve` as one layer: SQL storage (SQLite in the state folder, or PostgreSQL), the
- * cluster (one embedded runner, or a runner among several on PostgreSQL), the workflow engine,
- * the Sessions stage with its entity and workflow, the per-session runtimes (the same stages as
+ * cluster (one embedded runner, or a runner among several on PostgreSQL), the Sessions stage
+ * with its entity, the per-session runtimes (the same stages as
  * `toolgate run`, with durable model turns and calls and the remote approver), and the HTTP API.
  */
-import { ClusterWorkflowEngine, RunnerAddress, type ShardingConfig } from "@effect/cluster"
+import { RunnerAddress, type ShardingConfig } from "@effect/cluster"
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
@@ -373,7 +373,6 @@ export const layerSessions = (options: ServeOptions) => {
     Layer.provideMerge(Layer.merge(layerSql(options.storage), StorageFaults.layerHealth))
   )
   const core = Layer.mergeAll(
-    ClusterWorkflowEngine.layer,
     EventLog.layer(options.eventPollInterval === undefined ? {} : { pollInterval: options.eventPollInterval }),
     layerRuns,
     ServeSettings.layer({

@@ -3,8 +3,8 @@
  * several runners of an @effect/cluster on shared SQL storage.
  *
  * Each session is a cluster entity addressed by its id; each of its inputs (a prompt for the agent
- * loop, or an assistant message of tool_use blocks for the scheduler) runs as a `SessionInput`
- * workflow execution whose model turns and tool calls are durable steps: after a runner dies,
+ * loop, or an assistant message of tool_use blocks for the scheduler) runs on the session's entity
+ * as an execution whose model turns and tool calls are durable steps: after a runner dies,
  * another one continues the input from storage, gives recorded steps their recorded results, and
  * never runs a side-effecting call twice (it is answered with `RunnerLost` instead). Permission
  * questions go to the remote approver and are answered over HTTP, or denied after a timeout.
@@ -35,7 +35,7 @@ import { toJsonLine, TRANSCRIPT_VERSION } from "./Agent.js"
 import { NO_MODEL_MESSAGE, parseScript } from "./ModelClient.js"
 import { Session } from "./Sessions/entities.js"
 import { EventLog } from "./Sessions/events.js"
-import { StoredConversation } from "./Sessions/execute.js"
+import { StoredSummary } from "./Sessions/conversations.js"
 import {
   Conflict,
   Forbidden,
@@ -218,7 +218,7 @@ export const make = Effect.gen(function*() {
   const viewOf = (row: SessionRow): Effect.Effect<SessionView, Unavailable> =>
     Effect.gen(function*() {
       const config = yield* decodeConfig(row.config).pipe(Effect.orElseSucceed(() => undefined))
-      const state = Option.getOrUndefined(Schema.decodeUnknownOption(StoredConversation)(row.state))
+      const state = Option.getOrUndefined(Schema.decodeUnknownOption(StoredSummary)(row.state))
       const last = yield* store.lastInput(row.id).pipe(Effect.mapError(unavailable))
       const pending = yield* store.pendingApprovals(row.id).pipe(Effect.mapError(unavailable))
       const inputs = yield* store.inputCount(row.id).pipe(Effect.mapError(unavailable))

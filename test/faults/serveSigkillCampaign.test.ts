@@ -24,7 +24,7 @@ const Database = createRequire(import.meta.url)("better-sqlite3") as new(
   file: string,
   options: { readonly readonly: boolean; readonly fileMustExist: boolean }
 ) => {
-  prepare(sql: string): { all(): Array<unknown> }
+  prepare(sql: string): { all(...params: ReadonlyArray<unknown>): Array<unknown> }
   close(): void
 }
 
@@ -114,14 +114,16 @@ const unansweredIn = (messages: ReadonlyArray<{ role: string; content: unknown }
     return asked.filter((id) => !answered.has(id))
   })
 
+/** Each session's stored conversation: its message rows, in order. */
 const storedConversations = (stateDir: string): ReadonlyArray<ReadonlyArray<{ role: string; content: unknown }>> => {
   const db = new Database(path.join(stateDir, "toolgate.db"), { readonly: true, fileMustExist: true })
   try {
-    const rows = db.prepare("SELECT state FROM toolgate_sessions").all() as Array<{ state: string | null }>
-    return rows.flatMap((r) =>
-      r.state === null
-        ? []
-        : [(JSON.parse(r.state) as { messages: Array<{ role: string; content: unknown }> }).messages]
+    const sessions = db.prepare("SELECT id FROM toolgate_sessions").all() as Array<{ id: string }>
+    const read = db.prepare("SELECT message FROM toolgate_messages WHERE session_id = ? ORDER BY idx")
+    return sessions.map(({ id }) =>
+      (read.all(id) as Array<{ message: string }>).map((r) =>
+        JSON.parse(r.message) as { role: string; content: unknown }
+      )
     )
   } finally {
     db.close()

@@ -29,11 +29,20 @@ export interface ServeOptions {
   readonly port?: number
   /** Most time to wait for "listening on" (a loaded machine starts slowly). */
   readonly startTimeoutMs?: number
+  /** Options for node itself (e.g. `--cpu-prof` to profile the server). */
+  readonly nodeArgs?: ReadonlyArray<string>
 }
 
 export const startServer = (options: ServeOptions): Promise<Served> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, "serve", "--port", String(options.port ?? 0), ...options.args], {
+    const child = spawn(process.execPath, [
+      ...(options.nodeArgs ?? []),
+      bin,
+      "serve",
+      "--port",
+      String(options.port ?? 0),
+      ...options.args
+    ], {
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, NO_COLOR: "1", ...options.env }
     })

@@ -1,23 +1,21 @@
 /**
- * Tool calls of a served session as durable steps (`@effect/workflow` activities named
- * `call/<tool_use_id>`): each call's outcome is recorded, and a run resumed after a crash gets the
- * recorded outcome back instead of running the call again.
+ * Tool calls of a served session as durable steps (see `steps.ts`) named `call/<tool_use_id>`:
+ * each call's outcome is recorded, and a run resumed after a crash gets the recorded outcome back
+ * instead of running the call again.
  *
- * Activities run at least once (a runner can die after a call did its work and before the result
+ * Steps run at least once (a runner can die after a call did its work and before the result
  * was stored), so a call with side effects also leaves a start mark in storage first. A call that
  * finds its own mark from an earlier attempt did (or may have done) its work on a runner that is
  * gone: it is answered with `RunnerLost`, never run twice. A read-only call has no mark and simply
  * runs again. A side-effecting call starts only once its model turn is stored, so the tool_use it
  * answers can never be lost with the turn.
  */
-import { Activity } from "@effect/workflow"
-import { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngine"
 import { Deferred, Duration, Effect, Either, Exit, Fiber, Option, Schema } from "effect"
 import { CallError, NotStarted, RunnerLost } from "../../Errors.js"
 import type { SessionContext } from "../../Session.js"
 import type { CallOutcome, CallPipelineService, Halt, PreparedCall, RunCallOptions } from "../CallPipeline.js"
 import { toJsonValue } from "./json.js"
-import { CurrentRun, InStep, neverAgain, Runs, type RunControls, type RunsService } from "./run.js"
+import { CurrentRun, InStep, Runs, type RunControls, type RunsService } from "./run.js"
 import { ShardLease, type ShardLeaseService } from "./lease.js"
 import { isStorageFault } from "./storageFaults.js"
 import { SessionStore, type SessionStoreService } from "./store.js"
@@ -246,20 +244,13 @@ export const durableCalls = (inner: CallPipelineService) =>
         if (hasSideEffects(call)) yield* controls.awaitTurnRecorded
         const step = controls.stepName(`call/${call.block.id}`)
         const cancel = yield* Deferred.make<void>()
-        let executedHere = false
-        const activity = Activity.make({
-          name: step,
-          success: RecordedCall,
-          interruptRetryPolicy: neverAgain,
-          execute: Effect.suspend(() => {
-            executedHere = true
-            return executeCall(inner, call, options, step, cancel, controls, store, runs, lease)
-          })
-        }).pipe(
-          Effect.provideService(WorkflowEngine, controls.engine),
-          Effect.provideService(WorkflowInstance, controls.instance)
-        )
-        const fiber = yield* Effect.forkIn(activity, controls.instance.scope)
+        // forked into the run: a call cancelled by the scheduler still gets its cancellation
+        // recorded, and the runner letting go of the session stops it (nothing is recorded then)
+        const fiber = yield* controls.step(
+          step,
+          RecordedCall,
+          executeCall(inner, call, options, step, cancel, controls, store, runs, lease)
+        ).pipe(Effect.interruptible, Effect.forkIn(controls.scope))
         // Cancelled by the scheduler: stop the tool, and wait until the cancellation is recorded;
         // unless this runner lets go of the session meanwhile: then nothing will be recorded here.
         // The racers are made interruptible: forked from this (uninterruptible) handler they would
@@ -277,11 +268,11 @@ export const durableCalls = (inner: CallPipelineService) =>
           )
         )
         if (Exit.isFailure(exit)) return yield* Effect.failCause(exit.cause)
+        const { executedHere, value: recorded } = exit.value
         if (!executedHere) {
           controls.noteReplayed()
           yield* noteReplayedCall(call)
         }
-        const recorded = exit.value
         if (recorded._tag === "Outcome") return restore(recorded.outcome)
         // A cancellation that happened here: the scheduler interrupted us and answers the call itself.
         if (executedHere) return yield* Effect.interrupt

@@ -1,12 +1,9 @@
 /**
- * Model turns of a served session as durable steps (`@effect/workflow` activities named
- * `model/<turn>`): the turn streams live while it runs, and what the model sent (the raw stream
+ * Model turns of a served session as durable steps (see `steps.ts`) named `model/<turn>`: the turn streams live while it runs, and what the model sent (the raw stream
  * events, or the error) is recorded. A run resumed after a crash gets the recorded turn back
  * instead of asking the model again, so the conversation continues exactly where it was; only a
  * turn that was never recorded goes to the model.
  */
-import { Activity } from "@effect/workflow"
-import { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngine"
 import { Context, Deferred, Effect, Exit, Fiber, Option, Queue, Schema, Stream } from "effect"
 import {
   ModelApiError,
@@ -20,7 +17,7 @@ import {
   type ModelRequest
 } from "../ModelClient.js"
 import type { ModelEvent } from "../../ModelEvents.js"
-import { CurrentRun, InStep, neverAgain, type RunControls } from "./run.js"
+import { CurrentRun, InStep, type RunControls } from "./run.js"
 
 const ModelErrorSchema = Schema.Union(
   ModelApiError,
@@ -112,22 +109,16 @@ export const durableModel = (inner: ModelClientService): ModelClientService => (
         const turn = run.nextModelTurn()
         const forward = yield* Queue.unbounded<Forward>()
         const stop = yield* Deferred.make<void>()
-        let executedHere = false
         const recorded = yield* run.beginTurn
-        const recording = yield* Activity.make({
-          name: run.stepName(`model/${turn}`),
-          success: RecordedTurn,
-          interruptRetryPolicy: neverAgain,
-          execute: Effect.suspend(() => {
-            executedHere = true
-            return executeTurn(inner, request, turn, forward, stop, run)
-          })
-        }).pipe(
-          Effect.provideService(WorkflowEngine, run.engine),
-          Effect.provideService(WorkflowInstance, run.instance),
+        const recording = yield* run.step(
+          run.stepName(`model/${turn}`),
+          RecordedTurn,
+          executeTurn(inner, request, turn, forward, stop, run)
+        ).pipe(
           Effect.ensuring(Deferred.succeed(recorded, undefined)),
+          Effect.interruptible,
           // recording outlives this stream: a reader that stops early still gets the turn stored
-          Effect.forkIn(run.instance.scope)
+          Effect.forkIn(run.scope)
         )
         yield* Effect.addFinalizer(() => Deferred.succeed(stop, undefined))
         // A turn executing here fills `forward` as it streams; a recorded one returns its record.
@@ -139,9 +130,9 @@ export const durableModel = (inner: ModelClientService): ModelClientService => (
           Stream.concat(Stream.fromIterable(head), Stream.fromQueue(forward)).pipe(Stream.flattenExitOption)
         if (first._tag === "Live") return live([first.item])
         if (Exit.isFailure(first.exit)) return Stream.failCause(first.exit.cause)
-        if (executedHere) return live([])
+        if (first.exit.value.executedHere) return live([])
         run.noteReplayed()
-        return replayTurn(first.exit.value, run)
+        return replayTurn(first.exit.value.value, run)
       })
     )
 })

@@ -1,36 +1,27 @@
 /**
  * A served session in the cluster: the `Session` entity, addressed by the session id, takes the
  * session's inputs one at a time (persisted, so an input survives the runner it was sent to), and
- * reaches the input that runs (permission answers, interrupts). Each input runs as an execution of
- * the `SessionInput` workflow, whose steps (model turns, tool calls) are durable.
- *
- * An input's workflow execution is pinned to the shard of its session entity (see `pinExecution`),
- * so a session, its running input and the session's tools' state (files read, background shells)
- * live on one runner at a time, and move together when that runner dies.
+ * reaches the input that runs (permission answers, interrupts). The entity runs each input itself
+ * (see `execute.ts`), as durable steps (model turns, tool calls) stored under the input's
+ * execution id: a session, its running input and the session's tools' state (files read,
+ * background shells) live on one runner at a time, and move together when that runner dies.
  */
-import { ClusterSchema, Entity, EntityId, Sharding } from "@effect/cluster"
+import { ClusterSchema, Entity } from "@effect/cluster"
 import { Rpc } from "@effect/rpc"
-import { Workflow } from "@effect/workflow"
-import { Effect, Equal, Schema } from "effect"
+import { Schema } from "effect"
+import { createHash } from "node:crypto"
 import { InputResult } from "./model.js"
 
-export const SessionInput = Workflow.make({
-  name: "toolgate/SessionInput",
-  payload: {
-    sessionId: Schema.String,
-    key: Schema.String,
-    /** Chosen so the execution lands on the session's shard. */
-    salt: Schema.Number
-  },
-  success: InputResult,
-  idempotencyKey: ({ key, salt, sessionId }) => `${sessionId}/${key}/${salt}`
-})
-
+/**
+ * Sends an input to its session; the reply is the input's result. Uninterruptible: a client that
+ * stops waiting (an HTTP request cut) does not stop the input, and an input stopped any other way
+ * than by its runner shutting down is started again (it resumes from its stored steps).
+ */
 export const Send = Rpc.make("Send", {
   payload: { key: Schema.String },
   success: InputResult,
   primaryKey: ({ key }) => key
-}).annotate(ClusterSchema.Persisted, true)
+}).annotate(ClusterSchema.Persisted, true).annotate(ClusterSchema.Uninterruptible, true)
 
 export const Answer = Rpc.make("Answer", {
   payload: { toolUseId: Schema.String },
@@ -47,20 +38,10 @@ export const Stop = Rpc.make("Stop", { success: Schema.Boolean })
 
 export const Session = Entity.make("toolgate/Session", [Send, Answer, Interrupt, Stop])
 
-const MAX_SALT = 100_000
-
 /**
- * The first salt whose execution id hashes to the session's shard: the workflow entity then
- * runs where the session entity does. Deterministic, so a redelivered input finds the same one.
+ * The execution id of an input: what its durable steps, call marks and permission questions are
+ * stored under. Deterministic, so a redelivered input finds its steps; an input started by an
+ * earlier version keeps the id stored with it.
  */
-export const pinExecution = (sessionId: string, key: string) =>
-  Effect.gen(function*() {
-    const sharding = yield* Sharding.Sharding
-    const group = Session.getShardGroup(EntityId.make(sessionId))
-    const target = sharding.getShardId(EntityId.make(sessionId), group)
-    for (let salt = 0; salt < MAX_SALT; salt++) {
-      const executionId = yield* SessionInput.executionId({ sessionId, key, salt })
-      if (Equal.equals(sharding.getShardId(EntityId.make(executionId), group), target)) return { salt, executionId }
-    }
-    return yield* Effect.dieMessage(`no execution id on the shard of session ${sessionId}`)
-  })
+export const executionIdOf = (sessionId: string, key: string): string =>
+  `input-${createHash("sha256").update(`${sessionId}/${key}`).digest("hex").slice(0, 40)}`

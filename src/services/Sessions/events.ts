@@ -1,10 +1,12 @@
 /**
  * The event log of served sessions: what happens in a session (inputs, text deltas, calls,
  * permission questions) is appended to the `toolgate_events` table, numbered per session, and
- * read back by event streams from any runner. Writers batch; readers on this process are woken
- * when a batch lands, readers elsewhere poll.
+ * read back by event streams from any runner. Writers batch: an event waits up to `LINGER` for
+ * the ones that follow it (most inputs end sooner: all their events are then one write), and a
+ * flush writes at once. Readers on this process are woken when a batch lands, readers elsewhere
+ * poll.
  */
-import { Context, Duration, Effect, Layer, Option, PubSub, Queue, Stream, type Scope } from "effect"
+import { Context, Deferred, Duration, Effect, Layer, Option, PubSub, Queue, Stream, type Scope } from "effect"
 import type { ServeEvent } from "./model.js"
 import { SessionStore, type StoreError } from "./store.js"
 
@@ -19,6 +21,8 @@ export interface EventLogService {
   readonly writer: (sessionId: string) => Effect.Effect<EventWriter, never, Scope.Scope>
   /** Appends one event now (outside a run: a session created, stopped, an answer given). */
   readonly append: (sessionId: string, type: string, data: unknown) => Effect.Effect<void, StoreError>
+  /** Wakes this process's streams of the session: events of it were stored by another write. */
+  readonly landed: (sessionId: string) => Effect.Effect<void>
   /** Events after `after`; with `follow`, stays open and streams new ones as they land. */
   readonly read: (
     sessionId: string,
@@ -34,6 +38,9 @@ export interface EventLogOptions {
 }
 
 const PAGE = 500
+
+/** How long an event waits for others to be written with it. */
+const LINGER = Duration.millis(10)
 
 type Pending = { readonly _tag: "Event"; readonly type: string; readonly data: unknown; readonly at: number } | {
   readonly _tag: "Flush"
@@ -55,8 +62,17 @@ export const make = (options: EventLogOptions = {}) =>
     const writer = (sessionId: string) =>
       Effect.gen(function*() {
         const queue = yield* Queue.unbounded<Pending>()
+        let flushed: Deferred.Deferred<void> | undefined
+        let emitted = 0
+        let written = 0
         const drain = Effect.gen(function*() {
           const first = yield* Queue.take(queue)
+          if (first._tag === "Event") {
+            const wait = yield* Deferred.make<void>()
+            flushed = wait
+            yield* Deferred.await(wait).pipe(Effect.timeoutOption(LINGER))
+            flushed = undefined
+          }
           const rest = yield* Queue.takeAll(queue)
           const batch = [first, ...rest]
           const events = batch.flatMap((p) => (p._tag === "Event" ? [{ type: p.type, data: p.data, at: p.at }] : []))
@@ -65,18 +81,25 @@ export const make = (options: EventLogOptions = {}) =>
               Effect.logWarning(`session ${sessionId}: ${events.length} event(s) not stored: ${e.message}`)
             )
           )
+          written += events.length
           if (events.length > 0) yield* PubSub.publish(landed, sessionId)
           for (const p of batch) if (p._tag === "Flush") p.done()
         })
         yield* Effect.forkScoped(Effect.forever(drain))
         const flush = Effect.async<void>((resume) => {
           queue.unsafeOffer({ _tag: "Flush", done: () => resume(Effect.void) })
+          if (flushed !== undefined) Deferred.unsafeDone(flushed, Effect.void)
         })
         // a finalizer is uninterruptible, and so would be the racers of its timeout: the flush is made interruptible so the timeout can end it
-        yield* Effect.addFinalizer(() => flush.pipe(Effect.interruptible, Effect.timeoutOption("5 seconds")))
+        yield* Effect.addFinalizer(() =>
+          emitted === written ? Effect.void : flush.pipe(Effect.interruptible, Effect.timeoutOption("5 seconds"))
+        )
         return {
           emit: (type, data) =>
-            Effect.sync(() => void queue.unsafeOffer({ _tag: "Event", type, data, at: Date.now() })),
+            Effect.sync(() => {
+              emitted++
+              queue.unsafeOffer({ _tag: "Event", type, data, at: Date.now() })
+            }),
           flush
         } satisfies EventWriter
       })
@@ -117,7 +140,12 @@ export const make = (options: EventLogOptions = {}) =>
         })
       )
 
-    return EventLog.of({ writer, append, read })
+    return EventLog.of({
+      writer,
+      append,
+      read,
+      landed: (sessionId) => Effect.asVoid(PubSub.publish(landed, sessionId))
+    })
   })
 
 export const layer = (options: EventLogOptions = {}): Layer.Layer<EventLog, never, SessionStore> =>

@@ -1,21 +1,20 @@
 /**
- * One input of a served session, as the body of its `SessionInput` workflow execution:
- * 1. `load` (a step): the session's configuration, conversation and the input, as they were when
- *    the input started — a resumed run starts from the same snapshot;
+ * One input of a served session, run by its session entity (see `handlers.ts`):
+ * 1. the session's configuration and conversation and the input, as stored (they change only
+ *    when the session's inputs end, one at a time: a resumed run starts from what the first did);
  * 2. the agent loop on the prompt (or the scheduler on the tool_use blocks), on the session's
- *    runtime, with the model turns and calls as durable steps and the remote approver;
- * 3. `commit` (a step): the conversation and the input's result are stored together.
+ *    runtime, with the model turns and calls as durable steps (see `steps.ts`) and the remote
+ *    approver;
+ * 3. the commit: the input's result, the conversation and the `input_finished` event are stored
+ *    together, once.
  * A failure (not an interruption: that is a runner stopping, and the run resumes elsewhere) ends
  * the input as failed and leaves the conversation as it was.
  */
-import { Activity } from "@effect/workflow"
-import { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngine"
 import { Cause, Clock, Effect, Option, Schema, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { appendLineWhole } from "../../internal/appendWhole.js"
 import { ToolUseBlock } from "../../Messages.js"
-import { PermissionModeName } from "../../Permission.js"
 import { newSession, type SessionContext } from "../../Session.js"
 import {
   Agent,
@@ -30,44 +29,30 @@ import {
 import type { ModelMessage } from "../ModelClient.js"
 import { Scheduler } from "../Scheduler.js"
 import { Settings } from "../Settings.js"
+import { conversationWrite, loadConversation, type Loaded } from "./conversations.js"
 import { EventLog } from "./events.js"
 import { toJsonValue } from "./json.js"
-import { InputKind, InputResult, Message, Usage } from "./model.js"
+import type { InputKind } from "./model.js"
+import { InputResult } from "./model.js"
 import { publishAgentEvent, publishSchedulerEvent } from "./publish.js"
-import { CurrentRun, makeRun, neverAgain, Runs, type RunControls } from "./run.js"
+import { CurrentRun, makeRun, Runs, type RunControls } from "./run.js"
 import { decodeConfig, SessionRuntimes, type StoredConfig } from "./runtimes.js"
 import { ServeSettings } from "./settings.js"
 import { ShardLease } from "./lease.js"
+import { makeRunStep } from "./steps.js"
 import { StorageHealth, untilStored } from "./storageFaults.js"
-import { SessionStore, type SessionStoreService } from "./store.js"
+import { type InputRow, type SessionRow, SessionStore, type SessionStoreService } from "./store.js"
 import { inputFinished, measureInput } from "./telemetry.js"
 
-const StoredSession = Schema.Struct({
-  sessionId: Schema.String,
-  sessionDir: Schema.String,
-  projectDir: Schema.String,
-  cwd: Schema.String,
-  additionalDirectories: Schema.Array(Schema.String),
-  permissionMode: PermissionModeName,
-  transcriptPath: Schema.optionalWith(Schema.String, { exact: true })
-})
-
-export const StoredConversation = Schema.Struct({
-  messages: Schema.Array(Message),
-  session: StoredSession,
-  usage: Usage,
-  turns: Schema.Number
-})
-
-const Snapshot = Schema.Struct({
-  config: Schema.Unknown,
-  state: Schema.Unknown,
-  kind: InputKind,
-  body: Schema.Unknown,
-  seq: Schema.Number,
-  createdAt: Schema.Number
-})
-type Snapshot = typeof Snapshot.Type
+/** What an input starts from: the session's configuration and conversation, and the input. */
+interface Snapshot {
+  readonly config: unknown
+  readonly state: unknown
+  readonly kind: typeof InputKind.Type
+  readonly body: unknown
+  readonly seq: number
+  readonly createdAt: number
+}
 
 const Body = Schema.Struct({
   content: Schema.Union(Schema.String, Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown })))
@@ -77,6 +62,12 @@ const ToolUses = Schema.Struct({ content: Schema.Array(ToolUseBlock) })
 interface Produced {
   readonly result: Omit<InputResult, "key" | "seq" | "kind" | "status" | "createdAt">
   readonly state: Conversation
+}
+
+/** What the input produced, and the conversation it started from. */
+interface Ran {
+  readonly produced: Produced
+  readonly before: Loaded | undefined
 }
 
 /** Transcript lines go to storage (served over HTTP) and to the session folder's file (hooks get its path). */
@@ -198,8 +189,18 @@ const runToolUses = (run: RunControls, conversation: Conversation, body: unknown
     } satisfies Produced
   })
 
-export const executeInput = (payload: { readonly sessionId: string; readonly key: string }, executionId: string) =>
-  Effect.gen(function*() {
+export const executeInput = (
+  payload: { readonly sessionId: string; readonly key: string },
+  executionId: string,
+  start: {
+    /** The session's and the input's rows as the caller just read them. */
+    readonly session: SessionRow
+    readonly input: InputRow
+    /** The caller moved the input from queued to running: no earlier attempt ran any of it. */
+    readonly fresh: boolean
+  }
+) =>
+  Effect.scoped(Effect.gen(function*() {
     const store = yield* SessionStore
     const eventLog = yield* EventLog
     const runs = yield* Runs
@@ -208,88 +209,83 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
     const settings = yield* ServeSettings
     // the input's end must be stored: it waits for storage that does not take writes
     const stored = untilStored(yield* StorageHealth)
-    const engine = yield* WorkflowEngine
-    const instance = yield* WorkflowInstance
+    const scope = yield* Effect.scope
     const { sessionId, key } = payload
-    const step = <A, I>(name: string, success: Schema.Schema<A, I>, execute: Effect.Effect<A>) =>
-      Activity.make({ name, success, execute, interruptRetryPolicy: neverAgain }).pipe(
-        Effect.provideService(WorkflowEngine, engine),
-        Effect.provideService(WorkflowInstance, instance)
-      )
-
-    let loadedHere = false
-    const snapshot: Snapshot = yield* step(
-      "load",
-      Snapshot,
-      Effect.gen(function*() {
-        loadedHere = true
-        const session = yield* store.session(sessionId).pipe(Effect.orDie)
-        const input = yield* store.input(sessionId, key).pipe(Effect.orDie)
-        if (Option.isNone(session) || Option.isNone(input)) {
-          return yield* Effect.dieMessage(`input ${key} of session ${sessionId} is not stored`)
-        }
-        return {
-          config: session.value.config,
-          state: session.value.state ?? null,
-          kind: input.value.kind,
-          body: input.value.body,
-          seq: input.value.seq,
-          createdAt: input.value.createdAt
-        }
-      })
-    )
+    const runStep = makeRunStep({
+      store,
+      lease,
+      stored,
+      executionId,
+      fresh: start.fresh,
+      holds: runs.holds(sessionId)
+    })
+    // the session's conversation and configuration change only when its inputs commit, and its
+    // inputs run one at a time: a resumed run reads what the first one started from
+    const snapshot: Snapshot = {
+      config: start.session.config,
+      state: start.session.state ?? null,
+      kind: start.input.kind,
+      body: start.input.body,
+      seq: start.input.seq,
+      createdAt: start.input.createdAt
+    }
     const base = { key, seq: snapshot.seq, kind: snapshot.kind, createdAt: snapshot.createdAt }
+    /** Stores the input's end (once: a run that finds it ended gets the stored result). */
     const commit = (
       status: "done" | "failed",
       produced: Omit<InputResult, keyof typeof base | "status">,
-      state: Conversation | undefined
+      ran: Ran | undefined
     ) =>
-      step(
-        "commit",
-        InputResult,
-        Effect.gen(function*() {
-          yield* lease.check
-          const now = yield* Clock.currentTimeMillis
-          const result = toJsonValue({ ...base, status, ...produced, finishedAt: now }) as InputResult
-          yield* stored(
-            store.finishInput({
-              sessionId,
-              key,
-              status,
-              result,
-              state: state === undefined ? undefined : toJsonValue(state),
-              now
-            })
-          ).pipe(Effect.orDie)
-          yield* eventLog.append(sessionId, "input_finished", result).pipe(Effect.ignore)
-          yield* inputFinished({ kind: snapshot.kind, status, createdAt: snapshot.createdAt, now })
-          return result
-        })
-      )
+      Effect.gen(function*() {
+        yield* lease.check
+        const now = yield* Clock.currentTimeMillis
+        const result = toJsonValue({ ...base, status, ...produced, finishedAt: now }) as InputResult
+        const write = ran === undefined ? undefined : conversationWrite(ran.before, ran.produced.state, executionId)
+        const finished = yield* stored(
+          store.finishInput({
+            sessionId,
+            key,
+            status,
+            result,
+            state: write?.header,
+            ...(write === undefined ? {} : { messages: { from: write.from, rows: write.rows } }),
+            event: { type: "input_finished", data: result },
+            now
+          })
+        ).pipe(Effect.orDie)
+        if (!finished) {
+          const row = yield* store.input(sessionId, key).pipe(Effect.orDie)
+          return yield* Effect.orDie(Schema.decodeUnknown(InputResult)(Option.getOrUndefined(row)?.result))
+        }
+        if (write !== undefined) {
+          runs.conversations.set(sessionId, { committedBy: executionId, messages: write.messages })
+        }
+        yield* eventLog.landed(sessionId)
+        yield* inputFinished({ kind: snapshot.kind, status, createdAt: snapshot.createdAt, now })
+        return result
+      })
 
     const body = Effect.scoped(
       Effect.gen(function*() {
         const config = yield* decodeConfig(snapshot.config)
         const transcriptFile = path.join(config.sessionDir, TRANSCRIPT_FILE)
         const writer = yield* eventLog.writer(sessionId)
-        const stored = snapshot.state === null
-          ? Option.none()
-          : Option.some(yield* Schema.decodeUnknown(StoredConversation)(snapshot.state))
+        const stored = yield* loadConversation(store, runs.conversations, sessionId, snapshot.state)
         const run = yield* makeRun({
           sessionId,
           inputKey: key,
           executionId,
           runner: settings.runner,
-          engine,
-          instance,
+          step: runStep,
+          scope,
           approvalTimeoutMs: config.approvalTimeoutSeconds === undefined
             ? settings.approvalTimeoutMs
             : config.approvalTimeoutSeconds * 1000,
-          turnsBefore: Option.match(stored, { onNone: () => 0, onSome: (c) => c.turns }),
+          turnsBefore: Option.match(stored, { onNone: () => 0, onSome: (c) => c.conversation.turns }),
           events: writer,
           transcript: transcriptOf(store, sessionId, transcriptFile)
         })
-        if (loadedHere) yield* run.goLive
+        if (start.fresh) yield* run.goLive
         else run.noteReplayed()
         yield* Effect.acquireRelease(runs.register(run), () => runs.unregister(run))
         yield* run.events.emit("input_started", {
@@ -301,7 +297,7 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
         const context = yield* runtimes.get(sessionId)
         const produced = yield* Effect.gen(function*() {
           let conversation: Conversation
-          if (Option.isSome(stored)) conversation = stored.value as unknown as Conversation
+          if (Option.isSome(stored)) conversation = stored.value.conversation
           else {
             const { loaded, session } = yield* firstSession(sessionId, config, transcriptFile)
             for (const warning of loaded.warnings) yield* run.events.emit("notice", { text: `settings: ${warning}` })
@@ -312,13 +308,13 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
             : yield* runToolUses(run, conversation, snapshot.body, snapshot.seq)
         }).pipe(Effect.provideService(CurrentRun, run), Effect.provide(context))
         yield* writer.flush
-        return produced
+        return { produced, before: Option.getOrUndefined(stored) } satisfies Ran
       })
     )
 
     return yield* body.pipe(
       Effect.matchCauseEffect({
-        onSuccess: (produced) => commit("done", produced.result, produced.state),
+        onSuccess: (ran) => commit("done", ran.produced.result, ran),
         onFailure: (cause) =>
           Cause.isInterruptedOnly(cause)
             ? Effect.failCause(cause as Cause.Cause<never>)
@@ -330,7 +326,7 @@ export const executeInput = (payload: { readonly sessionId: string; readonly key
         kind: snapshot.kind,
         seq: snapshot.seq,
         runner: settings.runner,
-        resumed: !loadedHere
+        resumed: !start.fresh
       })
     )
-  })
+  }))

@@ -1,11 +1,11 @@
 /**
- * The runner side of a session: the `Session` entity's handlers and the `SessionInput` workflow.
- * `Send` takes inputs one at a time, in the order they were sent; `Answer`, `Interrupt` and
- * `Stop` reach the input running on this runner at once.
+ * The runner side of a session: the `Session` entity's handlers. `Send` runs inputs one at a
+ * time, in the order they were sent; `Answer`, `Interrupt` and `Stop` reach the input running on
+ * this runner at once.
  */
 import { Entity } from "@effect/cluster"
-import { Clock, Deferred, Effect, Layer, Option, Schema } from "effect"
-import { Session, SessionInput, pinExecution } from "./entities.js"
+import { Clock, Deferred, Effect, Option, Schema } from "effect"
+import { executionIdOf, Session } from "./entities.js"
 import { executeInput } from "./execute.js"
 import { InputResult } from "./model.js"
 import { Runs } from "./run.js"
@@ -61,11 +61,15 @@ export const layerSessionEntity = Session.toLayer(
           )
           return result
         }
-        const { executionId, salt } = yield* pinExecution(sessionId, key)
-        if (input.value.status === "queued") {
-          yield* stored(store.startInput(sessionId, key, executionId, now)).pipe(Effect.orDie)
-        }
-        return yield* SessionInput.execute({ sessionId, key, salt })
+        if (Option.isNone(session)) return yield* Effect.dieMessage(`session ${sessionId} is not stored`)
+        const executionId = input.value.executionId ?? executionIdOf(sessionId, key)
+        const fresh = input.value.status === "queued" &&
+          (yield* stored(store.startInput(sessionId, key, executionId, now)).pipe(Effect.orDie))
+        return yield* executeInput({ sessionId, key }, executionId, {
+          session: session.value,
+          input: input.value,
+          fresh
+        })
       })
 
     const interrupt = (times: number) =>
@@ -97,7 +101,5 @@ export const layerSessionEntity = Session.toLayer(
   { concurrency: "unbounded" }
 )
 
-export const layerSessionInputWorkflow = SessionInput.toLayer(executeInput)
-
-/** Registers the entity and the workflow on this runner. */
-export const layer = Layer.mergeAll(layerSessionEntity, layerSessionInputWorkflow)
+/** Registers the entity on this runner. */
+export const layer = layerSessionEntity

@@ -1,6 +1,6 @@
 /**
- * One run of a session input on this process: what its durable steps share (the workflow it
- * belongs to, step names, the session's model turn count), the controls the HTTP side reaches
+ * One run of a session input on this process: what its durable steps share (its execution id,
+ * step names, the session's model turn count), the controls the HTTP side reaches
  * through the session entity (permission answers, interrupts), and the live switch.
  *
  * A run after a crash replays the recorded steps of the input before it executes anything:
@@ -8,11 +8,12 @@
  * not written again (the first run wrote them).
  */
 import { EntityId, Sharding } from "@effect/cluster"
-import type { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngine"
-import { type Cause, Context, Deferred, Duration, Effect, Layer, Queue, Schedule } from "effect"
+import { Context, Deferred, Duration, Effect, Layer, Queue, Schedule, type Scope } from "effect"
 import type { Transcript } from "../Agent.js"
 import { Session } from "./entities.js"
+import { type ConversationCache, makeConversationCache } from "./conversations.js"
 import type { EventWriter } from "./events.js"
+import type { RunStep } from "./steps.js"
 
 export interface RunControls {
   readonly sessionId: string
@@ -20,8 +21,10 @@ export interface RunControls {
   readonly executionId: string
   /** This process, as other runners name it (recorded on step marks). */
   readonly runner: string
-  readonly engine: WorkflowEngine["Type"]
-  readonly instance: WorkflowInstance["Type"]
+  /** Runs a durable step of this input (its outcome stored, or the stored one given back). */
+  readonly step: RunStep
+  /** Lives as long as the run: steps forked into it outlive the fiber that started them. */
+  readonly scope: Scope.Scope
   readonly approvalTimeoutMs: number
   /** The session's model turns before this input (the scripted model's position). */
   readonly turnsBefore: number
@@ -61,8 +64,8 @@ export type NewRun = Pick<
   | "inputKey"
   | "executionId"
   | "runner"
-  | "engine"
-  | "instance"
+  | "step"
+  | "scope"
   | "approvalTimeoutMs"
   | "turnsBefore"
   | "events"
@@ -150,19 +153,18 @@ export interface RunsService {
    * runner, or this one shuts down. Whatever the session's run still waits for will not come here.
    */
   readonly released: (sessionId: string) => Effect.Effect<void>
+  /** Whether this runner holds the shard of the session (false while it lets go of it). */
+  readonly holds: (sessionId: string) => Effect.Effect<boolean>
+  /** The messages of the conversations committed here last. */
+  readonly conversations: ConversationCache
 }
 
 export class Runs extends Context.Tag("toolgate/Sessions/Runs")<Runs, RunsService>() {}
 
 const POLL = Duration.millis(100)
 
-/**
- * The interrupt retry policy of durable steps: never run again here. A step is interrupted only
- * when this runner lets go of its session; another runner then takes the step up (and answers a
- * side-effecting call it finds started with `RunnerLost`), so running it again here could only
- * answer it wrongly.
- */
-export const neverAgain: Schedule.Schedule<unknown, Cause.Cause<unknown>> = Schedule.stop
+/** Conversations whose messages a runner keeps in memory. */
+const CACHED_CONVERSATIONS = 64
 
 export const layerRuns: Layer.Layer<Runs, never, Sharding.Sharding> = Layer.effect(
   Runs,
@@ -198,7 +200,11 @@ export const layerRuns: Layer.Layer<Runs, never, Sharding.Sharding> = Layer.effe
       inflight: new Map(),
       draining,
       released: (sessionId) =>
-        Effect.repeat(holds(sessionId), { until: (held) => !held, schedule: Schedule.spaced(POLL) }).pipe(Effect.asVoid)
+        Effect.repeat(holds(sessionId), { until: (held) => !held, schedule: Schedule.spaced(POLL) }).pipe(
+          Effect.asVoid
+        ),
+      holds,
+      conversations: makeConversationCache(CACHED_CONVERSATIONS)
     })
   })
 )

@@ -1,11 +1,13 @@
 /**
  * The served sessions' own tables, next to the cluster's in the same SQL database (SQLite or
  * PostgreSQL): sessions (config, token hash, conversation), their inputs, permission questions
- * and answers, the event log, the transcript, and the start marks of side-effecting calls.
+ * and answers, the event log, the transcript, the start marks of side-effecting calls and the
+ * outcomes of durable steps.
  * JSON columns are text; every row read back is decoded with a Schema.
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
+import type { Fragment } from "@effect/sql/Statement"
 import { Context, Effect, Layer, Option, Schedule, Schema } from "effect"
 import { faultReason, faultText, isStorageFault, StorageHealth, type StorageHealthService } from "./storageFaults.js"
 
@@ -66,6 +68,18 @@ const TABLES = [
     state TEXT NOT NULL,
     runner TEXT NOT NULL,
     started_at BIGINT NOT NULL,
+    PRIMARY KEY (execution_id, step)
+  )`,
+  `CREATE TABLE IF NOT EXISTS toolgate_messages (
+    session_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    message TEXT NOT NULL,
+    PRIMARY KEY (session_id, idx)
+  )`,
+  `CREATE TABLE IF NOT EXISTS toolgate_step_outcomes (
+    execution_id TEXT NOT NULL,
+    step TEXT NOT NULL,
+    outcome TEXT NOT NULL,
     PRIMARY KEY (execution_id, step)
   )`,
   `CREATE TABLE IF NOT EXISTS toolgate_probe (
@@ -176,21 +190,30 @@ export interface SessionStoreService {
   readonly input: (sessionId: string, key: string) => Effect.Effect<Option.Option<InputRow>, StoreError>
   readonly lastInput: (sessionId: string) => Effect.Effect<Option.Option<InputRow>, StoreError>
   readonly runningInput: (sessionId: string) => Effect.Effect<Option.Option<InputRow>, StoreError>
+  /** Moves a queued input to running; false when it was not queued (an earlier delivery started it). */
   readonly startInput: (
     sessionId: string,
     key: string,
     executionId: string,
     now: number
-  ) => Effect.Effect<void, StoreError>
-  /** Ends an input and, in the same transaction, stores the session's conversation and status. */
+  ) => Effect.Effect<boolean, StoreError>
+  /**
+   * Ends an input and, in the same transaction, stores the session's status and conversation
+   * (its part on the session row, `state`, and its messages from index `from` on) and appends
+   * the event saying so. False, and nothing stored, when the input had ended already.
+   */
   readonly finishInput: (options: {
     readonly sessionId: string
     readonly key: string
     readonly status: "done" | "failed"
     readonly result: unknown
     readonly state: unknown
+    readonly messages?: { readonly from: number; readonly rows: ReadonlyArray<unknown> }
+    readonly event?: { readonly type: string; readonly data: unknown }
     readonly now: number
-  }) => Effect.Effect<void, StoreError>
+  }) => Effect.Effect<boolean, StoreError>
+  /** The first `count` messages of a session's conversation, in order. */
+  readonly messages: (sessionId: string, count: number) => Effect.Effect<ReadonlyArray<unknown>, StoreError>
   readonly countInterrupt: (sessionId: string, key: string) => Effect.Effect<void, StoreError>
 
   /** Records a question unless it was asked before (a resumed run); returns the stored row. */
@@ -230,6 +253,14 @@ export interface SessionStoreService {
     now: number
   ) => Effect.Effect<StepMark, StoreError>
   readonly setStepState: (executionId: string, step: string, state: string) => Effect.Effect<void, StoreError>
+  /** The outcome stored for a durable step, if it executed. */
+  readonly stepOutcome: (executionId: string, step: string) => Effect.Effect<Option.Option<unknown>, StoreError>
+  /** Stores a step's outcome unless one is stored already: then returns that earlier one. */
+  readonly recordStep: (
+    executionId: string,
+    step: string,
+    outcome: unknown
+  ) => Effect.Effect<Option.Option<unknown>, StoreError>
 }
 
 export class SessionStore extends Context.Tag("toolgate/Sessions/SessionStore")<SessionStore, SessionStoreService>() {}
@@ -292,6 +323,18 @@ const approvalRow = (r: Record<string, unknown>): ApprovalRow => ({
   answeredAt: optNum(r.answered_at)
 })
 
+/** Rows of one INSERT (the databases' limits on parameters are far above). */
+const MESSAGE_ROWS_PER_INSERT = 200
+
+/** Events or transcript lines appended by one statement. */
+const ROWS_PER_APPEND = 50
+
+const chunks = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
+  const out: Array<ReadonlyArray<A>> = []
+  for (let at = 0; at < items.length; at += size) out.push(items.slice(at, at + size))
+  return out
+}
+
 /** A unique-key clash: another writer took the row (retried by the caller). */
 const isConflict = (e: SqlError) =>
   /unique|duplicate|constraint/i.test(`${e.message} ${String((e.cause as Error | undefined)?.message ?? e.cause)}`)
@@ -345,26 +388,29 @@ export const make = Effect.gen(function*() {
       approvalRow
     )
 
-  /** Appends rows numbered after the session's last one; a concurrent writer's clash is retried. */
+  /**
+   * Appends rows numbered after the session's last one, in one statement (each row numbers itself
+   * from what the table held before it); a concurrent writer's clash is retried.
+   */
   const appendNumbered = (
     operation: string,
-    insert: (next: number) => Effect.Effect<unknown, SqlError>,
     table: "toolgate_events" | "toolgate_transcript",
-    sessionId: string
-  ) =>
-    sql
-      .withTransaction(
-        Effect.gen(function*() {
-          const [top] = yield* sql<Row>`SELECT COALESCE(MAX(seq), 0) AS top FROM ${
-            sql(table)
-          } WHERE session_id = ${sessionId}`
-          yield* insert(num(top?.top ?? 0) + 1)
-        })
-      )
-      .pipe(
-        Effect.retry({ times: 20, while: isConflict }),
-        Effect.mapError(fail(operation))
-      )
+    sessionId: string,
+    columns: ReadonlyArray<string>,
+    rows: ReadonlyArray<Fragment>
+  ) => {
+    const arms = rows.map((row, i) =>
+      sql`SELECT ${sessionId}, b.top + ${
+        sql.literal(String(i + 1))
+      }, ${row} FROM (SELECT COALESCE(MAX(seq), 0) AS top FROM ${sql(table)} WHERE session_id = ${sessionId}) b`
+    )
+    return sql`INSERT INTO ${sql(table)} (session_id, seq, ${sql.literal(columns.join(", "))}) ${
+      sql.join(" UNION ALL ", false)(arms)
+    }`.pipe(
+      Effect.retry({ times: 20, while: isConflict }),
+      Effect.mapError(fail(operation))
+    )
+  }
 
   return noteFaults(yield* StorageHealth, {
     insertSession: (row) =>
@@ -441,9 +487,11 @@ export const make = Effect.gen(function*() {
                   yield* sql`DELETE FROM cluster_messages WHERE request_id IN (${clusterMessages})`
                 }
                 yield* sql`DELETE FROM toolgate_steps WHERE execution_id IN (${executions})`
+                yield* sql`DELETE FROM toolgate_step_outcomes WHERE execution_id IN (${executions})`
                 yield* sql`DELETE FROM toolgate_approvals WHERE session_id = ${id}`
                 yield* sql`DELETE FROM toolgate_events WHERE session_id = ${id}`
                 yield* sql`DELETE FROM toolgate_transcript WHERE session_id = ${id}`
+                yield* sql`DELETE FROM toolgate_messages WHERE session_id = ${id}`
                 yield* sql`DELETE FROM toolgate_inputs WHERE session_id = ${id}`
                 const deleted = yield* sql<Row>`DELETE FROM toolgate_sessions WHERE id = ${id} RETURNING id`
                 return deleted.length > 0
@@ -503,30 +551,62 @@ export const make = Effect.gen(function*() {
         >`SELECT * FROM toolgate_inputs WHERE session_id = ${sessionId} AND status = 'running' ORDER BY seq DESC LIMIT 1`,
         inputRow
       ),
+    // no transaction: a session marked running whose input is still queued (a crash between the
+    // two) is started again by the input's next delivery, and marked idle when it ends
     startInput: (sessionId, key, executionId, now) =>
+      Effect.gen(function*() {
+        yield* sql`UPDATE toolgate_sessions SET status = 'running', updated_at = ${now} WHERE id = ${sessionId} AND status <> 'stopped'`
+        const started = yield* sql<
+          Row
+        >`UPDATE toolgate_inputs SET status = 'running', execution_id = ${executionId} WHERE session_id = ${sessionId} AND input_key = ${key} AND status = 'queued' RETURNING input_key`
+        return started.length > 0
+      }).pipe(Effect.mapError(fail("start input"))),
+    finishInput: ({ event, key, messages, now, result, sessionId, state, status }) =>
       sql
         .withTransaction(
-          Effect.all([
-            sql`UPDATE toolgate_inputs SET status = 'running', execution_id = ${executionId} WHERE session_id = ${sessionId} AND input_key = ${key} AND status = 'queued'`,
-            sql`UPDATE toolgate_sessions SET status = 'running', updated_at = ${now} WHERE id = ${sessionId} AND status <> 'stopped'`
-          ])
-        )
-        .pipe(exec("start input")),
-    finishInput: ({ sessionId, key, status, result, state, now }) =>
-      sql
-        .withTransaction(
-          Effect.all([
-            sql`UPDATE toolgate_inputs SET status = ${status}, result = ${
+          Effect.gen(function*() {
+            const finished = yield* sql<Row>`UPDATE toolgate_inputs SET status = ${status}, result = ${
               JSON.stringify(result)
-            }, finished_at = ${now} WHERE session_id = ${sessionId} AND input_key = ${key}`,
-            state === undefined
-              ? sql`UPDATE toolgate_sessions SET status = CASE WHEN status = 'stopped' THEN 'stopped' ELSE 'idle' END, updated_at = ${now} WHERE id = ${sessionId}`
-              : sql`UPDATE toolgate_sessions SET state = ${
-                JSON.stringify(state)
-              }, status = CASE WHEN status = 'stopped' THEN 'stopped' ELSE 'idle' END, updated_at = ${now} WHERE id = ${sessionId}`
-          ])
+            }, finished_at = ${now} WHERE session_id = ${sessionId} AND input_key = ${key} AND status IN ('queued', 'running') RETURNING input_key`
+            if (finished.length === 0) return false
+            if (event !== undefined) {
+              yield* sql`INSERT INTO toolgate_events (session_id, seq, type, data, at)
+                SELECT ${sessionId}, COALESCE(MAX(seq), 0) + 1, ${event.type}, ${
+                JSON.stringify(event.data ?? null)
+              }, CAST(${now} AS BIGINT) FROM toolgate_events WHERE session_id = ${sessionId}`
+            }
+            if (state === undefined) {
+              yield* sql`UPDATE toolgate_sessions SET status = CASE WHEN status = 'stopped' THEN 'stopped' ELSE 'idle' END, updated_at = ${now} WHERE id = ${sessionId}`
+              return true
+            }
+            yield* sql`UPDATE toolgate_sessions SET state = ${
+              JSON.stringify(state)
+            }, status = CASE WHEN status = 'stopped' THEN 'stopped' ELSE 'idle' END, updated_at = ${now} WHERE id = ${sessionId}`
+            if (messages === undefined) return true
+            // rows from `from` on are replaced (rows past the conversation's count are never read)
+            for (let at = 0; at < messages.rows.length; at += MESSAGE_ROWS_PER_INSERT) {
+              const batch = messages.rows.slice(at, at + MESSAGE_ROWS_PER_INSERT)
+              yield* sql`INSERT INTO toolgate_messages ${
+                sql.insert(batch.map((m, i) => ({
+                  session_id: sessionId,
+                  idx: messages.from + at + i,
+                  message: JSON.stringify(m)
+                })))
+              } ON CONFLICT (session_id, idx) DO UPDATE SET message = excluded.message`
+            }
+            return true
+          })
         )
-        .pipe(exec("finish input")),
+        .pipe(
+          Effect.retry({ times: 20, while: isConflict }),
+          Effect.mapError(fail("finish input"))
+        ),
+    messages: (sessionId, count) =>
+      sql<Row>`SELECT message FROM toolgate_messages WHERE session_id = ${sessionId} AND idx < ${count} ORDER BY idx`
+        .pipe(
+          Effect.map((rs) => rs.map((r) => parse(r.message))),
+          rows("read messages")
+        ),
     countInterrupt: (sessionId, key) =>
       sql`UPDATE toolgate_inputs SET interrupts = interrupts + 1 WHERE session_id = ${sessionId} AND input_key = ${key}`
         .pipe(exec("count interrupt")),
@@ -575,25 +655,18 @@ export const make = Effect.gen(function*() {
         ),
 
     appendEvents: (sessionId, events) =>
-      events.length === 0
-        ? Effect.void
-        : appendNumbered(
-          "append events",
-          (next) =>
-            sql`INSERT INTO toolgate_events ${
-              sql.insert(
-                events.map((e, i) => ({
-                  session_id: sessionId,
-                  seq: next + i,
-                  type: e.type,
-                  data: JSON.stringify(e.data ?? null),
-                  at: e.at
-                }))
-              )
-            }`,
-          "toolgate_events",
-          sessionId
-        ),
+      Effect.forEach(
+        chunks(events, ROWS_PER_APPEND),
+        (chunk) =>
+          appendNumbered(
+            "append events",
+            "toolgate_events",
+            sessionId,
+            ["type", "data", "at"],
+            chunk.map((e) => sql`${e.type}, ${JSON.stringify(e.data ?? null)}, CAST(${e.at} AS BIGINT)`)
+          ),
+        { discard: true }
+      ),
     events: (sessionId, after, limit) =>
       sql<
         Row
@@ -605,17 +678,18 @@ export const make = Effect.gen(function*() {
           rows("read events")
         ),
     appendTranscript: (sessionId, lines) =>
-      lines.length === 0
-        ? Effect.void
-        : appendNumbered(
-          "append transcript",
-          (next) =>
-            sql`INSERT INTO toolgate_transcript ${
-              sql.insert(lines.map((line, i) => ({ session_id: sessionId, seq: next + i, line })))
-            }`,
-          "toolgate_transcript",
-          sessionId
-        ),
+      Effect.forEach(
+        chunks(lines, ROWS_PER_APPEND),
+        (chunk) =>
+          appendNumbered(
+            "append transcript",
+            "toolgate_transcript",
+            sessionId,
+            ["line"],
+            chunk.map((line) => sql`${line}`)
+          ),
+        { discard: true }
+      ),
     transcript: (sessionId) =>
       sql<Row>`SELECT line FROM toolgate_transcript WHERE session_id = ${sessionId} ORDER BY seq`.pipe(
         Effect.map((rs) => rs.map((r) => str(r.line))),
@@ -642,7 +716,24 @@ export const make = Effect.gen(function*() {
     setStepState: (executionId, step, state) =>
       sql`UPDATE toolgate_steps SET state = ${state} WHERE execution_id = ${executionId} AND step = ${step}`.pipe(
         exec("mark step")
-      )
+      ),
+    stepOutcome: (executionId, step) =>
+      first(
+        "read step",
+        sql<Row>`SELECT outcome FROM toolgate_step_outcomes WHERE execution_id = ${executionId} AND step = ${step}`,
+        (r) => parse(r.outcome)
+      ),
+    recordStep: (executionId, step, outcome) =>
+      Effect.gen(function*() {
+        const inserted = yield* sql<Row>`INSERT INTO toolgate_step_outcomes ${
+          sql.insert({ execution_id: executionId, step, outcome: JSON.stringify(outcome) })
+        } ON CONFLICT (execution_id, step) DO NOTHING RETURNING step`
+        if (inserted.length > 0) return Option.none()
+        const [existing] = yield* sql<
+          Row
+        >`SELECT outcome FROM toolgate_step_outcomes WHERE execution_id = ${executionId} AND step = ${step}`
+        return Option.some(parse(existing?.outcome))
+      }).pipe(Effect.mapError(fail("record step")))
   })
 })
 

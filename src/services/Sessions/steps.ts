@@ -1,0 +1,58 @@
+/**
+ * The durable steps of a served input (its model turns and tool calls): once a step executed, its
+ * outcome is stored under the input's execution id and the step's name, and a run resumed after a
+ * crash gets the stored outcome back instead of executing the step again. A step stopped before
+ * its end (its runner let go of the session) stores nothing, so steps run at least once; the first
+ * outcome stored is the one every later attempt gets.
+ *
+ * A fresh run (the one that started its input: see `executeInput`) looks for no stored outcome:
+ * no attempt before it ran a step.
+ *
+ * A runner letting go of the session (to a runner that joined, or shutting down) executes no
+ * further step: the step waits until the run is stopped, and the session's next runner executes it.
+ */
+import { Effect, Option, Schema } from "effect"
+import type { ShardLeaseService } from "./lease.js"
+import type { SessionStoreService, StoreError } from "./store.js"
+
+export interface StepResult<A> {
+  readonly value: A
+  /** False when the outcome was stored by an earlier attempt (the step did not execute here). */
+  readonly executedHere: boolean
+}
+
+export type RunStep = <A, I>(
+  name: string,
+  schema: Schema.Schema<A, I>,
+  execute: Effect.Effect<A>
+) => Effect.Effect<StepResult<A>>
+
+export const makeRunStep = (options: {
+  readonly store: SessionStoreService
+  readonly lease: ShardLeaseService
+  /** How a write that must be stored waits for storage that does not take writes. */
+  readonly stored: <A>(write: Effect.Effect<A, StoreError>) => Effect.Effect<A, StoreError>
+  readonly executionId: string
+  /** No earlier attempt of this execution ran a step. */
+  readonly fresh: boolean
+  /** Whether this runner still holds the session. */
+  readonly holds: Effect.Effect<boolean>
+}): RunStep => {
+  const { executionId, fresh, holds, lease, store, stored } = options
+  return <A, I>(name: string, schema: Schema.Schema<A, I>, execute: Effect.Effect<A>) =>
+    Effect.gen(function*() {
+      const decode = (u: unknown) => Effect.orDie(Schema.decodeUnknown(schema)(u))
+      if (!fresh) {
+        const earlier = yield* store.stepOutcome(executionId, name).pipe(Effect.orDie)
+        if (Option.isSome(earlier)) return { value: yield* decode(earlier.value), executedHere: false }
+      }
+      if (!(yield* holds)) return yield* Effect.never
+      const value = yield* execute
+      const encoded = yield* Effect.orDie(Schema.encode(schema)(value))
+      // an outcome is stored only while this runner holds the session
+      yield* lease.check
+      const kept = yield* stored(store.recordStep(executionId, name, encoded)).pipe(Effect.orDie)
+      if (Option.isSome(kept)) return { value: yield* decode(kept.value), executedHere: false }
+      return { value, executedHere: true }
+    })
+}
