@@ -24,7 +24,7 @@ import { criticalRemoval, type CriticalContext } from "./critical.js"
 import * as M from "./messages.js"
 import { leavesExpansionOpen } from "./unterminated.js"
 import { escapedWhitespace } from "./escapedWhitespace.js"
-import { SYNTAX_ERROR } from "./walk.js"
+import { BACKGROUND_RANK, SYNTAX_ERROR } from "./walk.js"
 import { isAgentConfigPath } from "../../ProtectedPaths.js"
 import { unitGuards } from "./guards.js"
 import { escapeForDisplay } from "./hygiene.js"
@@ -798,12 +798,13 @@ const sedMessage = (
 const readingConcern = (command: string, analysis: Analysis): string | undefined => {
   const escaped = escapedWhitespace(command)
   if (escaped?._tag === "Escaped") return "Contains backslash-escaped whitespace"
+  if (escaped?._tag === "Unicode") return "Contains Unicode whitespace"
   if (escaped?._tag === "PipePart") return M.compound(escaped.parts)
   // A command that does not parse asks as such; tree-sitter does not parse a brace expansion as a command.
   if (analysis.complexReasons.includes(SYNTAX_ERROR)) {
     return /(?:^|[\s;&|])\{[^{}\s'"]*,[^{}\s'"]*\}/.test(command) ? "Brace expansion" : undefined
   }
-  const [first] = [...(analysis.concerns ?? [])].sort((a, b) => a.rank - b.rank)
+  const [first] = [...(analysis.concerns ?? [])].filter((c) => c.rank < BACKGROUND_RANK).sort((a, b) => a.rank - b.rank)
   return first?.message
 }
 
@@ -975,6 +976,15 @@ const finish = (
   const needing = units.map((_, i) => i).filter((i) => !approvals.has(i) || asks.some((a) => a.unit === i))
   if (whole === undefined && needing.length === 0) {
     const values = [...approvals.values()]
+    // A command left running in the background was only judged read-only: Claude Code asks.
+    const background = analysis.concerns?.find((c) => c.rank === BACKGROUND_RANK)
+    if (background !== undefined && values.some((a) => a.kind === "readOnly")) {
+      return Permission.ask(background.message, {
+        reason: { type: "safetyCheck", detail: "a command run in the background" },
+        kind: "guarded",
+        subcommands
+      })
+    }
     const byRule = values.find((a) => a.kind === "rule")
     const byMode = values.find((a) => a.kind === "mode")
     const reason: DecisionReason = byRule?.kind === "rule"

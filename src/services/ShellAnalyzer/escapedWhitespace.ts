@@ -6,6 +6,7 @@
 
 export type EscapedWhitespace =
   | { readonly _tag: "Escaped" }
+  | { readonly _tag: "Unicode" }
   | { readonly _tag: "PipePart"; readonly parts: ReadonlyArray<string> }
 
 const isBlank = (ch: string | undefined): boolean => ch === " " || ch === "\t"
@@ -26,7 +27,11 @@ const previousNonBlank = (text: string, before: number): string | undefined => {
 const isPipe = (text: string, at: number, ch: string | undefined): boolean =>
   ch === "|" && text[at - 1] !== "|" && text[at + 1] !== "|"
 
+/** Whitespace other than a blank, a tab or a newline: bash reads it as part of a word. */
+const UNICODE_WHITESPACE = /[\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff\v\f]/
+
 export const escapedWhitespace = (command: string): EscapedWhitespace | undefined => {
+  if (UNICODE_WHITESPACE.test(command)) return { _tag: "Unicode" }
   let nextToPipe = false
   for (let i = command.indexOf("\\"); i !== -1; i = command.indexOf("\\", i + 1)) {
     const after = command[i + 1]

@@ -156,6 +156,7 @@ const GIT_RISKY_LONG = [
   "receive-pack",
   "open-files-in-pager",
   "ext-diff",
+  "textconv",
   "extcmd",
   "sendmail-cmd",
   "to-cmd",

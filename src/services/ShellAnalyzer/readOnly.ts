@@ -243,8 +243,10 @@ const sedReading = (unit: Unit): Reading => {
   if (sed.problem !== undefined) return no(sed.problem, reads)
   if (sed.inPlace) return no("sed -i edits files", reads)
   if (sed.scriptFiles.length > 0) return no("a sed script from a file cannot be checked", reads)
-  // Claude Code reads a sed script given as its first operand, not one given with -e.
+  // Claude Code reads a sed script given as its first operand, not one given with -e, and only
+  // with -n (what sed prints then is only what the script asks for).
   if (sed.expressions) return no("sed -e: a script given as an option", reads)
+  if (!sed.quiet) return no("sed without -n", reads)
   if (words.slice(1).some((w) => w.unquotedGlob)) return no("an unquoted glob in a sed command", reads)
   const facts = scanSedScript(sed.script)
   if (facts.unknown) return no("a sed script that cannot be checked", reads)

@@ -316,6 +316,8 @@ export interface SedInvocation {
   readonly script: string
   /** The script was given with `-e`/`--expression`. */
   readonly expressions: boolean
+  /** `-n`/`--quiet`/`--silent`: sed prints only what the script asks for. */
+  readonly quiet: boolean
   /** Files scripts come from (`-f`). */
   readonly scriptFiles: ReadonlyArray<WordFacts>
   /** Operands that are input files (edited in place with `-i`). */
@@ -355,6 +357,7 @@ export const parseSedArgs = (words: ReadonlyArray<WordFacts>): SedInvocation => 
   return {
     script: pieces.join("\n"),
     expressions: parsed.uses.some((use) => use.spec.id === "--expression"),
+    quiet: parsed.uses.some((use) => use.spec.id === "--quiet"),
     scriptFiles,
     files,
     inPlace,

@@ -312,6 +312,7 @@ export class Walker implements WordSink {
   /** A token between the parts of a construct: a known separator, or the command is too complex. */
   private token(node: SyntaxNode): void {
     if (!ALLOWED_TOKENS.has(node.type)) this.complex(`unsupported shell syntax (${node.type})`)
+    if (node.type === "&") this.concern(BACKGROUND, BACKGROUND_RANK)
   }
 
   /** Each named child of `node` with its field name; the tokens between them go through `token`. */
@@ -989,6 +990,12 @@ const constructConcern = (node: SyntaxNode): string | undefined => {
       return undefined
   }
 }
+
+/** A rank for concerns that only ask when nothing else in the command does (see check.ts). */
+export const BACKGROUND_RANK = 9
+
+const BACKGROUND =
+  "This command uses the `&` background operator, which defers execution past approval-time safety checks. Approve only if you trust it."
 
 /** Builtins that run text as shell code. */
 const EVALUATES: ReadonlySet<string> = new Set(["eval", "exec", "alias", "source", ".", "coproc", "hash"])

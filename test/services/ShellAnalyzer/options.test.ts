@@ -540,25 +540,34 @@ describe("class 6: sed scripts are read command by command", () => {
         expect({ command, readOnly: sharedShellAnalyzer.isReadOnly(command) }).toEqual({ command, readOnly: false })
       }))
   }
+  // Claude Code reads a sed command as read-only only with -n: it prints only what the script asks for.
+  const WITHOUT_N = ["sed 's/x/y/' a.md", "sed '$d' a.md", "sed 'y/abc/xyz/' a.md"]
+  for (const command of WITHOUT_N) {
+    it.effect(`${JSON.stringify(command)} is not read-only (no -n)`, () =>
+      Effect.gen(function*() {
+        yield* sharedShellAnalyzer.warmup
+        expect({ command, readOnly: sharedShellAnalyzer.isReadOnly(command) }).toEqual({ command, readOnly: false })
+      }))
+  }
   const READ_ONLY = [
-    "sed 'a foo\\\n1e id' a.md",
-    "sed 'a foo;e id' a.md",
+    "sed -n 'a foo\\\n1e id' a.md",
+    "sed -n 'a foo;e id' a.md",
     "sed -n 1,5p a.md",
     "sed -s -n '$p' a.md b.md",
-    "sed -z 's/x/y/' a.md",
+    "sed -n -z 's/x/y/' a.md",
     "sed --posix -n p a.md",
-    "sed -E 's/(a)/\\1/g' a.md",
-    "sed 'a foo' a.md",
-    "sed '1i\\\nheader' a.md",
-    "sed '/x/{s/a/b/;p}' a.md",
+    "sed -n -E 's/(a)/\\1/g' a.md",
+    "sed -n 'a foo' a.md",
+    "sed -n '1i\\\nheader' a.md",
+    "sed -n '/x/{s/a/b/;p}' a.md",
     "sed -n '/start/,/end/p' a.md",
-    "sed 's|a|b|g;s/c/d/2' a.md",
-    "sed '$d' a.md",
+    "sed -n 's|a|b|g;s/c/d/2' a.md",
+    "sed -n '$d' a.md",
     "sed -n '$=' a.md",
     "sed -n 'l 20' a.md",
-    "sed ':a;N;$!ba;s/\\n/ /g' a.md",
-    "sed 'y/abc/xyz/' a.md",
-    "sed 'F;z;G' a.md",
+    "sed -n ':a;N;$!ba;s/\\n/ /g' a.md",
+    "sed -n 'y/abc/xyz/' a.md",
+    "sed -n 'F;z;G' a.md",
     "sed -n '0~2p' a.md",
     "sed --debug -n p a.md",
     "sed -u -l 5 -n p a.md"

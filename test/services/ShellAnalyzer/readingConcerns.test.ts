@@ -78,6 +78,19 @@ const asks: ReadonlyArray<Case> = [
   { command: "git config user.name", message: "This command requires approval", unapproved: true },
   { command: "xxd README.md", message: "This command requires approval", unapproved: true },
   { command: "coproc ls", message: "'coproc' evaluates arguments as shell code" },
+  {
+    command: "ls -1 &",
+    message:
+      "This command uses the `&` background operator, which defers execution past approval-time safety checks. Approve only if you trust it."
+  },
+  { command: "ls\u00a0-la", message: "Contains Unicode whitespace" },
+  { command: "git diff --textconv", message: "This command requires approval" },
+  { command: "rg --files", message: "This command requires approval", unapproved: true },
+  {
+    command: "sed s/o/0/ README.md",
+    message: expect.stringMatching(/^sed in '.*README\.md' needs approval\./) as unknown as string,
+    unapproved: true
+  },
   { command: "env -S 'touch pwned'", message: "'env -S' can't be checked before it runs" },
   {
     command: "env --split-string='touch pwned'",
@@ -172,6 +185,8 @@ const runs: ReadonlyArray<Case> = [
   { command: "grep x <<'EOF'\nx\nEOF", message: "" },
   { command: "cat <<'EOF'\n$(touch pwned)\nEOF", message: "" },
   { command: "echo $HOME", message: "" },
+  { command: "sed -n 1p README.md", message: "" },
+  { command: "ls & ls", message: "", allow: ["Bash(ls:*)"] },
   { command: "builtin echo hi", message: "" },
   { command: "git config --get user.name", message: "" },
   { command: "echo $((1+(2*3)))", message: "" },
@@ -192,7 +207,7 @@ describe("text Claude Code will not read before it runs", () => {
       const decision = yield* check(c.command, contextFor(project.root, { allow: c.allow ?? [] }, c.mode ?? "default"))
       expect(decision._tag).toBe("Ask")
       if (decision._tag !== "Ask") return
-      expect(decision.message).toBe(c.message)
+      expect(decision.message).toEqual(c.message)
       // bypassPermissions and a tool-wide Bash allow skip it, as in Claude Code
       expect(decision.kind).toBe(c.unapproved === true ? "unapproved" : "guarded")
     }).pipe(Effect.runPromise))

@@ -30,7 +30,7 @@ const diffOptions = exact(
    -D/--irreversible-delete -l[=v] --diff-filter=v -S=v -G=v --find-object=v --pickaxe-all --pickaxe-regex -O=r --rotate-to=v
    --skip-to=v -R --relative[=v] --no-relative -a/--text --ignore-cr-at-eol --ignore-space-at-eol -b/--ignore-space-change
    -w/--ignore-all-space --ignore-blank-lines -I/--ignore-matching-lines=v --inter-hunk-context=v -W/--function-context
-   --no-function-context --exit-code --quiet --ext-diff!x --no-ext-diff --textconv --no-textconv --ignore-submodules[=v]
+   --no-function-context --exit-code --quiet --ext-diff!x --no-ext-diff --textconv!x --no-textconv --ignore-submodules[=v]
    --src-prefix=v --dst-prefix=v --no-prefix --line-prefix=v --ita-invisible-in-index --ita-visible-in-index`
 )
 
@@ -85,7 +85,7 @@ export const describe = git(
 /** `-O` opens the matching files in a pager (a program). */
 export const grep = git(
   `--cached --no-index --untracked --exclude-standard --recurse-submodules -v/--invert-match -i/--ignore-case -w/--word-regexp -a/--text
-   -I --textconv -r/--recursive --max-depth=v -E/--extended-regexp -G/--basic-regexp -F/--fixed-strings -P/--perl-regexp
+   -I --textconv!x -r/--recursive --max-depth=v -E/--extended-regexp -G/--basic-regexp -F/--fixed-strings -P/--perl-regexp
    -n/--line-number --column -h -H --full-name -l/--files-with-matches --name-only -L/--files-without-match -z/--null
    -o/--only-matching -c/--count --color[=v] --break --heading -C/--context=v -B/--before-context=v -A/--after-context=v
    --threads=v -p/--show-function -W/--function-context -f=r^ -e=v^ --and --or --not -q/--quiet --all-match
@@ -113,7 +113,7 @@ export const lsTree = git(
 )
 export const catFile = git(
   `-e -p -t -s --allow-unknown-type --use-mailmap --mailmap --batch[=v] --batch-check[=v] -z --batch-command[=v] --batch-all-objects
-   --buffer --follow-symlinks --unordered --textconv --filters --path=v`
+   --buffer --follow-symlinks --unordered --textconv!x --filters --path=v`
 )
 export const forEachRef = git(
   `-s/--shell -p/--perl --python --tcl --count=v --format=v --color[=v] --sort=v --points-at=v --merged=v --no-merged=v --contains=v

@@ -8,7 +8,7 @@ import { optionTable } from "../table.js"
 export const rg = optionTable(
   `-A/--after-context=v --auto-hybrid-regex -B/--before-context=v --binary --block-buffered -b/--byte-offset -s/--case-sensitive
    --color=v --colors=v --column -C/--context=v --context-separator=v -c/--count --count-matches --crlf --debug --dfa-size-limit=v
-   -E/--encoding=v --engine=v --field-context-separator=v --field-match-separator=v -f/--file=r^ --files -l/--files-with-matches
+   -E/--encoding=v --engine=v --field-context-separator=v --field-match-separator=v -f/--file=r^ --files!u -l/--files-with-matches
    --files-without-match -F/--fixed-strings -L/--follow -g/--glob=v --glob-case-insensitive -h/--help --heading -./--hidden
    --iglob=v -i/--ignore-case --ignore-file=r --ignore-file-case-insensitive --include-zero -v/--invert-match --json --line-buffered
    -n/--line-number -x/--line-regexp -M/--max-columns=v --max-columns-preview -m/--max-count=v --max-depth=v --max-filesize=v
