@@ -26,11 +26,13 @@ import { leavesExpansionOpen } from "./unterminated.js"
 import { escapedWhitespace } from "./escapedWhitespace.js"
 import { BACKGROUND_RANK, SYNTAX_ERROR } from "./walk.js"
 import { isAgentConfigPath } from "../../ProtectedPaths.js"
-import { unitGuards } from "./guards.js"
+import { AWK_SYSTEM, unitGuards } from "./guards.js"
 import { escapeForDisplay } from "./hygiene.js"
 import { ACCEPT_EDITS_COMMANDS, FILE_WRITERS, filePaths } from "./pathArgs.js"
 import { globBase, globMatches, resolvePathWord, TREE_CHANGED, type Dirs } from "./paths.js"
 import { repositoryTrust } from "./gitRepository.js"
+import { firstFindAction } from "./options/find.js"
+import { jqReading } from "./options/jq.js"
 import { mattersOnlyUnderDenyRules } from "./options/paths.js"
 import { readsRecursively } from "./recursiveReads.js"
 import { optionLikeGlobs, readOnlyVerdict, readPathOperands } from "./readOnly.js"
@@ -38,7 +40,7 @@ import { parseSedArgs } from "./sedScript.js"
 import { suggestRules } from "./suggest.js"
 import type { BashCheckContext, PathVerdict } from "./types.js"
 import type { Analysis, Unit } from "./units.js"
-import { redirectIsFdDup, wordText } from "./units.js"
+import { redirectIsFdDup } from "./units.js"
 import type { RedirectFacts } from "./walk.js"
 import type { WordFacts } from "./words.js"
 import { commandKey, runsCommandText } from "./wrappers.js"
@@ -649,16 +651,14 @@ export const decideBash = (analysis: Analysis, ctx: BashCheckContext): Permissio
         approvals.set(index, { kind: "mode", detail: `${unit.argv[0] as string} inside the working directories` })
       }
     }
-    if (
-      !approvals.has(index) && AWKS.has(keyOf(unit)) && unit.words.some((w) => wordText(w.value).includes("system("))
-    ) {
+    if (!approvals.has(index) && guardsByUnit[index]!.includes(AWK_SYSTEM)) {
       unitMessages.set(index, "awk program contains system() which executes arbitrary commands")
     }
-    if (!approvals.has(index) && keyOf(unit) === "jq" && unit.words.some((w) => JQ_CODE_FLAGS.has(wordText(w.value)))) {
+    if (!approvals.has(index) && keyOf(unit) === "jq" && jqReading(unit.words).loadsCode) {
       unitMessages.set(index, "jq command contains dangerous flags that could execute code or read arbitrary files")
     }
     if (!approvals.has(index) && keyOf(unit) === "find") {
-      const action = findAction(unit)
+      const action = firstFindAction(unit.words)
       if (action !== undefined) {
         unitMessages.set(
           index,
@@ -740,35 +740,12 @@ const pathDeny = (command: string, verdict: PathVerdict, unit: number): Deny => 
   unit
 })
 
-const JQ_CODE_FLAGS: ReadonlySet<string> = new Set(["-f", "--from-file", "-L"])
-
-const AWKS: ReadonlySet<string> = new Set(["awk", "gawk", "mawk", "nawk"])
-
 /** `xargs rm`: a command given its arguments at run time is named with its wrapper, as a part. */
 const runtimeArgsWrapper = (unit: Unit, units: ReadonlyArray<Unit>): string | undefined =>
   unit.runtimeArgs === true && unit.parent !== undefined ? M.compound([units[unit.parent]!.text]) : undefined
 
 const parentIs = (units: ReadonlyArray<Unit>, unit: Unit, name: string): boolean =>
   unit.parent !== undefined && units[unit.parent]!.argv[0] === name
-
-/** find actions that run programs or write files. */
-const FIND_ACTIONS: ReadonlySet<string> = new Set([
-  "-exec",
-  "-execdir",
-  "-ok",
-  "-okdir",
-  "-delete",
-  "-fprint",
-  "-fprint0",
-  "-fprintf",
-  "-fls"
-])
-
-/** The first action of a find command that runs a program or writes a file. */
-const findAction = (unit: Unit): string | undefined => {
-  const word = unit.words.slice(1).find((w) => typeof w.value === "string" && FIND_ACTIONS.has(w.value))
-  return typeof word?.value === "string" ? word.value : undefined
-}
 
 /** The file a sed command reads or edits first (the script is an option or the first operand). */
 const sedFile = (unit: Unit): WordFacts | undefined => parseSedArgs(unit.words).files[0]

@@ -259,11 +259,15 @@ const awkProgramGuard = (words: ReadonlyArray<WordFacts>): string | undefined =>
     break
   }
   if (program === undefined) return undefined
-  if (/\bsystem\s*\(|\||>|\bgetline\b|@load|@include|\bfflush\b|\bclose\s*\(/.test(program)) {
+  if (/\bsystem\s*\(/.test(program)) return AWK_SYSTEM
+  if (/\||>|\bgetline\b|@load|@include|\bfflush\b|\bclose\s*\(/.test(program)) {
     return "an awk program that runs commands or writes files"
   }
   return undefined
 }
+
+/** The guard of an awk program calling system() (Claude Code names this one). */
+export const AWK_SYSTEM = "an awk program that calls system()"
 
 const tarGuard = (words: ReadonlyArray<WordFacts>): string | undefined => {
   const dangerous = dangerousOptions(TT.tar, words, WRITES_OR_RUNS)[0]

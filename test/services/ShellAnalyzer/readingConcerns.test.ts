@@ -97,6 +97,11 @@ const asks: ReadonlyArray<Case> = [
     message: "'env --split-string=touch pwned' can't be checked before it runs"
   },
   {
+    command: "jq -rf README.md README.md",
+    message: "jq command contains dangerous flags that could execute code or read arbitrary files",
+    unapproved: true
+  },
+  {
     command: "jq -f README.md README.md",
     message: "jq command contains dangerous flags that could execute code or read arbitrary files",
     unapproved: true

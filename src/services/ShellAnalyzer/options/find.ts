@@ -79,6 +79,15 @@ const PREDICATES: ReadonlyMap<string, Predicate> = new Map<string, Predicate>([
   ...["(", ")", "!", ",", "-not", "-a", "-and", "-o", "-or"].map((n) => [n, p(0)] as const)
 ])
 
+/** The first action of a find command that runs a program or writes a file (`-exec`, `-delete`, `-fprint`, …). */
+export const firstFindAction = (words: ReadonlyArray<WordFacts>): string | undefined => {
+  for (const word of words.slice(1)) {
+    const effect = typeof word.value === "string" ? PREDICATES.get(word.value)?.effect : undefined
+    if (effect === "exec" || effect === "write") return word.value as string
+  }
+  return undefined
+}
+
 /** `-newerXY REF`: Y = t takes a time, any other Y a file whose time is read. */
 const NEWER_XY = /^-newer[aBcm]([aBcmt])$/
 

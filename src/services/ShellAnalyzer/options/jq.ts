@@ -39,6 +39,8 @@ const MODULE_READS = /\b(?:import|include|modulemeta|get_search_list)\b/
 export interface JqReading {
   readonly problem?: string
   readonly reads: ReadonlyArray<WordFacts>
+  /** `-f` (the program comes from a file) or `-L` (modules from other directories). */
+  readonly loadsCode: boolean
 }
 
 export const jqReading = (words: ReadonlyArray<WordFacts>): JqReading => {
@@ -50,6 +52,7 @@ export const jqReading = (words: ReadonlyArray<WordFacts>): JqReading => {
   let program: WordFacts | undefined
   let fromFile = false
   let positionalStrings = false
+  let moduleDirs = false
   let done = false
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!
@@ -79,6 +82,7 @@ export const jqReading = (words: ReadonlyArray<WordFacts>): JqReading => {
         continue
       }
       if (v[1] === "L") {
+        moduleDirs = true
         fail("jq -L searches other directories for modules")
         if (v.length === 2) i++
         continue
@@ -98,5 +102,5 @@ export const jqReading = (words: ReadonlyArray<WordFacts>): JqReading => {
   } else if (program !== undefined && typeof program.value === "string" && MODULE_READS.test(program.value)) {
     fail("a jq program that reads modules")
   }
-  return { ...(problem === undefined ? {} : { problem }), reads }
+  return { ...(problem === undefined ? {} : { problem }), reads, loadsCode: fromFile || moduleDirs }
 }
