@@ -7,26 +7,20 @@
  * inputs and both runners are ready again, without a restart. PostgreSQL crashing (and restarting
  * at once, as after a full write-ahead log) just as a call's result is written: the same.
  * Mounting a tmpfs needs root: without it the tests say so and do not run. */
-import { execFileSync, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { createTablespace, postgresBin } from "../support/postgres.js"
 import { tempDir } from "../support/runtime.js"
+import { fill, mountTmpfs } from "../support/smallDisk.js"
 import { eventually, request, toolUse } from "../support/serve.js"
 import { type Runner, SERVER_TOKEN, useClusters } from "./support.js"
 
 const bin = postgresBin()
 
 const space = tempDir("toolgate-pg-tablespace-")
-const mounted = bin !== undefined && process.getuid?.() === 0 && (() => {
-  try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=48m", "tmpfs", space], { stdio: "ignore" })
-    return true
-  } catch {
-    return false
-  }
-})()
+const mounted = bin !== undefined && process.getuid?.() === 0 && mountTmpfs(space, "48m")
 if (bin !== undefined && !mounted) {
   process.stderr.write("storageFaults.cluster: not run (mounting a tmpfs needs root)\n")
 }
@@ -37,19 +31,6 @@ afterEach(() => fs.rmSync(filler, { force: true }))
 afterAll(() => {
   if (mounted) spawnSync("umount", ["-l", space], { stdio: "ignore" })
 })
-
-/** Fills the file system of `file` with it, up to its last byte. */
-const fill = (file: string) => {
-  const fd = fs.openSync(file, "w")
-  const block = Buffer.alloc(64 * 1024)
-  try {
-    for (;;) fs.writeSync(fd, block)
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOSPC") throw e
-  } finally {
-    fs.closeSync(fd)
-  }
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 

@@ -11,18 +11,10 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { tempDir } from "../support/runtime.js"
+import { fill, mountTmpfs } from "../support/smallDisk.js"
 import { bin, eventually, request, startServer, toolUse, type Served } from "../support/serve.js"
 
 const TOKEN = "serve-full-disk-token-0123456789"
-
-const mountTmpfs = (dir: string, size: string): boolean => {
-  try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", dir], { stdio: "ignore" })
-    return true
-  } catch {
-    return false
-  }
-}
 
 const stateDir = tempDir("toolgate-serve-fulldisk-")
 const readOnlyDir = tempDir("toolgate-serve-readonly-")
@@ -34,19 +26,6 @@ afterAll(async () => {
   await server?.stop("SIGKILL")
   for (const dir of [stateDir, readOnlyDir]) spawnSync("umount", ["-l", dir], { stdio: "ignore" })
 })
-
-/** Fills the file system of `dir` with one file, up to its last byte. */
-const fill = (file: string) => {
-  const fd = fs.openSync(file, "w")
-  const block = Buffer.alloc(64 * 1024)
-  try {
-    for (;;) fs.writeSync(fd, block)
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOSPC") throw e
-  } finally {
-    fs.closeSync(fd)
-  }
-}
 
 describe.skipIf(!mounted)("toolgate serve on a full disk", () => {
   it("reports storage failing while it is full, then ends the input, takes new inputs and is ready again", async () => {
