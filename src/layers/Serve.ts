@@ -350,7 +350,9 @@ const layerSql = (
 }
 
 const layerCluster = (options: ServeOptions) => {
-  const sharding = { shardsPerGroup: DEFAULT_SHARDS, ...options.sharding }
+  // a message to an entity on this runner is handed over as it is (the cluster's default encodes
+  // and decodes it, as if it came from another runner: a check for tests)
+  const sharding = { shardsPerGroup: DEFAULT_SHARDS, simulateRemoteSerialization: false, ...options.sharding }
   if (options.runner === undefined) {
     return Layer.merge(StorageFaults.layerSingleRunner(sharding), ShardLease.layerNone)
   }
@@ -368,7 +370,9 @@ const layerCluster = (options: ServeOptions) => {
 
 /** Everything but the HTTP server: what a runner needs to run sessions and what the API calls. */
 export const layerSessions = (options: ServeOptions) => {
-  const runner = options.runner === undefined ? "embedded" : `${options.runner.host}:${options.runner.port}`
+  const runner = options.runner === undefined
+    ? ServeSettings.EMBEDDED_RUNNER
+    : `${options.runner.host}:${options.runner.port}`
   const storage = Layer.merge(layerCluster(options), SessionStore.layer).pipe(
     Layer.provideMerge(Layer.merge(layerSql(options.storage), StorageFaults.layerHealth))
   )
@@ -399,7 +403,9 @@ export const layerSessions = (options: ServeOptions) => {
 
 /** The HTTP API on its port, over `layerSessions`. */
 export const layer = (options: ServeOptions) => {
-  const runner = options.runner === undefined ? "embedded" : `${options.runner.host}:${options.runner.port}`
+  const runner = options.runner === undefined
+    ? ServeSettings.EMBEDDED_RUNNER
+    : `${options.runner.host}:${options.runner.port}`
   let nodeServer: Server | undefined
   const server = NodeHttpServer.layer(() => {
     const s = createServer({ maxHeaderSize: Http.PARSER_HEADER_BYTES })

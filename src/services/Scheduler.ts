@@ -15,7 +15,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Config, Context, Effect, Either, Exit, Fiber, Layer, Option, Runtime, Stream } from "effect"
+import { Cause, Config, Context, Effect, Either, Exit, Fiber, Layer, Option, Queue, Runtime, Stream } from "effect"
 import {
   CancelledBySibling,
   DuplicateToolUseId,
@@ -87,8 +87,12 @@ export interface SchedulerOptions {
   readonly siblingCancellation?: boolean
   readonly mode?: ScheduleMode
   readonly onEvent?: (event: SchedulerEvent) => Effect.Effect<void>
-  /** Each element is one user interrupt: the first cancels `cancel` calls, the second everything. */
-  readonly interrupts?: Stream.Stream<void>
+  /**
+   * Each element is one user interrupt: the first cancels `cancel` calls, the second everything.
+   * A queue the interrupts are offered to is taken from directly, which costs less per message
+   * than running a stream.
+   */
+  readonly interrupts?: Stream.Stream<void> | Queue.Dequeue<void>
 }
 
 /**
@@ -321,10 +325,13 @@ export const make = Effect.gen(function*() {
       )
     }
     if (options.interrupts !== undefined) {
+      const interrupt = Effect.sync(() => signal({ _tag: "Interrupt" }))
+      const interrupts = options.interrupts
       feeders.push(
-        yield* options.interrupts.pipe(
-          Stream.runForEach(() => Effect.sync(() => signal({ _tag: "Interrupt" }))),
-          Effect.fork
+        yield* Effect.fork(
+          Queue.isDequeue(interrupts)
+            ? Effect.forever(Effect.zipRight(Queue.take(interrupts), interrupt))
+            : Stream.runForEach(interrupts, () => interrupt)
         )
       )
     }

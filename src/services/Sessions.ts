@@ -13,6 +13,7 @@
  */
 import { EntityId, Sharding, ShardId } from "@effect/cluster"
 import {
+  Cause,
   Config,
   Context,
   Deferred,
@@ -60,7 +61,7 @@ import { checkCreate } from "./Sessions/policy.js"
 import { Runs } from "./Sessions/run.js"
 import type { StoredConfig } from "./Sessions/runtimes.js"
 import { decodeConfig, SessionRuntimes } from "./Sessions/runtimes.js"
-import { ServeSettings } from "./Sessions/settings.js"
+import { EMBEDDED_RUNNER, ServeSettings } from "./Sessions/settings.js"
 import * as StorageFaults from "./Sessions/storageFaults.js"
 import { StorageHealth } from "./Sessions/storageFaults.js"
 import {
@@ -188,6 +189,9 @@ const NO_MODEL_PROMPT = `this session has no model: ${
 } (the server has no ANTHROPIC_API_KEY and the session no "script"); send an assistant message of tool_use blocks instead`
 
 const POLL_QUESTION = Duration.millis(200)
+
+/** How often the one-process server looks for inputs to deliver again. */
+const REDELIVER_EVERY = Duration.seconds(1)
 
 /** How long after a failed write storage still counts as failing (a write may succeed between failures). */
 const FAULT_WINDOW_MS = 3_000
@@ -380,11 +384,60 @@ export const make = Effect.gen(function*() {
       return "tool_uses"
     })
 
+  // Among runners an input travels as a persisted cluster message, which outlives the runner it
+  // was sent to. The one-process server hands it to the entity directly: the input's stored row
+  // is the record, and what a crash or a storage fault (the runner then lets go of its shards for
+  // a while) stopped is delivered again by `redeliver` below.
+  const oneProcess = settings.runner === EMBEDDED_RUNNER
+  /** Inputs handed to their entity by this process and not answered yet (one process only). */
+  const delivering = new Set<string>()
+  const deliveryOf = (id: string, key: string) => `${id}\u0000${key}`
+  const deliverHere = (id: string, key: string) =>
+    Effect.acquireUseRelease(
+      Effect.sync(() => delivering.add(deliveryOf(id, key))),
+      () => clientFor(id).Run({ key }),
+      () => Effect.sync(() => delivering.delete(deliveryOf(id, key)))
+    )
+  const inputEnded = (id: string, key: string) =>
+    store.input(id, key).pipe(
+      Effect.mapError(unavailable),
+      Effect.flatMap((row) =>
+        Option.isSome(row) && (row.value.status === "done" || row.value.status === "failed")
+          ? Effect.succeed(Option.some(inputView(row.value)))
+          : Effect.succeed(Option.none<InputResult>())
+      )
+    )
   /** Delivers the input to its session entity and waits for its result. */
-  const deliver = (id: string, key: string) => clientFor(id).Send({ key }).pipe(Effect.mapError(rpcError))
+  const deliver = (id: string, key: string): Effect.Effect<InputResult, Unavailable> =>
+    oneProcess
+      ? deliverHere(id, key).pipe(
+        // stopped with the runner's shards: delivered again, and its end is read from storage
+        Effect.catchAllCause((cause) =>
+          Cause.isDie(cause)
+            ? Effect.die(Cause.squash(cause))
+            : Effect.map(
+              pollUntil(inputEnded(id, key), Option.isSome, Number.POSITIVE_INFINITY),
+              (ended) => Option.getOrThrow(ended)
+            )
+        )
+      )
+      : clientFor(id).Send({ key }).pipe(Effect.mapError(rpcError))
   /** Delivers the input (stored, so it runs even if this runner goes away) without waiting. */
   const enqueue = (id: string, key: string) =>
-    clientFor(id).Send({ key }, { discard: true }).pipe(Effect.mapError(rpcError))
+    oneProcess
+      ? Effect.asVoid(Effect.forkDaemon(Effect.ignore(deliverHere(id, key))))
+      : clientFor(id).Send({ key }, { discard: true }).pipe(Effect.mapError(rpcError))
+  /** Hands every stored input that has not ended and is not being delivered to its entity again. */
+  const redeliver = store.unfinishedInputs.pipe(
+    Effect.flatMap(
+      Effect.forEach(
+        ({ key, sessionId }) => (delivering.has(deliveryOf(sessionId, key)) ? Effect.void : enqueue(sessionId, key)),
+        {
+          discard: true
+        }
+      )
+    )
+  )
 
   const send = (id: string, body: SendInput, wait: boolean) =>
     Effect.gen(function*() {
@@ -546,6 +599,18 @@ export const make = Effect.gen(function*() {
       ...(reason === undefined ? {} : { reason })
     }
   })
+
+  // The one-process server delivers what was left unfinished: at start (a crash, a drain that ran
+  // out of time), then every second (inputs stopped while the runner let go of its shards after a
+  // storage fault). Each session's inputs in order; the entity runs them one at a time, resuming a
+  // running one from its stored steps, and answers one that ended with its stored result.
+  if (oneProcess) {
+    yield* redeliver.pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("unfinished inputs were not delivered again", cause)),
+      Effect.repeat(Schedule.spaced(REDELIVER_EVERY)),
+      Effect.forkScoped
+    )
+  }
 
   // a full disk is noticed even while nothing else writes (readiness, the shard locks' reset)
   yield* StorageFaults.monitor(Effect.suspend(() => store.probe(settings.runner, Date.now())))

@@ -1,7 +1,9 @@
 /**
- * `toolgate serve`'s storage across versions and cut requests: a state folder whose sessions
- * were stored whole on their row (as earlier versions did) opens, and their conversations go on
- * as message rows; an input whose HTTP request is cut still runs to its end.
+ * `toolgate serve`'s storage across versions, cut requests and crashes: a state folder whose
+ * sessions were stored whole on their row (as earlier versions did) opens, and their
+ * conversations go on as message rows; an input whose HTTP request is cut still runs to its end;
+ * inputs a killed server left queued or running end once it is started again, with nobody asking,
+ * before those sent after.
  */
 import { createRequire } from "node:module"
 import * as fs from "node:fs"
@@ -20,6 +22,16 @@ const Database = createRequire(import.meta.url)("better-sqlite3") as new(file: s
 
 const SERVER_TOKEN = "serve-storage-token-0123456789"
 const env = { TOOLGATE_SERVE_TOKEN: SERVER_TOKEN, ANTHROPIC_API_KEY: "", TOOLGATE_SERVE_POLL_MS: "200" }
+
+/** The input as stored, looked at (never delivered again) until it ends. */
+const untilEnded = async (url: string, id: string, key: string, token: string) => {
+  for (let i = 0; i < 600; i++) {
+    const got = await request(url, "GET", `/sessions/${id}/messages/${key}?wait=false`, { token })
+    if (got.body?.status === "done" || got.body?.status === "failed") return got
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`input ${key} of session ${id} did not end`)
+}
 
 type Message = { readonly role: string; readonly content: ReadonlyArray<Record<string, unknown>> }
 
@@ -121,7 +133,8 @@ describe("toolgate serve storage", () => {
       for (let i = 0; i < 600 && !fs.existsSync(started); i++) await new Promise((r) => setTimeout(r, 50))
       cut.abort()
       await sent
-      const result = await request(server.url, "GET", `/sessions/${id}/messages/cut?wait=true`, { token })
+      // looked at without waiting: asking with wait=true would deliver the input again
+      const result = await untilEnded(server.url, id, "cut", token)
       expect(result.body.status, result.text).toBe("done")
       expect(JSON.stringify(result.body.messages)).not.toContain("\"is_error\":true")
       expect(fs.existsSync(ended)).toBe(true)
@@ -129,4 +142,55 @@ describe("toolgate serve storage", () => {
       await server.stop("SIGKILL")
     }
   }, 90_000)
+
+  it(
+    "ends the inputs a killed server left running and queued once it starts again, with nobody asking for them, before the inputs sent after",
+    async () => {
+      const stateDir = tempDir("toolgate-serve-recover-")
+      const cwd = fs.realpathSync(tempDir("toolgate-serve-recover-ws-"))
+      const serve = () =>
+        startServer({ args: ["--state-dir", stateDir, "--allow", "bypassPermissions", "--unsandboxed"], env })
+      let server = await serve()
+      try {
+        const created = await request(server.url, "POST", "/sessions", {
+          token: SERVER_TOKEN,
+          body: { cwd, permissionMode: "bypassPermissions" }
+        })
+        const { id, token } = created.body as { id: string; token: string }
+        const mark = (name: string) => path.join(cwd, name)
+        const send = (key: string, command: string) =>
+          request(server.url, "POST", `/sessions/${id}/messages?wait=false`, {
+            token,
+            body: { role: "assistant", content: [toolUse(`toolu_${key}`, "Bash", { command })], key }
+          })
+        expect((await send("first", `echo first >> ${mark("first")}; sleep 60`)).status).toBe(200)
+        for (let i = 0; i < 600 && !fs.existsSync(mark("first")); i++) await new Promise((r) => setTimeout(r, 50))
+        expect((await send("second", `echo second >> ${mark("order")}`)).status).toBe(200)
+        await server.stop("SIGKILL")
+
+        server = await serve()
+        // sent at once: it still runs after the inputs sent before it
+        const third = await request(server.url, "POST", `/sessions/${id}/messages`, {
+          token,
+          body: {
+            role: "assistant",
+            content: [toolUse("toolu_third", "Bash", { command: `echo third >> ${mark("order")}` })],
+            key: "third"
+          }
+        })
+        expect(third.body.status, third.text).toBe("done")
+        const second = await untilEnded(server.url, id, "second", token)
+        expect(second.body.status, second.text).toBe("done")
+        expect(JSON.stringify(second.body.messages)).not.toContain("\"is_error\":true")
+        expect(fs.readFileSync(mark("order"), "utf8")).toBe("second\nthird\n")
+        // the call that was running when the server died is answered, and not run again
+        const first = await untilEnded(server.url, id, "first", token)
+        expect(JSON.stringify(first.body.messages)).toContain("stopped while it ran")
+        expect(fs.readFileSync(mark("first"), "utf8")).toBe("first\n")
+      } finally {
+        await server.stop("SIGKILL")
+      }
+    },
+    90_000
+  )
 })

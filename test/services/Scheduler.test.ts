@@ -247,7 +247,7 @@ describe("Scheduler: interrupts and sibling cancellation", () => {
     }).pipe(Effect.provide(testRuntime({ tools: tools(probe), cwd })))
   })
 
-  it.effect("a second interrupt stops block calls too", () => {
+  it.effect("a second interrupt stops block calls too (interrupts offered to a queue it takes from)", () => {
     const probe = makeProbe()
     return Effect.gen(function*() {
       const scheduler = yield* Scheduler
@@ -255,7 +255,7 @@ describe("Scheduler: interrupts and sibling cancellation", () => {
       const fiber = yield* Effect.fork(
         scheduler.runMessage([toolUse("b", "Block", { ms: 5000 })], {
           session,
-          interrupts: Stream.fromQueue(interrupts)
+          interrupts
         })
       )
       yield* TestClock.adjust("10 millis")
@@ -394,7 +394,8 @@ describe("Scheduler: properties", () => {
                   session,
                   maxConcurrency: cap,
                   mode,
-                  interrupts: Stream.fromQueue(interrupts)
+                  // both forms: a stream of interrupts, or the queue they are offered to
+                  interrupts: mode === "batches" ? Stream.fromQueue(interrupts) : interrupts
                 })
               )
               if (interruptAt !== undefined) {

@@ -540,8 +540,10 @@ export const serve = Command.make("serve", optionsOf(serveFlags), (flags) =>
       Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)),
       Logger.minimumLogLevel(level)
     )
+    // without an exporter nobody reads a span: the HTTP server's, the cluster's and the SQL
+    // client's are not made at all
     const exporters = telemetry === undefined
-      ? Layer.empty
+      ? Layer.setTracerEnabled(false)
       : Telemetry.layer(telemetry, runner === undefined ? "embedded" : `${runner.host}:${runner.port}`)
     yield* Effect.raceFirst(Layer.launch(served).pipe(Effect.provide(exporters)), Deferred.await(drained)).pipe(
       Effect.mapError((error) => startFailure(error, { host, port }, runner)),

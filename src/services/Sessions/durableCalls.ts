@@ -1,7 +1,7 @@
 /**
  * Tool calls of a served session as durable steps (see `steps.ts`) named `call/<tool_use_id>`:
- * each call's outcome is recorded, and a run resumed after a crash gets the recorded outcome back
- * instead of running the call again.
+ * each call's outcome is recorded (a read-only call's deferred to the next record), and a run
+ * resumed after a crash gets the recorded outcome back instead of running the call again.
  *
  * Steps run at least once (a runner can die after a call did its work and before the result
  * was stored), so a call with side effects also leaves a start mark in storage first. A call that
@@ -241,7 +241,8 @@ export const durableCalls = (inner: CallPipelineService) =>
         const inStep = yield* InStep
         if (Option.isNone(current) || inStep) return yield* inner.run(call, options)
         const controls = current.value
-        if (hasSideEffects(call)) yield* controls.awaitTurnRecorded
+        const sideEffects = hasSideEffects(call)
+        if (sideEffects) yield* controls.awaitTurnRecorded
         const step = controls.stepName(`call/${call.block.id}`)
         const cancel = yield* Deferred.make<void>()
         // forked into the run: a call cancelled by the scheduler still gets its cancellation
@@ -249,7 +250,9 @@ export const durableCalls = (inner: CallPipelineService) =>
         const fiber = yield* controls.step(
           step,
           RecordedCall,
-          executeCall(inner, call, options, step, cancel, controls, store, runs, lease)
+          executeCall(inner, call, options, step, cancel, controls, store, runs, lease),
+          // a read-only call that ran is simply run again by a resumed input
+          { defer: (recorded) => !sideEffects && recorded._tag === "Outcome" }
         ).pipe(Effect.interruptible, Effect.forkIn(controls.scope))
         // Cancelled by the scheduler: stop the tool, and wait until the cancellation is recorded;
         // unless this runner lets go of the session meanwhile: then nothing will be recorded here.

@@ -1,10 +1,11 @@
 /**
  * The event log of served sessions: what happens in a session (inputs, text deltas, calls,
  * permission questions) is appended to the `toolgate_events` table, numbered per session, and
- * read back by event streams from any runner. Writers batch: an event waits up to `LINGER` for
- * the ones that follow it (most inputs end sooner: all their events are then one write), and a
- * flush writes at once. Readers on this process are woken when a batch lands, readers elsewhere
- * poll.
+ * read back by event streams from any runner. Writers batch: an event (or a transcript line)
+ * waits up to `LINGER` for the ones that follow it, and a flush writes at once; what an input
+ * emitted last is handed over to be stored with the input's end (most inputs end within the
+ * linger: all their events and lines are then part of that one transaction). Readers on this
+ * process are woken when a batch lands, readers elsewhere poll.
  */
 import { Context, Deferred, Duration, Effect, Layer, Option, PubSub, Queue, Stream, type Scope } from "effect"
 import type { ServeEvent } from "./model.js"
@@ -12,12 +13,24 @@ import { SessionStore, type StoreError } from "./store.js"
 
 export interface EventWriter {
   readonly emit: (type: string, data: unknown) => Effect.Effect<void>
+  /** A line of the session's transcript, stored with the events' next batch. */
+  readonly transcriptLine: (line: string) => Effect.Effect<void>
   /** Waits until everything emitted so far is stored. */
   readonly flush: Effect.Effect<void>
+  /**
+   * Takes what was emitted so far and is not stored yet, for the caller to store (with the input's
+   * end, in one transaction); what is emitted after it is stored here as before.
+   */
+  readonly handOver: Effect.Effect<Unstored>
+}
+
+export interface Unstored {
+  readonly events: ReadonlyArray<{ readonly type: string; readonly data: unknown; readonly at: number }>
+  readonly lines: ReadonlyArray<string>
 }
 
 export interface EventLogService {
-  /** A batching writer for one session, alive for the scope. */
+  /** A batching writer for one session's events and transcript lines, alive for the scope. */
   readonly writer: (sessionId: string) => Effect.Effect<EventWriter, never, Scope.Scope>
   /** Appends one event now (outside a run: a session created, stopped, an answer given). */
   readonly append: (sessionId: string, type: string, data: unknown) => Effect.Effect<void, StoreError>
@@ -42,10 +55,16 @@ const PAGE = 500
 /** How long an event waits for others to be written with it. */
 const LINGER = Duration.millis(10)
 
-type Pending = { readonly _tag: "Event"; readonly type: string; readonly data: unknown; readonly at: number } | {
-  readonly _tag: "Flush"
-  readonly done: () => void
-}
+type Pending =
+  | { readonly _tag: "Event"; readonly type: string; readonly data: unknown; readonly at: number }
+  | { readonly _tag: "Line"; readonly line: string }
+  | { readonly _tag: "Flush"; readonly done: () => void }
+  | { readonly _tag: "HandOver"; readonly done: (unstored: Unstored) => void }
+
+const unstoredOf = (batch: ReadonlyArray<Pending>): Unstored => ({
+  events: batch.flatMap((p) => (p._tag === "Event" ? [{ type: p.type, data: p.data, at: p.at }] : [])),
+  lines: batch.flatMap((p) => (p._tag === "Line" ? [p.line] : []))
+})
 
 export const make = (options: EventLogOptions = {}) =>
   Effect.gen(function*() {
@@ -63,33 +82,55 @@ export const make = (options: EventLogOptions = {}) =>
       Effect.gen(function*() {
         const queue = yield* Queue.unbounded<Pending>()
         let flushed: Deferred.Deferred<void> | undefined
+        // a flush (or hand-over) asked for and not taken yet: the batch waits no longer
+        let urgent = false
         let emitted = 0
         let written = 0
         const drain = Effect.gen(function*() {
           const first = yield* Queue.take(queue)
-          if (first._tag === "Event") {
+          if ((first._tag === "Event" || first._tag === "Line") && !urgent) {
             const wait = yield* Deferred.make<void>()
             flushed = wait
             yield* Deferred.await(wait).pipe(Effect.timeoutOption(LINGER))
             flushed = undefined
           }
-          const rest = yield* Queue.takeAll(queue)
-          const batch = [first, ...rest]
-          const events = batch.flatMap((p) => (p._tag === "Event" ? [{ type: p.type, data: p.data, at: p.at }] : []))
-          yield* store.appendEvents(sessionId, events).pipe(
-            Effect.catchAll((e) =>
-              Effect.logWarning(`session ${sessionId}: ${events.length} event(s) not stored: ${e.message}`)
+          urgent = false
+          const taken = [first, ...(yield* Queue.takeAll(queue))]
+          const handOver = taken.findIndex((p) => p._tag === "HandOver")
+          const handed = handOver === -1 ? [] : taken.slice(0, handOver)
+          const batch = handOver === -1 ? taken : taken.slice(handOver)
+          const { events, lines } = unstoredOf(batch)
+          if (events.length > 0) {
+            yield* store.appendEvents(sessionId, events).pipe(
+              Effect.catchAll((e) =>
+                Effect.logWarning(`session ${sessionId}: ${events.length} event(s) not stored: ${e.message}`)
+              )
             )
-          )
-          written += events.length
+          }
+          if (lines.length > 0) {
+            yield* store.appendTranscript(sessionId, lines).pipe(
+              Effect.catchAll((e) =>
+                Effect.logWarning(`session ${sessionId}: ${lines.length} transcript line(s) not stored: ${e.message}`)
+              )
+            )
+          }
+          written += events.length + lines.length + handed.filter((p) => p._tag !== "Flush").length
           if (events.length > 0) yield* PubSub.publish(landed, sessionId)
-          for (const p of batch) if (p._tag === "Flush") p.done()
+          for (const p of taken) {
+            if (p._tag === "Flush") p.done()
+            else if (p._tag === "HandOver") p.done(unstoredOf(handed))
+          }
         })
         yield* Effect.forkScoped(Effect.forever(drain))
-        const flush = Effect.async<void>((resume) => {
-          queue.unsafeOffer({ _tag: "Flush", done: () => resume(Effect.void) })
+        const hurry = (pending: Pending) => {
+          urgent = true
+          queue.unsafeOffer(pending)
           if (flushed !== undefined) Deferred.unsafeDone(flushed, Effect.void)
-        })
+        }
+        const flush = Effect.async<void>((resume) => hurry({ _tag: "Flush", done: () => resume(Effect.void) }))
+        const handOver = Effect.async<Unstored>((resume) =>
+          hurry({ _tag: "HandOver", done: (unstored) => resume(Effect.succeed(unstored)) })
+        )
         // a finalizer is uninterruptible, and so would be the racers of its timeout: the flush is made interruptible so the timeout can end it
         yield* Effect.addFinalizer(() =>
           emitted === written ? Effect.void : flush.pipe(Effect.interruptible, Effect.timeoutOption("5 seconds"))
@@ -100,7 +141,13 @@ export const make = (options: EventLogOptions = {}) =>
               emitted++
               queue.unsafeOffer({ _tag: "Event", type, data, at: Date.now() })
             }),
-          flush
+          transcriptLine: (line) =>
+            Effect.sync(() => {
+              emitted++
+              queue.unsafeOffer({ _tag: "Line", line })
+            }),
+          flush,
+          handOver
         } satisfies EventWriter
       })
 

@@ -5,12 +5,12 @@
  * 2. the agent loop on the prompt (or the scheduler on the tool_use blocks), on the session's
  *    runtime, with the model turns and calls as durable steps (see `steps.ts`) and the remote
  *    approver;
- * 3. the commit: the input's result, the conversation and the `input_finished` event are stored
- *    together, once.
+ * 3. the commit: the input's result, the conversation, the run's last events and transcript
+ *    lines and the `input_finished` event are stored together, once.
  * A failure (not an interruption: that is a runner stopping, and the run resumes elsewhere) ends
  * the input as failed and leaves the conversation as it was.
  */
-import { Cause, Clock, Effect, Option, Schema, Stream } from "effect"
+import { Cause, Clock, Context, Effect, Option, Schema, Stream, Tracer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { appendLineWhole } from "../../internal/appendWhole.js"
@@ -30,18 +30,18 @@ import type { ModelMessage } from "../ModelClient.js"
 import { Scheduler } from "../Scheduler.js"
 import { Settings } from "../Settings.js"
 import { conversationWrite, loadConversation, type Loaded } from "./conversations.js"
-import { EventLog } from "./events.js"
+import { EventLog, type EventWriter, type Unstored } from "./events.js"
 import { toJsonValue } from "./json.js"
 import type { InputKind } from "./model.js"
 import { InputResult } from "./model.js"
 import { publishAgentEvent, publishSchedulerEvent } from "./publish.js"
 import { CurrentRun, makeRun, Runs, type RunControls } from "./run.js"
-import { decodeConfig, SessionRuntimes, type StoredConfig } from "./runtimes.js"
+import { decodeConfig, type SessionServices, SessionRuntimes, type StoredConfig } from "./runtimes.js"
 import { ServeSettings } from "./settings.js"
 import { ShardLease } from "./lease.js"
 import { makeRunStep } from "./steps.js"
 import { StorageHealth, untilStored } from "./storageFaults.js"
-import { type InputRow, type SessionRow, SessionStore, type SessionStoreService } from "./store.js"
+import { type InputRow, type SessionRow, SessionStore } from "./store.js"
 import { inputFinished, measureInput } from "./telemetry.js"
 
 /** What an input starts from: the session's configuration and conversation, and the input. */
@@ -68,21 +68,28 @@ interface Produced {
 interface Ran {
   readonly produced: Produced
   readonly before: Loaded | undefined
+  /** The run's last events and transcript lines, stored with its end. */
+  readonly unstored: Unstored
 }
 
-/** Transcript lines go to storage (served over HTTP) and to the session folder's file (hooks get its path). */
-const transcriptOf = (store: SessionStoreService, sessionId: string, file: string): Transcript => {
+/**
+ * Transcript lines go to the session folder's file at once (hooks get its path and may read it)
+ * and to storage (served over HTTP) with the run's next batch of events.
+ */
+const transcriptOf = (writer: EventWriter, sessionId: string, file: string): Transcript => {
   let failure: string | undefined
+  let folderMade = false
   return {
     path: file,
     failure: Effect.sync(() => failure),
     write: (record) =>
       Effect.suspend(() => {
         const line = toJsonLine(record)
-        return store.appendTranscript(sessionId, [line]).pipe(
+        return writer.transcriptLine(line).pipe(
           Effect.zipRight(
             Effect.try(() => {
-              fs.mkdirSync(path.dirname(file), { recursive: true })
+              if (!folderMade) fs.mkdirSync(path.dirname(file), { recursive: true })
+              folderMade = true
               appendLineWhole(file, `${line}\n`)
             })
           ),
@@ -93,6 +100,23 @@ const transcriptOf = (store: SessionStoreService, sessionId: string, file: strin
         )
       })
   }
+}
+
+/**
+ * What the input runs with: the session's runtime and the run, and the span it is traced under;
+ * not the runner's services around it (cluster, storage, HTTP request). Every service added
+ * while a call runs copies its context, so a small one keeps each call cheaper.
+ */
+const sessionContext = (
+  outer: Context.Context<never>,
+  session: Context.Context<SessionServices>,
+  run: RunControls
+): Context.Context<SessionServices | CurrentRun> => {
+  const traced = Option.match(Context.getOption(outer, Tracer.ParentSpan), {
+    onNone: () => session,
+    onSome: (span) => Context.add(session, Tracer.ParentSpan, span)
+  })
+  return Context.add(traced, CurrentRun, run)
 }
 
 /** Messages this input added (a merged last user message counts as added). */
@@ -156,7 +180,7 @@ const runToolUses = (run: RunControls, conversation: Conversation, body: unknown
     })
     const ran = yield* scheduler.runMessage(blocks, {
       session: conversation.session,
-      interrupts: Stream.fromQueue(run.interrupts),
+      interrupts: run.interrupts,
       onEvent: (event) => publishSchedulerEvent(run, conversation.turns, event)
     })
     for (const outcome of ran.outcomes) {
@@ -249,7 +273,8 @@ export const executeInput = (
             result,
             state: write?.header,
             ...(write === undefined ? {} : { messages: { from: write.from, rows: write.rows } }),
-            event: { type: "input_finished", data: result },
+            events: [...(ran?.unstored.events ?? []), { type: "input_finished", data: result }],
+            ...(ran === undefined ? {} : { transcript: ran.unstored.lines }),
             now
           })
         ).pipe(Effect.orDie)
@@ -283,7 +308,7 @@ export const executeInput = (
             : config.approvalTimeoutSeconds * 1000,
           turnsBefore: Option.match(stored, { onNone: () => 0, onSome: (c) => c.conversation.turns }),
           events: writer,
-          transcript: transcriptOf(store, sessionId, transcriptFile)
+          transcript: transcriptOf(writer, sessionId, transcriptFile)
         })
         if (start.fresh) yield* run.goLive
         else run.noteReplayed()
@@ -306,9 +331,9 @@ export const executeInput = (
           return snapshot.kind === "prompt"
             ? yield* runPrompt(run, conversation, snapshot.body, config)
             : yield* runToolUses(run, conversation, snapshot.body, snapshot.seq)
-        }).pipe(Effect.provideService(CurrentRun, run), Effect.provide(context))
-        yield* writer.flush
-        return { produced, before: Option.getOrUndefined(stored) } satisfies Ran
+        }).pipe(Effect.mapInputContext((outer: Context.Context<never>) => sessionContext(outer, context, run)))
+        const unstored = yield* writer.handOver
+        return { produced, before: Option.getOrUndefined(stored), unstored } satisfies Ran
       })
     )
 

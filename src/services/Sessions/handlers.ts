@@ -1,6 +1,6 @@
 /**
- * The runner side of a session: the `Session` entity's handlers. `Send` runs inputs one at a
- * time, in the order they were sent; `Answer`, `Interrupt` and `Stop` reach the input running on
+ * The runner side of a session: the `Session` entity's handlers. `Send` (and `Run`, its
+ * one-process twin) runs inputs one at a time, in the order they were sent; `Answer`, `Interrupt` and `Stop` reach the input running on
  * this runner at once.
  */
 import { Entity } from "@effect/cluster"
@@ -11,7 +11,7 @@ import { InputResult } from "./model.js"
 import { Runs } from "./run.js"
 import { SessionRuntimes } from "./runtimes.js"
 import { StorageHealth, untilStored } from "./storageFaults.js"
-import { SessionStore } from "./store.js"
+import { type InputRow, SessionStore } from "./store.js"
 
 const decodeResult = Schema.decodeUnknown(InputResult)
 
@@ -36,24 +36,38 @@ export const layerSessionEntity = Session.toLayer(
         (result) => (result === notHere ? Effect.never : Effect.succeed(result))
       )
 
+    // Inputs run in the order they were sent, whatever order their deliveries arrive in (the
+    // one-process server delivers again what a crash or a storage fault stopped): the session's
+    // earlier inputs that have not ended run first.
     const start = (key: string) =>
       Effect.gen(function*() {
-        const input = yield* store.input(sessionId, key).pipe(Effect.orDie)
-        if (Option.isNone(input)) return yield* Effect.dieMessage(`input ${key} of session ${sessionId} is not stored`)
-        if (input.value.status === "done" || input.value.status === "failed") {
-          return yield* Effect.orDie(decodeResult(input.value.result))
+        const rows = yield* store.inputAfterUnfinished(sessionId, key).pipe(Effect.orDie)
+        const input = rows.find((row) => row.key === key)
+        if (input === undefined) return yield* Effect.dieMessage(`input ${key} of session ${sessionId} is not stored`)
+        for (const earlier of rows) {
+          if (earlier === input) break
+          if ((yield* startRow(earlier)) === notHere) return notHere
+        }
+        return yield* startRow(input)
+      })
+
+    const startRow = (row: InputRow) =>
+      Effect.gen(function*() {
+        const key = row.key
+        if (row.status === "done" || row.status === "failed") {
+          return yield* Effect.orDie(decodeResult(row.result))
         }
         if (yield* Deferred.isDone(runs.draining)) return notHere
         const session = yield* store.session(sessionId).pipe(Effect.orDie)
         const now = yield* Clock.currentTimeMillis
-        if (input.value.status === "queued" && Option.exists(session, (s) => s.status === "stopped")) {
+        if (row.status === "queued" && Option.exists(session, (s) => s.status === "stopped")) {
           const result: InputResult = {
             key,
-            seq: input.value.seq,
-            kind: input.value.kind,
+            seq: row.seq,
+            kind: row.kind,
             status: "failed",
             error: "the session was stopped before this input ran",
-            createdAt: input.value.createdAt,
+            createdAt: row.createdAt,
             finishedAt: now
           }
           yield* stored(store.finishInput({ sessionId, key, status: "failed", result, state: undefined, now })).pipe(
@@ -62,12 +76,12 @@ export const layerSessionEntity = Session.toLayer(
           return result
         }
         if (Option.isNone(session)) return yield* Effect.dieMessage(`session ${sessionId} is not stored`)
-        const executionId = input.value.executionId ?? executionIdOf(sessionId, key)
-        const fresh = input.value.status === "queued" &&
+        const executionId = row.executionId ?? executionIdOf(sessionId, key)
+        const fresh = row.status === "queued" &&
           (yield* stored(store.startInput(sessionId, key, executionId, now)).pipe(Effect.orDie))
         return yield* executeInput({ sessionId, key }, executionId, {
           session: session.value,
-          input: input.value,
+          input: row,
           fresh
         })
       })
@@ -82,6 +96,7 @@ export const layerSessionEntity = Session.toLayer(
 
     return Session.of({
       Send: (request) => inputs.withPermits(1)(send(request.payload.key)),
+      Run: (request) => inputs.withPermits(1)(send(request.payload.key)),
       Answer: (request) =>
         Effect.gen(function*() {
           const waiter = runs.current(sessionId)?.answerWaiters.get(request.payload.toolUseId)

@@ -120,7 +120,12 @@ export const makeRun = (options: NewRun): Effect.Effect<RunControls> =>
       }),
       callSteps: new Map(),
       answerWaiters: new Map(),
-      events: { emit: gated(options.events.emit), flush: options.events.flush },
+      events: {
+        emit: gated(options.events.emit),
+        transcriptLine: gated(options.events.transcriptLine),
+        flush: options.events.flush,
+        handOver: options.events.handOver
+      },
       transcript: {
         path: options.transcript.path,
         write: gated(options.transcript.write),

@@ -6,7 +6,7 @@
  * from storage). How a runtime is put together is the preset's business (`SessionRuntimeBuilder`):
  * this stage only caches them.
  */
-import { Context, Duration, Effect, Layer, Option, RcMap, Schedule, Schema, type Scope } from "effect"
+import { Context, Duration, Effect, Layer, Option, RcMap, Schedule, Schema, Scope } from "effect"
 import type { Agent } from "../Agent.js"
 import type { Scheduler } from "../Scheduler.js"
 import type { Settings } from "../Settings.js"
@@ -96,7 +96,13 @@ export const make = (options: RuntimesOptions = {}) =>
               new SessionUnavailable({ sessionId, reason: `its stored configuration cannot be read: ${e.message}` })
             )
           )
-          return yield* Layer.build(builder.build({ sessionId, config, grantedRules: row.value.grantedRules }))
+          // built apart from the runner's services (cluster, storage, the HTTP request that came
+          // first): the runtime hands its whole context to every tool call, and keeps it
+          return yield* Layer.build(builder.build({ sessionId, config, grantedRules: row.value.grantedRules })).pipe(
+            Effect.mapInputContext((outer: Context.Context<Scope.Scope>) =>
+              Context.make(Scope.Scope, Context.get(outer, Scope.Scope))
+            )
+          )
         }),
       idleTimeToLive: Duration.infinity
     })

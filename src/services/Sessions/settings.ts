@@ -7,8 +7,11 @@ import { Context, Layer } from "effect"
 import type { SandboxAvailable } from "../Sandbox.js"
 import type { ServePolicy } from "../../ServePolicy.js"
 
+/** The name of the one-process server's runner (a runner among several is named `host:port`). */
+export const EMBEDDED_RUNNER = "embedded"
+
 export interface ServeSettingsService {
-  /** This runner as the others see it (`host:port`; `embedded` for the one-process server). */
+  /** This runner as the others see it (`host:port`; `EMBEDDED_RUNNER` for the one-process server). */
   readonly runner: string
   /** Session folders (spilled results, background output, transcript files) live in `<stateDir>/sessions/<id>`. */
   readonly stateDir: string

@@ -10,6 +10,11 @@
  *
  * A runner letting go of the session (to a runner that joined, or shutting down) executes no
  * further step: the step waits until the run is stopped, and the session's next runner executes it.
+ *
+ * An outcome the step marks as `defer`red (a read-only call's: running it again is harmless) is
+ * kept in memory and stored just before the next outcome that is stored at once, so no stored
+ * step ever follows one that was lost; when the input ends first it is never stored at all (an
+ * input that ended is never resumed).
  */
 import { Effect, Option, Schema } from "effect"
 import type { ShardLeaseService } from "./lease.js"
@@ -24,7 +29,8 @@ export interface StepResult<A> {
 export type RunStep = <A, I>(
   name: string,
   schema: Schema.Schema<A, I>,
-  execute: Effect.Effect<A>
+  execute: Effect.Effect<A>,
+  options?: { readonly defer?: (value: A) => boolean }
 ) => Effect.Effect<StepResult<A>>
 
 export const makeRunStep = (options: {
@@ -39,7 +45,20 @@ export const makeRunStep = (options: {
   readonly holds: Effect.Effect<boolean>
 }): RunStep => {
   const { executionId, fresh, holds, lease, store, stored } = options
-  return <A, I>(name: string, schema: Schema.Schema<A, I>, execute: Effect.Effect<A>) =>
+  const deferred: Array<{ readonly name: string; readonly encoded: unknown }> = []
+  const storeDeferred = Effect.suspend(() =>
+    Effect.forEach(
+      deferred.splice(0),
+      ({ encoded, name }) => stored(store.recordStep(executionId, name, encoded)).pipe(Effect.orDie),
+      { discard: true }
+    )
+  )
+  return <A, I>(
+    name: string,
+    schema: Schema.Schema<A, I>,
+    execute: Effect.Effect<A>,
+    stepOptions?: { readonly defer?: (value: A) => boolean }
+  ) =>
     Effect.gen(function*() {
       const decode = (u: unknown) => Effect.orDie(Schema.decodeUnknown(schema)(u))
       if (!fresh) {
@@ -49,8 +68,13 @@ export const makeRunStep = (options: {
       if (!(yield* holds)) return yield* Effect.never
       const value = yield* execute
       const encoded = yield* Effect.orDie(Schema.encode(schema)(value))
+      if (stepOptions?.defer?.(value) === true) {
+        deferred.push({ name, encoded })
+        return { value, executedHere: true }
+      }
       // an outcome is stored only while this runner holds the session
       yield* lease.check
+      yield* storeDeferred
       const kept = yield* stored(store.recordStep(executionId, name, encoded)).pipe(Effect.orDie)
       if (Option.isSome(kept)) return { value: yield* decode(kept.value), executedHere: false }
       return { value, executedHere: true }

@@ -89,7 +89,9 @@ const TABLES = [
   `CREATE TABLE IF NOT EXISTS toolgate_space_probe (
     at BIGINT NOT NULL
   )`,
-  `CREATE INDEX IF NOT EXISTS toolgate_approvals_session ON toolgate_approvals (session_id, answered_at)`
+  `CREATE INDEX IF NOT EXISTS toolgate_approvals_session ON toolgate_approvals (session_id, answered_at)`,
+  `CREATE INDEX IF NOT EXISTS toolgate_inputs_unfinished ON toolgate_inputs (session_id, seq)
+    WHERE status IN ('queued', 'running')`
 ]
 
 export interface SessionRow {
@@ -190,6 +192,16 @@ export interface SessionStoreService {
   readonly input: (sessionId: string, key: string) => Effect.Effect<Option.Option<InputRow>, StoreError>
   readonly lastInput: (sessionId: string) => Effect.Effect<Option.Option<InputRow>, StoreError>
   readonly runningInput: (sessionId: string) => Effect.Effect<Option.Option<InputRow>, StoreError>
+  /**
+   * The input, after the session's inputs sent before it that have not ended (queued or running),
+   * in the order they were sent; empty when the input is not stored.
+   */
+  readonly inputAfterUnfinished: (sessionId: string, key: string) => Effect.Effect<ReadonlyArray<InputRow>, StoreError>
+  /** Every input not ended yet (queued or running), each session's in the order they were sent. */
+  readonly unfinishedInputs: Effect.Effect<
+    ReadonlyArray<{ readonly sessionId: string; readonly key: string }>,
+    StoreError
+  >
   /** Moves a queued input to running; false when it was not queued (an earlier delivery started it). */
   readonly startInput: (
     sessionId: string,
@@ -209,7 +221,10 @@ export interface SessionStoreService {
     readonly result: unknown
     readonly state: unknown
     readonly messages?: { readonly from: number; readonly rows: ReadonlyArray<unknown> }
-    readonly event?: { readonly type: string; readonly data: unknown }
+    /** Events appended in order, each at its own time (`at`) or the input's end (`now`). */
+    readonly events?: ReadonlyArray<{ readonly type: string; readonly data: unknown; readonly at?: number }>
+    /** Transcript lines appended in order. */
+    readonly transcript?: ReadonlyArray<string>
     readonly now: number
   }) => Effect.Effect<boolean, StoreError>
   /** The first `count` messages of a session's conversation, in order. */
@@ -392,8 +407,8 @@ export const make = Effect.gen(function*() {
    * Appends rows numbered after the session's last one, in one statement (each row numbers itself
    * from what the table held before it); a concurrent writer's clash is retried.
    */
-  const appendNumbered = (
-    operation: string,
+  /** Rows numbered after the session's last one (one statement). */
+  const insertNumbered = (
     table: "toolgate_events" | "toolgate_transcript",
     sessionId: string,
     columns: ReadonlyArray<string>,
@@ -406,11 +421,21 @@ export const make = Effect.gen(function*() {
     )
     return sql`INSERT INTO ${sql(table)} (session_id, seq, ${sql.literal(columns.join(", "))}) ${
       sql.join(" UNION ALL ", false)(arms)
-    }`.pipe(
+    }`
+  }
+  const eventRow = (e: { readonly type: string; readonly data: unknown; readonly at: number }) =>
+    sql`${e.type}, ${JSON.stringify(e.data ?? null)}, CAST(${e.at} AS BIGINT)`
+  const appendNumbered = (
+    operation: string,
+    table: "toolgate_events" | "toolgate_transcript",
+    sessionId: string,
+    columns: ReadonlyArray<string>,
+    rows: ReadonlyArray<Fragment>
+  ) =>
+    insertNumbered(table, sessionId, columns, rows).pipe(
       Effect.retry({ times: 20, while: isConflict }),
       Effect.mapError(fail(operation))
     )
-  }
 
   return noteFaults(yield* StorageHealth, {
     insertSession: (row) =>
@@ -551,6 +576,21 @@ export const make = Effect.gen(function*() {
         >`SELECT * FROM toolgate_inputs WHERE session_id = ${sessionId} AND status = 'running' ORDER BY seq DESC LIMIT 1`,
         inputRow
       ),
+    inputAfterUnfinished: (sessionId, key) =>
+      sql<Row>`SELECT * FROM toolgate_inputs WHERE session_id = ${sessionId} AND (input_key = ${key} OR (
+        status IN ('queued', 'running')
+        AND seq < (SELECT seq FROM toolgate_inputs WHERE session_id = ${sessionId} AND input_key = ${key})
+      )) ORDER BY seq`.pipe(
+        Effect.map((rs) => rs.map(inputRow)),
+        rows("read input")
+      ),
+    unfinishedInputs: sql<
+      Row
+    >`SELECT session_id, input_key FROM toolgate_inputs WHERE status IN ('queued', 'running') ORDER BY session_id, seq`
+      .pipe(
+        Effect.map((rs) => rs.map((r) => ({ sessionId: str(r.session_id), key: str(r.input_key) }))),
+        rows("find unfinished inputs")
+      ),
     // no transaction: a session marked running whose input is still queued (a crash between the
     // two) is started again by the input's next delivery, and marked idle when it ends
     startInput: (sessionId, key, executionId, now) =>
@@ -561,7 +601,7 @@ export const make = Effect.gen(function*() {
         >`UPDATE toolgate_inputs SET status = 'running', execution_id = ${executionId} WHERE session_id = ${sessionId} AND input_key = ${key} AND status = 'queued' RETURNING input_key`
         return started.length > 0
       }).pipe(Effect.mapError(fail("start input"))),
-    finishInput: ({ event, key, messages, now, result, sessionId, state, status }) =>
+    finishInput: ({ events, key, messages, now, result, sessionId, state, status, transcript }) =>
       sql
         .withTransaction(
           Effect.gen(function*() {
@@ -569,11 +609,16 @@ export const make = Effect.gen(function*() {
               JSON.stringify(result)
             }, finished_at = ${now} WHERE session_id = ${sessionId} AND input_key = ${key} AND status IN ('queued', 'running') RETURNING input_key`
             if (finished.length === 0) return false
-            if (event !== undefined) {
-              yield* sql`INSERT INTO toolgate_events (session_id, seq, type, data, at)
-                SELECT ${sessionId}, COALESCE(MAX(seq), 0) + 1, ${event.type}, ${
-                JSON.stringify(event.data ?? null)
-              }, CAST(${now} AS BIGINT) FROM toolgate_events WHERE session_id = ${sessionId}`
+            for (const chunk of chunks(events ?? [], ROWS_PER_APPEND)) {
+              yield* insertNumbered(
+                "toolgate_events",
+                sessionId,
+                ["type", "data", "at"],
+                chunk.map((e) => eventRow({ ...e, at: e.at ?? now }))
+              )
+            }
+            for (const chunk of chunks(transcript ?? [], ROWS_PER_APPEND)) {
+              yield* insertNumbered("toolgate_transcript", sessionId, ["line"], chunk.map((line) => sql`${line}`))
             }
             if (state === undefined) {
               yield* sql`UPDATE toolgate_sessions SET status = CASE WHEN status = 'stopped' THEN 'stopped' ELSE 'idle' END, updated_at = ${now} WHERE id = ${sessionId}`
@@ -663,7 +708,7 @@ export const make = Effect.gen(function*() {
             "toolgate_events",
             sessionId,
             ["type", "data", "at"],
-            chunk.map((e) => sql`${e.type}, ${JSON.stringify(e.data ?? null)}, CAST(${e.at} AS BIGINT)`)
+            chunk.map(eventRow)
           ),
         { discard: true }
       ),

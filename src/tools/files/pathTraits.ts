@@ -11,9 +11,10 @@ import { expandLenient, realPathOrAncestor } from "./paths.js"
 type Access = "read" | "write"
 
 const footprintAt = (access: Access, file: string): Effect.Effect<Footprint> =>
-  Effect.promise(() => realPathOrAncestor(file)).pipe(
-    Effect.map((real) => (access === "read" ? { reads: [real], writes: [] } : { reads: [], writes: [real] }))
-  )
+  Effect.sync(() => {
+    const real = realPathOrAncestor(file)
+    return access === "read" ? { reads: [real], writes: [] } : { reads: [], writes: [real] }
+  })
 
 /** A tool whose input names one file in `field` (Read, Write, Edit, NotebookEdit). */
 export const fileAt = <K extends string, I extends { readonly [key in K]: string }>(field: K, access: Access) => {

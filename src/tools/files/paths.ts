@@ -34,13 +34,18 @@ export const isAbsoluteInput = (input: string): boolean => {
 export const relativePathMessage = (input: string, cwd: string): string =>
   `The file_path must be an absolute path, not a relative one: ${input}. ${CWD_NOTE} ${cwd}.`
 
-/** The real path of `file` with symlinks resolved; for a path that does not exist yet, the real path of its deepest existing ancestor joined with the rest. */
-export const realPathOrAncestor = async (file: string): Promise<string> => {
+/**
+ * The real path of `file` with symlinks resolved; for a path that does not exist yet, the real
+ * path of its deepest existing ancestor joined with the rest. Synchronous: one system call, where
+ * the asynchronous form costs a trip through libuv's thread pool (most of a served file call's
+ * path checks); the tools open their files synchronously after it anyway.
+ */
+export const realPathOrAncestor = (file: string): string => {
   const rest: Array<string> = []
   let current = file
   for (;;) {
     try {
-      const real = await fs.promises.realpath(current)
+      const real = fs.realpathSync.native(current)
       return rest.length === 0 ? real : path.join(real, ...rest.reverse())
     } catch {
       const parent = path.dirname(current)
