@@ -398,11 +398,14 @@ export const make = Effect.gen(function*() {
       () => clientFor(id).Run({ key }),
       () => Effect.sync(() => delivering.delete(deliveryOf(id, key)))
     )
+  /** The input's end as stored, if it ended; it fails once the input is gone (its session deleted). */
   const inputEnded = (id: string, key: string) =>
     store.input(id, key).pipe(
       Effect.mapError(unavailable),
       Effect.flatMap((row) =>
-        Option.isSome(row) && (row.value.status === "done" || row.value.status === "failed")
+        Option.isNone(row)
+          ? Effect.fail(new Unavailable({ message: `input ${key} of session ${id} is gone (its session was deleted)` }))
+          : row.value.status === "done" || row.value.status === "failed"
           ? Effect.succeed(Option.some(inputView(row.value)))
           : Effect.succeed(Option.none<InputResult>())
       )
