@@ -500,9 +500,12 @@ describe("toolgate serve: SIGTERM while an input runs past the drain time", () =
         body: { role: "assistant", content, key: "k" }
       })
       await eventually(() => (fs.existsSync(started) ? true : undefined))
+      const signalled = Date.now()
       await server.stop("SIGTERM")
       expect(server.stderr()).toContain("drain time over: 1 input(s)")
       expect(server.child.exitCode).toBe(143)
+      // the drain time is all it gets: no other runner waits to take the input over
+      expect(Date.now() - signalled).toBeLessThan(6_000)
     } finally {
       await server.stop("SIGKILL")
       fs.rmSync(stateDir, { recursive: true, force: true })

@@ -215,21 +215,27 @@ const realPath = (p: string): string => {
 const millis = (name: string, fallback: number) =>
   positiveIntConfig(name, fallback).pipe(Config.map((ms) => Duration.millis(ms)))
 
-/** Cluster timings from the environment; every runner of a cluster must use the same. */
-const shardingFromEnv = Effect.gen(function*() {
-  const read = <A>(config: Config.Config<A>) => Effect.orDie(config)
-  return {
-    shardsPerGroup: yield* read(positiveIntConfig("TOOLGATE_SERVE_SHARDS", 64)),
-    shardLockRefreshInterval: yield* read(millis("TOOLGATE_SERVE_LOCK_REFRESH_MS", 10_000)),
-    shardLockExpiration: yield* read(millis("TOOLGATE_SERVE_LOCK_EXPIRATION_MS", 35_000)),
-    refreshAssignmentsInterval: yield* read(millis("TOOLGATE_SERVE_ASSIGNMENTS_MS", 3_000)),
-    entityMessagePollInterval: yield* read(millis("TOOLGATE_SERVE_POLL_MS", 2_000)),
-    runnerHealthCheckInterval: yield* read(millis("TOOLGATE_SERVE_HEALTH_MS", 10_000)),
-    // how long a running call gets to finish (and be recorded) where it runs when its session's
-    // shard goes to another runner (a runner joins or leaves); past it, the call is stopped
-    entityTerminationTimeout: yield* read(millis("TOOLGATE_SERVE_TERMINATION_MS", 10_000))
-  }
-})
+/**
+ * Cluster timings from the environment; every runner of a cluster must use the same. A runner's
+ * running call gets `TOOLGATE_SERVE_TERMINATION_MS` to finish where it runs when its session's
+ * shard goes to another runner; the one-process server has no other runner to wait for (past its
+ * drain time, or a storage fault, it stops the call at once and resumes it itself).
+ */
+const shardingFromEnv = (oneProcess: boolean) =>
+  Effect.gen(function*() {
+    const read = <A>(config: Config.Config<A>) => Effect.orDie(config)
+    return {
+      shardsPerGroup: yield* read(positiveIntConfig("TOOLGATE_SERVE_SHARDS", 64)),
+      shardLockRefreshInterval: yield* read(millis("TOOLGATE_SERVE_LOCK_REFRESH_MS", 10_000)),
+      shardLockExpiration: yield* read(millis("TOOLGATE_SERVE_LOCK_EXPIRATION_MS", 35_000)),
+      refreshAssignmentsInterval: yield* read(millis("TOOLGATE_SERVE_ASSIGNMENTS_MS", 3_000)),
+      entityMessagePollInterval: yield* read(millis("TOOLGATE_SERVE_POLL_MS", 2_000)),
+      runnerHealthCheckInterval: yield* read(millis("TOOLGATE_SERVE_HEALTH_MS", 10_000)),
+      // how long a running call gets to finish (and be recorded) where it runs when its session's
+      // shard goes to another runner (a runner joins or leaves); past it, the call is stopped
+      entityTerminationTimeout: yield* read(millis("TOOLGATE_SERVE_TERMINATION_MS", oneProcess ? 1_000 : 10_000))
+    }
+  })
 
 /** The folder exists (made when missing) and takes new files; otherwise one line naming it. */
 const writableFolder = (dir: string, what: string, why: string) =>
@@ -460,7 +466,7 @@ export const serve = Command.make("serve", optionsOf(serveFlags), (flags) =>
     const maxBody = Option.getOrElse(yield* intOrEnv(flags.maxBody, "TOOLGATE_SERVE_MAX_BODY"), () => DEFAULT_MAX_BODY)
     const ttlSeconds = Option.getOrElse(yield* intOrEnv(flags.sessionTtl, "TOOLGATE_SERVE_SESSION_TTL"), () =>
       DEFAULT_SESSION_TTL_SECONDS)
-    const sharding = yield* shardingFromEnv
+    const sharding = yield* shardingFromEnv(runner === undefined)
     const eventPollMs = yield* Effect.orDie(positiveIntConfig("TOOLGATE_SERVE_EVENT_POLL_MS", 500))
     // an idle session's runtime (tools, MCP servers) is released after this long, and rebuilt at its next input
     const runtimeIdleMs = yield* Effect.orDie(positiveIntConfig("TOOLGATE_SERVE_RUNTIME_IDLE_MS", 120_000))
