@@ -14,8 +14,8 @@ import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { createTablespace, postgresBin } from "../support/postgres.js"
 import { tempDir } from "../support/runtime.js"
 import { fill, mountTmpfs } from "../support/smallDisk.js"
-import { eventually, request, toolUse } from "../support/serve.js"
-import { type Runner, SERVER_TOKEN, useClusters } from "./support.js"
+import { createSession, eventually, request, toolUse } from "../support/serve.js"
+import { type Cluster, type Runner, SERVER_TOKEN, useClusters } from "./support.js"
 
 const bin = postgresBin()
 
@@ -49,12 +49,7 @@ const childrenOf = (pid: number) =>
 /** A session created through `url`, working in `cwd`: its inputs are one Bash call each. */
 const sessionOn = async (url: string, cwd: string) => {
   fs.mkdirSync(cwd, { recursive: true })
-  const created = await request(url, "POST", "/sessions", {
-    token: SERVER_TOKEN,
-    body: { cwd, permissionMode: "bypassPermissions" }
-  })
-  expect(created.status, created.text).toBe(201)
-  const { id, token } = created.body as { id: string; token: string }
+  const { id, token } = await createSession(url, SERVER_TOKEN, { cwd, permissionMode: "bypassPermissions" })
   return {
     send: async (key: string, command: string) => {
       const sent = await request(url, "POST", `/sessions/${id}/messages?wait=false`, {
@@ -113,19 +108,23 @@ const expectRecovered = async (
   }
 }
 
+/** Two runners of the cluster, and a session created through the first that ran one input (k1). */
+const twoRunnersAndASession = async (c: Cluster) => {
+  const runners = [await c.start("r1"), await c.start("r2")]
+  const cwd = path.join(c.work, "ws")
+  const session = await sessionOn(runners[0]!.url, cwd)
+  await session.send("k1", "echo one")
+  expect(await session.ended("k1", 30_000)).toMatchObject({ status: "done" })
+  return { runners, cwd, session }
+}
+
 describe.skipIf(!mounted)("toolgate serve --runner on PostgreSQL storage that fails", () => {
   // commits survive a crash (a call's start mark among them: after one, the call must not run again)
   const { newCluster, postgres } = useClusters(bin!, "pgfaults", { durableCommits: true })
 
   it("reports storage failing while it is full, then ends the input, takes new inputs and is ready again", async () => {
     createTablespace(postgres(), "filling", space)
-    const c = await newCluster({ tablespace: "filling" })
-    const runners = [await c.start("r1"), await c.start("r2")]
-    const cwd = path.join(c.work, "ws")
-    const session = await sessionOn(runners[0]!.url, cwd)
-
-    await session.send("k1", "echo one")
-    expect(await session.ended("k1", 30_000)).toMatchObject({ status: "done" })
+    const { cwd, runners, session } = await twoRunnersAndASession(await newCluster({ tablespace: "filling" }))
 
     // a call with a side effect; storage fills while it runs. Its output, random and large, needs
     // new pages wherever it is stored (PostgreSQL writes small rows into the free space of pages it has)
@@ -158,12 +157,7 @@ describe.skipIf(!mounted)("toolgate serve --runner on PostgreSQL storage that fa
   it(
     "PostgreSQL crashing as a call's result is written: the input ends, its call run once, the session goes on",
     async () => {
-      const c = await newCluster()
-      const runners = [await c.start("r1"), await c.start("r2")]
-      const cwd = path.join(c.work, "ws")
-      const session = await sessionOn(runners[0]!.url, cwd)
-      await session.send("k1", "echo one")
-      expect(await session.ended("k1", 30_000)).toMatchObject({ status: "done" })
+      const { cwd, runners, session } = await twoRunnersAndASession(await newCluster())
 
       const log = path.join(cwd, "log")
       await session.send("k2", `echo start >> ${log}; sleep 1; echo end >> ${log}; echo two`)

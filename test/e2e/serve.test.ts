@@ -12,14 +12,15 @@ import { framesOf, sse, startFakeAnthropic, type FakeAnthropic } from "../suppor
 import { tempDir } from "../support/runtime.js"
 import {
   anthropicTurn,
+  createSession,
   eventually,
   readEvents,
   request,
   scriptOf,
+  type Served,
   startServer,
   text,
-  toolUse,
-  type Served
+  toolUse
 } from "../support/serve.js"
 
 const workspace = () => fs.realpathSync(tempDir("toolgate-serve-ws-"))
@@ -78,14 +79,7 @@ describe("toolgate serve (embedded runner)", () => {
     fs.rmSync(stateDir, { recursive: true, force: true })
   })
 
-  const create = async (body: Record<string, unknown>) => {
-    const created = await request(server.url, "POST", "/sessions", {
-      token: SERVER_TOKEN,
-      body: { replaySpeed: 0, ...body }
-    })
-    expect(created.status, created.text).toBe(201)
-    return created.body as { id: string; token: string }
-  }
+  const create = (body: Record<string, unknown>) => createSession(server.url, SERVER_TOKEN, { replaySpeed: 0, ...body })
   const enqueueTurns = (...turns: ReadonlyArray<Array<Record<string, unknown>>>) =>
     fake.enqueue(...turns.map((events) => sse(framesOf(events))))
   let claudeSession: { id: string; token: string } | undefined
@@ -487,12 +481,7 @@ describe("toolgate serve: SIGTERM while an input runs past the drain time", () =
       }
     })
     try {
-      const created = await request(server.url, "POST", "/sessions", {
-        token: SERVER_TOKEN,
-        body: { cwd, permissionMode: "bypassPermissions" }
-      })
-      expect(created.status, created.text).toBe(201)
-      const { id, token } = created.body as { id: string; token: string }
+      const { id, token } = await createSession(server.url, SERVER_TOKEN, { cwd, permissionMode: "bypassPermissions" })
       const started = path.join(cwd, "started")
       const content = [toolUse("toolu_long", "Bash", { command: `touch ${started}; sleep 30` })]
       await request(server.url, "POST", `/sessions/${id}/messages?wait=false`, {
@@ -540,12 +529,10 @@ describe("toolgate serve killed (SIGKILL) mid-call", () => {
       })
       const marks = [4171, 4172, 4173]
       try {
-        const created = await request(server.url, "POST", "/sessions", {
-          token: SERVER_TOKEN,
-          body: { cwd, permissionMode: "bypassPermissions" }
+        const { id, token } = await createSession(server.url, SERVER_TOKEN, {
+          cwd,
+          permissionMode: "bypassPermissions"
         })
-        expect(created.status, created.text).toBe(201)
-        const { id, token } = created.body as { id: string; token: string }
         const send = (key: string, blocks: Array<Record<string, unknown>>, wait: boolean) =>
           request(server.url, "POST", `/sessions/${id}/messages?wait=${wait}`, {
             token,

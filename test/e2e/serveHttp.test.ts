@@ -10,7 +10,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { tempDir } from "../support/runtime.js"
-import { eventually, rawRequest, request, startServer, toolUse, type Served } from "../support/serve.js"
+import { createSession, eventually, rawRequest, request, type Served, startServer, toolUse } from "../support/serve.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 
@@ -433,13 +433,7 @@ describe("toolgate serve with a cap on running inputs (TOOLGATE_SERVE_MAX_RUNNIN
         env: { ...withoutModel, TOOLGATE_SERVE_MAX_RUNNING_INPUTS: "1" }
       })
       try {
-        const session = async () => {
-          const created = await request(server.url, "POST", "/sessions", {
-            body: { cwd: ws, permissionMode: "bypassPermissions" }
-          })
-          expect(created.status, created.text).toBe(201)
-          return created.body as { id: string; token: string }
-        }
+        const session = () => createSession(server.url, undefined, { cwd: ws, permissionMode: "bypassPermissions" })
         const [a, b] = [await session(), await session()]
         const started = path.join(ws, "started")
         const long = {

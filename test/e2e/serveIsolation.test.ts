@@ -11,7 +11,15 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { tempDir } from "../support/runtime.js"
-import { eventually, request, runApproving, startServer, toolUse, type Served } from "../support/serve.js"
+import {
+  createSession,
+  eventually,
+  request,
+  runApproving,
+  type Served,
+  startServer,
+  toolUse
+} from "../support/serve.js"
 
 const CANARY = "canary-5f0c1d-secret-value"
 const API_KEY = "sk-isolation-test-key-0123"
@@ -73,11 +81,7 @@ describe("toolgate serve: a session cannot reach its host (default policy)", () 
     await server?.stop("SIGTERM")
   })
 
-  const create = async (body: Record<string, unknown>) => {
-    const created = await request(server.url, "POST", "/sessions", { token, body })
-    expect(created.status, created.text).toBe(201)
-    return created.body as { id: string; token: string }
-  }
+  const create = (body: Record<string, unknown>) => createSession(server.url, token, body)
 
   it("generates a server token when none is given, and needs it", async () => {
     expect(token).toMatch(/^tgsrv_/)

@@ -10,7 +10,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempDir } from "../support/runtime.js"
-import { request, startServer, toolUse } from "../support/serve.js"
+import { createSession, request, startServer, toolUse } from "../support/serve.js"
 
 const Database = createRequire(import.meta.url)("better-sqlite3") as new(file: string) => {
   prepare(
@@ -73,12 +73,10 @@ describe("toolgate serve storage", () => {
       const read = (id: string) => ({ role: "assistant", content: [toolUse(id, "Read", { file_path: file })] })
       let server = await serve()
       try {
-        const created = await request(server.url, "POST", "/sessions", {
-          token: SERVER_TOKEN,
-          body: { cwd, permissionMode: "bypassPermissions" }
+        const { id, token } = await createSession(server.url, SERVER_TOKEN, {
+          cwd,
+          permissionMode: "bypassPermissions"
         })
-        expect(created.status, created.text).toBe(201)
-        const { id, token } = created.body as { id: string; token: string }
         const first = await request(server.url, "POST", `/sessions/${id}/messages`, { token, body: read("toolu_1") })
         expect(first.body.status, first.text).toBe("done")
         await server.stop("SIGTERM")
@@ -115,11 +113,7 @@ describe("toolgate serve storage", () => {
       env
     })
     try {
-      const created = await request(server.url, "POST", "/sessions", {
-        token: SERVER_TOKEN,
-        body: { cwd, permissionMode: "bypassPermissions" }
-      })
-      const { id, token } = created.body as { id: string; token: string }
+      const { id, token } = await createSession(server.url, SERVER_TOKEN, { cwd, permissionMode: "bypassPermissions" })
       const started = path.join(cwd, "started")
       const ended = path.join(cwd, "ended")
       const command = `touch ${started}; sleep 1; touch ${ended}`
@@ -152,11 +146,10 @@ describe("toolgate serve storage", () => {
         startServer({ args: ["--state-dir", stateDir, "--allow", "bypassPermissions", "--unsandboxed"], env })
       let server = await serve()
       try {
-        const created = await request(server.url, "POST", "/sessions", {
-          token: SERVER_TOKEN,
-          body: { cwd, permissionMode: "bypassPermissions" }
+        const { id, token } = await createSession(server.url, SERVER_TOKEN, {
+          cwd,
+          permissionMode: "bypassPermissions"
         })
-        const { id, token } = created.body as { id: string; token: string }
         const mark = (name: string) => path.join(cwd, name)
         const send = (key: string, command: string) =>
           request(server.url, "POST", `/sessions/${id}/messages?wait=false`, {

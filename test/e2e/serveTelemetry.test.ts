@@ -13,14 +13,14 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { tempDir } from "../support/runtime.js"
 import {
+  createSession,
   eventually,
   request,
   runApproving,
   scriptOf,
   startServer,
   text,
-  toolUse,
-  type Served
+  toolUse
 } from "../support/serve.js"
 
 const SERVER_TOKEN = "serve-telemetry-token-0123456789"
@@ -144,12 +144,6 @@ const serveWith = (env: Record<string, string>) =>
     env: { TOOLGATE_SERVE_TOKEN: SERVER_TOKEN, TOOLGATE_SERVE_POLL_MS: "200", ...env }
   })
 
-const createSession = async (server: Served, cwd: string) => {
-  const created = await request(server.url, "POST", "/sessions", { token: SERVER_TOKEN, body: { cwd } })
-  expect(created.status, created.text).toBe(201)
-  return created.body as { id: string; token: string }
-}
-
 /** A read, an asked-and-approved Bash command, and a tool that does not exist (the model's input to it is not a label). */
 const threeCalls = (cwd: string) => [
   toolUse("toolu_read", "Read", { file_path: path.join(cwd, "notes.txt") }),
@@ -182,7 +176,7 @@ describe("toolgate serve with OpenTelemetry export", () => {
       })
       try {
         const cwd = workspace()
-        const session = await createSession(server, cwd)
+        const session = await createSession(server.url, SERVER_TOKEN, { cwd })
         const results = await runApproving(server.url, session, threeCalls(cwd))
         expect(results.get("toolu_read")?.text).toContain(FILE_MARKER)
         expect(results.get("toolu_bash")?.isError).toBe(false)
@@ -338,11 +332,7 @@ describe("toolgate serve with OpenTelemetry export", () => {
       const mark = path.join(cwd, "started")
       let server = await start()
       try {
-        const created = await request(server.url, "POST", "/sessions", {
-          token: SERVER_TOKEN,
-          body: { cwd, permissionMode: "bypassPermissions" }
-        })
-        const session = created.body as { id: string; token: string }
+        const session = await createSession(server.url, SERVER_TOKEN, { cwd, permissionMode: "bypassPermissions" })
         await request(server.url, "POST", `/sessions/${session.id}/messages?wait=false`, {
           token: session.token,
           body: {
@@ -392,7 +382,11 @@ describe("toolgate serve with OpenTelemetry export", () => {
     const server = await serveWith({ ...quiet, OTEL_BSP_SCHEDULE_DELAY: "100", OTEL_METRIC_EXPORT_INTERVAL: "100" })
     try {
       const cwd = workspace()
-      const results = await runApproving(server.url, await createSession(server, cwd), threeCalls(cwd))
+      const results = await runApproving(
+        server.url,
+        await createSession(server.url, SERVER_TOKEN, { cwd }),
+        threeCalls(cwd)
+      )
       expect(results.get("toolu_bash")?.isError).toBe(false)
       // several export intervals
       await new Promise((r) => setTimeout(r, 500))
@@ -414,7 +408,7 @@ describe("toolgate serve with OpenTelemetry export", () => {
       const warnings = () => server.stderr().split("\n").filter((line) => line.includes("OpenTelemetry"))
       try {
         const cwd = workspace()
-        const session = await createSession(server, cwd)
+        const session = await createSession(server.url, SERVER_TOKEN, { cwd })
         const first = await runApproving(server.url, session, threeCalls(cwd))
         expect(first.get("toolu_read")?.text).toContain(FILE_MARKER)
         await eventually(() => (warnings().length > 0 ? true : undefined), 30_000)

@@ -10,7 +10,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { tempDir } from "../support/runtime.js"
-import { request, runApproving, startServer, toolUse, type Served } from "../support/serve.js"
+import { createSession, runApproving, type Served, startServer, toolUse } from "../support/serve.js"
 
 const CANARY = "canary-unsandboxed-3d9a7e"
 const SERVER_TOKEN = "serve-unsandboxed-search-token-0123"
@@ -73,9 +73,7 @@ describe.each([
       String(FOLDERS)
     ], { stdio: "ignore" })
     try {
-      const created = await request(server.url, "POST", "/sessions", { token: SERVER_TOKEN, body: { cwd } })
-      expect(created.status, created.text).toBe(201)
-      const session = created.body as { id: string; token: string }
+      const session = await createSession(server.url, SERVER_TOKEN, { cwd })
       const leaked: Array<string> = []
       let found = 0
       for (let round = 0; round < ROUNDS; round++) {

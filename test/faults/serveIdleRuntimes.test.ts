@@ -8,7 +8,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { tempDir } from "../support/runtime.js"
-import { eventually, request, startServer, toolUse, type Served } from "../support/serve.js"
+import { createSession, eventually, request, type Served, startServer, toolUse } from "../support/serve.js"
 
 const TOKEN = "serve-idle-token-0123456789"
 
@@ -36,11 +36,7 @@ describe("idle session runtimes", () => {
       const { url } = server
       const runtimes = async () => (await request(url, "GET", "/ready")).body.runtimes as number
       expect(await runtimes()).toBe(0)
-      const created = await request(url, "POST", "/sessions", {
-        token: TOKEN,
-        body: { cwd, permissionMode: "bypassPermissions" }
-      })
-      const { id, token } = created.body as { id: string; token: string }
+      const { id, token } = await createSession(url, TOKEN, { cwd, permissionMode: "bypassPermissions" })
       const send = async (key: string, input: Record<string, unknown>) => {
         const sent = await request(url, "POST", `/sessions/${id}/messages?wait=true`, {
           token,

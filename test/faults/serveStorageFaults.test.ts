@@ -12,7 +12,7 @@ import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { tempDir } from "../support/runtime.js"
 import { fill, mountTmpfs } from "../support/smallDisk.js"
-import { bin, eventually, request, startServer, toolUse, type Served } from "../support/serve.js"
+import { bin, createSession, eventually, request, type Served, startServer, toolUse } from "../support/serve.js"
 
 const TOKEN = "serve-full-disk-token-0123456789"
 
@@ -40,12 +40,7 @@ describe.skipIf(!mounted)("toolgate serve on a full disk", () => {
       }
     })
     const { url } = server
-    const created = await request(url, "POST", "/sessions", {
-      token: TOKEN,
-      body: { cwd, permissionMode: "bypassPermissions" }
-    })
-    expect(created.status, created.text).toBe(201)
-    const { id, token } = created.body as { id: string; token: string }
+    const { id, token } = await createSession(url, TOKEN, { cwd, permissionMode: "bypassPermissions" })
     const send = (key: string, command: string, wait: boolean) =>
       request(url, "POST", `/sessions/${id}/messages?wait=${wait}`, {
         token,

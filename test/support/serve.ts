@@ -112,6 +112,20 @@ export const request = async (
   return { status: response.status, body, text }
 }
 
+/** Creates a session (with the server's token, if any): its id and token; anything but 201 throws with the answer. */
+export const createSession = async (
+  url: string,
+  serverToken: string | undefined,
+  body: Record<string, unknown>
+): Promise<{ readonly id: string; readonly token: string }> => {
+  const created = await request(url, "POST", "/sessions", {
+    body,
+    ...(serverToken === undefined ? {} : { token: serverToken })
+  })
+  if (created.status !== 201) throw new Error(`creating a session answered ${created.status}: ${created.text}`)
+  return created.body as { id: string; token: string }
+}
+
 export interface SseEvent {
   readonly id: number
   readonly type: string
