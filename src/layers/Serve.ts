@@ -349,6 +349,10 @@ const layerSql = (
   )
 }
 
+/** This runner's name among the runners (`host:port`), or the one-process server's. */
+export const runnerName = (runner: { readonly host: string; readonly port: number } | undefined): string =>
+  runner === undefined ? ServeSettings.EMBEDDED_RUNNER : `${runner.host}:${runner.port}`
+
 const layerCluster = (options: ServeOptions) => {
   // a message to an entity on this runner is handed over as it is (the cluster's default encodes
   // and decodes it, as if it came from another runner: a check for tests)
@@ -370,9 +374,7 @@ const layerCluster = (options: ServeOptions) => {
 
 /** Everything but the HTTP server: what a runner needs to run sessions and what the API calls. */
 export const layerSessions = (options: ServeOptions) => {
-  const runner = options.runner === undefined
-    ? ServeSettings.EMBEDDED_RUNNER
-    : `${options.runner.host}:${options.runner.port}`
+  const runner = runnerName(options.runner)
   const storage = Layer.merge(layerCluster(options), SessionStore.layer).pipe(
     Layer.provideMerge(Layer.merge(layerSql(options.storage), StorageFaults.layerHealth))
   )
@@ -403,9 +405,7 @@ export const layerSessions = (options: ServeOptions) => {
 
 /** The HTTP API on its port, over `layerSessions`. */
 export const layer = (options: ServeOptions) => {
-  const runner = options.runner === undefined
-    ? ServeSettings.EMBEDDED_RUNNER
-    : `${options.runner.host}:${options.runner.port}`
+  const runner = runnerName(options.runner)
   let nodeServer: Server | undefined
   const server = NodeHttpServer.layer(() => {
     const s = createServer({ maxHeaderSize: Http.PARSER_HEADER_BYTES })

@@ -550,7 +550,7 @@ export const serve = Command.make("serve", optionsOf(serveFlags), (flags) =>
     // client's are not made at all
     const exporters = telemetry === undefined
       ? Layer.setTracerEnabled(false)
-      : Telemetry.layer(telemetry, runner === undefined ? "embedded" : `${runner.host}:${runner.port}`)
+      : Telemetry.layer(telemetry, Serve.runnerName(runner))
     yield* Effect.raceFirst(Layer.launch(served).pipe(Effect.provide(exporters)), Deferred.await(drained)).pipe(
       Effect.mapError((error) => startFailure(error, { host, port }, runner)),
       Effect.provide(logging)

@@ -26,9 +26,9 @@ export const Send = Rpc.make("Send", {
 
 /**
  * `Send` without a cluster message: the one-process server's delivery. The input's stored row is
- * the durable record there, and the server delivers the inputs a crash left unfinished itself
- * when it starts again (see `Sessions.ts`); a persisted message would be a second record, written
- * and read back through the cluster's storage for every input.
+ * the durable record there, and the server itself delivers again what a crash or a storage fault
+ * left unfinished (see `Sessions.ts`); a persisted message would be a second record, written and
+ * read back through the cluster's storage for every input.
  */
 export const Run = Rpc.make("Run", {
   payload: { key: Schema.String },

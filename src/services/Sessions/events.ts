@@ -81,6 +81,10 @@ export const make = (options: EventLogOptions = {}) =>
     const writer = (sessionId: string) =>
       Effect.gen(function*() {
         const queue = yield* Queue.unbounded<Pending>()
+        const storeOrWarn = (count: number, what: string, write: Effect.Effect<void, StoreError>) =>
+          count === 0 ? Effect.void : write.pipe(
+            Effect.catchAll((e) => Effect.logWarning(`session ${sessionId}: ${count} ${what} not stored: ${e.message}`))
+          )
         let flushed: Deferred.Deferred<void> | undefined
         // a flush (or hand-over) asked for and not taken yet: the batch waits no longer
         let urgent = false
@@ -100,20 +104,8 @@ export const make = (options: EventLogOptions = {}) =>
           const handed = handOver === -1 ? [] : taken.slice(0, handOver)
           const batch = handOver === -1 ? taken : taken.slice(handOver)
           const { events, lines } = unstoredOf(batch)
-          if (events.length > 0) {
-            yield* store.appendEvents(sessionId, events).pipe(
-              Effect.catchAll((e) =>
-                Effect.logWarning(`session ${sessionId}: ${events.length} event(s) not stored: ${e.message}`)
-              )
-            )
-          }
-          if (lines.length > 0) {
-            yield* store.appendTranscript(sessionId, lines).pipe(
-              Effect.catchAll((e) =>
-                Effect.logWarning(`session ${sessionId}: ${lines.length} transcript line(s) not stored: ${e.message}`)
-              )
-            )
-          }
+          yield* storeOrWarn(events.length, "event(s)", store.appendEvents(sessionId, events))
+          yield* storeOrWarn(lines.length, "transcript line(s)", store.appendTranscript(sessionId, lines))
           written += events.length + lines.length + handed.filter((p) => p._tag !== "Flush").length
           if (events.length > 0) yield* PubSub.publish(landed, sessionId)
           for (const p of taken) {

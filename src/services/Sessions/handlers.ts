@@ -1,7 +1,7 @@
 /**
  * The runner side of a session: the `Session` entity's handlers. `Send` (and `Run`, its
- * one-process twin) runs inputs one at a time, in the order they were sent; `Answer`, `Interrupt` and `Stop` reach the input running on
- * this runner at once.
+ * one-process twin) runs inputs one at a time, in the order they were sent; `Answer`,
+ * `Interrupt` and `Stop` reach the input running on this runner at once.
  */
 import { Entity } from "@effect/cluster"
 import { Clock, Deferred, Effect, Option, Schema } from "effect"
